@@ -1,0 +1,87 @@
+# qpace build. `make test` and `make demo` install what they need (scripts/deps.sh).
+#
+#   make            build programs into build/bin
+#   make test       deps, build, unit tests, the same again under ASan+UBSan, then the
+#                   integration tests (namespaces; root only, skipped otherwise)
+#   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make clean
+#
+# Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
+# every other .c under lib/ agent/ switchsim/ verbs/ bench/ goes into libqpace.a, so a
+# new source file needs no Makefile edit. tests/unit/test_*.c are cmocka binaries, each
+# linked with tests/support/*.c.
+
+BUILD ?= build
+SAN ?=
+CC ?= cc
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-missing-field-initializers
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -MMD -MP
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+LDLIBS := -lev -libverbs -lrdmacm -lpcap -lz -lm -lpthread
+
+SRC_DIRS := lib agent agent/cc agent/credit switchsim verbs bench
+ALL_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+MAIN_SRCS := $(filter %_main.c,$(ALL_SRCS))
+LIB_SRCS := $(filter-out %_main.c,$(ALL_SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
+
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
+
+LIB := $(BUILD)/libqpace.a
+
+.PHONY: all deps test unit check-unit integration bench-cc demo clean
+all: $(PROGS)
+
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# Program name from its main file: switchsim/qpace_switch_main.c -> qpace-switch.
+define prog_rule
+$(BUILD)/bin/$(subst _,-,$(notdir $(1:_main.c=))): $(BUILD)/obj/$(1:.c=.o) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+endef
+$(foreach m,$(MAIN_SRCS),$(eval $(call prog_rule,$(m))))
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+
+unit: $(TEST_BINS) $(PROGS)
+
+# Run every unit test binary; the summary line counts binaries.
+check-unit: unit
+	@sh tests/run-unit.sh $(TEST_BINS)
+
+test: deps
+	$(MAKE) check-unit
+	$(MAKE) BUILD=build/san SAN=1 check-unit
+	$(MAKE) integration
+
+integration: all
+	@sh tests/run-integration.sh $(BUILD)
+
+bench-cc: $(BUILD)/bin/bench-cc
+	$(BUILD)/bin/bench-cc
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) $(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)

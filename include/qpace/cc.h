@@ -1,0 +1,199 @@
+/* qpace congestion control: one small interface for every algorithm.
+ *
+ * A controller governs one sending QP. It is a pure state machine:
+ *
+ *     cc_create(name, path, "key=value,...")   parameters checked, state allocated
+ *     cc_event(cc, &ev, now_ns)                 feedback in
+ *     cc_timer(cc, now_ns)                      expired timers run, up to now_ns
+ *     cc->rate_bps, cc->cap_bytes               decision out
+ *     cc->timer_ns                              when cc_timer wants to run next
+ *     cc_destroy(cc)
+ *
+ * No call reads a clock, sleeps, prints or does I/O; create is the only one that
+ * allocates. Every call takes the current time, so the agent (real time, libev), the
+ * emulated hosts and the unit tests (injected time) run exactly the same code.
+ *
+ * Adding an algorithm is one file in agent/cc/ exporting a `const struct cc_ops` and one
+ * line in the registry table (agent/cc/registry.c).
+ */
+#ifndef QPACE_CC_H
+#define QPACE_CC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/time.h"
+#include "qpace/rate.h"
+#include "qpace/int.h"
+
+/* The path a controller governs; fixed for the controller's life. */
+struct cc_path {
+	qp_rate_bps line_bps;    /* sender line rate: the ceiling of every algorithm */
+	qp_time_ns base_rtt_ns;  /* T: the unloaded round-trip time */
+	uint32_t mtu_bytes;      /* payload bytes per packet */
+};
+
+enum cc_event_type {
+	CC_EV_INT = 0,      /* INT report: the hops the data crossed */
+	CC_EV_NOTICE,       /* early congestion notice, sent by a switch at enqueue */
+	CC_EV_CNP,          /* RoCEv2 CNP (or ECN echo) for this QP */
+	CC_EV_LEVEL,        /* FFD congestion level, 0..3 */
+	CC_EV_RTT,          /* an RTT sample */
+	CC_EV_ACKED,        /* bytes newly acknowledged */
+	CC_EV_FLOW_START,   /* the QP starts sending a message/flow */
+	CC_EV_FLOW_FINISH,  /* the QP has nothing more to send */
+	CC_EV_COUNT
+};
+
+struct cc_int_report {
+	/* Sequences are 64-bit byte counts that never wrap; the caller extends PSNs. */
+	uint64_t seq;      /* sequence of the data that carried this INT */
+	uint64_t snd_nxt;  /* the sender's next sequence when the report is handled */
+	const struct qp_int_hop *hops;  /* nhops records, first hop first */
+	unsigned nhops;    /* 1..QP_INT_MAX_HOPS, else the report is rejected unread */
+};
+
+struct cc_notice {
+	uint32_t switch_id;
+	uint32_t queue_bytes;       /* egress queue at the enqueue that triggered it */
+	qp_rate_bps link_bps;       /* that egress link's rate */
+	uint16_t flows;             /* flows with bytes in that queue; 0 = not known */
+	qp_time_ns reflected_ts_ns; /* switch clock at that enqueue */
+};
+
+/* FFD levels. 7 is what a sender sends back; it is never an input. */
+enum cc_level {
+	CC_LEVEL_FREE = 0,      /* below min: increase */
+	CC_LEVEL_HOLD = 1,      /* min..mid: hold */
+	CC_LEVEL_DOWN = 2,      /* mid..max: x0.75 */
+	CC_LEVEL_SEVERE = 3,    /* above max: x0.5 */
+	CC_LEVEL_ACK = 7,
+};
+
+struct cc_event {
+	enum cc_event_type type;
+	union {
+		struct cc_int_report int_report;
+		struct cc_notice notice;
+		uint8_t level;        /* CC_EV_LEVEL */
+		qp_time_ns rtt_ns;    /* CC_EV_RTT */
+		uint64_t acked_bytes; /* CC_EV_ACKED */
+		uint64_t flow_bytes;  /* CC_EV_FLOW_START: message size, 0 = unknown */
+	} u;
+};
+
+/* What a call changed; the caller acts on these bits. */
+enum cc_action {
+	CC_ACT_RATE = 1u << 0,       /* rate_bps or cap_bytes changed */
+	CC_ACT_ACK_LEVEL = 1u << 1,  /* send level 7 for cc->level_to_ack to the switch */
+};
+
+#define CC_CAP_NONE UINT64_MAX
+
+struct cc_stats {
+	uint64_t events[CC_EV_COUNT];   /* accepted, by type */
+	uint64_t rejected[CC_EV_COUNT]; /* malformed, by type (bad hop count, zero link rate…) */
+	uint64_t timers;                /* cc_timer calls that ran something */
+	uint64_t rate_changes;
+};
+
+struct cc_ops;
+
+/* The public part of every controller; each algorithm embeds it first in its state. */
+struct cc {
+	const struct cc_ops *ops;
+	struct cc_path path;
+	qp_rate_bps rate_bps;     /* the pacing rate, [min rate, line rate] */
+	uint64_t cap_bytes;       /* in-flight cap, CC_CAP_NONE when the algorithm sets none */
+	qp_time_ns timer_ns;      /* next cc_timer deadline, QP_TIME_NEVER for none */
+	uint8_t level_to_ack;     /* with CC_ACT_ACK_LEVEL */
+	struct cc_stats stats;
+};
+
+/* ---- parameters: one table per algorithm drives parsing, checking and help ---- */
+
+enum cc_param_type {
+	CC_P_DOUBLE,  /* plain number */
+	CC_P_RATE,    /* qp_rate_bps; "25G", "100M", "40000000" */
+	CC_P_TIME,    /* qp_time_ns;  "10us", "1.5ms", "900ns" */
+	CC_P_U32,     /* unsigned count */
+	CC_P_BYTES,   /* uint64_t bytes; "64K" = 65536 */
+};
+
+enum {
+	CC_P_MIN_OPEN = 1u << 0, /* value must be > min, not >= */
+	CC_P_MAX_OPEN = 1u << 1, /* value must be < max, not <= */
+};
+
+struct cc_param {
+	const char *name;
+	enum cc_param_type type;
+	size_t offset;       /* into the algorithm's params struct */
+	double def, min, max;
+	unsigned flags;
+	const char *doc;     /* one line: meaning and unit */
+};
+
+typedef unsigned (*cc_event_fn)(struct cc *cc, const struct cc_event *ev, qp_time_ns now);
+
+struct cc_ops {
+	const char *name;
+	const char *summary;              /* one line for --help */
+	const struct cc_param *params;    /* ends with a { .name = NULL } entry */
+	size_t params_size;
+	size_t state_size;                /* the algorithm's state; struct cc first */
+	/* Cross-field checks after each value is in range; NULL when none.
+	 * Returns 0, or -EINVAL with a message naming the parameter. */
+	int (*check)(const void *params, const struct cc_path *path, char *err, size_t errlen);
+	/* Set the initial rate, cap and timer. */
+	void (*init)(struct cc *cc, const void *params, qp_time_ns now);
+	/* One handler per event type; NULL ignores that event. Return CC_ACT_* bits. */
+	cc_event_fn on[CC_EV_COUNT];
+	/* Run every timer due at or before now; NULL when the algorithm has none. */
+	unsigned (*on_timer)(struct cc *cc, qp_time_ns now);
+};
+
+/* Registry. */
+const struct cc_ops *cc_find(const char *name);
+const struct cc_ops *const *cc_all(void); /* NULL-terminated */
+
+/* Create a controller. @params is "key=value[,key=value...]" or NULL/"" for defaults.
+ * Returns NULL with a message in @err (naming the algorithm or parameter, the value and
+ * the accepted range) on any error. */
+struct cc *cc_create(const char *name, const struct cc_path *path, const char *params,
+		     qp_time_ns now, char *err, size_t errlen);
+struct cc *cc_create_ops(const struct cc_ops *ops, const struct cc_path *path,
+			 const char *params, qp_time_ns now, char *err, size_t errlen);
+void cc_destroy(struct cc *cc);
+
+/* Feed one event. Malformed input (hop count 0 or above QP_INT_MAX_HOPS, a zero link rate
+ * in a hop or notice, a level outside 0..3, an unknown type) is counted in
+ * stats.rejected and changes nothing: returns 0. */
+unsigned cc_event(struct cc *cc, const struct cc_event *ev, qp_time_ns now);
+
+/* Run timers due at or before now. */
+unsigned cc_timer(struct cc *cc, qp_time_ns now);
+
+/* Write the parameter table of @ops as help text (name, default, range, doc). */
+int cc_params_help(const struct cc_ops *ops, char *buf, size_t len);
+
+/* Parse "key=value,..." into @params of @ops (defaults first). 0 or -EINVAL with @err. */
+int cc_params_parse(const struct cc_ops *ops, void *params, const char *text,
+		    char *err, size_t errlen);
+
+/* Helpers for algorithms. */
+static inline qp_rate_bps cc_clamp_rate(double bps, qp_rate_bps min_bps, qp_rate_bps max_bps)
+{
+	if (!(bps > (double)min_bps)) /* also catches NaN */
+		return min_bps;
+	if (bps >= (double)max_bps)
+		return max_bps;
+	return (qp_rate_bps)bps;
+}
+
+/* Bytes in flight at @bps over @ns (the window that matches a rate): rate * T. */
+static inline uint64_t cc_rate_window(qp_rate_bps bps, qp_time_ns ns)
+{
+	return qp_bytes_in(bps, ns);
+}
+
+#endif

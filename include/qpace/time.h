@@ -1,0 +1,34 @@
+/* qpace time: one type, nanoseconds.
+ *
+ * Every core (congestion control, credit pacer, queue model, RC state machine) takes
+ * the current time as an argument; none reads a clock. The shells read CLOCK_MONOTONIC
+ * once per callback with qp_now_ns() and pass it down.
+ */
+#ifndef QPACE_TIME_H
+#define QPACE_TIME_H
+
+#include <stdint.h>
+
+typedef uint64_t qp_time_ns;
+
+#define QP_TIME_NEVER UINT64_MAX
+#define QP_NS_PER_US 1000ULL
+#define QP_NS_PER_MS 1000000ULL
+#define QP_NS_PER_S  1000000000ULL
+
+/* Earlier of two deadlines; QP_TIME_NEVER is later than any time. */
+static inline qp_time_ns qp_time_min(qp_time_ns a, qp_time_ns b)
+{
+	return a < b ? a : b;
+}
+
+/* a - b, or 0 when b is not before a. */
+static inline qp_time_ns qp_time_since(qp_time_ns a, qp_time_ns b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* CLOCK_MONOTONIC in ns. Only shells call this (lib/clock.c). */
+qp_time_ns qp_now_ns(void);
+
+#endif

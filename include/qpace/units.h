@@ -1,0 +1,28 @@
+/* Parsing and printing of quantities with units, shared by every command line and config
+ * parser. Each parser reads the whole string (no trailing garbage), rejects negatives,
+ * overflow and NaN, and returns 0 or -EINVAL.
+ *
+ *   rate:  "25G", "100M", "1.5Gbps", "40000000"  -> bits per second (SI: 1G = 1e9)
+ *   time:  "10us", "1.5ms", "900ns", "2s", "0"     -> ns (a bare number is ns)
+ *   bytes: "128K", "1M", "1500", "64KiB"          -> bytes (binary: 1K = 1024)
+ */
+#ifndef QPACE_UNITS_H
+#define QPACE_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/rate.h"
+#include "qpace/time.h"
+
+int qp_parse_rate(const char *s, qp_rate_bps *out);
+int qp_parse_time(const char *s, qp_time_ns *out);
+int qp_parse_bytes(const char *s, uint64_t *out);
+int qp_parse_double(const char *s, double *out);
+int qp_parse_u64(const char *s, uint64_t *out);
+
+/* "1.25G", "800M"... into buf; returns buf. */
+const char *qp_fmt_rate(qp_rate_bps bps, char *buf, size_t len);
+/* "12.5us", "3ms"... into buf; returns buf. */
+const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len);
+
+#endif

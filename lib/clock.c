@@ -1,0 +1,11 @@
+/* The one clock read in qpace: shells call this once per callback and pass it down. */
+#include <time.h>
+
+#include "qpace/time.h"
+
+qp_time_ns qp_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (qp_time_ns)ts.tv_sec * QP_NS_PER_S + (qp_time_ns)ts.tv_nsec;
+}

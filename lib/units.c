@@ -1,0 +1,137 @@
+/* Quantity parsing for command lines and config files (see qpace/units.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "qpace/units.h"
+
+struct unit {
+	const char *suffix;
+	double mult;
+};
+
+/* Longest suffixes first within a family so "ms" wins over "s". */
+static const struct unit rate_units[] = {
+	{ "Tbps", 1e12 }, { "Gbps", 1e9 }, { "Mbps", 1e6 }, { "Kbps", 1e3 }, { "bps", 1 },
+	{ "T", 1e12 }, { "G", 1e9 }, { "M", 1e6 }, { "K", 1e3 }, { "", 1 },
+	{ NULL, 0 },
+};
+static const struct unit time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1 },
+	{ NULL, 0 },
+};
+static const struct unit byte_units[] = {
+	{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+	{ "KB", 1024.0 }, { "MB", 1048576.0 }, { "GB", 1073741824.0 },
+	{ "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { "B", 1 }, { "", 1 },
+	{ NULL, 0 },
+};
+
+/* A non-negative finite number followed by exactly one suffix from @units. */
+static int parse_scaled(const char *s, const struct unit *units, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	for (const struct unit *u = units; u->suffix; u++) {
+		if (strcasecmp(end, u->suffix) == 0 && (u->suffix[0] || !*end)) {
+			v *= u->mult;
+			if (!(v <= max))
+				return -EINVAL;
+			*out = v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Case-sensitive for the one-letter byte and rate suffixes would be friendlier to "m" vs
+ * "M", but nobody means milli-bits: accept either case. */
+int qp_parse_rate(const char *s, qp_rate_bps *out)
+{
+	double v;
+	if (parse_scaled(s, rate_units, 1.8e19, &v))
+		return -EINVAL;
+	*out = (qp_rate_bps)llround(v);
+	return 0;
+}
+
+int qp_parse_time(const char *s, qp_time_ns *out)
+{
+	double v;
+	if (parse_scaled(s, time_units, 1.8e19, &v))
+		return -EINVAL;
+	*out = (qp_time_ns)llround(v);
+	return 0;
+}
+
+int qp_parse_bytes(const char *s, uint64_t *out)
+{
+	double v;
+	if (parse_scaled(s, byte_units, 1.8e19, &v))
+		return -EINVAL;
+	*out = (uint64_t)llround(v);
+	return 0;
+}
+
+int qp_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int qp_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static const char *fmt_scaled(double v, const struct unit *units, size_t n, char *buf, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v >= units[i].mult || i + 1 == n) {
+			snprintf(buf, len, "%.4g%s", v / units[i].mult, units[i].suffix);
+			return buf;
+		}
+	}
+	return buf;
+}
+
+const char *qp_fmt_rate(qp_rate_bps bps, char *buf, size_t len)
+{
+	static const struct unit u[] = { { "T", 1e12 }, { "G", 1e9 }, { "M", 1e6 }, { "K", 1e3 }, { "", 1 } };
+	return fmt_scaled((double)bps, u, sizeof(u) / sizeof(u[0]), buf, len);
+}
+
+const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len)
+{
+	static const struct unit u[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 } };
+	return fmt_scaled((double)ns, u, sizeof(u) / sizeof(u[0]), buf, len);
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Install the Debian packages qpace needs, when they are missing. Called by `make deps`
+# (and so by `make test` and `make demo`). Safe to run again: it only asks dpkg.
+#   scripts/deps.sh [extra-package...]
+set -eu
+
+PKGS="build-essential pkg-config libev-dev libcmocka-dev libibverbs-dev librdmacm-dev \
+zlib1g-dev libpcap-dev iproute2 $*"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "qpace: installing Debian packages:$missing"
+if [ "$(id -u)" = 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	SUDO="sudo -n"
+else
+	echo "qpace: missing packages:$missing" >&2
+	echo "qpace: run as root: apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
