@@ -85,3 +85,6 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) $(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
+
+# Keep objects of tests between runs (they are not intermediate files to delete).
+.SECONDARY:
