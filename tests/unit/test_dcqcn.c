@@ -13,6 +13,7 @@
 
 #include "qpace/cc_algs.h"
 #include "qpace/dcqcn.h"
+#include "../support/cc_expect.h"
 
 #define US QP_NS_PER_US
 #define G_DEF (1.0 / 256)
@@ -24,13 +25,7 @@ static const struct cc_path path = {
 
 static struct cc *make(const char *params)
 {
-	char err[256] = "";
-	struct cc *cc = cc_create_ops(&cc_dcqcn_ops, &path, params, 0, err, sizeof(err));
-
-	if (!cc)
-		print_message("create(%s): %s\n", params ? params : "", err);
-	assert_non_null(cc);
-	return cc;
+	return cc_expect_create(&cc_dcqcn_ops, &path, params);
 }
 
 static void cnp(struct cc *cc, qp_time_ns t)
@@ -334,7 +329,7 @@ static void test_min_rate_floor(void **state)
 
 static void test_bad_params_named(void **state)
 {
-	static const struct { const char *params, *name; } bad[] = {
+	static const struct cc_expect_bad bad[] = {
 		{ "g=0", "g" },
 		{ "g=1.5", "g" },
 		{ "t_alpha=0", "t_alpha" },
@@ -347,18 +342,9 @@ static void test_bad_params_named(void **state)
 		{ "clamp_target=2", "clamp_target" },
 		{ "alpha=1", "alpha" },
 	};
-	char err[256];
 	(void)state;
 
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		assert_null(cc_create_ops(&cc_dcqcn_ops, &path, bad[i].params, 0, err, sizeof(err)));
-		if (!strstr(err, bad[i].name) || !strstr(err, "dcqcn")) {
-			print_message("%s: \"%s\" does not name %s\n", bad[i].params, err, bad[i].name);
-			fail();
-		}
-	}
-	print_message("e.g. %s\n", err);
+	cc_expect_bad_params(&cc_dcqcn_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_dcqcn_view(NULL, 0, NULL), -EINVAL);
 }
 

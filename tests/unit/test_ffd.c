@@ -11,6 +11,7 @@
 
 #include "qpace/cc_algs.h"
 #include "qpace/ffd.h"
+#include "../support/cc_expect.h"
 
 #define RTT (10 * QP_NS_PER_US)
 
@@ -20,13 +21,7 @@ static const struct cc_path path = {
 
 static struct cc *make(const char *params)
 {
-	char err[256] = "";
-	struct cc *cc = cc_create_ops(&cc_ffd_ops, &path, params, 0, err, sizeof(err));
-
-	if (!cc)
-		print_message("create(%s): %s\n", params ? params : "", err);
-	assert_non_null(cc);
-	return cc;
+	return cc_expect_create(&cc_ffd_ops, &path, params);
 }
 
 static unsigned level(struct cc *cc, uint8_t lv, qp_time_ns t)
@@ -201,7 +196,7 @@ static void test_invalid_level_rejected(void **state)
 
 static void test_bad_params_named(void **state)
 {
-	static const struct { const char *params, *name; } bad[] = {
+	static const struct cc_expect_bad bad[] = {
 		{ "down=1", "down" },
 		{ "down=0", "down" },
 		{ "severe=1.5", "severe" },
@@ -210,18 +205,9 @@ static void test_bad_params_named(void **state)
 		{ "min_rate=101G", "min_rate" },
 		{ "min_rate=lots", "min_rate" },
 	};
-	char err[256];
 	(void)state;
 
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		assert_null(cc_create_ops(&cc_ffd_ops, &path, bad[i].params, 0, err, sizeof(err)));
-		if (!strstr(err, bad[i].name) || !strstr(err, "ffd")) {
-			print_message("%s: \"%s\" does not name %s\n", bad[i].params, err, bad[i].name);
-			fail();
-		}
-	}
-	print_message("e.g. %s\n", err);
+	cc_expect_bad_params(&cc_ffd_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_ffd_view(NULL, NULL), -EINVAL);
 }
 
