@@ -81,7 +81,7 @@ struct dcqcn_params {
 
 static const struct cc_param dcqcn_params_table[] = {
 	{ "g", CC_P_DOUBLE, DCQCN_P(g), 1.0 / 256, 0, 1, CC_P_MIN_OPEN,
-	  "alpha gain (0,1]" },
+	  "alpha EWMA gain" },
 	{ "t_alpha", CC_P_TIME, DCQCN_P(t_alpha), 1e3, 1, 1e9, 0,
 	  "alpha update period, ns" },
 	{ "t_dec", CC_P_TIME, DCQCN_P(t_dec), 4e3, 1, 1e9, 0,
