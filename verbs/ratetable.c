@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "qpace/errmsg.h"
 #include "qpace/ratetable.h"
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free to be shared");
@@ -31,21 +31,6 @@ struct qp_ratetable {
 	bool writable;
 	char name[128];
 };
-
-static int rt_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int rt_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 size_t qp_ratetable_bytes(uint32_t nslots)
 {
@@ -67,31 +52,31 @@ static int rt_validate(const void *map, size_t mapped, uint32_t *nslots, const c
 	uint32_t magic, n;
 
 	if (mapped < sizeof(*h))
-		return rt_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 			       "rate table%s%s: %zu bytes, smaller than its %zu-byte header",
 			       sp, name, mapped, sizeof(*h));
 	magic = atomic_load_explicit(&h->magic, memory_order_acquire);
 	if (magic != QP_RATETABLE_MAGIC)
-		return rt_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 			       "rate table%s%s: magic 0x%08x, expected 0x%08x (\"QPRT\")%s",
 			       sp, name, magic, QP_RATETABLE_MAGIC,
 			       magic ? "" : "; not initialised yet?");
 	if (h->version != QP_RATETABLE_VERSION)
-		return rt_fail(-EPROTO, err, errlen,
+		return qp_errmsg(-EPROTO, err, errlen,
 			       "rate table%s%s: version %u, this build reads version %u",
 			       sp, name, h->version, QP_RATETABLE_VERSION);
 	if (h->hdr_bytes != sizeof(struct qp_rate_hdr) ||
 	    h->slot_bytes != sizeof(struct qp_rate_slot))
-		return rt_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 			       "rate table%s%s: header %u / slot %u bytes, this build uses %zu / %zu",
 			       sp, name, h->hdr_bytes, h->slot_bytes,
 			       sizeof(struct qp_rate_hdr), sizeof(struct qp_rate_slot));
 	n = h->nslots;
 	if (n == 0 || n > QP_RATETABLE_MAX_SLOTS)
-		return rt_fail(-EBADMSG, err, errlen, "rate table%s%s: %u slots, accepted 1..%u",
+		return qp_errmsg(-EBADMSG, err, errlen, "rate table%s%s: %u slots, accepted 1..%u",
 			       sp, name, n, QP_RATETABLE_MAX_SLOTS);
 	if (qp_ratetable_bytes(n) > mapped)
-		return rt_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 			       "rate table%s%s: %u slots need %zu bytes, only %zu present (truncated)",
 			       sp, name, n, qp_ratetable_bytes(n), mapped);
 	*nslots = n;
@@ -167,7 +152,7 @@ static int check_nslots(uint32_t *nslots, char *err, size_t errlen)
 	if (*nslots == 0)
 		*nslots = QP_RATETABLE_DEF_SLOTS;
 	if (*nslots > QP_RATETABLE_MAX_SLOTS)
-		return rt_fail(-EINVAL, err, errlen, "rate table: %u slots, accepted 1..%u",
+		return qp_errmsg(-EINVAL, err, errlen, "rate table: %u slots, accepted 1..%u",
 			       *nslots, QP_RATETABLE_MAX_SLOTS);
 	return 0;
 }
@@ -189,7 +174,7 @@ int qp_ratetable_create(const char *where, uint32_t nslots, struct qp_ratetable 
 	/* Never shrink a segment readers may have mapped: make a new one and swap the name. */
 	if (shm) {
 		if (shm_unlink(where) < 0 && errno != ENOENT)
-			return rt_fail(-errno, err, errlen, "rate table %s: shm_unlink: %s", where,
+			return qp_errmsg(-errno, err, errlen, "rate table %s: shm_unlink: %s", where,
 				       strerror(errno));
 		fd = shm_open(where, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	} else {
@@ -197,21 +182,21 @@ int qp_ratetable_create(const char *where, uint32_t nslots, struct qp_ratetable 
 		fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	}
 	if (fd < 0)
-		return rt_fail(-errno, err, errlen, "rate table %s: %s: %s", where,
+		return qp_errmsg(-errno, err, errlen, "rate table %s: %s: %s", where,
 			       shm ? "shm_open" : "open", strerror(errno));
 	if (ftruncate(fd, (off_t)bytes) < 0) {
-		rc = rt_fail(-errno, err, errlen, "rate table %s: ftruncate %zu: %s", where,
+		rc = qp_errmsg(-errno, err, errlen, "rate table %s: ftruncate %zu: %s", where,
 			     bytes, strerror(errno));
 		goto fail;
 	}
 	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		rc = rt_fail(-errno, err, errlen, "rate table %s: mmap: %s", where, strerror(errno));
+		rc = qp_errmsg(-errno, err, errlen, "rate table %s: mmap: %s", where, strerror(errno));
 		goto fail;
 	}
 	rt_format(map, nslots);
 	if (!shm && rename(tmp, where) < 0) {
-		rc = rt_fail(-errno, err, errlen, "rate table %s: rename: %s", where,
+		rc = qp_errmsg(-errno, err, errlen, "rate table %s: rename: %s", where,
 			     strerror(errno));
 		munmap(map, bytes);
 		goto fail;
@@ -220,7 +205,7 @@ int qp_ratetable_create(const char *where, uint32_t nslots, struct qp_ratetable 
 	*out = rt_wrap(map, bytes, nslots, true, where);
 	if (!*out) {
 		munmap(map, bytes);
-		return rt_fail(-ENOMEM, err, errlen, "rate table %s: out of memory", where);
+		return qp_errmsg(-ENOMEM, err, errlen, "rate table %s: out of memory", where);
 	}
 	return 0;
 fail:
@@ -244,13 +229,13 @@ int qp_ratetable_create_mem(uint32_t nslots, struct qp_ratetable **out, char *er
 	bytes = qp_ratetable_bytes(nslots);
 	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)
-		return rt_fail(-errno, err, errlen, "rate table: mmap %zu bytes: %s", bytes,
+		return qp_errmsg(-errno, err, errlen, "rate table: mmap %zu bytes: %s", bytes,
 			       strerror(errno));
 	rt_format(map, nslots);
 	*out = rt_wrap(map, bytes, nslots, true, "");
 	if (!*out) {
 		munmap(map, bytes);
-		return rt_fail(-ENOMEM, err, errlen, "rate table: out of memory");
+		return qp_errmsg(-ENOMEM, err, errlen, "rate table: out of memory");
 	}
 	return 0;
 }
@@ -383,11 +368,11 @@ int qp_ratetable_open(const char *where, struct qp_ratetable **out, char *err,
 				: open(where, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		return rt_fail(rc, err, errlen, "rate table %s: %s%s", where, strerror(-rc),
+		return qp_errmsg(rc, err, errlen, "rate table %s: %s%s", where, strerror(-rc),
 			       rc == -ENOENT ? " (no agent running?)" : "");
 	}
 	if (fstat(fd, &st) < 0) {
-		rc = rt_fail(-errno, err, errlen, "rate table %s: fstat: %s", where,
+		rc = qp_errmsg(-errno, err, errlen, "rate table %s: fstat: %s", where,
 			     strerror(errno));
 		close(fd);
 		return rc;
@@ -398,7 +383,7 @@ int qp_ratetable_open(const char *where, struct qp_ratetable **out, char *err,
 		bytes = qp_ratetable_bytes(QP_RATETABLE_MAX_SLOTS);
 	if (bytes < sizeof(struct qp_rate_hdr)) {
 		close(fd);
-		return rt_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 			       "rate table %s: %zu bytes, smaller than its %zu-byte header",
 			       where, bytes, sizeof(struct qp_rate_hdr));
 	}
@@ -406,10 +391,10 @@ int qp_ratetable_open(const char *where, struct qp_ratetable **out, char *err,
 	rc = map == MAP_FAILED ? -errno : 0;
 	close(fd);
 	if (rc)
-		return rt_fail(rc, err, errlen, "rate table %s: mmap: %s", where, strerror(-rc));
+		return qp_errmsg(rc, err, errlen, "rate table %s: mmap: %s", where, strerror(-rc));
 	rc = rt_validate(map, bytes, &nslots, where, err, errlen);
 	if (rc == 0 && !(*out = rt_wrap(map, bytes, nslots, false, where)))
-		rc = rt_fail(-ENOMEM, err, errlen, "rate table %s: out of memory", where);
+		rc = qp_errmsg(-ENOMEM, err, errlen, "rate table %s: out of memory", where);
 	if (rc)
 		munmap(map, bytes);
 	return rc;
