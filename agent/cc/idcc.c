@@ -62,7 +62,7 @@
  *   kp_q ki_q kd_q        queue loop gains, [0, 100] each: 0.1, 0.01, 0.6
  *   kp_rtt ki_rtt kd_rtt  RTT loop gains, [0, 100] each: 0.1, 0.01, 0.6
  *                         a loop whose three gains are 0 is off; one must stay on
- *   i_max       bound on |I|, rate fraction per step, [0, 1], 0.25
+ *   i_max       bound on |I|, rate fraction per base RTT, [0, 1], 0.25
  *   i_band      |e| up to which I integrates, base RTTs, [0, 1000], 1
  *   i_tau       integral leak time constant, base RTTs, [0, 1e6], 40 (0 = no leak)
  *   d_tau       derivative filter time constant, base RTTs, (0, 1000], 0.5
@@ -114,12 +114,12 @@ static const struct cc_param idcc_params_table[] = {
 	  "derived queue target as a fraction of line * T / 8" },
 	{ "rtt_target", CC_P_TIME, offsetof(struct idcc_params, rtt_target_ns), 0, 0, 1e10, 0,
 	  "RTT target in ns, above the base RTT; 0 = 1.5 base RTTs" },
-	IDCC_GAIN("kp_q", IDCC_Q, kp, 0.1, "queue loop proportional gain, per base RTT"),
-	IDCC_GAIN("ki_q", IDCC_Q, ki, 0.01, "queue loop integral gain, per base RTT squared"),
-	IDCC_GAIN("kd_q", IDCC_Q, kd, 0.6, "queue loop derivative gain"),
-	IDCC_GAIN("kp_rtt", IDCC_RTT, kp, 0.1, "RTT loop proportional gain, per base RTT"),
-	IDCC_GAIN("ki_rtt", IDCC_RTT, ki, 0.01, "RTT loop integral gain, per base RTT squared"),
-	IDCC_GAIN("kd_rtt", IDCC_RTT, kd, 0.6, "RTT loop derivative gain"),
+	IDCC_GAIN("kp_q", IDCC_Q, kp, 0.1, "queue loop P gain: y = kp * e"),
+	IDCC_GAIN("ki_q", IDCC_Q, ki, 0.01, "queue loop I gain: I grows ki * e per base RTT"),
+	IDCC_GAIN("kd_q", IDCC_Q, kd, 0.6, "queue loop D gain: kd * (change of e per base RTT)"),
+	IDCC_GAIN("kp_rtt", IDCC_RTT, kp, 0.1, "RTT loop P gain: y = kp * e"),
+	IDCC_GAIN("ki_rtt", IDCC_RTT, ki, 0.01, "RTT loop I gain: I grows ki * e per base RTT"),
+	IDCC_GAIN("kd_rtt", IDCC_RTT, kd, 0.6, "RTT loop D gain: kd * (change of e per base RTT)"),
 	{ "i_max", CC_P_DOUBLE, offsetof(struct idcc_params, i_max), 0.25, 0, 1, 0,
 	  "anti-windup bound on each integral term, rate fraction per base RTT" },
 	{ "i_band", CC_P_DOUBLE, offsetof(struct idcc_params, i_band_rtts), 1, 0, 1000, 0,
