@@ -79,6 +79,7 @@
 #include <stdio.h>
 
 #include "qpace/cc_algs.h"
+#include "qpace/cc_check.h"
 
 enum idcc_loop_id { IDCC_Q = 0, IDCC_RTT, IDCC_LOOPS };
 
@@ -200,11 +201,21 @@ static qp_rate_bps or_derived(qp_rate_bps v, qp_rate_bps derived)
 	return v ? v : derived;
 }
 
+static const struct cc_rate_field idcc_line_capped[] = {
+	{ "min_rate", offsetof(struct idcc_params, min_rate_bps) },
+	{ "ai", offsetof(struct idcc_params, ai_bps) },
+	{ "init_rate", offsetof(struct idcc_params, init_rate_bps) },
+};
+
 static int idcc_check(const void *params, const struct cc_path *path, char *err, size_t errlen)
 {
 	const struct idcc_params *p = params;
 	qp_rate_bps min_rate = or_derived(p->min_rate_bps, path->line_bps / 1000);
 
+	if (cc_check_rates_le_line("idcc", params, idcc_line_capped,
+				   sizeof(idcc_line_capped) / sizeof(idcc_line_capped[0]), path, err,
+				   errlen))
+		return -EINVAL;
 	if (p->rtt_target_ns && p->rtt_target_ns <= path->base_rtt_ns) {
 		snprintf(err, errlen, "idcc: rtt_target=%lluns must be above the base RTT %lluns "
 			 "(or 0 = 1.5 base RTTs)", (unsigned long long)p->rtt_target_ns,
@@ -216,20 +227,10 @@ static int idcc_check(const void *params, const struct cc_path *path, char *err,
 			 "at least one loop needs a gain above 0");
 		return -EINVAL;
 	}
-	if (p->min_rate_bps > path->line_bps || min_rate == 0) {
-		snprintf(err, errlen, "idcc: min_rate=%llu must be in [1, line rate %llu] bits/s",
-			 (unsigned long long)min_rate, (unsigned long long)path->line_bps);
-		return -EINVAL;
-	}
-	if (p->ai_bps > path->line_bps) {
-		snprintf(err, errlen, "idcc: ai=%llu must be at most the line rate %llu bits/s",
-			 (unsigned long long)p->ai_bps, (unsigned long long)path->line_bps);
-		return -EINVAL;
-	}
-	if (p->init_rate_bps && (p->init_rate_bps < min_rate || p->init_rate_bps > path->line_bps)) {
-		snprintf(err, errlen, "idcc: init_rate=%llu must be in [min_rate %llu, line rate %llu] "
-			 "bits/s (or 0 = line rate)", (unsigned long long)p->init_rate_bps,
-			 (unsigned long long)min_rate, (unsigned long long)path->line_bps);
+	if (p->init_rate_bps && p->init_rate_bps < min_rate) {
+		snprintf(err, errlen, "idcc: init_rate=%llu is below min_rate %llu bits/s "
+			 "(0 = line rate)", (unsigned long long)p->init_rate_bps,
+			 (unsigned long long)min_rate);
 		return -EINVAL;
 	}
 	return 0;

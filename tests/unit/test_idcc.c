@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "qpace/cc_algs.h"
+#include "cc_expect.h"
 #include "netmodel.h"
 
 #define LINE (100 * QP_GBPS)
@@ -28,13 +29,7 @@ static const struct cc_path path = { .line_bps = LINE, .base_rtt_ns = T_NS, .mtu
 
 static struct cc *mk(const char *params)
 {
-	char err[256] = "";
-	struct cc *cc = cc_create_ops(&cc_idcc_ops, &path, params, 0, err, sizeof(err));
-
-	if (!cc)
-		print_message("idcc \"%s\": %s\n", params, err);
-	assert_non_null(cc);
-	return cc;
+	return cc_expect_create(&cc_idcc_ops, &path, params);
 }
 
 static unsigned feed_int(struct cc *cc, double qlen_bytes, qp_time_ns now)
@@ -245,33 +240,26 @@ static void test_stale_loop_ignored(void **state)
 	cc_destroy(cc);
 }
 
-static void expect_create_error(const char *params, const char *name)
-{
-	char err[256] = "";
-	struct cc *cc = cc_create_ops(&cc_idcc_ops, &path, params, 0, err, sizeof(err));
-
-	print_message("%-28s -> %s\n", params, err);
-	assert_null(cc);
-	assert_non_null(strstr(err, name));
-}
-
 static void test_bad_params_named(void **state)
 {
+	static const struct cc_expect_bad bad[] = {
+		{ "kp_q=-1", "kp_q" },
+		{ "kd_rtt=101", "kd_rtt" },
+		{ "q_frac=0", "q_frac" },
+		{ "max_dec=1", "max_dec" },
+		{ "d_tau=0", "d_tau" },
+		{ "i_max=2", "i_max" },
+		{ "rtt_target=5us", "rtt_target" },
+		{ "min_rate=200G", "min_rate" },
+		{ "ai=101G", "ai=" },
+		{ "init_rate=10M", "init_rate" },
+		{ "kp_q=0,ki_q=0,kd_q=0,kp_rtt=0,ki_rtt=0,kd_rtt=0", "kp_q" },
+		{ "gain=1", "gain" },
+	};
 	char help[4096];
 	(void)state;
 
-	expect_create_error("kp_q=-1", "kp_q");
-	expect_create_error("kd_rtt=101", "kd_rtt");
-	expect_create_error("q_frac=0", "q_frac");
-	expect_create_error("max_dec=1", "max_dec");
-	expect_create_error("d_tau=0", "d_tau");
-	expect_create_error("i_max=2", "i_max");
-	expect_create_error("rtt_target=5us", "rtt_target");
-	expect_create_error("min_rate=200G", "min_rate");
-	expect_create_error("ai=101G", "ai");
-	expect_create_error("init_rate=10M", "init_rate");
-	expect_create_error("kp_q=0,ki_q=0,kd_q=0,kp_rtt=0,ki_rtt=0,kd_rtt=0", "kp_q");
-	expect_create_error("gain=1", "gain");
+	cc_expect_bad_params(&cc_idcc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_params_help(&cc_idcc_ops, help, sizeof(help)), 0);
 	for (const struct cc_param *p = cc_idcc_ops.params; p->name; p++)
 		assert_non_null(strstr(help, p->name));
@@ -340,10 +328,8 @@ static void test_closed_loop_join_step(void **state)
 	for (unsigned i = 0; i < N; i++) {
 		struct cc_path p = { .line_bps = NM_LINE, .base_rtt_ns = t_ns, .mtu_bytes = 1000 };
 		unsigned fp[2] = { i, N };
-		char err[256];
 
-		cc[i] = cc_create_ops(&cc_idcc_ops, &p, NULL, 0, err, sizeof(err));
-		assert_non_null(cc[i]);
+		cc[i] = cc_expect_create(&cc_idcc_ops, &p, NULL);
 		assert_true(nm_add_flow(nm, cc[i], fp, 2, 0, i < NM_OLD ? 0 : STEP * t_ns) >= 0);
 	}
 	for (k = 1; k <= END; k++) {
@@ -412,15 +398,12 @@ static void test_rtt_loop_fluid_step(void **state)
 {
 	enum { STEP_ON = 100, STEP_OFF = 200, LAST = 20 };
 	struct cc_path p = { .line_bps = LINE, .base_rtt_ns = WAN_T, .mtu_bytes = 1000 };
-	char err[256];
-	struct cc *cc = cc_create_ops(&cc_idcc_ops, &p, "kp_q=0,ki_q=0,kd_q=0,init_rate=5G", 0, err,
-				       sizeof(err));
+	struct cc *cc = cc_expect_create(&cc_idcc_ops, &p, "kp_q=0,ki_q=0,kd_q=0,init_rate=5G");
 	double e_rtt[WAN_RTTS + 1] = { 0 };
 	unsigned settle_on = 0, settle_off = 0;
 	struct window before_off = { 0 }, end = { 0 }, first = { 0 };
 	(void)state;
 
-	assert_non_null(cc);
 	memset(&wan, 0, sizeof(wan));
 	for (unsigned k = 0; k < WAN_TICKS; k++) {
 		qp_time_ns now = (qp_time_ns)k * WAN_DT;
