@@ -54,6 +54,10 @@ static void build_samples(void)
 						     .uptime_ns = 4 };
 	for (unsigned i = 0; i < AGENT_C_COUNT; i++)
 		m[CTL_T_AGENT].u.agent.counters[i] = i * 1000 + 1;
+	m[CTL_T_AGENT].u.agent.delay_samples = 5;
+	m[CTL_T_AGENT].u.agent.delay_p50_ns = 6;
+	m[CTL_T_AGENT].u.agent.delay_p99_ns = 7;
+	m[CTL_T_AGENT].u.agent.delay_max_ns = 8;
 }
 
 static void test_roundtrip(void **state)
@@ -87,7 +91,9 @@ static void test_roundtrip(void **state)
 				assert_int_equal(((uint8_t *)&untouched)[0], 0x5a);
 				continue;
 			}
-			/* a shorter length can only be valid where a string ends early: never here */
+			/* only AGENT has an optional tail (the delay figures): without it, zeros */
+			if (t == CTL_T_AGENT && len >= n - 32 && untouched.u.agent.delay_samples == 0)
+				continue;
 			fail_msg("%s decoded at %d of %d bytes", ctl_type_name(t), len, n);
 		}
 	}
