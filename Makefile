@@ -18,7 +18,7 @@ CC ?= cc
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -MMD -MP
+CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -Itests/support -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
