@@ -32,11 +32,16 @@
  *     At the full update, after HPCC's own update gives Rc', if u_peak < eta (the
  *     bottleneck had idle capacity for the whole period):
  *
- *       jump = Rc * eta / max(u_peak, u_floor)          (Rc: the reference before update)
+ *       jump = Rc_meas * eta / max(u_peak, u_floor)
  *       if jump > Rc':  Rc = R = min(line, jump),  incStage = 0
  *
- *     so one jump is at most eta/u_floor times the reference (9.5x with the defaults) and
- *     never less than what HPCC alone would do.
+ *     Rc_meas is the reference the period's reports measured: the one in force before the
+ *     previous full update (or the cut rate after a cut). The reports arriving between two
+ *     full updates carry data sent before the first of them, so scaling the current Rc by
+ *     them would apply the same idle capacity twice (one jump on top of the last); scaled
+ *     from Rc_meas, a period that still shows the idle capacity an earlier jump already
+ *     took asks for no more than that jump. One jump is at most eta/u_floor times Rc_meas
+ *     (9.5x with the defaults) and never less than what HPCC alone would do.
  *
  * Parameters: HPCC's (eta, max_stage, rate_ai, min_rate, fast_react, window; see hpcc.c)
  * plus
@@ -73,6 +78,8 @@ struct acc_state {
 	struct hpcc_core core;
 	double u_floor;
 	double u_peak;            /* largest u in this reference period */
+	double rc_measured;       /* the reference the period's reports measure: the one
+				   * before the last full update (or the cut rate) */
 	uint64_t max_snd_nxt;     /* largest snd_nxt seen in an INT report */
 	uint64_t cut_seq;         /* max_snd_nxt at the last cut */
 	qp_time_ns last_cut_ns;
@@ -100,6 +107,7 @@ static void acc_init(struct cc *cc, const void *params, qp_time_ns now)
 	hpcc_core_init(&s->core, cc, &p->hpcc);
 	s->u_floor = p->u_floor;
 	s->u_peak = 0;
+	s->rc_measured = s->core.rc_bps;
 	s->max_snd_nxt = 0;
 	s->cut_seq = 0;
 	s->cut_once = false;
@@ -112,6 +120,7 @@ static unsigned acc_on_notice(struct cc *cc, const struct cc_event *ev, qp_time_
 	const struct cc_notice *n = &ev->u.notice;
 	double flows = n->flows ? (double)n->flows : 1.0;
 	double share;
+	unsigned act;
 
 	if (s->cut_once && qp_time_since(now, s->last_cut_ns) < h->t_ns) {
 		s->stats.notices_held++;
@@ -130,20 +139,24 @@ static unsigned acc_on_notice(struct cc *cc, const struct cc_event *ev, qp_time_
 		h->last_update_seq = s->cut_seq;
 	s->u_peak = 0;
 	s->stats.cuts++;
-	return hpcc_core_set_reference(h, cc, share); /* clamps at min_rate */
+	act = hpcc_core_set_reference(h, cc, share); /* clamps at min_rate */
+	s->rc_measured = h->rc_bps;
+	return act;
 }
 
 /* Full update: HPCC's, then the ramp-up jump when the period showed idle capacity. */
 static unsigned acc_full_update(struct acc_state *s, const struct cc_int_report *r)
 {
 	struct hpcc_core *h = &s->core;
-	double rc_before = h->rc_bps;
+	double rc_measured = s->rc_measured;
 	double u_peak = s->u_peak;
-	unsigned act = hpcc_core_react(h, &s->cc, r, true);
+	unsigned act;
 
+	s->rc_measured = h->rc_bps;
+	act = hpcc_core_react(h, &s->cc, r, true);
 	s->u_peak = 0;
 	if (u_peak < h->p.eta) {
-		double jump = rc_before * h->p.eta / (u_peak > s->u_floor ? u_peak : s->u_floor);
+		double jump = rc_measured * h->p.eta / (u_peak > s->u_floor ? u_peak : s->u_floor);
 		if (jump > h->rc_bps) {
 			s->stats.jumps++;
 			act |= hpcc_core_set_reference(h, &s->cc, jump);

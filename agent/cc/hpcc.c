@@ -17,7 +17,7 @@
  *   max_c  = U / eta
  *   if max_c >= 1 or incStage >= maxStage:  R = Rc / max_c + R_AI,  incStage = 0
  *   else:                                   R = Rc + R_AI,          incStage + 1
- *   R clamped to [min_rate, line rate];  W = R * T (in-flight cap, never below one MTU)
+ *   R clamped to [min_rate, line rate];  W = R * T  (in-flight cap, see below)
  *
  * A report whose seq is beyond last_update_seq makes a full update: the reference rate Rc
  * and incStage take the new values and last_update_seq = snd_nxt, so Rc moves once per
@@ -36,6 +36,10 @@
  *     A report where no hop gives a sample changes nothing (not even last_update_seq).
  *   - A timestamp or byte counter going back (switch restart, reordered report) is treated
  *     like a path change: the report becomes the new baseline.
+ *   - The in-flight cap is cap_bytes = W + MTU - 1. The reference sends while in flight
+ *     < W, i.e. up to W + MTU - 1 bytes; qpace's senders send only while in flight + one
+ *     packet <= cap_bytes. Without the MTU - 1 a window of a few packets would round down
+ *     and bind below R (at 3 Gb/s and T = 10 us, W = 3.8 packets: 3 would fit, 2.4 Gb/s).
  *   - A hop with u = 0 still counts (the reference starts its max at 0 and skips it); a
  *     U of 0 makes the update jump to the line rate instead of dividing by zero.
  *
@@ -105,11 +109,8 @@ static unsigned set_rate(struct hpcc_core *h, struct cc *cc, qp_rate_bps rate)
 {
 	uint64_t cap = CC_CAP_NONE;
 
-	if (h->p.window) {
-		cap = cc_rate_window(rate, h->t_ns);
-		if (cap < cc->path.mtu_bytes)
-			cap = cc->path.mtu_bytes;
-	}
+	if (h->p.window)
+		cap = cc_rate_window(rate, h->t_ns) + cc->path.mtu_bytes - 1;
 	cc->rate_bps = rate;
 	cc->cap_bytes = cap;
 	return CC_ACT_RATE;
