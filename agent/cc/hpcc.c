@@ -47,13 +47,17 @@
  *   eta         target utilization, fraction, (0, 1], default 0.95
  *   max_stage   additive stages before a multiplicative step, 0..1000, default 5
  *               (the reference experiments use 0: every update is R = Rc*eta/U + R_AI)
- *   rate_ai     R_AI, bits/s, 0..10T, default 0 = line/2500 (40 Mb/s at 100G, run.py's)
+ *   rate_ai     R_AI, bits/s, 0..10T, default 0 = line/2500 (40 Mb/s at 100G, run.py's);
+ *               must not exceed the line rate
  *   min_rate    rate floor, bits/s, 0..10T, default 0 = line/1000 (100 Mb/s at 100G);
  *               must not exceed the line rate
  *   fast_react  0/1, default 1
  *   window      0/1, default 1: cap bytes in flight at R*T
  *
  * Cost: every handler is O(hops) with no allocation.
+ *
+ * The params, state and stats structs are in hpcc_core.h, because acc.c embeds them; this
+ * file implements the core functions declared there and exports cc_hpcc_ops.
  */
 #include <errno.h>
 #include <stdio.h>
