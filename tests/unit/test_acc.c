@@ -11,6 +11,7 @@
 #include "qpace/cc_algs.h"
 #include "int_feed.h"
 #include "cc_loop.h"
+#include "cc_check.h"
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
@@ -50,12 +51,6 @@ static unsigned notice(struct cc *cc, uint32_t queue_bytes, uint16_t flows, qp_t
 static uint32_t queue_for_share(double share_bps)
 {
 	return (uint32_t)((ETA * (double)LINE - share_bps) * (double)T_NS / 8e9);
-}
-
-static void assert_rate_near(qp_rate_bps got, double want, double rel)
-{
-	if (fabs((double)got - want) > rel * want)
-		fail_msg("rate %.6g bps, expected %.6g (within %g)", (double)got, want, rel);
 }
 
 /* share = (eta*B - q*8/T)/n; one cut per T; a notice above the rate changes nothing;
@@ -99,7 +94,7 @@ static void test_cut_sets_reference(void **state)
 	assert_int_equal(cc->rate_bps, 17500 * QP_MBPS);
 	int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP); /* fast reaction, U: 1 -> 0.95 */
 	u = (1.0 * (T_NS - STEP_NS) + 0.5 * STEP_NS) / T_NS;
-	assert_rate_near(cc->rate_bps, 17.5e9 * ETA / u + (double)AI, 1e-6);
+	cc_check_rate_near(cc->rate_bps, 17.5e9 * ETA / u + (double)AI, 1e-6);
 	cc_destroy(cc);
 }
 
@@ -137,17 +132,17 @@ static void test_ramp_up_jump(void **state)
 	(void)state;
 
 	notice(cc, queue_for_share(10e9), 1, 0);
-	assert_rate_near(cc->rate_bps, 10e9, 1e-6);
+	cc_check_rate_near(cc->rate_bps, 10e9, 1e-6);
 	int_feed_init(&f, cc, 1, &link_b, BDP);
 	for (int k = 0; k < 12; k++) /* baseline, 10 fast reactions, full update */
 		int_feed_step_all(&f, STEP_NS, 0.2, 0, SEQ_STEP);
-	assert_rate_near(cc->rate_bps, 10e9 * ETA / 0.2, 1e-6);
+	cc_check_rate_near(cc->rate_bps, 10e9 * ETA / 0.2, 1e-6);
 	for (int k = 0; k < 11; k++)
 		int_feed_step_all(&f, STEP_NS, 0.2, 0, SEQ_STEP);
-	assert_rate_near(cc->rate_bps, 47.5e9 + (double)AI, 1e-6); /* HPCC's additive step */
+	cc_check_rate_near(cc->rate_bps, 47.5e9 + (double)AI, 1e-6); /* HPCC's additive step */
 	for (int k = 0; k < 11; k++)
 		int_feed_step_all(&f, STEP_NS, 0.475, 0, SEQ_STEP);
-	assert_rate_near(cc->rate_bps, 95e9, 1e-3);
+	cc_check_rate_near(cc->rate_bps, 95e9, 1e-3);
 	cc_destroy(cc);
 }
 
@@ -181,42 +176,27 @@ static void test_u_floor_bounds_jump(void **state)
 		int_feed_init(&f, cc, 1, &link_b, BDP);
 		for (int k = 0; k < 12; k++)
 			int_feed_step_all(&f, STEP_NS, 0.01, 0, SEQ_STEP);
-		assert_rate_near(cc->rate_bps, want[i], 1e-6);
+		cc_check_rate_near(cc->rate_bps, want[i], 1e-6);
 		cc_destroy(cc);
 	}
 }
 
 static void test_bad_params(void **state)
 {
-	static const struct {
-		const char *params, *word;
-	} bad[] = {
+	static const struct cc_bad_param bad[] = {
 		{ "u_floor=0", "u_floor" },     { "u_floor=1.5", "u_floor" },
 		{ "min_rate=200G", "min_rate" }, { "eta=0", "eta" },
 	};
-	char err[256], help[2048];
+	char help[2048];
 	(void)state;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		assert_null(cc_create_ops(&cc_acc_ops, &path, bad[i].params, 0, err, sizeof(err)));
-		if (!strstr(err, bad[i].word) || !strstr(err, "acc"))
-			fail_msg("\"%s\": message \"%s\" does not name %s", bad[i].params, err,
-				 bad[i].word);
-	}
+	cc_check_rejects(&cc_acc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_params_help(&cc_acc_ops, help, sizeof(help)), 0);
 	assert_non_null(strstr(help, "u_floor"));
 	assert_non_null(strstr(help, "max_stage"));
 }
 
 /* ---- ACC against HPCC in the same closed loop ---- */
-
-static void run_loop(const struct cc_loop_cfg *c, struct cc_loop_result *r)
-{
-	char err[256];
-	if (cc_loop_run(c, r, err, sizeof(err)))
-		fail_msg("%s", err);
-}
 
 /* 16 senders start together at line rate into one 100G port whose switch sends notices
  * above 0.25 BDP. ACC's first cut comes half an RTT after the start instead of one RTT:
@@ -234,7 +214,7 @@ static void test_incast_peak_queue(void **state)
 		c.early_threshold_bytes = 31250;
 		c.duration_rtts = 100;
 		c.measure_rtts = 50;
-		run_loop(&c, &r[a]);
+		cc_check_loop(&c, &r[a]);
 		for (unsigned i = 0; i < 16; i++)
 			total[a] += r[a].rate_bps[i];
 		print_message("16->1 incast, %-4s: peak queue %7llu B (%.2f BDP), standing queue "
@@ -272,7 +252,7 @@ static void test_takes_freed_share_faster(void **state)
 			c.measure_rtts = 10;
 			c.reach_flow = 0;
 			c.reach_bps = 0.9 * ETA * (double)LINE;
-			run_loop(&c, &r[a]);
+			cc_check_loop(&c, &r[a]);
 			assert_true(r[a].first_finish_ns != QP_TIME_NEVER);
 			assert_true(r[a].reach_ns != QP_TIME_NEVER);
 		}

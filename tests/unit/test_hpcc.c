@@ -13,6 +13,7 @@
 #include "../../agent/cc/hpcc_core.h"
 #include "int_feed.h"
 #include "cc_loop.h"
+#include "cc_check.h"
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
@@ -46,12 +47,6 @@ static double ewma(double u_avg, double u, double dt, double t)
 	if (dt > t)
 		dt = t;
 	return (u_avg * (t - dt) + u * dt) / t;
-}
-
-static void assert_rate_near(qp_rate_bps got, double want, double rel)
-{
-	if (fabs((double)got - want) > rel * want)
-		fail_msg("rate %.6g bps, expected %.6g (within %g)", (double)got, want, rel);
 }
 
 static void test_idle_path_keeps_line_rate(void **state)
@@ -92,7 +87,7 @@ static void test_bdp_queue_one_rtt(void **state)
 		bool full = (uint64_t)k * SEQ_STEP + SEQ_STEP > core_of(cc)->last_update_seq;
 		int_feed_step_all(&f, STEP_NS, 1.0, BDP, SEQ_STEP);
 		u = ewma(u, 2.0, STEP_NS, T_NS);
-		assert_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
+		cc_check_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
 		if (full) {
 			rc = (double)cc->rate_bps;
 			if (k == 11)
@@ -169,7 +164,7 @@ static void test_max_stage_zero_and_five(void **state)
 			u = ewma(u, 2.0, STEP_NS, T_NS);
 		}
 		rc = core_of(cc)->rc_bps;
-		assert_rate_near(cc->rate_bps, (double)LINE * ETA / u + (double)AI, 1e-6);
+		cc_check_rate_near(cc->rate_bps, (double)LINE * ETA / u + (double)AI, 1e-6);
 		/* Next full update: 11 reports later (seq passes the snd_nxt of the last one). */
 		for (int k = 1; k <= 11; k++) {
 			int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP);
@@ -178,10 +173,10 @@ static void test_max_stage_zero_and_five(void **state)
 		assert_int_equal(core_of(cc)->stats.full_updates, 2);
 		assert_true(u < ETA); /* so the branch is the stage's choice */
 		if (m == 0) {
-			assert_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
+			cc_check_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
 			assert_true((double)cc->rate_bps > rc * 1.04);
 		} else {
-			assert_rate_near(cc->rate_bps, rc + (double)AI, 1e-9);
+			cc_check_rate_near(cc->rate_bps, rc + (double)AI, 1e-9);
 			assert_int_equal(core_of(cc)->inc_stage, 1);
 		}
 		cc_destroy(cc);
@@ -347,36 +342,21 @@ static void test_window_param(void **state)
 
 static void test_bad_params(void **state)
 {
-	static const struct {
-		const char *params, *word;
-	} bad[] = {
+	static const struct cc_bad_param bad[] = {
 		{ "min_rate=200G", "min_rate" }, { "rate_ai=101G", "rate_ai" },
 		{ "eta=0", "eta" },              { "eta=1.5", "eta" },
 		{ "max_stage=1001", "max_stage" }, { "fast_react=2", "fast_react" },
 		{ "window=-1", "window" },       { "gain=1", "gain" },
 	};
-	char err[256], help[2048];
+	char help[2048];
 	(void)state;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		assert_null(cc_create_ops(&cc_hpcc_ops, &path, bad[i].params, 0, err, sizeof(err)));
-		if (!strstr(err, bad[i].word) || !strstr(err, "hpcc"))
-			fail_msg("\"%s\": message \"%s\" does not name %s", bad[i].params, err,
-				 bad[i].word);
-	}
+	cc_check_rejects(&cc_hpcc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_params_help(&cc_hpcc_ops, help, sizeof(help)), 0);
 	assert_non_null(strstr(help, "max_stage"));
 }
 
 /* ---- closed loops ---- */
-
-static void run_loop(const struct cc_loop_cfg *c, struct cc_loop_result *r)
-{
-	char err[256];
-	if (cc_loop_run(c, r, err, sizeof(err)))
-		fail_msg("%s", err);
-}
 
 /* One 100G sender on a 400G path: nothing is ever congested. The reference starts with
  * U = 1, so the first reports of the first RTT shave the rate (never below eta * line);
@@ -390,7 +370,7 @@ static void test_loop_idle_path(void **state)
 	c.bottleneck_bps = 400 * QP_GBPS;
 	c.ops = &cc_hpcc_ops;
 	c.duration_rtts = 50;
-	run_loop(&c, &r);
+	cc_check_loop(&c, &r);
 	print_message("1 flow, 400G path: lowest rate %.2f Gb/s (first RTT), end rate %.2f Gb/s, "
 		      "goodput %.2f Gb/s, max queue %llu B\n", (double)r.min_rate_bps[0] / 1e9,
 		      (double)r.end_rate_bps[0] / 1e9, r.rate_bps[0] / 1e9,
@@ -432,7 +412,7 @@ static void check_convergence(const char *params, unsigned n)
 	c.params = params;
 	c.duration_rtts = 200;
 	c.measure_rtts = 100;
-	run_loop(&c, &r);
+	cc_check_loop(&c, &r);
 	for (unsigned i = 0; i < n; i++) {
 		lo = fmin(lo, r.rate_bps[i]);
 		hi = fmax(hi, r.rate_bps[i]);
