@@ -59,11 +59,8 @@
  * The params, state and stats structs are in hpcc_core.h, because acc.c embeds them; this
  * file implements the core functions declared there and exports cc_hpcc_ops.
  */
-#include <errno.h>
-#include <stdio.h>
-
 #include "qpace/cc_algs.h"
-#include "qpace/units.h"
+#include "qpace/cc_check.h"
 #include "hpcc_core.h"
 
 #define HPCC_AI_DIVISOR 2500u  /* default R_AI = line / 2500 */
@@ -80,26 +77,13 @@ static const struct cc_param hpcc_params_table[] = {
 int hpcc_core_check(const struct hpcc_params *p, const struct cc_path *path, char *err,
 		    size_t errlen, const char *alg)
 {
-	const struct {
-		const char *name;
-		qp_rate_bps v;
-	} rates[] = {
-		{ "min_rate", p->min_rate },
-		{ "rate_ai", p->rate_ai },
+	static const struct cc_rate_field capped[] = {
+		{ "min_rate", offsetof(struct hpcc_params, min_rate) },
+		{ "rate_ai", offsetof(struct hpcc_params, rate_ai) },
 	};
-	char a[32], b[32];
 
-	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
-		qp_rate_bps v = rates[i].v;
-		if (v > path->line_bps) {
-			if (err && errlen)
-				snprintf(err, errlen, "%s: %s=%s is above the line rate %s: must be 0 (default) or at most the line rate",
-					 alg, rates[i].name, qp_fmt_rate(v, a, sizeof(a)),
-					 qp_fmt_rate(path->line_bps, b, sizeof(b)));
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return cc_check_rates_le_line(alg, p, capped, sizeof(capped) / sizeof(capped[0]), path,
+				      err, errlen);
 }
 
 static int hpcc_check(const void *params, const struct cc_path *path, char *err, size_t errlen)

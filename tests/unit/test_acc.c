@@ -11,7 +11,8 @@
 #include "qpace/cc_algs.h"
 #include "int_feed.h"
 #include "cc_loop.h"
-#include "cc_check.h"
+#include "cc_assert.h"
+#include "cc_expect.h"
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
@@ -27,12 +28,7 @@ static const qp_rate_bps link_b = LINE;
 
 static struct cc *mk(const char *params)
 {
-	char err[256];
-	struct cc *cc = cc_create_ops(&cc_acc_ops, &path, params, 0, err, sizeof(err));
-	if (!cc)
-		print_message("acc create: %s\n", err);
-	assert_non_null(cc);
-	return cc;
+	return cc_expect_create(&cc_acc_ops, &path, params);
 }
 
 static unsigned notice(struct cc *cc, uint32_t queue_bytes, uint16_t flows, qp_time_ns now)
@@ -94,7 +90,7 @@ static void test_cut_sets_reference(void **state)
 	assert_int_equal(cc->rate_bps, 17500 * QP_MBPS);
 	int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP); /* fast reaction, U: 1 -> 0.95 */
 	u = (1.0 * (T_NS - STEP_NS) + 0.5 * STEP_NS) / T_NS;
-	cc_check_rate_near(cc->rate_bps, 17.5e9 * ETA / u + (double)AI, 1e-6);
+	cc_assert_rate_near(cc->rate_bps, 17.5e9 * ETA / u + (double)AI, 1e-6);
 	cc_destroy(cc);
 }
 
@@ -132,17 +128,17 @@ static void test_ramp_up_jump(void **state)
 	(void)state;
 
 	notice(cc, queue_for_share(10e9), 1, 0);
-	cc_check_rate_near(cc->rate_bps, 10e9, 1e-6);
+	cc_assert_rate_near(cc->rate_bps, 10e9, 1e-6);
 	int_feed_init(&f, cc, 1, &link_b, BDP);
 	for (int k = 0; k < 12; k++) /* baseline, 10 fast reactions, full update */
 		int_feed_step_all(&f, STEP_NS, 0.2, 0, SEQ_STEP);
-	cc_check_rate_near(cc->rate_bps, 10e9 * ETA / 0.2, 1e-6);
+	cc_assert_rate_near(cc->rate_bps, 10e9 * ETA / 0.2, 1e-6);
 	for (int k = 0; k < 11; k++)
 		int_feed_step_all(&f, STEP_NS, 0.2, 0, SEQ_STEP);
-	cc_check_rate_near(cc->rate_bps, 47.5e9 + (double)AI, 1e-6); /* HPCC's additive step */
+	cc_assert_rate_near(cc->rate_bps, 47.5e9 + (double)AI, 1e-6); /* HPCC's additive step */
 	for (int k = 0; k < 11; k++)
 		int_feed_step_all(&f, STEP_NS, 0.475, 0, SEQ_STEP);
-	cc_check_rate_near(cc->rate_bps, 95e9, 1e-3);
+	cc_assert_rate_near(cc->rate_bps, 95e9, 1e-3);
 	cc_destroy(cc);
 }
 
@@ -176,21 +172,21 @@ static void test_u_floor_bounds_jump(void **state)
 		int_feed_init(&f, cc, 1, &link_b, BDP);
 		for (int k = 0; k < 12; k++)
 			int_feed_step_all(&f, STEP_NS, 0.01, 0, SEQ_STEP);
-		cc_check_rate_near(cc->rate_bps, want[i], 1e-6);
+		cc_assert_rate_near(cc->rate_bps, want[i], 1e-6);
 		cc_destroy(cc);
 	}
 }
 
 static void test_bad_params(void **state)
 {
-	static const struct cc_bad_param bad[] = {
+	static const struct cc_expect_bad bad[] = {
 		{ "u_floor=0", "u_floor" },     { "u_floor=1.5", "u_floor" },
 		{ "min_rate=200G", "min_rate" }, { "eta=0", "eta" },
 	};
 	char help[2048];
 	(void)state;
 
-	cc_check_rejects(&cc_acc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
+	cc_expect_bad_params(&cc_acc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_params_help(&cc_acc_ops, help, sizeof(help)), 0);
 	assert_non_null(strstr(help, "u_floor"));
 	assert_non_null(strstr(help, "max_stage"));
@@ -214,7 +210,7 @@ static void test_incast_peak_queue(void **state)
 		c.early_threshold_bytes = 31250;
 		c.duration_rtts = 100;
 		c.measure_rtts = 50;
-		cc_check_loop(&c, &r[a]);
+		cc_assert_loop(&c, &r[a]);
 		for (unsigned i = 0; i < 16; i++)
 			total[a] += r[a].rate_bps[i];
 		print_message("16->1 incast, %-4s: peak queue %7llu B (%.2f BDP), standing queue "
@@ -252,7 +248,7 @@ static void test_takes_freed_share_faster(void **state)
 			c.measure_rtts = 10;
 			c.reach_flow = 0;
 			c.reach_bps = 0.9 * ETA * (double)LINE;
-			cc_check_loop(&c, &r[a]);
+			cc_assert_loop(&c, &r[a]);
 			assert_true(r[a].first_finish_ns != QP_TIME_NEVER);
 			assert_true(r[a].reach_ns != QP_TIME_NEVER);
 		}

@@ -13,7 +13,8 @@
 #include "../../agent/cc/hpcc_core.h"
 #include "int_feed.h"
 #include "cc_loop.h"
-#include "cc_check.h"
+#include "cc_assert.h"
+#include "cc_expect.h"
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
@@ -28,12 +29,7 @@ static const struct cc_path path = { .line_bps = LINE, .base_rtt_ns = T_NS, .mtu
 
 static struct cc *mk(const char *params)
 {
-	char err[256];
-	struct cc *cc = cc_create_ops(&cc_hpcc_ops, &path, params, 0, err, sizeof(err));
-	if (!cc)
-		print_message("hpcc create: %s\n", err);
-	assert_non_null(cc);
-	return cc;
+	return cc_expect_create(&cc_hpcc_ops, &path, params);
 }
 
 static const struct hpcc_core *core_of(const struct cc *cc)
@@ -87,7 +83,7 @@ static void test_bdp_queue_one_rtt(void **state)
 		bool full = (uint64_t)k * SEQ_STEP + SEQ_STEP > core_of(cc)->last_update_seq;
 		int_feed_step_all(&f, STEP_NS, 1.0, BDP, SEQ_STEP);
 		u = ewma(u, 2.0, STEP_NS, T_NS);
-		cc_check_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
+		cc_assert_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
 		if (full) {
 			rc = (double)cc->rate_bps;
 			if (k == 11)
@@ -164,7 +160,7 @@ static void test_max_stage_zero_and_five(void **state)
 			u = ewma(u, 2.0, STEP_NS, T_NS);
 		}
 		rc = core_of(cc)->rc_bps;
-		cc_check_rate_near(cc->rate_bps, (double)LINE * ETA / u + (double)AI, 1e-6);
+		cc_assert_rate_near(cc->rate_bps, (double)LINE * ETA / u + (double)AI, 1e-6);
 		/* Next full update: 11 reports later (seq passes the snd_nxt of the last one). */
 		for (int k = 1; k <= 11; k++) {
 			int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP);
@@ -173,10 +169,10 @@ static void test_max_stage_zero_and_five(void **state)
 		assert_int_equal(core_of(cc)->stats.full_updates, 2);
 		assert_true(u < ETA); /* so the branch is the stage's choice */
 		if (m == 0) {
-			cc_check_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
+			cc_assert_rate_near(cc->rate_bps, rc * ETA / u + (double)AI, 1e-6);
 			assert_true((double)cc->rate_bps > rc * 1.04);
 		} else {
-			cc_check_rate_near(cc->rate_bps, rc + (double)AI, 1e-9);
+			cc_assert_rate_near(cc->rate_bps, rc + (double)AI, 1e-9);
 			assert_int_equal(core_of(cc)->inc_stage, 1);
 		}
 		cc_destroy(cc);
@@ -342,7 +338,7 @@ static void test_window_param(void **state)
 
 static void test_bad_params(void **state)
 {
-	static const struct cc_bad_param bad[] = {
+	static const struct cc_expect_bad bad[] = {
 		{ "min_rate=200G", "min_rate" }, { "rate_ai=101G", "rate_ai" },
 		{ "eta=0", "eta" },              { "eta=1.5", "eta" },
 		{ "max_stage=1001", "max_stage" }, { "fast_react=2", "fast_react" },
@@ -351,7 +347,7 @@ static void test_bad_params(void **state)
 	char help[2048];
 	(void)state;
 
-	cc_check_rejects(&cc_hpcc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
+	cc_expect_bad_params(&cc_hpcc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_int_equal(cc_params_help(&cc_hpcc_ops, help, sizeof(help)), 0);
 	assert_non_null(strstr(help, "max_stage"));
 }
@@ -370,7 +366,7 @@ static void test_loop_idle_path(void **state)
 	c.bottleneck_bps = 400 * QP_GBPS;
 	c.ops = &cc_hpcc_ops;
 	c.duration_rtts = 50;
-	cc_check_loop(&c, &r);
+	cc_assert_loop(&c, &r);
 	print_message("1 flow, 400G path: lowest rate %.2f Gb/s (first RTT), end rate %.2f Gb/s, "
 		      "goodput %.2f Gb/s, max queue %llu B\n", (double)r.min_rate_bps[0] / 1e9,
 		      (double)r.end_rate_bps[0] / 1e9, r.rate_bps[0] / 1e9,
@@ -412,7 +408,7 @@ static void check_convergence(const char *params, unsigned n)
 	c.params = params;
 	c.duration_rtts = 200;
 	c.measure_rtts = 100;
-	cc_check_loop(&c, &r);
+	cc_assert_loop(&c, &r);
 	for (unsigned i = 0; i < n; i++) {
 		lo = fmin(lo, r.rate_bps[i]);
 		hi = fmax(hi, r.rate_bps[i]);
