@@ -187,6 +187,7 @@ static void test_bad_params(void **state)
 	(void)state;
 
 	cc_expect_bad_params(&cc_acc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
+	assert_ptr_equal(cc_find("acc"), &cc_acc_ops);
 	assert_int_equal(cc_params_help(&cc_acc_ops, help, sizeof(help)), 0);
 	assert_non_null(strstr(help, "u_floor"));
 	assert_non_null(strstr(help, "max_stage"));
