@@ -185,7 +185,7 @@ struct qp_rate_src {
 	char last_err[160];              /* the last open failure, logged once per change */
 };
 
-#define QP_RATE_SRC_RETRY_NS QP_NS_PER_S
+#define QP_RATE_SRC_RETRY_NS (100 * QP_NS_PER_MS)
 
 /* @name as qp_ctx_attr.rate_table (NULL = default, "" = none). No I/O yet. */
 void qp_rate_src_init(struct qp_rate_src *s, const char *name, qp_time_ns stale_ns,
