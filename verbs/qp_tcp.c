@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,17 +39,21 @@ static int wait_io(int fd, short events, qp_time_ns deadline)
 	}
 }
 
-static int write_all(int fd, const void *buf, size_t len, qp_time_ns deadline)
+/* Send or receive exactly len bytes before the deadline; -ECONNRESET when the peer hangs
+ * up first. */
+static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline)
 {
-	const char *p = buf;
+	char *p = buf;
 
 	while (len) {
 		ssize_t n;
-		int rc = wait_io(fd, POLLOUT, deadline);
+		int rc = wait_io(fd, out ? POLLOUT : POLLIN, deadline);
 
 		if (rc)
 			return rc;
-		n = send(fd, p, len, MSG_NOSIGNAL);
+		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+		if (n == 0 && !out)
+			return -ECONNRESET;
 		if (n < 0 && errno != EINTR && errno != EAGAIN)
 			return -errno;
 		if (n > 0) {
@@ -58,27 +64,14 @@ static int write_all(int fd, const void *buf, size_t len, qp_time_ns deadline)
 	return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t len, qp_time_ns deadline)
+{
+	return io_all(fd, (void *)(uintptr_t)buf, len, true, deadline);
+}
+
 static int read_all(int fd, void *buf, size_t len, qp_time_ns deadline)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n;
-		int rc = wait_io(fd, POLLIN, deadline);
-
-		if (rc)
-			return rc;
-		n = recv(fd, p, len, 0);
-		if (n == 0)
-			return -ECONNRESET;
-		if (n < 0 && errno != EINTR && errno != EAGAIN)
-			return -errno;
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-		}
-	}
-	return 0;
+	return io_all(fd, buf, len, false, deadline);
 }
 
 static qp_time_ns deadline_in(qp_time_ns timeout_ns)
