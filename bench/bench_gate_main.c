@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include "qpace/gate.h"
+#include "qpace/optable.h"
 #include "qpace/units.h"
 
 #define MAX_LIST 16
@@ -45,38 +46,30 @@ static int parse_chunk(struct opts *o, const char *s);
 static int parse_duration(struct opts *o, const char *s);
 static int parse_spin(struct opts *o, const char *s);
 
-static const struct option_doc {
-	const char *name;
-	char key;
-	const char *arg, *help;
-	int (*parse)(struct opts *o, const char *s);
-} option_docs[] = {
-	{ "rates", 'r', "LIST", "target rates, comma-separated (default 10M,100M,1G,2G,5G)",
-	  parse_rates },
-	{ "modes", 'm', "LIST", "wait modes: sleep, hybrid, spin (default sleep,hybrid)",
-	  parse_modes },
-	{ "chunk", 'c', "BYTES", "piece size (default 4K)", parse_chunk },
-	{ "duration", 'd', "TIME", "length of each run (default 1s)", parse_duration },
-	{ "spin", 's', "TIME", "hybrid: spin this long before each deadline (default 80us)",
-	  parse_spin },
-	{ "json", 'j', NULL, "one JSON object per run instead of the table", NULL },
-	{ "help", 'h', NULL, "this text", NULL },
+/* Help and parsers side by side, in the same order. */
+static int (*const option_parsers[])(struct opts *o, const char *s) = {
+	parse_rates, parse_modes, parse_chunk, parse_duration, parse_spin, NULL, NULL,
+};
+
+static const struct qp_optdoc option_docs[] = {
+	{ "rates", 'r', "LIST", "target rates, comma-separated (default 10M,100M,1G,2G,5G)" },
+	{ "modes", 'm', "LIST", "wait modes: sleep, hybrid, spin (default sleep,hybrid)" },
+	{ "chunk", 'c', "BYTES", "piece size (default 4K)" },
+	{ "duration", 'd', "TIME", "length of each run (default 1s)" },
+	{ "spin", 's', "TIME", "hybrid: spin this long before each deadline (default 80us)" },
+	{ "json", 'j', NULL, "one JSON object per run instead of the table" },
+	{ "help", 'h', NULL, "this text" },
 };
 #define NOPTS (sizeof(option_docs) / sizeof(option_docs[0]))
+_Static_assert(sizeof(option_parsers) / sizeof(option_parsers[0]) == NOPTS,
+	       "one parser slot per option");
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-gate [options]\n"
 		   "Achieved vs configured rate and CPU cost of the pacing gate, sleep-only vs "
 		   "sleep+spin.\n\n");
-	for (size_t i = 0; i < NOPTS; i++) {
-		char left[40];
-
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", option_docs[i].key,
-			 option_docs[i].name, option_docs[i].arg ? " " : "",
-			 option_docs[i].arg ? option_docs[i].arg : "");
-		fprintf(f, "  %-26s %s\n", left, option_docs[i].help);
-	}
+	qp_optable_usage(f, option_docs, NOPTS);
 }
 
 static int bad(const char *what, const char *val, const char *range)
@@ -145,19 +138,10 @@ static int parse_spin(struct opts *o, const char *s)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	struct option longopts[NOPTS + 1];
-	char shortopts[2 * NOPTS + 1], *sp = shortopts;
+	char shortopts[2 * NOPTS + 1];
 	int c;
 
-	memset(longopts, 0, sizeof(longopts));
-	for (size_t i = 0; i < NOPTS; i++) {
-		longopts[i] = (struct option){ option_docs[i].name,
-					       option_docs[i].arg ? required_argument : no_argument,
-					       NULL, option_docs[i].key };
-		*sp++ = option_docs[i].key;
-		if (option_docs[i].arg)
-			*sp++ = ':';
-	}
-	*sp = 0;
+	qp_optable_build(option_docs, NOPTS, longopts, shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		size_t i;
 
@@ -173,7 +157,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		if (c == 'j')
 			o->json = 1;
-		else if (option_docs[i].parse(o, optarg))
+		else if (option_parsers[i](o, optarg))
 			return -EINVAL;
 	}
 	if (optind < argc) {

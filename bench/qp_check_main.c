@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/optable.h"
 #include "qpace/qp.h"
 #include "qpace/units.h"
 
@@ -30,11 +31,7 @@ struct opts {
 	int cm;
 };
 
-static const struct option_doc {
-	const char *name;
-	char key;
-	const char *arg, *help;
-} option_docs[] = {
+static const struct qp_optdoc option_docs[] = {
 	{ "backend", 'b', "NAME", "QP backend (default ibv)" },
 	{ "ib-dev", 'd', "DEV", "device (default: the first)" },
 	{ "port", 'p', "PORT", "TCP / rdma_cm port (default 18515)" },
@@ -55,14 +52,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: qp-check [options] [SERVER]\n"
 		   "Moves verified, paced data between two hosts through the qpace QP API.\n\n");
-	for (size_t i = 0; i < NOPTS; i++) {
-		char left[40];
-
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", option_docs[i].key,
-			 option_docs[i].name, option_docs[i].arg ? " " : "",
-			 option_docs[i].arg ? option_docs[i].arg : "");
-		fprintf(f, "  %-26s %s\n", left, option_docs[i].help);
-	}
+	qp_optable_usage(f, option_docs, NOPTS);
 }
 
 static int bad(const char *what, const char *val, const char *range)
@@ -108,19 +98,10 @@ static int parse_arg(struct opts *o, int c, const char *v)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	struct option longopts[NOPTS + 1];
-	char shortopts[2 * NOPTS + 1], *sp = shortopts;
+	char shortopts[2 * NOPTS + 1];
 	int c;
 
-	memset(longopts, 0, sizeof(longopts));
-	for (size_t i = 0; i < NOPTS; i++) {
-		longopts[i] = (struct option){ option_docs[i].name,
-					       option_docs[i].arg ? required_argument : no_argument,
-					       NULL, option_docs[i].key };
-		*sp++ = option_docs[i].key;
-		if (option_docs[i].arg)
-			*sp++ = ':';
-	}
-	*sp = 0;
+	qp_optable_build(option_docs, NOPTS, longopts, shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
