@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "qpace/gate.h"
 #include "qpace/optable.h"
@@ -34,9 +35,12 @@ struct opts {
 };
 
 struct result {
-	double achieved_bps, err_pct, cpu_pct, gap_p50_us, gap_p99_us, ideal_gap_us;
+	double achieved_bps, err_pct, cpu_pct, gap_p50_us, gap_p99_us, ideal_gap_us, stall_ms;
 	uint64_t pieces, sleeps;
 };
+
+/* A gap this long between pieces is the scheduler taking the CPU away, not the pacer. */
+#define STALL_GAP_NS QP_NS_PER_MS
 
 /* ---- command line: one table drives parsing and usage ---- */
 
@@ -189,7 +193,10 @@ static int cmp_u64(const void *a, const void *b)
 static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
 		   struct result *r)
 {
-	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .fallback_bps = rate };
+	/* The fallback is the target too, and the heartbeat never goes stale: a stall of the
+	 * machine must not change the rate under test. */
+	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .fallback_bps = rate,
+				     .stale_ns = QP_GATE_MAX_STALE_NS };
 	struct qp_wait w = { .mode = mode, .spin_ns = o->spin_ns };
 	struct qp_ratetable *t;
 	struct qp_rate_src src;
@@ -211,7 +218,7 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	now = qp_now_ns();
 	qp_ratetable_set(t, (uint32_t)slot, rate, 0, now);
 	qp_ratetable_heartbeat(t, now);
-	qp_rate_src_init_table(&src, t, 0, NULL, NULL);
+	qp_rate_src_init_table(&src, t, QP_GATE_MAX_STALE_NS, NULL, NULL);
 	qp_pacer_init(&p, &gp, &w, &src, 1, now);
 	max_pieces = qp_bytes_in(rate, o->duration_ns) / gp.chunk_bytes + 16;
 	gaps = calloc(max_pieces, sizeof(*gaps));
@@ -240,6 +247,10 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	r->cpu_pct = (thread_cpu_s() - cpu0) * 100.0 / wall_s;
 	r->sleeps = p.gate.stats.sleeps;
 	r->ideal_gap_us = (double)qp_tx_time_ns(gp.chunk_bytes, rate) / 1e3;
+	r->stall_ms = 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (gaps[i] > STALL_GAP_NS)
+			r->stall_ms += (double)gaps[i] / 1e6;
 	qsort(gaps, n, sizeof(*gaps), cmp_u64);
 	r->gap_p50_us = n ? (double)gaps[n / 2] / 1e3 : 0;
 	r->gap_p99_us = n ? (double)gaps[(n * 99) / 100] / 1e3 : 0;
@@ -260,17 +271,17 @@ static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mo
 		printf("{\"target_bps\":%llu,\"mode\":\"%s\",\"chunk_bytes\":%llu,"
 		       "\"achieved_bps\":%.0f,\"error_pct\":%.3f,\"cpu_pct\":%.1f,"
 		       "\"ideal_gap_us\":%.2f,\"gap_p50_us\":%.2f,\"gap_p99_us\":%.2f,"
-		       "\"pieces\":%llu,\"sleeps\":%llu}\n",
+		       "\"pieces\":%llu,\"sleeps\":%llu,\"stall_ms\":%.1f}\n",
 		       (unsigned long long)rate, qp_wait_mode_str(mode),
 		       (unsigned long long)o->chunk_bytes, r->achieved_bps, r->err_pct,
 		       r->cpu_pct, r->ideal_gap_us, r->gap_p50_us, r->gap_p99_us,
-		       (unsigned long long)r->pieces, (unsigned long long)r->sleeps);
+		       (unsigned long long)r->pieces, (unsigned long long)r->sleeps, r->stall_ms);
 		return;
 	}
-	printf("%-8s %-7s %-10s %+8.2f%% %6.1f%% %9.2f %9.2f %9.2f %9llu %9llu\n", target,
+	printf("%-8s %-7s %-10s %+8.2f%% %6.1f%% %9.2f %9.2f %9.2f %9llu %9llu %9.1f\n", target,
 	       qp_wait_mode_str(mode), achieved, r->err_pct, r->cpu_pct, r->ideal_gap_us,
 	       r->gap_p50_us, r->gap_p99_us, (unsigned long long)r->pieces,
-	       (unsigned long long)r->sleeps);
+	       (unsigned long long)r->sleeps, r->stall_ms);
 }
 
 int main(int argc, char **argv)
@@ -287,10 +298,18 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 1;
-	if (!o.json)
-		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s\n", "target", "mode",
+	if (!o.json) {
+		double load[3] = { 0 };
+
+		getloadavg(load, 3);
+		printf("# chunk %llu B, %.1f s per run, %ld CPUs, load average %.2f (stall_ms: time "
+		       "in gaps over 1 ms, the machine's, not the pacer's)\n",
+		       (unsigned long long)o.chunk_bytes, (double)o.duration_ns / 1e9,
+		       sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s %9s\n", "target", "mode",
 		       "achieved", "error", "cpu", "ideal_us", "gap_p50", "gap_p99", "pieces",
-		       "sleeps");
+		       "sleeps", "stall_ms");
+	}
 	for (unsigned i = 0; i < o.nrates; i++) {
 		for (unsigned m = 0; m < o.nmodes; m++) {
 			struct result r;
