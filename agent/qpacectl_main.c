@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		   "Look at and steer the qpace agent (qpaced). The socket defaults to $%s,\n"
 		   "else %s.\n\ncommands:\n", prog, CTL_SOCKET_ENV, CTL_DEFAULT_SOCKET);
 	for (const struct command *c = commands(); c->name; c++)
-		fprintf(f, "  %-6s %-26s %s\n", c->name, c->args, c->description);
+		fprintf(f, "  %-6s %-28s %s\n", c->name, c->args, c->description);
 }
 
 static int fail(const char *fmt, const char *arg)
