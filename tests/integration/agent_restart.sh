@@ -8,7 +8,7 @@ set -u
 
 start_agent --cc none
 register q local=127.0.0.1 peer=10.0.0.2 qpn=0x11 peer_qpn=0x21 link=400M rtt=100us
-"$BIN/qpace-probe" sender table="$TABLE" qpn=0x11 seconds=5 fallback=100M interval=200ms \
+"$BIN/qpace-probe" sender table="$TABLE" qpn=0x11 seconds=6 fallback=100M interval=200ms \
 	>"$TMP/sender.out" 2>&1 &
 SP=$!
 PIDS="$PIDS $SP"
@@ -21,28 +21,34 @@ register q2 local=127.0.0.1 peer=10.0.0.2 qpn=0x11 peer_qpn=0x21 link=400M rtt=1
 wait $SP
 kill -0 $SP 2>/dev/null && fail "sender still running"
 
-# phases by the sender's clock: agent alive (0.3..1.4 s), dead (2.0..2.9 s), back (>= 4.4 s,
-# the rate source reopens a replaced table within a second)
-awk -v lo1=0.3 -v hi1=1.4 -v lo2=2.0 -v hi2=2.9 -v lo3=4.4 '
+# The sender's intervals must go: agent rate (400M) -> fallback (100M) -> agent rate again,
+# each phase at least 3 intervals long (2 for the last); intervals next to a change are
+# mixed and not measured; the others deliver their rate in force: at most 25% above, and
+# at least 60% of it (a sender starved of CPU on a loaded machine loses time it cannot
+# catch up: the bucket holds one burst).
+awk '
 /^sender/ {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-	t = v["t"] + 0; r = v["rate_bps"] / 1e6; f = v["fallback"]; inf = v["in_force_bps"] / 1e6
-	ph = (t >= lo1 && t <= hi1) ? 1 : (t >= lo2 && t <= hi2) ? 2 : (t >= lo3) ? 3 : 0
-	if (!ph) next
-	want = ph == 2 ? 100 : 400
-	n[ph]++; sum[ph] += r
-	if (inf != want || (ph == 2) != (f != "none")) { printf "FAIL: t=%.1f phase %d: in force %d Mb/s, fallback %s\n", t, ph, inf, f; bad = 1 }
+	n++; r[n] = v["rate_bps"] / 1e6; inf[n] = v["in_force_bps"] / 1e6; fb[n] = v["fallback"]
 }
 END {
-	for (ph = 1; ph <= 3; ph++) {
+	ph = 1
+	for (i = 1; i <= n; i++) {
 		want = ph == 2 ? 100 : 400
-		if (!n[ph]) { print "FAIL: no intervals in phase " ph; exit 1 }
-		m = sum[ph] / n[ph]
-		printf "phase %d: %d intervals, mean %.0f Mb/s (want %d)\n", ph, n[ph], m, want
-		if (m < 0.75 * want || m > 1.25 * want) bad = 1
+		if ((ph == 2) != (fb[i] != "none") || inf[i] != want) {
+			if (ph == 3) { printf "FAIL: interval %d: %s at %d Mb/s after the agent came back\n", i, fb[i], inf[i]; exit 1 }
+			ph++; i--; continue
+		}
+		cnt[ph]++
+		if (i > 1 && i < n && fb[i - 1] == fb[i] && fb[i + 1] == fb[i]) { m[ph] += r[i]; k[ph]++ }
 	}
-	exit bad
-}' "$TMP/sender.out" >"$TMP/phases" || fail "$(cat "$TMP/phases" "$TMP/sender.out")"
+	for (p = 1; p <= 3; p++) {
+		want = p == 2 ? 100 : 400
+		if (cnt[p] < (p == 3 ? 2 : 3) || !k[p]) { printf "FAIL: phase %d has %d intervals\n", p, cnt[p]; exit 1 }
+		printf "phase %d (%s): %d intervals, mean %.0f Mb/s in the settled ones (want %d)\n", p, p == 2 ? "agent dead, fallback" : "agent rate", cnt[p], m[p] / k[p], want
+		if (m[p] / k[p] < 0.6 * want || m[p] / k[p] > 1.25 * want) exit 1
+	}
+}' "$TMP/sender.out" >"$TMP/phases" || fail "$(cat "$TMP/phases"; echo; cat "$TMP/sender.out")"
 sed 's/^/  /' "$TMP/phases"
 grep "^gate" "$TMP/sender.out" | sed 's/^/  /'
 ok "agent killed: the sender kept going at the 100M fallback; agent back: 400M again"

@@ -39,7 +39,8 @@ start_agent() {
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
 	i=0
-	while [ ! -S "$SOCK" ]; do
+	# (the socket file may be a dead agent's: wait until this one answers)
+	until "$BIN/qpacectl" --socket "$SOCK" status >/dev/null 2>&1; do
 		i=$((i + 1))
 		[ $i -lt 100 ] || fail "qpaced did not start"
 		kill -0 "$AGENT" 2>/dev/null || fail "qpaced exited at start"
