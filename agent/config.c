@@ -229,8 +229,7 @@ static const struct qpaced_option options[] = {
 	  opt_peer_port },
 	{ "heartbeat", 0, "TIME", "rate-table heartbeat period (gates go stale at 100ms)", "10ms",
 	  opt_heartbeat },
-	{ "busy-poll", 0, "TIME", "after feedback, poll the socket this long before sleeping "
-	  "(spends CPU, saves the ~40us wakeup)", "0", opt_busy_poll },
+	{ "busy-poll", 0, "TIME", "keep polling this long after feedback (CPU for latency)", "0", opt_busy_poll },
 	{ .name = NULL },
 };
 
@@ -359,7 +358,7 @@ int qpaced_config_help(char *buf, size_t len)
 		snprintf(flag, sizeof(flag), "%c%c%s--%s %s", o->short_flag ? '-' : ' ',
 			 o->short_flag ? o->short_flag : ' ', o->short_flag ? ", " : "  ", o->name,
 			 o->arg);
-		n = snprintf(buf + off, len - off, "  %-34s %s (default %s)\n", flag, o->help,
+		n = snprintf(buf + off, len - off, "  %s\n        %s (default %s)\n", flag, o->help,
 			     o->def[0] ? o->def : "the algorithm's own");
 		if (n < 0)
 			return -EINVAL;
