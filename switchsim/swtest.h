@@ -51,5 +51,6 @@ struct swt_counts swt_paced_frames(struct swt_pair *p, const uint8_t *frame, siz
 int swt_json_get(const char *path, const char *sw, const char *port, const char *key,
 		 uint64_t *out);
 int swt_cmd_int(int argc, char **argv);
+int swt_cmd_hops(int argc, char **argv);
 
 #endif
