@@ -222,6 +222,7 @@ void sw_conf_defaults(struct sw_conf *c)
 	};
 	c->stats_interval_ns = 10 * QP_NS_PER_MS;
 	c->spin_ns = 50 * QP_NS_PER_US;
+	c->tx_early_ns = 10 * QP_NS_PER_US;
 }
 
 int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t len)

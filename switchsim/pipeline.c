@@ -268,6 +268,7 @@ void sw_port_flush(struct sw_port *p)
 	if (!p->tx_n)
 		return;
 	taken = p->io->ops->send(p->io, p->tx_iov, p->tx_n);
+	p->st.tx_batches++;
 	for (int i = 0; i < taken; i++)
 		p->st.tx_bytes += p->tx_iov[i].iov_len;
 	p->st.tx_frames += (uint64_t)taken;
@@ -345,19 +346,27 @@ static void leave_data(struct sw_port *p)
 
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 {
+	qp_time_ns early = f->conf->tx_early_ns;
+
 	for (;;) {
 		struct sw_port *best = NULL;
-		qp_time_ns bt = QP_TIME_NEVER;
+		qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
 
-		/* Globally in time order, so frames crossing links arrive in order. */
+		/* Globally in time order, so frames crossing links arrive in order. I/O ports
+		 * may hand frames to the OS up to --tx-early before they leave in the model,
+		 * so that they go out in batches; links never run ahead of the model. */
 		for (int i = 0; i < f->nports; i++) {
-			qp_time_ns t = port_next(f->all[i]);
-			if (t < bt) {
+			qp_time_ns t = port_next(f->all[i]), d;
+			if (t == QP_TIME_NEVER)
+				continue;
+			d = f->all[i]->io ? qp_time_since(t, early) : t;
+			if (d < due) {
+				due = d;
 				bt = t;
 				best = f->all[i];
 			}
 		}
-		if (!best || bt > now)
+		if (!best || due > now)
 			break;
 		if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 		    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
