@@ -174,6 +174,9 @@ static const struct opt opts[] = {
 	  "bdp = rate x 2 x delay, at least 1500 (default), off" },
 	{ "notice-interval", 0, "TIME", NULL,
 	  "at most one early notice per flow per TIME (default 10us)" },
+	{ "cnp", 0, "on|off", NULL,
+	  "with each early notice also a RoCEv2 CNP (opcode 0x81) to the sender's\n"
+	  "QP, learned from the receiver's ACKs (default off)" },
 	{ "levels", 0, "MIN,MID,MAX", NULL,
 	  "congestion levels 0..3 (FFD) at these queue bytes (default off)" },
 	{ "level-repeat", 0, "TIME", NULL,
@@ -219,9 +222,10 @@ static void usage(FILE *out)
 			 opts[i].short_name ? opts[i].short_name : ' ',
 			 opts[i].short_name ? ", " : " ", opts[i].name, opts[i].arg ? " " : "",
 			 opts[i].arg ? opts[i].arg : "");
-		fprintf(out, "  %-30s ", opts[i].short_name ? head : head + 2);
+		fprintf(out, "  %-24s%s", opts[i].short_name ? head : head + 2,
+			strlen(head) > 24 ? "\n                          " : "");
 		while ((nl = strchr(h, '\n'))) {
-			fprintf(out, "%.*s\n%33s", (int)(nl - h), h, "");
+			fprintf(out, "%.*s\n%26s", (int)(nl - h), h, "");
 			h = nl + 1;
 		}
 		fprintf(out, "%s\n", h);

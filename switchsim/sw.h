@@ -54,6 +54,7 @@ struct sw_port_stats {
 	uint64_t int_reports;        /* INT reports made for frames leaving here */
 	uint64_t int_hops_full;      /* hop records beyond QP_INT_MAX_HOPS, not added */
 	uint64_t notices;            /* early notices caused by this queue */
+	uint64_t cnps;               /* RoCEv2 CNPs sent with them (--cnp on) */
 	uint64_t levels;             /* level messages caused by this queue */
 	uint64_t level_acks;         /* acks that stopped repeats */
 	uint64_t ctrl_frames;        /* telemetry frames sent out of this port */

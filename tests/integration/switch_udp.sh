@@ -19,7 +19,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
 $SW --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
-	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us \
+	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us --cnp on \
 	--duration 20s -q &
 pid=$!
 sleep 0.3
