@@ -48,7 +48,8 @@ static void samples(struct fb_msg *out, size_t *n)
 	for (uint8_t lv = 0; lv <= 3; lv++) {
 		out[k] = (struct fb_msg){ .type = FB_T_LEVEL };
 		out[k++].u.level = (struct fb_level){ .flow = flow, .switch_id = 9, .port = 2,
-						      .level = lv, .queue_bytes = 4000, .seq = lv };
+						      .level = lv, .queue_bytes = 4000, .seq = lv,
+						      .psn = 100u + lv };
 	}
 	out[k] = (struct fb_msg){ .type = FB_T_LEVEL };
 	out[k++].u.level = (struct fb_level){ .flow = flow, .switch_id = 9, .level = FB_LEVEL_ACK,
@@ -156,6 +157,10 @@ static void test_bad_fields(void **state)
 	len = fb_encode(buf, sizeof(buf), &m);
 	buf[FB_HDR_LEN + 22] = 5;
 	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	buf[FB_HDR_LEN + 22] = 2;
+	buf[FB_HDR_LEN + 23] = 9;   /* reserved unless level 7: ignored (found by fuzzing) */
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), 0);
+	assert_int_equal(out.u.level.acked, 0);
 	buf[FB_HDR_LEN + 22] = FB_LEVEL_ACK;
 	buf[FB_HDR_LEN + 23] = 4;   /* acknowledging a level that does not exist */
 	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
