@@ -117,7 +117,7 @@ static struct fb_msg level_msg(uint32_t peer_qpn, uint16_t sport, uint8_t level)
 
 	m.u.level = (struct fb_level){ .flow = { HOST_A, HOST_B, sport, peer_qpn },
 				       .switch_id = 7, .port = 3, .level = level,
-				       .queue_bytes = 50000, .seq = 11 };
+				       .queue_bytes = 50000, .seq = 11, .psn = 0x123456 };
 	return m;
 }
 
@@ -242,6 +242,7 @@ static void test_level_rate_and_ack(void **state)
 	assert_int_equal(got.u.level.acked, 3);
 	assert_int_equal(got.u.level.switch_id, 7);
 	assert_int_equal(got.u.level.seq, 11);
+	assert_int_equal(got.u.level.psn, 0x123456);
 	/* level 2 one RTT later: x0.75; the level-3 re-application ran first at T0+1000+T */
 	agent_feed_datagram(f->a, (const uint8_t *)"garbage!garbage!", 16, SWITCH, 1, T0);
 	m = level_msg(0x21, r.sport, 2);
