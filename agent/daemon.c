@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -338,6 +339,9 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 	d->cfg.agent.cc = d->cfg.cc;
 	d->cfg.agent.cc_params = d->cfg.cc_params;
 	d->cfg.agent.log = core_log;
+	/* credit pacers' first-grant phases differ from run to run (and agent to agent) */
+	if (getrandom(&d->cfg.agent.seed, sizeof(d->cfg.agent.seed), GRND_NONBLOCK) < 0)
+		d->cfg.agent.seed = qp_now_ns() ^ (uint64_t)getpid();
 	d->fb_fd = d->ctl_fd = d->http_fd = d->timer.fd = -1;
 	d->start_ns = qp_now_ns();
 	signal(SIGPIPE, SIG_IGN);

@@ -45,6 +45,7 @@ struct opts {
 	unsigned nrates;
 	int cpu_agent, cpu_sender;
 	char busy_poll[32];      /* the second latency variant's --busy-poll; "0" = none */
+	int fifo;                /* run the agent SCHED_FIFO at this priority; 0 = no */
 	char qpaced[512];
 	int json;
 };
@@ -196,6 +197,13 @@ static int daemon_start(const struct opts *o, struct daemon *d, unsigned run,
 				 "--max-qps", maxq, "--busy-poll", (char *)busy_poll, NULL };
 
 		pin(o->cpu_agent);
+		if (o->fifo) {
+			struct sched_param sp = { .sched_priority = o->fifo };
+
+			if (sched_setscheduler(0, SCHED_FIFO, &sp))
+				fprintf(stderr, "qpaced-bench: SCHED_FIFO %d: %s\n", o->fifo,
+					strerror(errno));
+		}
 		if (!freopen(d->log, "w", stderr))
 			_exit(127);
 		execv(o->qpaced, argv);
@@ -336,6 +344,7 @@ static const struct qp_optdoc docs[] = {
 	{ "cpu-agent", 'a', "CPU", "CPU the agent is pinned to (default 0)" },
 	{ "cpu-sender", 's', "CPU", "CPU this program is pinned to (default 1)" },
 	{ "busy-poll", 'b', "TIME", "latency again with qpaced --busy-poll TIME (default 1ms; 0 = no)" },
+	{ "fifo", 'f', "PRIO", "run the agent SCHED_FIFO at PRIO (as chrt -f; default: normal)" },
 	{ "qpaced", 'p', "PATH", "the daemon (default: qpaced next to this program)" },
 	{ "json", 'j', NULL, "one JSON object instead of text" },
 	{ "help", 'h', NULL, "this text" },
@@ -394,6 +403,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'b':
 			snprintf(o->busy_poll, sizeof(o->busy_poll), "%s", optarg);
+			break;
+		case 'f':
+			o->fifo = atoi(optarg);
+			if (o->fifo < 1 || o->fifo > 99)
+				return fprintf(stderr, "qpaced-bench: fifo '%s': 1..99\n", optarg), -1;
 			break;
 		case 'p':
 			snprintf(o->qpaced, sizeof(o->qpaced), "%s", optarg);
@@ -472,9 +486,9 @@ int main(int argc, char **argv)
 		printf("]}\n");
 		return 0;
 	}
-	printf("qpaced-bench: HPCC, %d-hop INT reports over %u QPs; agent on CPU %d, sender on "
-	       "CPU %d, %.1f s per run\n", HOPS, o.qps, o.cpu_agent, o.cpu_sender,
-	       o.duration_ns / 1e9);
+	printf("qpaced-bench: HPCC, %d-hop INT reports over %u QPs; agent on CPU %d%s, sender on "
+	       "CPU %d, %.1f s per run\n", HOPS, o.qps, o.cpu_agent,
+	       o.fifo ? " (SCHED_FIFO)" : "", o.cpu_sender, o.duration_ns / 1e9);
 	printf("  core alone (no sockets)   %9.0f reports/s  (%.0f ns each)\n", core, 1e9 / core);
 	printf("  daemon, saturated         %9.0f reports/s  (target >= 300000; sender %.0f/s, "
 	       "kernel drops %llu)\n", t.agent_per_s, t.sent_per_s, (unsigned long long)t.drops);
