@@ -168,13 +168,12 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 }
 
 /* True when the frame was for the switch itself and is consumed. */
-static bool to_switch(struct sw_port *in, const uint8_t *f, size_t len,
-		      const struct frame_parsed *p, qp_time_ns now)
+static bool to_switch(struct sw_port *in, const uint8_t *f, const struct frame_parsed *p,
+		      qp_time_ns now)
 {
 	struct sw_switch *sw = in->sw;
 	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
 
-	(void)len;
 	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
 		take_level_ack(sw, f, p);
 	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
@@ -259,7 +258,7 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	/* Responses (ACK, read response) name the requester's QP: remember it for CNPs. */
 	if ((p.layers & FRAME_L_ROCE) && (p.op->ext & FRAME_X_AETH))
 		sw_fwd_learn_qp(&sw->fwd, p.ip.dst, p.ip.src, p.bth.dest_qp);
-	if (to_switch(in, f, len, &p, now))
+	if (to_switch(in, f, &p, now))
 		return;
 	if (meta)
 		memcpy(&m, meta, SW_META_LEN(meta->nhops));
