@@ -314,6 +314,8 @@ void sw_port_flush(struct sw_port *p)
 	p->st.tx_errors += p->tx_n - (uint32_t)taken;
 	sw_queue_pop(p->q, p->tx_from_queue);
 	p->ctrl_head += p->tx_from_ctrl;
+	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
+		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
 }
 
@@ -341,8 +343,25 @@ static void leave_ctrl(struct sw_port *p)
 	tx_add(p, s->frame, s->len, s->leave_ns);
 }
 
+/* @qm with this port's hop appended, into @m. */
+static const struct sw_meta *add_hop(struct sw_port *p, uint32_t i, const struct sw_meta *qm,
+				     struct sw_meta *m)
+{
+	memcpy(m, qm, SW_META_LEN(qm->nhops));
+	if (m->nhops < QP_INT_MAX_HOPS) {
+		struct qp_int_hop *h = &m->hops[m->nhops++];
+		sw_queue_hop(p->q, i, h);
+		h->switch_id = p->sw->id;
+		h->port = (uint16_t)p->index;
+	} else {
+		p->st.int_hops_full++;
+	}
+	return m;
+}
+
 /* The oldest data frame of @p leaves: its hop record is written now that every arrival
- * up to its dequeue is known. */
+ * up to its dequeue is known (onto a link: always, for the next switches; out of the
+ * process: when a report is due). */
 static void leave_data(struct sw_port *p)
 {
 	uint32_t i = p->tx_from_queue;
@@ -350,34 +369,25 @@ static void leave_data(struct sw_port *p)
 	const struct sw_meta *qm = sw_queue_meta(p->q, e);
 	uint8_t *frame = sw_queue_frame(p->q, e);
 	qp_time_ns leave = e->depart_ns + p->q_delay_ns;
+	bool data = qm && (qm->flags & SW_M_ROCE_DATA);
 	struct sw_meta m;
 
-	if (qm && (qm->flags & SW_M_ROCE_DATA)) {
-		memcpy(&m, qm, SW_META_LEN(qm->nhops));
-		if (m.nhops < QP_INT_MAX_HOPS) {
-			struct qp_int_hop *h = &m.hops[m.nhops++];
-			sw_queue_hop(p->q, i, h);
-			h->switch_id = p->sw->id;
-			h->port = (uint16_t)p->index;
-		} else {
-			p->st.int_hops_full++;
-		}
-		qm = &m;
-	}
 	if (p->peer) {
-		sw_queue_pop(p->q, 1);   /* the peer copies it before anything reuses the store */
+		uint16_t len = e->frame_len;
 		p->st.tx_frames++;
-		p->st.tx_bytes += e->frame_len;
-		sw_ingress(p->peer, frame, e->frame_len, qm, leave);
+		p->st.tx_bytes += len;
+		/* The peer copies the frame; only then is its place in the store given back. */
+		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
+		sw_queue_pop(p->q, 1);
 		return;
 	}
-	if (qm) {
+	if (data) {
 		struct sw_flowtab *ft = sw_queue_flows(p->q);
 		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
 				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
 				     &ft->slots[e->flow] : NULL;
 		if (sw_telem_int_due(&p->telem, fl, leave))
-			send_int(p, qm, frame, leave);
+			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
 	p->tx_from_queue++;
 	tx_add(p, frame, e->frame_len, leave);

@@ -325,6 +325,12 @@ void sw_queue_pop(struct sw_queue *q, uint32_t n)
 		q->store_used -= e->store_span;
 		q->head++;
 	}
+	/* Empty: start again at the front of both rings, so that a queue that stays short
+	 * works in memory the cache still holds instead of marching through all of it. */
+	if (q->head == q->tail) {
+		q->head = q->mhead = q->tail = 0;
+		q->store_wpos = 0;
+	}
 }
 
 uint32_t sw_queue_count(const struct sw_queue *q)
