@@ -82,7 +82,6 @@ static void test_queue_bytes_over_time(void **state)
 	assert_int_equal(out.arrival_ns, 4000);
 	assert_int_equal(out.depart_ns, 40000);
 	assert_int_equal(out.qbytes, 5000);
-	sw_queue_pop(q, 0);
 	assert_int_equal(sw_queue_bytes(q, 7999), 5000);
 	assert_int_equal(sw_queue_bytes(q, 8000), 4000);   /* frame 0 left at 8000 */
 	assert_int_equal(sw_queue_bytes(q, 39999), 1000);
