@@ -5,17 +5,7 @@
 # time series and the JSON dump are written; with tshark installed, the capture decodes
 # as InfiniBand over UDP 4791 with no malformed frames.
 set -u
-BUILD=${BUILD:-build}
-SW=$BUILD/bin/qpace-switch
-T=$BUILD/bin/qpace-swtest
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/switch_common.inc"
 
 cat > "$tmp/two.topo" <<TOPO
 switch s1 id=1 rate=1G delay=5us
@@ -24,19 +14,21 @@ port s1 a udp local=127.0.0.1:17400 remote=127.0.0.1:17401
 port s2 b udp local=127.0.0.1:17402 remote=127.0.0.1:17403
 link s1:l s2:l rate=100M delay=1ms
 TOPO
+rm -f "$tmp/sw.log"
 $SW -c "$tmp/two.topo" --pcap "$tmp/cap.pcap" --stats "$tmp/q.csv" --stats-interval 5ms \
-	--stats-json "$tmp/s.json" -q &
+	--stats-json "$tmp/s.json" 2> "$tmp/sw.log" &
 pid=$!
-sleep 0.3
+ready
 timeout 10 $T hops --base-port 17400 2 || fail "INT hops across two switches"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
 [ "$rc" -eq 0 ] || fail "switch exit status $rc after SIGTERM"
 cp "$tmp/s.json" "$tmp/direct.json"
 
 # the same path with --int echo: the reports go to the receiver, flagged for its agent
-$SW -c "$tmp/two.topo" --int echo -q --duration 10s &
+rm -f "$tmp/sw.log"
+$SW -c "$tmp/two.topo" --int echo --duration 10s 2> "$tmp/sw.log" &
 pid=$!
-sleep 0.3
+ready
 timeout 10 $T hops --base-port 17400 2 echo || fail "INT echo to the receiver"
 kill -INT "$pid"; wait "$pid"; rc=$?; pid=""
 [ "$rc" -eq 0 ] || fail "switch exit status $rc after SIGINT"
