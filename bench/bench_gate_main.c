@@ -260,6 +260,31 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	return 0;
 }
 
+/* How late a sleep-mode wait returns (timer slack 1 ns, as the pacer sets it): the figure
+ * that sizes the hybrid's spin. */
+static void measure_wakeups(const struct opts *o)
+{
+	enum { N = 2000 };
+	static uint64_t late[N];
+	struct qp_wait w = { .mode = QP_WAIT_SLEEP };
+
+	for (unsigned i = 0; i < N; i++) {
+		qp_time_ns deadline = qp_now_ns() + 200 * QP_NS_PER_US;
+
+		late[i] = qp_wait_until(&w, deadline, -1, NULL) - deadline;
+	}
+	qsort(late, N, sizeof(late[0]), cmp_u64);
+	if (o->json)
+		printf("{\"wakeup_late_p50_us\":%.1f,\"wakeup_late_p99_us\":%.1f,"
+		       "\"wakeup_late_max_us\":%.1f}\n", (double)late[N / 2] / 1e3,
+		       (double)late[N * 99 / 100] / 1e3, (double)late[N - 1] / 1e3);
+	else
+		printf("# sleep wakeups (2000 x 200 us): late by p50 %.1f us, p99 %.1f us, max "
+		       "%.1f us; hybrid spins the last %.0f us\n", (double)late[N / 2] / 1e3,
+		       (double)late[N * 99 / 100] / 1e3, (double)late[N - 1] / 1e3,
+		       (double)(o->spin_ns ? o->spin_ns : QP_WAIT_DEF_SPIN_NS) / 1e3);
+}
+
 static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
 			 const struct result *r)
 {
@@ -306,6 +331,7 @@ int main(int argc, char **argv)
 		       "in gaps over 1 ms, the machine's, not the pacer's)\n",
 		       (unsigned long long)o.chunk_bytes, (double)o.duration_ns / 1e9,
 		       sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+		measure_wakeups(&o);
 		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s %9s\n", "target", "mode",
 		       "achieved", "error", "cpu", "ideal_us", "gap_p50", "gap_p99", "pieces",
 		       "sleeps", "stall_ms");
