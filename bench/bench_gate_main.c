@@ -329,8 +329,8 @@ int main(int argc, char **argv)
 		double load[3] = { 0 };
 
 		getloadavg(load, 3);
-		printf("# chunk %llu B, %.1f s per run, %ld CPUs, load average %.2f (stall_ms: time "
-		       "in gaps over 1 ms, the machine's, not the pacer's)\n",
+		printf("# chunk %llu B, %.1f s per run, %ld CPUs, load average %.2f (stall_ms: gaps "
+		       "over 1 ms beyond the ideal: the machine's, not the pacer's)\n",
 		       (unsigned long long)o.chunk_bytes, (double)o.duration_ns / 1e9,
 		       sysconf(_SC_NPROCESSORS_ONLN), load[0]);
 		measure_wakeups(&o);
