@@ -1,11 +1,11 @@
 /* The connection message (format in qpace/qp_wire.h): the one encoder and decoder. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/errmsg.h"
 #include "qpace/qp_wire.h"
 
 enum {
@@ -24,21 +24,6 @@ enum {
 	OFF_END = 52,
 };
 _Static_assert(OFF_END == QP_WIRE_CONN_BYTES, "layout matches the documented size");
-
-static int wire_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int wire_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -108,19 +93,19 @@ int qp_wire_conn_encode(const struct qp_conn_info *in, uint8_t *buf, size_t len)
 int qp_wire_conn_peek(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
 	if (len < QP_WIRE_CONN_HDR_BYTES)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: %zu bytes, shorter than its %u-byte header",
 				 len, QP_WIRE_CONN_HDR_BYTES);
 	if (get16(buf + OFF_MAGIC) != QP_WIRE_CONN_MAGIC)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: magic 0x%04x, expected 0x%04x (not a qpace peer?)",
 				 get16(buf + OFF_MAGIC), QP_WIRE_CONN_MAGIC);
 	if (buf[OFF_VERSION] != QP_WIRE_CONN_VERSION)
-		return wire_fail(-EPROTO, err, errlen,
+		return qp_errmsg(-EPROTO, err, errlen,
 				 "connection message: version %u, this build speaks version %u",
 				 buf[OFF_VERSION], QP_WIRE_CONN_VERSION);
 	if (buf[OFF_LENGTH] != QP_WIRE_CONN_BYTES)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: length field %u, version %u messages are %u bytes",
 				 buf[OFF_LENGTH], QP_WIRE_CONN_VERSION, QP_WIRE_CONN_BYTES);
 	return QP_WIRE_CONN_BYTES;
@@ -135,15 +120,15 @@ int qp_wire_conn_decode(struct qp_conn_info *out, const uint8_t *buf, size_t len
 	if (rc < 0)
 		return rc;
 	if (len < QP_WIRE_CONN_BYTES)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: truncated at %zu of %u bytes",
 				 len, QP_WIRE_CONN_BYTES);
 	if (buf[OFF_MTU] < 8 || buf[OFF_MTU] > 12)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: mtu_log2 %u, accepted 8..12 (256..4096 bytes)",
 				 buf[OFF_MTU]);
 	if (buf[OFF_RESERVED] != 0)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: reserved byte 0x%02x, must be 0",
 				 buf[OFF_RESERVED]);
 	memset(&ci, 0, sizeof(ci));
@@ -152,7 +137,7 @@ int qp_wire_conn_decode(struct qp_conn_info *out, const uint8_t *buf, size_t len
 	ci.qpn = get32(buf + OFF_QPN);
 	ci.psn = get32(buf + OFF_PSN);
 	if (ci.qpn > QP_QPN_MAX || ci.psn > QP_PSN_MAX)
-		return wire_fail(-EBADMSG, err, errlen,
+		return qp_errmsg(-EBADMSG, err, errlen,
 				 "connection message: qpn 0x%x / psn 0x%x, both must fit 24 bits",
 				 ci.qpn, ci.psn);
 	memcpy(ci.gid, buf + OFF_GID, sizeof(ci.gid));

@@ -3,8 +3,9 @@
  * Core (verbs/gate.c, pure: time passed in, no clock, no I/O, no allocation)
  *
  *   A token bucket in bytes, refilled at rate R (bits/s), holding at most
- *       cap = max(burst_bytes, chunk_bytes)
- *   A message of L bytes is handed on in pieces of n = min(L - sent, chunk_bytes) bytes
+ *       cap = chunk_bytes + burst_bytes
+ *   (burst_bytes is how far ahead of the rate a sender may get after idling, and the slack
+ *   that absorbs a late wakeup without losing rate.) A message of L bytes is handed on in pieces of n = min(L - sent, chunk_bytes) bytes
  *   (a SEND is one piece of L: it cannot be split). A piece may go when
  *       tokens >= min(n, cap)
  *   and then costs n tokens (the bucket goes into debt for a SEND longer than cap). So over
@@ -39,7 +40,7 @@
 #include "qpace/time.h"
 
 /* Defaults and limits; a zero field in qp_gate_params takes the default. */
-#define QP_GATE_DEF_BURST_BYTES 8192u          /* ~two 4 KiB MTUs; the QP layer uses 2 x MTU */
+#define QP_GATE_DEF_BURST_BYTES 8192u          /* two 4 KiB MTUs; the QP layer uses 2 x MTU */
 #define QP_GATE_DEF_CHUNK_BYTES 4096u
 #define QP_GATE_DEF_FALLBACK_BPS QP_GBPS
 #define QP_GATE_DEF_STALE_NS (100 * QP_NS_PER_MS)
@@ -52,7 +53,7 @@
 #define QP_GATE_MAX_STALE_NS (60 * QP_NS_PER_S)
 
 struct qp_gate_params {
-	uint64_t burst_bytes;       /* bucket depth, bytes */
+	uint64_t burst_bytes;       /* bytes that may gather beyond one piece */
 	uint64_t chunk_bytes;       /* largest piece of a splittable message, bytes */
 	qp_rate_bps fallback_bps;   /* rate with no live agent, bits/s */
 	qp_rate_bps max_bps;        /* ceiling on any table rate, bits/s; 0 = none */
@@ -141,7 +142,7 @@ void qp_gate_init(struct qp_gate *g, const struct qp_gate_params *p, qp_time_ns 
  * (0 only when want is 0), or -EAGAIN with v->retry_ns and v->wait. */
 int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t want,
 		 unsigned flags, qp_time_ns now, struct qp_gate_verdict *v);
-/* The bucket depth in force: max(burst_bytes, chunk_bytes). */
+/* The bucket depth in force: chunk_bytes + burst_bytes. */
 uint64_t qp_gate_cap_bytes(const struct qp_gate *g);
 const char *qp_gate_fallback_str(enum qp_gate_fallback f);
 
@@ -184,7 +185,7 @@ struct qp_rate_src {
 	char last_err[160];              /* the last open failure, logged once per change */
 };
 
-#define QP_RATE_SRC_RETRY_NS QP_NS_PER_S
+#define QP_RATE_SRC_RETRY_NS (100 * QP_NS_PER_MS)
 
 /* @name as qp_ctx_attr.rate_table (NULL = default, "" = none). No I/O yet. */
 void qp_rate_src_init(struct qp_rate_src *s, const char *name, qp_time_ns stale_ns,

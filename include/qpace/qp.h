@@ -58,15 +58,17 @@ struct qp_backend_ops;
 /* Log hook: one line, no newline. Default: "qpace: <line>" on stderr. */
 typedef void (*qp_log_fn)(void *arg, const char *line);
 
+/* Strings are read during qp_ctx_open only (the rate table name is copied). */
 struct qp_ctx_attr {
 	const char *device;      /* ibv: device name (NULL = first); soft: backend-specific */
 	uint8_t port;            /* ibv: port number, 0 = 1 */
-	int gid_index;           /* ibv: GID index; -1 = first RoCEv2 IPv4-mapped GID */
 	const char *rate_table;  /* "/name" = POSIX shm, a path with another '/' = file;
 				  * NULL = QP_RATETABLE_DEFAULT; "" = none (fallback rate) */
 	struct qp_ratetable *rate_table_mem; /* instead: an in-process table (not owned) */
 	void *backend_arg;       /* backend-specific object (soft: its event loop / agent) */
-	const char *options;     /* backend-specific "key=value,..." (soft: attach, ip, mac) */
+	const char *options;     /* backend-specific "key=value,...": ibv: gid=N (GID index;
+				  * default: the first RoCEv2 IPv4-mapped GID, 0 on IB);
+				  * soft: attach, ip, mac */
 	qp_log_fn log;           /* NULL = stderr */
 	void *log_arg;
 };
@@ -188,6 +190,9 @@ struct qp_wc {
 	enum qp_wc_status status;
 	enum qp_wc_opcode opcode;
 	uint32_t byte_len;         /* receives: bytes received */
+	/* As in verbs, opcode, byte_len and imm are valid only when status is success. After an
+	 * error the QP is in error: later WRs complete flushed, possibly one completion per
+	 * piece of a split WRITE, each with the WR's wr_id. */
 	uint32_t imm;              /* with has_imm, host order */
 	bool has_imm;
 	uint32_t vendor_err;
@@ -224,10 +229,13 @@ struct qp {
 	uint32_t qpn;              /* set by the backend at create */
 	struct qp_conn_info local; /* after qp_local_info / connect */
 	struct qp_conn_info remote;/* the peer's, after connect */
+	uint32_t path_mtu_bytes;   /* min(local, remote) after connect */
 	bool connected;
+	bool broken;               /* an error completion was seen: posts return -ENOTCONN */
 	struct qp_pacer pacer;
 	struct qp_wr pend_wr;      /* with pend.active */
 	struct qp_pending pend;
+	qp_time_ns retry_ns;       /* when the gate may next open (after an -EAGAIN) */
 	struct qp_stats stats;
 	struct qp *next;           /* in ctx->qps */
 };
@@ -278,6 +286,9 @@ struct qp_backend_ops {
 	void (*get_stats)(struct qp *qp, struct qp_stats *st);
 };
 
+/* For backends: the initial send PSN, attr.psn when psn_fixed, else random (24 bits). */
+uint32_t qp_initial_psn(const struct qp *qp);
+
 /* The backends built into this library, by name ("ibv", "soft"); NULL when unknown. */
 const struct qp_backend_ops *qp_backend_find(const char *name);
 /* NULL-terminated list, for --help. */
@@ -324,7 +335,7 @@ int qp_local_info(struct qp *qp, const struct qp_mr *expose, struct qp_conn_info
 int qp_connect(struct qp *qp, const struct qp_conn_info *remote, char *err, size_t errlen);
 
 /* Create, exchange connection data over TCP (perftest without -R) and connect.
- * Client: connects to host:port, retrying for up to timeout_ns. */
+ * Client: connects to host:port, retrying for up to timeout_ns (0 = 30 s). */
 int qp_dial(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
 	    const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
 	    struct qp **out, char *err, size_t errlen);
@@ -332,6 +343,9 @@ int qp_dial(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
 int qp_accept(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
 	      const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
 	      struct qp **out, char *err, size_t errlen);
+/* The exchange alone, on a connected stream socket: send ours, read and check theirs. */
+int qp_exchange_fd(int fd, const struct qp_conn_info *local, struct qp_conn_info *remote,
+		   qp_time_ns timeout_ns, char *err, size_t errlen);
 /* The same through librdmacm (perftest -R); the message rides in the CM private data.
  * -EOPNOTSUPP on backends without a CM. */
 int qp_dial_cm(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,

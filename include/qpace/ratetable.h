@@ -43,6 +43,7 @@
 #define QP_RATETABLE_MAX_SLOTS 65536u   /* 4 MiB of slots at most */
 #define QP_RATETABLE_READ_TRIES 64u
 #define QP_RATE_QPN_FREE 0xffffffffu
+#define QP_RATE_QPN_MAX 0xffffffu       /* QPNs are 24 bits */
 
 /* Slot flags. */
 enum qp_rate_flags {
