@@ -142,6 +142,7 @@ static int level_decode(struct fb_msg *m, const uint8_t *p, size_t len)
 	l->acked = p[23];
 	l->queue_bytes = qp_get32(p + 24);
 	l->seq = qp_get32(p + 28);
+	l->psn = qp_get32(p + 32) & 0xffffff;
 	return 0;
 }
 
@@ -164,6 +165,7 @@ static int level_encode(uint8_t *p, const struct fb_msg *m)
 	p[23] = l->level == FB_LEVEL_ACK ? l->acked : 0;
 	qp_put32(p + 24, l->queue_bytes);
 	qp_put32(p + 28, l->seq);
+	qp_put32(p + 32, l->psn & 0xffffff);
 	return 0;
 }
 

@@ -462,8 +462,10 @@ int frame_build_udp(uint8_t *buf, size_t cap, const struct frame_addr *src,
 		return -EMSGSIZE;
 	put_l2_l3(buf, src, dst, ip, FRAME_IPV4_HLEN + FRAME_UDP_HLEN + payload_len);
 	frame_udp_encode(udp, FRAME_UDP_HLEN, &uh);
-	if (payload_len)
+	if (payload)
 		memmove(udp + FRAME_UDP_HLEN, payload, payload_len);
+	else
+		memset(udp + FRAME_UDP_HLEN, 0, payload_len);
 	qp_put16(udp + 6, frame_udp_csum(src->ip, dst->ip, udp, uh.len));
 	memset(buf + len, 0, wire - len);
 	return (int)wire;

@@ -18,9 +18,10 @@
  *             tx_bytes u64, qlen_bytes u32, reserved u32, link_bps u64.
  *   NOTICE (48): flow, psn u32, switch_id u32, port u16, flows u16, queue_bytes u32,
  *             link_bps u64, reflected_ts_ns u64.
- *   LEVEL (32): flow, switch_id u32, port u16, level u8 (0..3, or 7 = ack from the
+ *   LEVEL (36): flow, switch_id u32, port u16, level u8 (0..3, or 7 = ack from the
  *             sender), acked u8 (with level 7: the level acknowledged), queue_bytes u32,
- *             seq u32 (switch's count of level changes for the flow).
+ *             seq u32 (switch's count of level changes for the flow), psn u32 (of the
+ *             frame that triggered it; an ack echoes the message it acknowledges).
  *   CREDIT (32): flow, seq u32, credit_bytes u32, interval_ns u64.
  *
  * A body may be longer than its fixed part (a later minor revision appends fields): the
@@ -46,7 +47,7 @@
 #define FB_AUTH_MAX 64
 #define FB_INT_FIXED (FB_FLOW_LEN + 28)
 #define FB_NOTICE_LEN (FB_FLOW_LEN + 32)
-#define FB_LEVEL_LEN (FB_FLOW_LEN + 16)
+#define FB_LEVEL_LEN (FB_FLOW_LEN + 20)
 #define FB_CREDIT_LEN (FB_FLOW_LEN + 16)
 #define FB_MAX_LEN (FB_HDR_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + FB_AUTH_MAX)
 
@@ -99,6 +100,7 @@ struct fb_level {
 	uint8_t acked;       /* with FB_LEVEL_ACK: the level acknowledged (0..3) */
 	uint32_t queue_bytes;
 	uint32_t seq;
+	uint32_t psn;
 };
 
 struct fb_credit {

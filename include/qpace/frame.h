@@ -247,7 +247,7 @@ struct frame_ip_opts {
 	bool no_df;
 };
 
-/* Ethernet / IPv4 / UDP / @payload with IPv4 and UDP checksums. Returns the frame length
+/* Ethernet / IPv4 / UDP / @payload (NULL: zeros) with IPv4 and UDP checksums. Returns the frame length
  * (padded to FRAME_ETH_MIN) or -EMSGSIZE. */
 int frame_build_udp(uint8_t *buf, size_t cap, const struct frame_addr *src,
 		    const struct frame_addr *dst, const struct frame_ip_opts *ip,

@@ -48,7 +48,8 @@ static void samples(struct fb_msg *out, size_t *n)
 	for (uint8_t lv = 0; lv <= 3; lv++) {
 		out[k] = (struct fb_msg){ .type = FB_T_LEVEL };
 		out[k++].u.level = (struct fb_level){ .flow = flow, .switch_id = 9, .port = 2,
-						      .level = lv, .queue_bytes = 4000, .seq = lv };
+						      .level = lv, .queue_bytes = 4000, .seq = lv,
+						      .psn = 100u + lv };
 	}
 	out[k] = (struct fb_msg){ .type = FB_T_LEVEL };
 	out[k++].u.level = (struct fb_level){ .flow = flow, .switch_id = 9, .level = FB_LEVEL_ACK,
