@@ -48,6 +48,10 @@ vm_setup() {
 	VM_RUN=${QPACE_VM_RUN:-$VM_OUT/run/$$}
 	rm -rf "$VM_RUN"
 	mkdir -p "$VM_RUN"
+	# Keep the logs of the last 8 runs only (each holds two initrds of ~6 MB).
+	ls -dt "$VM_OUT"/run/*/ 2>/dev/null | tail -n +9 | while read -r old; do
+		rm -rf "$old"
+	done
 	# Even base port in 20000..59998 from the pid; override with QPACE_VM_PORT.
 	VM_PORT=${QPACE_VM_PORT:-$((20000 + ($$ % 2000) * 20))}
 	trap 'vm_stop_all' EXIT
