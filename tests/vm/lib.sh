@@ -1,7 +1,8 @@
 # Shell functions that boot and watch Soft-RoCE guests (QEMU TCG). Source it from sh/bash:
 #
 #   . tests/vm/lib.sh
-#   vm_setup                          # checks QEMU, builds the initrd, sets the EXIT trap
+#   vm_can_run || exit 77             # prints why QEMU cannot run here
+#   vm_setup                          # run folder, base port, initrd, the EXIT/INT/TERM trap
 #   vm_start g1 0 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" job1.sh
 #   vm_wait g1 ready 120 && vm_wait g1 exit 300
 #   vm_exit_code g1                   # the job's exit code, from the console
@@ -52,7 +53,7 @@ vm_setup() {
 	ls -dt "$VM_OUT"/run/*/ 2>/dev/null | tail -n +9 | while read -r old; do
 		rm -rf "$old"
 	done
-	# Even base port in 20000..59998 from the pid; override with QPACE_VM_PORT.
+	# Even base port in 20000..59980 from the pid; override with QPACE_VM_PORT.
 	VM_PORT=${QPACE_VM_PORT:-$((20000 + ($$ % 2000) * 20))}
 	trap 'vm_stop_all' EXIT
 	trap 'vm_stop_all; exit 130' INT
