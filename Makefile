@@ -4,6 +4,7 @@
 #   make test       deps, build, unit tests, the same again under ASan+UBSan, then the
 #                   integration tests (namespaces; root only, skipped otherwise)
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
 # Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
@@ -38,7 +39,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 
 LIB := $(BUILD)/libqpace.a
 
-.PHONY: all deps test unit check-unit integration bench-cc demo clean
+.PHONY: all deps test unit check-unit integration bench-cc demo clean test-rxe
 all: $(PROGS)
 
 deps:
@@ -77,6 +78,9 @@ test: deps
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
+
+test-rxe: all
+	@sh tests/vm/test-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
