@@ -65,6 +65,7 @@
 #define RC_INLINE_MAX 1024u
 #define RC_WINDOW_MAX 4096u             /* far below 2^23: PSN order stays unambiguous */
 #define RC_MSG_MAX_BYTES (1u << 31)     /* IBTA: 2^31 */
+#define RC_PSN_SPAN_MAX (1u << 22)      /* PSNs posted and not yet acknowledged, at most */
 
 /* AETH syndromes (IBTA 9.7.5.2). */
 #define RC_AETH_ACK 0x00                /* | credit count; 0x1f = no credit information */
@@ -181,7 +182,9 @@ void rc_set_error(struct rc_qp *qp);
 
 /* Post one send WR (wr->mr is not looked at: the caller checked the local buffer; with
  * QP_WR_INLINE the bytes are copied now). 0; -ENOTCONN before connect; -EINVAL (opcode,
- * length, inline size); -ENOMEM (send queue full). In error: 0, and it completes flushed. */
+ * length, inline size, more than RC_PSN_SPAN_MAX packets); -ENOMEM (send queue full, or
+ * RC_PSN_SPAN_MAX PSNs outstanding: retry after progress). In error: 0, and it completes
+ * flushed. */
 int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now);
 /* Post one receive buffer. 0, -EINVAL, -ENOMEM (receive queue full). */
 int rc_post_recv(struct rc_qp *qp, const struct qp_recv_wr *wr);
