@@ -50,7 +50,7 @@ void rc_params_init(struct rc_params *p)
 	p->rq_depth = 512;
 	p->window_pkts = 128;
 	p->ackreq_every = 64;
-	p->ack_every = 32;
+	p->ack_every = 16;
 	p->rto_ns = 4096ULL << 14;
 	p->rto_backoff_max = 3;
 	p->retry_cnt = 7;

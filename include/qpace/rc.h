@@ -105,7 +105,9 @@ struct rc_params {
 	uint32_t window_pkts;       /* unacknowledged packets, 1..RC_WINDOW_MAX; default 128 */
 	uint32_t ackreq_every;      /* packets, 1..window; default 64 (rxe) */
 	uint32_t ack_every;         /* responder: packets per ACK without AckReq, 0 = only
-				     * on AckReq; default 32 */
+				     * on AckReq; default 16 (fewer than a small switch
+				     * buffer holds, so a window whose tail it drops still
+				     * draws an ACK and the go-back starts with a NAK) */
 	qp_time_ns rto_ns;          /* local ACK timeout, ns; 0 = none; default 4.096 us<<14 */
 	uint8_t rto_backoff_max;    /* doublings of rto_ns, 0..10; default 3 */
 	uint8_t retry_cnt;          /* timeouts without progress tolerated, 0..7; default 7 */
