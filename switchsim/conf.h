@@ -26,6 +26,7 @@ struct sw_port_conf {
 	uint32_t vni;                /* vxlan, 24 bits */
 	char dev[IF_NAMESIZE];       /* packet */
 	int peer_switch, peer_port;  /* link: the other end */
+	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
 	int line;                    /* topology file line, 0 for the command line */
@@ -67,6 +68,7 @@ struct sw_conf {
 	qp_time_ns stats_interval_ns;
 	qp_time_ns duration_ns;       /* 0 = until a signal */
 	qp_time_ns spin_ns;           /* busy-poll when the next departure is this close */
+	qp_time_ns tx_early_ns;       /* I/O ports may send this much before the model */
 	bool quiet;
 };
 

@@ -15,8 +15,8 @@ struct field {
 #define PS(f) { #f, offsetof(struct sw_port_stats, f) }
 static const struct field port_fields[] = {
 	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed), PS(filtered),
-	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(levels),
-	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped),
+	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(cnps), PS(levels),
+	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped), PS(rx_kernel_drops), PS(rx_batches), PS(tx_batches),
 	{ NULL, 0 },
 };
 #undef PS
@@ -59,7 +59,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 				", \"delay_ns\": %" PRIu64 ", \"buffer_bytes\": %" PRIu64
 				", \"queue_bytes\": %" PRIu64, i ? "," : "", p->conf->name,
 				kind_names[p->conf->kind], qp->rate_bps, qp->delay_ns,
-				qp->buffer_bytes, sw_queue_bytes(p->q, now));
+				qp->buffer_bytes, sw_queue_bytes_at(p->q, now));
 			json_fields(out, port_fields, &p->st);
 			json_fields(out, queue_fields, sw_queue_stats(p->q));
 			fputc('}', out);
@@ -87,7 +87,7 @@ void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns
 		for (int i = 0; i < sw->nports; i++) {
 			struct sw_port *p = &sw->ports[i];
 			fprintf(out, "%.6f,%s,%s,%" PRIu64, (double)(now - start) / 1e9,
-				sw->conf->name, p->conf->name, sw_queue_bytes(p->q, now));
+				sw->conf->name, p->conf->name, sw_queue_bytes_at(p->q, now));
 			for (const struct field *t = port_fields; t->name; t++)
 				fprintf(out, ",%" PRIu64, get(&p->st, t->off));
 			for (const struct field *t = queue_fields; t->name; t++)
