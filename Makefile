@@ -5,6 +5,7 @@
 #                   integration tests (namespaces; root only, skipped otherwise), and a
 #                   bounded run of every fuzz target
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each)
 #   make clean
@@ -41,7 +42,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 
 LIB := $(BUILD)/libqpace.a
 
-.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz
+.PHONY: all deps test unit check-unit integration bench-cc demo clean test-rxe fuzz
 all: $(PROGS)
 
 deps:
@@ -81,6 +82,9 @@ test: deps
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
+
+test-rxe: all
+	@sh tests/vm/test-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
