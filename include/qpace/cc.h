@@ -103,7 +103,10 @@ struct cc {
 	const struct cc_ops *ops;
 	struct cc_path path;
 	qp_rate_bps rate_bps;     /* the pacing rate, [min rate, line rate] */
-	uint64_t cap_bytes;       /* in-flight cap, CC_CAP_NONE when the algorithm sets none */
+	/* In-flight cap, CC_CAP_NONE when the algorithm sets none. A sender may start a
+	 * packet while bytes in flight + that packet <= cap_bytes (or nothing is in
+	 * flight); the gate and the test model both follow this rule. */
+	uint64_t cap_bytes;
 	qp_time_ns timer_ns;      /* next cc_timer deadline, QP_TIME_NEVER for none */
 	uint8_t level_to_ack;     /* with CC_ACT_ACK_LEVEL */
 	struct cc_stats stats;

@@ -1,0 +1,27 @@
+/* Checks shared by algorithms' check() functions. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qpace/cc_check.h"
+#include "qpace/units.h"
+
+int cc_check_rates_le_line(const char *alg, const void *params,
+			   const struct cc_rate_field *fields, size_t nfields,
+			   const struct cc_path *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < nfields; i++) {
+		qp_rate_bps v;
+		char vs[32], ls[32];
+
+		memcpy(&v, (const char *)params + fields[i].offset, sizeof(v));
+		if (v <= path->line_bps)
+			continue;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s=%s exceeds the line rate %s (must be <= %s)",
+				 alg, fields[i].name, qp_fmt_rate(v, vs, sizeof(vs)),
+				 qp_fmt_rate(path->line_bps, ls, sizeof(ls)), ls);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,325 @@
+/* Helpers of qpace-swtest (see swtest.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qpace/units.h"
+#include "swtest.h"
+
+int swt_parse(struct swt_args *a, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "to", required_argument, NULL, 't' }, { "bind", required_argument, NULL, 'b' },
+		{ "rate", required_argument, NULL, 'r' }, { "size", required_argument, NULL, 's' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "base-port", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int ch;
+
+	memset(a, 0, sizeof(*a));
+	a->size = 1000;
+	a->duration_ns = QP_NS_PER_S;
+	optind = 2;
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			a->to = optarg;
+			break;
+		case 'b':
+			a->bind = optarg;
+			break;
+		case 'r':
+			if (qp_parse_rate(optarg, &a->rate_bps) || !a->rate_bps)
+				return -1;
+			break;
+		case 's':
+			if (qp_parse_bytes(optarg, &v) || v > 8000)
+				return -1;
+			a->size = v;
+			break;
+		case 'd':
+			if (qp_parse_time(optarg, &a->duration_ns) || a->duration_ns > 60 * QP_NS_PER_S)
+				return -1;
+			break;
+		case 'p':
+			if (qp_parse_u64(optarg, &v) || v < 1 || v > 65000)
+				return -1;
+			a->base_port = (unsigned)v;
+			break;
+		default: return -1;
+		}
+	}
+	return 0;
+}
+
+int swt_addr(const char *s, struct sockaddr_in *out)
+{
+	char ip[64];
+	const char *colon = s ? strrchr(s, ':') : NULL;
+
+	if (!colon || (size_t)(colon - s) >= sizeof(ip))
+		return -1;
+	memcpy(ip, s, (size_t)(colon - s));
+	ip[colon - s] = 0;
+	memset(out, 0, sizeof(*out));
+	out->sin_family = AF_INET;
+	out->sin_port = htons((uint16_t)atoi(colon + 1));
+	return inet_pton(AF_INET, ip, &out->sin_addr) == 1 ? 0 : -1;
+}
+
+int swt_udp(const struct sockaddr_in *at)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), sz = 8 << 20, one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) < 0) {
+		fprintf(stderr, "qpace-swtest: bind %s:%u: %s\n", inet_ntoa(at->sin_addr),
+			ntohs(at->sin_port), strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Frame k is due at start + k * wire * 8 / rate. The senders wake every 500 us and send
+ * what is due, so that they leave the CPU to the switch (and the machine's other work)
+ * between bursts of a few frames; the average rate is exact. */
+#define PACE_NS (500 * QP_NS_PER_US)
+
+static void nap(void)
+{
+	struct timespec ts = { 0, (long)PACE_NS };
+	nanosleep(&ts, NULL);
+}
+
+struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,
+				 qp_time_ns duration)
+{
+	static uint8_t buf[SW_TEST_FRAME];
+	struct swt_counts c = { 0 };
+	qp_time_ns start = qp_now_ns(), gap = qp_tx_time_ns(wire, rate ? rate : QP_GBPS);
+	uint64_t k = 0, total = duration / gap;
+
+	while (k < total) {
+		uint64_t due = (qp_now_ns() - start) / gap + 1;
+		for (; k < due && k < total; k++) {
+			memcpy(buf, &k, sizeof(k));
+			if (send(fd, buf, payload, 0) == (ssize_t)payload) {
+				c.frames++;
+				c.bytes += wire;
+			}
+		}
+		nap();
+	}
+	c.ns = qp_now_ns() - start;
+	return c;
+}
+
+/* Kernel receive time of the datagram in @m (CLOCK_MONOTONIC), else now: a receiver
+ * that the machine stalls then counts each frame when it arrived, not when it was read. */
+static qp_time_ns rx_time(struct msghdr *m)
+{
+	struct timespec rt, ts;
+	qp_time_ns now = qp_now_ns(), real, t;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		clock_gettime(CLOCK_REALTIME, &rt);
+		real = (qp_time_ns)rt.tv_sec * QP_NS_PER_S + (qp_time_ns)rt.tv_nsec;
+		t = (qp_time_ns)ts.tv_sec * QP_NS_PER_S + (qp_time_ns)ts.tv_nsec;
+		if (t <= real && real - t < now)
+			return now - (real - t);
+	}
+	return now;
+}
+
+/* Take what waits on @fd without blocking. */
+static int rx_drain(int fd, struct swt_rx *r, size_t overhead)
+{
+	static uint8_t buf[SW_TEST_FRAME];
+	uint8_t ctl[64];
+	int got = 0;
+	ssize_t n;
+
+	for (;;) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		qp_time_ns now;
+
+		n = recvmsg(fd, &m, MSG_DONTWAIT);
+		if (n < 0)
+			break;
+		now = rx_time(&m);
+		if (!r->frames) {
+			r->first_ns = now;
+			r->first_bytes = (uint64_t)n + overhead;
+		}
+		if (!r->arrivals)
+			r->arrivals = malloc(SWT_MAX_ARRIVALS * sizeof(*r->arrivals));
+		if (r->arrivals && r->frames < SWT_MAX_ARRIVALS)
+			r->arrivals[r->frames] = now;
+		r->frames++;
+		r->bytes += (uint64_t)n + overhead;
+		r->last_ns = now;
+		got++;
+	}
+	return got;
+}
+
+/* Frames from a to the switch at @rate for @duration, counting what b receives meanwhile. */
+struct swt_counts swt_paced_frames(struct swt_pair *p, const uint8_t *frame, size_t len,
+				   qp_rate_bps rate, qp_time_ns duration, struct swt_rx *rx)
+{
+	struct swt_counts c = { 0 };
+	qp_time_ns start = qp_now_ns(), gap = qp_tx_time_ns(len, rate);
+	uint64_t k = 0, total = duration / gap;
+
+	while (k < total) {
+		uint64_t due = (qp_now_ns() - start) / gap + 1;
+		for (; k < due && k < total; k++) {
+			if (sendto(p->a, frame, len, 0, (struct sockaddr *)&p->to_a,
+				   sizeof(p->to_a)) == (ssize_t)len) {
+				c.frames++;
+				c.bytes += len;
+			}
+		}
+		rx_drain(p->b, rx, 0);
+		nap();
+	}
+	c.ns = qp_now_ns() - start;
+	return c;
+}
+
+/* Count until @max_ns passed, or 300 ms without a frame after the first. */
+struct swt_rx swt_count_rx(int fd, qp_time_ns max_ns, size_t overhead, const struct swt_rx *so_far)
+{
+	struct swt_rx r = so_far ? *so_far : (struct swt_rx){ 0 };
+	qp_time_ns start = qp_now_ns(), now = start;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (r.frames)
+		r.last_ns = start;
+	while (now < start + max_ns && !(r.frames && now > r.last_ns + 300 * QP_NS_PER_MS)) {
+		if (!rx_drain(fd, &r, overhead))
+			poll(&pfd, 1, 5);
+		now = qp_now_ns();
+	}
+	return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Two measures over the middle 90% of the frames (5th to 95th percentile), frames taken
+ * to be of one size: the mean rate, and the median of the rates of 20 ms bins. A run on
+ * a busy machine has moments where a stalled sender lets the queue run dry, or a stalled
+ * switch hands on a backlog at once; they move a few bins, not the median. The median
+ * is what the tests compare with the link rate. */
+void swt_print_rx(const char *what, const struct swt_rx *r)
+{
+	double secs = (double)(r->last_ns - r->first_ns) / 1e9, bps = 0, median = 0;
+	uint64_t n = r->frames < SWT_MAX_ARRIVALS ? r->frames : SWT_MAX_ARRIVALS;
+	const qp_time_ns bin = 20 * QP_NS_PER_MS;
+
+	if (n >= 20 && r->arrivals) {
+		uint64_t lo = n / 20, hi = n - 1 - n / 20, nb;
+		double size = (double)r->bytes / (double)r->frames;
+		double s = (double)(r->arrivals[hi] - r->arrivals[lo]) / 1e9;
+		double *bins;
+		bps = s > 0 ? (double)(hi - lo) * size * 8 / s : 0;
+		nb = (r->arrivals[hi] - r->arrivals[lo]) / bin;
+		bins = nb ? calloc(nb, sizeof(*bins)) : NULL;
+		for (uint64_t i = lo; bins && i < hi; i++) {
+			uint64_t b = (r->arrivals[i] - r->arrivals[lo]) / bin;
+			if (b < nb)
+				bins[b] += size * 8 / ((double)bin / 1e9);
+		}
+		if (bins) {
+			qsort(bins, nb, sizeof(*bins), cmp_double);
+			median = bins[nb / 2];
+			free(bins);
+		}
+	}
+	printf("%s %" PRIu64 " frames, %" PRIu64 " B in %.3f s: mean rate %.0f b/s, "
+	       "median 20 ms rate %.0f b/s\n", what, r->frames, r->bytes, secs, bps, median);
+}
+
+int swt_pair_open(struct swt_pair *p, unsigned base)
+{
+	struct sockaddr_in at = { .sin_family = AF_INET };
+
+	at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	p->to_a = p->to_b = at;
+	p->to_a.sin_port = htons((uint16_t)base);
+	p->to_b.sin_port = htons((uint16_t)(base + 2));
+	at.sin_port = htons((uint16_t)(base + 1));
+	p->a = swt_udp(&at);
+	at.sin_port = htons((uint16_t)(base + 3));
+	p->b = swt_udp(&at);
+	return p->a < 0 || p->b < 0 ? -1 : 0;
+}
+
+/* One frame each way so the switch knows where both hosts are; then drain. */
+void swt_learn(struct swt_pair *p, const struct frame_addr *a, const struct frame_addr *b)
+{
+	uint8_t f[128], junk[SW_TEST_FRAME];
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int n;
+
+	n = frame_build_udp(f, sizeof(f), b, a, NULL, (const uint8_t *)"hello", 5);
+	sendto(p->b, f, (size_t)n, 0, (struct sockaddr *)&p->to_b, sizeof(p->to_b));
+	n = frame_build_udp(f, sizeof(f), a, b, NULL, (const uint8_t *)"hello", 5);
+	sendto(p->a, f, (size_t)n, 0, (struct sockaddr *)&p->to_a, sizeof(p->to_a));
+	nanosleep(&ts, NULL);
+	while (recv(p->a, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+		;
+	while (recv(p->b, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+		;
+}
+
+/* The value of "KEY": N in the block of port PORT of switch SW (qpace-switch's JSON). */
+int swt_json_get(const char *path, const char *sw, const char *port, const char *key,
+		 uint64_t *out)
+{
+	static char text[1 << 20];
+	char pat[128];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	const char *s, *p, *end;
+
+	if (!f)
+		return -1;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"id\"", sw);
+	s = strstr(text, pat);
+	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"kind\"", port);
+	p = s ? strstr(s, pat) : NULL;
+	end = p ? strchr(p, '}') : NULL;
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	s = p ? strstr(p, pat) : NULL;
+	if (!s || s > end)
+		return -1;
+	*out = strtoull(s + strlen(pat), NULL, 10);
+	return 0;
+}

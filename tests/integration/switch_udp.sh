@@ -1,0 +1,64 @@
+#!/bin/sh
+# qpace-switch over udp ports on loopback (no namespaces needed, but run with the rest):
+#  1. RoCEv2 data from a test host: INT reports, early notices, congestion levels
+#     (qpace-swtest int checks them against the queue model and prints the figures);
+#  2. a sender at twice the link rate: received rate within 2% of the link rate, drops
+#     equal sent minus received, the queue never above the buffer.
+set -u
+. "$(dirname "$0")/switch_common.inc"
+
+echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
+rm -f "$tmp/sw.log"
+$SW --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
+	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us --cnp on \
+	--duration 20s 2> "$tmp/sw.log" &
+pid=$!
+ready
+timeout 15 $T int --base-port 17300 || fail "telemetry checks"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+
+echo "--- 2x overload through udp ports (200 Mb/s link, 400 Mb/s offered, 2 s)"
+# A 1 MB buffer (40 ms at 200 Mb/s) rides out a sender that a busy machine stalls.
+rm -f "$tmp/sw.log"
+$SW --star 2 --base-port 17310 --rate 200M --buffer 1M --delay 5us --duration 20s \
+	--stats-json "$tmp/s.json" 2> "$tmp/sw.log" &
+pid=$!
+ready
+timeout 15 $T rate --base-port 17310 --rate 400M --size 1000 --duration 2s > "$tmp/out" ||
+	fail "sender"
+cat "$tmp/out"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+sent=$(awk '/^sent/ {print $2}' "$tmp/out")
+recv=$(awk '/^received/ {print $2}' "$tmp/out")
+rate=$(awk '/^received/ {print $(NF-1)}' "$tmp/out")
+# the switch's drops: its queue's drop-tail plus what the kernel dropped at its ingress
+# socket when the machine stalled it (SO_RXQ_OVFL), both counted by the switch
+drops=$(( $($T json "$tmp/s.json" s1 p1 drop_tail) + $($T json "$tmp/s.json" s1 p0 rx_kernel_drops) )) ||
+	fail "no stats"
+maxq=$($T json "$tmp/s.json" s1 p1 max_qbytes)
+buf=$($T json "$tmp/s.json" s1 p1 buffer_bytes)
+echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))); max queue $maxq of $buf B; median received rate $rate b/s of 200000000"
+[ "$drops" -eq $((sent - recv)) ] || fail "drops != sent - received"
+[ "$maxq" -le "$buf" ] || fail "queue above the buffer"
+awk -v r="$rate" 'BEGIN { d = r / 200000000 - 1; exit !(d < 0.02 && d > -0.02) }' ||
+	fail "received rate $rate not within 2% of 200000000"
+
+echo "--- 10x overload (20 Mb/s link, 200 Mb/s offered, 1 s): bounded queue, no crash"
+rm -f "$tmp/sw.log"
+$SW --star 2 --base-port 17320 --rate 20M --buffer 64K --delay 5us --duration 20s \
+	--stats-json "$tmp/s10.json" 2> "$tmp/sw.log" &
+pid=$!
+ready
+timeout 15 $T rate --base-port 17320 --rate 200M --size 1000 --duration 1s > "$tmp/out10" ||
+	fail "sender"
+kill -0 "$pid" 2>/dev/null || fail "switch died under 10x overload"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+sent=$(awk '/^sent/ {print $2}' "$tmp/out10")
+recv=$(awk '/^received/ {print $2}' "$tmp/out10")
+drops=$(( $($T json "$tmp/s10.json" s1 p1 drop_tail) + $($T json "$tmp/s10.json" s1 p0 rx_kernel_drops) )) ||
+	fail "no stats"
+maxq=$($T json "$tmp/s10.json" s1 p1 max_qbytes)
+echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))); max queue $maxq of 65536 B"
+[ "$maxq" -le 65536 ] || fail "queue above the buffer"
+[ "$drops" -eq $((sent - recv)) ] || fail "drops != sent - received"
+echo "switch_udp: ok"

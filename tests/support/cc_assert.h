@@ -1,0 +1,16 @@
+/* cmocka checks shared by the congestion-control tests. Each fails the running test with a
+ * message that shows the figures. */
+#ifndef QPACE_TEST_CC_ASSERT_H
+#define QPACE_TEST_CC_ASSERT_H
+
+#include <stddef.h>
+#include "qpace/cc.h"
+#include "cc_loop.h"
+
+/* |got - want| <= rel * want. */
+void cc_assert_rate_near(qp_rate_bps got, double want, double rel);
+
+/* cc_loop_run, failing the test on a set-up error. */
+void cc_assert_loop(const struct cc_loop_cfg *c, struct cc_loop_result *r);
+
+#endif

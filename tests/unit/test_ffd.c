@@ -1,0 +1,225 @@
+/* FFD: each level's action and its acknowledgement, repeats, per-RTT re-application,
+ * clamps, parameters. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "qpace/cc_algs.h"
+#include "qpace/ffd.h"
+#include "../support/cc_expect.h"
+
+#define RTT (10 * QP_NS_PER_US)
+
+static const struct cc_path path = {
+	.line_bps = 100 * QP_GBPS, .base_rtt_ns = RTT, .mtu_bytes = 1000,
+};
+
+static struct cc *make(const char *params)
+{
+	return cc_expect_create(&cc_ffd_ops, &path, params);
+}
+
+static unsigned level(struct cc *cc, uint8_t lv, qp_time_ns t)
+{
+	const struct cc_event ev = { .type = CC_EV_LEVEL, .u.level = lv };
+	return cc_event(cc, &ev, t);
+}
+
+static struct cc_ffd_view view(const struct cc *cc)
+{
+	struct cc_ffd_view v;
+	assert_int_equal(cc_ffd_view(cc, &v), 0);
+	return v;
+}
+
+/* Entering each level applies its action once, at once, and asks for an ack of it. */
+static void test_each_level_action(void **state)
+{
+	static const struct {
+		uint8_t level;
+		double factor, add_bps; /* R' = R * factor + add, before clamps */
+		int timer;              /* a re-application is armed */
+	} steps[] = {
+		{ CC_LEVEL_SEVERE, 0.5, 0, 1 },     /* 100G -> 50G */
+		{ CC_LEVEL_DOWN, 0.75, 0, 1 },      /* -> 37.5G */
+		{ CC_LEVEL_HOLD, 1, 0, 0 },         /* hold */
+		{ CC_LEVEL_FREE, 1, 1e9, 1 },       /* + line/100 */
+		{ CC_LEVEL_SEVERE, 0.5, 0, 1 },
+		{ CC_LEVEL_FREE, 1, 1e9, 1 },
+	};
+	struct cc *cc = make(NULL);
+	double want = (double)path.line_bps;
+	(void)state;
+
+	for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		qp_time_ns t = (i + 1) * RTT / 4; /* new levels inside one RTT: no timer runs */
+		unsigned act;
+
+		cc->level_to_ack = 0xff;
+		act = level(cc, steps[i].level, t);
+		want = want * steps[i].factor + steps[i].add_bps;
+		print_message("level %u: rate %.4g (want %.4g), act %#x, ack %u\n",
+			      steps[i].level, view(cc).rate_bps, want, act, cc->level_to_ack);
+		assert_true(act & CC_ACT_ACK_LEVEL);
+		assert_int_equal(cc->level_to_ack, steps[i].level);
+		assert_int_equal(!!(act & CC_ACT_RATE), steps[i].level != CC_LEVEL_HOLD);
+		assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+		assert_int_equal(view(cc).level, steps[i].level);
+		if (steps[i].timer)
+			assert_int_equal(cc->timer_ns, t + RTT);
+		else
+			assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+	}
+	assert_int_equal(view(cc).stats.entered[CC_LEVEL_SEVERE], 2);
+	cc_destroy(cc);
+}
+
+/* The switch repeats the level before our ack reaches it: acknowledged again, nothing
+ * else changes (rate, timer). */
+static void test_repeat_changes_nothing(void **state)
+{
+	struct cc *cc = make(NULL);
+	qp_rate_bps rate;
+	qp_time_ns timer;
+	(void)state;
+
+	level(cc, CC_LEVEL_DOWN, 1000);
+	rate = cc->rate_bps;
+	timer = cc->timer_ns;
+	for (qp_time_ns t = 2000; t < 1000 + RTT; t += 2000) {
+		unsigned act = level(cc, CC_LEVEL_DOWN, t);
+
+		assert_int_equal(act, CC_ACT_ACK_LEVEL);
+		assert_int_equal(cc->level_to_ack, CC_LEVEL_DOWN);
+		assert_int_equal(cc->rate_bps, rate);
+		assert_int_equal(cc->timer_ns, timer);
+	}
+	assert_int_equal(view(cc).stats.repeats, 5); /* at 2, 4, 6, 8, 10 us */
+	assert_int_equal(view(cc).stats.acks, 6);
+	assert_int_equal(view(cc).stats.entered[CC_LEVEL_DOWN], 1);
+	print_message("5 repeats of level 2: rate stays %llu, 6 acks\n", (unsigned long long)rate);
+	cc_destroy(cc);
+}
+
+/* A persisting level re-applies its action once per RTT from when it was entered; a timer
+ * k RTTs late applies it k times; level 1 never re-applies. */
+static void test_per_rtt_reapplication(void **state)
+{
+	struct cc *cc = make("min_rate=1M");
+	const qp_time_ns t0 = 5000;
+	double want;
+	(void)state;
+
+	level(cc, CC_LEVEL_DOWN, t0);
+	want = 75e9;
+	for (unsigned k = 1; k <= 5; k++) {
+		assert_int_equal(cc->timer_ns, t0 + k * RTT);
+		assert_int_equal(cc_timer(cc, t0 + k * RTT - 1), 0); /* not before */
+		cc_timer(cc, t0 + k * RTT);
+		want *= 0.75;
+		assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+	}
+	/* 10 RTTs late (plus a bit): ten cuts at once, phase kept. */
+	cc_timer(cc, t0 + 15 * RTT + RTT / 2);
+	want *= pow(0.75, 10);
+	print_message("level 2: 5 on-time + 10 late RTTs: %.6g (want %.6g), next %llu\n",
+		      view(cc).rate_bps, want, (unsigned long long)cc->timer_ns);
+	assert_true(fabs(view(cc).rate_bps - want) < want * 1e-12 + 1.0);
+	assert_int_equal(cc->timer_ns, t0 + 16 * RTT);
+	assert_int_equal(view(cc).stats.reapplied, 15);
+	assert_int_equal(view(cc).stats.catch_ups, 1);
+
+	/* Level 0 now probes: + R_AI per RTT. */
+	level(cc, CC_LEVEL_FREE, t0 + 15 * RTT + RTT / 2 + 1);
+	want += 1e9;
+	cc_timer(cc, t0 + 18 * RTT + RTT / 2 + 1);
+	want += 3e9;
+	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+
+	/* Level 1 holds, however long. */
+	level(cc, CC_LEVEL_HOLD, t0 + 19 * RTT);
+	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+	assert_int_equal(cc_timer(cc, t0 + 1000 * RTT), 0);
+	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+
+	/* An event due after missed re-applications runs them first. */
+	level(cc, CC_LEVEL_SEVERE, t0 + 1000 * RTT);      /* x0.5 */
+	level(cc, CC_LEVEL_HOLD, t0 + 1003 * RTT);        /* 3 more x0.5 first */
+	want *= pow(0.5, 4);
+	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+	cc_destroy(cc);
+}
+
+/* Level 0 stops at the line rate, levels 2/3 at min_rate; the timer stops with them. */
+static void test_clamps(void **state)
+{
+	struct cc *cc = make("min_rate=10G");
+	(void)state;
+
+	level(cc, CC_LEVEL_FREE, 0); /* at line already: nothing to probe */
+	assert_int_equal(cc->rate_bps, path.line_bps);
+	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+
+	level(cc, CC_LEVEL_SEVERE, 1); /* 50, 25, 12.5, then 10 (floor) */
+	cc_timer(cc, 1 + 100 * RTT);
+	print_message("level 3 for 100 RTTs: %llu (floor 10G)\n",
+		      (unsigned long long)cc->rate_bps);
+	assert_int_equal(cc->rate_bps, 10 * QP_GBPS);
+	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+
+	level(cc, CC_LEVEL_FREE, 2 + 100 * RTT); /* 11G, then +1G per RTT to 100G */
+	assert_int_equal(cc->rate_bps, 11 * QP_GBPS);
+	cc_timer(cc, 2 + 1000 * RTT);
+	assert_int_equal(cc->rate_bps, path.line_bps);
+	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+	assert_int_equal(view(cc).stats.reapplied, 100 + 900); /* periods covered */
+	cc_destroy(cc);
+}
+
+static void test_invalid_level_rejected(void **state)
+{
+	struct cc *cc = make(NULL);
+	(void)state;
+
+	assert_int_equal(level(cc, CC_LEVEL_ACK, 1), 0);
+	assert_int_equal(level(cc, 4, 2), 0);
+	assert_int_equal(cc->stats.rejected[CC_EV_LEVEL], 2);
+	assert_int_equal(cc->rate_bps, path.line_bps);
+	assert_int_equal(view(cc).level, -1);
+	cc_destroy(cc);
+}
+
+static void test_bad_params_named(void **state)
+{
+	static const struct cc_expect_bad bad[] = {
+		{ "down=1", "down" },
+		{ "down=0", "down" },
+		{ "severe=1.5", "severe" },
+		{ "severe=0.9", "severe" },       /* gentler than down */
+		{ "rate_ai=200G", "rate_ai" },
+		{ "min_rate=101G", "min_rate" },
+		{ "min_rate=lots", "min_rate" },
+	};
+	(void)state;
+
+	cc_expect_bad_params(&cc_ffd_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
+	assert_int_equal(cc_ffd_view(NULL, NULL), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_level_action),
+		cmocka_unit_test(test_repeat_changes_nothing),
+		cmocka_unit_test(test_per_rtt_reapplication),
+		cmocka_unit_test(test_clamps),
+		cmocka_unit_test(test_invalid_level_rejected),
+		cmocka_unit_test(test_bad_params_named),
+	};
+	return cmocka_run_group_tests_name("ffd", tests, NULL, NULL);
+}
