@@ -42,7 +42,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 
 LIB := $(BUILD)/libqpace.a
 
-.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz test-rxe
+.PHONY: all deps test unit check-unit integration bench-cc demo clean test-rxe fuzz
 all: $(PROGS)
 
 deps:
