@@ -19,6 +19,8 @@
 #
 # Knobs (environment): QPACE_VM_RUN (log folder; default build/vm/run/<pid>), QPACE_VM_PORT
 # (base UDP port P; default picked from the pid), QPACE_VM_TIMEOUT (job limit, s; 300).
+# VM_EXTRA (shell variable, read by vm_start): more QEMU arguments for the next guest, split
+# on blanks, e.g. a second NIC (vm_user_nic below).
 
 VM_TOP=$(cd "$(dirname "${VM_LIB:-tests/vm/lib.sh}")/../.." && pwd)
 VM_OUT=$VM_TOP/build/vm
@@ -88,13 +90,24 @@ vm_start() {
 		-kernel "$VM_OUT/vmlinuz" -initrd "$dir/initrd" \
 		-append "console=ttyS0 panic=-1 quiet qname=$name qip=$(vm_ip "$idx")/24 qtimeout=$limit" \
 		-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
-		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" \
+		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" ${VM_EXTRA:-} \
 		-serial "file:$dir/console.log" -monitor none -pidfile "$dir/qemu.pid" \
 		</dev/null >"$dir/qemu.out" 2>&1 &
 	echo $! >"$dir/pid"
 	VM_PIDS="$VM_PIDS $!"
 	VM_NAMES="$VM_NAMES $name"
+	VM_EXTRA=""
 	vm_log "$name: launched (eth0 $(vm_ip "$idx"), udp 127.0.0.1:$lport -> 127.0.0.1:$rport)"
+}
+
+# vm_user_nic INDEX HOSTFWD_PORT GUEST_PORT: set VM_EXTRA to a second NIC (eth1, MAC
+# 52:54:00:00:01:(i+1)) on QEMU's user network, for TCP between host programs and the
+# guest beside the RoCE link: the guest gives it 10.0.2.15/24 (vm_user_nic_up in its
+# job), reaches the host's 127.0.0.1 as 10.0.2.2, and the host reaches the guest's
+# GUEST_PORT at 127.0.0.1:HOSTFWD_PORT.
+vm_user_nic() {
+	VM_EXTRA="-netdev user,id=n1,net=10.0.2.0/24,hostfwd=tcp:127.0.0.1:$2-:$3"
+	VM_EXTRA="$VM_EXTRA -device virtio-net-pci,netdev=n1,mac=$(printf '52:54:00:00:01:%02x' $(($1 + 1))),romfile="
 }
 
 # vm_spawn NAME CMD...: run a host helper (relay, switch) in the background, output to

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Keep one frame of each RoCEv2 opcode from a capture, as test vectors.
 
-    pick-vectors.py CAPTURE.pcap OUT.pcap
+    pick-vectors.py [--src A.B.C.D] CAPTURE.pcap OUT.pcap
 
 Reads the frames tests/vm/relay.py wrote (the relay forwards kernel rxe's frames between
 two guests), keeps the first IPv4/UDP-4791 frame of every BTH opcode (and, for the ACK
 opcode, of every AETH syndrome class), checks each one's ICRC, and writes them, in opcode
-order, to OUT.pcap. Prints one line per kept frame. Exits 1 if a RoCEv2 frame in the
+order, to OUT.pcap. With --src, only frames from that IPv4 source are kept (every frame's
+ICRC is still checked). Prints one line per kept frame. Exits 1 if a RoCEv2 frame in the
 capture has a wrong ICRC or no frame was kept.
 
 ICRC (references §9; IBTA annex A17): zlib's CRC-32 over 8 bytes of 0xFF, then the IPv4
@@ -71,12 +72,17 @@ def icrc(frame, ip, ihl, bth):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    src = None
+    if len(args) == 4 and args[0] == "--src":
+        src = bytes(int(x) for x in args[1].split("."))
+        args = args[2:]
+    if len(args) != 2 or (src is not None and len(src) != 4):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     keep = {}
     seen = bad = 0
-    for sec, usec, frame in read_pcap(sys.argv[1]):
+    for sec, usec, frame in read_pcap(args[0]):
         r = rocev2(frame)
         if not r:
             continue
@@ -86,6 +92,8 @@ def main():
         if icrc(frame, ip, ihl, bth) != stored:
             bad += 1
             continue
+        if src is not None and frame[ip + 12:ip + 16] != src:
+            continue
         op = frame[bth]
         # ACK: keep an ACK and a NAK apart (AETH syndrome's top 3 bits).
         key = (op, frame[bth + 12] >> 5) if op == 0x11 else (op, 0)
@@ -94,9 +102,9 @@ def main():
         print(f"pick-vectors: {bad} of {seen} RoCEv2 frames have a wrong ICRC", file=sys.stderr)
         return 1
     if not keep:
-        print(f"pick-vectors: no RoCEv2 frame in {sys.argv[1]}", file=sys.stderr)
+        print(f"pick-vectors: no RoCEv2 frame in {args[0]}", file=sys.stderr)
         return 1
-    with open(sys.argv[2], "wb") as out:
+    with open(args[1], "wb") as out:
         out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
         for key in sorted(keep):
             sec, usec, frame = keep[key]
@@ -108,7 +116,7 @@ def main():
                 name += {0: " (ACK)", 1: " (RNR NAK)", 3: " (NAK)"}.get(key[1], " (?)")
             print(f"  {key[0]:#04x} {name:<24} {len(frame):5} bytes "
                   f"psn {psn:#08x} icrc {struct.unpack_from('<I', frame, len(frame) - 4)[0]:#010x}")
-    print(f"pick-vectors: {seen} RoCEv2 frames, all ICRCs right; kept {len(keep)} in {sys.argv[2]}")
+    print(f"pick-vectors: {seen} RoCEv2 frames, all ICRCs right; kept {len(keep)} in {args[1]}")
     return 0
 
 

@@ -34,6 +34,13 @@ if [ ! -x build/bin/qpace-switch ] && [ -n "$short" ]; then
 fi
 scenario "scenario 1, transparency: ib_write_bw and ib_write_lat through $via" \
 	sh tests/vm/perftest-pair.sh --via $via $short
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qp-check ]; then
+	scenario "scenario 3, interop: soft backend on the host <-> kernel rxe in a guest, WRITE and SEND both ways" \
+		sh tests/vm/interop-soft.sh $short
+else
+	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
+	skipped=$((skipped + 1))
+fi
 
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
