@@ -313,20 +313,17 @@ static void note_decode_error(struct agent *a, int rc, size_t len, const uint8_t
 	agent_note(a, AGENT_C_FB_MAL_FIELD, "feedback from %s: undecodable (%d)", src, rc);
 }
 
-unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
-			     uint32_t src_ip, uint16_t src_port, qp_time_ns now)
+/* One message at the start of @buf (@len bytes left in the datagram): checked, decoded and
+ * fed. Returns its AGENT_RX_* bits; *used is its length, 0 when the rest of the datagram
+ * cannot be trusted (then nothing after it is read). */
+static unsigned feed_one(struct agent *a, const uint8_t *buf, size_t len, uint32_t src_ip,
+			 uint16_t src_port, qp_time_ns now, size_t *used)
 {
 	char src[24], ips[16];
 	struct fb_msg m;
 	int rc;
 
-	a->counters[AGENT_C_FB_DATAGRAMS]++;
-	if (!allowed(a, src_ip)) {
-		agent_note(a, AGENT_C_FB_REJ_SOURCE, "feedback from %s:%u dropped: source not on "
-			   "the allow-list (--allow)", agent_ip_fmt(src_ip, ips, sizeof(ips)),
-			   src_port);
-		return 0;
-	}
+	*used = 0;
 	if (a->p.have_key && (rc = fb_auth_verify(buf, len, &a->key)) != 0) {
 		agent_note(a, rc == -ENOKEY ? AGENT_C_FB_REJ_NOTAG : AGENT_C_FB_REJ_TAG,
 			   "feedback from %s:%u dropped: %s", agent_ip_fmt(src_ip, ips, sizeof(ips)),
@@ -341,6 +338,31 @@ unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
 		note_decode_error(a, rc, len, buf, src);
 		return 0;
 	}
+	*used = m.length;
 	a->counters[AGENT_C_FB_ACCEPTED]++;
 	return AGENT_RX_ACCEPTED | agent_feed_msg(a, &m, src_ip, src_port, now);
+}
+
+/* A datagram holds one or more messages back to back (a switch packs the INT reports of
+ * one pass per host); each is checked on its own. A bad one ends the datagram: its length
+ * field cannot be trusted to find the next. */
+unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
+			     uint32_t src_ip, uint16_t src_port, qp_time_ns now)
+{
+	char ips[16];
+	unsigned res = 0;
+	size_t off = 0, used;
+
+	a->counters[AGENT_C_FB_DATAGRAMS]++;
+	if (!allowed(a, src_ip)) {
+		agent_note(a, AGENT_C_FB_REJ_SOURCE, "feedback from %s:%u dropped: source not on "
+			   "the allow-list (--allow)", agent_ip_fmt(src_ip, ips, sizeof(ips)),
+			   src_port);
+		return 0;
+	}
+	do {
+		res |= feed_one(a, buf + off, len - off, src_ip, src_port, now, &used);
+		off += used;
+	} while (used && off < len);
+	return res;
 }

@@ -119,11 +119,11 @@ static void fb_one(struct qpaced *d, unsigned i, qp_time_ns now)
 	unsigned res;
 
 	fb_cmsgs(d, h, &ts);
-	if ((h->msg_flags & MSG_TRUNC) || len > FB_MAX_LEN) {
+	if (h->msg_flags & MSG_TRUNC) {
 		agent_count(d->agent, AGENT_C_FB_DATAGRAMS, 1);
 		agent_note(d->agent, AGENT_C_FB_MAL_OVERSIZE, "feedback datagram from %s:%u longer "
-			   "than any message (%d bytes at most)", inet_ntoa(sa->sin_addr),
-			   ntohs(sa->sin_port), FB_MAX_LEN);
+			   "than the agent reads (%d bytes at most)", inet_ntoa(sa->sin_addr),
+			   ntohs(sa->sin_port), QPACED_RX_BUF);
 		return;
 	}
 	res = agent_feed_datagram(d->agent, d->rx_buf[i], len, ntohl(sa->sin_addr.s_addr),

@@ -14,7 +14,7 @@
 #include "qpace/strbuf.h"
 
 #define QPACED_BATCH 64
-#define QPACED_RX_BUF 2048         /* larger than any feedback message: MSG_TRUNC = oversize */
+#define QPACED_RX_BUF 2048         /* > a switch's packed datagram (1400 B of messages) */
 #define QPACED_MAX_CONNS 256
 #define QPACED_MAX_HTTP 16
 

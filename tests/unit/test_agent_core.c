@@ -255,6 +255,40 @@ static void test_level_rate_and_ack(void **state)
 	fx_free(f);
 }
 
+/* A switch packs several messages into one datagram: each is fed, in order; a broken one
+ * ends the datagram (its length cannot be trusted) and is counted, the ones before it
+ * stand. */
+static void test_packed_datagram(void **state)
+{
+	struct agent_params p = params("ffd");
+	struct fx *f = fx_new(&p);
+	struct agent_qp_reg r1 = reg(0x11, 0x21), r2 = reg(0x12, 0x22);
+	struct fb_msg m1 = level_msg(0x21, r1.sport, 3), m2 = level_msg(0x22, r2.sport, 2);
+	uint8_t buf[3 * FB_MAX_LEN];
+	size_t n1, n2;
+	(void)state;
+
+	must_register(f, &r1);
+	must_register(f, &r2);
+	n1 = encode(buf, &m1);
+	n2 = encode(buf + n1, &m2);
+	assert_true(agent_feed_datagram(f->a, buf, n1 + n2, SWITCH, 4792, T0) & AGENT_RX_RATE);
+	assert_int_equal(slot_of(f, 0x11).rate_bps, 5 * QP_GBPS);    /* level 3: x0.5 */
+	assert_int_equal(slot_of(f, 0x12).rate_bps, 7500 * QP_MBPS); /* level 2: x0.75 */
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_ACCEPTED], 2);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_DATAGRAMS], 1);
+
+	/* The second message truncated: the first stands, the second is counted. */
+	m1 = level_msg(0x21, r1.sport, 1);
+	n1 = encode(buf, &m1);
+	n2 = encode(buf + n1, &m2);
+	assert_true(agent_feed_datagram(f->a, buf, n1 + n2 - 3, SWITCH, 4792, T0 + 1) &
+		    AGENT_RX_ACCEPTED);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_ACCEPTED], 3);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_MAL_TRUNC], 1);
+	fx_free(f);
+}
+
 /* ---- allow-list and tags ---- */
 
 static void test_allow_and_auth(void **state)
@@ -721,6 +755,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_register_rules),
 		cmocka_unit_test(test_level_rate_and_ack),
+		cmocka_unit_test(test_packed_datagram),
 		cmocka_unit_test(test_allow_and_auth),
 		cmocka_unit_test(test_malformed_and_fuzz),
 		cmocka_unit_test(test_echo_and_int),
