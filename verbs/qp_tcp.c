@@ -21,37 +21,47 @@
 #define TCP_RETRY_NS (100 * QP_NS_PER_MS)
 #define READY_BYTE 'R'
 
-static int wait_io(int fd, short events, qp_time_ns deadline)
+/* Wait until @fd is ready or the deadline passes. With @ctx, the backend keeps running
+ * meanwhile (its fd watched, its deadlines honoured): a soft host must answer ARP and ACK
+ * while its QP waits here for the peer. */
+static int wait_io(int fd, short events, qp_time_ns deadline, struct qp_ctx *ctx)
 {
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = events };
-		qp_time_ns now = qp_now_ns();
+		struct pollfd pfd[2] = { { .fd = fd, .events = events }, { .fd = -1 } };
+		qp_time_ns now = qp_now_ns(), wake = deadline;
 		int ms, rc;
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		ms = (int)((deadline - now + QP_NS_PER_MS - 1) / QP_NS_PER_MS);
-		rc = poll(&pfd, 1, ms);
-		if (rc > 0)
-			return 0;
+		if (ctx) {
+			pfd[1] = (struct pollfd){ .fd = qp_ctx_fd(ctx), .events = POLLIN };
+			wake = qp_time_min(wake, qp_ctx_deadline(ctx));
+		}
+		ms = wake > now ? (int)((wake - now + QP_NS_PER_MS - 1) / QP_NS_PER_MS) : 0;
+		rc = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, ms);
 		if (rc < 0 && errno != EINTR)
 			return -errno;
+		if (ctx)
+			qp_ctx_progress(ctx, qp_now_ns());
+		if (rc > 0 && pfd[0].revents)
+			return 0;
 	}
 }
 
 /* Send or receive exactly len bytes before the deadline; -ECONNRESET when the peer hangs
  * up first. */
-static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline)
+static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
+		  struct qp_ctx *ctx)
 {
 	char *p = buf;
 
 	while (len) {
 		ssize_t n;
-		int rc = wait_io(fd, out ? POLLOUT : POLLIN, deadline);
+		int rc = wait_io(fd, out ? POLLOUT : POLLIN, deadline, ctx);
 
 		if (rc)
 			return rc;
-		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+		n = out ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, len, MSG_DONTWAIT);
 		if (n == 0 && !out)
 			return -ECONNRESET;
 		if (n < 0 && errno != EINTR && errno != EAGAIN)
@@ -66,12 +76,12 @@ static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline)
 
 static int write_all(int fd, const void *buf, size_t len, qp_time_ns deadline)
 {
-	return io_all(fd, (void *)(uintptr_t)buf, len, true, deadline);
+	return io_all(fd, (void *)(uintptr_t)buf, len, true, deadline, NULL);
 }
 
 static int read_all(int fd, void *buf, size_t len, qp_time_ns deadline)
 {
-	return io_all(fd, buf, len, false, deadline);
+	return io_all(fd, buf, len, false, deadline, NULL);
 }
 
 static qp_time_ns deadline_in(qp_time_ns timeout_ns)
@@ -173,7 +183,7 @@ static int tcp_accept_one(const char *bind_host, const char *port, qp_time_ns de
 		return rc;
 	}
 	freeaddrinfo(res);
-	rc = wait_io(lfd, POLLIN, deadline);
+	rc = wait_io(lfd, POLLIN, deadline, NULL);
 	fd = rc ? rc : accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0 && !rc)
 		rc = -errno;
@@ -198,9 +208,10 @@ static int handshake(struct qp *qp, int fd, const struct qp_mr *expose, qp_time_
 		rc = qp_connect(qp, &remote, err, errlen);
 	if (rc)
 		return rc;
-	rc = write_all(fd, &ready, 1, deadline);
+	/* The QP is live from here: the backend runs while we wait for the peer's ready. */
+	rc = io_all(fd, &ready, 1, true, deadline, qp->ctx);
 	if (rc == 0)
-		rc = read_all(fd, &got, 1, deadline);
+		rc = io_all(fd, &got, 1, false, deadline, qp->ctx);
 	if (rc == 0 && got != READY_BYTE)
 		rc = -EPROTO;
 	if (rc)
