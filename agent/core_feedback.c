@@ -1,0 +1,346 @@
+/* The agent core's feedback intake: allow-list, tag, decode, then one handler per message
+ * type (table at the end). Roles and rules are described in qpace/agent.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qpace/fb_auth.h"
+#include "core_priv.h"
+
+/* ---- after a controller ran: publish, acknowledge, reschedule ---- */
+
+static bool send_level_ack(struct agent *a, struct agent_qp *q)
+{
+	const struct agent_level_src *s = &q->level_src;
+	struct fb_msg m = { .type = FB_T_LEVEL };
+
+	if (!s->known)
+		return false;
+	m.u.level = (struct fb_level){
+		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
+		.switch_id = s->switch_id, .port = s->port, .level = FB_LEVEL_ACK,
+		.acked = q->cc->level_to_ack, .seq = s->seq,
+	};
+	if (!agent_send(a, &m, s->ip, s->udp_port))
+		return false;
+	a->counters[AGENT_C_LEVEL_ACKS]++;
+	return true;
+}
+
+unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+	unsigned res = AGENT_RX_MATCHED;
+
+	if (agent_publish(a, q, now))
+		res |= AGENT_RX_RATE;
+	if ((act & CC_ACT_ACK_LEVEL) && send_level_ack(a, q))
+		res |= AGENT_RX_TX;
+	agent_reschedule(a, idx);
+	return res;
+}
+
+static unsigned feed_cc(struct agent *a, uint32_t idx, const struct cc_event *ev,
+			qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+	uint64_t rejected = q->cc->stats.rejected[ev->type];
+	unsigned act = cc_event(q->cc, ev, now);
+
+	if (q->cc->stats.rejected[ev->type] != rejected)
+		agent_note(a, AGENT_C_FB_CC_REJECTED, "qp 0x%06x: %s rejected a feedback event "
+			   "(type %d; e.g. a zero link rate)", q->reg.qpn, q->cc->ops->name,
+			   ev->type);
+	q->feedback++;
+	return agent_after_cc(a, idx, act, now);
+}
+
+/* ---- flows ---- */
+
+static void note_unknown(struct agent *a, const char *what, const struct fb_flow *f)
+{
+	char s[16], d[16];
+
+	agent_note(a, AGENT_C_FB_UNKNOWN_FLOW, "%s for flow %s:%u -> %s qp 0x%06x: no such local "
+		   "QP registered", what, agent_ip_fmt(f->src_ip, s, sizeof(s)), f->sport,
+		   agent_ip_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
+}
+
+/* The local QP that sends the data of flow @f: (src IP, dst IP, dest QP), and the source
+ * port when both sides know it. */
+static uint32_t sender_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
+{
+	uint32_t idx = agent_map_find_flow(a, f->src_ip, f->dst_ip, f->dest_qp);
+
+	if (idx != AGENT_NO_IDX && a->qps[idx].reg.sport && f->sport &&
+	    f->sport != a->qps[idx].reg.sport)
+		idx = AGENT_NO_IDX;
+	if (idx == AGENT_NO_IDX)
+		note_unknown(a, fb_type_name(m->type), f);
+	return idx;
+}
+
+/* The local QP that receives the data of flow @f: its QPN is the dest QP. */
+static uint32_t receiver_qp(struct agent *a, const struct fb_flow *f)
+{
+	uint32_t idx = agent_map_find_qpn(a, f->dest_qp);
+
+	if (idx != AGENT_NO_IDX && (a->qps[idx].reg.local_ip != f->dst_ip ||
+				    a->qps[idx].reg.peer_ip != f->src_ip))
+		idx = AGENT_NO_IDX;
+	if (idx == AGENT_NO_IDX)
+		note_unknown(a, "int to the receiver", f);
+	return idx;
+}
+
+/* ---- monitoring from INT: the most congested hop, HPCC's way, and the queueing delay --- */
+
+static void monitor_int(struct agent_qp *q, const struct qp_int_hop *hops, unsigned nhops)
+{
+	double u_max = -1, qdelay_ns = 0, t_ns = (double)q->reg.base_rtt_ns;
+	bool same = q->prev_nhops == nhops;
+	uint32_t qmax = 0;
+
+	for (unsigned i = 0; i < nhops && same; i++)
+		same = q->prev_hops[i].switch_id == hops[i].switch_id &&
+		       q->prev_hops[i].port == hops[i].port;
+	for (unsigned i = 0; i < nhops; i++) {
+		const struct qp_int_hop *h = &hops[i], *p = &q->prev_hops[i];
+		double b = (double)h->link_bps;
+
+		if (h->qlen_bytes > qmax)
+			qmax = h->qlen_bytes;
+		if (!h->link_bps)
+			continue;
+		qdelay_ns += h->qlen_bytes * 8e9 / b;
+		if (same && h->ts_ns > p->ts_ns && h->tx_bytes >= p->tx_bytes) {
+			double tx_bps = (double)(h->tx_bytes - p->tx_bytes) * 8e9 /
+					(double)(h->ts_ns - p->ts_ns);
+			uint32_t qlen = h->qlen_bytes < p->qlen_bytes ? h->qlen_bytes : p->qlen_bytes;
+			double u = tx_bps / b + qlen * 8e9 / (b * t_ns);
+
+			if (u > u_max)
+				u_max = u;
+		}
+	}
+	if (u_max >= 0)
+		q->utilization = u_max;
+	q->queue_bytes = qmax;
+	q->rtt_ns = q->reg.base_rtt_ns + (qp_time_ns)qdelay_ns;
+	memcpy(q->prev_hops, hops, nhops * sizeof(*hops));
+	q->prev_nhops = nhops;
+}
+
+/* 24-bit PSN -> 64 bits: the value nearest to the highest seen (within 2^23). */
+static uint64_t psn_extend(struct agent_qp *q, uint32_t psn)
+{
+	int64_t d;
+
+	if (!q->psn_valid) {
+		q->psn_valid = true;
+		q->psn64_max = (1ULL << 24) + psn; /* room below for reordering */
+		return q->psn64_max;
+	}
+	d = (int64_t)((psn - (uint32_t)q->psn64_max) & 0xffffffu);
+	if (d >= 1 << 23)
+		d -= 1 << 24;
+	if (d > 0)
+		q->psn64_max += (uint64_t)d;
+	return q->psn64_max + (uint64_t)(d > 0 ? 0 : d);
+}
+
+/* ---- handlers ---- */
+
+static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_ns now)
+{
+	const struct fb_int *r = &m->u.int_report;
+	uint32_t idx = sender_qp(a, m, &r->flow);
+	struct agent_qp *q;
+	struct cc_event ev;
+	uint64_t psn64, window;
+
+	if (idx == AGENT_NO_IDX)
+		return 0;
+	q = &a->qps[idx];
+	psn64 = psn_extend(q, r->psn);
+	window = q->cc->cap_bytes != CC_CAP_NONE ? q->cc->cap_bytes
+						 : qp_bytes_in(q->cc->rate_bps, q->reg.base_rtt_ns);
+	fb_to_cc_event(m, &ev);
+	ev.u.int_report.seq = psn64 * q->reg.mtu_bytes;
+	ev.u.int_report.snd_nxt = (q->psn64_max + 1) * q->reg.mtu_bytes + window;
+	monitor_int(q, r->hops, r->nhops);
+	return feed_cc(a, idx, &ev, now);
+}
+
+static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m)
+{
+	const struct fb_int *r = &m->u.int_report;
+	uint32_t idx = receiver_qp(a, &r->flow);
+	struct fb_msg echo;
+	struct agent_qp *q;
+
+	if (idx == AGENT_NO_IDX)
+		return 0;
+	q = &a->qps[idx];
+	q->peer_sport = r->flow.sport;
+	q->feedback++;
+	monitor_int(q, r->hops, r->nhops);
+	echo = *m;
+	echo.type = FB_T_ECHO;
+	echo.flags = 0;
+	echo.auth_len = 0;
+	if (!agent_send(a, &echo, r->flow.src_ip, a->p.peer_port))
+		return AGENT_RX_MATCHED;
+	a->counters[AGENT_C_ECHOES]++;
+	return AGENT_RX_MATCHED | AGENT_RX_TX;
+}
+
+static unsigned on_int(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+		       uint16_t src_port, qp_time_ns now)
+{
+	(void)src_ip;
+	(void)src_port;
+	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER))
+		return int_as_receiver(a, m);
+	return int_as_sender(a, m, now);
+}
+
+static unsigned on_notice(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			  uint16_t src_port, qp_time_ns now)
+{
+	uint32_t idx = sender_qp(a, m, &m->u.notice.flow);
+	struct cc_event ev;
+
+	(void)src_ip;
+	(void)src_port;
+	if (idx == AGENT_NO_IDX)
+		return 0;
+	a->qps[idx].queue_bytes = m->u.notice.queue_bytes;
+	fb_to_cc_event(m, &ev);
+	return feed_cc(a, idx, &ev, now);
+}
+
+static unsigned on_level(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			 uint16_t src_port, qp_time_ns now)
+{
+	const struct fb_level *l = &m->u.level;
+	struct cc_event ev;
+	uint32_t idx;
+
+	if (l->level == FB_LEVEL_ACK) {
+		agent_note(a, AGENT_C_FB_IGNORED, "level acknowledgement received: agents send "
+			   "those, switches take them");
+		return 0;
+	}
+	idx = sender_qp(a, m, &l->flow);
+	if (idx == AGENT_NO_IDX)
+		return 0;
+	a->qps[idx].level_src = (struct agent_level_src){
+		.ip = src_ip, .udp_port = src_port, .switch_id = l->switch_id, .port = l->port,
+		.seq = l->seq, .known = true,
+	};
+	a->qps[idx].queue_bytes = l->queue_bytes;
+	fb_to_cc_event(m, &ev);
+	return feed_cc(a, idx, &ev, now);
+}
+
+static unsigned on_credit(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			  uint16_t src_port, qp_time_ns now)
+{
+	uint32_t idx = sender_qp(a, m, &m->u.credit.flow);
+
+	(void)src_ip;
+	(void)src_port;
+	if (idx == AGENT_NO_IDX)
+		return 0;
+	a->qps[idx].feedback++;
+	return agent_credit_rx(a, idx, &m->u.credit, now);
+}
+
+typedef unsigned (*fb_handler)(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			       uint16_t src_port, qp_time_ns now);
+
+static const fb_handler handlers[FB_T_COUNT] = {
+	[FB_T_INT] = on_int,
+	[FB_T_ECHO] = on_int,
+	[FB_T_NOTICE] = on_notice,
+	[FB_T_LEVEL] = on_level,
+	[FB_T_CREDIT] = on_credit,
+};
+
+unsigned agent_feed_msg(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			uint16_t src_port, qp_time_ns now)
+{
+	if (m->type >= FB_T_COUNT || !handlers[m->type]) {
+		agent_note(a, AGENT_C_FB_IGNORED, "feedback type %u: no handler", m->type);
+		return 0;
+	}
+	return handlers[m->type](a, m, src_ip, src_port, now);
+}
+
+/* ---- datagrams ---- */
+
+static bool allowed(const struct agent *a, uint32_t ip)
+{
+	for (unsigned i = 0; i < a->p.nallow; i++)
+		if (agent_net_match(&a->p.allow[i], ip))
+			return true;
+	return false;
+}
+
+static const struct {
+	int rc;
+	enum agent_counter counter;
+	const char *what;
+} decode_errors[] = {
+	{ -EPROTO, AGENT_C_FB_MAL_PROTO, "wrong magic or version" },
+	{ -EMSGSIZE, AGENT_C_FB_MAL_TRUNC, "truncated" },
+	{ -EINVAL, AGENT_C_FB_MAL_FIELD, "a field out of range" },
+	{ -ENOMSG, AGENT_C_FB_MAL_TYPE, "unknown message type" },
+};
+
+static void note_decode_error(struct agent *a, int rc, size_t len, const uint8_t *buf,
+			      const char *src)
+{
+	for (size_t i = 0; i < sizeof(decode_errors) / sizeof(decode_errors[0]); i++) {
+		if (decode_errors[i].rc != rc)
+			continue;
+		agent_note(a, decode_errors[i].counter, "feedback from %s: %s (%zu bytes, type %d)",
+			   src, decode_errors[i].what, len, len > 3 ? buf[3] : -1);
+		return;
+	}
+	agent_note(a, AGENT_C_FB_MAL_FIELD, "feedback from %s: undecodable (%d)", src, rc);
+}
+
+unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
+			     uint32_t src_ip, uint16_t src_port, qp_time_ns now)
+{
+	char src[24], ips[16];
+	struct fb_msg m;
+	int rc;
+
+	a->counters[AGENT_C_FB_DATAGRAMS]++;
+	if (!allowed(a, src_ip)) {
+		agent_note(a, AGENT_C_FB_REJ_SOURCE, "feedback from %s:%u dropped: source not on "
+			   "the allow-list (--allow)", agent_ip_fmt(src_ip, ips, sizeof(ips)),
+			   src_port);
+		return 0;
+	}
+	if (a->p.have_key && (rc = fb_auth_verify(buf, len, &a->key)) != 0) {
+		agent_note(a, rc == -ENOKEY ? AGENT_C_FB_REJ_NOTAG : AGENT_C_FB_REJ_TAG,
+			   "feedback from %s:%u dropped: %s", agent_ip_fmt(src_ip, ips, sizeof(ips)),
+			   src_port, rc == -ENOKEY ? "no authentication tag (--key is set)"
+			   : rc == -EACCES ? "authentication tag does not match the key"
+			   : "malformed authentication tag");
+		return 0;
+	}
+	rc = fb_decode(&m, buf, len);
+	if (rc) {
+		snprintf(src, sizeof(src), "%s:%u", agent_ip_fmt(src_ip, ips, sizeof(ips)), src_port);
+		note_decode_error(a, rc, len, buf, src);
+		return 0;
+	}
+	a->counters[AGENT_C_FB_ACCEPTED]++;
+	return AGENT_RX_ACCEPTED | agent_feed_msg(a, &m, src_ip, src_port, now);
+}

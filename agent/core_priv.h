@@ -1,0 +1,124 @@
+/* The agent core's private state, shared by agent/core*.c (nothing else includes this). */
+#ifndef QPACE_AGENT_CORE_PRIV_H
+#define QPACE_AGENT_CORE_PRIV_H
+
+#include "qpace/agent.h"
+#include "qpace/credit.h"
+
+#define AGENT_NO_IDX UINT32_MAX
+
+/* Where the last LEVEL for a QP came from: the switch a level ack goes back to. */
+struct agent_level_src {
+	uint32_t ip;
+	uint16_t udp_port;
+	uint32_t switch_id;
+	uint16_t port;
+	uint32_t seq;
+	bool known;
+};
+
+struct agent_qp {
+	bool used;
+	struct agent_qp_reg reg;     /* algo/params: the ones in force */
+	uint32_t owner, pid;
+	struct cc *cc;
+	int32_t slot;
+	/* rate table */
+	qp_rate_bps override_bps;    /* 0 = none */
+	qp_rate_bps published_bps;
+	uint32_t published_flags;
+	/* timers: heap position and key */
+	uint32_t heap_pos;           /* AGENT_NO_IDX when not in the heap */
+	qp_time_ns deadline_ns;
+	/* sequence extension */
+	bool psn_valid;
+	uint64_t psn64_max;
+	/* sender side of credits */
+	bool credit_gated;
+	uint32_t credit_seq;
+	qp_time_ns credit_expiry_ns; /* QP_TIME_NEVER when not gated */
+	uint64_t credits_rx_bytes;
+	/* receiver side */
+	int link;                    /* index in links[], -1 when not a paced receiver */
+	uint32_t grant_seq;
+	uint16_t peer_sport;         /* learned from INT sent to us; 0 = not known */
+	uint64_t credits_tx_bytes;
+	struct agent_level_src level_src;
+	/* monitoring */
+	struct qp_int_hop prev_hops[QP_INT_MAX_HOPS];
+	unsigned prev_nhops;
+	double utilization;
+	uint32_t queue_bytes;
+	qp_time_ns rtt_ns;
+	uint64_t tx_bytes, retransmissions, feedback;
+};
+
+struct agent_link {
+	uint32_t local_ip;           /* 0 = unused */
+	uint32_t nqps;
+	struct credit_pacer *pacer;
+};
+
+/* Open addressing with linear probing; an entry is a QP index + 1 (0 = empty). */
+struct agent_map {
+	uint32_t *slots;
+	uint32_t mask;
+};
+
+struct agent {
+	struct agent_params p;
+	char cc_default[AGENT_ALGO_MAX];
+	char cc_default_params[AGENT_PARAMS_MAX];
+	struct qp_siphash_key key;
+	struct qp_ratetable *table;
+	struct agent_qp *qps;        /* max_qps */
+	uint32_t nqps;
+	uint32_t *free_idx;          /* stack of unused QP indices */
+	uint32_t nfree;
+	struct agent_map by_qpn;     /* local QPN */
+	struct agent_map by_flow;    /* (local IP, peer IP, peer QPN): our data's flow key */
+	uint32_t *heap;              /* QP indices ordered by deadline_ns */
+	uint32_t heap_len;
+	struct agent_link links[AGENT_MAX_LINKS];
+	struct agent_dgram *txq;     /* ring of tx_queue */
+	uint32_t tx_head, tx_len;
+	uint64_t counters[AGENT_C_COUNT];
+	uint64_t logged;             /* counters whose first event was logged */
+	struct credit_grant grants[64];
+};
+
+/* core_map.c: indexes and the timer heap */
+int agent_map_init(struct agent_map *m, uint32_t max_entries);
+void agent_map_fini(struct agent_map *m);
+uint32_t agent_map_find_qpn(const struct agent *a, uint32_t qpn);
+uint32_t agent_map_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
+			     uint32_t peer_qpn);
+void agent_map_add(struct agent *a, struct agent_map *m, uint32_t idx);
+void agent_map_del(struct agent *a, struct agent_map *m, uint32_t idx);
+/* Put QP @idx at its deadline_ns (removing it when QP_TIME_NEVER). */
+void agent_heap_update(struct agent *a, uint32_t idx);
+void agent_heap_remove(struct agent *a, uint32_t idx);
+
+/* core.c: shared by the other files */
+void agent_log(struct agent *a, enum agent_log_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Queue an encoded (and, with a key, signed) message to ip:port; true when queued. */
+bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port);
+/* Publish a QP's rate and flags when they changed; true when the table was written. */
+bool agent_publish(struct agent *a, struct agent_qp *q, qp_time_ns now);
+/* Recompute a QP's deadline (controller timer, credit expiry) and its heap place. */
+void agent_reschedule(struct agent *a, uint32_t idx);
+
+/* core_feedback.c: after a controller ran (publish, level ack, reschedule); AGENT_RX_* */
+unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns now);
+
+/* core_credit.c: both sides of IA credits */
+int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, size_t errlen);
+void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now);
+void agent_links_poll(struct agent *a, qp_time_ns now);
+qp_time_ns agent_links_next_ns(const struct agent *a);
+unsigned agent_credit_rx(struct agent *a, uint32_t idx, const struct fb_credit *c,
+			 qp_time_ns now);
+unsigned agent_credit_expire(struct agent *a, uint32_t idx, qp_time_ns now);
+
+#endif

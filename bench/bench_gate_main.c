@@ -1,0 +1,321 @@
+/* bench-gate: how precisely the pacing gate holds a rate on this machine, and what it costs.
+ *
+ * For each target rate and each wait mode (sleep only, sleep then spin, spin only) a
+ * greedy sender pushes fixed-size pieces through a pacer (gate + in-memory rate table, the
+ * same code a QP posts through) for a set duration; the post itself is a no-op, so the
+ * figures are the gate's alone. Printed per run: achieved rate and its error against the
+ * target, CPU used by the pacing thread (user + system time / wall time), the median and
+ * 99th percentile of the gap between pieces against the ideal gap, and sleeps taken.
+ *
+ *   bench-gate [-r 10M,100M,1G,2G,5G] [-m sleep,hybrid] [-c 4K] [-d 1s] [-s 80us] [-j]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "qpace/gate.h"
+#include "qpace/units.h"
+
+#define MAX_LIST 16
+
+struct opts {
+	qp_rate_bps rates[MAX_LIST];
+	unsigned nrates;
+	enum qp_wait_mode modes[QP_WAIT_MODE_COUNT];
+	unsigned nmodes;
+	uint64_t chunk_bytes;
+	qp_time_ns duration_ns;
+	qp_time_ns spin_ns;
+	int json;
+};
+
+struct result {
+	double achieved_bps, err_pct, cpu_pct, gap_p50_us, gap_p99_us, ideal_gap_us;
+	uint64_t pieces, sleeps;
+};
+
+/* ---- command line: one table drives parsing and usage ---- */
+
+static int parse_rates(struct opts *o, const char *s);
+static int parse_modes(struct opts *o, const char *s);
+static int parse_chunk(struct opts *o, const char *s);
+static int parse_duration(struct opts *o, const char *s);
+static int parse_spin(struct opts *o, const char *s);
+
+static const struct option_doc {
+	const char *name;
+	char key;
+	const char *arg, *help;
+	int (*parse)(struct opts *o, const char *s);
+} option_docs[] = {
+	{ "rates", 'r', "LIST", "target rates, comma-separated (default 10M,100M,1G,2G,5G)",
+	  parse_rates },
+	{ "modes", 'm', "LIST", "wait modes: sleep, hybrid, spin (default sleep,hybrid)",
+	  parse_modes },
+	{ "chunk", 'c', "BYTES", "piece size (default 4K)", parse_chunk },
+	{ "duration", 'd', "TIME", "length of each run (default 1s)", parse_duration },
+	{ "spin", 's', "TIME", "hybrid: spin this long before each deadline (default 80us)",
+	  parse_spin },
+	{ "json", 'j', NULL, "one JSON object per run instead of the table", NULL },
+	{ "help", 'h', NULL, "this text", NULL },
+};
+#define NOPTS (sizeof(option_docs) / sizeof(option_docs[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench-gate [options]\n"
+		   "Achieved vs configured rate and CPU cost of the pacing gate, sleep-only vs "
+		   "sleep+spin.\n\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char left[40];
+
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", option_docs[i].key,
+			 option_docs[i].name, option_docs[i].arg ? " " : "",
+			 option_docs[i].arg ? option_docs[i].arg : "");
+		fprintf(f, "  %-26s %s\n", left, option_docs[i].help);
+	}
+}
+
+static int bad(const char *what, const char *val, const char *range)
+{
+	fprintf(stderr, "bench-gate: %s '%s': %s\n", what, val, range);
+	return -EINVAL;
+}
+
+static int parse_rates(struct opts *o, const char *s)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	o->nrates = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		qp_rate_bps r;
+
+		if (o->nrates == MAX_LIST)
+			return bad("rates", s, "at most 16 rates");
+		if (qp_parse_rate(tok, &r) || r < QP_GATE_MIN_BPS || r > 100 * QP_GBPS)
+			return bad("rate", tok, "a rate from 1K to 100G, such as 100M or 5G");
+		o->rates[o->nrates++] = r;
+	}
+	return o->nrates ? 0 : bad("rates", s, "give at least one rate");
+}
+
+static int parse_modes(struct opts *o, const char *s)
+{
+	char buf[128], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	o->nmodes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nmodes == QP_WAIT_MODE_COUNT ||
+		    qp_wait_mode_parse(tok, &o->modes[o->nmodes]))
+			return bad("mode", tok, "one of sleep, hybrid, spin, each at most once");
+		o->nmodes++;
+	}
+	return o->nmodes ? 0 : bad("modes", s, "give at least one mode");
+}
+
+static int parse_chunk(struct opts *o, const char *s)
+{
+	if (qp_parse_bytes(s, &o->chunk_bytes) || o->chunk_bytes < QP_GATE_MIN_BYTES ||
+	    o->chunk_bytes > QP_GATE_MAX_BYTES)
+		return bad("chunk", s, "a size from 64 to 64M bytes");
+	return 0;
+}
+
+static int parse_duration(struct opts *o, const char *s)
+{
+	if (qp_parse_time(s, &o->duration_ns) || o->duration_ns < 10 * QP_NS_PER_MS ||
+	    o->duration_ns > 600 * QP_NS_PER_S)
+		return bad("duration", s, "a time from 10ms to 600s");
+	return 0;
+}
+
+static int parse_spin(struct opts *o, const char *s)
+{
+	if (qp_parse_time(s, &o->spin_ns) || o->spin_ns < QP_NS_PER_US ||
+	    o->spin_ns > 10 * QP_NS_PER_MS)
+		return bad("spin", s, "a time from 1us to 10ms");
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	struct option longopts[NOPTS + 1];
+	char shortopts[2 * NOPTS + 1], *sp = shortopts;
+	int c;
+
+	memset(longopts, 0, sizeof(longopts));
+	for (size_t i = 0; i < NOPTS; i++) {
+		longopts[i] = (struct option){ option_docs[i].name,
+					       option_docs[i].arg ? required_argument : no_argument,
+					       NULL, option_docs[i].key };
+		*sp++ = option_docs[i].key;
+		if (option_docs[i].arg)
+			*sp++ = ':';
+	}
+	*sp = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		size_t i;
+
+		for (i = 0; i < NOPTS && option_docs[i].key != c; i++)
+			;
+		if (i == NOPTS) {
+			usage(stderr);
+			return -EINVAL;
+		}
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == 'j')
+			o->json = 1;
+		else if (option_docs[i].parse(o, optarg))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bench-gate: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- measurement ---- */
+
+static double thread_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
+		   struct result *r)
+{
+	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .fallback_bps = rate };
+	struct qp_wait w = { .mode = mode, .spin_ns = o->spin_ns };
+	struct qp_ratetable *t;
+	struct qp_rate_src src;
+	struct qp_pacer p;
+	struct qp_gate_verdict v;
+	uint64_t *gaps, max_pieces, n = 0;
+	qp_time_ns t0, prev, now;
+	double cpu0, wall_s;
+	char err[200];
+	int slot;
+
+	if (qp_gate_params_resolve(&gp, err, sizeof(err)) ||
+	    qp_ratetable_create_mem(1, &t, err, sizeof(err))) {
+		fprintf(stderr, "bench-gate: %s\n", err);
+		return -EINVAL;
+	}
+	/* This thread plays the agent as well: one slot at the target rate, kept beating. */
+	slot = qp_ratetable_assign(t, 1);
+	now = qp_now_ns();
+	qp_ratetable_set(t, (uint32_t)slot, rate, 0, now);
+	qp_ratetable_heartbeat(t, now);
+	qp_rate_src_init_table(&src, t, 0, NULL, NULL);
+	qp_pacer_init(&p, &gp, &w, &src, 1, now);
+	max_pieces = qp_bytes_in(rate, o->duration_ns) / gp.chunk_bytes + 16;
+	gaps = calloc(max_pieces, sizeof(*gaps));
+	if (!gaps) {
+		qp_ratetable_close(t);
+		return -ENOMEM;
+	}
+	/* Empty the initial bucket, so the run measures the steady rate only. */
+	while (qp_pacer_try(&p, gp.chunk_bytes, 0, qp_now_ns(), &v) == 0)
+		;
+	qp_pacer_take(&p, gp.chunk_bytes, 0, -1, NULL, NULL, &v);
+	t0 = prev = qp_now_ns();
+	memset(&p.gate.stats, 0, sizeof(p.gate.stats));
+	cpu0 = thread_cpu_s();
+	while (n < max_pieces && prev - t0 < o->duration_ns) {
+		qp_ratetable_heartbeat(t, prev);
+		qp_pacer_take(&p, gp.chunk_bytes, 0, -1, NULL, NULL, &v);
+		now = qp_now_ns();
+		gaps[n++] = now - prev;
+		prev = now;
+	}
+	wall_s = (double)(prev - t0) / 1e9;
+	r->pieces = n;
+	r->achieved_bps = (double)n * (double)gp.chunk_bytes * 8.0 / wall_s;
+	r->err_pct = (r->achieved_bps - (double)rate) * 100.0 / (double)rate;
+	r->cpu_pct = (thread_cpu_s() - cpu0) * 100.0 / wall_s;
+	r->sleeps = p.gate.stats.sleeps;
+	r->ideal_gap_us = (double)qp_tx_time_ns(gp.chunk_bytes, rate) / 1e3;
+	qsort(gaps, n, sizeof(*gaps), cmp_u64);
+	r->gap_p50_us = n ? (double)gaps[n / 2] / 1e3 : 0;
+	r->gap_p99_us = n ? (double)gaps[(n * 99) / 100] / 1e3 : 0;
+	free(gaps);
+	qp_rate_src_fini(&src);
+	qp_ratetable_close(t);
+	return 0;
+}
+
+static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
+			 const struct result *r)
+{
+	char target[32], achieved[32];
+
+	qp_fmt_rate(rate, target, sizeof(target));
+	qp_fmt_rate((qp_rate_bps)r->achieved_bps, achieved, sizeof(achieved));
+	if (o->json) {
+		printf("{\"target_bps\":%llu,\"mode\":\"%s\",\"chunk_bytes\":%llu,"
+		       "\"achieved_bps\":%.0f,\"error_pct\":%.3f,\"cpu_pct\":%.1f,"
+		       "\"ideal_gap_us\":%.2f,\"gap_p50_us\":%.2f,\"gap_p99_us\":%.2f,"
+		       "\"pieces\":%llu,\"sleeps\":%llu}\n",
+		       (unsigned long long)rate, qp_wait_mode_str(mode),
+		       (unsigned long long)o->chunk_bytes, r->achieved_bps, r->err_pct,
+		       r->cpu_pct, r->ideal_gap_us, r->gap_p50_us, r->gap_p99_us,
+		       (unsigned long long)r->pieces, (unsigned long long)r->sleeps);
+		return;
+	}
+	printf("%-8s %-7s %-10s %+8.2f%% %6.1f%% %9.2f %9.2f %9.2f %9llu %9llu\n", target,
+	       qp_wait_mode_str(mode), achieved, r->err_pct, r->cpu_pct, r->ideal_gap_us,
+	       r->gap_p50_us, r->gap_p99_us, (unsigned long long)r->pieces,
+	       (unsigned long long)r->sleeps);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.rates = { 10 * QP_MBPS, 100 * QP_MBPS, QP_GBPS, 2 * QP_GBPS, 5 * QP_GBPS },
+		.nrates = 5,
+		.modes = { QP_WAIT_SLEEP, QP_WAIT_HYBRID },
+		.nmodes = 2,
+		.chunk_bytes = 4096,
+		.duration_ns = QP_NS_PER_S,
+		.spin_ns = QP_WAIT_DEF_SPIN_NS,
+	};
+
+	if (parse_args(argc, argv, &o))
+		return 1;
+	if (!o.json)
+		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s\n", "target", "mode",
+		       "achieved", "error", "cpu", "ideal_us", "gap_p50", "gap_p99", "pieces",
+		       "sleeps");
+	for (unsigned i = 0; i < o.nrates; i++) {
+		for (unsigned m = 0; m < o.nmodes; m++) {
+			struct result r;
+
+			if (run_one(&o, o.rates[i], o.modes[m], &r))
+				return 1;
+			print_result(&o, o.rates[i], o.modes[m], &r);
+			fflush(stdout);
+		}
+	}
+	return 0;
+}

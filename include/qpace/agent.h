@@ -1,0 +1,274 @@
+/* The qpace agent core: per-QP congestion control, receiver credits and echoes for one host.
+ *
+ * Sans-I/O, shared by the daemon (qpaced: libev, real sockets, shared-memory rate table)
+ * and by qpace-bench's emulated hosts (no daemon, an in-process rate table):
+ *
+ *     agent_create(&params, table, now)     limits fixed, memory for max_qps allocated
+ *     agent_register(a, &reg, owner, now)   a local QP: its controller and rate-table slot
+ *     agent_feed_datagram(a, buf, len, src) one feedback datagram: allow-list, tag, decode,
+ *                                           then agent_feed_msg
+ *     agent_feed_msg(a, &msg, src, now)     one decoded message -> the QP's controller
+ *     agent_poll(a, now)                    controller timers, credit grants, credit expiry
+ *     agent_next_ns(a)                      when agent_poll must run next
+ *     agent_tx_take(a, out, max)            datagrams to send (echoes, grants, level acks)
+ *     agent_unregister / _owner             a QP goes (or every QP of a dead process)
+ *
+ * No call reads a clock, sleeps or does I/O; time is passed in. Memory is allocated by
+ * create and by the calls that create objects: register (the QP's controller) and the
+ * first receiving QP of a local link (that link's credit pacer). Feeding feedback and
+ * polling never allocate. Outputs: rate-table writes (qpace/ratetable.h: shared memory or
+ * an in-process table), queued datagrams, the log hook, and per-QP views for monitoring.
+ *
+ * Roles, per feedback message (qpace/feedback.h). The data flow key is the sender's:
+ * src IP, dst IP, UDP source port, destination QP.
+ *   sender    INT / ECHO / NOTICE / LEVEL / CREDIT about data this host sends: the flow
+ *             (src = local IP, dst = peer IP, dest QP = peer QPN) names a local QP; the
+ *             message becomes a cc event, and a changed rate goes to the rate table. A
+ *             LEVEL the algorithm acknowledges draws a level-7 reply to the switch that
+ *             sent it. CREDIT adds to the QP's cumulative credits and turns credit gating
+ *             on; with no grant for 4 grant intervals (at least 1 ms) it is turned off again,
+ *             so a dead receiver agent cannot stall the sender.
+ *   echo      INT flagged FB_F_TO_RECEIVER about data this host receives (dst = local IP,
+ *             dest QP = a local QPN) is forwarded as ECHO to the sender's agent at
+ *             src IP : peer_port.
+ *   receiver  with credits on (--credits ia), every QP registered with AGENT_QP_RECEIVER
+ *             is a sender of its local link's IA pacer (qpace/credit.h; one pacer per local
+ *             IP, n = its receiving QPs): each grant goes as CREDIT to the peer's agent.
+ *
+ * HPCC needs byte sequences (cc_int_report.seq, snd_nxt); the rate table carries no
+ * transmit counter, so the agent derives them from the PSN in the report:
+ *   psn64   the 24-bit PSN extended per QP (the nearest value to the highest seen)
+ *   seq     = psn64 * MTU
+ *   snd_nxt = (highest psn64 + 1) * MTU + window, window = the controller's cap_bytes when
+ *             it sets one, else rate * base RTT
+ * so a full update (seq > the snd_nxt of the previous one) comes once per window of data,
+ * about once per RTT, as in HPCC. See the handoff for what a gate counter would change.
+ */
+#ifndef QPACE_AGENT_H
+#define QPACE_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/cc.h"
+#include "qpace/feedback.h"
+#include "qpace/ratetable.h"
+#include "qpace/siphash.h"
+
+#define AGENT_DEF_MAX_QPS 1024u
+#define AGENT_MAX_QPS QP_RATETABLE_MAX_SLOTS
+#define AGENT_MAX_LINKS 16u           /* local IPs with a credit pacer */
+#define AGENT_MAX_ALLOW 32u           /* allow-list entries */
+#define AGENT_DEF_TX_QUEUE 1024u      /* datagrams queued for the shell */
+#define AGENT_MAX_TX_QUEUE 65536u
+#define AGENT_ALGO_MAX 16u            /* algorithm name, NUL included */
+#define AGENT_PARAMS_MAX 192u         /* algorithm parameters "k=v,...", NUL included */
+#define AGENT_MIN_MTU 64u
+#define AGENT_MAX_MTU 65536u
+#define AGENT_MIN_RTT_NS 100u
+#define AGENT_MAX_RTT_NS (10 * QP_NS_PER_S)
+#define AGENT_MIN_LINK_BPS QP_KBPS
+#define AGENT_MAX_LINK_BPS (10000 * QP_GBPS)
+#define AGENT_CREDIT_EXPIRY_GRANTS 4u  /* credit gating ends after 4 silent grant intervals */
+#define AGENT_CREDIT_EXPIRY_MIN_NS QP_NS_PER_MS
+
+/* One allow-list entry: a source network, host order. */
+struct agent_net {
+	uint32_t addr;
+	uint8_t prefix;              /* 0..32 */
+};
+
+enum agent_log_kind {
+	AGENT_LOG_INFO = 0,          /* lifecycle, manual overrides */
+	AGENT_LOG_WARN,              /* bad input, first of its kind */
+};
+
+struct agent_params {
+	uint32_t max_qps;            /* 1..AGENT_MAX_QPS; bounds memory */
+	const char *cc;              /* default algorithm (the registry's name) */
+	const char *cc_params;       /* its parameters "k=v,..."; NULL or "" = defaults */
+	bool credits;                /* receiver role: IA credit pacing on */
+	uint16_t peer_port;          /* where peer agents listen: FB_PORT */
+	uint32_t tx_queue;           /* 1..AGENT_MAX_TX_QUEUE datagrams */
+	uint64_t seed;               /* credit pacers' first-grant phases */
+	struct agent_net allow[AGENT_MAX_ALLOW];
+	unsigned nallow;             /* 0 = no source is accepted */
+	bool have_key;               /* feedback must carry a tag (qpace/fb_auth.h) */
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
+	void (*log)(void *arg, enum agent_log_kind kind, const char *line);
+	void *log_arg;
+};
+
+/* Fill @p with the defaults: 1024 QPs, cc "hpcc", no credits, peer port 4792, tx queue
+ * 1024, allow 127.0.0.0/8, no key, no log. */
+void agent_params_default(struct agent_params *p);
+
+enum agent_qp_flags {
+	AGENT_QP_RECEIVER = 1u << 0,  /* receives bulk data: pace credits to its peer */
+	AGENT_QP_FLAGS_ALL = AGENT_QP_RECEIVER,
+};
+
+/* A QP as an application registers it. */
+struct agent_qp_reg {
+	uint32_t qpn;                /* local QPN, 24 bits */
+	uint32_t peer_qpn;           /* the remote QPN it is connected to, 24 bits */
+	uint32_t local_ip;           /* IPv4, host order, not 0 */
+	uint32_t peer_ip;            /* not 0 */
+	uint16_t sport;              /* UDP source port of its RoCEv2 frames; 0 = not known */
+	uint16_t flags;              /* enum agent_qp_flags */
+	uint32_t mtu_bytes;          /* payload bytes per packet, AGENT_MIN_MTU..AGENT_MAX_MTU */
+	qp_rate_bps link_bps;        /* local link rate: the controller's line rate */
+	qp_time_ns base_rtt_ns;      /* unloaded RTT to the peer */
+	char algo[AGENT_ALGO_MAX];   /* "" = the agent's default (and its parameters) */
+	char params[AGENT_PARAMS_MAX];
+};
+
+/* Counters, one per outcome. Names and help in agent_counter_name/_help. */
+enum agent_counter {
+	AGENT_C_FB_DATAGRAMS = 0,    /* feedback datagrams handed to the core */
+	AGENT_C_FB_ACCEPTED,         /* from an allowed source, tag good, decoded */
+	AGENT_C_FB_REJ_SOURCE,       /* source not on the allow-list */
+	AGENT_C_FB_REJ_NOTAG,        /* key set, message carries no tag */
+	AGENT_C_FB_REJ_TAG,          /* key set, tag wrong or malformed */
+	AGENT_C_FB_MAL_PROTO,        /* wrong magic or version */
+	AGENT_C_FB_MAL_TRUNC,        /* shorter than its header or body says */
+	AGENT_C_FB_MAL_FIELD,        /* a field out of range */
+	AGENT_C_FB_MAL_TYPE,         /* unknown message type */
+	AGENT_C_FB_MAL_OVERSIZE,     /* datagram longer than any message (shell) */
+	AGENT_C_FB_UNKNOWN_FLOW,     /* accepted, but no local QP has that flow */
+	AGENT_C_FB_IGNORED,          /* accepted, nothing for this agent to do */
+	AGENT_C_FB_CC_REJECTED,      /* the controller rejected the event */
+	AGENT_C_FB_DUP_CREDIT,       /* credit grant with an old sequence number */
+	AGENT_C_RATE_WRITES,         /* rate-table updates */
+	AGENT_C_ECHOES,              /* INT reports echoed to the sender's agent */
+	AGENT_C_GRANTS,              /* credit grants sent */
+	AGENT_C_LEVEL_ACKS,          /* level acknowledgements sent */
+	AGENT_C_TX_DROPPED,          /* datagrams dropped: the send queue was full */
+	AGENT_C_CREDIT_EXPIRED,      /* credit gating ended: no grant for too long */
+	AGENT_C_REG_OK,              /* QPs registered */
+	AGENT_C_UNREG_OK,            /* QPs unregistered by request */
+	AGENT_C_REAPED,              /* QPs removed because their process went away */
+	AGENT_C_REG_BAD,             /* registration with a field out of range */
+	AGENT_C_REG_DUP,             /* registration of a QPN already registered */
+	AGENT_C_REG_FULL,            /* registration beyond max_qps or the rate table */
+	AGENT_C_REG_ALGO,            /* registration with an unknown algorithm or bad params */
+	AGENT_C_CTL_MALFORMED,       /* control messages that did not decode (shell) */
+	AGENT_C_CTL_REJECTED,        /* control requests refused (unknown QP, bad value) */
+	AGENT_C_OVERRIDES,           /* manual rate / algorithm changes */
+	AGENT_C_HTTP_BAD,            /* metrics requests refused (shell) */
+	AGENT_C_COUNT
+};
+
+const char *agent_counter_name(enum agent_counter c);  /* "feedback_accepted"... */
+const char *agent_counter_help(enum agent_counter c);
+
+/* What agent_feed_* did: bits. */
+enum agent_rx_result {
+	AGENT_RX_ACCEPTED = 1u << 0,   /* the message was valid and from an allowed source */
+	AGENT_RX_MATCHED = 1u << 1,    /* it reached a local QP */
+	AGENT_RX_RATE = 1u << 2,       /* a rate-table slot was written */
+	AGENT_RX_TX = 1u << 3,         /* a datagram was queued */
+};
+
+/* A datagram for the shell to send. */
+struct agent_dgram {
+	uint32_t dst_ip;             /* host order */
+	uint16_t dst_port;
+	uint16_t len;
+	uint8_t buf[FB_MAX_LEN];
+};
+
+/* What monitoring shows of one QP. */
+struct agent_qp_view {
+	struct agent_qp_reg reg;     /* as registered; algo/params: the ones in force */
+	uint32_t pid;                /* the registering process (0 = embedded) */
+	int32_t slot;                /* rate-table slot */
+	qp_rate_bps rate_bps;        /* published: the override when set, else target */
+	qp_rate_bps target_bps;      /* the algorithm's own decision */
+	bool override;               /* a manual rate is in force */
+	bool credit_gated;           /* the gate spends credits for this QP */
+	uint64_t credits_rx_bytes;   /* cumulative credits granted to this QP (sender) */
+	uint64_t credits_tx_bytes;   /* cumulative credits this agent granted its peer */
+	double utilization;          /* most congested hop of the last INT: tx/B + q/(B*T) */
+	uint32_t queue_bytes;        /* largest queue in the last INT / notice / level */
+	qp_time_ns rtt_ns;           /* base RTT + the queueing delay of that INT's hops */
+	uint64_t tx_bytes;           /* reported by the application (agent_qp_stats) */
+	uint64_t retransmissions;    /* reported by the application */
+	uint64_t feedback;           /* messages that reached this QP */
+	uint64_t psn64;              /* highest extended PSN seen */
+};
+
+struct agent;
+
+/* Create. Checks every parameter (message names it and its range), the default algorithm
+ * and its parameters, and that @table has a slot for every QP; NULL with @err on error.
+ * @table (not owned) receives every rate write. */
+struct agent *agent_create(const struct agent_params *p, struct qp_ratetable *table,
+			   qp_time_ns now, char *err, size_t errlen);
+void agent_destroy(struct agent *a);
+
+/* Register a QP for @owner (an opaque id: the shell's connection; 0 = embedded) and
+ * process @pid. The QP gets a rate-table slot and a controller; its first rate is
+ * published at once. 0, or -EINVAL (a field out of range), -EEXIST (QPN, or the flow,
+ * already registered), -ENOSPC (max_qps or the table), -ENOENT (unknown algorithm) with
+ * one line in @err; counted, the first of each kind logged. */
+int agent_register(struct agent *a, const struct agent_qp_reg *r, uint32_t owner,
+		   uint32_t pid, qp_time_ns now, char *err, size_t errlen);
+/* Remove one QP (its slot freed, its receiving credit sender removed). 0 or -ENOENT. */
+int agent_unregister(struct agent *a, uint32_t qpn, qp_time_ns now);
+/* Remove every QP of @owner (reaping a dead process); returns how many. */
+unsigned agent_unregister_owner(struct agent *a, uint32_t owner, qp_time_ns now);
+
+/* One feedback datagram from @src_ip:@src_port: allow-list, tag (when a key is set),
+ * decode, then agent_feed_msg. Returns enum agent_rx_result bits (0 = dropped, counted). */
+unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
+			     uint32_t src_ip, uint16_t src_port, qp_time_ns now);
+/* One decoded message (already trusted). Returns enum agent_rx_result bits. */
+unsigned agent_feed_msg(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			uint16_t src_port, qp_time_ns now);
+
+/* An event the application reports for its QP (CNP, RTT sample, bytes acked, flow start /
+ * finish): straight to the controller. 0, -ENOENT (no such QP) or -EINVAL (bad event). */
+int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_time_ns now);
+/* Counters the application reports for its QP (shown by monitoring). */
+int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions);
+
+/* Manual overrides (logged). Rate: 0 = back to the algorithm; else AGENT_MIN_LINK_BPS ..
+ * the QP's link rate. Algorithm: a new controller replaces the old one ("" = default). */
+int agent_set_rate(struct agent *a, uint32_t qpn, qp_rate_bps bps, uint32_t who_pid,
+		   qp_time_ns now, char *err, size_t errlen);
+int agent_set_algo(struct agent *a, uint32_t qpn, const char *algo, const char *params,
+		   uint32_t who_pid, qp_time_ns now, char *err, size_t errlen);
+
+/* Run controller timers, credit grants and credit expiry due at or before @now. */
+void agent_poll(struct agent *a, qp_time_ns now);
+/* When agent_poll must run next; QP_TIME_NEVER when nothing is pending. */
+qp_time_ns agent_next_ns(const struct agent *a);
+
+/* Move up to @max queued datagrams into @out (oldest first); returns how many. */
+unsigned agent_tx_take(struct agent *a, struct agent_dgram *out, unsigned max);
+unsigned agent_tx_pending(const struct agent *a);
+
+/* Count one event of @c (the shell's kinds too) and log @fmt the first time only. */
+void agent_note(struct agent *a, enum agent_counter c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Monitoring. */
+const uint64_t *agent_counters(const struct agent *a);   /* AGENT_C_COUNT values */
+uint32_t agent_qp_count(const struct agent *a);
+uint32_t agent_max_qps(const struct agent *a);
+/* The view of QP @qpn: 0 or -ENOENT. */
+int agent_qp_view(const struct agent *a, uint32_t qpn, struct agent_qp_view *v);
+/* Iterate: the view at table index @idx (0..max_qps-1): 0, -ENOENT (empty), -ERANGE. */
+int agent_qp_view_at(const struct agent *a, uint32_t idx, struct agent_qp_view *v);
+/* The local link of @local_ip, for tests and monitoring: senders n, W, Δ, period. */
+int agent_link_view(const struct agent *a, uint32_t local_ip, uint32_t *n, uint32_t *w,
+		    qp_time_ns *delta_ns, qp_time_ns *period_ns);
+
+/* Parse "a.b.c.d[/prefix]" or "any" (0.0.0.0/0). 0 or -EINVAL. */
+int agent_net_parse(const char *s, struct agent_net *out);
+bool agent_net_match(const struct agent_net *n, uint32_t ip);
+/* "a.b.c.d" of a host-order address into @buf (>= 16 bytes); returns buf. */
+const char *agent_ip_fmt(uint32_t ip, char *buf, size_t len);
+
+#endif

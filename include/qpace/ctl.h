@@ -1,0 +1,132 @@
+/* The agent's control protocol: applications register QPs, qpacectl asks and overrides.
+ *
+ * Carried over the agent's unix socket (SOCK_SEQPACKET, one message per packet, default
+ * CTL_DEFAULT_SOCKET, mode 0660). Every message starts with an 8-byte header, all fields
+ * network order:
+ *
+ *   0  magic    u16  0x5141 ("QA")
+ *   2  version  u8   1
+ *   3  type     u8   enum ctl_type
+ *   4  length   u16  whole message, at most CTL_MAX_LEN
+ *   6  id       u16  request id, echoed in the replies
+ *
+ * Bodies (offsets from the body start; "name" = 16 bytes, NUL-padded, [a-z0-9_-]; "params"
+ * = a u8 length then that many bytes of printable ASCII without spaces, at most 191):
+ *
+ *   REGISTER   (57 + params) qpn u32, peer_qpn u32, local_ip u32, peer_ip u32, sport u16,
+ *              flags u16, mtu u32, link_bps u64, base_rtt_ns u64, algo name, params
+ *   UNREGISTER (4) qpn u32                      SHOW (4) qpn u32
+ *   EVENT      (16) qpn u32, cc event type u8 (cnp 2, rtt 4, acked 5, flow start 6,
+ *              flow finish 7), reserved 3, value u64 (ns or bytes)
+ *   STATS      (24) qpn u32, reserved u32, tx_bytes u64, retransmissions u64
+ *   LIST, STATUS (0)
+ *   SET        (33 + params) qpn u32, what u8 (1 rate, 2 algorithm), reserved 3,
+ *              rate_bps u64 (0 = back to the algorithm), algo name, params
+ *   REPLY      (9 + text) status i32 (0 or -errno), count u32, text u8 length + bytes
+ *   QP         (153 + params) one QP's view (struct agent_qp_view; layout in lib/ctl.c)
+ *   AGENT      (24 + 8n) pid u32, qps u32, max_qps u32, n u16, reserved u16, uptime_ns
+ *              u64, then n counters u64 in enum agent_counter order
+ *
+ * Conversation: each request gets exactly one REPLY, last; LIST first sends one QP per
+ * registered QP, SHOW one QP, STATUS one AGENT. REGISTER binds the QP to the connection:
+ * when the connection closes (the process exits or dies), its QPs are unregistered.
+ *
+ * A body may be longer than its fixed part (a later minor revision appends fields): the
+ * extra bytes are ignored, and an AGENT with more counters than this build knows keeps the
+ * known ones. ctl_decode rejects a wrong magic, another version, a length beyond the packet
+ * or shorter than the body needs, a QPN above 24 bits, a bad name or params string and an
+ * unknown type; it never reads past @len and writes *out only on success.
+ */
+#ifndef QPACE_CTL_H
+#define QPACE_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/agent.h"
+
+#define CTL_MAGIC 0x5141
+#define CTL_VERSION 1
+#define CTL_HDR_LEN 8
+#define CTL_MAX_LEN 1024
+#define CTL_TEXT_MAX 240                 /* reply text bytes */
+#define CTL_DEFAULT_SOCKET "/run/qpace/qpaced.sock"
+#define CTL_SOCKET_ENV "QPACE_SOCKET"    /* overrides the default path in qpacectl */
+
+enum ctl_type {
+	CTL_T_REGISTER = 1,
+	CTL_T_UNREGISTER = 2,
+	CTL_T_EVENT = 3,
+	CTL_T_STATS = 4,
+	CTL_T_LIST = 5,
+	CTL_T_SHOW = 6,
+	CTL_T_SET = 7,
+	CTL_T_STATUS = 8,
+	CTL_T_REPLY = 9,
+	CTL_T_QP = 10,
+	CTL_T_AGENT = 11,
+	CTL_T_COUNT
+};
+
+enum ctl_set_what {
+	CTL_SET_RATE = 1,
+	CTL_SET_ALGO = 2,
+};
+
+struct ctl_event {
+	uint32_t qpn;
+	uint8_t type;            /* enum cc_event_type: CNP, RTT, ACKED, FLOW_START/FINISH */
+	uint64_t value;          /* RTT ns, acked bytes, flow bytes; 0 otherwise */
+};
+
+struct ctl_stats {
+	uint32_t qpn;
+	uint64_t tx_bytes;
+	uint64_t retransmissions;
+};
+
+struct ctl_set {
+	uint32_t qpn;
+	uint8_t what;            /* enum ctl_set_what */
+	qp_rate_bps rate_bps;
+	char algo[AGENT_ALGO_MAX];
+	char params[AGENT_PARAMS_MAX];
+};
+
+struct ctl_reply {
+	int32_t status;          /* 0 or -errno */
+	uint32_t count;          /* messages sent before this reply (LIST) */
+	char text[CTL_TEXT_MAX + 1];
+};
+
+struct ctl_agent {
+	uint32_t pid, qps, max_qps;
+	qp_time_ns uptime_ns;
+	uint64_t counters[AGENT_C_COUNT];  /* counters the peer did not send are 0 */
+};
+
+struct ctl_msg {
+	uint8_t type;            /* enum ctl_type */
+	uint16_t id;
+	union {
+		struct agent_qp_reg reg;        /* REGISTER */
+		uint32_t qpn;                   /* UNREGISTER, SHOW */
+		struct ctl_event event;
+		struct ctl_stats stats;
+		struct ctl_set set;
+		struct ctl_reply reply;
+		struct agent_qp_view qp;        /* QP */
+		struct ctl_agent agent;
+	} u;
+};
+
+/* Decode one message. 0, or -EPROTO (magic or version), -EMSGSIZE (truncated), -EINVAL (a
+ * field out of range), -ENOMSG (unknown type), with one line in @err naming what. */
+int ctl_decode(struct ctl_msg *out, const uint8_t *buf, size_t len, char *err, size_t errlen);
+
+/* Encode; returns the length, or -EMSGSIZE / -EINVAL (a field the decoder would refuse). */
+int ctl_encode(uint8_t *buf, size_t cap, const struct ctl_msg *m);
+
+/* "register", "list"...; "unknown" outside the table. */
+const char *ctl_type_name(unsigned type);
+
+#endif

@@ -1,0 +1,143 @@
+/* qpace telemetry wire format: what switches tell senders (and agents tell each other).
+ *
+ * Carried in UDP, default port 4792. Every message starts with an 8-byte header, all
+ * fields network order:
+ *
+ *   0  magic    u16  0x5146 ("QF")
+ *   2  version  u8   1
+ *   3  type     u8   enum fb_type
+ *   4  length   u16  whole message: header + body + auth tag
+ *   6  flags    u8   FB_F_*
+ *   7  auth_len u8   bytes of authentication tag at the end (0 today; at most 64)
+ *
+ * Bodies (offsets from the body start; "flow" is the 16-byte data-flow key:
+ * src IPv4 u32, dst IPv4 u32, UDP source port u16, reserved u16, dest QP u32 (24 bits)):
+ *
+ *   INT / ECHO (44 + 40·n): flow, psn u32, nhops u8, reserved 3, reserved u64 (0),
+ *             reserved u32, then n hops: switch_id u32, port u16, reserved u16, ts_ns u64,
+ *             tx_bytes u64, qlen_bytes u32, reserved u32, link_bps u64.
+ *   NOTICE (48): flow, psn u32, switch_id u32, port u16, flows u16, queue_bytes u32,
+ *             link_bps u64, reflected_ts_ns u64.
+ *   LEVEL (36): flow, switch_id u32, port u16, level u8 (0..3, or 7 = ack from the
+ *             sender), acked u8 (with level 7: the level acknowledged), queue_bytes u32,
+ *             seq u32 (switch's count of level changes for the flow), psn u32 (of the
+ *             frame that triggered it; an ack echoes the message it acknowledges).
+ *   CREDIT (32): flow, seq u32, credit_bytes u32, interval_ns u64.
+ *
+ * A body may be longer than its fixed part (a later minor revision appends fields): the
+ * extra bytes are ignored. Decoders reject a wrong magic or version, a length beyond the
+ * datagram or shorter than the body needs, a hop count of 0 or above QP_INT_MAX_HOPS, a
+ * level outside 0..3 and 7, and unknown types (-ENOMSG, so the caller can count them
+ * apart). They never read past @len and write *out only on success.
+ */
+#ifndef QPACE_FEEDBACK_H
+#define QPACE_FEEDBACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/int.h"
+#include "qpace/cc.h"
+
+#define FB_PORT 4792
+#define FB_MAGIC 0x5146
+#define FB_VERSION 1
+#define FB_HDR_LEN 8
+#define FB_FLOW_LEN 16
+#define FB_HOP_LEN 40
+#define FB_AUTH_MAX 64
+#define FB_INT_FIXED (FB_FLOW_LEN + 28)
+#define FB_NOTICE_LEN (FB_FLOW_LEN + 32)
+#define FB_LEVEL_LEN (FB_FLOW_LEN + 20)
+#define FB_CREDIT_LEN (FB_FLOW_LEN + 16)
+#define FB_MAX_LEN (FB_HDR_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + FB_AUTH_MAX)
+
+enum fb_type {
+	FB_T_INT = 1,     /* switch -> sender (direct) or receiver (echo, FB_F_TO_RECEIVER) */
+	FB_T_NOTICE = 2,  /* early congestion notice, switch -> sender */
+	FB_T_LEVEL = 3,   /* congestion level, switch -> sender; level 7: sender -> switch */
+	FB_T_CREDIT = 4,  /* credit grant, receiver agent -> sender agent */
+	FB_T_ECHO = 5,    /* INT report forwarded by the receiver's agent to the sender */
+	FB_T_COUNT
+};
+
+enum {
+	FB_F_TO_RECEIVER = 1u << 0,  /* INT delivered to the receiver, to be echoed */
+};
+
+/* The data flow a message is about, from the data sender's side. */
+struct fb_flow {
+	uint32_t src_ip;    /* data sender, host order */
+	uint32_t dst_ip;    /* data receiver */
+	uint16_t sport;     /* the data's UDP source port */
+	uint32_t dest_qp;   /* the data's BTH destination QP (the receiver's QP), 24 bits */
+};
+
+struct fb_int {
+	struct fb_flow flow;
+	uint32_t psn;
+	uint8_t nhops;      /* 1..QP_INT_MAX_HOPS */
+	struct qp_int_hop hops[QP_INT_MAX_HOPS];  /* first hop first */
+};
+
+struct fb_notice {
+	struct fb_flow flow;
+	uint32_t psn;
+	uint32_t switch_id;
+	uint16_t port;
+	uint16_t flows;              /* flows with bytes in that egress queue */
+	uint32_t queue_bytes;
+	qp_rate_bps link_bps;
+	qp_time_ns reflected_ts_ns;  /* switch clock at the enqueue that triggered it */
+};
+
+#define FB_LEVEL_ACK 7
+
+struct fb_level {
+	struct fb_flow flow;
+	uint32_t switch_id;
+	uint16_t port;
+	uint8_t level;       /* 0..3, or FB_LEVEL_ACK */
+	uint8_t acked;       /* with FB_LEVEL_ACK: the level acknowledged (0..3) */
+	uint32_t queue_bytes;
+	uint32_t seq;
+	uint32_t psn;
+};
+
+struct fb_credit {
+	struct fb_flow flow;
+	uint32_t seq;
+	uint32_t credit_bytes;
+	qp_time_ns interval_ns;
+};
+
+struct fb_msg {
+	uint8_t type;        /* enum fb_type */
+	uint8_t flags;       /* FB_F_* */
+	uint8_t auth_len;    /* decode: the tag is the last auth_len bytes of the message */
+	uint16_t length;     /* decode: message length */
+	union {
+		struct fb_int int_report;  /* FB_T_INT and FB_T_ECHO */
+		struct fb_notice notice;
+		struct fb_level level;
+		struct fb_credit credit;
+	} u;
+};
+
+/* Decode one message from a UDP payload. 0, or -EPROTO (magic or version),
+ * -EMSGSIZE (truncated), -EINVAL (a field out of range), -ENOMSG (unknown type). */
+int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len);
+
+/* Encode @m (type, flags and body; length is computed, auth_len must be 0 for now).
+ * Returns the message length, or -EMSGSIZE (cap) / -EINVAL (a field out of range). */
+int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m);
+
+/* Short name of a type ("int", "notice"...), "unknown" outside the table. */
+const char *fb_type_name(unsigned type);
+
+/* Map a decoded message onto the congestion-control event it carries. INT/ECHO ->
+ * CC_EV_INT (seq = the PSN; the caller sets seq and snd_nxt in its own byte space; hops
+ * point into @m), NOTICE -> CC_EV_NOTICE, LEVEL 0..3 -> CC_EV_LEVEL. Returns 0, or
+ * -ENOENT for messages that are no cc event (acks, credits). */
+int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev);
+
+#endif

@@ -1,0 +1,375 @@
+/* qpace QP API: reliable-connected queue pairs for applications and qpace-bench.
+ *
+ *     qp_ctx_open("ibv" | "soft", &ctx_attr, &ctx, err)   a backend instance (device / host)
+ *     qp_mr_reg(ctx, buf, len, access, &mr)              register memory
+ *     qp_dial / qp_accept                                 create + connect over TCP (perftest)
+ *     qp_dial_cm / qp_accept_cm                           the same through librdmacm (ibv)
+ *       or qp_create + qp_local_info + (your exchange) + qp_connect
+ *     qp_post_send(qp, &wr)        RDMA WRITE, WRITE with immediate, SEND — paced by the gate
+ *     qp_post_recv(qp, &rwr)       a receive buffer for SEND / WRITE_IMM
+ *     qp_poll(qp, wc, n)           completions
+ *     qp_get_stats(qp, &st)        bytes, messages, retransmissions, timeouts, NAKs, RNRs
+ *     qp_destroy / qp_mr_dereg / qp_ctx_close
+ *
+ * Every call returns 0 (or a count) on success and -errno on failure; nothing returns a
+ * positive errno (the ibv backend converts rdma-core's at the edge).
+ *
+ * Pacing. Every send WR passes the QP's pacing gate (qpace/gate.h): a token bucket at the
+ * rate the agent publishes for this QPN in the host's rate table (qpace/ratetable.h),
+ * optionally gated by receiver credits, with a safe fallback rate when no agent is alive.
+ * A WRITE or WRITE_IMM longer than the gate's chunk size is split into chunk-sized WRITEs
+ * at increasing offsets (the immediate rides on the last one), each passing the gate on its
+ * own, so pacing stays fine-grained on backends that send a whole post at once. A SEND is
+ * never split; it is charged whole (the bucket may go into debt by one message).
+ *
+ * Blocking and progress. By default qp_post_send returns once the whole WR is handed to the
+ * backend, waiting (sleep, then spin; qpace/gate.h) while the gate is closed. A QP created
+ * with QP_F_NONBLOCK never waits: a post the gate cannot pass now returns -EAGAIN; a post
+ * whose first chunk passes is accepted and its remaining chunks are handed on by
+ * qp_ctx_progress(). One accepted-but-unfinished WR per QP at most: the next post returns
+ * -EAGAIN until it is done.
+ *
+ * Event-loop integration (the soft backend runs many endpoints on one loop): a context
+ * exposes a file descriptor (qp_ctx_fd, readable when progress has input) and the next
+ * deadline (qp_ctx_deadline: backend timers and paced chunks). A loop watches the fd, arms
+ * a timer at the deadline, and calls qp_ctx_progress(ctx, now) on either.
+ *
+ * Threads: a context and its QPs are used by one thread at a time.
+ *
+ * Buffer lifetime (as ibv_post_send(3)): a posted buffer must stay valid and registered
+ * until its completion is polled; struct qp_wr itself may be reused on return.
+ */
+#ifndef QPACE_QP_H
+#define QPACE_QP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/gate.h"
+#include "qpace/qp_wire.h"
+#include "qpace/ratetable.h"
+#include "qpace/time.h"
+
+/* ---- objects: the public part; each backend embeds it first in its private struct and
+ * reaches its own with container_of (qp_container_of below). ---- */
+
+struct qp_backend_ops;
+
+/* Log hook: one line, no newline. Default: "qpace: <line>" on stderr. */
+typedef void (*qp_log_fn)(void *arg, const char *line);
+
+/* Strings are read during qp_ctx_open only (the rate table name is copied). */
+struct qp_ctx_attr {
+	const char *device;      /* ibv: device name (NULL = first); soft: backend-specific */
+	uint8_t port;            /* ibv: port number, 0 = 1 */
+	const char *rate_table;  /* "/name" = POSIX shm, a path with another '/' = file;
+				  * NULL = QP_RATETABLE_DEFAULT; "" = none (fallback rate) */
+	struct qp_ratetable *rate_table_mem; /* instead: an in-process table (not owned) */
+	void *backend_arg;       /* backend-specific object (soft: its event loop / agent) */
+	const char *options;     /* backend-specific "key=value,...": ibv: gid=N (GID index;
+				  * default: the first RoCEv2 IPv4-mapped GID, 0 on IB);
+				  * soft: attach, ip, mac */
+	qp_log_fn log;           /* NULL = stderr */
+	void *log_arg;
+};
+
+struct qp_ctx {
+	const struct qp_backend_ops *ops;  /* resolved copy (qp_ctx_open): every slot non-NULL */
+	struct qp_ctx_attr attr;
+	struct qp_rate_src rates;          /* the agent's rate table, (re)opened lazily */
+	struct qp *qps;                    /* this context's QPs (intrusive list) */
+	struct qp_mr *mrs;                 /* registered regions (freed at close) */
+};
+
+/* Memory access rights, as IBV_ACCESS_*. */
+enum qp_access {
+	QP_ACCESS_LOCAL_WRITE = 1u << 0,
+	QP_ACCESS_REMOTE_WRITE = 1u << 1,
+	QP_ACCESS_REMOTE_READ = 1u << 2,
+};
+
+struct qp_mr {
+	struct qp_ctx *ctx;
+	void *addr;
+	size_t length;
+	uint32_t lkey;
+	uint32_t rkey;
+	unsigned access;
+	struct qp_mr *next;
+};
+
+enum qp_flags {
+	QP_F_NONBLOCK = 1u << 0,   /* posts never wait: -EAGAIN when the gate is closed */
+	QP_F_SIGNAL_ALL = 1u << 1, /* every WR completes (as if QP_WR_SIGNALED were set) */
+};
+
+struct qp_attr {
+	uint32_t sq_depth;         /* send WRs the caller keeps in flight; 0 = 128 */
+	uint32_t rq_depth;         /* posted receives; 0 = 512 */
+	uint32_t max_inline;       /* inline data bytes; 0 = none */
+	uint32_t mtu_bytes;        /* 256..4096, power of two; 0 = the port's active MTU */
+	uint32_t psn;              /* initial send PSN (24 bits) when psn_fixed */
+	bool psn_fixed;            /* false: a random PSN, as perftest */
+	uint8_t timeout;           /* local ACK timeout, 4.096 µs * 2^timeout; 0 = 14 */
+	uint8_t retry_cnt;         /* 0..7; 0 = 7 */
+	uint8_t rnr_retry;         /* 0..7 (7 = infinite); 0 = 7 */
+	uint8_t min_rnr_timer;     /* IB encoding; 0 = 12 (0.64 ms) */
+	uint8_t traffic_class;     /* GRH traffic class (DSCP/ECN) */
+	unsigned flags;            /* enum qp_flags */
+	struct qp_gate_params gate;/* zero fields take the gate defaults */
+	struct qp_wait wait;       /* how a blocking post waits; zero = defaults */
+};
+
+/* A WR that is accepted but not fully handed to the backend (non-blocking mode). */
+struct qp_pending {
+	bool active;
+	uint64_t offset;           /* bytes already handed on */
+};
+
+enum qp_opcode {
+	QP_OP_WRITE = 0,
+	QP_OP_WRITE_IMM,
+	QP_OP_SEND,
+	QP_OP_SEND_IMM,
+	QP_OP_COUNT
+};
+
+enum qp_wr_flags {
+	QP_WR_SIGNALED = 1u << 0,  /* produce a completion */
+	QP_WR_INLINE = 1u << 1,    /* copy the data into the WR (length <= max_inline) */
+};
+
+/* One send work request: one local buffer (one SGE). */
+struct qp_wr {
+	enum qp_opcode opcode;
+	uint64_t wr_id;
+	const struct qp_mr *mr;    /* covers [addr, addr + length); NULL only with QP_WR_INLINE */
+	void *addr;
+	uint32_t length;
+	uint64_t remote_addr;      /* WRITE*: target address in the peer's region */
+	uint32_t rkey;             /* WRITE*: the peer's rkey */
+	uint32_t imm;              /* *_IMM: immediate data, host order */
+	unsigned flags;            /* enum qp_wr_flags */
+};
+
+struct qp_recv_wr {
+	uint64_t wr_id;
+	const struct qp_mr *mr;
+	void *addr;
+	uint32_t length;
+};
+
+/* Completion status, as enum ibv_wc_status (names from qp_wc_status_str). */
+enum qp_wc_status {
+	QP_WC_SUCCESS = 0,
+	QP_WC_LOC_LEN_ERR,
+	QP_WC_LOC_QP_OP_ERR,
+	QP_WC_LOC_PROT_ERR,
+	QP_WC_WR_FLUSH_ERR,
+	QP_WC_BAD_RESP_ERR,
+	QP_WC_LOC_ACCESS_ERR,
+	QP_WC_REM_INV_REQ_ERR,
+	QP_WC_REM_ACCESS_ERR,
+	QP_WC_REM_OP_ERR,
+	QP_WC_RETRY_EXC_ERR,
+	QP_WC_RNR_RETRY_EXC_ERR,
+	QP_WC_GENERAL_ERR,
+	QP_WC_STATUS_COUNT
+};
+
+enum qp_wc_opcode {
+	QP_WC_SEND = 0,            /* a SEND / SEND_IMM finished */
+	QP_WC_WRITE,               /* a WRITE / WRITE_IMM finished */
+	QP_WC_RECV,                /* a SEND arrived in a posted receive */
+	QP_WC_RECV_WRITE_IMM,      /* a WRITE_IMM arrived (consumes a posted receive) */
+	QP_WC_OPCODE_COUNT
+};
+
+struct qp_wc {
+	uint64_t wr_id;
+	enum qp_wc_status status;
+	enum qp_wc_opcode opcode;
+	uint32_t byte_len;         /* receives: bytes received */
+	/* As in verbs, opcode, byte_len and imm are valid only when status is success. After an
+	 * error the QP is in error: later WRs complete flushed, possibly one completion per
+	 * piece of a split WRITE, each with the WR's wr_id. */
+	uint32_t imm;              /* with has_imm, host order */
+	bool has_imm;
+	uint32_t vendor_err;
+};
+
+/* Per-QP counters. The common layer fills tx_* and gate; a backend fills what it can and
+ * says which in `have` (QP_STAT_*): rdma-core has no per-QP retransmission counters. */
+enum qp_stat_have {
+	QP_STAT_RX = 1u << 0,
+	QP_STAT_RETRANS = 1u << 1,
+	QP_STAT_TIMEOUTS = 1u << 2,
+	QP_STAT_NAKS = 1u << 3,
+	QP_STAT_RNRS = 1u << 4,
+};
+
+struct qp_stats {
+	uint64_t tx_bytes;         /* payload bytes of completed-or-posted send WRs, handed on */
+	uint64_t tx_msgs;          /* send WRs fully handed to the backend */
+	uint64_t tx_chunks;        /* backend posts (a split WRITE counts each chunk) */
+	uint64_t rx_bytes;
+	uint64_t rx_msgs;
+	uint64_t retransmissions;  /* packets sent again */
+	uint64_t timeouts;         /* retransmission timer expiries */
+	uint64_t naks;             /* sequence-error NAKs received */
+	uint64_t rnrs;             /* RNR NAKs received */
+	uint64_t errors;           /* completions with an error status */
+	unsigned have;             /* QP_STAT_* the backend filled */
+	struct qp_gate_stats gate;
+};
+
+struct qp {
+	struct qp_ctx *ctx;
+	struct qp_attr attr;       /* defaults resolved */
+	uint32_t qpn;              /* set by the backend at create */
+	struct qp_conn_info local; /* after qp_local_info / connect */
+	struct qp_conn_info remote;/* the peer's, after connect */
+	uint32_t path_mtu_bytes;   /* min(local, remote) after connect */
+	bool connected;
+	bool broken;               /* an error completion was seen: posts return -ENOTCONN */
+	struct qp_pacer pacer;
+	struct qp_wr pend_wr;      /* with pend.active */
+	struct qp_pending pend;
+	qp_time_ns retry_ns;       /* when the gate may next open (after an -EAGAIN) */
+	struct qp_stats stats;
+	struct qp *next;           /* in ctx->qps */
+};
+
+#define qp_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- the backend interface ----
+ * One const table per backend, designated initializers, static functions. The common layer
+ * allocates each object with the backend's size (public part first, zeroed), fills the
+ * public part, then calls the backend's init; NULL slots take an EOPNOTSUPP default, so
+ * callers never NULL-check. Every int-returning op returns 0 / -errno, and writes a one-line
+ * message to err on failure where it takes one. */
+struct qp_backend_ops {
+	const char *name;
+	const char *summary;       /* one line for --help */
+	size_t ctx_size, qp_size, mr_size;
+
+	int (*ctx_init)(struct qp_ctx *ctx, char *err, size_t errlen);
+	void (*ctx_fini)(struct qp_ctx *ctx);
+	/* A fd readable when progress has input; -EOPNOTSUPP when the backend has none. */
+	int (*ctx_fd)(struct qp_ctx *ctx);
+	/* The backend's next timer; QP_TIME_NEVER when none. */
+	qp_time_ns (*ctx_deadline)(struct qp_ctx *ctx);
+	/* Receive, run timers due at now; returns work done (>= 0) or -errno. */
+	int (*ctx_progress)(struct qp_ctx *ctx, qp_time_ns now);
+
+	int (*mr_init)(struct qp_mr *mr);
+	void (*mr_fini)(struct qp_mr *mr);
+
+	/* Create the QP (qp->attr resolved); set qp->qpn and qp->local (qpn, psn, gid, mtu). */
+	int (*qp_init)(struct qp *qp, char *err, size_t errlen);
+	void (*qp_fini)(struct qp *qp);
+	/* Move to RTS towards qp->remote (already decoded and checked). */
+	int (*qp_connect)(struct qp *qp, char *err, size_t errlen);
+	/* rdma_cm: create and connect in one step. */
+	int (*cm_dial)(struct qp *qp, const char *host, const char *port,
+		       const struct qp_mr *expose, char *err, size_t errlen);
+	int (*cm_accept)(struct qp *qp, const char *bind, const char *port,
+			 const struct qp_mr *expose, char *err, size_t errlen);
+
+	/* One gated piece of a send WR: the common layer splits and paces; the backend posts. */
+	int (*post_send)(struct qp *qp, const struct qp_wr *wr);
+	int (*post_recv)(struct qp *qp, const struct qp_recv_wr *wr);
+	/* Up to n completions; returns the count (>= 0) or -errno. */
+	int (*poll)(struct qp *qp, struct qp_wc *wc, int n);
+	/* Fill the backend's counters (retrans, timeouts, naks, rnrs, rx_*) and st->have. */
+	void (*get_stats)(struct qp *qp, struct qp_stats *st);
+};
+
+/* For backends: the initial send PSN, attr.psn when psn_fixed, else random (24 bits). */
+uint32_t qp_initial_psn(const struct qp *qp);
+
+/* The backends built into this library, by name ("ibv", "soft"); NULL when unknown. */
+const struct qp_backend_ops *qp_backend_find(const char *name);
+/* NULL-terminated list, for --help. */
+const struct qp_backend_ops *const *qp_backend_all(void);
+extern const struct qp_backend_ops qp_ibv_ops;
+
+/* ---- contexts ---- */
+
+/* Open a backend instance; -errno with one line in err (ibv with no device names the soft
+ * backend and the README's Soft-RoCE section). */
+int qp_ctx_open(const char *backend, const struct qp_ctx_attr *attr, struct qp_ctx **out,
+		char *err, size_t errlen);
+/* The same with an explicit ops table (tests, out-of-tree backends). */
+int qp_ctx_open_ops(const struct qp_backend_ops *ops, const struct qp_ctx_attr *attr,
+		    struct qp_ctx **out, char *err, size_t errlen);
+/* Destroy remaining QPs and regions, close. NULL is a no-op. */
+void qp_ctx_close(struct qp_ctx *ctx);
+/* Fd for an event loop, readable when qp_ctx_progress has input; -EOPNOTSUPP if none. */
+int qp_ctx_fd(struct qp_ctx *ctx);
+/* Earliest time qp_ctx_progress must run: backend timers and paced chunks. */
+qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx);
+/* Hand on paced chunks that are due and run the backend; returns work done or -errno. */
+int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now);
+
+/* ---- memory ---- */
+
+/* Register [addr, addr+len) with QP_ACCESS_* rights. */
+int qp_mr_reg(struct qp_ctx *ctx, void *addr, size_t len, unsigned access,
+	      struct qp_mr **out);
+/* Deregister; NULL is a no-op. */
+int qp_mr_dereg(struct qp_mr *mr);
+
+/* ---- QPs ---- */
+
+/* Create an RC QP (not yet connected). @attr may be NULL for defaults. */
+int qp_create(struct qp_ctx *ctx, const struct qp_attr *attr, struct qp **out,
+	      char *err, size_t errlen);
+/* Destroy; NULL is a no-op. */
+int qp_destroy(struct qp *qp);
+/* This side's connection data; @expose (may be NULL) is the region the peer may write. */
+int qp_local_info(struct qp *qp, const struct qp_mr *expose, struct qp_conn_info *out);
+/* Connect to the peer's data (checked: MTU, QPN and PSN ranges); the path MTU is the
+ * smaller of the two. */
+int qp_connect(struct qp *qp, const struct qp_conn_info *remote, char *err, size_t errlen);
+
+/* Create, exchange connection data over TCP (perftest without -R) and connect.
+ * Client: connects to host:port, retrying for up to timeout_ns (0 = 30 s). */
+int qp_dial(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
+	    const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
+	    struct qp **out, char *err, size_t errlen);
+/* Server: accepts one client on [bind]:port (bind NULL = any). */
+int qp_accept(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
+	      const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
+	      struct qp **out, char *err, size_t errlen);
+/* The exchange alone, on a connected stream socket: send ours, read and check theirs. */
+int qp_exchange_fd(int fd, const struct qp_conn_info *local, struct qp_conn_info *remote,
+		   qp_time_ns timeout_ns, char *err, size_t errlen);
+/* The same through librdmacm (perftest -R); the message rides in the CM private data.
+ * -EOPNOTSUPP on backends without a CM. */
+int qp_dial_cm(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
+	       const char *port, const struct qp_mr *expose, struct qp **out,
+	       char *err, size_t errlen);
+int qp_accept_cm(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
+		 const char *port, const struct qp_mr *expose, struct qp **out,
+		 char *err, size_t errlen);
+
+/* Post a send WR through the pacing gate (see the top of this file for blocking rules).
+ * -EINVAL: bad opcode, length or region; -ENOTCONN: not connected; -EAGAIN: non-blocking
+ * and the gate is closed or a WR is still pending. */
+int qp_post_send(struct qp *qp, const struct qp_wr *wr);
+/* Post a receive buffer (not paced). */
+int qp_post_recv(struct qp *qp, const struct qp_recv_wr *wr);
+/* Poll up to n completions; returns how many (>= 0) or -errno. */
+int qp_poll(struct qp *qp, struct qp_wc *wc, int n);
+/* When a post could next pass the gate (now when open; QP_TIME_NEVER for no QP). */
+qp_time_ns qp_send_deadline(struct qp *qp, qp_time_ns now);
+/* Counters: common (tx, gate) and backend (rx, retransmissions...) in one struct. */
+void qp_get_stats(struct qp *qp, struct qp_stats *out);
+
+/* Names for printing; "UNKNOWN" when out of range. */
+const char *qp_wc_status_str(enum qp_wc_status s);
+const char *qp_opcode_str(enum qp_opcode op);
+
+#endif

@@ -1,0 +1,226 @@
+/* The soft backend's reliable-connected (RC) transport: a pure state machine per QP.
+ *
+ *     (state, event, now_ns) -> frames out, completions, next deadline
+ *
+ * Events: a post (rc_post_send / rc_post_recv), a frame for this QP (rc_rx, already parsed
+ * and ICRC-checked by the host), a timer (rc_tick at rc_deadline). Outputs are pulled:
+ * rc_tx_next hands out the next BTH-level packet to put on the wire (the host adds
+ * Ethernet, IPv4 and UDP and builds it with frame_build_roce), rc_poll_cq the completions.
+ * Nothing here reads a clock, does I/O, prints or allocates outside rc_create.
+ *
+ * Semantics: IBTA vol. 1 ch. 9 as Linux rxe implements it (references §6, §9).
+ * Requester
+ *   - A message of L bytes is ceil(L/MTU) packets (one for L = 0) with consecutive PSNs,
+ *     assigned at post: FIRST/MIDDLE/LAST or ONLY; WRITE carries a RETH on its first
+ *     packet, *_IMM the immediate on its last.
+ *   - At most window_pkts unacknowledged packets in flight (rxe: 128).
+ *   - AckReq on a message's last packet, on every ackreq_every-th packet, and on the packet
+ *     that fills the window (so a long message can never stall waiting for an ACK).
+ *   - An ACK for PSN a acknowledges every PSN <= a; WRs whose last PSN is acknowledged
+ *     complete in order. A NAK (any kind) for PSN p acknowledges every PSN < p.
+ *   - NAK sequence error for p: go back N: send again from p (a repeated NAK for the same
+ *     p with no progress since is a duplicate and ignored).
+ *   - Local ACK timeout (rto_ns, doubled after each expiry up to << rto_backoff_max, reset
+ *     on progress): send again from the oldest unacknowledged PSN. retry_cnt expiries
+ *     without progress -> the head WR completes RETRY_EXC_ERR and the QP enters error.
+ *   - RNR NAK for p: pause, wait the timer the NAK encodes (IB table, 10 us .. 655 ms),
+ *     then send again from p. rnr_retry NAKs without progress (7 = unlimited) ->
+ *     RNR_RETRY_EXC_ERR, error.
+ *   - NAK invalid request / remote access / remote operational error for p: the WR holding
+ *     p completes REM_INV_REQ_ERR / REM_ACCESS_ERR / REM_OP_ERR and the QP enters error.
+ * Responder
+ *   - Accepts only the expected PSN. A later PSN is a gap: one NAK sequence error per gap
+ *     (the next accepted packet re-arms it), the packet is dropped. An earlier PSN is a
+ *     duplicate: dropped, and answered with an ACK of the last accepted PSN (C9-105).
+ *   - ACKs are coalesced: one for a packet with AckReq, or after ack_every accepted packets
+ *     without one; several due at once leave as one ACK (the latest PSN and MSN).
+ *   - SEND (FIRST/ONLY) and WRITE with immediate (LAST/ONLY) need a posted receive; with
+ *     none, an RNR NAK (min_rnr_timer) and the packet is dropped. The requester retries.
+ *   - WRITE: the RETH's rkey must name a region with remote write access that holds
+ *     [va, va + dma_len); otherwise NAK remote access error. Opcode out of sequence, a
+ *     payload of the wrong size, a message longer than its receive buffer or its RETH
+ *     length: NAK invalid request. Both are class C errors (rxe): the NAK goes out and the
+ *     responder's QP enters error. (The requester then completes its WR in error too.)
+ * Error state: every outstanding send and receive WR completes WR_FLUSH_ERR; posts after
+ * that complete WR_FLUSH_ERR at once; frames are dropped and counted.
+ *
+ * Bounded queues: send WRs posted plus their completions not yet polled <= sq_depth, and
+ * the same for receives and rq_depth (a post beyond returns -ENOMEM); the completion queue
+ * holds sq_depth + rq_depth entries and so never overflows.
+ */
+#ifndef QPACE_RC_H
+#define QPACE_RC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/frame.h"
+#include "qpace/qp.h"
+#include "qpace/time.h"
+
+#define RC_PSN_MASK 0xffffffu
+#define RC_MTU_MIN 256u
+#define RC_MTU_MAX 4096u
+#define RC_DEPTH_MAX 16384u
+#define RC_INLINE_MAX 1024u
+#define RC_WINDOW_MAX 4096u             /* far below 2^23: PSN order stays unambiguous */
+#define RC_MSG_MAX_BYTES (1u << 31)     /* IBTA: 2^31 */
+
+/* AETH syndromes (IBTA 9.7.5.2). */
+#define RC_AETH_ACK 0x00                /* | credit count; 0x1f = no credit information */
+#define RC_AETH_ACK_UNLIMITED 0x1f
+#define RC_AETH_RNR 0x20                /* | RNR timer, IB encoding */
+#define RC_AETH_NAK 0x60                /* | rc_nak_code */
+enum rc_nak_code {
+	RC_NAK_PSN_SEQ = 0,
+	RC_NAK_INV_REQ = 1,
+	RC_NAK_REM_ACCESS = 2,
+	RC_NAK_REM_OP = 3,
+};
+
+/* The RNR wait the 5-bit IB encoding means (IBTA table 45): 0 -> 655.36 ms,
+ * 1 -> 10 us, ..., 31 -> 491.52 ms. */
+qp_time_ns rc_rnr_timer_ns(uint8_t code);
+
+enum rc_state { RC_INIT = 0, RC_RTS, RC_ERROR };
+
+/* A region a remote WRITE may target, as the host's memory lookup reports it. */
+struct rc_region {
+	uint8_t *base;       /* local address of va */
+	uint64_t va;         /* the address peers use (the connection data's addr) */
+	uint64_t len;        /* bytes */
+	bool remote_write;
+};
+/* Look up a region by rkey; false when none. Must be side-effect free. */
+typedef bool (*rc_mr_find_fn)(void *arg, uint32_t rkey, struct rc_region *out);
+
+/* Fill with rc_params_init, then override. Units and ranges in the comments. */
+struct rc_params {
+	uint32_t qpn;               /* this QP's number, 1..2^24-1 */
+	uint32_t sq_psn;            /* first PSN this QP sends, 24 bits */
+	uint32_t sq_depth;          /* send WRs, 1..RC_DEPTH_MAX; default 128 */
+	uint32_t rq_depth;          /* receive WRs, 1..RC_DEPTH_MAX; default 512 */
+	uint32_t max_inline;        /* bytes copied at post, 0..RC_INLINE_MAX; default 0 */
+	uint32_t window_pkts;       /* unacknowledged packets, 1..RC_WINDOW_MAX; default 128 */
+	uint32_t ackreq_every;      /* packets, 1..window; default 64 (rxe) */
+	uint32_t ack_every;         /* responder: packets per ACK without AckReq, 0 = only
+				     * on AckReq; default 32 */
+	qp_time_ns rto_ns;          /* local ACK timeout, ns; 0 = none; default 4.096 us<<14 */
+	uint8_t rto_backoff_max;    /* doublings of rto_ns, 0..10; default 3 */
+	uint8_t retry_cnt;          /* timeouts without progress tolerated, 0..7; default 7 */
+	uint8_t rnr_retry;          /* RNR NAKs without progress, 0..7, 7 = unlimited; def. 7 */
+	uint8_t min_rnr_timer;      /* what our RNR NAKs ask for, 0..31; default 12 (0.64 ms) */
+	rc_mr_find_fn mr_find;      /* required */
+	void *mr_arg;
+};
+
+/* The peer, known at connect. */
+struct rc_conn {
+	uint32_t dest_qpn;          /* 24 bits */
+	uint32_t rq_psn;            /* the first PSN the peer sends, 24 bits */
+	uint32_t mtu_bytes;         /* path MTU: 256, 512, 1024, 2048 or 4096 */
+};
+
+/* Why a frame was dropped; one counter each. */
+enum rc_drop {
+	RC_DROP_STATE = 0,    /* QP not connected, or in error */
+	RC_DROP_NOT_ROCE,     /* no RoCE layer in the parse */
+	RC_DROP_QPN,          /* BTH destination QP is not this QP */
+	RC_DROP_HEADER,       /* BTH version not 0, P_Key not default, ACK with payload */
+	RC_DROP_OPCODE,       /* opcode not handled by an RC QP (READ, atomics, UD...) */
+	RC_DROP_DUPLICATE,    /* request PSN already accepted (re-ACKed) */
+	RC_DROP_OUT_OF_SEQ,   /* request PSN beyond the expected one (gap) */
+	RC_DROP_RNR,          /* request refused for want of a receive (RNR NAK sent) */
+	RC_DROP_INVALID,      /* request refused: sequence, length, access (NAK sent) */
+	RC_DROP_ACK_STALE,    /* ACK/NAK for a PSN already acknowledged */
+	RC_DROP_ACK_RANGE,    /* ACK/NAK for a PSN never sent */
+	RC_DROP_SYNDROME,     /* reserved AETH syndrome or NAK code */
+	RC_DROP_COUNT
+};
+const char *rc_drop_str(enum rc_drop d);
+
+struct rc_stats {
+	/* requester */
+	uint64_t tx_pkts;           /* request packets sent, retransmissions included */
+	uint64_t tx_bytes;          /* their payload bytes */
+	uint64_t tx_msgs;           /* send WRs completed successfully */
+	uint64_t tx_msg_bytes;      /* their bytes */
+	uint64_t retrans_pkts;      /* request packets sent again */
+	uint64_t timeouts;          /* local ACK timer expiries */
+	uint64_t naks_rx;           /* NAK sequence error received */
+	uint64_t rnr_rx;            /* RNR NAK received */
+	uint64_t acks_rx;           /* ACKs that acknowledged something new */
+	/* responder */
+	uint64_t rx_pkts;           /* request packets accepted */
+	uint64_t rx_bytes;          /* their payload bytes */
+	uint64_t rx_msgs;           /* messages completed */
+	uint64_t acks_tx;
+	uint64_t naks_tx;           /* NAK sequence error sent */
+	uint64_t rnr_tx;            /* RNR NAK sent */
+	uint64_t errs_tx;           /* NAK invalid request / remote access sent */
+	uint64_t cnp_rx;            /* CNPs addressed to this QP (counted, not acted on) */
+	uint64_t err_wcs;           /* completions with an error status */
+	uint64_t drops[RC_DROP_COUNT];
+	enum rc_drop last_drop;     /* the most recent reason, for one-line logs */
+};
+
+struct rc_qp;
+
+/* Defaults (listed in struct rc_params). */
+void rc_params_init(struct rc_params *p);
+/* Check every field; 0, or -EINVAL with one line naming the field, value and range. */
+int rc_params_check(const struct rc_params *p, char *err, size_t errlen);
+/* Allocate a QP in RC_INIT (receives may be posted). NULL with err set on bad params or
+ * no memory. */
+struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen);
+void rc_destroy(struct rc_qp *qp);
+/* RC_INIT -> RC_RTS towards the peer. -EINVAL (bad field) or -EALREADY (not in INIT). */
+int rc_connect(struct rc_qp *qp, const struct rc_conn *c);
+/* Move to error now: outstanding WRs complete WR_FLUSH_ERR. */
+void rc_set_error(struct rc_qp *qp);
+
+/* Post one send WR (wr->mr is not looked at: the caller checked the local buffer; with
+ * QP_WR_INLINE the bytes are copied now). 0; -ENOTCONN before connect; -EINVAL (opcode,
+ * length, inline size); -ENOMEM (send queue full). In error: 0, and it completes flushed. */
+int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now);
+/* Post one receive buffer. 0, -EINVAL, -ENOMEM (receive queue full). */
+int rc_post_recv(struct rc_qp *qp, const struct qp_recv_wr *wr);
+/* Up to n completions, oldest first; returns how many. */
+int rc_poll_cq(struct rc_qp *qp, struct qp_wc *wc, int n);
+
+/* A frame addressed to this QP: @p from frame_parse of @frame, ICRC already verified.
+ * Returns 0 when used, or -(1 + enum rc_drop) when dropped (and counted). */
+int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
+	  qp_time_ns now);
+/* The next packet to send, if any: fills @s's bth, reth, aeth, imm, payload and
+ * payload_len (addresses and IP options are the caller's). @s->payload points into a
+ * posted buffer: build the frame before the next call into this QP. ACKs/NAKs go first. */
+bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s);
+/* rc_tx_next would return a packet now. */
+bool rc_tx_pending(const struct rc_qp *qp);
+/* Earliest timer (retransmission, RNR wait); QP_TIME_NEVER when none. */
+qp_time_ns rc_deadline(const struct rc_qp *qp);
+/* Run the timers due at now. */
+void rc_tick(struct rc_qp *qp, qp_time_ns now);
+
+enum rc_state rc_state(const struct rc_qp *qp);
+const struct rc_stats *rc_stats(const struct rc_qp *qp);
+uint32_t rc_qpn(const struct rc_qp *qp);
+/* Send and receive WRs posted and not yet completed. */
+uint32_t rc_sq_outstanding(const struct rc_qp *qp);
+uint32_t rc_rq_outstanding(const struct rc_qp *qp);
+
+/* 24-bit PSN arithmetic: a - b in -2^23 .. 2^23-1. */
+static inline int32_t rc_psn_diff(uint32_t a, uint32_t b)
+{
+	uint32_t d = (a - b) & RC_PSN_MASK;
+
+	return d & 0x800000u ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
+
+static inline uint32_t rc_psn_add(uint32_t a, uint32_t n)
+{
+	return (a + n) & RC_PSN_MASK;
+}
+
+#endif

@@ -1,0 +1,320 @@
+/* Telemetry message codec (see qpace/feedback.h for the layout). */
+#include <errno.h>
+#include <string.h>
+
+#include "qpace/bytes.h"
+#include "qpace/feedback.h"
+
+/* ---- flow key and hop: the shared pieces ---- */
+static void get_flow(struct fb_flow *f, const uint8_t *p)
+{
+	f->src_ip = qp_get32(p);
+	f->dst_ip = qp_get32(p + 4);
+	f->sport = qp_get16(p + 8);
+	f->dest_qp = qp_get32(p + 12) & 0xffffff;
+}
+
+static void put_flow(uint8_t *p, const struct fb_flow *f)
+{
+	qp_put32(p, f->src_ip);
+	qp_put32(p + 4, f->dst_ip);
+	qp_put16(p + 8, f->sport);
+	qp_put16(p + 10, 0);
+	qp_put32(p + 12, f->dest_qp & 0xffffff);
+}
+
+static void get_hop(struct qp_int_hop *h, const uint8_t *p)
+{
+	h->switch_id = qp_get32(p);
+	h->port = qp_get16(p + 4);
+	h->ts_ns = qp_get64(p + 8);
+	h->tx_bytes = qp_get64(p + 16);
+	h->qlen_bytes = qp_get32(p + 24);
+	h->link_bps = qp_get64(p + 32);
+}
+
+static void put_hop(uint8_t *p, const struct qp_int_hop *h)
+{
+	qp_put32(p, h->switch_id);
+	qp_put16(p + 4, h->port);
+	qp_put16(p + 6, 0);
+	qp_put64(p + 8, h->ts_ns);
+	qp_put64(p + 16, h->tx_bytes);
+	qp_put32(p + 24, h->qlen_bytes);
+	qp_put32(p + 28, 0);
+	qp_put64(p + 32, h->link_bps);
+}
+
+/* ---- bodies: decode returns 0/-errno with the body length checked >= the fixed part;
+ * encode returns the body length, with cap checked by the caller against body_len ---- */
+static int int_decode(struct fb_msg *m, const uint8_t *p, size_t len)
+{
+	struct fb_int *r = &m->u.int_report;
+	unsigned n = p[20];
+
+	if (n == 0 || n > QP_INT_MAX_HOPS)
+		return -EINVAL;
+	if (len < FB_INT_FIXED + (size_t)n * FB_HOP_LEN)
+		return -EMSGSIZE;
+	get_flow(&r->flow, p);
+	r->psn = qp_get32(p + 16) & 0xffffff;
+	r->nhops = (uint8_t)n;
+	for (unsigned i = 0; i < n; i++)
+		get_hop(&r->hops[i], p + FB_INT_FIXED + i * FB_HOP_LEN);
+	return 0;
+}
+
+static size_t int_len(const struct fb_msg *m)
+{
+	return FB_INT_FIXED + (size_t)m->u.int_report.nhops * FB_HOP_LEN;
+}
+
+static int int_encode(uint8_t *p, const struct fb_msg *m)
+{
+	const struct fb_int *r = &m->u.int_report;
+
+	if (r->nhops == 0 || r->nhops > QP_INT_MAX_HOPS)
+		return -EINVAL;
+	memset(p, 0, FB_INT_FIXED);
+	put_flow(p, &r->flow);
+	qp_put32(p + 16, r->psn & 0xffffff);
+	p[20] = r->nhops;
+	for (unsigned i = 0; i < r->nhops; i++)
+		put_hop(p + FB_INT_FIXED + i * FB_HOP_LEN, &r->hops[i]);
+	return 0;
+}
+
+static int notice_decode(struct fb_msg *m, const uint8_t *p, size_t len)
+{
+	struct fb_notice *n = &m->u.notice;
+
+	(void)len;
+	get_flow(&n->flow, p);
+	n->psn = qp_get32(p + 16) & 0xffffff;
+	n->switch_id = qp_get32(p + 20);
+	n->port = qp_get16(p + 24);
+	n->flows = qp_get16(p + 26);
+	n->queue_bytes = qp_get32(p + 28);
+	n->link_bps = qp_get64(p + 32);
+	n->reflected_ts_ns = qp_get64(p + 40);
+	return 0;
+}
+
+static size_t notice_len(const struct fb_msg *m)
+{
+	(void)m;
+	return FB_NOTICE_LEN;
+}
+
+static int notice_encode(uint8_t *p, const struct fb_msg *m)
+{
+	const struct fb_notice *n = &m->u.notice;
+
+	put_flow(p, &n->flow);
+	qp_put32(p + 16, n->psn & 0xffffff);
+	qp_put32(p + 20, n->switch_id);
+	qp_put16(p + 24, n->port);
+	qp_put16(p + 26, n->flows);
+	qp_put32(p + 28, n->queue_bytes);
+	qp_put64(p + 32, n->link_bps);
+	qp_put64(p + 40, n->reflected_ts_ns);
+	return 0;
+}
+
+static int level_ok(uint8_t level, uint8_t acked)
+{
+	if (level == FB_LEVEL_ACK)
+		return acked <= CC_LEVEL_SEVERE;
+	return level <= CC_LEVEL_SEVERE;
+}
+
+static int level_decode(struct fb_msg *m, const uint8_t *p, size_t len)
+{
+	struct fb_level *l = &m->u.level;
+
+	(void)len;
+	if (!level_ok(p[22], p[23]))
+		return -EINVAL;
+	get_flow(&l->flow, p);
+	l->switch_id = qp_get32(p + 16);
+	l->port = qp_get16(p + 20);
+	l->level = p[22];
+	l->acked = p[23];
+	l->queue_bytes = qp_get32(p + 24);
+	l->seq = qp_get32(p + 28);
+	l->psn = qp_get32(p + 32) & 0xffffff;
+	return 0;
+}
+
+static size_t level_len(const struct fb_msg *m)
+{
+	(void)m;
+	return FB_LEVEL_LEN;
+}
+
+static int level_encode(uint8_t *p, const struct fb_msg *m)
+{
+	const struct fb_level *l = &m->u.level;
+
+	if (!level_ok(l->level, l->acked))
+		return -EINVAL;
+	put_flow(p, &l->flow);
+	qp_put32(p + 16, l->switch_id);
+	qp_put16(p + 20, l->port);
+	p[22] = l->level;
+	p[23] = l->level == FB_LEVEL_ACK ? l->acked : 0;
+	qp_put32(p + 24, l->queue_bytes);
+	qp_put32(p + 28, l->seq);
+	qp_put32(p + 32, l->psn & 0xffffff);
+	return 0;
+}
+
+static int credit_decode(struct fb_msg *m, const uint8_t *p, size_t len)
+{
+	struct fb_credit *c = &m->u.credit;
+
+	(void)len;
+	get_flow(&c->flow, p);
+	c->seq = qp_get32(p + 16);
+	c->credit_bytes = qp_get32(p + 20);
+	c->interval_ns = qp_get64(p + 24);
+	return 0;
+}
+
+static size_t credit_len(const struct fb_msg *m)
+{
+	(void)m;
+	return FB_CREDIT_LEN;
+}
+
+static int credit_encode(uint8_t *p, const struct fb_msg *m)
+{
+	const struct fb_credit *c = &m->u.credit;
+
+	put_flow(p, &c->flow);
+	qp_put32(p + 16, c->seq);
+	qp_put32(p + 20, c->credit_bytes);
+	qp_put64(p + 24, c->interval_ns);
+	return 0;
+}
+
+struct fb_type_ops {
+	const char *name;
+	size_t fixed;   /* smallest body */
+	int (*decode)(struct fb_msg *m, const uint8_t *body, size_t len);
+	size_t (*body_len)(const struct fb_msg *m);
+	int (*encode)(uint8_t *body, const struct fb_msg *m);
+};
+
+static const struct fb_type_ops type_ops[FB_T_COUNT] = {
+	[FB_T_INT] = { "int", FB_INT_FIXED, int_decode, int_len, int_encode },
+	[FB_T_NOTICE] = { "notice", FB_NOTICE_LEN, notice_decode, notice_len, notice_encode },
+	[FB_T_LEVEL] = { "level", FB_LEVEL_LEN, level_decode, level_len, level_encode },
+	[FB_T_CREDIT] = { "credit", FB_CREDIT_LEN, credit_decode, credit_len, credit_encode },
+	[FB_T_ECHO] = { "echo", FB_INT_FIXED, int_decode, int_len, int_encode },
+};
+
+static const struct fb_type_ops *ops_of(unsigned type)
+{
+	return type < FB_T_COUNT && type_ops[type].name ? &type_ops[type] : NULL;
+}
+
+const char *fb_type_name(unsigned type)
+{
+	const struct fb_type_ops *o = ops_of(type);
+	return o ? o->name : "unknown";
+}
+
+int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len)
+{
+	const struct fb_type_ops *o;
+	struct fb_msg m;
+	size_t mlen, body;
+	int rc;
+
+	if (len < FB_HDR_LEN)
+		return -EMSGSIZE;
+	if (qp_get16(buf) != FB_MAGIC || buf[2] != FB_VERSION)
+		return -EPROTO;
+	mlen = qp_get16(buf + 4);
+	if (mlen > len)
+		return -EMSGSIZE;
+	if (buf[7] > FB_AUTH_MAX || mlen < (size_t)FB_HDR_LEN + buf[7])
+		return -EINVAL;
+	o = ops_of(buf[3]);
+	if (!o)
+		return -ENOMSG;
+	body = mlen - FB_HDR_LEN - buf[7];
+	if (body < o->fixed)
+		return -EMSGSIZE;
+	memset(&m, 0, sizeof(m));
+	m.type = buf[3];
+	m.flags = buf[6];
+	m.auth_len = buf[7];
+	m.length = (uint16_t)mlen;
+	rc = o->decode(&m, buf + FB_HDR_LEN, body);
+	if (rc < 0)
+		return rc;
+	*out = m;
+	return 0;
+}
+
+int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m)
+{
+	const struct fb_type_ops *o = ops_of(m->type);
+	size_t len;
+	int rc;
+
+	if (!o || m->auth_len)
+		return -EINVAL;
+	if (m->type == FB_T_INT || m->type == FB_T_ECHO) {
+		if (m->u.int_report.nhops == 0 || m->u.int_report.nhops > QP_INT_MAX_HOPS)
+			return -EINVAL;
+	}
+	len = FB_HDR_LEN + o->body_len(m);
+	if (cap < len)
+		return -EMSGSIZE;
+	rc = o->encode(buf + FB_HDR_LEN, m);
+	if (rc < 0)
+		return rc;
+	qp_put16(buf, FB_MAGIC);
+	buf[2] = FB_VERSION;
+	buf[3] = m->type;
+	qp_put16(buf + 4, (uint16_t)len);
+	buf[6] = m->flags;
+	buf[7] = 0;
+	return (int)len;
+}
+
+int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	switch (m->type) {
+	case FB_T_INT:
+	case FB_T_ECHO:
+		ev->type = CC_EV_INT;
+		ev->u.int_report.seq = m->u.int_report.psn;
+		ev->u.int_report.snd_nxt = m->u.int_report.psn;
+		ev->u.int_report.hops = m->u.int_report.hops;
+		ev->u.int_report.nhops = m->u.int_report.nhops;
+		return 0;
+	case FB_T_NOTICE:
+		ev->type = CC_EV_NOTICE;
+		ev->u.notice = (struct cc_notice){
+			.switch_id = m->u.notice.switch_id,
+			.queue_bytes = m->u.notice.queue_bytes,
+			.link_bps = m->u.notice.link_bps,
+			.flows = m->u.notice.flows,
+			.reflected_ts_ns = m->u.notice.reflected_ts_ns,
+		};
+		return 0;
+	case FB_T_LEVEL:
+		if (m->u.level.level > CC_LEVEL_SEVERE)
+			return -ENOENT;
+		ev->type = CC_EV_LEVEL;
+		ev->u.level = m->u.level.level;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}

@@ -1,0 +1,74 @@
+/* Pcap capture with libpcap's dumper (see capture.h). */
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "capture.h"
+
+struct sw_capture {
+	pcap_t *dead;
+	pcap_dumper_t *dump;
+	int64_t wall_minus_mono_ns;   /* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
+	uint64_t frames;
+};
+
+struct sw_capture *sw_capture_open(const char *path, qp_time_ns mono_now, char *err,
+				   size_t errlen)
+{
+	struct sw_capture *c = calloc(1, sizeof(*c));
+	struct timespec ts;
+
+	if (!c) {
+		snprintf(err, errlen, "--pcap: out of memory");
+		return NULL;
+	}
+	c->dead = pcap_open_dead(DLT_EN10MB, 65535);
+	c->dump = c->dead ? pcap_dump_open(c->dead, path) : NULL;
+	if (!c->dump) {
+		snprintf(err, errlen, "--pcap %s: %s", path,
+			 c->dead ? pcap_geterr(c->dead) : "pcap_open_dead failed");
+		sw_capture_close(c);
+		return NULL;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	c->wall_minus_mono_ns = (int64_t)((uint64_t)ts.tv_sec * QP_NS_PER_S +
+					  (uint64_t)ts.tv_nsec) - (int64_t)mono_now;
+	return c;
+}
+
+void sw_capture_frame(struct sw_capture *c, const struct sw_port *p, const uint8_t *frame,
+		      size_t len, qp_time_ns leave_ns)
+{
+	struct pcap_pkthdr h;
+	int64_t wall = (int64_t)leave_ns + c->wall_minus_mono_ns;
+
+	(void)p;
+	h.ts.tv_sec = (time_t)(wall / (int64_t)QP_NS_PER_S);
+	h.ts.tv_usec = (suseconds_t)((wall % (int64_t)QP_NS_PER_S) / 1000);
+	h.caplen = h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)c->dump, &h, frame);
+	c->frames++;
+}
+
+void sw_capture_flush(struct sw_capture *c)
+{
+	if (c && c->dump)
+		pcap_dump_flush(c->dump);
+}
+
+void sw_capture_close(struct sw_capture *c)
+{
+	if (!c)
+		return;
+	if (c->dump)
+		pcap_dump_close(c->dump);
+	if (c->dead)
+		pcap_close(c->dead);
+	free(c);
+}
+
+uint64_t sw_capture_count(const struct sw_capture *c)
+{
+	return c ? c->frames : 0;
+}

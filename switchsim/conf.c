@@ -1,0 +1,273 @@
+/* Configuration: defaults, the per-port settings shared by the command line and topology
+ * files (one parser per value, one message shape: "KEY 'VALUE': accepted ..."), the star
+ * shorthand, and the last resolution step. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpace/units.h"
+#include "conf.h"
+
+#define ERR(...) (snprintf(err, len, __VA_ARGS__), -1)
+
+typedef int (*setting_fn)(struct sw_port_defaults *d, const char *key, const char *v,
+			  char *err, size_t len);
+
+static int set_rate(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		    size_t len)
+{
+	if (qp_parse_rate(v, &d->q.rate_bps) || d->q.rate_bps < 1000 ||
+	    d->q.rate_bps > 10000 * QP_GBPS)
+		return ERR("%s '%s': not a rate in 1K..10T bits/s (e.g. 1G, 100M)", key, v);
+	return 0;
+}
+
+static int set_buffer(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		      size_t len)
+{
+	if (qp_parse_bytes(v, &d->q.buffer_bytes) || d->q.buffer_bytes < 1514 ||
+	    d->q.buffer_bytes > (1ULL << 30))
+		return ERR("%s '%s': not a size in 1514..1G bytes (e.g. 128K, 1M)", key, v);
+	return 0;
+}
+
+static int parse_time_max(const char *key, const char *v, qp_time_ns max, qp_time_ns *out,
+			  char *err, size_t len)
+{
+	if (qp_parse_time(v, out) || *out > max)
+		return ERR("%s '%s': not a time in 0..%llus (e.g. 5us, 2ms)", key, v,
+			   (unsigned long long)(max / QP_NS_PER_S));
+	return 0;
+}
+
+static int set_delay(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		     size_t len)
+{
+	return parse_time_max(key, v, 10 * QP_NS_PER_S, &d->q.delay_ns, err, len);
+}
+
+static int set_notice_interval(struct sw_port_defaults *d, const char *key, const char *v,
+			       char *err, size_t len)
+{
+	return parse_time_max(key, v, 100 * QP_NS_PER_S, &d->telem.notice_interval_ns, err, len);
+}
+
+static int set_level_repeat(struct sw_port_defaults *d, const char *key, const char *v,
+			    char *err, size_t len)
+{
+	return parse_time_max(key, v, 100 * QP_NS_PER_S, &d->telem.level_repeat_ns, err, len);
+}
+
+static const char *const int_modes[] = { "off", "direct", "echo", NULL };
+
+static int set_int(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		   size_t len)
+{
+	for (int i = 0; int_modes[i]; i++)
+		if (!strcmp(v, int_modes[i])) {
+			d->telem.int_mode = (enum sw_int_mode)i;
+			return 0;
+		}
+	return ERR("%s '%s': accepted direct, echo, off", key, v);
+}
+
+/* every=K,interval=TIME (either or both, '/' or ',' between); a bare number is every=K. */
+static int set_int_sample(struct sw_port_defaults *d, const char *key, const char *v,
+			  char *err, size_t len)
+{
+	char buf[128], *save = NULL, *tok;
+	uint64_t k;
+
+	if (!qp_parse_u64(v, &k) && k >= 1 && k <= 1000000) {
+		d->telem.int_every = (uint32_t)k;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",/", &save); tok; tok = strtok_r(NULL, ",/", &save)) {
+		if (!strncmp(tok, "every=", 6) && !qp_parse_u64(tok + 6, &k) && k >= 1 &&
+		    k <= 1000000)
+			d->telem.int_every = (uint32_t)k;
+		else if (strncmp(tok, "interval=", 9) ||
+			 qp_parse_time(tok + 9, &d->telem.int_interval_ns))
+			return ERR("%s '%s': accepted every=K (1..1000000) and/or interval=TIME "
+				   "(at most one per QP per TIME), e.g. every=4,interval=10us", key, v);
+	}
+	return 0;
+}
+
+/* Three comma-separated fields of at most 63 characters. */
+static int split3(const char *arg, char f[3][64])
+{
+	const char *p = arg;
+
+	for (int i = 0; i < 3; i++) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if ((i < 2) != (e != NULL) || n >= 64)
+			return -1;
+		memcpy(f[i], p, n);
+		f[i][n] = 0;
+		p = e ? e + 1 : p + n;
+	}
+	return 0;
+}
+
+static int set_ecn(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		   size_t len)
+{
+	struct sw_red_params r;
+	char f[3][64];
+
+	if (!strcmp(v, "off")) {
+		d->q.red = (struct sw_red_params){ 0 };
+		return 0;
+	}
+	if (split3(v, f) || qp_parse_bytes(f[0], &r.kmin_bytes) ||
+	    qp_parse_bytes(f[1], &r.kmax_bytes) || qp_parse_double(f[2], &r.pmax) ||
+	    !(r.pmax > 0 && r.pmax <= 1) || r.kmin_bytes >= r.kmax_bytes)
+		return ERR("%s '%s': accepted KMIN,KMAX,PMAX with KMIN < KMAX <= buffer (bytes) "
+			   "and PMAX in (0,1], e.g. 20K,80K,0.2; or off", key, v);
+	d->q.red = r;
+	return 0;
+}
+
+static int set_early(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		     size_t len)
+{
+	if (!strcmp(v, "off"))
+		d->telem.early_bytes = 0;
+	else if (!strcmp(v, "bdp"))
+		d->telem.early_bytes = SW_EARLY_BDP;
+	else if (qp_parse_bytes(v, &d->telem.early_bytes) || !d->telem.early_bytes ||
+		 d->telem.early_bytes > (1ULL << 30))
+		return ERR("%s '%s': accepted bytes in 1..1G (e.g. 30K), bdp or off", key, v);
+	return 0;
+}
+
+static int set_levels(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		      size_t len)
+{
+	uint64_t l[3];
+	char f[3][64];
+
+	if (!strcmp(v, "off")) {
+		memset(d->telem.level_bytes, 0, sizeof(d->telem.level_bytes));
+		return 0;
+	}
+	if (split3(v, f) || qp_parse_bytes(f[0], &l[0]) || qp_parse_bytes(f[1], &l[1]) ||
+	    qp_parse_bytes(f[2], &l[2]) || !(l[0] > 0 && l[0] <= l[1] && l[1] <= l[2]))
+		return ERR("%s '%s': accepted MIN,MID,MAX bytes with 0 < MIN <= MID <= MAX "
+			   "(e.g. 10K,30K,60K), or off", key, v);
+	memcpy(d->telem.level_bytes, l, sizeof(l));
+	return 0;
+}
+
+static int set_flows(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		     size_t len)
+{
+	uint64_t n;
+
+	if (qp_parse_u64(v, &n) || n < 8 || n > (1u << 20) || (n & (n - 1)))
+		return ERR("%s '%s': a power of two in 8..1048576", key, v);
+	d->q.flow_slots = (uint32_t)n;
+	return 0;
+}
+
+static int set_seed(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		    size_t len)
+{
+	if (qp_parse_u64(v, &d->q.seed))
+		return ERR("%s '%s': a whole number", key, v);
+	return 0;
+}
+
+static const struct {
+	const char *key;
+	setting_fn fn;
+} settings[] = {
+	{ "rate", set_rate }, { "buffer", set_buffer }, { "delay", set_delay },
+	{ "ecn", set_ecn }, { "early", set_early }, { "notice-interval", set_notice_interval },
+	{ "levels", set_levels }, { "level-repeat", set_level_repeat }, { "int", set_int },
+	{ "int-sample", set_int_sample }, { "flows", set_flows }, { "seed", set_seed },
+};
+
+int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
+		    size_t len)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(key, settings[i].key))
+			return settings[i].fn(d, key, val, err, len);
+	return ERR("unknown setting '%s'", key);
+}
+
+const char *sw_conf_setting_names(void)
+{
+	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, int, "
+	       "int-sample, flows, seed";
+}
+
+void sw_conf_defaults(struct sw_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->def.q = (struct sw_queue_params){
+		.rate_bps = QP_GBPS, .delay_ns = 5 * QP_NS_PER_US, .buffer_bytes = 128 * 1024,
+		.flow_slots = 1024, .seed = 1,
+	};
+	c->def.telem = (struct sw_telem_params){
+		.early_bytes = SW_EARLY_BDP, .notice_interval_ns = 10 * QP_NS_PER_US,
+		.level_repeat_ns = 100 * QP_NS_PER_US, .int_mode = SW_INT_DIRECT, .int_every = 1,
+	};
+	c->stats_interval_ns = 10 * QP_NS_PER_MS;
+	c->spin_ns = 50 * QP_NS_PER_US;
+}
+
+int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t len)
+{
+	struct sw_switch_conf *s = &c->sw[0];
+
+	if (n < 1 || n > SW_MAX_PORTS || base_port + 2u * (unsigned)n > 65535)
+		return ERR("--star %d with --base-port %u: ports beyond 65535", n, base_port);
+	c->nswitches = 1;
+	snprintf(s->name, sizeof(s->name), "s1");
+	s->id = 1;
+	s->def = c->def;
+	s->nports = n;
+	for (int i = 0; i < n; i++) {
+		struct sw_port_conf *p = &s->ports[i];
+		snprintf(p->name, sizeof(p->name), "p%d", i);
+		p->kind = SW_PORT_UDP;
+		p->local.sin_family = p->remote.sin_family = AF_INET;
+		p->local.sin_addr.s_addr = p->remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		p->local.sin_port = htons((uint16_t)(base_port + 2u * (unsigned)i));
+		p->remote.sin_port = htons((uint16_t)(base_port + 2u * (unsigned)i + 1));
+		p->q = s->def.q;
+		p->telem = s->def.telem;
+	}
+	return 0;
+}
+
+void sw_conf_finish(struct sw_conf *c)
+{
+	for (int s = 0; s < c->nswitches; s++) {
+		struct sw_switch_conf *sc = &c->sw[s];
+		static const uint8_t zero[6];
+		if (!memcmp(sc->mac, zero, 6)) {   /* locally administered, from the id */
+			const uint8_t mac[6] = { 0x02, 0x51, 0x46, (uint8_t)(sc->id >> 16),
+						 (uint8_t)(sc->id >> 8), (uint8_t)sc->id };
+			memcpy(sc->mac, mac, 6);
+		}
+		if (!sc->ip)   /* 169.254.255.ID: link-local, the telemetry source */
+			sc->ip = 0xa9feff00u | (sc->id & 0xff);
+		for (int i = 0; i < sc->nports; i++) {
+			struct sw_port_conf *p = &sc->ports[i];
+			if (p->telem.early_bytes == SW_EARLY_BDP) {
+				uint64_t bdp = qp_bytes_in(p->q.rate_bps, 2 * p->q.delay_ns);
+				p->telem.early_bytes = bdp < 1500 ? 1500 : bdp;
+			}
+			p->q.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
+		}
+	}
+}

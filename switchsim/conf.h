@@ -1,0 +1,100 @@
+/* What a qpace-switch run is made of, as parsed from the command line (cli.c) and a
+ * topology file (topo.c), before anything is opened. fabric.c builds it. */
+#ifndef SW_CONF_H
+#define SW_CONF_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "queue.h"
+#include "telem.h"
+
+#define SW_MAX_SWITCHES 32
+#define SW_MAX_PORTS 64           /* per switch */
+#define SW_MAX_STATIC 64          /* static MAC entries per switch */
+#define SW_NAME_LEN 32
+#define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
+
+enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK };
+
+struct sw_port_conf {
+	char name[SW_NAME_LEN];
+	enum sw_port_kind kind;
+	struct sockaddr_in local;    /* udp, vxlan */
+	struct sockaddr_in remote;   /* udp: until another address is heard; vxlan: the VTEP */
+	uint32_t vni;                /* vxlan, 24 bits */
+	char dev[IF_NAMESIZE];       /* packet */
+	int peer_switch, peer_port;  /* link: the other end */
+	struct sw_queue_params q;
+	struct sw_telem_params telem;
+	int line;                    /* topology file line, 0 for the command line */
+};
+
+/* What a port takes unless told otherwise: from the command line, then a topology
+ * file's switch line, then its port or link line. */
+struct sw_port_defaults {
+	struct sw_queue_params q;
+	struct sw_telem_params telem;
+};
+
+struct sw_static_mac {
+	uint8_t mac[6];
+	int port;
+};
+
+struct sw_switch_conf {
+	char name[SW_NAME_LEN];
+	uint32_t id;
+	struct sw_port_defaults def;
+	uint8_t mac[6];              /* telemetry source */
+	uint32_t ip;                 /* telemetry source, host order */
+	int nports;
+	struct sw_port_conf ports[SW_MAX_PORTS];
+	int nstatic;
+	struct sw_static_mac statics[SW_MAX_STATIC];
+};
+
+struct sw_conf {
+	int nswitches;
+	struct sw_switch_conf sw[SW_MAX_SWITCHES];
+	struct sw_port_defaults def;  /* from the command line */
+	/* run */
+	const char *pcap_path;
+	const char *pcap_port;        /* "SWITCH:PORT" or "PORT", NULL = all */
+	const char *stats_path;
+	const char *stats_json_path;
+	qp_time_ns stats_interval_ns;
+	qp_time_ns duration_ns;       /* 0 = until a signal */
+	qp_time_ns spin_ns;           /* busy-poll when the next departure is this close */
+	bool quiet;
+};
+
+/* Defaults for everything (one switch, no ports). */
+void sw_conf_defaults(struct sw_conf *c);
+/* Resolve per-port defaults: early threshold BDP, telemetry. Call after parsing. */
+void sw_conf_finish(struct sw_conf *c);
+
+/* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
+ * level-repeat, int, int-sample, flows, seed) from text: 0, or -1 with
+ * "KEY 'VALUE': accepted ..." in @err. */
+int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
+		    size_t len);
+const char *sw_conf_setting_names(void);
+
+/* The command line; topology file through -c. 0, 1 (--help printed: exit 0) or -1 (error
+ * printed to stderr). */
+int sw_cli_parse(struct sw_conf *c, int argc, char **argv);
+
+/* A topology file (see topo.c for the grammar). 0 or -1 with "FILE:LINE: key: why" in
+ * @err. */
+int sw_topo_load(struct sw_conf *c, const char *path, char *err, size_t errlen);
+/* The same from a string (tests, fuzzing); @name is used in messages. */
+int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *err,
+		  size_t errlen);
+
+/* A star: one switch, @n udp ports on 127.0.0.1, port i receiving on base+2i, sending
+ * to base+2i+1. */
+int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t errlen);
+
+#endif

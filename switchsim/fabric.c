@@ -1,0 +1,110 @@
+/* Building the fabric from a configuration: switches, queues, sockets, links, capture. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "io.h"
+#include "sw.h"
+
+static bool capture_wanted(const struct sw_conf *c, const struct sw_switch_conf *s,
+			   const struct sw_port_conf *p)
+{
+	char full[2 * SW_NAME_LEN + 2];
+
+	if (!c->pcap_path)
+		return false;
+	if (!c->pcap_port)
+		return true;
+	snprintf(full, sizeof(full), "%s:%s", s->name, p->name);
+	return !strcmp(c->pcap_port, full) || !strcmp(c->pcap_port, p->name);
+}
+
+static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *err, size_t len)
+{
+	const struct sw_port_conf *pc = &sw->conf->ports[i];
+	struct sw_port *p = &sw->ports[i];
+	char qerr[200];
+
+	p->sw = sw;
+	p->index = i;
+	p->conf = pc;
+	p->telem = pc->telem;
+	p->q_delay_ns = pc->q.delay_ns;
+	p->q = sw_queue_create(&pc->q, qerr, sizeof(qerr));
+	p->ctrl = calloc(SW_CTRL_SLOTS, sizeof(*p->ctrl));
+	if (!p->q || !p->ctrl) {
+		snprintf(err, len, "switch %s port %s: %s", sw->conf->name, pc->name,
+			 p->q ? "out of memory" : qerr);
+		return -1;
+	}
+	f->all[f->nports++] = p;
+	if (pc->kind == SW_PORT_LINK)
+		return 0;
+	p->io = sw_io_open(pc, err, len);
+	if (!p->io)
+		return -1;
+	f->io_ports[f->nio++] = p;
+	p->capture = capture_wanted(f->conf, sw->conf, pc);
+	return 0;
+}
+
+struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t len)
+{
+	struct sw_fabric *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	f->conf = c;
+	for (int s = 0; s < c->nswitches; s++) {
+		struct sw_switch *sw = calloc(1, sizeof(*sw));
+		if (!sw) {
+			snprintf(err, len, "out of memory");
+			goto fail;
+		}
+		f->sw[f->nswitches++] = sw;
+		sw->fab = f;
+		sw->conf = &c->sw[s];
+		sw->id = c->sw[s].id;
+		sw->nports = c->sw[s].nports;
+		sw_fwd_init(&sw->fwd);
+		for (int i = 0; i < sw->nports; i++)
+			if (port_build(f, sw, i, err, len))
+				goto fail;
+		for (int i = 0; i < c->sw[s].nstatic; i++)
+			sw_fwd_static(&sw->fwd, c->sw[s].statics[i].mac, c->sw[s].statics[i].port);
+	}
+	for (int i = 0; i < f->nports; i++) {
+		const struct sw_port_conf *pc = f->all[i]->conf;
+		if (pc->kind == SW_PORT_LINK)
+			f->all[i]->peer = &f->sw[pc->peer_switch]->ports[pc->peer_port];
+	}
+	if (c->pcap_path) {
+		f->cap = sw_capture_open(c->pcap_path, qp_now_ns(), err, len);
+		if (!f->cap)
+			goto fail;
+	}
+	return f;
+fail:
+	sw_fabric_destroy(f);
+	return NULL;
+}
+
+void sw_fabric_destroy(struct sw_fabric *f)
+{
+	if (!f)
+		return;
+	for (int s = 0; s < f->nswitches; s++) {
+		struct sw_switch *sw = f->sw[s];
+		for (int i = 0; i < sw->nports; i++) {
+			sw_queue_destroy(sw->ports[i].q);
+			sw_io_close(sw->ports[i].io);
+			free(sw->ports[i].ctrl);
+		}
+		free(sw);
+	}
+	sw_capture_close(f->cap);
+	free(f);
+}

@@ -1,0 +1,100 @@
+/* Bounded per-flow table (see flow.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+
+static uint32_t flow_hash(const struct sw_flow_key *k)
+{
+	uint64_t h = ((uint64_t)k->src_ip << 32 | k->dst_ip) * 0x9e3779b97f4a7c15ULL;
+	h ^= ((uint64_t)k->sport << 32 | k->qp) + (h >> 29);
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
+{
+	if (slots < SW_FLOW_PROBE || (slots & (slots - 1)))
+		return -EINVAL;
+	t->slots = calloc(slots, sizeof(*t->slots));
+	if (!t->slots)
+		return -ENOMEM;
+	t->mask = slots - 1;
+	t->active = 0;
+	return 0;
+}
+
+void sw_flowtab_free(struct sw_flowtab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+}
+
+uint32_t sw_flowtab_find(const struct sw_flowtab *t, const struct sw_flow_key *k)
+{
+	uint32_t h = flow_hash(k);
+
+	for (uint32_t i = 0; i < SW_FLOW_PROBE; i++) {
+		uint32_t s = (h + i) & t->mask;
+		if (t->slots[s].used && sw_flow_key_eq(&t->slots[s].key, k))
+			return s;
+	}
+	return SW_FLOW_NONE;
+}
+
+uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_time_ns now)
+{
+	uint32_t h = flow_hash(k), victim = SW_FLOW_NONE, s = sw_flowtab_find(t, k);
+	struct sw_flow *f;
+
+	if (s != SW_FLOW_NONE) {
+		t->slots[s].last_ns = now;
+		return s;
+	}
+	/* A free slot first, else the idle flow (no queued bytes) seen longest ago. */
+	for (uint32_t i = 0; i < SW_FLOW_PROBE; i++) {
+		s = (h + i) & t->mask;
+		f = &t->slots[s];
+		if (!f->used) {
+			victim = s;
+			break;
+		}
+		if (!f->bytes && (victim == SW_FLOW_NONE || f->last_ns < t->slots[victim].last_ns))
+			victim = s;
+	}
+	if (victim == SW_FLOW_NONE)
+		return SW_FLOW_NONE;
+	f = &t->slots[victim];
+	memset(f, 0, sizeof(*f));
+	f->key = *k;
+	f->used = true;
+	f->level_acked = true;
+	f->last_ns = now;
+	f->notice_ns = QP_TIME_NEVER;
+	f->int_ns = QP_TIME_NEVER;
+	return victim;
+}
+
+void sw_flowtab_add(struct sw_flowtab *t, uint32_t i, uint64_t bytes)
+{
+	if (i == SW_FLOW_NONE)
+		return;
+	if (!t->slots[i].bytes && bytes)
+		t->active++;
+	t->slots[i].bytes += bytes;
+}
+
+void sw_flowtab_sub(struct sw_flowtab *t, uint32_t i, uint64_t bytes)
+{
+	struct sw_flow *f;
+
+	if (i == SW_FLOW_NONE)
+		return;
+	f = &t->slots[i];
+	if (!f->bytes)
+		return;
+	f->bytes = f->bytes > bytes ? f->bytes - bytes : 0;
+	if (!f->bytes)
+		t->active--;
+}

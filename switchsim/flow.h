@@ -1,0 +1,68 @@
+/* Per-flow state of one egress queue: bytes it has queued (for the notice's `flows`
+ * count), and the telemetry state that limits notices, levels and INT reports per flow.
+ *
+ * A bounded table: capacity a power of two, each key probes a window of SW_FLOW_PROBE
+ * slots. A flow with bytes in the queue is never evicted; when a new flow finds its
+ * window full of such flows it is not tracked (the caller counts it), so the table costs
+ * a fixed amount of memory whatever the traffic.
+ */
+#ifndef SW_FLOW_H
+#define SW_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/time.h"
+
+#define SW_FLOW_PROBE 8
+#define SW_FLOW_NONE UINT32_MAX
+
+/* RoCEv2: (src, dst, UDP source port, dest QP); other UDP: dest port in qp with the top
+ * bit set, so the two kinds never collide. */
+struct sw_flow_key {
+	uint32_t src_ip;
+	uint32_t dst_ip;
+	uint16_t sport;
+	uint16_t zero;
+	uint32_t qp;
+};
+#define SW_FLOW_KEY_UDP 0x80000000u
+
+struct sw_flow {
+	struct sw_flow_key key;
+	bool used;
+	uint8_t level_sent;     /* last level told to the sender (0 at first) */
+	bool level_acked;       /* the sender acknowledged level_sent */
+	uint64_t bytes;         /* bytes of this flow in the queue (model) */
+	qp_time_ns last_ns;     /* last enqueue */
+	qp_time_ns notice_ns;   /* last early notice, QP_TIME_NEVER = none yet */
+	qp_time_ns level_ns;    /* last level message */
+	uint32_t level_seq;     /* level changes told */
+	qp_time_ns int_ns;      /* last INT report, QP_TIME_NEVER = none yet */
+	uint32_t int_skipped;   /* data frames since the last report */
+};
+
+struct sw_flowtab {
+	struct sw_flow *slots;
+	uint32_t mask;
+	uint32_t active;        /* flows with bytes > 0 */
+};
+
+/* @slots a power of two >= SW_FLOW_PROBE. 0 or -ENOMEM. */
+int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots);
+void sw_flowtab_free(struct sw_flowtab *t);
+/* The flow's slot index, or SW_FLOW_NONE. */
+uint32_t sw_flowtab_find(const struct sw_flowtab *t, const struct sw_flow_key *k);
+/* Find or add; SW_FLOW_NONE when the window holds only flows with queued bytes. */
+uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_time_ns now);
+/* Account bytes entering (+) or leaving (-) the queue for slot @i. */
+void sw_flowtab_add(struct sw_flowtab *t, uint32_t i, uint64_t bytes);
+void sw_flowtab_sub(struct sw_flowtab *t, uint32_t i, uint64_t bytes);
+
+static inline bool sw_flow_key_eq(const struct sw_flow_key *a, const struct sw_flow_key *b)
+{
+	return a->src_ip == b->src_ip && a->dst_ip == b->dst_ip && a->sport == b->sport &&
+	       a->qp == b->qp;
+}
+
+#endif

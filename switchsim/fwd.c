@@ -1,0 +1,124 @@
+/* MAC and IPv4 tables (see fwd.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "fwd.h"
+
+#define PROBE 8
+
+static uint32_t mac_hash(const uint8_t *m)
+{
+	uint64_t v = 0;
+	memcpy(&v, m, 6);
+	v *= 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(v >> 40);
+}
+
+static uint32_t ip_hash(uint32_t ip)
+{
+	return (uint32_t)(((uint64_t)ip * 0x9e3779b97f4a7c15ULL) >> 40);
+}
+
+void sw_fwd_init(struct sw_fwd *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+static struct sw_mac_entry *mac_slot(struct sw_fwd *f, const uint8_t *mac, bool add)
+{
+	uint32_t h = mac_hash(mac);
+	struct sw_mac_entry *victim = NULL;
+
+	for (uint32_t i = 0; i < PROBE; i++) {
+		struct sw_mac_entry *e = &f->mac[(h + i) % SW_FWD_SLOTS];
+		if (e->used && !memcmp(e->mac, mac, 6))
+			return e;
+		if (!add || e->is_static)
+			continue;
+		if (!e->used)
+			add = false, victim = e;   /* the first free slot wins */
+		else if (!victim || (victim->used && e->seen_ns < victim->seen_ns))
+			victim = e;
+	}
+	return victim;
+}
+
+int sw_fwd_static(struct sw_fwd *f, const uint8_t mac[6], int port)
+{
+	struct sw_mac_entry *e = mac_slot(f, mac, true);
+
+	if (!e)
+		return -ENOSPC;
+	memcpy(e->mac, mac, 6);
+	e->used = true;
+	e->is_static = true;
+	e->port = (int16_t)port;
+	return 0;
+}
+
+void sw_fwd_learn(struct sw_fwd *f, const uint8_t mac[6], int port, qp_time_ns now)
+{
+	struct sw_mac_entry *e;
+
+	if (mac[0] & 1)
+		return;
+	e = mac_slot(f, mac, true);
+	if (!e || e->is_static)
+		return;
+	if (e->used && !memcmp(e->mac, mac, 6)) {
+		if (e->port != port)
+			f->moves++;
+	}
+	memcpy(e->mac, mac, 6);
+	e->used = true;
+	e->port = (int16_t)port;
+	e->seen_ns = now;
+}
+
+int sw_fwd_lookup(const struct sw_fwd *f, const uint8_t mac[6])
+{
+	uint32_t h = mac_hash(mac);
+
+	for (uint32_t i = 0; i < PROBE; i++) {
+		const struct sw_mac_entry *e = &f->mac[(h + i) % SW_FWD_SLOTS];
+		if (e->used && !memcmp(e->mac, mac, 6))
+			return e->port;
+	}
+	return SW_FWD_NONE;
+}
+
+void sw_fwd_learn_ip(struct sw_fwd *f, uint32_t ip, const uint8_t mac[6], int port,
+		     qp_time_ns now)
+{
+	uint32_t h = ip_hash(ip);
+	struct sw_ip_entry *victim = NULL;
+
+	if (!ip || (mac[0] & 1))
+		return;
+	for (uint32_t i = 0; i < PROBE; i++) {
+		struct sw_ip_entry *e = &f->ip[(h + i) % SW_FWD_SLOTS];
+		if ((e->used && e->ip == ip) || !e->used) {
+			victim = e;
+			break;
+		}
+		if (!victim || e->seen_ns < victim->seen_ns)
+			victim = e;
+	}
+	victim->ip = ip;
+	victim->used = true;
+	memcpy(victim->mac, mac, 6);
+	victim->port = (int16_t)port;
+	victim->seen_ns = now;
+}
+
+const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip)
+{
+	uint32_t h = ip_hash(ip);
+
+	for (uint32_t i = 0; i < PROBE; i++) {
+		const struct sw_ip_entry *e = &f->ip[(h + i) % SW_FWD_SLOTS];
+		if (e->used && e->ip == ip)
+			return e;
+	}
+	return NULL;
+}

@@ -1,0 +1,47 @@
+/* Forwarding state of one switch: destination MAC -> port (static entries and learning),
+ * and IPv4 -> (MAC, port) learned from IPv4 sources and ARP, for addressing telemetry.
+ * Fixed-size tables (SW_FWD_SLOTS, probe window of 8); a learned entry moves when its
+ * address shows up on another port; when a window is full the entry seen longest ago
+ * gives way. Static entries never move or age. */
+#ifndef SW_FWD_H
+#define SW_FWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qpace/time.h"
+
+#define SW_FWD_SLOTS 4096
+#define SW_FWD_NONE (-1)
+
+struct sw_mac_entry {
+	uint8_t mac[6];
+	bool used;
+	bool is_static;
+	int16_t port;
+	qp_time_ns seen_ns;
+};
+
+struct sw_ip_entry {
+	uint32_t ip;
+	bool used;
+	uint8_t mac[6];
+	int16_t port;
+	qp_time_ns seen_ns;
+};
+
+struct sw_fwd {
+	struct sw_mac_entry mac[SW_FWD_SLOTS];
+	struct sw_ip_entry ip[SW_FWD_SLOTS];
+	uint64_t moves;      /* learned MAC seen on another port */
+};
+
+void sw_fwd_init(struct sw_fwd *f);
+int sw_fwd_static(struct sw_fwd *f, const uint8_t mac[6], int port);
+void sw_fwd_learn(struct sw_fwd *f, const uint8_t mac[6], int port, qp_time_ns now);
+void sw_fwd_learn_ip(struct sw_fwd *f, uint32_t ip, const uint8_t mac[6], int port,
+		     qp_time_ns now);
+/* Port for a unicast MAC, SW_FWD_NONE when unknown (flood). */
+int sw_fwd_lookup(const struct sw_fwd *f, const uint8_t mac[6]);
+const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip);
+
+#endif

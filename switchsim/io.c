@@ -1,0 +1,165 @@
+/* Backend selection and the parts every backend shares. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io.h"
+
+static const struct sw_io_ops *const io_ops[] = {
+	[SW_PORT_UDP] = &sw_io_udp_ops,
+	[SW_PORT_VXLAN] = &sw_io_vxlan_ops,
+	[SW_PORT_PACKET] = &sw_io_packet_ops,
+};
+
+const char *sw_fmt_addr(const struct sockaddr_in *a, char *buf, size_t len)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, ntohs(a->sin_port));
+	return buf;
+}
+
+int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err, size_t len)
+{
+	char a[64];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), sz = 4 << 20;
+
+	if (fd < 0) {
+		snprintf(err, len, "%s port: socket: %s", what, strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	sw_io_timestamps(fd);
+	if (bind(fd, (const struct sockaddr *)local, sizeof(*local)) < 0) {
+		snprintf(err, len, "%s port: cannot bind %s: %s", what,
+			 sw_fmt_addr(local, a, sizeof(a)), strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* recvmmsg into the io's buffers, @hlen bytes of each datagram into io->hdr first. */
+void sw_io_timestamps(int fd)
+{
+	int on = 1;
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
+}
+
+/* Kernel timestamps are CLOCK_REALTIME: moved onto CLOCK_MONOTONIC with the offset read
+ * now, and never later than now. */
+static void arrival_times(struct sw_io *io, int n)
+{
+	struct timespec rt;
+	qp_time_ns mono = qp_now_ns(), real;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	real = (qp_time_ns)rt.tv_sec * QP_NS_PER_S + (qp_time_ns)rt.tv_nsec;
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &io->msg[i].msg_hdr;
+		io->ts[i] = mono;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+				qp_time_ns t;
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				t = (qp_time_ns)ts.tv_sec * QP_NS_PER_S + (qp_time_ns)ts.tv_nsec;
+				if (t <= real && real - t < mono)
+					io->ts[i] = mono - (real - t);
+			}
+		}
+	}
+}
+
+int sw_io_recv_batch(struct sw_io *io, size_t hlen)
+{
+	int n;
+
+	for (unsigned i = 0; i < SW_BATCH; i++) {
+		struct msghdr *h = &io->msg[i].msg_hdr;
+		io->iov[i][0] = (struct iovec){ io->hdr[i], hlen };
+		io->iov[i][1] = (struct iovec){ io->buf[i], SW_FRAME_MAX };
+		*h = (struct msghdr){ .msg_name = &io->name[i], .msg_namelen = sizeof(io->name[i]),
+				      .msg_iov = hlen ? io->iov[i] : io->iov[i] + 1,
+				      .msg_iovlen = hlen ? 2 : 1, .msg_control = io->cmsg[i],
+				      .msg_controllen = sizeof(io->cmsg[i]) };
+	}
+	do
+		n = recvmmsg(io->fd, io->msg, SW_BATCH, MSG_DONTWAIT, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	arrival_times(io, n);
+	return n;
+}
+
+/* sendmmsg, stepping over a datagram the OS refuses. */
+int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, const void *hdr,
+		     size_t hlen, void *name, socklen_t namelen)
+{
+	unsigned done = 0;
+	int taken = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		io->iov[i][0] = (struct iovec){ (void *)hdr, hlen };
+		io->iov[i][1] = frames[i];
+		io->msg[i].msg_hdr = (struct msghdr){
+			.msg_name = name, .msg_namelen = namelen,
+			.msg_iov = hlen ? io->iov[i] : io->iov[i] + 1, .msg_iovlen = hlen ? 2 : 1 };
+	}
+	while (done < n) {
+		int r = sendmmsg(io->fd, io->msg + done, n - done, MSG_DONTWAIT);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			done++;   /* this one is lost; the caller counts it */
+			continue;
+		}
+		done += (unsigned)r;
+		taken += r;
+	}
+	return taken;
+}
+
+struct sw_io *sw_io_open(const struct sw_port_conf *c, char *err, size_t len)
+{
+	struct sw_io *io;
+
+	if ((size_t)c->kind >= sizeof(io_ops) / sizeof(io_ops[0]) || !io_ops[c->kind]) {
+		snprintf(err, len, "port %s: not an I/O port", c->name);
+		return NULL;
+	}
+	io = calloc(1, sizeof(*io));
+	if (io)
+		io->buf = malloc(SW_BATCH * sizeof(*io->buf));
+	if (!io || !io->buf) {
+		snprintf(err, len, "port %s: out of memory", c->name);
+		if (io)
+			free(io);
+		return NULL;
+	}
+	io->ops = io_ops[c->kind];
+	io->fd = -1;
+	if (io->ops->open(io, c, err, len) < 0) {
+		sw_io_close(io);
+		return NULL;
+	}
+	return io;
+}
+
+void sw_io_close(struct sw_io *io)
+{
+	if (!io)
+		return;
+	if (io->fd >= 0)
+		close(io->fd);
+	free(io->buf);
+	free(io);
+}

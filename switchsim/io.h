@@ -1,0 +1,84 @@
+/* Port backends: how frames get in and out of the process. One small ops table per kind,
+ * like Redis's ae backends; the pipeline never sees a socket.
+ *
+ *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to the
+ *           address it last heard from, before that to its configured remote
+ *   vxlan   RFC 7348: 8-byte VXLAN header (flags 0x08, VNI) in UDP, to and from a VTEP
+ *   packet  AF_PACKET on a local interface; frames whose checksum the sender left to
+ *           offload (veth) are completed from the virtio-net header
+ *
+ * All of them move up to SW_BATCH frames per system call (recvmmsg/sendmmsg).
+ */
+#ifndef SW_IO_H
+#define SW_IO_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include "conf.h"
+#include "sw.h"
+
+#define SW_IO_HDR 16    /* room before each frame for a backend header */
+
+struct sw_rx_frame {
+	uint8_t *data;
+	uint16_t len;
+	qp_time_ns ts_ns;   /* when the kernel received it (CLOCK_MONOTONIC), 0 unknown */
+};
+
+struct sw_io;
+
+struct sw_io_ops {
+	const char *name;
+	int (*open)(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len);
+	/* Up to SW_BATCH frames without blocking: count (0 = none) or -errno. Frames that
+	 * are not for us (wrong VNI, our own output) are skipped and counted in @skipped. */
+	int (*recv)(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped);
+	/* Send @n frames: how many the OS took; the rest are the caller's errors. */
+	int (*send)(struct sw_io *io, const struct iovec *frames, unsigned n);
+};
+
+struct sw_io {
+	const struct sw_io_ops *ops;
+	int fd;
+	struct sockaddr_in remote;   /* udp, vxlan */
+	uint8_t vxhdr[8];            /* vxlan: the header we send */
+	uint32_t vni;
+	int ifindex;                 /* packet */
+	uint64_t remote_changes;     /* udp: peer address learned */
+	struct mmsghdr msg[SW_BATCH];
+	struct iovec iov[SW_BATCH][2];
+	struct sockaddr_storage name[SW_BATCH];
+	uint8_t hdr[SW_BATCH][SW_IO_HDR];
+	uint8_t cmsg[SW_BATCH][64];  /* SO_TIMESTAMPNS */
+	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
+	uint8_t (*buf)[SW_FRAME_MAX];
+};
+
+/* Open the backend for @c. NULL with a message naming the address and the reason. */
+struct sw_io *sw_io_open(const struct sw_port_conf *c, char *err, size_t len);
+void sw_io_close(struct sw_io *io);
+
+extern const struct sw_io_ops sw_io_udp_ops;
+extern const struct sw_io_ops sw_io_vxlan_ops;
+extern const struct sw_io_ops sw_io_packet_ops;
+
+/* Ask the kernel for receive timestamps on @fd. */
+void sw_io_timestamps(int fd);
+/* Shared by udp and vxlan: a non-blocking UDP socket bound to @local. */
+int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err,
+		     size_t len);
+/* recvmmsg into io->buf, the first @hlen bytes of each datagram into io->hdr, the
+ * kernel's arrival time into io->ts: count (0 when nothing waits) or -errno. Arrival
+ * times come from the kernel so that a process that falls behind does not squeeze
+ * frames that arrived apart into one instant of the queue model. */
+int sw_io_recv_batch(struct sw_io *io, size_t hlen);
+/* sendmmsg of @n frames, each after @hlen bytes of @hdr, to @name (NULL: the bound
+ * device), stepping over any the OS refuses: how many it took. */
+int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, const void *hdr,
+		     size_t hlen, void *name, socklen_t namelen);
+/* "127.0.0.1:7000" */
+const char *sw_fmt_addr(const struct sockaddr_in *a, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,372 @@
+/* The data path: ingress, forwarding, enqueue with telemetry, and frames leaving ports
+ * (see sw.h). Time comes in as an argument; the only I/O is the port backends' send,
+ * reached through sw_port_flush. */
+#include <string.h>
+
+#include "qpace/feedback.h"
+#include "capture.h"
+#include "io.h"
+#include "sw.h"
+
+/* ---- the priority band ---- */
+static struct sw_ctrl_slot *ctrl_at(const struct sw_port *p, uint32_t i)
+{
+	return &p->ctrl[i % SW_CTRL_SLOTS];
+}
+
+static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
+{
+	struct sw_ctrl_slot *s;
+
+	if (p->ctrl_tail - p->ctrl_head >= SW_CTRL_SLOTS || len > SW_CTRL_FRAME) {
+		p->st.ctrl_drops++;
+		return;
+	}
+	s = ctrl_at(p, p->ctrl_tail++);
+	memcpy(s->frame, frame, len);
+	s->len = (uint16_t)len;
+	s->leave_ns = now + p->q_delay_ns;
+}
+
+/* A telemetry frame from switch @sw to the host at @dst_ip: its MAC from what the switch
+ * learned (else @mac), out of the port that MAC was seen on. */
+static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
+		       const struct fb_msg *msg, qp_time_ns now)
+{
+	const struct sw_ip_entry *ipe = sw_fwd_lookup_ip(&sw->fwd, dst_ip);
+	struct frame_addr src = { .ip = sw->conf->ip, .port = FB_PORT };
+	struct frame_addr dst = { .ip = dst_ip, .port = FB_PORT };
+	struct frame_ip_opts ip = { .tos = 0xb8, .id = sw->ip_id++ };   /* DSCP EF */
+	uint8_t payload[FB_MAX_LEN], frame[SW_CTRL_FRAME];
+	int plen, flen, out;
+
+	memcpy(src.mac, sw->conf->mac, 6);
+	memcpy(dst.mac, ipe ? ipe->mac : mac, 6);
+	out = sw_fwd_lookup(&sw->fwd, dst.mac);
+	plen = fb_encode(payload, sizeof(payload), msg);
+	if (out < 0 || plen < 0) {
+		sw->fab->ctrl_unroutable++;
+		return;
+	}
+	flen = frame_build_udp(frame, sizeof(frame), &src, &dst, &ip, payload, (size_t)plen);
+	if (flen > 0)
+		ctrl_push(&sw->ports[out], frame, (size_t)flen, now);
+}
+
+static struct fb_flow fb_flow_of(const struct sw_flow_key *k)
+{
+	return (struct fb_flow){ .src_ip = k->src_ip, .dst_ip = k->dst_ip, .sport = k->sport,
+				 .dest_qp = k->qp };
+}
+
+static void send_notice(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
+			const struct sw_enq_out *o)
+{
+	struct fb_msg msg = { .type = FB_T_NOTICE };
+
+	msg.u.notice = (struct fb_notice){
+		.flow = fb_flow_of(&m->key), .psn = m->psn, .switch_id = p->sw->id,
+		.port = (uint16_t)p->index, .flows = o->flows,
+		.queue_bytes = o->qbytes > UINT32_MAX ? UINT32_MAX : (uint32_t)o->qbytes,
+		.link_bps = p->conf->q.rate_bps, .reflected_ts_ns = o->arrival_ns,
+	};
+	p->st.notices++;
+	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+}
+
+static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
+		       const struct sw_flow *fl, const struct sw_enq_out *o)
+{
+	struct fb_msg msg = { .type = FB_T_LEVEL };
+
+	msg.u.level = (struct fb_level){
+		.flow = fb_flow_of(&m->key), .switch_id = p->sw->id, .port = (uint16_t)p->index,
+		.level = fl->level_sent, .seq = fl->level_seq, .psn = m->psn,
+		.queue_bytes = o->qbytes > UINT32_MAX ? UINT32_MAX : (uint32_t)o->qbytes,
+	};
+	p->st.levels++;
+	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+}
+
+static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
+		     qp_time_ns now)
+{
+	bool echo = p->telem.int_mode == SW_INT_ECHO;
+	struct fb_msg msg = { .type = FB_T_INT, .flags = echo ? FB_F_TO_RECEIVER : 0 };
+
+	msg.u.int_report.flow = fb_flow_of(&m->key);
+	msg.u.int_report.psn = m->psn;
+	msg.u.int_report.nhops = m->nhops;
+	memcpy(msg.u.int_report.hops, m->hops, sizeof(m->hops[0]) * m->nhops);
+	p->st.int_reports++;
+	if (echo)
+		telem_send(p->sw, m->key.dst_ip, frame, &msg, now);
+	else
+		telem_send(p->sw, m->key.src_ip, frame + 6, &msg, now);
+}
+
+/* ---- ingress ---- */
+
+/* Level acks travel to the switch (its MAC/IP) or along the data path to the receiver;
+ * the switch whose id they name takes them either way. */
+static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p)
+{
+	struct fb_msg msg;
+	struct sw_flow_key k;
+	struct sw_port *port;
+	uint32_t slot;
+
+	if (fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_LEVEL ||
+	    msg.u.level.level != FB_LEVEL_ACK || msg.u.level.switch_id != sw->id ||
+	    msg.u.level.port >= sw->nports)
+		return;
+	port = &sw->ports[msg.u.level.port];
+	k = (struct sw_flow_key){ .src_ip = msg.u.level.flow.src_ip,
+				  .dst_ip = msg.u.level.flow.dst_ip,
+				  .sport = msg.u.level.flow.sport, .qp = msg.u.level.flow.dest_qp };
+	slot = sw_flowtab_find(sw_queue_flows(port->q), &k);
+	if (slot != SW_FLOW_NONE &&
+	    sw_telem_level_ack(&sw_queue_flows(port->q)->slots[slot], msg.u.level.acked))
+		port->st.level_acks++;
+}
+
+/* True when the frame was for the switch itself and is consumed. */
+static bool to_switch(struct sw_port *in, const uint8_t *f, size_t len,
+		      const struct frame_parsed *p, qp_time_ns now)
+{
+	struct sw_switch *sw = in->sw;
+	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
+
+	(void)len;
+	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
+		take_level_ack(sw, f, p);
+	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
+	    p->arp.tpa == sw->conf->ip) {
+		uint8_t reply[FRAME_ETH_MIN];
+		int n = frame_build_arp(reply, sizeof(reply), FRAME_ARP_REPLY, sw->conf->mac,
+					sw->conf->ip, p->arp.sha, p->arp.spa);
+		ctrl_push(in, reply, (size_t)n, now);
+		mine = true;
+	}
+	if (mine)
+		in->st.to_switch++;
+	return mine;
+}
+
+static void classify(struct sw_meta *m, const struct frame_parsed *p)
+{
+	memset(m, 0, offsetof(struct sw_meta, hops));
+	if (!(p->layers & FRAME_L_UDP))
+		return;
+	m->key = (struct sw_flow_key){ .src_ip = p->ip.src, .dst_ip = p->ip.dst,
+				       .sport = p->udp.sport,
+				       .qp = SW_FLOW_KEY_UDP | p->udp.dport };
+	if ((p->layers & FRAME_L_ROCE) && (p->op->ext & FRAME_X_DATA)) {
+		m->flags = SW_M_ROCE_DATA;
+		m->key.qp = p->bth.dest_qp;
+		m->psn = p->bth.psn;
+	}
+}
+
+static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
+		    const struct frame_parsed *p, const struct sw_meta *m, qp_time_ns now)
+{
+	bool data = m->flags & SW_M_ROCE_DATA;
+	struct sw_enq in = {
+		.frame = f, .frame_len = (uint16_t)len, .meta = m,
+		.meta_len = data ? (uint16_t)SW_META_LEN(m->nhops) : 0,
+		.key = (p->layers & FRAME_L_UDP) ? &m->key : NULL,
+		.ect = (p->layers & FRAME_L_IPV4) && ((p->ip.tos & 3) == FRAME_ECN_ECT0 ||
+						     (p->ip.tos & 3) == FRAME_ECN_ECT1),
+	};
+	struct sw_enq_out o;
+	unsigned what;
+
+	if (m->flags & SW_M_CTRL) {
+		ctrl_push(out, f, len, now);
+		return;
+	}
+	if (sw_queue_enqueue(out->q, now, &in, &o))
+		return;
+	if (o.mark)
+		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
+	if (!data || o.flow == SW_FLOW_NONE)
+		return;
+	struct sw_flow *fl = &sw_queue_flows(out->q)->slots[o.flow];
+	what = sw_telem_enqueue(&out->telem, fl, o.qbytes, o.arrival_ns);
+	if (what & SW_T_NOTICE)
+		send_notice(out, m, f, &o);
+	if (what & SW_T_LEVEL)
+		send_level(out, m, f, fl, &o);
+}
+
+void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct sw_meta *meta,
+		qp_time_ns now)
+{
+	struct sw_switch *sw = in->sw;
+	struct frame_parsed p;
+	struct sw_meta m;
+	int out;
+
+	in->st.rx_frames++;
+	in->st.rx_bytes += len;
+	if (len > SW_FRAME_MAX || frame_parse(&p, f, len) < 0) {
+		in->st.malformed++;
+		return;
+	}
+	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
+	if (p.layers & FRAME_L_IPV4)
+		sw_fwd_learn_ip(&sw->fwd, p.ip.src, p.eth.src, in->index, now);
+	else if (p.layers & FRAME_L_ARP)
+		sw_fwd_learn_ip(&sw->fwd, p.arp.spa, p.arp.sha, in->index, now);
+	if (to_switch(in, f, len, &p, now))
+		return;
+	if (meta)
+		memcpy(&m, meta, SW_META_LEN(meta->nhops));
+	else
+		classify(&m, &p);
+	out = frame_mac_is_multicast(p.eth.dst) ? SW_FWD_NONE : sw_fwd_lookup(&sw->fwd, p.eth.dst);
+	if (out == in->index) {
+		in->st.filtered++;
+		return;
+	}
+	if (out >= 0) {
+		enqueue(&sw->ports[out], f, len, &p, &m, now);
+		return;
+	}
+	for (int i = 0; i < sw->nports; i++)   /* broadcast, multicast, unknown: flood */
+		if (i != in->index)
+			enqueue(&sw->ports[i], f, len, &p, &m, now);
+}
+
+/* ---- leaving ---- */
+
+/* Leave time of the first frame of each band not yet in the tx batch. */
+static qp_time_ns port_next(const struct sw_port *p)
+{
+	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
+	qp_time_ns t = e ? e->depart_ns + p->q_delay_ns : QP_TIME_NEVER;
+
+	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
+		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
+	return t;
+}
+
+qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
+{
+	qp_time_ns t = QP_TIME_NEVER;
+
+	for (int i = 0; i < f->nports; i++)
+		t = qp_time_min(t, port_next(f->all[i]));
+	return t;
+}
+
+void sw_port_flush(struct sw_port *p)
+{
+	int taken;
+
+	if (!p->tx_n)
+		return;
+	taken = p->io->ops->send(p->io, p->tx_iov, p->tx_n);
+	for (int i = 0; i < taken; i++)
+		p->st.tx_bytes += p->tx_iov[i].iov_len;
+	p->st.tx_frames += (uint64_t)taken;
+	p->st.tx_errors += p->tx_n - (uint32_t)taken;
+	sw_queue_pop(p->q, p->tx_from_queue);
+	p->ctrl_head += p->tx_from_ctrl;
+	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
+}
+
+static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
+{
+	if (p->capture)
+		sw_capture_frame(p->sw->fab->cap, p, frame, len, leave);
+	p->tx_iov[p->tx_n++] = (struct iovec){ frame, len };
+}
+
+/* The oldest control frame of @p leaves. */
+static void leave_ctrl(struct sw_port *p)
+{
+	static const struct sw_meta ctrl_meta = { .flags = SW_M_CTRL };
+	struct sw_ctrl_slot *s = ctrl_at(p, p->ctrl_head + p->tx_from_ctrl);
+
+	if (p->peer) {
+		p->ctrl_head++;
+		p->st.ctrl_frames++;
+		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
+		return;
+	}
+	p->tx_from_ctrl++;
+	p->st.ctrl_frames++;
+	tx_add(p, s->frame, s->len, s->leave_ns);
+}
+
+/* The oldest data frame of @p leaves: its hop record is written now that every arrival
+ * up to its dequeue is known. */
+static void leave_data(struct sw_port *p)
+{
+	uint32_t i = p->tx_from_queue;
+	const struct sw_qent *e = sw_queue_peek(p->q, i);
+	const struct sw_meta *qm = sw_queue_meta(p->q, e);
+	uint8_t *frame = sw_queue_frame(p->q, e);
+	qp_time_ns leave = e->depart_ns + p->q_delay_ns;
+	struct sw_meta m;
+
+	if (qm && (qm->flags & SW_M_ROCE_DATA)) {
+		memcpy(&m, qm, SW_META_LEN(qm->nhops));
+		if (m.nhops < QP_INT_MAX_HOPS) {
+			struct qp_int_hop *h = &m.hops[m.nhops++];
+			sw_queue_hop(p->q, i, h);
+			h->switch_id = p->sw->id;
+			h->port = (uint16_t)p->index;
+		} else {
+			p->st.int_hops_full++;
+		}
+		qm = &m;
+	}
+	if (p->peer) {
+		sw_queue_pop(p->q, 1);   /* the peer copies it before anything reuses the store */
+		p->st.tx_frames++;
+		p->st.tx_bytes += e->frame_len;
+		sw_ingress(p->peer, frame, e->frame_len, qm, leave);
+		return;
+	}
+	if (qm) {
+		struct sw_flowtab *ft = sw_queue_flows(p->q);
+		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
+				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
+				     &ft->slots[e->flow] : NULL;
+		if (sw_telem_int_due(&p->telem, fl, leave))
+			send_int(p, qm, frame, leave);
+	}
+	p->tx_from_queue++;
+	tx_add(p, frame, e->frame_len, leave);
+}
+
+void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
+{
+	for (;;) {
+		struct sw_port *best = NULL;
+		qp_time_ns bt = QP_TIME_NEVER;
+
+		/* Globally in time order, so frames crossing links arrive in order. */
+		for (int i = 0; i < f->nports; i++) {
+			qp_time_ns t = port_next(f->all[i]);
+			if (t < bt) {
+				bt = t;
+				best = f->all[i];
+			}
+		}
+		if (!best || bt > now)
+			break;
+		if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
+		    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
+			leave_ctrl(best);
+		else
+			leave_data(best);
+		if (best->tx_n == SW_BATCH)
+			sw_port_flush(best);
+	}
+	for (int i = 0; i < f->nio; i++)
+		sw_port_flush(f->io_ports[i]);
+}

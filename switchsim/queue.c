@@ -1,0 +1,333 @@
+/* The egress queue model (see queue.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue.h"
+
+#define RATE_MIN 1000ULL
+#define RATE_MAX (10000ULL * QP_GBPS)
+#define DELAY_MAX (10 * QP_NS_PER_S)
+#define BUFFER_MIN 1514ULL
+#define BUFFER_MAX (1ULL << 30)
+
+struct sw_queue {
+	struct sw_queue_params p;
+	struct sw_queue_stats st;
+	struct sw_flowtab flows;
+	struct sw_rng rng;
+	struct sw_qent *ents;
+	uint32_t ent_mask;
+	uint64_t head, mhead, tail;  /* handed-on head, model head, tail (ever-growing) */
+	uint8_t *store;
+	uint32_t store_cap, store_used, store_wpos;
+	uint64_t qbytes;             /* Q at model_ns */
+	uint64_t cum_bytes;
+	qp_time_ns model_ns;         /* the model has been advanced to here */
+	qp_time_ns last_depart_ns;
+	uint64_t rem;                /* bits*1e9 not yet turned into whole ns, this busy period */
+};
+
+static uint64_t next_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Bytes that can be stored: B plus what is in flight over D, with slack for metadata. */
+static uint64_t store_need(const struct sw_queue_params *p)
+{
+	return 2 * (p->buffer_bytes + qp_bytes_in(p->rate_bps, p->delay_ns)) + 65536;
+}
+
+static uint64_t ents_need(const struct sw_queue_params *p)
+{
+	return next_pow2((p->buffer_bytes + qp_bytes_in(p->rate_bps, p->delay_ns)) /
+			 SW_FRAME_MIN + 64);
+}
+
+int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len)
+{
+	if (p->rate_bps < RATE_MIN || p->rate_bps > RATE_MAX) {
+		snprintf(err, len, "rate %" PRIu64 " b/s outside 1K..10T", p->rate_bps);
+		return -EINVAL;
+	}
+	if (p->delay_ns > DELAY_MAX) {
+		snprintf(err, len, "delay %" PRIu64 " ns outside 0..10s", p->delay_ns);
+		return -EINVAL;
+	}
+	if (p->buffer_bytes < BUFFER_MIN || p->buffer_bytes > BUFFER_MAX) {
+		snprintf(err, len, "buffer %" PRIu64 " bytes outside 1514..1G", p->buffer_bytes);
+		return -EINVAL;
+	}
+	if (p->flow_slots < SW_FLOW_PROBE || p->flow_slots > (1u << 20) ||
+	    (p->flow_slots & (p->flow_slots - 1))) {
+		snprintf(err, len, "flow table %" PRIu32 " slots: a power of two 8..1M",
+			 p->flow_slots);
+		return -EINVAL;
+	}
+	if (store_need(p) > UINT32_MAX || ents_need(p) > (1ULL << 26)) {
+		snprintf(err, len, "buffer plus bytes in flight (rate x delay) too large to store: "
+			 "at most ~1.5 GB");
+		return -EINVAL;
+	}
+	return sw_red_check(&p->red, p->buffer_bytes, err, len);
+}
+
+struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, size_t len)
+{
+	struct sw_queue *q;
+
+	if (sw_queue_check(p, err, len))
+		return NULL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		goto nomem;
+	q->p = *p;
+	q->rng.s = p->seed;
+	q->ent_mask = (uint32_t)ents_need(p) - 1;
+	q->ents = calloc((size_t)q->ent_mask + 1, sizeof(*q->ents));
+	q->store_cap = (uint32_t)store_need(p);
+	q->store = malloc(q->store_cap);
+	if (!q->ents || !q->store || sw_flowtab_init(&q->flows, p->flow_slots))
+		goto nomem;
+	return q;
+nomem:
+	snprintf(err, len, "queue: out of memory");
+	sw_queue_destroy(q);
+	return NULL;
+}
+
+int sw_queue_change(struct sw_queue *q, const struct sw_queue_params *p, char *err, size_t len)
+{
+	int rc = sw_queue_check(p, err, len);
+
+	if (rc)
+		return rc;
+	if (store_need(p) > q->store_cap || ents_need(p) > (uint64_t)q->ent_mask + 1 ||
+	    p->flow_slots != q->p.flow_slots) {
+		snprintf(err, len, "new buffer, rate x delay or flow table larger than the queue "
+			 "was built for; restart to grow it");
+		return -EINVAL;
+	}
+	q->p = *p;   /* vars (queue contents, model time) carry on under the new parameters */
+	return 0;
+}
+
+void sw_queue_destroy(struct sw_queue *q)
+{
+	if (!q)
+		return;
+	sw_flowtab_free(&q->flows);
+	free(q->ents);
+	free(q->store);
+	free(q);
+}
+
+const struct sw_queue_params *sw_queue_params(const struct sw_queue *q)
+{
+	return &q->p;
+}
+
+const struct sw_queue_stats *sw_queue_stats(const struct sw_queue *q)
+{
+	return &q->st;
+}
+
+struct sw_flowtab *sw_queue_flows(struct sw_queue *q)
+{
+	return &q->flows;
+}
+
+static struct sw_qent *ent(const struct sw_queue *q, uint64_t i)
+{
+	return &q->ents[i & q->ent_mask];
+}
+
+/* Frames whose departure is at or before @t leave Q. */
+static void advance(struct sw_queue *q, qp_time_ns t)
+{
+	if (t > q->model_ns)
+		q->model_ns = t;
+	while (q->mhead < q->tail && ent(q, q->mhead)->depart_ns <= q->model_ns) {
+		struct sw_qent *e = ent(q, q->mhead++);
+		q->qbytes -= e->len;
+		sw_flowtab_sub(&q->flows, e->flow, e->len);
+	}
+}
+
+uint64_t sw_queue_bytes(struct sw_queue *q, qp_time_ns now)
+{
+	advance(q, now);
+	return q->qbytes;
+}
+
+/* Room for @n bytes, 8-byte aligned; wraps to 0 when the end is too short. */
+static int store_alloc(struct sw_queue *q, uint32_t n, uint32_t *off, uint32_t *span)
+{
+	uint32_t need = (n + 7u) & ~7u, skip = 0;
+
+	if (q->store_wpos + need > q->store_cap)
+		skip = q->store_cap - q->store_wpos;
+	if ((uint64_t)q->store_used + skip + need > q->store_cap)
+		return -ENOBUFS;
+	*off = skip ? 0 : q->store_wpos;
+	*span = skip + need;
+	q->store_wpos = *off + need;
+	q->store_used += *span;
+	return 0;
+}
+
+/* s_i and d_i; the remainder keeps a long busy period exact at any rate. */
+static void schedule(struct sw_queue *q, qp_time_ns a, uint32_t len, struct sw_qent *e)
+{
+	uint64_t num;
+
+	if (a >= q->last_depart_ns) {
+		e->start_ns = a;
+		q->rem = 0;
+	} else {
+		e->start_ns = q->last_depart_ns;
+	}
+	num = (uint64_t)len * 8u * QP_NS_PER_S + q->rem;
+	e->depart_ns = e->start_ns + num / q->p.rate_bps;
+	q->rem = num % q->p.rate_bps;
+	q->last_depart_ns = e->depart_ns;
+}
+
+int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in,
+		     struct sw_enq_out *out)
+{
+	uint32_t len = in->frame_len < SW_FRAME_MIN ? SW_FRAME_MIN : in->frame_len;
+	uint32_t off, span, meta = (in->meta_len + 7u) & ~7u;
+	struct sw_qent *e;
+
+	advance(q, now);
+	memset(out, 0, sizeof(*out));
+	out->arrival_ns = q->model_ns;
+	out->flow = SW_FLOW_NONE;
+	if (q->qbytes + len > q->p.buffer_bytes) {
+		q->st.drop_tail++;
+		q->st.drop_tail_bytes += len;
+		out->verdict = SW_ENQ_DROP_TAIL;
+		goto done;
+	}
+	if (q->tail - q->head > q->ent_mask ||
+	    store_alloc(q, meta + in->frame_len, &off, &span)) {
+		q->st.drop_store++;
+		out->verdict = SW_ENQ_DROP_STORE;
+		goto done;
+	}
+	e = ent(q, q->tail);
+	e->arrival_ns = q->model_ns;
+	e->len = len;
+	e->frame_len = in->frame_len;
+	e->meta_len = (uint16_t)meta;
+	e->store_off = off;
+	e->store_span = span;
+	schedule(q, e->arrival_ns, len, e);
+	if (in->meta_len)
+		memcpy(q->store + off, in->meta, in->meta_len);
+	memcpy(q->store + off + meta, in->frame, in->frame_len);
+	e->flow = SW_FLOW_NONE;
+	if (in->key) {
+		e->flow = sw_flowtab_get(&q->flows, in->key, e->arrival_ns);
+		if (e->flow == SW_FLOW_NONE)
+			q->st.flow_untracked++;
+	}
+	q->tail++;
+	q->qbytes += len;
+	q->cum_bytes += len;
+	e->cum_bytes = q->cum_bytes;
+	sw_flowtab_add(&q->flows, e->flow, len);
+	q->st.enq_frames++;
+	q->st.enq_bytes += len;
+	if (q->qbytes > q->st.max_qbytes)
+		q->st.max_qbytes = q->qbytes;
+	if (sw_red_mark(&q->p.red, q->qbytes, &q->rng)) {
+		if (in->ect) {
+			out->mark = true;
+			q->st.ecn_marked++;
+		} else {
+			q->st.ecn_not_ect++;
+		}
+	}
+	out->flow = e->flow;
+	out->depart_ns = e->depart_ns;
+	out->frame = q->store + off + meta;
+done:
+	out->qbytes = q->qbytes;
+	out->flows = (uint16_t)(q->flows.active > UINT16_MAX ? UINT16_MAX : q->flows.active);
+	return out->verdict == SW_ENQ_OK ? 0 : -ENOBUFS;
+}
+
+qp_time_ns sw_queue_next_ns(const struct sw_queue *q)
+{
+	if (q->head == q->tail)
+		return QP_TIME_NEVER;
+	return ent(q, q->head)->depart_ns + q->p.delay_ns;
+}
+
+const struct sw_qent *sw_queue_peek(const struct sw_queue *q, uint32_t i)
+{
+	return q->head + i < q->tail ? ent(q, q->head + i) : NULL;
+}
+
+uint8_t *sw_queue_frame(const struct sw_queue *q, const struct sw_qent *e)
+{
+	return q->store + e->store_off + e->meta_len;
+}
+
+const void *sw_queue_meta(const struct sw_queue *q, const struct sw_qent *e)
+{
+	return e->meta_len ? q->store + e->store_off : NULL;
+}
+
+void sw_queue_hop(const struct sw_queue *q, uint32_t i, struct qp_int_hop *h)
+{
+	const struct sw_qent *e = ent(q, q->head + i);
+	uint64_t lo = q->head + i + 1, hi = q->tail;
+
+	/* First frame behind e that arrived after e started: binary search (arrivals are
+	 * in order). Every frame in [head+i+1, lo) arrived by s_i. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (ent(q, mid)->arrival_ns <= e->start_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	h->ts_ns = e->start_ns;
+	h->tx_bytes = e->cum_bytes - e->len;
+	h->qlen_bytes = 0;
+	if (lo > q->head + i + 1) {
+		uint64_t behind = ent(q, lo - 1)->cum_bytes - e->cum_bytes;
+		h->qlen_bytes = behind > UINT32_MAX ? UINT32_MAX : (uint32_t)behind;
+	}
+	h->link_bps = q->p.rate_bps;
+}
+
+void sw_queue_pop(struct sw_queue *q, uint32_t n)
+{
+	while (n-- && q->head < q->tail) {
+		struct sw_qent *e = ent(q, q->head);
+		if (q->head == q->mhead) {   /* handed on before the model caught up */
+			q->mhead++;
+			q->qbytes -= e->len;
+			sw_flowtab_sub(&q->flows, e->flow, e->len);
+		}
+		q->st.deq_frames++;
+		q->st.deq_bytes += e->len;
+		q->store_used -= e->store_span;
+		q->head++;
+	}
+}
+
+uint32_t sw_queue_count(const struct sw_queue *q)
+{
+	return (uint32_t)(q->tail - q->head);
+}

@@ -1,0 +1,125 @@
+/* The egress queue model: one per switch port, in nanosecond time.
+ *
+ *   arrival  a_i = max(now, a_{i-1})                (arrivals kept in order)
+ *   start    s_i = max(a_i, d_{i-1})
+ *   depart   d_i = s_i + L_i * 8 / R                 (exact: the sub-ns remainder carries
+ *                                                     over within a busy period)
+ *   leave    d_i + D                                 (frame handed to the next hop)
+ *
+ * Q(t), the queue at time t, is the bytes of admitted frames with a_i <= t < d_i (the
+ * frame on the wire included). Drop-tail: a frame is admitted when Q(a_i) + L_i <= B.
+ * L_i is the frame length without FCS, at least 60 bytes (the Ethernet minimum). The
+ * model is the truth that telemetry reports, however late the process runs.
+ *
+ * INT at dequeue (HPCC's PushHop): ts = s_i, tx_bytes = bytes sent before frame i,
+ * qlen = bytes that arrived by s_i behind frame i (the queue left after its dequeue).
+ *
+ * Parameters (sch_red style: check, create, change swaps them in):
+ *   rate_bps      R, 1 kb/s .. 10 Tb/s
+ *   delay_ns      D, propagation, 0 .. 10 s
+ *   buffer_bytes  B, 1514 .. 1 GiB
+ *   red           ECN marking (red.h)
+ *   flow_slots    per-flow table size, power of two 8 .. 1M (default 1024)
+ *   seed          RED's generator
+ * The queue also keeps each frame's bytes (and a small metadata record) from enqueue to
+ * leave; that store is sized at create for B plus the bytes in flight over D.
+ */
+#ifndef SW_QUEUE_H
+#define SW_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/int.h"
+#include "qpace/rate.h"
+#include "qpace/time.h"
+#include "flow.h"
+#include "red.h"
+
+#define SW_FRAME_MIN 60
+
+struct sw_queue_params {
+	qp_rate_bps rate_bps;
+	qp_time_ns delay_ns;
+	uint64_t buffer_bytes;
+	struct sw_red_params red;
+	uint32_t flow_slots;
+	uint64_t seed;
+};
+
+/* One counter per outcome. */
+struct sw_queue_stats {
+	uint64_t enq_frames, enq_bytes;
+	uint64_t deq_frames, deq_bytes;     /* handed to the next hop */
+	uint64_t drop_tail, drop_tail_bytes;
+	uint64_t drop_store;                /* frame store full: the process fell behind */
+	uint64_t ecn_marked;                /* CE set */
+	uint64_t ecn_not_ect;               /* would have marked, frame not ECN-capable */
+	uint64_t flow_untracked;            /* per-flow table window full */
+	uint64_t max_qbytes;                /* largest Q seen */
+};
+
+struct sw_qent {
+	qp_time_ns arrival_ns, start_ns, depart_ns;
+	uint64_t cum_bytes;     /* bytes admitted up to and including this frame */
+	uint32_t len;           /* modelled bytes */
+	uint32_t flow;          /* flow slot or SW_FLOW_NONE */
+	uint32_t store_off;
+	uint32_t store_span;    /* bytes of store released with it */
+	uint16_t frame_len;
+	uint16_t meta_len;
+};
+
+enum sw_verdict { SW_ENQ_OK = 0, SW_ENQ_DROP_TAIL, SW_ENQ_DROP_STORE };
+
+struct sw_enq {
+	const uint8_t *frame;
+	uint16_t frame_len;
+	const void *meta;       /* stored with the frame, 8-byte aligned */
+	uint16_t meta_len;
+	const struct sw_flow_key *key;   /* NULL: not tracked */
+	bool ect;               /* ECN-capable: RED may mark it */
+};
+
+struct sw_enq_out {
+	enum sw_verdict verdict;
+	bool mark;              /* caller sets CE in the stored copy */
+	uint64_t qbytes;        /* Q after admission (at a drop: Q as it stands) */
+	uint16_t flows;         /* flows with bytes in the queue */
+	uint32_t flow;          /* slot, SW_FLOW_NONE when untracked */
+	qp_time_ns arrival_ns;
+	qp_time_ns depart_ns;
+	uint8_t *frame;         /* the stored copy */
+};
+
+struct sw_queue;
+
+int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len);
+struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, size_t len);
+/* Swap in new parameters when the store built at create still fits them. */
+int sw_queue_change(struct sw_queue *q, const struct sw_queue_params *p, char *err, size_t len);
+void sw_queue_destroy(struct sw_queue *q);
+
+const struct sw_queue_params *sw_queue_params(const struct sw_queue *q);
+const struct sw_queue_stats *sw_queue_stats(const struct sw_queue *q);
+struct sw_flowtab *sw_queue_flows(struct sw_queue *q);
+
+int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in,
+		     struct sw_enq_out *out);
+/* Q(now): advances the model to @now (never backwards). */
+uint64_t sw_queue_bytes(struct sw_queue *q, qp_time_ns now);
+/* When the oldest frame not yet handed on leaves (d + D), QP_TIME_NEVER when none. */
+qp_time_ns sw_queue_next_ns(const struct sw_queue *q);
+/* The i-th frame not yet handed on (0 = oldest), NULL past the end. */
+const struct sw_qent *sw_queue_peek(const struct sw_queue *q, uint32_t i);
+uint8_t *sw_queue_frame(const struct sw_queue *q, const struct sw_qent *e);
+const void *sw_queue_meta(const struct sw_queue *q, const struct sw_qent *e);
+/* INT record of the i-th frame at its dequeue (switch_id and port left to the caller).
+ * Exact once every arrival up to its start is enqueued, i.e. at or after its leave time. */
+void sw_queue_hop(const struct sw_queue *q, uint32_t i, struct qp_int_hop *h);
+/* The @n oldest frames have been handed on at @now: release them. */
+void sw_queue_pop(struct sw_queue *q, uint32_t n);
+/* Frames stored (waiting or in flight). */
+uint32_t sw_queue_count(const struct sw_queue *q);
+
+#endif

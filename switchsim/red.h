@@ -1,0 +1,55 @@
+/* ECN marking, RED-style, on the instantaneous egress queue, as DCQCN switches do it.
+ *
+ * Floyd & Jacobson, "Random Early Detection Gateways" (1993), without the average: data-
+ * centre ECN (DCQCN, Zhu et al. SIGCOMM 2015; HPCC's ns-3 switch-mmu.cc ShouldSendCN)
+ * marks on the queue the frame joins:
+ *
+ *     q <= Kmin           p = 0
+ *     Kmin < q < Kmax     p = Pmax * (q - Kmin) / (Kmax - Kmin)
+ *     q >= Kmax           p = 1
+ *
+ * Only ECN-capable frames (ECT(0), ECT(1)) are marked, by setting CE; frames that are not
+ * ECN-capable are never dropped by RED (drop-tail alone bounds the queue).
+ *
+ * Parameters (--ecn KMIN,KMAX,PMAX): Kmin, Kmax in bytes, 0 <= Kmin < Kmax <= buffer;
+ * Pmax in (0, 1]. Default: off. HPCC's setup at 25G: 100 KB, 400 KB, 0.2.
+ *
+ * The random numbers come from an injected, seeded generator (splitmix64), so tests and
+ * runs are repeatable.
+ */
+#ifndef SW_RED_H
+#define SW_RED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sw_red_params {
+	uint64_t kmin_bytes;
+	uint64_t kmax_bytes;   /* 0: marking off */
+	double pmax;
+};
+
+struct sw_rng {
+	uint64_t s;
+};
+
+static inline uint64_t sw_rng_next(struct sw_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* 0, or -EINVAL with a message naming the field, its value and the accepted range. */
+int sw_red_check(const struct sw_red_params *p, uint64_t buffer_bytes, char *err, size_t len);
+
+/* Marking probability at queue @qbytes, scaled to 2^32 (so 1.0 = 2^32). */
+uint64_t sw_red_prob32(const struct sw_red_params *p, uint64_t qbytes);
+
+/* Decide whether to mark a frame joining a queue of @qbytes. Draws from @rng only when
+ * Kmin < q < Kmax. */
+bool sw_red_mark(const struct sw_red_params *p, uint64_t qbytes, struct sw_rng *rng);
+
+#endif

@@ -1,0 +1,98 @@
+/* Counters out: a CSV time series (--stats) and a JSON dump (--stats-json, SIGUSR1).
+ * One table of fields drives both, so their names cannot drift. */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "capture.h"
+#include "sw.h"
+
+struct field {
+	const char *name;
+	size_t off;
+};
+
+#define PS(f) { #f, offsetof(struct sw_port_stats, f) }
+static const struct field port_fields[] = {
+	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed), PS(filtered),
+	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(levels),
+	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped),
+	{ NULL, 0 },
+};
+#undef PS
+
+#define QS(f) { #f, offsetof(struct sw_queue_stats, f) }
+static const struct field queue_fields[] = {
+	QS(enq_frames), QS(enq_bytes), QS(deq_frames), QS(deq_bytes), QS(drop_tail),
+	QS(drop_tail_bytes), QS(drop_store), QS(ecn_marked), QS(ecn_not_ect),
+	QS(flow_untracked), QS(max_qbytes),
+	{ NULL, 0 },
+};
+#undef QS
+
+static const char *const kind_names[] = { "udp", "vxlan", "packet", "link" };
+
+static uint64_t get(const void *base, size_t off)
+{
+	return *(const uint64_t *)((const char *)base + off);
+}
+
+static void json_fields(FILE *out, const struct field *t, const void *base)
+{
+	for (; t->name; t++)
+		fprintf(out, ", \"%s\": %" PRIu64, t->name, get(base, t->off));
+}
+
+void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
+{
+	fprintf(out, "{\"time_ns\": %" PRIu64 ", \"ctrl_unroutable\": %" PRIu64
+		", \"captured\": %" PRIu64 ", \"switches\": [", now, f->ctrl_unroutable,
+		sw_capture_count(f->cap));
+	for (int s = 0; s < f->nswitches; s++) {
+		const struct sw_switch *sw = f->sw[s];
+		fprintf(out, "%s\n {\"name\": \"%s\", \"id\": %" PRIu32 ", \"mac_moves\": %" PRIu64
+			", \"ports\": [", s ? "," : "", sw->conf->name, sw->id, sw->fwd.moves);
+		for (int i = 0; i < sw->nports; i++) {
+			const struct sw_port *p = &sw->ports[i];
+			const struct sw_queue_params *qp = sw_queue_params(p->q);
+			fprintf(out, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"rate_bps\": %" PRIu64
+				", \"delay_ns\": %" PRIu64 ", \"buffer_bytes\": %" PRIu64
+				", \"queue_bytes\": %" PRIu64, i ? "," : "", p->conf->name,
+				kind_names[p->conf->kind], qp->rate_bps, qp->delay_ns,
+				qp->buffer_bytes, sw_queue_bytes(p->q, now));
+			json_fields(out, port_fields, &p->st);
+			json_fields(out, queue_fields, sw_queue_stats(p->q));
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputs("\n]}\n", out);
+	fflush(out);
+}
+
+void sw_stats_csv_header(FILE *out)
+{
+	fputs("time_s,switch,port,queue_bytes", out);
+	for (const struct field *t = port_fields; t->name; t++)
+		fprintf(out, ",%s", t->name);
+	for (const struct field *t = queue_fields; t->name; t++)
+		fprintf(out, ",%s", t->name);
+	fputc('\n', out);
+}
+
+void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns start)
+{
+	for (int s = 0; s < f->nswitches; s++) {
+		struct sw_switch *sw = f->sw[s];
+		for (int i = 0; i < sw->nports; i++) {
+			struct sw_port *p = &sw->ports[i];
+			fprintf(out, "%.6f,%s,%s,%" PRIu64, (double)(now - start) / 1e9,
+				sw->conf->name, p->conf->name, sw_queue_bytes(p->q, now));
+			for (const struct field *t = port_fields; t->name; t++)
+				fprintf(out, ",%" PRIu64, get(&p->st, t->off));
+			for (const struct field *t = queue_fields; t->name; t++)
+				fprintf(out, ",%" PRIu64, get(sw_queue_stats(p->q), t->off));
+			fputc('\n', out);
+		}
+	}
+}

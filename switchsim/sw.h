@@ -1,0 +1,142 @@
+/* The switch fabric: switches, their ports and the links between them, in one process.
+ *
+ * Data path, per frame (pipeline.c):
+ *   ingress  parse (malformed: counted, dropped), learn MAC->port and IP->MAC, take what
+ *            is addressed to the switch (ARP for its IP, level acks), forward by
+ *            destination MAC (static, learned; broadcast and unknown flooded)
+ *   enqueue  each egress queue model (queue.h); RED marks CE; early notices and level
+ *            changes for RoCEv2 data frames go back to the sender (telem.h)
+ *   leave    at departure + propagation delay: onto a link (the next switch's ingress,
+ *            with the INT hops so far in the frame's metadata) or out of an I/O port
+ *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames.
+ * Telemetry frames are ordinary Ethernet/IPv4/UDP frames to the host's MAC and IP. They
+ * travel in a priority band per port: ahead of the data queue and not charged to its
+ * model, but delayed by each link's propagation delay.
+ */
+#ifndef SW_SW_H
+#define SW_SW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "qpace/frame.h"
+#include "qpace/int.h"
+#include "conf.h"
+#include "fwd.h"
+#include "queue.h"
+#include "telem.h"
+
+#define SW_FRAME_MAX 9216          /* largest frame a port accepts */
+#define SW_BATCH 32                /* frames per recvmmsg/sendmmsg */
+#define SW_CTRL_SLOTS 512          /* priority-band frames per port */
+#define SW_CTRL_FRAME 384
+
+/* Carried with each queued frame (queue metadata) and across links in the process. */
+enum { SW_M_ROCE_DATA = 1u << 0, SW_M_CTRL = 1u << 1 };
+struct sw_meta {
+	uint8_t flags;
+	uint8_t nhops;
+	uint16_t pad;
+	uint32_t psn;
+	struct sw_flow_key key;
+	struct qp_int_hop hops[QP_INT_MAX_HOPS];
+};
+#define SW_META_LEN(n) (offsetof(struct sw_meta, hops) + (size_t)(n) * sizeof(struct qp_int_hop))
+
+/* One counter per outcome, per port. */
+struct sw_port_stats {
+	uint64_t rx_frames, rx_bytes;
+	uint64_t tx_frames, tx_bytes;
+	uint64_t malformed;          /* dropped at ingress: truncated or impossible headers */
+	uint64_t filtered;           /* forwarded back to where it came from: dropped */
+	uint64_t to_switch;          /* addressed to the switch itself */
+	uint64_t int_reports;        /* INT reports made for frames leaving here */
+	uint64_t int_hops_full;      /* hop records beyond QP_INT_MAX_HOPS, not added */
+	uint64_t notices;            /* early notices caused by this queue */
+	uint64_t levels;             /* level messages caused by this queue */
+	uint64_t level_acks;         /* acks that stopped repeats */
+	uint64_t ctrl_frames;        /* telemetry frames sent out of this port */
+	uint64_t ctrl_drops;         /* priority band full */
+	uint64_t tx_errors;          /* the OS refused a frame */
+	uint64_t rx_errors;          /* the OS reported a receive error */
+	uint64_t rx_skipped;         /* not for this port: wrong VNI or VTEP, own output, GSO */
+};
+
+struct sw_ctrl_slot {
+	qp_time_ns leave_ns;
+	uint16_t len;
+	uint8_t meta_flags;
+	uint8_t frame[SW_CTRL_FRAME];
+};
+
+struct sw_io;
+struct sw_switch;
+struct sw_fabric;
+
+struct sw_port {
+	struct sw_switch *sw;
+	int index;
+	const struct sw_port_conf *conf;
+	struct sw_queue *q;
+	struct sw_telem_params telem;  /* early threshold resolved */
+	qp_time_ns q_delay_ns;         /* propagation delay of the link out of this port */
+	struct sw_port *peer;          /* link: the far end */
+	struct sw_io *io;              /* I/O port: its socket */
+	struct sw_port_stats st;
+	/* priority band */
+	struct sw_ctrl_slot *ctrl;
+	uint32_t ctrl_head, ctrl_tail;
+	/* frames in the current tx batch: from the queue, then from the band */
+	struct iovec tx_iov[SW_BATCH];
+	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
+	bool capture;
+};
+
+struct sw_switch {
+	struct sw_fabric *fab;
+	const struct sw_switch_conf *conf;
+	uint32_t id;
+	int nports;
+	struct sw_port ports[SW_MAX_PORTS];
+	struct sw_fwd fwd;
+	uint16_t ip_id;
+};
+
+struct sw_capture;
+
+struct sw_fabric {
+	const struct sw_conf *conf;
+	int nswitches;
+	struct sw_switch *sw[SW_MAX_SWITCHES];
+	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	int nports;
+	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	int nio;
+	struct sw_capture *cap;
+	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+};
+
+/* Build every switch, queue and port (sockets opened). NULL with a message. */
+struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t errlen);
+void sw_fabric_destroy(struct sw_fabric *f);
+
+/* A frame arrived on @port at @now (@meta: from a link, else NULL). */
+void sw_ingress(struct sw_port *port, const uint8_t *frame, size_t len,
+		const struct sw_meta *meta, qp_time_ns now);
+/* Hand on every frame whose leave time is at or before @now; flush I/O batches. */
+void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now);
+/* Earliest leave time over all ports, QP_TIME_NEVER when nothing waits. */
+qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
+/* Send the current tx batch of an I/O port and release what it held. */
+void sw_port_flush(struct sw_port *p);
+
+/* The I/O shell (loop.c): libev around the fabric until a signal or --duration. */
+int sw_loop_run(struct sw_fabric *f, const struct sw_conf *c, char *err, size_t len);
+
+/* Stats (stats.c). */
+void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now);
+void sw_stats_csv_header(FILE *out);
+void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns start);
+
+#endif

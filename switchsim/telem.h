@@ -1,0 +1,50 @@
+/* When a switch speaks to a sender: pure decisions over one flow's state (flow.h).
+ *
+ * Early congestion notice (Bolt's SRC, ACC's first-RTT feedback): at enqueue, when the
+ * queue the frame joins is at or above early_bytes, at most one per flow per
+ * notice_interval_ns. Default threshold: one BDP of the port, rate x (2 x delay).
+ *
+ * Congestion levels (FFD): thresholds min <= mid <= max on the same queue give
+ *     q < min: 0    min <= q < mid: 1    mid <= q < max: 2    q >= max: 3
+ * A level message goes to the sender when the flow's level changes; it is repeated every
+ * level_repeat_ns (on the flow's frames) until the sender acknowledges that level with a
+ * level-7 message, and starts again at the next change.
+ *
+ * INT reports (HPCC): for RoCEv2 data frames, at dequeue; every frame, or sampled: every
+ * int_every-th frame of a flow, and/or at most one per flow per int_interval_ns.
+ */
+#ifndef SW_TELEM_H
+#define SW_TELEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/time.h"
+#include "flow.h"
+
+enum sw_int_mode { SW_INT_OFF = 0, SW_INT_DIRECT, SW_INT_ECHO };
+
+struct sw_telem_params {
+	uint64_t early_bytes;          /* 0: no notices */
+	qp_time_ns notice_interval_ns;
+	uint64_t level_bytes[3];       /* min, mid, max; max 0: no levels */
+	qp_time_ns level_repeat_ns;
+	enum sw_int_mode int_mode;
+	uint32_t int_every;            /* >= 1 */
+	qp_time_ns int_interval_ns;    /* 0: no time limit */
+};
+
+enum { SW_T_NOTICE = 1u << 0, SW_T_LEVEL = 1u << 1 };
+
+int sw_telem_check(const struct sw_telem_params *p, char *err, size_t len);
+uint8_t sw_level_of(const struct sw_telem_params *p, uint64_t qbytes);
+/* A frame of flow @f joined a queue of @qbytes at @now: which messages to send
+ * (SW_T_* bits). Updates @f's notice and level state. */
+unsigned sw_telem_enqueue(const struct sw_telem_params *p, struct sw_flow *f,
+			  uint64_t qbytes, qp_time_ns now);
+/* A RoCEv2 data frame of flow @f (NULL: untracked) is dequeued: report INT? */
+bool sw_telem_int_due(const struct sw_telem_params *p, struct sw_flow *f, qp_time_ns now);
+/* The sender acknowledged @level. True when that stops repeats. */
+bool sw_telem_level_ack(struct sw_flow *f, uint8_t level);
+
+#endif

@@ -1,0 +1,50 @@
+#!/bin/sh
+# qpace-switch over udp ports on loopback (no namespaces needed, but run with the rest):
+#  1. RoCEv2 data from a test host: INT reports, early notices, congestion levels
+#     (qpace-swtest int checks them against the queue model and prints the figures);
+#  2. a sender at twice the link rate: received rate within 2% of the link rate, drops
+#     equal sent minus received, the queue never above the buffer.
+set -u
+BUILD=${BUILD:-build}
+SW=$BUILD/bin/qpace-switch
+T=$BUILD/bin/qpace-swtest
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*"; exit 1; }
+
+echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
+$SW --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
+	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us \
+	--duration 20s -q &
+pid=$!
+sleep 0.3
+timeout 15 $T int --base-port 17300 || fail "telemetry checks"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+
+echo "--- 2x overload through udp ports (200 Mb/s link, 400 Mb/s offered, 1 s)"
+# A 256 KB buffer (10 ms at 200 Mb/s) rides out a sender that a busy machine stalls.
+$SW --star 2 --base-port 17310 --rate 200M --buffer 256K --delay 5us --duration 20s \
+	--stats-json "$tmp/s.json" -q &
+pid=$!
+sleep 0.3
+timeout 15 $T rate --base-port 17310 --rate 400M --size 1000 --duration 1s > "$tmp/out" ||
+	fail "sender"
+cat "$tmp/out"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+sent=$(awk '/^sent/ {print $2}' "$tmp/out")
+recv=$(awk '/^received/ {print $2}' "$tmp/out")
+rate=$(awk '/^received/ {print $(NF-1)}' "$tmp/out")
+drops=$($T json "$tmp/s.json" s1 p1 drop_tail) || fail "no stats"
+maxq=$($T json "$tmp/s.json" s1 p1 max_qbytes)
+buf=$($T json "$tmp/s.json" s1 p1 buffer_bytes)
+echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))); max queue $maxq of $buf B; rate $rate b/s of 200000000"
+[ "$drops" -eq $((sent - recv)) ] || fail "drops != sent - received"
+[ "$maxq" -le "$buf" ] || fail "queue above the buffer"
+awk -v r="$rate" 'BEGIN { d = r / 200000000 - 1; exit !(d < 0.02 && d > -0.02) }' ||
+	fail "received rate $rate not within 2% of 200000000"
+echo "switch_udp: ok"

@@ -1,0 +1,13 @@
+/* A scratch directory for a test binary: made in setup, removed (with its contents) in
+ * teardown. */
+#ifndef QPACE_TEST_TMPDIR_H
+#define QPACE_TEST_TMPDIR_H
+
+#include <stddef.h>
+
+/* mkdtemp("/tmp/qpace-<tag>-XXXXXX") into buf; 0 or -1. */
+int tmpdir_make(char *buf, size_t len, const char *tag);
+/* rm -rf dir (only below /tmp/qpace-); 0 or -1. */
+int tmpdir_remove(const char *dir);
+
+#endif

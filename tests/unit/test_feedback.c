@@ -1,0 +1,267 @@
+/* Telemetry codec: round trips of every type, every truncation, bad headers and fields,
+ * random bytes, and the mapping onto struct cc_event. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "qpace/feedback.h"
+
+static const struct fb_flow flow = {
+	.src_ip = 0x0a000001, .dst_ip = 0x0a000002, .sport = 0xc0de, .dest_qp = 0x00abcd,
+};
+
+static struct fb_msg int_msg(unsigned nhops)
+{
+	struct fb_msg m = { .type = FB_T_INT };
+
+	m.u.int_report.flow = flow;
+	m.u.int_report.psn = 0xfffffe;
+	m.u.int_report.nhops = (uint8_t)nhops;
+	for (unsigned i = 0; i < nhops && i < QP_INT_MAX_HOPS; i++)
+		m.u.int_report.hops[i] = (struct qp_int_hop){
+			.switch_id = 100 + i, .port = (uint16_t)(7 + i),
+			.ts_ns = 0x0123456789abcdefULL + i, .tx_bytes = (1ULL << 40) + i,
+			.qlen_bytes = 0x80000000u + i, .link_bps = 400 * QP_GBPS,
+		};
+	return m;
+}
+
+static void samples(struct fb_msg *out, size_t *n)
+{
+	size_t k = 0;
+
+	for (unsigned h = 1; h <= QP_INT_MAX_HOPS; h++)
+		out[k++] = int_msg(h);
+	out[k] = int_msg(3);
+	out[k].type = FB_T_ECHO;
+	out[k++].flags = FB_F_TO_RECEIVER;
+	out[k] = (struct fb_msg){ .type = FB_T_NOTICE };
+	out[k++].u.notice = (struct fb_notice){
+		.flow = flow, .psn = 77, .switch_id = 9, .port = 3, .flows = 12,
+		.queue_bytes = 150000, .link_bps = 25 * QP_GBPS, .reflected_ts_ns = 1ULL << 50,
+	};
+	for (uint8_t lv = 0; lv <= 3; lv++) {
+		out[k] = (struct fb_msg){ .type = FB_T_LEVEL };
+		out[k++].u.level = (struct fb_level){ .flow = flow, .switch_id = 9, .port = 2,
+						      .level = lv, .queue_bytes = 4000, .seq = lv,
+						      .psn = 100u + lv };
+	}
+	out[k] = (struct fb_msg){ .type = FB_T_LEVEL };
+	out[k++].u.level = (struct fb_level){ .flow = flow, .switch_id = 9, .level = FB_LEVEL_ACK,
+					      .acked = 2, .seq = 5 };
+	out[k] = (struct fb_msg){ .type = FB_T_CREDIT };
+	out[k++].u.credit = (struct fb_credit){ .flow = flow, .seq = 3, .credit_bytes = 4096,
+						.interval_ns = 12345 };
+	*n = k;
+}
+
+static void test_round_trip(void **state)
+{
+	struct fb_msg msgs[16], back;
+	uint8_t buf[FB_MAX_LEN];
+	size_t n;
+	(void)state;
+
+	samples(msgs, &n);
+	for (size_t i = 0; i < n; i++) {
+		int len = fb_encode(buf, sizeof(buf), &msgs[i]);
+		assert_true(len > FB_HDR_LEN);
+		assert_int_equal(fb_decode(&back, buf, (size_t)len), 0);
+		assert_int_equal(back.type, msgs[i].type);
+		assert_int_equal(back.flags, msgs[i].flags);
+		assert_int_equal(back.length, len);
+		msgs[i].length = back.length;
+		assert_memory_equal(&back, &msgs[i], sizeof(back));
+	}
+	print_message("%zu messages round-tripped (INT 1..%d hops, notice, levels, ack, "
+		      "credit, echo)\n", n, QP_INT_MAX_HOPS);
+}
+
+static void test_every_truncation(void **state)
+{
+	struct fb_msg msgs[16], out;
+	uint8_t buf[FB_MAX_LEN];
+	size_t n;
+	(void)state;
+
+	samples(msgs, &n);
+	for (size_t i = 0; i < n; i++) {
+		int len = fb_encode(buf, sizeof(buf), &msgs[i]);
+		for (int cut = 0; cut < len; cut++) {
+			uint8_t *b = malloc(cut ? (size_t)cut : 1);
+			memcpy(b, buf, (size_t)cut);
+			memset(&out, 0x5a, sizeof(out));
+			assert_int_equal(fb_decode(&out, b, (size_t)cut), -EMSGSIZE);
+			assert_int_equal(out.type, 0x5a);
+			free(b);
+			/* A length field that agrees with the cut is still too short a body. */
+			if (cut >= FB_HDR_LEN) {
+				uint8_t c[FB_MAX_LEN];
+				memcpy(c, buf, (size_t)cut);
+				c[4] = (uint8_t)(cut >> 8);
+				c[5] = (uint8_t)cut;
+				assert_true(fb_decode(&out, c, (size_t)cut) < 0);
+			}
+		}
+		/* Encoding into too small a buffer fails too. */
+		assert_int_equal(fb_encode(buf, (size_t)len - 1, &msgs[i]), -EMSGSIZE);
+	}
+}
+
+static void test_bad_fields(void **state)
+{
+	struct fb_msg m = int_msg(2), out;
+	uint8_t buf[FB_MAX_LEN];
+	int len;
+	(void)state;
+
+	len = fb_encode(buf, sizeof(buf), &m);
+	buf[2] = 2;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EPROTO);
+	buf[2] = FB_VERSION;
+	buf[0] ^= 1;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EPROTO);
+	buf[0] ^= 1;
+	buf[3] = 99;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -ENOMSG);
+	buf[3] = 0;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -ENOMSG);
+	buf[3] = FB_T_INT;
+	buf[FB_HDR_LEN + 20] = 0;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	buf[FB_HDR_LEN + 20] = QP_INT_MAX_HOPS + 1;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	buf[FB_HDR_LEN + 20] = 3;   /* claims more hops than the body holds */
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EMSGSIZE);
+	buf[FB_HDR_LEN + 20] = 2;
+	buf[7] = 1;                 /* an auth tag of one byte eats into the hops */
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EMSGSIZE);
+	buf[7] = FB_AUTH_MAX + 1;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	buf[7] = 0;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), 0);
+
+	m = int_msg(0);
+	assert_int_equal(fb_encode(buf, sizeof(buf), &m), -EINVAL);
+	m = int_msg(QP_INT_MAX_HOPS + 1);
+	assert_int_equal(fb_encode(buf, sizeof(buf), &m), -EINVAL);
+	m = (struct fb_msg){ .type = FB_T_LEVEL };
+	m.u.level.level = 4;
+	assert_int_equal(fb_encode(buf, sizeof(buf), &m), -EINVAL);
+	m.u.level.level = 2;
+	len = fb_encode(buf, sizeof(buf), &m);
+	buf[FB_HDR_LEN + 22] = 5;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	buf[FB_HDR_LEN + 22] = FB_LEVEL_ACK;
+	buf[FB_HDR_LEN + 23] = 4;   /* acknowledging a level that does not exist */
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	m.type = 77;
+	assert_int_equal(fb_encode(buf, sizeof(buf), &m), -EINVAL);
+	assert_string_equal(fb_type_name(FB_T_NOTICE), "notice");
+	assert_string_equal(fb_type_name(200), "unknown");
+}
+
+/* Trailing body bytes (a later minor revision) and an auth tag are skipped. */
+static void test_extension_and_auth(void **state)
+{
+	struct fb_msg m = { .type = FB_T_NOTICE }, out;
+	uint8_t buf[FB_MAX_LEN];
+	int len;
+	(void)state;
+
+	m.u.notice.flow = flow;
+	m.u.notice.queue_bytes = 1234;
+	len = fb_encode(buf, sizeof(buf), &m);
+	memset(buf + len, 0xee, 24);      /* 8 new body bytes + a 16-byte tag */
+	buf[4] = 0;
+	buf[5] = (uint8_t)(len + 24);
+	buf[7] = 16;
+	assert_int_equal(fb_decode(&out, buf, (size_t)len + 24), 0);
+	assert_int_equal(out.auth_len, 16);
+	assert_int_equal(out.u.notice.queue_bytes, 1234);
+	/* The datagram may be longer than the message. */
+	assert_int_equal(fb_decode(&out, buf, (size_t)len + 30), 0);
+}
+
+static void test_random_bytes(void **state)
+{
+	unsigned ok = 0, counts[8] = { 0 };
+	(void)state;
+
+	srand(4242);
+	for (int i = 0; i < 300000; i++) {
+		size_t len = (size_t)(rand() % (FB_MAX_LEN + 8));
+		uint8_t *b = malloc(len ? len : 1);
+		struct fb_msg out;
+		int rc;
+
+		for (size_t k = 0; k < len; k++)
+			b[k] = (uint8_t)rand();
+		if (len >= FB_HDR_LEN && (i % 4)) {   /* a valid header, random body */
+			b[0] = 0x51; b[1] = 0x46; b[2] = FB_VERSION;
+			b[3] = (uint8_t)(1 + rand() % 6);
+			b[4] = (uint8_t)(len >> 8);
+			b[5] = (uint8_t)len;
+			b[7] = (uint8_t)(rand() % 3 ? 0 : rand() % 80);
+			if (b[3] == FB_T_INT)
+				b[FB_HDR_LEN + 20 < len ? FB_HDR_LEN + 20 : 0] = (uint8_t)(rand() % 7);
+		}
+		rc = fb_decode(&out, b, len);
+		if (rc == 0) {
+			ok++;
+			assert_true(out.length <= len);
+		}
+		counts[-rc < 8 ? 0 : (rc == -EMSGSIZE ? 1 : rc == -EINVAL ? 2 : rc == -ENOMSG ? 3 :
+				       rc == -EPROTO ? 4 : 5)]++;
+		free(b);
+	}
+	print_message("random: %u decoded; truncated %u, bad field %u, unknown type %u, "
+		      "bad version %u\n", ok, counts[1], counts[2], counts[3], counts[4]);
+	assert_true(ok > 1000);
+	assert_int_equal(counts[5], 0);
+}
+
+static void test_cc_mapping(void **state)
+{
+	struct fb_msg msgs[16];
+	struct cc_event ev;
+	size_t n;
+	(void)state;
+
+	samples(msgs, &n);
+	assert_int_equal(fb_to_cc_event(&msgs[4], &ev), 0);
+	assert_int_equal(ev.type, CC_EV_INT);
+	assert_int_equal(ev.u.int_report.nhops, 5);
+	assert_ptr_equal(ev.u.int_report.hops, msgs[4].u.int_report.hops);
+	assert_int_equal(ev.u.int_report.hops[4].tx_bytes, (1ULL << 40) + 4);
+	assert_int_equal(fb_to_cc_event(&msgs[6], &ev), 0);
+	assert_int_equal(ev.type, CC_EV_NOTICE);
+	assert_int_equal(ev.u.notice.switch_id, 9);
+	assert_int_equal(ev.u.notice.queue_bytes, 150000);
+	assert_int_equal(ev.u.notice.link_bps, 25 * QP_GBPS);
+	assert_int_equal(ev.u.notice.flows, 12);
+	assert_int_equal(ev.u.notice.reflected_ts_ns, 1ULL << 50);
+	assert_int_equal(fb_to_cc_event(&msgs[9], &ev), 0);
+	assert_int_equal(ev.type, CC_EV_LEVEL);
+	assert_int_equal(ev.u.level, 2);
+	assert_int_equal(fb_to_cc_event(&msgs[11], &ev), -ENOENT);  /* ack */
+	assert_int_equal(fb_to_cc_event(&msgs[12], &ev), -ENOENT);  /* credit */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_every_truncation),
+		cmocka_unit_test(test_bad_fields),
+		cmocka_unit_test(test_extension_and_auth),
+		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_cc_mapping),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,414 @@
+/* The pacing gate's core in injected time: rate x time within one burst over every window,
+ * the burst bound, chunking, credits, stale heartbeat -> fallback reported once, a rate
+ * change taking effect at the next chunk, parameter checks. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "qpace/gate.h"
+
+struct sim {
+	struct qp_gate g;
+	struct qp_gate_input in;
+	qp_time_ns now;
+	unsigned events;       /* all events seen */
+	unsigned fallback_ev;  /* verdicts carrying QP_GATE_EV_FALLBACK */
+	unsigned recovered_ev;
+};
+
+/* A live agent giving @rate_bps, heartbeat kept fresh by beat(). */
+static void sim_init(struct sim *s, qp_rate_bps rate_bps, uint64_t burst, uint64_t chunk)
+{
+	struct qp_gate_params p = { .burst_bytes = burst, .chunk_bytes = chunk };
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(qp_gate_params_resolve(&p, NULL, 0), 0);
+	s->now = 1000 * QP_NS_PER_MS;
+	qp_gate_init(&s->g, &p, s->now);
+	s->in.have_table = true;
+	s->in.have_slot = true;
+	s->in.heartbeat_ns = s->now;
+	s->in.slot.qpn = 0x11;
+	s->in.slot.gen = 1;
+	s->in.slot.rate_bps = rate_bps;
+}
+
+static int sim_take(struct sim *s, uint64_t want, unsigned flags, struct qp_gate_verdict *v)
+{
+	int rc = qp_gate_take(&s->g, &s->in, want, flags, s->now, v);
+
+	s->events |= v->events;
+	s->fallback_ev += !!(v->events & QP_GATE_EV_FALLBACK);
+	s->recovered_ev += !!(v->events & QP_GATE_EV_RECOVERED);
+	if (rc == 0)
+		assert_true(v->bytes <= want);
+	else
+		assert_true(v->retry_ns > s->now); /* closed always means "later", never now */
+	return rc;
+}
+
+/* Worst window excess: max over i >= j of bytes(j..i) - R*(t_i - t_j)/8, in bytes. */
+struct window_check {
+	qp_rate_bps rate;
+	uint64_t cum;          /* bytes through the previous piece */
+	double min_base;       /* min over j of (cum_{j-1} - R*t_j/8) */
+	double worst;
+	bool started;
+};
+
+static void window_add(struct window_check *w, qp_time_ns t, uint64_t bytes)
+{
+	double budget = (double)w->rate * (double)t / 8e9;
+	double base = (double)w->cum - budget;
+
+	if (!w->started || base < w->min_base)
+		w->min_base = base;
+	w->started = true;
+	w->cum += bytes;
+	if ((double)w->cum - budget - w->min_base > w->worst)
+		w->worst = (double)w->cum - budget - w->min_base;
+}
+
+/* Greedy sender: messages of @msg bytes back to back until @until. Returns bytes passed. */
+static uint64_t run_greedy(struct sim *s, qp_time_ns until, uint64_t msg, unsigned flags,
+			   struct window_check *w, uint64_t *max_piece)
+{
+	uint64_t sent = 0, left = msg;
+	struct qp_gate_verdict v;
+
+	while (s->now < until) {
+		s->in.heartbeat_ns = s->now;
+		if (sim_take(s, left, flags, &v) < 0) {
+			s->now = v.retry_ns;
+			continue;
+		}
+		if (w)
+			window_add(w, s->now, v.bytes);
+		if (max_piece && v.bytes > *max_piece)
+			*max_piece = v.bytes;
+		sent += v.bytes;
+		left -= v.bytes;
+		if (!left)
+			left = msg;
+	}
+	return sent;
+}
+
+static void test_rate_times_time_within_one_burst(void **state)
+{
+	static const struct { qp_rate_bps rate; uint64_t chunk, burst, msg; } cases[] = {
+		{ 10 * QP_MBPS, 4096, 8192, 65536 },
+		{ 100 * QP_MBPS, 4096, 2048, 1 << 20 },
+		{ 1 * QP_GBPS, 4096, 8192, 65536 },
+		{ 5 * QP_GBPS, 1024, 8192, 4000 },
+		{ 25 * QP_GBPS, 65536, 8192, 1 << 20 },
+		{ 1234567, 1000, 3000, 777 },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim s;
+		struct window_check w = { .rate = cases[i].rate };
+		qp_time_ns t0, span = 2 * QP_NS_PER_S;
+		uint64_t sent, expect, cap, max_piece = 0;
+
+		sim_init(&s, cases[i].rate, cases[i].burst, cases[i].chunk);
+		cap = qp_gate_cap_bytes(&s.g);
+		t0 = s.now;
+		sent = run_greedy(&s, t0 + span, cases[i].msg, 0, &w, &max_piece);
+		expect = qp_bytes_in(cases[i].rate, s.now - t0);
+		print_message("rate %llu b/s chunk %llu cap %llu: %llu bytes in %.3f s, rate x time "
+			      "%llu, worst window excess %.1f bytes\n",
+			      (unsigned long long)cases[i].rate,
+			      (unsigned long long)cases[i].chunk, (unsigned long long)cap,
+			      (unsigned long long)sent, (double)(s.now - t0) / 1e9,
+			      (unsigned long long)expect, w.worst);
+		/* Total: rate x time, plus at most the initial full bucket, minus at most one piece. */
+		assert_true(sent <= expect + cap);
+		assert_true(sent + cases[i].chunk >= expect);
+		/* Every window: never more than rate x window + one bucket (+1 byte rounding). */
+		assert_true(w.worst <= (double)cap + 1.0);
+		assert_true(max_piece <= cases[i].chunk);
+	}
+}
+
+static void test_burst_bound(void **state)
+{
+	struct sim s;
+	struct qp_gate_verdict v;
+	uint64_t at_once = 0;
+	(void)state;
+
+	sim_init(&s, QP_GBPS, 16384, 4096);
+	s.now += QP_NS_PER_S; /* idle a long time: the bucket is full, not more */
+	s.in.heartbeat_ns = s.now;
+	while (sim_take(&s, 1 << 20, 0, &v) == 0)
+		at_once += v.bytes;
+	print_message("after 1 s idle: %llu bytes at one instant (burst 16384 + chunk 4096)\n",
+		      (unsigned long long)at_once);
+	assert_int_equal(at_once, 16384 + 4096);
+	/* The next piece waits exactly one chunk's serialisation: 4096 B at 1 Gb/s. */
+	assert_int_equal(v.wait, QP_GATE_WAIT_TOKENS);
+	assert_int_equal(v.retry_ns - s.now, qp_tx_time_ns(4096, QP_GBPS));
+}
+
+static void test_chunking(void **state)
+{
+	struct sim s;
+	struct qp_gate_verdict v;
+	uint64_t left = 1 << 20, pieces = 0;
+	qp_time_ns t0, debt_until;
+	(void)state;
+
+	sim_init(&s, 10 * QP_GBPS, 8192, 4096);
+	while (left) {
+		if (sim_take(&s, left, 0, &v) < 0) {
+			s.now = v.retry_ns;
+			continue;
+		}
+		assert_true(v.bytes == 4096);
+		left -= v.bytes;
+		pieces++;
+	}
+	assert_int_equal(pieces, 256);
+
+	/* A SEND is one piece: it waits for a full bucket, then overdraws it. */
+	sim_init(&s, QP_GBPS, 8192, 4096);
+	t0 = s.now;
+	assert_int_equal(sim_take(&s, 1 << 20, QP_GATE_WHOLE, &v), 0);
+	assert_int_equal(v.bytes, 1 << 20);
+	assert_int_equal(s.g.stats.debt_pieces, 1);
+	assert_int_equal(sim_take(&s, 4096, 0, &v), -EAGAIN);
+	/* Debt of 1 MiB - 12 KiB (the full bucket), then 4 KiB for the next piece. */
+	debt_until = t0 + qp_tx_time_ns((1 << 20) - 12288 + 4096, QP_GBPS);
+	print_message("1 MiB SEND at 1 Gb/s: next 4 KiB piece at +%.1f us (expected +%.1f us)\n",
+		      (double)(v.retry_ns - t0) / 1e3, (double)(debt_until - t0) / 1e3);
+	assert_true(v.retry_ns >= debt_until - 1 && v.retry_ns <= debt_until + 1);
+	s.now = v.retry_ns;
+	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
+}
+
+static void test_credits_gate_posts(void **state)
+{
+	struct sim s;
+	struct qp_gate_verdict v;
+	(void)state;
+
+	sim_init(&s, QP_GBPS, 8192, 4096);
+	s.in.slot.flags = QP_RATE_F_CREDITS;
+	/* No credits: wait, even with a full bucket; ask again after credit_poll_ns. */
+	assert_int_equal(sim_take(&s, 65536, 0, &v), -EAGAIN);
+	assert_int_equal(v.wait, QP_GATE_WAIT_CREDITS);
+	assert_int_equal(v.retry_ns - s.now, QP_GATE_DEF_CREDIT_POLL_NS);
+	s.now += 10 * QP_NS_PER_MS;
+	s.in.heartbeat_ns = s.now;
+	assert_int_equal(sim_take(&s, 65536, 0, &v), -EAGAIN);
+	/* A grant of 5000 bytes: one full chunk, then the 904 left, then wait again. */
+	s.in.slot.credit_bytes += 5000;
+	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
+	assert_int_equal(v.bytes, 4096);
+	s.now += QP_NS_PER_MS;
+	s.in.heartbeat_ns = s.now;
+	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
+	assert_int_equal(v.bytes, 904);
+	assert_int_equal(sim_take(&s, 65536, 0, &v), -EAGAIN);
+	assert_int_equal(v.wait, QP_GATE_WAIT_CREDITS);
+	/* Credits and tokens both bind: a large grant still goes at the rate. */
+	s.in.slot.credit_bytes += 1 << 20;
+	{
+		qp_time_ns t0 = s.now;
+		uint64_t sent = run_greedy(&s, t0 + 4 * QP_NS_PER_MS, 1 << 30, 0, NULL, NULL);
+
+		assert_true(sent <= qp_bytes_in(QP_GBPS, 4 * QP_NS_PER_MS) + 8192);
+		assert_true(sent + 4096 >= qp_bytes_in(QP_GBPS, 4 * QP_NS_PER_MS));
+	}
+	/* A new slot generation (the agent re-registered the QP) restarts the count. */
+	s.in.slot.gen = 2;
+	s.in.slot.credit_bytes = 4096;
+	s.now += QP_NS_PER_MS;
+	s.in.heartbeat_ns = s.now;
+	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
+	assert_int_equal(v.bytes, 4096);
+	assert_int_equal(s.g.stats.credit_resets, 1);
+	/* A dead agent never stalls a QP waiting for credits: stale -> fallback, no credits. */
+	s.now += 200 * QP_NS_PER_MS;
+	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
+	assert_int_equal(v.fallback, QP_GATE_FB_STALE);
+	assert_int_equal(v.bytes, 4096);
+	print_message("credit waits %llu, pieces %llu\n",
+		      (unsigned long long)s.g.stats.credit_waits,
+		      (unsigned long long)s.g.stats.pieces);
+}
+
+static void test_stale_heartbeat_fallback_reported_once(void **state)
+{
+	struct sim s;
+	struct qp_gate_verdict v;
+	qp_time_ns hb, t0;
+	uint64_t sent, expect;
+	(void)state;
+
+	sim_init(&s, 5 * QP_GBPS, 8192, 4096);
+	/* The agent stops beating at hb; the gate keeps the agent rate for stale_ns. */
+	hb = s.now;
+	s.in.heartbeat_ns = hb;
+	s.now = hb + 99 * QP_NS_PER_MS;
+	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
+	assert_int_equal(v.fallback, QP_GATE_FB_NONE);
+	assert_int_equal(v.rate_bps, 5 * QP_GBPS);
+	/* Past stale_ns: the fallback rate, said once however many pieces follow. */
+	s.now = hb + 101 * QP_NS_PER_MS;
+	t0 = s.now;
+	sent = 0;
+	while (s.now < t0 + 100 * QP_NS_PER_MS) {
+		if (sim_take(&s, 1 << 20, 0, &v) < 0) {
+			s.now = v.retry_ns;
+			continue;
+		}
+		sent += v.bytes;
+	}
+	expect = qp_bytes_in(QP_GATE_DEF_FALLBACK_BPS, s.now - t0);
+	print_message("stale: %llu bytes in 100 ms at fallback 1 Gb/s (rate x time %llu); "
+		      "fallback reported %u time(s), entries %llu\n",
+		      (unsigned long long)sent, (unsigned long long)expect, s.fallback_ev,
+		      (unsigned long long)s.g.stats.fallback_entries);
+	assert_int_equal(s.fallback_ev, 1);
+	assert_int_equal(s.g.stats.fallback_entries, 1);
+	assert_int_equal(v.fallback, QP_GATE_FB_STALE);
+	assert_true(sent <= expect + 8192 && sent + 4096 >= expect);
+	assert_int_equal(s.g.stats.fallback_bytes, sent);
+	/* The heartbeat comes back: recovered, once, and the agent's rate again. */
+	s.in.heartbeat_ns = s.now;
+	s.now += QP_NS_PER_MS;
+	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
+	assert_true(v.events & QP_GATE_EV_RECOVERED);
+	assert_int_equal(v.rate_bps, 5 * QP_GBPS);
+	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
+	assert_int_equal(s.recovered_ev, 1);
+	assert_int_equal(s.fallback_ev, 1);
+}
+
+static void test_no_agent_never_stalls(void **state)
+{
+	static const struct { bool table, slot; qp_time_ns hb; qp_rate_bps rate;
+			      enum qp_gate_fallback want; } cases[] = {
+		{ false, false, 0, 0, QP_GATE_FB_NO_TABLE },
+		{ true, false, 1, 0, QP_GATE_FB_NO_SLOT },
+		{ true, true, 0, QP_GBPS, QP_GATE_FB_STALE },  /* heartbeat never stamped */
+		{ true, true, 1, 0, QP_GATE_FB_NO_RATE },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim s;
+		struct qp_gate_verdict v;
+		uint64_t sent = 0;
+
+		sim_init(&s, cases[i].rate, 8192, 4096);
+		s.in.have_table = cases[i].table;
+		s.in.have_slot = cases[i].slot;
+		s.in.slot.flags = QP_RATE_F_CREDITS; /* ignored in fallback */
+		for (int k = 0; k < 1000; k++) {
+			s.in.heartbeat_ns = cases[i].hb ? s.now : 0;
+			if (sim_take(&s, 1 << 20, 0, &v) < 0)
+				s.now = v.retry_ns;
+			else
+				sent += v.bytes;
+		}
+		print_message("%s: %llu bytes passed, fallback said %u time(s)\n",
+			      qp_gate_fallback_str(cases[i].want), (unsigned long long)sent,
+			      s.fallback_ev);
+		assert_int_equal(v.fallback, cases[i].want);
+		assert_int_equal(v.rate_bps, QP_GATE_DEF_FALLBACK_BPS);
+		assert_int_equal(s.fallback_ev, 1);
+		assert_true(sent > 400 * 4096);
+	}
+}
+
+static void test_rate_change_at_next_chunk(void **state)
+{
+	struct sim s;
+	struct qp_gate_verdict v;
+	qp_time_ns t_change, t_first = 0, t0;
+	uint64_t sent;
+	(void)state;
+
+	sim_init(&s, QP_GBPS, 4096, 4096);
+	run_greedy(&s, s.now + 10 * QP_NS_PER_MS, 1 << 30, 0, NULL, NULL);
+	/* The bucket is empty-ish now; the agent drops the rate to 100 Mb/s. */
+	t_change = s.now;
+	s.in.slot.rate_bps = 100 * QP_MBPS;
+	/* The next piece may still use tokens earned at 1 Gb/s before the change... */
+	while (s.in.heartbeat_ns = s.now, sim_take(&s, 4096, 0, &v) < 0)
+		s.now = v.retry_ns;
+	assert_true(v.events & QP_GATE_EV_RATE);
+	assert_true(s.now - t_change <= qp_tx_time_ns(4096, QP_GBPS));
+	/* ...but the one after it is paid at 100 Mb/s: 4 KiB takes 327.68 us, not 32.8 us. */
+	t_first = s.now;
+	while (s.in.heartbeat_ns = s.now, sim_take(&s, 4096, 0, &v) < 0)
+		s.now = v.retry_ns;
+	print_message("next piece after the change: +%.2f us (4 KiB at 100 Mb/s = %.2f us, "
+		      "at 1 Gb/s = %.2f us)\n", (double)(s.now - t_first) / 1e3,
+		      (double)qp_tx_time_ns(4096, 100 * QP_MBPS) / 1e3,
+		      (double)qp_tx_time_ns(4096, QP_GBPS) / 1e3);
+	assert_true(s.now - t_first + 1 >= qp_tx_time_ns(4096, 100 * QP_MBPS));
+	assert_true(s.now - t_first <= qp_tx_time_ns(4096, 100 * QP_MBPS) + 1);
+	t0 = s.now;
+	sent = run_greedy(&s, t0 + 100 * QP_NS_PER_MS, 1 << 30, 0, NULL, NULL);
+	assert_true(sent <= qp_bytes_in(100 * QP_MBPS, s.now - t0) + 4096);
+	assert_true(sent + 4096 >= qp_bytes_in(100 * QP_MBPS, s.now - t0));
+	/* Raised again: faster from the next piece on; max_bps caps table rates. */
+	s.g.p.max_bps = 2 * QP_GBPS;
+	s.in.slot.rate_bps = 40 * QP_GBPS;
+	s.in.heartbeat_ns = s.now;
+	sim_take(&s, 4096, 0, &v);
+	assert_int_equal(v.rate_bps, 2 * QP_GBPS);
+	assert_int_equal(s.g.stats.rate_changes, 2);
+}
+
+static void test_params(void **state)
+{
+	struct qp_gate_params p = { 0 };
+	char err[160];
+	(void)state;
+
+	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), 0);
+	assert_int_equal(p.burst_bytes, QP_GATE_DEF_BURST_BYTES);
+	assert_int_equal(p.chunk_bytes, QP_GATE_DEF_CHUNK_BYTES);
+	assert_int_equal(p.fallback_bps, QP_GATE_DEF_FALLBACK_BPS);
+	assert_int_equal(p.stale_ns, QP_GATE_DEF_STALE_NS);
+	assert_int_equal(p.max_bps, 0);
+	p = (struct qp_gate_params){ .chunk_bytes = 10 };
+	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "chunk_bytes 10 bytes: accepted 64.."));
+	assert_int_equal(p.chunk_bytes, 10); /* untouched on error */
+	p = (struct qp_gate_params){ .stale_ns = 100 };
+	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "stale_ns"));
+	p = (struct qp_gate_params){ .max_bps = 5 };
+	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "or 0 = none"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rate_times_time_within_one_burst),
+		cmocka_unit_test(test_burst_bound),
+		cmocka_unit_test(test_chunking),
+		cmocka_unit_test(test_credits_gate_posts),
+		cmocka_unit_test(test_stale_heartbeat_fallback_reported_once),
+		cmocka_unit_test(test_no_agent_never_stalls),
+		cmocka_unit_test(test_rate_change_at_next_chunk),
+		cmocka_unit_test(test_params),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

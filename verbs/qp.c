@@ -1,0 +1,692 @@
+/* The QP API's common layer (qpace/qp.h): objects, argument checks, the pacing of every
+ * send WR (split into gated pieces, blocking or not), progress and deadlines for event
+ * loops, and per-QP counters. Backends (verbs/ibv.c, the soft backend) only post pieces.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "qpace/errmsg.h"
+#include "qpace/qp.h"
+
+#define QP_DEF_SQ_DEPTH 128u
+#define QP_DEF_RQ_DEPTH 512u
+#define QP_MAX_DEPTH 16384u
+#define QP_MAX_MSG_BYTES (1u << 31)  /* RC: 2^31 bytes per message */
+
+/* ---- the default table: every slot a caller may reach is non-NULL ---- */
+
+static int dflt_ctx_init(struct qp_ctx *c, char *err, size_t errlen)
+{
+	(void)c; (void)err; (void)errlen;
+	return 0;
+}
+static void dflt_ctx_fini(struct qp_ctx *c) { (void)c; }
+static int dflt_ctx_fd(struct qp_ctx *c) { (void)c; return -EOPNOTSUPP; }
+static qp_time_ns dflt_ctx_deadline(struct qp_ctx *c) { (void)c; return QP_TIME_NEVER; }
+static int dflt_ctx_progress(struct qp_ctx *c, qp_time_ns now)
+{
+	(void)c; (void)now;
+	return 0;
+}
+static int dflt_mr_init(struct qp_mr *mr) { (void)mr; return -EOPNOTSUPP; }
+static void dflt_mr_fini(struct qp_mr *mr) { (void)mr; }
+static int dflt_qp_init(struct qp *qp, char *err, size_t errlen)
+{
+	(void)qp;
+	return qp_errmsg(-EOPNOTSUPP, err, errlen, "this backend cannot create QPs");
+}
+static void dflt_qp_fini(struct qp *qp) { (void)qp; }
+static int dflt_qp_connect(struct qp *qp, char *err, size_t errlen)
+{
+	(void)qp;
+	return qp_errmsg(-EOPNOTSUPP, err, errlen, "this backend cannot connect QPs");
+}
+static int dflt_cm(struct qp *qp, const char *host, const char *port,
+		   const struct qp_mr *expose, char *err, size_t errlen)
+{
+	(void)qp; (void)host; (void)port; (void)expose;
+	return qp_errmsg(-EOPNOTSUPP, err, errlen,
+			 "backend '%s' has no connection manager: use the TCP exchange",
+			 qp->ctx->ops->name);
+}
+static int dflt_post_send(struct qp *qp, const struct qp_wr *wr)
+{
+	(void)qp; (void)wr;
+	return -EOPNOTSUPP;
+}
+static int dflt_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
+{
+	(void)qp; (void)wr;
+	return -EOPNOTSUPP;
+}
+static int dflt_poll(struct qp *qp, struct qp_wc *wc, int n)
+{
+	(void)qp; (void)wc; (void)n;
+	return -EOPNOTSUPP;
+}
+static void dflt_get_stats(struct qp *qp, struct qp_stats *st) { (void)qp; (void)st; }
+
+static const struct qp_backend_ops qp_default_ops = {
+	.name = "default",
+	.ctx_init = dflt_ctx_init,
+	.ctx_fini = dflt_ctx_fini,
+	.ctx_fd = dflt_ctx_fd,
+	.ctx_deadline = dflt_ctx_deadline,
+	.ctx_progress = dflt_ctx_progress,
+	.mr_init = dflt_mr_init,
+	.mr_fini = dflt_mr_fini,
+	.qp_init = dflt_qp_init,
+	.qp_fini = dflt_qp_fini,
+	.qp_connect = dflt_qp_connect,
+	.cm_dial = dflt_cm,
+	.cm_accept = dflt_cm,
+	.post_send = dflt_post_send,
+	.post_recv = dflt_post_recv,
+	.poll = dflt_poll,
+	.get_stats = dflt_get_stats,
+};
+
+/* Copy @in over the defaults, slot by slot (as rdma-core's verbs_set_ops). */
+static void ops_overlay(struct qp_backend_ops *out, const struct qp_backend_ops *in)
+{
+#define OVERLAY(f) out->f = in->f ? in->f : qp_default_ops.f
+	*out = *in;
+	OVERLAY(ctx_init); OVERLAY(ctx_fini); OVERLAY(ctx_fd); OVERLAY(ctx_deadline);
+	OVERLAY(ctx_progress); OVERLAY(mr_init); OVERLAY(mr_fini); OVERLAY(qp_init);
+	OVERLAY(qp_fini); OVERLAY(qp_connect); OVERLAY(cm_dial); OVERLAY(cm_accept);
+	OVERLAY(post_send); OVERLAY(post_recv); OVERLAY(poll); OVERLAY(get_stats);
+#undef OVERLAY
+	out->ctx_size = in->ctx_size > sizeof(struct qp_ctx) ? in->ctx_size : sizeof(struct qp_ctx);
+	out->qp_size = in->qp_size > sizeof(struct qp) ? in->qp_size : sizeof(struct qp);
+	out->mr_size = in->mr_size > sizeof(struct qp_mr) ? in->mr_size : sizeof(struct qp_mr);
+}
+
+/* ---- contexts ---- */
+
+static void ctx_log(void *arg, const char *line)
+{
+	struct qp_ctx *ctx = arg;
+
+	if (ctx->attr.log)
+		ctx->attr.log(ctx->attr.log_arg, line);
+	else
+		fprintf(stderr, "qpace: %s\n", line);
+}
+
+int qp_ctx_open(const char *backend, const struct qp_ctx_attr *attr, struct qp_ctx **out,
+		char *err, size_t errlen)
+{
+	const struct qp_backend_ops *ops = qp_backend_find(backend ? backend : "ibv");
+
+	if (!ops) {
+		char names[128] = "";
+		const struct qp_backend_ops *const *all = qp_backend_all();
+
+		for (size_t i = 0; all[i]; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", all[i]->name);
+		return qp_errmsg(-ENOENT, err, errlen, "unknown backend '%s'; built in: %s",
+				 backend, names);
+	}
+	return qp_ctx_open_ops(ops, attr, out, err, errlen);
+}
+
+int qp_ctx_open_ops(const struct qp_backend_ops *ops, const struct qp_ctx_attr *attr,
+		    struct qp_ctx **out, char *err, size_t errlen)
+{
+	static const struct qp_ctx_attr none;
+	struct qp_backend_ops *resolved = malloc(sizeof(*resolved));
+	struct qp_ctx *ctx;
+	int rc;
+
+	if (!resolved)
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	ops_overlay(resolved, ops);
+	ctx = calloc(1, resolved->ctx_size);
+	if (!ctx) {
+		free(resolved);
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	}
+	ctx->ops = resolved;
+	ctx->attr = attr ? *attr : none;
+	rc = resolved->ctx_init(ctx, err, errlen);
+	if (rc) {
+		free(ctx);
+		free(resolved);
+		return rc < 0 ? rc : -rc;
+	}
+	if (ctx->attr.rate_table_mem)
+		qp_rate_src_init_table(&ctx->rates, ctx->attr.rate_table_mem, 0, ctx_log, ctx);
+	else
+		qp_rate_src_init(&ctx->rates, ctx->attr.rate_table, 0, ctx_log, ctx);
+	/* The strings were for open only. */
+	ctx->attr.device = ctx->attr.rate_table = ctx->attr.options = NULL;
+	*out = ctx;
+	return 0;
+}
+
+void qp_ctx_close(struct qp_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	while (ctx->qps)
+		qp_destroy(ctx->qps);
+	while (ctx->mrs)
+		qp_mr_dereg(ctx->mrs);
+	ctx->ops->ctx_fini(ctx);
+	qp_rate_src_fini(&ctx->rates);
+	free((void *)ctx->ops);
+	free(ctx);
+}
+
+int qp_ctx_fd(struct qp_ctx *ctx)
+{
+	return ctx->ops->ctx_fd(ctx);
+}
+
+qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx)
+{
+	qp_time_ns t = ctx->ops->ctx_deadline(ctx);
+
+	for (struct qp *qp = ctx->qps; qp; qp = qp->next)
+		if (qp->pend.active)
+			t = qp_time_min(t, qp->retry_ns);
+	return t;
+}
+
+static int push_pieces(struct qp *qp, qp_time_ns now);
+
+int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
+{
+	int done = 0, rc;
+
+	for (struct qp *qp = ctx->qps; qp; qp = qp->next) {
+		if (!qp->pend.active || qp->retry_ns > now)
+			continue;
+		rc = push_pieces(qp, now);
+		if (rc < 0 && rc != -EAGAIN)
+			return rc;
+		done++;
+	}
+	rc = ctx->ops->ctx_progress(ctx, now);
+	return rc < 0 ? rc : done + rc;
+}
+
+/* ---- memory ---- */
+
+int qp_mr_reg(struct qp_ctx *ctx, void *addr, size_t len, unsigned access,
+	      struct qp_mr **out)
+{
+	const unsigned known = QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE |
+			       QP_ACCESS_REMOTE_READ;
+	struct qp_mr *mr;
+	int rc;
+
+	if (!addr || !len || (access & ~known))
+		return -EINVAL;
+	mr = calloc(1, ctx->ops->mr_size);
+	if (!mr)
+		return -ENOMEM;
+	mr->ctx = ctx;
+	mr->addr = addr;
+	mr->length = len;
+	mr->access = access;
+	rc = ctx->ops->mr_init(mr);
+	if (rc) {
+		free(mr);
+		return rc < 0 ? rc : -rc;
+	}
+	mr->next = ctx->mrs;
+	ctx->mrs = mr;
+	*out = mr;
+	return 0;
+}
+
+int qp_mr_dereg(struct qp_mr *mr)
+{
+	struct qp_mr **pp;
+
+	if (!mr)
+		return 0;
+	for (pp = &mr->ctx->mrs; *pp && *pp != mr; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = mr->next;
+	mr->ctx->ops->mr_fini(mr);
+	free(mr);
+	return 0;
+}
+
+/* ---- QPs ---- */
+
+uint32_t qp_initial_psn(const struct qp *qp)
+{
+	uint32_t r;
+
+	if (qp->attr.psn_fixed)
+		return qp->attr.psn;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint32_t)qp_now_ns() ^ (uint32_t)(uintptr_t)qp;
+	return r & QP_PSN_MAX;
+}
+
+static int resolve_attr(struct qp_attr *a, char *err, size_t errlen)
+{
+	if (!a->sq_depth)
+		a->sq_depth = QP_DEF_SQ_DEPTH;
+	if (!a->rq_depth)
+		a->rq_depth = QP_DEF_RQ_DEPTH;
+	if (a->sq_depth > QP_MAX_DEPTH || a->rq_depth > QP_MAX_DEPTH)
+		return qp_errmsg(-EINVAL, err, errlen, "qp: sq_depth %u / rq_depth %u, accepted 1..%u",
+				 a->sq_depth, a->rq_depth, QP_MAX_DEPTH);
+	if (a->mtu_bytes && (a->mtu_bytes < QP_MTU_MIN || a->mtu_bytes > QP_MTU_MAX ||
+			     (a->mtu_bytes & (a->mtu_bytes - 1))))
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "qp: mtu %u bytes, accepted 256, 512, 1024, 2048, 4096 (or 0 = port MTU)",
+				 a->mtu_bytes);
+	if (a->psn_fixed && a->psn > QP_PSN_MAX)
+		return qp_errmsg(-EINVAL, err, errlen, "qp: psn 0x%x, accepted 0..0xffffff", a->psn);
+	if (a->retry_cnt > 7 || a->rnr_retry > 7 || a->timeout > 31 || a->min_rnr_timer > 31)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "qp: retry_cnt %u / rnr_retry %u (0..7), timeout %u / min_rnr_timer %u (0..31)",
+				 a->retry_cnt, a->rnr_retry, a->timeout, a->min_rnr_timer);
+	if (!a->timeout)
+		a->timeout = 14;
+	if (!a->retry_cnt)
+		a->retry_cnt = 7;
+	if (!a->rnr_retry)
+		a->rnr_retry = 7;
+	if (!a->min_rnr_timer)
+		a->min_rnr_timer = 12;
+	if ((unsigned)a->wait.mode >= QP_WAIT_MODE_COUNT)
+		return qp_errmsg(-EINVAL, err, errlen, "qp: wait mode %u, accepted 0..%u",
+				 (unsigned)a->wait.mode, QP_WAIT_MODE_COUNT - 1);
+	return 0;
+}
+
+static void qp_unlink(struct qp *qp)
+{
+	struct qp **pp;
+
+	for (pp = &qp->ctx->qps; *pp && *pp != qp; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = qp->next;
+}
+
+/* Allocate and check; the backend's init (plain or CM) runs after. */
+static int qp_alloc(struct qp_ctx *ctx, const struct qp_attr *attr, struct qp **out,
+		    char *err, size_t errlen)
+{
+	static const struct qp_attr none;
+	struct qp *qp = calloc(1, ctx->ops->qp_size);
+	int rc;
+
+	if (!qp)
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	qp->ctx = ctx;
+	qp->attr = attr ? *attr : none;
+	rc = resolve_attr(&qp->attr, err, errlen);
+	if (rc) {
+		free(qp);
+		return rc;
+	}
+	*out = qp;
+	return 0;
+}
+
+/* After the backend set qpn and the MTU: the gate (burst default 2 x MTU) and the list. */
+static int qp_finish(struct qp *qp, char *err, size_t errlen)
+{
+	struct qp_gate_params gp = qp->attr.gate;
+	uint32_t mtu = qp->attr.mtu_bytes ? qp->attr.mtu_bytes : qp->local.mtu_bytes;
+	int rc;
+
+	if (!gp.burst_bytes && mtu)
+		gp.burst_bytes = 2ull * mtu;
+	rc = qp_gate_params_resolve(&gp, err, errlen);
+	if (rc)
+		return rc;
+	qp->attr.gate = gp;
+	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn, qp_now_ns());
+	qp->next = qp->ctx->qps;
+	qp->ctx->qps = qp;
+	return 0;
+}
+
+int qp_create(struct qp_ctx *ctx, const struct qp_attr *attr, struct qp **out,
+	      char *err, size_t errlen)
+{
+	struct qp *qp;
+	int rc = qp_alloc(ctx, attr, &qp, err, errlen);
+
+	if (rc)
+		return rc;
+	rc = ctx->ops->qp_init(qp, err, errlen);
+	if (rc == 0 && (rc = qp_finish(qp, err, errlen)) != 0)
+		ctx->ops->qp_fini(qp);
+	if (rc) {
+		free(qp);
+		return rc < 0 ? rc : -rc;
+	}
+	*out = qp;
+	return 0;
+}
+
+int qp_destroy(struct qp *qp)
+{
+	if (!qp)
+		return 0;
+	qp_unlink(qp);
+	qp->ctx->ops->qp_fini(qp);
+	free(qp);
+	return 0;
+}
+
+int qp_local_info(struct qp *qp, const struct qp_mr *expose, struct qp_conn_info *out)
+{
+	*out = qp->local;
+	out->rkey = expose ? expose->rkey : 0;
+	out->addr = expose ? (uint64_t)(uintptr_t)expose->addr : 0;
+	out->len = expose ? expose->length : 0;
+	return 0;
+}
+
+static int check_remote(const struct qp_conn_info *r, char *err, size_t errlen)
+{
+	uint8_t buf[QP_WIRE_CONN_BYTES];
+
+	/* The encoder's checks are the wire's: one definition of a valid peer. */
+	if (qp_wire_conn_encode(r, buf, sizeof(buf)) < 0)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "peer: qpn 0x%x, psn 0x%x (24 bits each), mtu %u (256..4096)",
+				 r->qpn, r->psn, r->mtu_bytes);
+	return 0;
+}
+
+int qp_connect(struct qp *qp, const struct qp_conn_info *remote, char *err, size_t errlen)
+{
+	int rc = check_remote(remote, err, errlen);
+
+	if (rc)
+		return rc;
+	if (qp->connected)
+		return qp_errmsg(-EISCONN, err, errlen, "qp 0x%06x: already connected", qp->qpn);
+	qp->remote = *remote;
+	qp->path_mtu_bytes = remote->mtu_bytes < qp->local.mtu_bytes ? remote->mtu_bytes
+								   : qp->local.mtu_bytes;
+	rc = qp->ctx->ops->qp_connect(qp, err, errlen);
+	if (rc)
+		return rc < 0 ? rc : -rc;
+	qp->connected = true;
+	return 0;
+}
+
+static int cm_run(bool dial, struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
+		  const char *port, const struct qp_mr *expose, struct qp **out,
+		  char *err, size_t errlen)
+{
+	struct qp *qp;
+	int rc = qp_alloc(ctx, attr, &qp, err, errlen);
+
+	if (rc)
+		return rc;
+	rc = dial ? ctx->ops->cm_dial(qp, host, port, expose, err, errlen)
+		  : ctx->ops->cm_accept(qp, host, port, expose, err, errlen);
+	if (rc == 0 && (rc = qp_finish(qp, err, errlen)) != 0)
+		ctx->ops->qp_fini(qp);
+	if (rc) {
+		free(qp);
+		return rc < 0 ? rc : -rc;
+	}
+	qp->connected = true;
+	*out = qp;
+	return 0;
+}
+
+int qp_dial_cm(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
+	       const char *port, const struct qp_mr *expose, struct qp **out,
+	       char *err, size_t errlen)
+{
+	return cm_run(true, ctx, attr, host, port, expose, out, err, errlen);
+}
+
+int qp_accept_cm(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
+		 const char *port, const struct qp_mr *expose, struct qp **out,
+		 char *err, size_t errlen)
+{
+	return cm_run(false, ctx, attr, bind, port, expose, out, err, errlen);
+}
+
+/* ---- posting through the gate ---- */
+
+static bool mr_covers(const struct qp *qp, const struct qp_mr *mr, const void *addr,
+		      uint64_t len)
+{
+	uintptr_t a = (uintptr_t)addr, base;
+
+	if (!mr || mr->ctx != qp->ctx)
+		return false;
+	base = (uintptr_t)mr->addr;
+	return a >= base && len <= mr->length && a - base <= mr->length - len;
+}
+
+static int check_send_wr(const struct qp *qp, const struct qp_wr *wr)
+{
+	bool is_inline = wr->flags & QP_WR_INLINE;
+
+	if ((unsigned)wr->opcode >= QP_OP_COUNT ||
+	    (wr->flags & ~(unsigned)(QP_WR_SIGNALED | QP_WR_INLINE)) ||
+	    wr->length > QP_MAX_MSG_BYTES)
+		return -EINVAL;
+	if (is_inline)
+		return wr->length <= qp->attr.max_inline && (wr->addr || !wr->length) ? 0
+											 : -EINVAL;
+	return wr->length == 0 || mr_covers(qp, wr->mr, wr->addr, wr->length) ? 0 : -EINVAL;
+}
+
+static bool splittable(enum qp_opcode op)
+{
+	return op == QP_OP_WRITE || op == QP_OP_WRITE_IMM;
+}
+
+/* Hand the pending WR's next @n bytes to the backend. */
+static int post_piece(struct qp *qp, uint64_t n)
+{
+	const struct qp_wr *wr = &qp->pend_wr;
+	uint64_t off = qp->pend.offset;
+	bool last = off + n == wr->length;
+	struct qp_wr piece = *wr;
+	int rc;
+
+	piece.addr = (char *)wr->addr + off;
+	piece.length = (uint32_t)n;
+	piece.remote_addr = wr->remote_addr + off;
+	if (!last) {
+		/* The immediate and the completion belong to the message's last piece. */
+		if (piece.opcode == QP_OP_WRITE_IMM)
+			piece.opcode = QP_OP_WRITE;
+		piece.flags &= ~(unsigned)QP_WR_SIGNALED;
+	} else if (qp->attr.flags & QP_F_SIGNAL_ALL) {
+		piece.flags |= QP_WR_SIGNALED;
+	}
+	rc = qp->ctx->ops->post_send(qp, &piece);
+	if (rc) {
+		qp->pend.active = false;
+		return rc < 0 ? rc : -rc;
+	}
+	qp->pend.offset += n;
+	qp->stats.tx_bytes += n;
+	qp->stats.tx_chunks++;
+	if (last) {
+		qp->pend.active = false;
+		qp->stats.tx_msgs++;
+	}
+	return 0;
+}
+
+static unsigned gate_flags(const struct qp_wr *wr)
+{
+	return splittable(wr->opcode) ? 0 : QP_GATE_WHOLE;
+}
+
+/* Non-blocking: hand on every piece the gate passes at @now. -EAGAIN when it closes. */
+static int push_pieces(struct qp *qp, qp_time_ns now)
+{
+	struct qp_gate_verdict v;
+	int rc;
+
+	while (qp->pend.active) {
+		uint64_t left = qp->pend_wr.length - qp->pend.offset;
+
+		if (qp_pacer_try(&qp->pacer, left, gate_flags(&qp->pend_wr), now, &v) < 0) {
+			qp->retry_ns = v.retry_ns;
+			return -EAGAIN;
+		}
+		rc = post_piece(qp, v.bytes);
+		if (rc)
+			return rc;
+	}
+	qp->retry_ns = now;
+	return 0;
+}
+
+static void progress_cb(void *arg, qp_time_ns now)
+{
+	struct qp_ctx *ctx = arg;
+
+	ctx->ops->ctx_progress(ctx, now);
+}
+
+/* Blocking: wait for each piece (running the backend meanwhile) until the WR is handed on. */
+static int drain_blocking(struct qp *qp)
+{
+	struct qp_ctx *ctx = qp->ctx;
+	int fd = ctx->ops->ctx_fd(ctx);
+	struct qp_gate_verdict v;
+	int rc;
+
+	while (qp->pend.active) {
+		uint64_t left = qp->pend_wr.length - qp->pend.offset;
+
+		qp_pacer_take(&qp->pacer, left, gate_flags(&qp->pend_wr), fd < 0 ? -1 : fd,
+			      progress_cb, ctx, &v);
+		rc = post_piece(qp, v.bytes);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int qp_post_send(struct qp *qp, const struct qp_wr *wr)
+{
+	bool nonblock = qp->attr.flags & QP_F_NONBLOCK;
+	int rc = check_send_wr(qp, wr);
+
+	if (rc)
+		return rc;
+	if (!qp->connected || qp->broken)
+		return -ENOTCONN;
+	if (qp->pend.active) {
+		if (nonblock)
+			return -EAGAIN;
+		rc = drain_blocking(qp);
+		if (rc)
+			return rc;
+	}
+	qp->pend_wr = *wr;
+	qp->pend.active = true;
+	qp->pend.offset = 0;
+	if (!nonblock)
+		return drain_blocking(qp);
+	rc = push_pieces(qp, qp_now_ns());
+	if (rc == -EAGAIN && qp->pend.offset == 0) {
+		qp->pend.active = false; /* not accepted: the caller posts it again */
+		return -EAGAIN;
+	}
+	return rc == -EAGAIN ? 0 : rc;
+}
+
+int qp_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
+{
+	int rc;
+
+	if (wr->length > QP_MAX_MSG_BYTES ||
+	    (wr->length && !mr_covers(qp, wr->mr, wr->addr, wr->length)))
+		return -EINVAL;
+	rc = qp->ctx->ops->post_recv(qp, wr);
+	return rc < 0 ? rc : -rc;
+}
+
+int qp_poll(struct qp *qp, struct qp_wc *wc, int n)
+{
+	int got;
+
+	if (n <= 0)
+		return n < 0 ? -EINVAL : 0;
+	got = qp->ctx->ops->poll(qp, wc, n);
+	for (int i = 0; i < got; i++) {
+		if (wc[i].status != QP_WC_SUCCESS) {
+			qp->stats.errors++;
+			qp->broken = true;
+			continue;
+		}
+		if (wc[i].opcode == QP_WC_RECV || wc[i].opcode == QP_WC_RECV_WRITE_IMM) {
+			qp->stats.rx_msgs++;
+			qp->stats.rx_bytes += wc[i].byte_len;
+		}
+	}
+	return got;
+}
+
+qp_time_ns qp_send_deadline(struct qp *qp, qp_time_ns now)
+{
+	return qp->retry_ns > now ? qp->retry_ns : now;
+}
+
+void qp_get_stats(struct qp *qp, struct qp_stats *out)
+{
+	*out = qp->stats;
+	out->gate = qp->pacer.gate.stats;
+	out->have = QP_STAT_RX;
+	qp->ctx->ops->get_stats(qp, out);
+}
+
+/* ---- names ---- */
+
+const char *qp_wc_status_str(enum qp_wc_status s)
+{
+	static const char *const names[QP_WC_STATUS_COUNT] = {
+		[QP_WC_SUCCESS] = "success",
+		[QP_WC_LOC_LEN_ERR] = "local length error",
+		[QP_WC_LOC_QP_OP_ERR] = "local QP operation error",
+		[QP_WC_LOC_PROT_ERR] = "local protection error",
+		[QP_WC_WR_FLUSH_ERR] = "WR flushed",
+		[QP_WC_BAD_RESP_ERR] = "bad response",
+		[QP_WC_LOC_ACCESS_ERR] = "local access error",
+		[QP_WC_REM_INV_REQ_ERR] = "remote invalid request",
+		[QP_WC_REM_ACCESS_ERR] = "remote access error",
+		[QP_WC_REM_OP_ERR] = "remote operation error",
+		[QP_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+		[QP_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+		[QP_WC_GENERAL_ERR] = "general error",
+	};
+
+	return (unsigned)s < QP_WC_STATUS_COUNT ? names[s] : "UNKNOWN";
+}
+
+const char *qp_opcode_str(enum qp_opcode op)
+{
+	static const char *const names[QP_OP_COUNT] = {
+		[QP_OP_WRITE] = "WRITE",
+		[QP_OP_WRITE_IMM] = "WRITE_IMM",
+		[QP_OP_SEND] = "SEND",
+		[QP_OP_SEND_IMM] = "SEND_IMM",
+	};
+
+	return (unsigned)op < QP_OP_COUNT ? names[op] : "UNKNOWN";
+}

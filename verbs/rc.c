@@ -1,0 +1,406 @@
+/* RC state machine: parameters, queues, completions, error state, and the dispatch of
+ * frames and timers to the requester (rc_req.c) and responder (rc_resp.c). The
+ * semantics are documented in qpace/rc.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rc_int.h"
+
+/* IBTA vol. 1 table 45, in units of 10 us. */
+static const uint32_t rnr_timer_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
+	32768, 49152,
+};
+
+qp_time_ns rc_rnr_timer_ns(uint8_t code)
+{
+	return (qp_time_ns)rnr_timer_10us[code & 31] * 10 * QP_NS_PER_US;
+}
+
+static const char *const drop_names[RC_DROP_COUNT] = {
+	[RC_DROP_STATE] = "qp-state",
+	[RC_DROP_NOT_ROCE] = "not-roce",
+	[RC_DROP_QPN] = "wrong-qpn",
+	[RC_DROP_HEADER] = "bad-header",
+	[RC_DROP_OPCODE] = "unsupported-opcode",
+	[RC_DROP_DUPLICATE] = "duplicate",
+	[RC_DROP_OUT_OF_SEQ] = "out-of-sequence",
+	[RC_DROP_RNR] = "rnr",
+	[RC_DROP_INVALID] = "invalid-request",
+	[RC_DROP_ACK_STALE] = "stale-ack",
+	[RC_DROP_ACK_RANGE] = "ack-beyond-sent",
+	[RC_DROP_SYNDROME] = "bad-syndrome",
+};
+
+const char *rc_drop_str(enum rc_drop d)
+{
+	return (unsigned)d < RC_DROP_COUNT ? drop_names[d] : "UNKNOWN";
+}
+
+/* ---- parameters ---- */
+
+void rc_params_init(struct rc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->qpn = 0x11;
+	p->sq_depth = 128;
+	p->rq_depth = 512;
+	p->window_pkts = 128;
+	p->ackreq_every = 64;
+	p->ack_every = 32;
+	p->rto_ns = 4096ULL << 14;
+	p->rto_backoff_max = 3;
+	p->retry_cnt = 7;
+	p->rnr_retry = 7;
+	p->min_rnr_timer = 12;
+}
+
+/* One range rule per field; checked in table order. */
+struct rc_range {
+	const char *name;
+	size_t off;
+	size_t size;
+	uint64_t min, max;
+};
+#define RANGE(f, lo, hi) { #f, offsetof(struct rc_params, f), sizeof(((struct rc_params *)0)->f), \
+			   lo, hi }
+static const struct rc_range ranges[] = {
+	RANGE(qpn, 1, RC_PSN_MASK),
+	RANGE(sq_psn, 0, RC_PSN_MASK),
+	RANGE(sq_depth, 1, RC_DEPTH_MAX),
+	RANGE(rq_depth, 1, RC_DEPTH_MAX),
+	RANGE(max_inline, 0, RC_INLINE_MAX),
+	RANGE(window_pkts, 1, RC_WINDOW_MAX),
+	RANGE(ackreq_every, 1, RC_WINDOW_MAX),
+	RANGE(ack_every, 0, RC_WINDOW_MAX),
+	RANGE(rto_ns, 0, 3600 * QP_NS_PER_S),
+	RANGE(rto_backoff_max, 0, 10),
+	RANGE(retry_cnt, 0, 7),
+	RANGE(rnr_retry, 0, 7),
+	RANGE(min_rnr_timer, 0, 31),
+};
+#undef RANGE
+
+static uint64_t field_get(const void *base, size_t off, size_t size)
+{
+	const uint8_t *f = (const uint8_t *)base + off;
+	uint64_t v64;
+	uint32_t v32;
+
+	if (size == 1)
+		return *f;
+	if (size == 4) {
+		memcpy(&v32, f, 4);
+		return v32;
+	}
+	memcpy(&v64, f, 8);
+	return v64;
+}
+
+int rc_params_check(const struct rc_params *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		const struct rc_range *r = &ranges[i];
+		uint64_t v = field_get(p, r->off, r->size);
+
+		if (v < r->min || v > r->max) {
+			snprintf(err, errlen, "rc: %s = %llu is out of range %llu..%llu", r->name,
+				 (unsigned long long)v, (unsigned long long)r->min,
+				 (unsigned long long)r->max);
+			return -EINVAL;
+		}
+	}
+	if (p->ackreq_every > p->window_pkts) {
+		snprintf(err, errlen, "rc: ackreq_every = %u exceeds window_pkts = %u",
+			 p->ackreq_every, p->window_pkts);
+		return -EINVAL;
+	}
+	if (!p->mr_find) {
+		snprintf(err, errlen, "rc: mr_find is required");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- life cycle ---- */
+
+struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
+{
+	struct rc_qp *qp;
+
+	if (rc_params_check(p, err, errlen) < 0)
+		return NULL;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		goto nomem;
+	qp->p = *p;
+	qp->cq_cap = p->sq_depth + p->rq_depth;
+	qp->sq = calloc(p->sq_depth, sizeof(*qp->sq));
+	qp->rq = calloc(p->rq_depth, sizeof(*qp->rq));
+	qp->cq = calloc(qp->cq_cap, sizeof(*qp->cq));
+	qp->inl = p->max_inline ? calloc(p->sq_depth, p->max_inline) : NULL;
+	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl)) {
+		rc_destroy(qp);
+		goto nomem;
+	}
+	qp->state = RC_INIT;
+	rc_req_init(qp);
+	return qp;
+nomem:
+	snprintf(err, errlen, "rc: out of memory for a QP of %u+%u WRs", p->sq_depth,
+		 p->rq_depth);
+	return NULL;
+}
+
+void rc_destroy(struct rc_qp *qp)
+{
+	if (!qp)
+		return;
+	free(qp->sq);
+	free(qp->rq);
+	free(qp->cq);
+	free(qp->inl);
+	free(qp);
+}
+
+static bool mtu_ok(uint32_t mtu)
+{
+	return mtu >= RC_MTU_MIN && mtu <= RC_MTU_MAX && !(mtu & (mtu - 1));
+}
+
+int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
+{
+	if (qp->state != RC_INIT)
+		return -EALREADY;
+	if (!c->dest_qpn || c->dest_qpn > RC_PSN_MASK || c->rq_psn > RC_PSN_MASK ||
+	    !mtu_ok(c->mtu_bytes))
+		return -EINVAL;
+	qp->conn = *c;
+	qp->resp.epsn = c->rq_psn;
+	qp->state = RC_RTS;
+	return 0;
+}
+
+/* ---- completions ---- */
+
+void rc_cq_push(struct rc_qp *qp, const struct qp_wc *wc)
+{
+	/* Cannot overflow: the post rules bound unpolled completions (see rc.h). */
+	qp->cq[qp->cq_tail % qp->cq_cap] = *wc;
+	qp->cq_tail++;
+	if (wc->opcode == QP_WC_SEND || wc->opcode == QP_WC_WRITE)
+		qp->sq_unpolled++;
+	else
+		qp->rq_unpolled++;
+	if (wc->status != QP_WC_SUCCESS)
+		qp->st.err_wcs++;
+}
+
+static enum qp_wc_opcode send_wc_opcode(uint8_t op)
+{
+	return op == QP_OP_SEND || op == QP_OP_SEND_IMM ? QP_WC_SEND : QP_WC_WRITE;
+}
+
+void rc_complete_send(struct rc_qp *qp, const struct rc_swqe *w, enum qp_wc_status status)
+{
+	struct qp_wc wc = { .wr_id = w->wr_id, .status = status,
+			    .opcode = send_wc_opcode(w->op), .byte_len = w->len };
+
+	if (status == QP_WC_SUCCESS) {
+		qp->st.tx_msgs++;
+		qp->st.tx_msg_bytes += w->len;
+	}
+	if (w->signaled || status != QP_WC_SUCCESS)
+		rc_cq_push(qp, &wc);
+}
+
+static void flush_all(struct rc_qp *qp)
+{
+	while (qp->sq_head != qp->sq_tail)
+		rc_complete_send(qp, rc_sq_at(qp, qp->sq_head++), QP_WC_WR_FLUSH_ERR);
+	while (qp->rq_head != qp->rq_tail) {
+		const struct rc_rwqe *r = rc_rq_at(qp, qp->rq_head++);
+		struct qp_wc wc = { .wr_id = r->wr_id, .status = QP_WC_WR_FLUSH_ERR,
+				    .opcode = QP_WC_RECV };
+		rc_cq_push(qp, &wc);
+	}
+	qp->req.tx_idx = qp->sq_tail;
+	qp->req.rto_at = qp->req.rnr_at = QP_TIME_NEVER;
+	qp->resp.kind = RC_K_NONE;
+	qp->resp.ack_pending = false;
+}
+
+void rc_fail(struct rc_qp *qp, enum qp_wc_status head_status)
+{
+	if (qp->state == RC_ERROR)
+		return;
+	if (qp->sq_head != qp->sq_tail)
+		rc_complete_send(qp, rc_sq_at(qp, qp->sq_head++), head_status);
+	qp->state = RC_ERROR;
+	flush_all(qp);
+}
+
+void rc_set_error(struct rc_qp *qp)
+{
+	if (qp->state == RC_ERROR)
+		return;
+	qp->state = RC_ERROR;
+	flush_all(qp);
+}
+
+int rc_poll_cq(struct rc_qp *qp, struct qp_wc *wc, int n)
+{
+	int got = 0;
+
+	while (got < n && qp->cq_head != qp->cq_tail) {
+		wc[got] = qp->cq[qp->cq_head++ % qp->cq_cap];
+		if (wc[got].opcode == QP_WC_SEND || wc[got].opcode == QP_WC_WRITE)
+			qp->sq_unpolled--;
+		else
+			qp->rq_unpolled--;
+		got++;
+	}
+	return got;
+}
+
+/* ---- posts ---- */
+
+int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
+{
+	struct rc_swqe *w;
+	uint32_t mtu = qp->conn.mtu_bytes, slot;
+
+	(void)now;
+	if (qp->state == RC_INIT)
+		return -ENOTCONN;
+	if ((unsigned)wr->opcode >= QP_OP_COUNT || wr->length > RC_MSG_MAX_BYTES ||
+	    (wr->length && !wr->addr))
+		return -EINVAL;
+	if ((wr->flags & QP_WR_INLINE) && wr->length > qp->p.max_inline)
+		return -EINVAL;
+	if (qp->sq_tail - qp->sq_head + qp->sq_unpolled >= qp->p.sq_depth)
+		return -ENOMEM;
+	slot = qp->sq_tail % qp->p.sq_depth;
+	w = &qp->sq[slot];
+	*w = (struct rc_swqe){
+		.wr_id = wr->wr_id, .buf = wr->addr, .remote_addr = wr->remote_addr,
+		.len = wr->length, .rkey = wr->rkey, .imm = wr->imm, .op = (uint8_t)wr->opcode,
+		.signaled = wr->flags & QP_WR_SIGNALED,
+	};
+	if (wr->flags & QP_WR_INLINE) {
+		uint8_t *dst = qp->inl + (size_t)slot * qp->p.max_inline;
+
+		if (wr->length)
+			memcpy(dst, wr->addr, wr->length);
+		w->buf = dst;
+	}
+	qp->sq_tail++;
+	if (qp->state == RC_ERROR) {
+		qp->sq_head++;
+		rc_complete_send(qp, w, QP_WC_WR_FLUSH_ERR);
+		return 0;
+	}
+	w->npkts = wr->length ? (wr->length + mtu - 1) / mtu : 1;
+	w->first_psn = qp->req.next_psn;
+	qp->req.next_psn = rc_psn_add(qp->req.next_psn, w->npkts);
+	return 0;
+}
+
+int rc_post_recv(struct rc_qp *qp, const struct qp_recv_wr *wr)
+{
+	struct rc_rwqe *r;
+
+	if (wr->length > RC_MSG_MAX_BYTES || (wr->length && !wr->addr))
+		return -EINVAL;
+	if (qp->rq_tail - qp->rq_head + qp->rq_unpolled >= qp->p.rq_depth)
+		return -ENOMEM;
+	r = rc_rq_at(qp, qp->rq_tail++);
+	*r = (struct rc_rwqe){ .wr_id = wr->wr_id, .buf = wr->addr, .len = wr->length };
+	if (qp->state == RC_ERROR) {
+		struct qp_wc wc = { .wr_id = wr->wr_id, .status = QP_WC_WR_FLUSH_ERR,
+				    .opcode = QP_WC_RECV };
+		qp->rq_head++;
+		rc_cq_push(qp, &wc);
+	}
+	return 0;
+}
+
+/* ---- events ---- */
+
+int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
+	  qp_time_ns now)
+{
+	const struct frame_bth *bth = &p->bth;
+
+	if (!(p->layers & FRAME_L_ROCE) || !p->op)
+		return rc_drop(qp, RC_DROP_NOT_ROCE);
+	if (qp->state != RC_RTS)
+		return rc_drop(qp, RC_DROP_STATE);
+	if (bth->dest_qp != qp->p.qpn)
+		return rc_drop(qp, RC_DROP_QPN);
+	if (bth->tver != 0 || (bth->pkey & 0x7fff) != 0x7fff)
+		return rc_drop(qp, RC_DROP_HEADER);
+	if (bth->opcode == FRAME_OP_CNP) {
+		qp->st.cnp_rx++;
+		return 0;
+	}
+	if (bth->opcode == FRAME_OP_RC_ACK)
+		return rc_req_rx(qp, p, now);
+	if (rc_is_request(bth->opcode))
+		return rc_resp_rx(qp, frame, p);
+	return rc_drop(qp, RC_DROP_OPCODE);
+}
+
+bool rc_tx_pending(const struct rc_qp *qp)
+{
+	return qp->resp.nak_pending || (qp->state == RC_RTS && qp->resp.ack_pending) ||
+	       rc_req_tx_pending(qp);
+}
+
+bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
+{
+	if (qp->state == RC_INIT)
+		return false;
+	return rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
+}
+
+qp_time_ns rc_deadline(const struct rc_qp *qp)
+{
+	if (qp->state != RC_RTS)
+		return QP_TIME_NEVER;
+	return qp_time_min(qp->req.rto_at, qp->req.rnr_at);
+}
+
+void rc_tick(struct rc_qp *qp, qp_time_ns now)
+{
+	if (qp->state == RC_RTS)
+		rc_req_tick(qp, now);
+}
+
+enum rc_state rc_state(const struct rc_qp *qp)
+{
+	return qp->state;
+}
+
+const struct rc_stats *rc_stats(const struct rc_qp *qp)
+{
+	return &qp->st;
+}
+
+uint32_t rc_qpn(const struct rc_qp *qp)
+{
+	return qp->p.qpn;
+}
+
+uint32_t rc_sq_outstanding(const struct rc_qp *qp)
+{
+	return qp->sq_tail - qp->sq_head;
+}
+
+uint32_t rc_rq_outstanding(const struct rc_qp *qp)
+{
+	return qp->rq_tail - qp->rq_head;
+}

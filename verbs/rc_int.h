@@ -1,0 +1,118 @@
+/* Private state of the RC state machine (qpace/rc.h), shared by rc.c (queues, dispatch),
+ * rc_req.c (requester) and rc_resp.c (responder). */
+#ifndef QPACE_RC_INT_H
+#define QPACE_RC_INT_H
+
+#include "qpace/rc.h"
+
+/* A posted send WR. PSNs are assigned at post: [first_psn, first_psn + npkts). */
+struct rc_swqe {
+	uint64_t wr_id;
+	const uint8_t *buf;
+	uint64_t remote_addr;
+	uint32_t len;
+	uint32_t rkey;
+	uint32_t imm;
+	uint32_t first_psn;
+	uint32_t npkts;
+	uint8_t op;              /* enum qp_opcode */
+	bool signaled;
+};
+
+struct rc_rwqe {
+	uint64_t wr_id;
+	uint8_t *buf;
+	uint32_t len;
+};
+
+struct rc_req {
+	uint32_t next_psn;       /* first PSN of the next posted WR */
+	uint32_t una;            /* oldest unacknowledged PSN */
+	uint32_t max;            /* one past the highest PSN ever sent */
+	uint32_t tx_psn;         /* next PSN to put on the wire */
+	uint32_t tx_idx;         /* SQ index (sq_head..sq_tail) of the WR holding tx_psn */
+	uint32_t since_ackreq;   /* packets sent since the last AckReq */
+	uint32_t nak_psn;        /* last go-back point taken from a NAK */
+	bool nak_fresh;          /* no progress since that go-back */
+	uint8_t retries_left;
+	uint8_t rnr_left;
+	uint8_t backoff;         /* current doublings of rto_ns */
+	qp_time_ns rto_at;       /* QP_TIME_NEVER when nothing is outstanding */
+	qp_time_ns rnr_at;       /* QP_TIME_NEVER unless waiting out an RNR NAK */
+	uint32_t rnr_psn;
+};
+
+enum rc_kind { RC_K_NONE = 0, RC_K_SEND, RC_K_WRITE };
+
+struct rc_resp {
+	uint32_t epsn;           /* expected PSN */
+	uint32_t msn;            /* messages completed, 24 bits */
+	uint32_t since_ack;      /* accepted packets since the last ACK/NAK sent */
+	bool ack_pending;
+	bool nak_sent;           /* this gap has had its NAK (or an RNR NAK) */
+	bool nak_pending;
+	uint8_t nak_syndrome;
+	uint32_t nak_psn;
+	/* the message in progress */
+	uint8_t kind;            /* enum rc_kind */
+	uint32_t off;            /* SEND: bytes placed in the head receive */
+	uint8_t *dst;            /* WRITE: where the next byte goes */
+	uint64_t resid;          /* WRITE: bytes the RETH announced and not yet received */
+	uint32_t total;          /* WRITE: the RETH length */
+};
+
+struct rc_qp {
+	struct rc_params p;
+	struct rc_conn conn;
+	enum rc_state state;
+	struct rc_stats st;
+	struct rc_swqe *sq;      /* ring of sq_depth, [sq_head, sq_tail) outstanding */
+	uint32_t sq_head, sq_tail;
+	uint32_t sq_unpolled;    /* send completions in the CQ */
+	uint8_t *inl;            /* sq_depth * max_inline bytes */
+	struct rc_rwqe *rq;      /* ring of rq_depth */
+	uint32_t rq_head, rq_tail;
+	uint32_t rq_unpolled;
+	struct qp_wc *cq;        /* ring of sq_depth + rq_depth */
+	uint32_t cq_head, cq_tail, cq_cap;
+	struct rc_req req;
+	struct rc_resp resp;
+};
+
+static inline struct rc_swqe *rc_sq_at(struct rc_qp *qp, uint32_t i)
+{
+	return &qp->sq[i % qp->p.sq_depth];
+}
+
+static inline struct rc_rwqe *rc_rq_at(struct rc_qp *qp, uint32_t i)
+{
+	return &qp->rq[i % qp->p.rq_depth];
+}
+
+/* Count a drop and return the rc_rx code for it. */
+static inline int rc_drop(struct rc_qp *qp, enum rc_drop d)
+{
+	qp->st.drops[d]++;
+	qp->st.last_drop = d;
+	return -(1 + (int)d);
+}
+
+/* rc.c */
+void rc_cq_push(struct rc_qp *qp, const struct qp_wc *wc);
+void rc_complete_send(struct rc_qp *qp, const struct rc_swqe *w, enum qp_wc_status status);
+/* Enter error; the head send WR (if any) completes with @head_status first. */
+void rc_fail(struct rc_qp *qp, enum qp_wc_status head_status);
+
+/* rc_req.c */
+void rc_req_init(struct rc_qp *qp);
+int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now);
+bool rc_req_tx_pending(const struct rc_qp *qp);
+bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s);
+void rc_req_tick(struct rc_qp *qp, qp_time_ns now);
+
+/* rc_resp.c */
+bool rc_is_request(uint8_t opcode);
+int rc_resp_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p);
+bool rc_resp_tx(struct rc_qp *qp, struct frame_roce_spec *s);
+
+#endif
