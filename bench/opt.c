@@ -162,6 +162,10 @@ int opt_parse(const struct opt *t, size_t n, unsigned cmd, int argc, char **argv
 				return opt_err(err, errlen, "option '%s' needs a value", bad);
 			if (optopt && optopt < 256)
 				return opt_err(err, errlen, "unknown option '-%c'", optopt);
+			for (size_t i = 0; i < n; i++)
+				if (!strncmp(bad, "--", 2) && !strcmp(bad + 2, t[i].name))
+					return opt_err(err, errlen, "option '%s' does not apply to "
+						       "this command", bad);
 			return opt_err(err, errlen, "unknown option '%s'", bad);
 		}
 		int row = -1;
