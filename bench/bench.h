@@ -50,6 +50,7 @@ struct bench_conf {
 	uint64_t qps;
 	uint64_t tcp_port;
 	uint64_t gid_index;
+	bool gid_given;              /* -x given (else the backend's default GID) */
 	bool cpu_freq;               /* -F: accepted, nothing to warn about */
 	bool report_gbits;
 	bool run_infinitely;

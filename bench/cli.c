@@ -218,6 +218,7 @@ int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, 
 	if (first < argc)
 		return RULE_ERR("unexpected argument '%s' after the server address '%s'",
 				argv[first], c->server);
+	c->gid_given = opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
 	if (c->run_infinitely && !opt_seen(bench_opts, NOPTS, c->seen, "duration"))
 		c->duration_ns = 5 * QP_NS_PER_S;
 	return bench_conf_check(c, err, errlen);
