@@ -32,6 +32,8 @@ static const struct {
 	[AGENT_C_FB_MAL_TYPE] = { "feedback_malformed_type", "feedback of an unknown type" },
 	[AGENT_C_FB_MAL_OVERSIZE] = { "feedback_malformed_oversize",
 				      "datagrams longer than any feedback message" },
+	[AGENT_C_FB_KERNEL_DROPS] = { "feedback_kernel_drops",
+				      "feedback the kernel dropped: socket buffer full" },
 	[AGENT_C_FB_UNKNOWN_FLOW] = { "feedback_unknown_flow", "feedback for no local QP" },
 	[AGENT_C_FB_IGNORED] = { "feedback_ignored", "feedback with nothing to do here" },
 	[AGENT_C_FB_CC_REJECTED] = { "feedback_cc_rejected", "events a controller rejected" },
@@ -93,6 +95,12 @@ void agent_log(struct agent *a, enum agent_log_kind kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	agent_vlog(a, kind, fmt, ap);
 	va_end(ap);
+}
+
+void agent_count(struct agent *a, enum agent_counter c, uint64_t n)
+{
+	if ((unsigned)c < AGENT_C_COUNT)
+		a->counters[c] += n;
 }
 
 void agent_note(struct agent *a, enum agent_counter c, const char *fmt, ...)
@@ -714,7 +722,7 @@ int agent_qp_view_at(const struct agent *a, uint32_t idx, struct agent_qp_view *
 	if (!q->used)
 		return -ENOENT;
 	*v = (struct agent_qp_view){
-		.reg = q->reg, .pid = q->pid, .slot = q->slot,
+		.reg = q->reg, .owner = q->owner, .pid = q->pid, .slot = q->slot,
 		.rate_bps = q->published_bps, .target_bps = q->cc->rate_bps,
 		.override = q->override_bps != 0, .credit_gated = q->credit_gated,
 		.credits_rx_bytes = q->credits_rx_bytes, .credits_tx_bytes = q->credits_tx_bytes,

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "qpace/gate.h"
+#include "qpace/optable.h"
 #include "qpace/units.h"
 
 #define MAX_LIST 16
@@ -33,9 +35,12 @@ struct opts {
 };
 
 struct result {
-	double achieved_bps, err_pct, cpu_pct, gap_p50_us, gap_p99_us, ideal_gap_us;
+	double achieved_bps, err_pct, cpu_pct, gap_p50_us, gap_p99_us, ideal_gap_us, stall_ms;
 	uint64_t pieces, sleeps;
 };
+
+/* A gap this long between pieces is the scheduler taking the CPU away, not the pacer. */
+#define STALL_GAP_NS QP_NS_PER_MS
 
 /* ---- command line: one table drives parsing and usage ---- */
 
@@ -45,38 +50,30 @@ static int parse_chunk(struct opts *o, const char *s);
 static int parse_duration(struct opts *o, const char *s);
 static int parse_spin(struct opts *o, const char *s);
 
-static const struct option_doc {
-	const char *name;
-	char key;
-	const char *arg, *help;
-	int (*parse)(struct opts *o, const char *s);
-} option_docs[] = {
-	{ "rates", 'r', "LIST", "target rates, comma-separated (default 10M,100M,1G,2G,5G)",
-	  parse_rates },
-	{ "modes", 'm', "LIST", "wait modes: sleep, hybrid, spin (default sleep,hybrid)",
-	  parse_modes },
-	{ "chunk", 'c', "BYTES", "piece size (default 4K)", parse_chunk },
-	{ "duration", 'd', "TIME", "length of each run (default 1s)", parse_duration },
-	{ "spin", 's', "TIME", "hybrid: spin this long before each deadline (default 80us)",
-	  parse_spin },
-	{ "json", 'j', NULL, "one JSON object per run instead of the table", NULL },
-	{ "help", 'h', NULL, "this text", NULL },
+/* Help and parsers side by side, in the same order. */
+static int (*const option_parsers[])(struct opts *o, const char *s) = {
+	parse_rates, parse_modes, parse_chunk, parse_duration, parse_spin, NULL, NULL,
+};
+
+static const struct qp_optdoc option_docs[] = {
+	{ "rates", 'r', "LIST", "target rates, comma-separated (default 10M,100M,1G,2G,5G)" },
+	{ "modes", 'm', "LIST", "wait modes: sleep, hybrid, spin (default sleep,hybrid)" },
+	{ "chunk", 'c', "BYTES", "piece size (default 4K)" },
+	{ "duration", 'd', "TIME", "length of each run (default 1s)" },
+	{ "spin", 's', "TIME", "hybrid: spin this long before each deadline (default 80us)" },
+	{ "json", 'j', NULL, "one JSON object per run instead of the table" },
+	{ "help", 'h', NULL, "this text" },
 };
 #define NOPTS (sizeof(option_docs) / sizeof(option_docs[0]))
+_Static_assert(sizeof(option_parsers) / sizeof(option_parsers[0]) == NOPTS,
+	       "one parser slot per option");
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-gate [options]\n"
 		   "Achieved vs configured rate and CPU cost of the pacing gate, sleep-only vs "
 		   "sleep+spin.\n\n");
-	for (size_t i = 0; i < NOPTS; i++) {
-		char left[40];
-
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", option_docs[i].key,
-			 option_docs[i].name, option_docs[i].arg ? " " : "",
-			 option_docs[i].arg ? option_docs[i].arg : "");
-		fprintf(f, "  %-26s %s\n", left, option_docs[i].help);
-	}
+	qp_optable_usage(f, option_docs, NOPTS);
 }
 
 static int bad(const char *what, const char *val, const char *range)
@@ -145,19 +142,10 @@ static int parse_spin(struct opts *o, const char *s)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	struct option longopts[NOPTS + 1];
-	char shortopts[2 * NOPTS + 1], *sp = shortopts;
+	char shortopts[2 * NOPTS + 1];
 	int c;
 
-	memset(longopts, 0, sizeof(longopts));
-	for (size_t i = 0; i < NOPTS; i++) {
-		longopts[i] = (struct option){ option_docs[i].name,
-					       option_docs[i].arg ? required_argument : no_argument,
-					       NULL, option_docs[i].key };
-		*sp++ = option_docs[i].key;
-		if (option_docs[i].arg)
-			*sp++ = ':';
-	}
-	*sp = 0;
+	qp_optable_build(option_docs, NOPTS, longopts, shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		size_t i;
 
@@ -173,7 +161,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		if (c == 'j')
 			o->json = 1;
-		else if (option_docs[i].parse(o, optarg))
+		else if (option_parsers[i](o, optarg))
 			return -EINVAL;
 	}
 	if (optind < argc) {
@@ -205,7 +193,10 @@ static int cmp_u64(const void *a, const void *b)
 static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
 		   struct result *r)
 {
-	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .fallback_bps = rate };
+	/* The fallback is the target too, and the heartbeat never goes stale: a stall of the
+	 * machine must not change the rate under test. */
+	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .fallback_bps = rate,
+				     .stale_ns = QP_GATE_MAX_STALE_NS };
 	struct qp_wait w = { .mode = mode, .spin_ns = o->spin_ns };
 	struct qp_ratetable *t;
 	struct qp_rate_src src;
@@ -227,7 +218,7 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	now = qp_now_ns();
 	qp_ratetable_set(t, (uint32_t)slot, rate, 0, now);
 	qp_ratetable_heartbeat(t, now);
-	qp_rate_src_init_table(&src, t, 0, NULL, NULL);
+	qp_rate_src_init_table(&src, t, QP_GATE_MAX_STALE_NS, NULL, NULL);
 	qp_pacer_init(&p, &gp, &w, &src, 1, now);
 	max_pieces = qp_bytes_in(rate, o->duration_ns) / gp.chunk_bytes + 16;
 	gaps = calloc(max_pieces, sizeof(*gaps));
@@ -256,6 +247,10 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	r->cpu_pct = (thread_cpu_s() - cpu0) * 100.0 / wall_s;
 	r->sleeps = p.gate.stats.sleeps;
 	r->ideal_gap_us = (double)qp_tx_time_ns(gp.chunk_bytes, rate) / 1e3;
+	r->stall_ms = 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (gaps[i] > STALL_GAP_NS)
+			r->stall_ms += (double)gaps[i] / 1e6;
 	qsort(gaps, n, sizeof(*gaps), cmp_u64);
 	r->gap_p50_us = n ? (double)gaps[n / 2] / 1e3 : 0;
 	r->gap_p99_us = n ? (double)gaps[(n * 99) / 100] / 1e3 : 0;
@@ -276,17 +271,17 @@ static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mo
 		printf("{\"target_bps\":%llu,\"mode\":\"%s\",\"chunk_bytes\":%llu,"
 		       "\"achieved_bps\":%.0f,\"error_pct\":%.3f,\"cpu_pct\":%.1f,"
 		       "\"ideal_gap_us\":%.2f,\"gap_p50_us\":%.2f,\"gap_p99_us\":%.2f,"
-		       "\"pieces\":%llu,\"sleeps\":%llu}\n",
+		       "\"pieces\":%llu,\"sleeps\":%llu,\"stall_ms\":%.1f}\n",
 		       (unsigned long long)rate, qp_wait_mode_str(mode),
 		       (unsigned long long)o->chunk_bytes, r->achieved_bps, r->err_pct,
 		       r->cpu_pct, r->ideal_gap_us, r->gap_p50_us, r->gap_p99_us,
-		       (unsigned long long)r->pieces, (unsigned long long)r->sleeps);
+		       (unsigned long long)r->pieces, (unsigned long long)r->sleeps, r->stall_ms);
 		return;
 	}
-	printf("%-8s %-7s %-10s %+8.2f%% %6.1f%% %9.2f %9.2f %9.2f %9llu %9llu\n", target,
+	printf("%-8s %-7s %-10s %+8.2f%% %6.1f%% %9.2f %9.2f %9.2f %9llu %9llu %9.1f\n", target,
 	       qp_wait_mode_str(mode), achieved, r->err_pct, r->cpu_pct, r->ideal_gap_us,
 	       r->gap_p50_us, r->gap_p99_us, (unsigned long long)r->pieces,
-	       (unsigned long long)r->sleeps);
+	       (unsigned long long)r->sleeps, r->stall_ms);
 }
 
 int main(int argc, char **argv)
@@ -303,10 +298,18 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 1;
-	if (!o.json)
-		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s\n", "target", "mode",
+	if (!o.json) {
+		double load[3] = { 0 };
+
+		getloadavg(load, 3);
+		printf("# chunk %llu B, %.1f s per run, %ld CPUs, load average %.2f (stall_ms: time "
+		       "in gaps over 1 ms, the machine's, not the pacer's)\n",
+		       (unsigned long long)o.chunk_bytes, (double)o.duration_ns / 1e9,
+		       sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s %9s\n", "target", "mode",
 		       "achieved", "error", "cpu", "ideal_us", "gap_p50", "gap_p99", "pieces",
-		       "sleeps");
+		       "sleeps", "stall_ms");
+	}
 	for (unsigned i = 0; i < o.nrates; i++) {
 		for (unsigned m = 0; m < o.nmodes; m++) {
 			struct result r;

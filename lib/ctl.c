@@ -381,6 +381,12 @@ static void agent_decode(struct ctl_msg *m, struct rd *r)
 		if (i < AGENT_C_COUNT)
 			g->counters[i] = v;
 	}
+	if (r->left >= 32) {
+		g->delay_samples = GET64(r, "delay");
+		g->delay_p50_ns = GET64(r, "delay");
+		g->delay_p99_ns = GET64(r, "delay");
+		g->delay_max_ns = GET64(r, "delay");
+	}
 }
 
 static void agent_encode(struct wr *w, const struct ctl_msg *m)
@@ -395,6 +401,10 @@ static void agent_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, g->uptime_ns, 8);
 	for (unsigned i = 0; i < AGENT_C_COUNT; i++)
 		put_n(w, g->counters[i], 8);
+	put_n(w, g->delay_samples, 8);
+	put_n(w, g->delay_p50_ns, 8);
+	put_n(w, g->delay_p99_ns, 8);
+	put_n(w, g->delay_max_ns, 8);
 }
 
 struct ctl_type_ops {
@@ -420,7 +430,7 @@ static const struct ctl_type_ops type_ops[CTL_T_COUNT] = {
 
 /* The largest bodies this build writes fit one message. */
 _Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX <= CTL_MAX_LEN, "QP fits");
-_Static_assert(CTL_HDR_LEN + 24 + 8 * AGENT_C_COUNT <= CTL_MAX_LEN, "AGENT fits");
+_Static_assert(CTL_HDR_LEN + 24 + 8 * AGENT_C_COUNT + 32 <= CTL_MAX_LEN, "AGENT fits");
 
 static const struct ctl_type_ops *ops_of(unsigned type)
 {

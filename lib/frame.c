@@ -404,6 +404,37 @@ void frame_ipv4_set_ecn(uint8_t *ip, enum frame_ecn ecn)
 	qp_put16(ip + 10, frame_csum_fold(sum));
 }
 
+bool frame_complete_partial_csum(uint8_t *buf, size_t len)
+{
+	struct frame_ipv4 ip;
+	size_t l4, l4_len, at;
+	uint32_t pseudo;
+	uint16_t c;
+
+	if (len < FRAME_ETH_HLEN + FRAME_IPV4_HLEN || qp_get16(buf + 12) != FRAME_ETHERTYPE_IPV4 ||
+	    frame_ipv4_decode(&ip, buf + FRAME_ETH_HLEN, len - FRAME_ETH_HLEN) < 0 ||
+	    (ip.frag & (FRAME_IPV4_MF | FRAME_IPV4_OFFMASK)) || ip.total_len < ip.hlen ||
+	    ip.total_len > len - FRAME_ETH_HLEN)
+		return false;
+	l4 = FRAME_ETH_HLEN + (size_t)ip.hlen;
+	l4_len = (size_t)ip.total_len - ip.hlen;
+	if (ip.proto == FRAME_IPPROTO_UDP && l4_len >= FRAME_UDP_HLEN)
+		at = l4 + 6;
+	else if (ip.proto == 6 && l4_len >= 20)   /* TCP */
+		at = l4 + 16;
+	else
+		return false;
+	pseudo = (ip.src >> 16) + (ip.src & 0xffff) + (ip.dst >> 16) + (ip.dst & 0xffff) +
+		 ip.proto + (uint32_t)l4_len;
+	uint16_t partial = (uint16_t)~frame_csum_fold(pseudo);   /* folded, not complemented */
+	if (qp_get16(buf + at) != partial)
+		return false;
+	qp_put16(buf + at, 0);
+	c = frame_csum_fold(frame_csum_add(pseudo, buf + l4, l4_len));
+	qp_put16(buf + at, c || ip.proto != FRAME_IPPROTO_UDP ? c : 0xffff);
+	return true;
+}
+
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p)
 {
 	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };

@@ -26,6 +26,7 @@ struct sw_port_conf {
 	uint32_t vni;                /* vxlan, 24 bits */
 	char dev[IF_NAMESIZE];       /* packet */
 	int peer_switch, peer_port;  /* link: the other end */
+	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
 	int line;                    /* topology file line, 0 for the command line */

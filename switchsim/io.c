@@ -28,13 +28,16 @@ const char *sw_fmt_addr(const struct sockaddr_in *a, char *buf, size_t len)
 int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err, size_t len)
 {
 	char a[64];
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), sz = 4 << 20;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), sz = 32 << 20;
 
 	if (fd < 0) {
 		snprintf(err, len, "%s port: socket: %s", what, strerror(errno));
 		return -1;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	/* Large enough to ride out a stall of tens of ms at a few 100k frames/s (root may
+	 * exceed rmem_max). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	sw_io_timestamps(fd);
 	if (bind(fd, (const struct sockaddr *)local, sizeof(*local)) < 0) {
@@ -51,6 +54,7 @@ void sw_io_timestamps(int fd)
 {
 	int on = 1;
 	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
 }
 
 /* Kernel timestamps are CLOCK_REALTIME: moved onto CLOCK_MONOTONIC with the offset read
@@ -66,6 +70,12 @@ static void arrival_times(struct sw_io *io, int n)
 		struct msghdr *h = &io->msg[i].msg_hdr;
 		io->ts[i] = mono;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+				uint32_t ovfl;
+				memcpy(&ovfl, CMSG_DATA(c), sizeof(ovfl));
+				io->kernel_drops += (uint32_t)(ovfl - io->ovfl);
+				io->ovfl = ovfl;
+			}
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
 				struct timespec ts;
 				qp_time_ns t;

@@ -3,7 +3,8 @@
  *
  *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to the
  *           address it last heard from, before that to its configured remote
- *   vxlan   RFC 7348: 8-byte VXLAN header (flags 0x08, VNI) in UDP, to and from a VTEP
+ *   vxlan   RFC 7348: 8-byte VXLAN header (flags 0x08, VNI) in UDP, to and from a VTEP;
+ *           inner UDP/TCP checksums a local VTEP left to offload are completed
  *   packet  AF_PACKET on a local interface; frames whose checksum the sender left to
  *           offload (veth) are completed from the virtio-net header
  *
@@ -47,12 +48,14 @@ struct sw_io {
 	uint32_t vni;
 	int ifindex;                 /* packet */
 	uint64_t remote_changes;     /* udp: peer address learned */
+	uint64_t kernel_drops;       /* dropped by the kernel before we could read them */
 	struct mmsghdr msg[SW_BATCH];
 	struct iovec iov[SW_BATCH][2];
 	struct sockaddr_storage name[SW_BATCH];
 	uint8_t hdr[SW_BATCH][SW_IO_HDR];
 	uint8_t cmsg[SW_BATCH][64];  /* SO_TIMESTAMPNS */
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
+	uint32_t ovfl;               /* SO_RXQ_OVFL: datagrams the socket dropped, so far */
 	uint8_t (*buf)[SW_FRAME_MAX];
 };
 

@@ -28,7 +28,7 @@ static int packet_open(struct sw_io *io, const struct sw_port_conf *c, char *err
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
-	int on = 1, sz = 4 << 20;
+	int on = 1, sz = 32 << 20;
 
 	io->ifindex = (int)if_nametoindex(c->dev);
 	if (!io->ifindex) {

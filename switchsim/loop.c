@@ -49,6 +49,7 @@ static void on_readable(struct ev_loop *ev, ev_io *w, int revents)
 
 		if (n < 0)
 			p->st.rx_errors++;
+		p->st.rx_kernel_drops = p->io->kernel_drops;
 		if (n <= 0)
 			break;
 		now = qp_now_ns();

@@ -235,7 +235,7 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		return;
 	}
 	for (int i = 0; i < sw->nports; i++)   /* broadcast, multicast, unknown: flood */
-		if (i != in->index)
+		if (i != in->index && !sw->ports[i].conf->no_flood)
 			enqueue(&sw->ports[i], f, len, &p, &m, now);
 }
 

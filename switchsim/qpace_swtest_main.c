@@ -2,6 +2,7 @@
  *
  *   qpace-swtest int  --base-port P             RoCEv2 data through a --star 2 switch at
  *                                               100M: checks INT, notices and levels
+ *   qpace-swtest hops --base-port P N           INT reports with N hops across switches
  *   qpace-swtest rate --base-port P --rate R --size S --duration D
  *                                               Ethernet/IPv4/UDP frames in udp ports at R;
  *                                               prints sent, received, received rate
@@ -125,6 +126,7 @@ static const struct {
 	const char *help;
 } cmds[] = {
 	{ "int", swt_cmd_int, "--base-port P: INT, notices and levels through --star 2 at 100M" },
+	{ "hops", swt_cmd_hops, "--base-port P N: INT reports carry N hops across switches" },
 	{ "rate", cmd_rate, "--base-port P --rate R --size S --duration D: frames in udp ports" },
 	{ "send", cmd_send, "--to IP:PORT --rate R --size S --duration D: plain UDP" },
 	{ "recv", cmd_recv, "--bind IP:PORT --duration D: count plain UDP" },

@@ -16,7 +16,7 @@ struct field {
 static const struct field port_fields[] = {
 	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed), PS(filtered),
 	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(levels),
-	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped),
+	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped), PS(rx_kernel_drops),
 	{ NULL, 0 },
 };
 #undef PS

@@ -61,6 +61,7 @@ struct sw_port_stats {
 	uint64_t tx_errors;          /* the OS refused a frame */
 	uint64_t rx_errors;          /* the OS reported a receive error */
 	uint64_t rx_skipped;         /* not for this port: wrong VNI or VTEP, own output, GSO */
+	uint64_t rx_kernel_drops;    /* the socket overflowed before we read (SO_RXQ_OVFL) */
 };
 
 struct sw_ctrl_slot {

@@ -28,7 +28,9 @@ struct swt_rx {
 	uint64_t frames, bytes;
 	uint64_t first_bytes;
 	qp_time_ns first_ns, last_ns;
+	qp_time_ns *arrivals;   /* receive time of each frame (first SWT_MAX_ARRIVALS) */
 };
+#define SWT_MAX_ARRIVALS (1u << 20)
 
 /* Two hosts on a --star switch: a on port 0 (bound P+1), b on port 1 (bound P+3). */
 struct swt_pair {
@@ -51,5 +53,6 @@ struct swt_counts swt_paced_frames(struct swt_pair *p, const uint8_t *frame, siz
 int swt_json_get(const char *path, const char *sw, const char *port, const char *key,
 		 uint64_t *out);
 int swt_cmd_int(int argc, char **argv);
+int swt_cmd_hops(int argc, char **argv);
 
 #endif

@@ -5,15 +5,17 @@
  *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT]         [SETTING=VALUE...]
  *   port SWITCH NAME vxlan  local=IP[:PORT] remote=IP[:PORT] vni=N  [SETTING=VALUE...]
  *   port SWITCH NAME packet dev=IFNAME                               [SETTING=VALUE...]
- *   link SWITCH:PORT SWITCH:PORT [SETTING=VALUE...]
+ *   link SWITCH:PORT SWITCH:PORT [flood=no] [SETTING=VALUE...]
  *   mac SWITCH MAC PORT
  *
  * SETTINGs are the per-port options of the command line without the dashes (rate, buffer,
  * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, flows, seed).
  * A switch line's settings are the defaults of the ports declared after it; a port or link
  * line's settings are for that port (a link: both of its ends, each end being the egress
- * queue towards the other switch). vxlan ports default to UDP port 4789. Every error
- * names the file, the line and the key.
+ * queue towards the other switch). vxlan ports default to UDP port 4789. flood=no (on
+ * ports and links) keeps broadcast and unknown-destination frames off a port, to cut
+ * loops out of flooding (there is no spanning tree). Every error names the file, the
+ * line and the key.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -188,13 +190,23 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 
 static const char *const kinds[] = { "udp", "vxlan", "packet" };
 
+static int flood_key(struct topo *t, struct sw_port_conf *p, const char *v)
+{
+	if (strcmp(v, "yes") && strcmp(v, "no"))
+		return fail(t, "flood '%s': accepted yes, no%s", v, "");
+	p->no_flood = !strcmp(v, "no");
+	return 0;
+}
+
 static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 {
 	struct sw_port_defaults d = { p->q, p->telem };
 	const char *v;
 	uint64_t vni;
 
-	if ((v = value_of(kv, "local"))) {
+	if ((v = value_of(kv, "flood"))) {
+		return flood_key(t, p, v);
+	} else if ((v = value_of(kv, "local"))) {
 		if (parse_addr(v, p->kind == SW_PORT_VXLAN ? 4789 : 0, &p->local))
 			return fail(t, "local '%s': expected IPv4:PORT (port 1..65535)%s", v, "");
 	} else if ((v = value_of(kv, "remote"))) {
@@ -209,7 +221,7 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 			return fail(t, "dev '%s': an interface name of 1..15 characters%s", v, "");
 		snprintf(p->dev, sizeof(p->dev), "%s", v);
 	} else {
-		if (setting(t, &d, kv, "port", "local, remote, vni, dev, "))
+		if (setting(t, &d, kv, "port", "local, remote, vni, dev, flood, "))
 			return -1;
 		p->q = d.q;
 		p->telem = d.telem;
@@ -275,7 +287,13 @@ static int do_link(struct topo *t, char **tok, int n)
 		p[e]->peer_port = idx[1 - e];
 		for (int i = 3; i < n; i++) {
 			struct sw_port_defaults d = { p[e]->q, p[e]->telem };
-			if (setting(t, &d, tok[i], "link", ""))
+			const char *v = value_of(tok[i], "flood");
+			if (v) {
+				if (flood_key(t, p[e], v))
+					return -1;
+				continue;
+			}
+			if (setting(t, &d, tok[i], "link", "flood, "))
 				return -1;
 			p[e]->q = d.q;
 			p[e]->telem = d.telem;

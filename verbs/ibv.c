@@ -1,7 +1,8 @@
 /* The ibv backend: RC QPs on rdma-core (libibverbs + librdmacm) — Soft-RoCE (rxe) or a
  * hardware NIC. The common layer (verbs/qp.c) splits and paces every send WR; this file
- * posts the pieces, polls completions, and connects QPs either from exchanged connection
- * data (RTR/RTS by hand, as perftest without -R) or through rdma_cm (perftest -R).
+ * posts the pieces, polls completions, and connects QPs from exchanged connection data
+ * (RTR/RTS by hand, as perftest without -R); verbs/ibv_cm.c connects through rdma_cm
+ * (perftest -R).
  *
  * rxe rejects per-QP rate limits (ibv_modify_qp_rate_limit -> EOPNOTSUPP), so the gate is
  * the only pacing; none is attempted here.
@@ -16,80 +17,17 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
 
 #include "qpace/errmsg.h"
 #include "qpace/qp.h"
+#include "ibv_priv.h"
 
-#define IBV_CM_TIMEOUT_MS 2000
-#define IBV_CM_WAIT_NS (10 * QP_NS_PER_S)
 #define IBV_REAP_WAIT_NS (10 * QP_NS_PER_S)
 #define IBV_POLL_BATCH 16
-
-struct ibv_ctx_priv {
-	struct qp_ctx pub;
-	struct ibv_context *verbs;
-	bool verbs_owned;                 /* opened here, not librdmacm's shared context */
-	struct ibv_context **cm_list;     /* rdma_get_devices() */
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *chan;
-	uint32_t max_qp_wr;
-	uint8_t port;
-	int gid_index;
-	union ibv_gid gid;
-	uint16_t lid;
-	uint32_t active_mtu_bytes;
-	bool roce;
-	struct rdma_event_channel *cm_ch;
-	struct rdma_cm_id *listen_id;
-	char listen_port[16];
-	char dev_name[64];
-};
-
-struct ibv_sig {                          /* one outstanding signaled send WR */
-	uint32_t slots;                   /* SQ slots its completion frees */
-	bool internal;                    /* forced: swallow its completion on success */
-};
-
-struct ibv_qp_priv {
-	struct qp pub;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct rdma_cm_id *cm_id;
-	uint32_t sq_cap, sq_used, unsignaled;
-	bool sq_track;                    /* false after an error: flushes are not counted */
-	struct ibv_sig *sig;              /* ring of sq_cap */
-	uint32_t sig_head, sig_count;
-	struct qp_wc *stash;              /* ring of stash_cap */
-	uint32_t stash_cap, stash_head, stash_count;
-};
-
-struct ibv_mr_priv {
-	struct qp_mr pub;
-	struct ibv_mr *mr;
-};
-
-static struct ibv_ctx_priv *to_xctx(struct qp_ctx *c)
-{
-	return qp_container_of(c, struct ibv_ctx_priv, pub);
-}
-
-static struct ibv_qp_priv *to_xqp(struct qp *q)
-{
-	return qp_container_of(q, struct ibv_qp_priv, pub);
-}
-
-static struct ibv_mr_priv *to_xmr(struct qp_mr *m)
-{
-	return qp_container_of(m, struct ibv_mr_priv, pub);
-}
 
 /* ---- context ---- */
 
@@ -329,7 +267,7 @@ static void ibv_mr_fini(struct qp_mr *m)
 
 /* ---- QPs ---- */
 
-static void qp_release(struct ibv_qp_priv *q)
+void ibv_qp_release(struct ibv_qp_priv *q)
 {
 	if (q->cm_id) {
 		if (q->cm_id->qp)
@@ -352,8 +290,8 @@ static void qp_release(struct ibv_qp_priv *q)
 }
 
 /* CQ, rings and the QP's init attributes (shared by the plain and the CM paths). */
-static int qp_prepare(struct ibv_qp_priv *q, struct ibv_qp_init_attr *ia, char *err,
-		      size_t errlen)
+int ibv_qp_prepare(struct ibv_qp_priv *q, struct ibv_qp_init_attr *ia, char *err,
+		   size_t errlen)
 {
 	struct ibv_ctx_priv *x = to_xctx(q->pub.ctx);
 	const struct qp_attr *a = &q->pub.attr;
@@ -385,7 +323,7 @@ static int qp_prepare(struct ibv_qp_priv *q, struct ibv_qp_init_attr *ia, char *
 	return 0;
 }
 
-static void fill_local(struct ibv_qp_priv *q)
+void ibv_fill_local(struct ibv_qp_priv *q)
 {
 	struct ibv_ctx_priv *x = to_xctx(q->pub.ctx);
 	uint32_t mtu = q->pub.attr.mtu_bytes;
@@ -421,24 +359,24 @@ static int ibv_qp_init(struct qp *qp, char *err, size_t errlen)
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ,
 	};
-	int rc = qp_prepare(q, &ia, err, errlen);
+	int rc = ibv_qp_prepare(q, &ia, err, errlen);
 
 	if (rc == 0 && !(q->qp = ibv_create_qp(x->pd, &ia)))
 		rc = qp_errmsg(-errno, err, errlen, "ibv: %s: create QP: %s", x->dev_name,
 			       strerror(errno));
 	if (rc == 0) {
-		fill_local(q);
+		ibv_fill_local(q);
 		rc = modify(q, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			    IBV_QP_ACCESS_FLAGS, "INIT", err, errlen);
 	}
 	if (rc)
-		qp_release(q);
+		ibv_qp_release(q);
 	return rc;
 }
 
 static void ibv_qp_fini(struct qp *qp)
 {
-	qp_release(to_xqp(qp));
+	ibv_qp_release(to_xqp(qp));
 }
 
 static int ibv_qp_connect(struct qp *qp, char *err, size_t errlen)
@@ -482,214 +420,6 @@ static int ibv_qp_connect(struct qp *qp, char *err, size_t errlen)
 		rc = modify(q, &rts, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
 			    "RTS", err, errlen);
-	return rc;
-}
-
-/* ---- rdma_cm ---- */
-
-/* Wait for the next CM event; it must be @want. Private data is copied out. */
-static int cm_wait(struct ibv_ctx_priv *x, enum rdma_cm_event_type want,
-		   struct rdma_cm_id **id, uint8_t *priv, size_t *priv_len, char *err,
-		   size_t errlen)
-{
-	qp_time_ns deadline = qp_now_ns() + IBV_CM_WAIT_NS;
-	struct rdma_cm_event *ev;
-	enum rdma_cm_event_type got;
-	int status;
-
-	while (rdma_get_cm_event(x->cm_ch, &ev)) {
-		struct pollfd pfd = { .fd = x->cm_ch->fd, .events = POLLIN };
-		qp_time_ns now = qp_now_ns();
-
-		if (errno != EAGAIN && errno != EINTR)
-			return qp_errmsg(-errno, err, errlen, "rdma_cm: %s", strerror(errno));
-		if (now >= deadline)
-			return qp_errmsg(-ETIMEDOUT, err, errlen, "rdma_cm: no %s within %llu s",
-					 rdma_event_str(want),
-					 (unsigned long long)(IBV_CM_WAIT_NS / QP_NS_PER_S));
-		poll(&pfd, 1, (int)((deadline - now) / QP_NS_PER_MS) + 1);
-	}
-	got = ev->event;
-	status = ev->status;
-	if (id)
-		*id = ev->id;
-	if (priv) {
-		size_t n = ev->param.conn.private_data_len;
-
-		n = n < *priv_len ? n : *priv_len;
-		if (ev->param.conn.private_data)
-			memcpy(priv, ev->param.conn.private_data, n);
-		*priv_len = ev->param.conn.private_data ? n : 0;
-	}
-	rdma_ack_cm_event(ev);
-	if (got != want)
-		return qp_errmsg(-ECONNREFUSED, err, errlen, "rdma_cm: expected %s, got %s (status %d)",
-				 rdma_event_str(want), rdma_event_str(got), status);
-	return 0;
-}
-
-static int cm_channel(struct ibv_ctx_priv *x, char *err, size_t errlen)
-{
-	if (x->cm_ch)
-		return 0;
-	x->cm_ch = rdma_create_event_channel();
-	if (!x->cm_ch)
-		return qp_errmsg(-errno, err, errlen, "rdma_cm: no event channel (%s; is rdma_ucm "
-				 "loaded?)", strerror(errno));
-	return fcntl(x->cm_ch->fd, F_SETFL, fcntl(x->cm_ch->fd, F_GETFL) | O_NONBLOCK) ? -errno : 0;
-}
-
-/* On a CM id with a resolved device: CQ, QP, local data, and our message encoded. */
-static int cm_make_qp(struct ibv_qp_priv *q, struct rdma_cm_id *id, const struct qp_mr *expose,
-		      uint8_t *msg, char *err, size_t errlen)
-{
-	struct ibv_ctx_priv *x = to_xctx(q->pub.ctx);
-	struct qp_conn_info local;
-	struct ibv_qp_init_attr ia;
-	int rc;
-
-	q->cm_id = id;
-	if (id->verbs != x->verbs)
-		return qp_errmsg(-EXDEV, err, errlen, "rdma_cm: the address belongs to %s, this "
-				 "context uses %s", ibv_get_device_name(id->verbs->device),
-				 x->dev_name);
-	rc = qp_prepare(q, &ia, err, errlen);
-	if (rc == 0 && rdma_create_qp(id, x->pd, &ia))
-		rc = qp_errmsg(-errno, err, errlen, "rdma_cm: create QP: %s", strerror(errno));
-	if (rc)
-		return rc;
-	q->qp = id->qp;
-	fill_local(q);
-	qp_local_info(&q->pub, expose, &local);
-	return qp_wire_conn_encode(&local, msg, QP_WIRE_CONN_BYTES) < 0 ? -EINVAL : 0;
-}
-
-static void cm_param(const struct qp *qp, const uint8_t *msg, struct rdma_conn_param *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->private_data = msg;
-	p->private_data_len = QP_WIRE_CONN_BYTES;
-	p->responder_resources = 1;
-	p->initiator_depth = 1;
-	p->retry_count = qp->attr.retry_cnt;
-	p->rnr_retry_count = qp->attr.rnr_retry;
-}
-
-/* The peer's message from the CM private data. */
-static int cm_remote(struct qp *qp, const uint8_t *priv, size_t len, char *err, size_t errlen)
-{
-	int rc = qp_wire_conn_decode(&qp->remote, priv, len, err, errlen);
-
-	if (rc == 0)
-		qp->path_mtu_bytes = qp->remote.mtu_bytes < qp->local.mtu_bytes
-				     ? qp->remote.mtu_bytes : qp->local.mtu_bytes;
-	return rc;
-}
-
-static int ibv_cm_dial(struct qp *qp, const char *host, const char *port,
-		       const struct qp_mr *expose, char *err, size_t errlen)
-{
-	struct ibv_ctx_priv *x = to_xctx(qp->ctx);
-	struct ibv_qp_priv *q = to_xqp(qp);
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	uint8_t msg[QP_WIRE_CONN_BYTES], priv[256];
-	size_t priv_len = sizeof(priv);
-	struct rdma_conn_param param;
-	struct rdma_cm_id *id = NULL;
-	int rc = cm_channel(x, err, errlen);
-
-	if (rc == 0 && (rc = getaddrinfo(host, port, &hints, &ai)) != 0)
-		rc = qp_errmsg(-EHOSTUNREACH, err, errlen, "rdma_cm: %s:%s: %s", host, port,
-			       gai_strerror(rc));
-	if (rc == 0 && rdma_create_id(x->cm_ch, &id, q, RDMA_PS_TCP))
-		rc = qp_errmsg(-errno, err, errlen, "rdma_cm: create id: %s", strerror(errno));
-	if (rc == 0 && rdma_resolve_addr(id, NULL, ai->ai_addr, IBV_CM_TIMEOUT_MS))
-		rc = qp_errmsg(-errno, err, errlen, "rdma_cm: resolve %s: %s", host, strerror(errno));
-	if (ai)
-		freeaddrinfo(ai);
-	if (rc == 0)
-		rc = cm_wait(x, RDMA_CM_EVENT_ADDR_RESOLVED, NULL, NULL, NULL, err, errlen);
-	if (rc == 0 && rdma_resolve_route(id, IBV_CM_TIMEOUT_MS))
-		rc = qp_errmsg(-errno, err, errlen, "rdma_cm: route to %s: %s", host, strerror(errno));
-	if (rc == 0)
-		rc = cm_wait(x, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, NULL, NULL, err, errlen);
-	if (rc == 0)
-		rc = cm_make_qp(q, id, expose, msg, err, errlen);
-	if (rc == 0) {
-		cm_param(qp, msg, &param);
-		if (rdma_connect(id, &param))
-			rc = qp_errmsg(-errno, err, errlen, "rdma_cm: connect: %s", strerror(errno));
-	}
-	if (rc == 0)
-		rc = cm_wait(x, RDMA_CM_EVENT_ESTABLISHED, NULL, priv, &priv_len, err, errlen);
-	if (rc == 0)
-		rc = cm_remote(qp, priv, priv_len, err, errlen);
-	if (rc) {
-		q->cm_id = id;
-		qp_release(q);
-	}
-	return rc;
-}
-
-static int cm_listen(struct ibv_ctx_priv *x, const char *bind_host, const char *port,
-		     char *err, size_t errlen)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai;
-	int rc;
-
-	if (x->listen_id && strcmp(x->listen_port, port) == 0)
-		return 0;
-	if (x->listen_id)
-		rdma_destroy_id(x->listen_id);
-	x->listen_id = NULL;
-	rc = getaddrinfo(bind_host, port, &hints, &ai);
-	if (rc)
-		return qp_errmsg(-EHOSTUNREACH, err, errlen, "rdma_cm: %s:%s: %s",
-				 bind_host ? bind_host : "*", port, gai_strerror(rc));
-	if (rdma_create_id(x->cm_ch, &x->listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(x->listen_id, ai->ai_addr) || rdma_listen(x->listen_id, 8))
-		rc = qp_errmsg(-errno, err, errlen, "rdma_cm: listen on port %s: %s", port,
-			       strerror(errno));
-	freeaddrinfo(ai);
-	snprintf(x->listen_port, sizeof(x->listen_port), "%s", port);
-	return rc;
-}
-
-static int ibv_cm_accept(struct qp *qp, const char *bind_host, const char *port,
-			 const struct qp_mr *expose, char *err, size_t errlen)
-{
-	struct ibv_ctx_priv *x = to_xctx(qp->ctx);
-	struct ibv_qp_priv *q = to_xqp(qp);
-	uint8_t msg[QP_WIRE_CONN_BYTES], priv[256];
-	size_t priv_len = sizeof(priv);
-	struct rdma_conn_param param;
-	struct rdma_cm_id *id = NULL;
-	bool accepted = false;
-	int rc = cm_channel(x, err, errlen);
-
-	if (rc == 0)
-		rc = cm_listen(x, bind_host, port, err, errlen);
-	if (rc == 0)
-		rc = cm_wait(x, RDMA_CM_EVENT_CONNECT_REQUEST, &id, priv, &priv_len, err, errlen);
-	if (rc == 0)
-		rc = cm_make_qp(q, id, expose, msg, err, errlen);
-	if (rc == 0)
-		rc = cm_remote(qp, priv, priv_len, err, errlen);
-	if (rc == 0) {
-		cm_param(qp, msg, &param);
-		if (rdma_accept(id, &param))
-			rc = qp_errmsg(-errno, err, errlen, "rdma_cm: accept: %s", strerror(errno));
-		else
-			accepted = true;
-	}
-	if (rc == 0)
-		rc = cm_wait(x, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL, NULL, err, errlen);
-	if (rc && id) {
-		if (!accepted)
-			rdma_reject(id, NULL, 0);
-		q->cm_id = id;
-		qp_release(q);
-	}
 	return rc;
 }
 

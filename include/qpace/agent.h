@@ -135,6 +135,7 @@ enum agent_counter {
 	AGENT_C_FB_MAL_FIELD,        /* a field out of range */
 	AGENT_C_FB_MAL_TYPE,         /* unknown message type */
 	AGENT_C_FB_MAL_OVERSIZE,     /* datagram longer than any message (shell) */
+	AGENT_C_FB_KERNEL_DROPS,     /* dropped by the kernel: socket buffer full (shell) */
 	AGENT_C_FB_UNKNOWN_FLOW,     /* accepted, but no local QP has that flow */
 	AGENT_C_FB_IGNORED,          /* accepted, nothing for this agent to do */
 	AGENT_C_FB_CC_REJECTED,      /* the controller rejected the event */
@@ -181,6 +182,7 @@ struct agent_dgram {
 /* What monitoring shows of one QP. */
 struct agent_qp_view {
 	struct agent_qp_reg reg;     /* as registered; algo/params: the ones in force */
+	uint32_t owner;              /* agent_register's owner (not sent by qpace/ctl.h) */
 	uint32_t pid;                /* the registering process (0 = embedded) */
 	int32_t slot;                /* rate-table slot */
 	qp_rate_bps rate_bps;        /* published: the override when set, else target */
@@ -249,6 +251,8 @@ qp_time_ns agent_next_ns(const struct agent *a);
 unsigned agent_tx_take(struct agent *a, struct agent_dgram *out, unsigned max);
 unsigned agent_tx_pending(const struct agent *a);
 
+/* Add @n to counter @c without logging (the shell's bulk counts: kernel drops). */
+void agent_count(struct agent *a, enum agent_counter c, uint64_t n);
 /* Count one event of @c (the shell's kinds too) and log @fmt the first time only. */
 void agent_note(struct agent *a, enum agent_counter c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -24,12 +24,16 @@
  *              rate_bps u64 (0 = back to the algorithm), algo name, params
  *   REPLY      (9 + text) status i32 (0 or -errno), count u32, text u8 length + bytes
  *   QP         (153 + params) one QP's view (struct agent_qp_view; layout in lib/ctl.c)
- *   AGENT      (24 + 8n) pid u32, qps u32, max_qps u32, n u16, reserved u16, uptime_ns
- *              u64, then n counters u64 in enum agent_counter order
+ *   AGENT      (24 + 8n [+ 32]) pid u32, qps u32, max_qps u32, n u16, reserved u16,
+ *              uptime_ns u64, then n counters u64 in enum agent_counter order, then
+ *              (when present) the feedback delay: samples u64, p50 ns u64, p99 ns u64,
+ *              max ns u64 (kernel arrival to rate-table write)
  *
- * Conversation: each request gets exactly one REPLY, last; LIST first sends one QP per
- * registered QP, SHOW one QP, STATUS one AGENT. REGISTER binds the QP to the connection:
- * when the connection closes (the process exits or dies), its QPs are unregistered.
+ * Conversation: each request gets exactly one REPLY, last, except EVENT and STATS, which
+ * are not answered (they may come often; failures are counted by the agent). LIST first
+ * sends one QP per registered QP, SHOW one QP, STATUS one AGENT. REGISTER binds the QP to
+ * the connection: only that connection may unregister it or report its events and stats,
+ * and when it closes (the process exits or dies) its QPs are unregistered.
  *
  * A body may be longer than its fixed part (a later minor revision appends fields): the
  * extra bytes are ignored, and an AGENT with more counters than this build knows keeps the
@@ -102,6 +106,8 @@ struct ctl_agent {
 	uint32_t pid, qps, max_qps;
 	qp_time_ns uptime_ns;
 	uint64_t counters[AGENT_C_COUNT];  /* counters the peer did not send are 0 */
+	uint64_t delay_samples;            /* 0 when not measured */
+	qp_time_ns delay_p50_ns, delay_p99_ns, delay_max_ns;
 };
 
 struct ctl_msg {

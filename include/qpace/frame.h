@@ -228,6 +228,12 @@ uint16_t frame_udp_csum(uint32_t src, uint32_t dst, const uint8_t *udp, size_t u
  * incrementally (RFC 1624). The ICRC does not cover TOS, so RoCE frames stay valid. */
 void frame_ipv4_set_ecn(uint8_t *ip, enum frame_ecn ecn);
 
+/* A UDP or TCP checksum over IPv4 that a sender left to offload holds only the folded
+ * pseudo-header sum (CHECKSUM_PARTIAL: veth, vxlan without outer checksums). When the
+ * frame's field is exactly that, write the full checksum and return true; a right or
+ * otherwise wrong checksum is left alone. */
+bool frame_complete_partial_csum(uint8_t *buf, size_t len);
+
 /* ICRC of the RoCEv2 frame @buf (Ethernet first); @p from frame_parse. */
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p);
 bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p);

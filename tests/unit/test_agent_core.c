@@ -10,6 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_rng.h"
+
 #include "qpace/agent.h"
 #include "qpace/fb_auth.h"
 
@@ -314,15 +316,6 @@ static void test_allow_and_auth(void **state)
 
 /* ---- malformed and random datagrams: counted by kind, logged once, nothing changes --- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static void test_malformed_and_fuzz(void **state)
 {
 	struct agent_params p = params("ffd");
@@ -356,16 +349,16 @@ static void test_malformed_and_fuzz(void **state)
 	/* 20000 random and mutated datagrams (fixed seed); each is counted exactly once */
 	logs_before = f->logs;
 	for (unsigned i = 0; i < 20000; i++) {
-		size_t len = rng_next(&seed) % (FB_MAX_LEN + 1);
+		size_t len = test_rng(&seed) % (FB_MAX_LEN + 1);
 
 		if (i % 2) {
 			memcpy(buf, good, n);
-			for (unsigned k = rng_next(&seed) % 4 + 1; k; k--)
-				buf[rng_next(&seed) % n] ^= (uint8_t)(1u << (rng_next(&seed) % 8));
-			len = i % 4 == 1 ? n : rng_next(&seed) % (n + 1);
+			for (unsigned k = test_rng(&seed) % 4 + 1; k; k--)
+				buf[test_rng(&seed) % n] ^= (uint8_t)(1u << (test_rng(&seed) % 8));
+			len = i % 4 == 1 ? n : test_rng(&seed) % (n + 1);
 		} else {
 			for (size_t k = 0; k < len; k++)
-				buf[k] = (uint8_t)rng_next(&seed);
+				buf[k] = (uint8_t)test_rng(&seed);
 		}
 		agent_feed_datagram(f->a, buf, len, SWITCH, 1, T0 + i);
 	}

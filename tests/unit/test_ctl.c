@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_rng.h"
+
 #include "qpace/ctl.h"
 
 static struct ctl_msg samples[CTL_T_COUNT];
@@ -52,6 +54,10 @@ static void build_samples(void)
 						     .uptime_ns = 4 };
 	for (unsigned i = 0; i < AGENT_C_COUNT; i++)
 		m[CTL_T_AGENT].u.agent.counters[i] = i * 1000 + 1;
+	m[CTL_T_AGENT].u.agent.delay_samples = 5;
+	m[CTL_T_AGENT].u.agent.delay_p50_ns = 6;
+	m[CTL_T_AGENT].u.agent.delay_p99_ns = 7;
+	m[CTL_T_AGENT].u.agent.delay_max_ns = 8;
 }
 
 static void test_roundtrip(void **state)
@@ -85,7 +91,9 @@ static void test_roundtrip(void **state)
 				assert_int_equal(((uint8_t *)&untouched)[0], 0x5a);
 				continue;
 			}
-			/* a shorter length can only be valid where a string ends early: never here */
+			/* only AGENT has an optional tail (the delay figures): without it, zeros */
+			if (t == CTL_T_AGENT && len >= n - 32 && untouched.u.agent.delay_samples == 0)
+				continue;
 			fail_msg("%s decoded at %d of %d bytes", ctl_type_name(t), len, n);
 		}
 	}
@@ -142,15 +150,6 @@ static void test_bad_fields(void **state)
 	assert_int_equal(ctl_encode(buf, 20, &samples[CTL_T_REGISTER]), -EMSGSIZE);
 }
 
-static uint64_t rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Random and mutated messages (fixed seed): never a crash; whatever decodes re-encodes into
  * a message that decodes to the same thing. */
 static void test_fuzz(void **state)
@@ -165,22 +164,22 @@ static void test_fuzz(void **state)
 	for (unsigned t = 1; t < CTL_T_COUNT; t++)
 		glen[t] = ctl_encode(good[t], CTL_MAX_LEN, &samples[t]);
 	for (unsigned i = 0; i < rounds; i++) {
-		unsigned t = 1 + (unsigned)(rng(&seed) % (CTL_T_COUNT - 1));
+		unsigned t = 1 + (unsigned)(test_rng(&seed) % (CTL_T_COUNT - 1));
 		size_t len = (size_t)glen[t];
 		struct ctl_msg a, b;
 		int n;
 
 		memcpy(buf, good[t], len);
 		if (i % 3 == 0) {
-			len = rng(&seed) % sizeof(buf);
+			len = test_rng(&seed) % sizeof(buf);
 			for (size_t k = 0; k < len; k++)
-				buf[k] = (uint8_t)rng(&seed);
+				buf[k] = (uint8_t)test_rng(&seed);
 			if (len >= 4 && i % 2) {  /* keep a plausible header */
 				memcpy(buf, good[t], 4);
 			}
 		} else {
-			for (unsigned k = 1 + rng(&seed) % 3; k; k--)
-				buf[rng(&seed) % len] = (uint8_t)rng(&seed);
+			for (unsigned k = 1 + test_rng(&seed) % 3; k; k--)
+				buf[test_rng(&seed) % len] = (uint8_t)test_rng(&seed);
 		}
 		if (ctl_decode(&a, buf, len, NULL, 0))
 			continue;

@@ -1,0 +1,77 @@
+/* qpaced's private state, shared by agent/daemon*.c. */
+#ifndef QPACE_DAEMON_PRIV_H
+#define QPACE_DAEMON_PRIV_H
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <ev.h>
+
+#include "qpace/agent.h"
+#include "qpace/evtimer.h"
+#include "qpace/hist.h"
+#include "qpace/qpaced.h"
+#include "qpace/strbuf.h"
+
+#define QPACED_BATCH 64
+#define QPACED_RX_BUF 2048         /* larger than any feedback message: MSG_TRUNC = oversize */
+#define QPACED_MAX_CONNS 256
+#define QPACED_MAX_HTTP 16
+
+struct qpaced_conn;
+struct qpaced_http;
+
+struct qpaced {
+	struct qpaced_config cfg;
+	struct ev_loop *loop;
+	struct agent *agent;
+	struct qp_ratetable *table;
+	qp_time_ns start_ns;
+	/* feedback */
+	int fb_fd;
+	ev_io fb_io;
+	struct mmsghdr rx_msgs[QPACED_BATCH];
+	struct iovec rx_iov[QPACED_BATCH];
+	struct sockaddr_in rx_addr[QPACED_BATCH];
+	uint8_t rx_buf[QPACED_BATCH][QPACED_RX_BUF];
+	char rx_ctrl[QPACED_BATCH][128];
+	struct agent_dgram tx[QPACED_BATCH];
+	uint32_t rx_drops;         /* SO_RXQ_OVFL's running count */
+	struct qp_hist delay;
+	/* timers and signals */
+	struct qp_evtimer timer;
+	ev_timer heartbeat;
+	ev_timer reap;
+	ev_signal sig_term, sig_int;
+	/* control socket */
+	int ctl_fd;
+	ev_io ctl_io;
+	struct qpaced_conn *conns;     /* list */
+	unsigned nconns;
+	uint32_t next_conn_id;
+	bool ctl_bound;
+	/* metrics */
+	int http_fd;
+	ev_io http_io;
+	struct qpaced_http *https;
+	unsigned nhttp;
+};
+
+/* daemon.c */
+void qpaced_log(enum agent_log_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* After any callback that touched the core: send its datagrams, re-arm the timer. */
+void qpaced_after(struct qpaced *d);
+struct ctl_agent;
+void qpaced_status(struct qpaced *d, struct ctl_agent *out);
+
+/* daemon_ctl.c */
+int qpaced_ctl_open(struct qpaced *d, char *err, size_t errlen);
+void qpaced_ctl_close(struct qpaced *d);
+void qpaced_ctl_reap_dead(struct qpaced *d);
+
+/* daemon_http.c */
+int qpaced_http_open(struct qpaced *d, char *err, size_t errlen);
+void qpaced_http_close(struct qpaced *d);
+
+#endif

@@ -1,0 +1,127 @@
+/* An emulated host for the soft backend: one MAC, one IPv4 address, its RC QPs.
+ *
+ * Pure, like the RC core it carries: frames in (soft_host_input), frames out
+ * (soft_host_output, pulled one at a time into the caller's buffer), timers
+ * (soft_host_deadline / soft_host_tick); time passed in; no I/O, no printing, allocation
+ * only in soft_host_create. The I/O shell (verbs/soft.c) moves the frames.
+ *
+ * In:  Ethernet to our MAC or broadcast.
+ *        ARP: a request for our IP is answered; sender addresses of requests and replies
+ *        addressed to us are learned (RFC 826).
+ *        IPv4 to our IP (header checksum checked, no fragments), UDP:
+ *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
+ *                  the QP's peer address (CNPs from anywhere);
+ *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
+ *        Everything else is dropped and counted by reason (enum soft_drop).
+ * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
+ *      packets, one per QP in turn. RoCEv2 frames as kernel rxe builds them (references
+ *      §9): UDP source port 0xC000 + hash(QPN) (rxe's hash_32(qpn, 14)), TTL 64, DF, IP id
+ *      0, TOS = the QP's traffic class, UDP checksum 0, ICRC.
+ * ARP: a peer's MAC is resolved on first use; requests repeat every arp_retry_ns, three
+ *      times, then the entry fails until something needs it again. While a peer is
+ *      unresolved its QPs hold their packets (the RC core keeps them) and UDP datagrams
+ *      wait in a queue of SOFT_HOST_PENDING frames (the oldest is dropped beyond that).
+ */
+#ifndef QPACE_SOFT_HOST_H
+#define QPACE_SOFT_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/frame.h"
+#include "qpace/rc.h"
+#include "qpace/time.h"
+
+#define SOFT_FRAME_MAX 4352           /* a 4096-byte RoCE payload with every header */
+#define SOFT_UDP_PAYLOAD_MAX 1472     /* soft_host_send_udp: one 1500-byte IP packet */
+#define SOFT_HOST_PENDING 16          /* datagrams waiting for ARP */
+#define SOFT_HOST_CTRL 32             /* ARP and UDP frames waiting to go out */
+#define SOFT_ARP_ENTRIES 64
+#define SOFT_ARP_TRIES 3
+#define SOFT_HOST_QPS_MAX 65536u
+#define SOFT_QPN_BASE 0x11            /* as rxe: QPNs 0 and 1 are special, rxe starts at 17 */
+
+/* Telemetry datagram for this host: the UDP payload and who sent it. */
+typedef void (*soft_telemetry_fn)(void *arg, uint32_t src_ip, uint16_t src_port,
+				  const uint8_t *payload, size_t len, qp_time_ns now);
+
+struct soft_host_params {
+	uint8_t mac[FRAME_ETH_ALEN];
+	uint32_t ip;                  /* host order */
+	uint16_t telemetry_port;      /* 0 = 4792 (FB_PORT) */
+	qp_time_ns arp_retry_ns;      /* 0 = 100 ms */
+	uint32_t max_qps;             /* 1..SOFT_HOST_QPS_MAX; 0 = 1024 */
+	soft_telemetry_fn telemetry;  /* NULL: telemetry frames are dropped and counted */
+	void *telemetry_arg;
+};
+
+enum soft_drop {
+	SOFT_DROP_MALFORMED = 0,  /* frame_parse refused it */
+	SOFT_DROP_NOT_FOR_US,     /* another MAC or IP */
+	SOFT_DROP_PROTO,          /* not IPv4/ARP, not UDP */
+	SOFT_DROP_IP_CSUM,        /* IPv4 header checksum */
+	SOFT_DROP_FRAGMENT,       /* IPv4 fragment */
+	SOFT_DROP_UDP_CSUM,       /* telemetry with a wrong UDP checksum */
+	SOFT_DROP_ICRC,           /* RoCEv2 ICRC */
+	SOFT_DROP_NO_QP,          /* no QP with that number (or not connected) */
+	SOFT_DROP_SOURCE,         /* RoCE from an address that is not the QP's peer */
+	SOFT_DROP_NO_HOOK,        /* telemetry with no hook */
+	SOFT_DROP_PORT,           /* UDP port nobody listens on */
+	SOFT_DROP_RC,             /* handed to the QP, which refused it (its counters say why) */
+	/* output side */
+	SOFT_DROP_PENDING,        /* a datagram dropped waiting for ARP (queue full, failed) */
+	SOFT_DROP_CTRL,           /* ARP/UDP output queue full */
+	SOFT_DROP_COUNT
+};
+const char *soft_drop_str(enum soft_drop d);
+
+struct soft_host_stats {
+	uint64_t rx_frames, rx_bytes;
+	uint64_t tx_frames, tx_bytes;
+	uint64_t arp_rx, arp_requests_tx, arp_replies_tx, arp_learned;
+	uint64_t roce_rx, telemetry_rx, udp_tx;
+	uint64_t drops[SOFT_DROP_COUNT];
+	enum soft_drop last_drop;
+};
+
+struct soft_host;
+
+struct soft_host *soft_host_create(const struct soft_host_params *p, char *err,
+				   size_t errlen);
+void soft_host_destroy(struct soft_host *h);
+
+/* Reserve a QPN for a QP about to be created; -ENOSPC when all max_qps are in use. */
+int soft_host_qpn_reserve(struct soft_host *h);
+/* Attach the RC QP created with that QPN (its UDP source port is derived here). */
+int soft_host_qp_attach(struct soft_host *h, uint32_t qpn, struct rc_qp *rc);
+/* The QP's peer IPv4 address and the TOS of its frames; from then on frames for it are
+ * accepted (from that address) and its packets sent. */
+int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip, uint8_t tos);
+/* Forget the QPN (the caller destroys the RC QP). */
+void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
+
+/* One received frame. */
+void soft_host_input(struct soft_host *h, const uint8_t *frame, size_t len, qp_time_ns now);
+/* The next frame to send into buf (cap >= SOFT_FRAME_MAX); its length, or 0 when none. */
+int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t cap);
+/* soft_host_output has a frame now (ignoring QPs whose peer is unresolved). */
+bool soft_host_tx_pending(struct soft_host *h);
+/* Earliest timer: RC timers, ARP retries. QP_TIME_NEVER when none. */
+qp_time_ns soft_host_deadline(struct soft_host *h);
+void soft_host_tick(struct soft_host *h, qp_time_ns now);
+
+/* Send a UDP datagram from this host (agent messages): 0, -EMSGSIZE (payload above
+ * SOFT_UDP_PAYLOAD_MAX), -ENOBUFS (queue full). Waits for ARP when needed. */
+int soft_host_send_udp(struct soft_host *h, uint32_t dst_ip, uint16_t sport, uint16_t dport,
+		       const uint8_t *payload, size_t len, qp_time_ns now);
+
+const struct soft_host_stats *soft_host_stats(const struct soft_host *h);
+uint32_t soft_host_ip(const struct soft_host *h);
+const uint8_t *soft_host_mac(const struct soft_host *h);
+
+/* rxe's UDP source port for a QP: 0xC000 | (hash_32(qpn, 14)). */
+uint16_t soft_roce_sport(uint32_t qpn);
+/* The MAC derived from an IPv4 address: 02:00:a:b:c:d (locally administered). */
+void soft_mac_from_ip(uint32_t ip, uint8_t mac[FRAME_ETH_ALEN]);
+
+#endif

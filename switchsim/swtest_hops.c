@@ -1,0 +1,77 @@
+/* qpace-swtest hops: RoCEv2 data across several switches of one process; every INT
+ * report must carry one hop per switch crossed, in path order, with dequeue times that
+ * grow along the path. Host a is on the port at P (bound P+1), host b at P+2 (P+3). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "qpace/feedback.h"
+#include "qpace/frame.h"
+#include "qpace/units.h"
+#include "swtest.h"
+
+#define FRAMES 20
+
+static const struct frame_addr host_a = {
+	.mac = { 0x02, 0, 0, 0, 0, 0x0a }, .ip = 0x0a000001, .port = 0xc002 };
+static const struct frame_addr host_b = {
+	.mac = { 0x02, 0, 0, 0, 0, 0x0b }, .ip = 0x0a000002, .port = 9000 };
+
+int swt_cmd_hops(int argc, char **argv)
+{
+	struct swt_args a;
+	struct swt_pair p;
+	struct frame_roce_spec s = {
+		.src = host_a, .dst = host_b,
+		.bth = { .opcode = FRAME_OP_RC_SEND_MIDDLE, .dest_qp = 0x22 }, .payload_len = 1024,
+	};
+	uint8_t f[2048], buf[SW_TEST_FRAME];
+	int reports = 0, delivered = 0, good = 0;
+	unsigned want = argc > 2 ? (unsigned)atoi(argv[argc - 1]) : 0;
+	qp_time_ns end;
+
+	if (argc < 5 || swt_parse(&a, argc - 1, argv) || !a.base_port || want < 1 ||
+	    want > QP_INT_MAX_HOPS || swt_pair_open(&p, a.base_port)) {
+		fprintf(stderr, "qpace-swtest hops --base-port P NHOPS\n");
+		return 2;
+	}
+	swt_learn(&p, &host_a, &host_b);
+	for (int k = 0; k < FRAMES; k++) {
+		s.bth.psn = (uint32_t)k;
+		int len = frame_build_roce(f, sizeof(f), &s);
+		sendto(p.a, f, (size_t)len, 0, (struct sockaddr *)&p.to_a, sizeof(p.to_a));
+	}
+	end = qp_now_ns() + 2 * QP_NS_PER_S;
+	while (qp_now_ns() < end && (reports < FRAMES || delivered < FRAMES)) {
+		struct frame_parsed fp;
+		struct fb_msg m;
+		ssize_t n;
+		while ((n = recv(p.b, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			delivered += !frame_parse(&fp, buf, (size_t)n) && (fp.layers & FRAME_L_ROCE);
+		while ((n = recv(p.a, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			if (frame_parse(&fp, buf, (size_t)n) || !(fp.layers & FRAME_L_UDP) ||
+			    fb_decode(&m, buf + fp.payload_off, fp.payload_len) || m.type != FB_T_INT)
+				continue;
+			const struct fb_int *r = &m.u.int_report;
+			int ok = r->nhops == want;
+			for (unsigned h = 1; ok && h < r->nhops; h++)
+				ok = r->hops[h].switch_id != r->hops[h - 1].switch_id &&
+				     r->hops[h].ts_ns > r->hops[h - 1].ts_ns;
+			if (!reports++) {
+				printf("first report, %u hops:", r->nhops);
+				for (unsigned h = 0; h < r->nhops; h++)
+					printf(" [switch %u port %u t+%" PRIu64 " ns tx %" PRIu64
+					       " q %u]", r->hops[h].switch_id, r->hops[h].port,
+					       r->hops[h].ts_ns - r->hops[0].ts_ns,
+					       r->hops[h].tx_bytes, r->hops[h].qlen_bytes);
+				printf("\n");
+			}
+			good += ok;
+		}
+	}
+	printf("%d frames delivered, %d INT reports, %d with %u hops in path order\n", delivered,
+	       reports, good, want);
+	return delivered == FRAMES && reports == FRAMES && good == FRAMES ? 0 : 1;
+}

@@ -1,0 +1,153 @@
+/* Topology files and settings: the shipped examples parse, errors name file, line and
+ * key, per-port settings override switch defaults, which override the command line's. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../switchsim/conf.h"
+
+static struct sw_conf conf;
+
+static void test_examples_parse(void **state)
+{
+	static const struct { const char *file; int switches, ports0; } ex[] = {
+		{ "switchsim/examples/star.topo", 1, 4 },
+		{ "switchsim/examples/leaf-spine.topo", 4, 4 },
+		{ "switchsim/examples/two-site.topo", 2, 3 },
+	};
+	char err[512];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		sw_conf_defaults(&conf);
+		int rc = sw_topo_load(&conf, ex[i].file, err, sizeof(err));
+		if (rc)
+			print_message("%s\n", err);
+		assert_int_equal(rc, 0);
+		assert_int_equal(conf.nswitches, ex[i].switches);
+		assert_int_equal(conf.sw[0].nports, ex[i].ports0);
+	}
+	/* two-site: the WAN link's own settings, both ends */
+	const struct sw_port_conf *wan = &conf.sw[0].ports[2];
+	assert_int_equal(wan->kind, SW_PORT_LINK);
+	assert_int_equal(wan->q.rate_bps, 100 * QP_MBPS);
+	assert_int_equal(wan->q.delay_ns, 10 * QP_NS_PER_MS);
+	assert_int_equal(wan->q.buffer_bytes, 4u << 20);
+	assert_int_equal(wan->peer_switch, 1);
+	assert_int_equal(conf.sw[1].ports[wan->peer_port].q.delay_ns, 10 * QP_NS_PER_MS);
+	assert_int_equal(conf.sw[0].ports[0].q.rate_bps, QP_GBPS);
+}
+
+static void test_inheritance(void **state)
+{
+	char err[512];
+	const char *text =
+		"switch a rate=10G ecn=10K,40K,0.1\n"
+		"port a p udp local=127.0.0.1:9000 remote=127.0.0.1:9001\n"
+		"port a q udp local=127.0.0.1:9002 buffer=1M early=off int=echo\n"
+		"switch b\n"
+		"port b x packet dev=veth0 flood=no\n"
+		"port b v vxlan local=10.0.0.1 remote=10.0.0.2 vni=42\n"
+		"mac b 02:00:00:00:00:01 x\n";
+	(void)state;
+
+	sw_conf_defaults(&conf);
+	conf.def.q.delay_ns = 7000;    /* as if --delay 7us */
+	assert_int_equal(sw_topo_parse(&conf, text, "t.topo", err, sizeof(err)), 0);
+	sw_conf_finish(&conf);
+	const struct sw_port_conf *p = &conf.sw[0].ports[0], *q = &conf.sw[0].ports[1];
+	assert_int_equal(p->q.rate_bps, 10 * QP_GBPS);
+	assert_int_equal(p->q.delay_ns, 7000);
+	assert_int_equal(p->q.red.kmax_bytes, 40 * 1024);
+	/* early = BDP = 10G x 2 x 7us = 17500 B */
+	assert_int_equal(p->telem.early_bytes, 17500);
+	assert_int_equal(q->q.buffer_bytes, 1u << 20);
+	assert_int_equal(q->telem.early_bytes, 0);
+	assert_int_equal(q->telem.int_mode, SW_INT_ECHO);
+	assert_int_equal(conf.sw[1].ports[0].q.rate_bps, QP_GBPS);   /* b kept the default */
+	assert_true(conf.sw[1].ports[0].no_flood);
+	assert_int_equal(conf.sw[1].ports[1].vni, 42);
+	assert_int_equal(ntohs(conf.sw[1].ports[1].remote.sin_port), 4789);
+	assert_int_equal(conf.sw[1].nstatic, 1);
+	assert_int_equal(conf.sw[1].id, 2);
+	assert_int_equal(conf.sw[1].mac[5], 2);
+}
+
+static void test_errors_name_file_line_key(void **state)
+{
+	static const struct { const char *text, *want; } bad[] = {
+		{ "switch s\nport s p udp local=127.0.0.1:1 rate=1X\n", "t.topo:2: rate '1X'" },
+		{ "switch s\nport s p udp local=127.0.0.1:1 colour=red\n",
+		  "t.topo:2: port: unknown key 'colour'" },
+		{ "switch s\n\n\nport t p udp local=127.0.0.1:1\n", "t.topo:4: port: switch 't'" },
+		{ "switch s\nport s p udp\n", "t.topo:2: port p: local=IP:PORT is required" },
+		{ "switch s\nport s p udp local=1.2.3:80\n", "t.topo:2: local '1.2.3:80'" },
+		{ "switch s\nport s p tcp local=127.0.0.1:1\n", "t.topo:2: port kind 'tcp'" },
+		{ "switch s\nswitch s\n", "t.topo:2: switch: name 's' declared twice" },
+		{ "switch s ecn=50K,10K,0.1\n", "t.topo:1: ecn '50K,10K,0.1'" },
+		{ "switch s levels=3,2,1\n", "t.topo:1: levels '3,2,1'" },
+		{ "bridge s\n", "t.topo:1: unknown directive 'bridge'" },
+		{ "switch s\nport s v vxlan local=127.0.0.1 vni=99999999 remote=1.1.1.1\n",
+		  "t.topo:2: vni '99999999'" },
+		{ "switch s\nport s p udp local=127.0.0.1:1\nlink s:x t:y\n", "t.topo:3: link: switch 't'" },
+		{ "switch s\nport s p udp local=127.0.0.1:1\nmac s 02:00 p\n", "t.topo:3: mac '02:00'" },
+		{ "switch s\n", "switch 's' has no ports" },
+		{ "# nothing\n", "no switch declared" },
+	};
+	char err[512];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sw_conf_defaults(&conf);
+		assert_int_equal(sw_topo_parse(&conf, bad[i].text, "t.topo", err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].want))
+			print_message("got: %s\nwant: %s\n", err, bad[i].want);
+		assert_non_null(strstr(err, bad[i].want));
+	}
+	sw_conf_defaults(&conf);
+	assert_int_equal(sw_topo_load(&conf, "/nonexistent.topo", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent.topo: No such file"));
+}
+
+static void test_settings(void **state)
+{
+	struct sw_port_defaults d;
+	char err[256];
+	(void)state;
+
+	sw_conf_defaults(&conf);
+	d = conf.def;
+	assert_int_equal(sw_conf_setting(&d, "int-sample", "every=4,interval=10us", err,
+					 sizeof(err)), 0);
+	assert_int_equal(d.telem.int_every, 4);
+	assert_int_equal(d.telem.int_interval_ns, 10000);
+	assert_int_equal(sw_conf_setting(&d, "int-sample", "8", err, sizeof(err)), 0);
+	assert_int_equal(d.telem.int_every, 8);
+	assert_int_equal(sw_conf_setting(&d, "int-sample", "sometimes", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "int-sample 'sometimes': accepted every=K"));
+	assert_int_equal(sw_conf_setting(&d, "buffer", "1000", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "1514..1G"));
+	assert_int_equal(sw_conf_setting(&d, "flows", "1000", err, sizeof(err)), -1);
+	assert_int_equal(sw_conf_setting(&d, "ecn", "off", err, sizeof(err)), 0);
+	assert_int_equal(d.q.red.kmax_bytes, 0);
+	assert_int_equal(sw_conf_star(&conf, 3, 7000, err, sizeof(err)), 0);
+	assert_int_equal(ntohs(conf.sw[0].ports[2].local.sin_port), 7004);
+	assert_int_equal(ntohs(conf.sw[0].ports[2].remote.sin_port), 7005);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples_parse),
+		cmocka_unit_test(test_inheritance),
+		cmocka_unit_test(test_errors_name_file_line_key),
+		cmocka_unit_test(test_settings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,111 @@
+/* The soft host's neighbour table (see soft_arp.h). */
+#include <string.h>
+
+#include "soft_arp.h"
+
+static struct soft_arp_entry *find(struct soft_arp *t, uint32_t ip)
+{
+	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
+		if (t->e[i].state != SOFT_ARP_FREE && t->e[i].ip == ip)
+			return &t->e[i];
+	return NULL;
+}
+
+/* A free entry, or the least recently used one that is not being resolved. */
+static struct soft_arp_entry *victim(struct soft_arp *t)
+{
+	struct soft_arp_entry *best = NULL;
+
+	for (int i = 0; i < SOFT_ARP_ENTRIES; i++) {
+		struct soft_arp_entry *e = &t->e[i];
+
+		if (e->state == SOFT_ARP_FREE)
+			return e;
+		if (e->state != SOFT_ARP_INCOMPLETE && (!best || e->used_ns < best->used_ns))
+			best = e;
+	}
+	return best ? best : &t->e[0];
+}
+
+const uint8_t *soft_arp_lookup(struct soft_arp *t, uint32_t ip, qp_time_ns now, bool *ask)
+{
+	struct soft_arp_entry *e = find(t, ip);
+
+	*ask = false;
+	if (e && e->state == SOFT_ARP_REACHABLE) {
+		e->used_ns = now;
+		return e->mac;
+	}
+	if (e && e->state == SOFT_ARP_INCOMPLETE)
+		return NULL;   /* soft_arp_due repeats the request */
+	if (e && now < e->next_try_ns)
+		return NULL;   /* failed recently: do not flood */
+	if (!e) {
+		e = victim(t);
+		memset(e, 0, sizeof(*e));
+		e->ip = ip;
+	}
+	e->state = SOFT_ARP_INCOMPLETE;
+	e->tries = 1;
+	e->used_ns = now;
+	e->next_try_ns = now + t->retry_ns;
+	*ask = true;
+	return NULL;
+}
+
+bool soft_arp_learn(struct soft_arp *t, uint32_t ip, const uint8_t *mac, qp_time_ns now,
+		    bool create)
+{
+	struct soft_arp_entry *e = find(t, ip);
+
+	if (!e && !create)
+		return false;
+	if (!e) {
+		e = victim(t);
+		memset(e, 0, sizeof(*e));
+		e->ip = ip;
+	}
+	memcpy(e->mac, mac, FRAME_ETH_ALEN);
+	e->state = SOFT_ARP_REACHABLE;
+	e->tries = 0;
+	e->used_ns = now;
+	return true;
+}
+
+qp_time_ns soft_arp_deadline(const struct soft_arp *t)
+{
+	qp_time_ns d = QP_TIME_NEVER;
+
+	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
+		if (t->e[i].state == SOFT_ARP_INCOMPLETE)
+			d = qp_time_min(d, t->e[i].next_try_ns);
+	return d;
+}
+
+uint32_t soft_arp_due(struct soft_arp *t, qp_time_ns now, uint32_t *failed)
+{
+	*failed = 0;
+	for (int i = 0; i < SOFT_ARP_ENTRIES; i++) {
+		struct soft_arp_entry *e = &t->e[i];
+
+		if (e->state != SOFT_ARP_INCOMPLETE || e->next_try_ns > now)
+			continue;
+		e->next_try_ns = now + t->retry_ns;
+		if (e->tries >= SOFT_ARP_TRIES) {
+			e->state = SOFT_ARP_FAILED;
+			*failed = e->ip;
+			return 0;
+		}
+		e->tries++;
+		return e->ip;
+	}
+	return 0;
+}
+
+enum soft_arp_state soft_arp_state(const struct soft_arp *t, uint32_t ip)
+{
+	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
+		if (t->e[i].state != SOFT_ARP_FREE && t->e[i].ip == ip)
+			return (enum soft_arp_state)t->e[i].state;
+	return SOFT_ARP_FREE;
+}

@@ -1,0 +1,508 @@
+/* The soft backend's emulated host: ARP, IPv4/UDP demultiplexing, RoCEv2 framing of its
+ * RC QPs' packets, telemetry hand-off (contract in qpace/soft_host.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpace/feedback.h"
+#include "soft_arp.h"
+
+#define CTRL_FRAME_MAX (FRAME_ETH_HLEN + FRAME_IPV4_HLEN + FRAME_UDP_HLEN + SOFT_UDP_PAYLOAD_MAX)
+
+enum qp_slot_state { SLOT_FREE = 0, SLOT_RESERVED, SLOT_ATTACHED, SLOT_CONNECTED };
+
+struct host_qp {
+	struct rc_qp *rc;
+	uint32_t peer_ip;
+	uint16_t sport;
+	uint8_t tos;
+	uint8_t state;           /* enum qp_slot_state */
+};
+
+struct ctrl_frame {
+	uint32_t ip;             /* pending: the next hop to resolve */
+	uint16_t len;
+	uint8_t buf[CTRL_FRAME_MAX];
+};
+
+struct soft_host {
+	struct soft_host_params p;
+	struct soft_host_stats st;
+	struct soft_arp arp;
+	struct host_qp *qps;     /* max_qps slots; QPN = SOFT_QPN_BASE + index */
+	uint32_t hw;             /* slots in use are below this */
+	uint32_t rr;             /* next slot to send from */
+	uint32_t cursor;         /* where the next reservation looks first */
+	struct ctrl_frame ctrl[SOFT_HOST_CTRL];
+	uint32_t ctrl_head, ctrl_tail;
+	struct ctrl_frame pend[SOFT_HOST_PENDING];
+	uint32_t npend;
+};
+
+static const uint8_t bcast[FRAME_ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+static const char *const drop_names[SOFT_DROP_COUNT] = {
+	[SOFT_DROP_MALFORMED] = "malformed",
+	[SOFT_DROP_NOT_FOR_US] = "not-for-us",
+	[SOFT_DROP_PROTO] = "protocol",
+	[SOFT_DROP_IP_CSUM] = "ip-checksum",
+	[SOFT_DROP_FRAGMENT] = "ip-fragment",
+	[SOFT_DROP_UDP_CSUM] = "udp-checksum",
+	[SOFT_DROP_ICRC] = "icrc",
+	[SOFT_DROP_NO_QP] = "no-such-qp",
+	[SOFT_DROP_SOURCE] = "wrong-source",
+	[SOFT_DROP_NO_HOOK] = "no-telemetry-hook",
+	[SOFT_DROP_PORT] = "udp-port",
+	[SOFT_DROP_RC] = "rc-refused",
+	[SOFT_DROP_PENDING] = "arp-pending",
+	[SOFT_DROP_CTRL] = "output-queue",
+};
+
+const char *soft_drop_str(enum soft_drop d)
+{
+	return (unsigned)d < SOFT_DROP_COUNT ? drop_names[d] : "UNKNOWN";
+}
+
+static void drop(struct soft_host *h, enum soft_drop d)
+{
+	h->st.drops[d]++;
+	h->st.last_drop = d;
+}
+
+uint16_t soft_roce_sport(uint32_t qpn)
+{
+	/* rxe_qp.c: RXE_ROCE_V2_SPORT + (hash_32_generic(qpn, 14) & 0x3fff) */
+	return (uint16_t)(0xc000u + (((uint32_t)(qpn * 0x61C88647u) >> 18) & 0x3fffu));
+}
+
+void soft_mac_from_ip(uint32_t ip, uint8_t mac[FRAME_ETH_ALEN])
+{
+	mac[0] = 0x02;
+	mac[1] = 0x00;
+	mac[2] = (uint8_t)(ip >> 24);
+	mac[3] = (uint8_t)(ip >> 16);
+	mac[4] = (uint8_t)(ip >> 8);
+	mac[5] = (uint8_t)ip;
+}
+
+/* ---- life cycle and QPs ---- */
+
+struct soft_host *soft_host_create(const struct soft_host_params *p, char *err,
+				   size_t errlen)
+{
+	struct soft_host *h;
+	uint32_t max = p->max_qps ? p->max_qps : 1024;
+
+	if (max > SOFT_HOST_QPS_MAX) {
+		snprintf(err, errlen, "soft host: max_qps = %u is out of range 1..%u", max,
+			 SOFT_HOST_QPS_MAX);
+		return NULL;
+	}
+	if (!p->ip || frame_mac_is_multicast(p->mac)) {
+		snprintf(err, errlen, "soft host: needs a unicast MAC and a non-zero IPv4 address");
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h)
+		h->qps = calloc(max, sizeof(*h->qps));
+	if (!h || !h->qps) {
+		free(h);
+		snprintf(err, errlen, "soft host: out of memory");
+		return NULL;
+	}
+	h->p = *p;
+	h->p.max_qps = max;
+	if (!h->p.telemetry_port)
+		h->p.telemetry_port = FB_PORT;
+	h->arp.retry_ns = p->arp_retry_ns ? p->arp_retry_ns : 100 * QP_NS_PER_MS;
+	return h;
+}
+
+void soft_host_destroy(struct soft_host *h)
+{
+	if (!h)
+		return;
+	free(h->qps);
+	free(h);
+}
+
+static struct host_qp *slot_of(struct soft_host *h, uint32_t qpn)
+{
+	if (qpn < SOFT_QPN_BASE || qpn - SOFT_QPN_BASE >= h->p.max_qps)
+		return NULL;
+	return &h->qps[qpn - SOFT_QPN_BASE];
+}
+
+int soft_host_qpn_reserve(struct soft_host *h)
+{
+	for (uint32_t k = 0; k < h->p.max_qps; k++) {
+		uint32_t i = (h->cursor + k) % h->p.max_qps;
+
+		if (h->qps[i].state != SLOT_FREE)
+			continue;
+		h->qps[i] = (struct host_qp){ .state = SLOT_RESERVED };
+		h->cursor = i + 1;
+		if (i + 1 > h->hw)
+			h->hw = i + 1;
+		return (int)(SOFT_QPN_BASE + i);
+	}
+	return -ENOSPC;
+}
+
+int soft_host_qp_attach(struct soft_host *h, uint32_t qpn, struct rc_qp *rc)
+{
+	struct host_qp *q = slot_of(h, qpn);
+
+	if (!q || q->state != SLOT_RESERVED || rc_qpn(rc) != qpn)
+		return -EINVAL;
+	q->rc = rc;
+	q->sport = soft_roce_sport(qpn);
+	q->state = SLOT_ATTACHED;
+	return 0;
+}
+
+int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip, uint8_t tos)
+{
+	struct host_qp *q = slot_of(h, qpn);
+
+	if (!q || q->state != SLOT_ATTACHED || !peer_ip)
+		return -EINVAL;
+	q->peer_ip = peer_ip;
+	q->tos = tos;
+	q->state = SLOT_CONNECTED;
+	return 0;
+}
+
+void soft_host_qpn_release(struct soft_host *h, uint32_t qpn)
+{
+	struct host_qp *q = slot_of(h, qpn);
+
+	if (q)
+		*q = (struct host_qp){ .state = SLOT_FREE };
+}
+
+/* ---- control frames: ARP and UDP ---- */
+
+static bool ctrl_push(struct soft_host *h, const uint8_t *f, size_t len)
+{
+	struct ctrl_frame *c;
+
+	if (h->ctrl_tail - h->ctrl_head == SOFT_HOST_CTRL || len > CTRL_FRAME_MAX) {
+		drop(h, SOFT_DROP_CTRL);
+		return false;
+	}
+	c = &h->ctrl[h->ctrl_tail++ % SOFT_HOST_CTRL];
+	memcpy(c->buf, f, len);
+	c->len = (uint16_t)len;
+	return true;
+}
+
+static void arp_send(struct soft_host *h, uint16_t op, const uint8_t *tha, uint32_t tpa)
+{
+	uint8_t f[FRAME_ETH_MIN];
+	int len = frame_build_arp(f, sizeof(f), op, h->p.mac, h->p.ip, tha, tpa);
+
+	if (len > 0 && ctrl_push(h, f, (size_t)len)) {
+		if (op == FRAME_ARP_REQUEST)
+			h->st.arp_requests_tx++;
+		else
+			h->st.arp_replies_tx++;
+	}
+}
+
+static void arp_request(struct soft_host *h, uint32_t ip)
+{
+	static const uint8_t zero[FRAME_ETH_ALEN];
+
+	arp_send(h, FRAME_ARP_REQUEST, zero, ip);
+}
+
+/* Datagrams waiting for @ip: send them (mac) or drop them (NULL). */
+static void pend_release(struct soft_host *h, uint32_t ip, const uint8_t *mac)
+{
+	uint32_t keep = 0;
+
+	for (uint32_t i = 0; i < h->npend; i++) {
+		struct ctrl_frame *c = &h->pend[i];
+
+		if (c->ip != ip) {
+			if (keep != i)
+				h->pend[keep] = *c;
+			keep++;
+			continue;
+		}
+		if (!mac) {
+			drop(h, SOFT_DROP_PENDING);
+			continue;
+		}
+		memcpy(c->buf, mac, FRAME_ETH_ALEN);
+		ctrl_push(h, c->buf, c->len);
+	}
+	h->npend = keep;
+}
+
+static void arp_input(struct soft_host *h, const struct frame_arp *a, qp_time_ns now)
+{
+	bool for_us = a->tpa == h->p.ip;
+
+	if (a->spa && !frame_mac_is_multicast(a->sha) &&
+	    soft_arp_learn(&h->arp, a->spa, a->sha, now, for_us)) {
+		h->st.arp_learned++;
+		pend_release(h, a->spa, a->sha);
+	}
+	if (for_us && a->op == FRAME_ARP_REQUEST)
+		arp_send(h, FRAME_ARP_REPLY, a->sha, a->spa);
+}
+
+int soft_host_send_udp(struct soft_host *h, uint32_t dst_ip, uint16_t sport, uint16_t dport,
+		       const uint8_t *payload, size_t len, qp_time_ns now)
+{
+	struct frame_addr src = { .ip = h->p.ip, .port = sport }, dst = { .ip = dst_ip,
+									  .port = dport };
+	struct ctrl_frame *c;
+	const uint8_t *mac;
+	bool ask;
+	int n;
+
+	if (len > SOFT_UDP_PAYLOAD_MAX)
+		return -EMSGSIZE;
+	memcpy(src.mac, h->p.mac, FRAME_ETH_ALEN);
+	mac = soft_arp_lookup(&h->arp, dst_ip, now, &ask);
+	if (ask)
+		arp_request(h, dst_ip);
+	if (mac)
+		memcpy(dst.mac, mac, FRAME_ETH_ALEN);
+	if (mac && h->ctrl_tail - h->ctrl_head == SOFT_HOST_CTRL)
+		return -ENOBUFS;
+	if (!mac && h->npend == SOFT_HOST_PENDING) {   /* drop the oldest */
+		memmove(&h->pend[0], &h->pend[1], sizeof(h->pend[0]) * (SOFT_HOST_PENDING - 1));
+		h->npend--;
+		drop(h, SOFT_DROP_PENDING);
+	}
+	c = mac ? &h->ctrl[h->ctrl_tail % SOFT_HOST_CTRL] : &h->pend[h->npend];
+	n = frame_build_udp(c->buf, sizeof(c->buf), &src, &dst, NULL, payload, len);
+	if (n < 0)
+		return n;
+	c->len = (uint16_t)n;
+	c->ip = dst_ip;
+	if (mac)
+		h->ctrl_tail++;
+	else
+		h->npend++;
+	h->st.udp_tx++;
+	return 0;
+}
+
+/* ---- input ---- */
+
+static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,
+		       qp_time_ns now)
+{
+	struct host_qp *q;
+
+	if (!(p->layers & FRAME_L_ROCE)) {
+		drop(h, SOFT_DROP_MALFORMED);
+		return;
+	}
+	if (!frame_icrc_ok(f, p)) {
+		drop(h, SOFT_DROP_ICRC);
+		return;
+	}
+	q = slot_of(h, p->bth.dest_qp);
+	if (!q || q->state != SLOT_CONNECTED) {
+		drop(h, SOFT_DROP_NO_QP);
+		return;
+	}
+	if (p->bth.opcode != FRAME_OP_CNP && p->ip.src != q->peer_ip) {
+		drop(h, SOFT_DROP_SOURCE);
+		return;
+	}
+	h->st.roce_rx++;
+	if (rc_rx(q->rc, f, p, now) < 0)
+		drop(h, SOFT_DROP_RC);
+}
+
+static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,
+			    qp_time_ns now)
+{
+	if (!h->p.telemetry) {
+		drop(h, SOFT_DROP_NO_HOOK);
+		return;
+	}
+	if (p->udp.csum && frame_udp_csum(p->ip.src, p->ip.dst, f + p->udp_off, p->udp.len) !=
+				   0xffff) {
+		drop(h, SOFT_DROP_UDP_CSUM);
+		return;
+	}
+	h->st.telemetry_rx++;
+	h->p.telemetry(h->p.telemetry_arg, p->ip.src, p->udp.sport, f + p->payload_off,
+		       p->payload_len, now);
+}
+
+/* Where a parsed frame goes: a drop reason, or SOFT_DROP_COUNT when it was consumed. */
+static enum soft_drop dispatch(struct soft_host *h, const uint8_t *f,
+			       const struct frame_parsed *p, qp_time_ns now)
+{
+	if (memcmp(p->eth.dst, h->p.mac, FRAME_ETH_ALEN) &&
+	    memcmp(p->eth.dst, bcast, FRAME_ETH_ALEN))
+		return SOFT_DROP_NOT_FOR_US;
+	if (p->layers & FRAME_L_ARP) {
+		h->st.arp_rx++;
+		arp_input(h, &p->arp, now);
+		return SOFT_DROP_COUNT;
+	}
+	if (!(p->layers & FRAME_L_IPV4))
+		return SOFT_DROP_PROTO;
+	if (p->ip.dst != h->p.ip)
+		return SOFT_DROP_NOT_FOR_US;
+	if (frame_ipv4_csum(f + p->ip_off, p->ip.hlen) != 0)
+		return SOFT_DROP_IP_CSUM;
+	if (p->ip.frag & (FRAME_IPV4_MF | FRAME_IPV4_OFFMASK))
+		return SOFT_DROP_FRAGMENT;
+	if (!(p->layers & FRAME_L_UDP))
+		return SOFT_DROP_PROTO;
+	if (p->udp.dport == FRAME_ROCEV2_PORT)
+		roce_input(h, f, p, now);
+	else if (p->udp.dport == h->p.telemetry_port)
+		telemetry_input(h, f, p, now);
+	else
+		return SOFT_DROP_PORT;
+	return SOFT_DROP_COUNT;
+}
+
+void soft_host_input(struct soft_host *h, const uint8_t *f, size_t len, qp_time_ns now)
+{
+	struct frame_parsed p;
+	enum soft_drop d;
+
+	h->st.rx_frames++;
+	h->st.rx_bytes += len;
+	d = frame_parse(&p, f, len) < 0 ? SOFT_DROP_MALFORMED : dispatch(h, f, &p, now);
+	if (d != SOFT_DROP_COUNT)
+		drop(h, d);
+}
+
+/* ---- output and timers ---- */
+
+static int ctrl_pop(struct soft_host *h, uint8_t *buf, size_t cap)
+{
+	const struct ctrl_frame *c = &h->ctrl[h->ctrl_head % SOFT_HOST_CTRL];
+
+	if (cap < c->len)
+		return -EMSGSIZE;
+	memcpy(buf, c->buf, c->len);
+	h->ctrl_head++;
+	return c->len;
+}
+
+static int qp_output(struct soft_host *h, struct host_qp *q, const uint8_t *mac,
+		     qp_time_ns now, uint8_t *buf, size_t cap)
+{
+	struct frame_roce_spec s;
+
+	if (!rc_tx_next(q->rc, now, &s))
+		return 0;
+	s.src = (struct frame_addr){ .ip = h->p.ip, .port = q->sport };
+	memcpy(s.src.mac, h->p.mac, FRAME_ETH_ALEN);
+	s.dst = (struct frame_addr){ .ip = q->peer_ip, .port = FRAME_ROCEV2_PORT };
+	memcpy(s.dst.mac, mac, FRAME_ETH_ALEN);
+	s.ip = (struct frame_ip_opts){ .tos = q->tos };
+	return frame_build_roce(buf, cap, &s);
+}
+
+int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t cap)
+{
+	int len = 0;
+
+	if (cap < SOFT_FRAME_MAX)
+		return -EMSGSIZE;
+	if (h->ctrl_head != h->ctrl_tail) {
+		len = ctrl_pop(h, buf, cap);
+		goto out;
+	}
+	for (uint32_t k = 0; k < h->hw && len == 0; k++) {
+		uint32_t i = (h->rr + k) % h->hw;
+		struct host_qp *q = &h->qps[i];
+		const uint8_t *mac;
+		bool ask;
+
+		if (q->state != SLOT_CONNECTED || !rc_tx_pending(q->rc))
+			continue;
+		mac = soft_arp_lookup(&h->arp, q->peer_ip, now, &ask);
+		if (ask)
+			arp_request(h, q->peer_ip);
+		if (!mac)
+			continue;
+		len = qp_output(h, q, mac, now, buf, cap);
+		h->rr = i + 1;
+	}
+	if (len == 0 && h->ctrl_head != h->ctrl_tail)
+		len = ctrl_pop(h, buf, cap);
+out:
+	if (len > 0) {
+		h->st.tx_frames++;
+		h->st.tx_bytes += (uint64_t)len;
+	}
+	return len;
+}
+
+bool soft_host_tx_pending(struct soft_host *h)
+{
+	if (h->ctrl_head != h->ctrl_tail)
+		return true;
+	for (uint32_t i = 0; i < h->hw; i++) {
+		const struct host_qp *q = &h->qps[i];
+
+		if (q->state == SLOT_CONNECTED && rc_tx_pending(q->rc) &&
+		    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
+			return true;
+	}
+	return false;
+}
+
+qp_time_ns soft_host_deadline(struct soft_host *h)
+{
+	qp_time_ns d = soft_arp_deadline(&h->arp);
+
+	for (uint32_t i = 0; i < h->hw; i++)
+		if (h->qps[i].state == SLOT_CONNECTED)
+			d = qp_time_min(d, rc_deadline(h->qps[i].rc));
+	return d;
+}
+
+void soft_host_tick(struct soft_host *h, qp_time_ns now)
+{
+	uint32_t ip, failed;
+
+	for (uint32_t i = 0; i < h->hw; i++) {
+		struct host_qp *q = &h->qps[i];
+
+		if (q->state == SLOT_CONNECTED && rc_deadline(q->rc) <= now)
+			rc_tick(q->rc, now);
+	}
+	for (;;) {
+		ip = soft_arp_due(&h->arp, now, &failed);
+		if (failed)
+			pend_release(h, failed, NULL);
+		else if (ip)
+			arp_request(h, ip);
+		else
+			break;
+	}
+}
+
+const struct soft_host_stats *soft_host_stats(const struct soft_host *h)
+{
+	return &h->st;
+}
+
+uint32_t soft_host_ip(const struct soft_host *h)
+{
+	return h->p.ip;
+}
+
+const uint8_t *soft_host_mac(const struct soft_host *h)
+{
+	return h->p.mac;
+}
