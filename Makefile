@@ -4,6 +4,7 @@
 #   make test       deps, build, unit tests, the same again under ASan+UBSan, then the
 #                   integration tests (namespaces; root only, skipped otherwise)
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make clean
 #
 # Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
@@ -80,6 +81,13 @@ integration: all
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
+
+# The README's main command: packages (gnuplot-nox for the plots), build, one incast per
+# algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
+demo:
+	@sh scripts/deps.sh gnuplot-nox
+	$(MAKE) all
+	@sh bench/demo.sh $(BUILD)
 
 clean:
 	rm -rf build

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "qpace/cc.h"
 #include "qpace/units.h"
 #include "bench.h"
 #include "opt.h"
@@ -188,6 +189,12 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 {
 	bool gave_n = opt_seen(bench_opts, NOPTS, c->seen, "iters");
 
+	if (c->cc && !cc_find(c->cc)) {
+		size_t used = (size_t)snprintf(err, errlen, "--cc '%s': not one of", c->cc);
+		for (const struct cc_ops *const *o = cc_all(); *o && used < errlen; o++)
+			used += (size_t)snprintf(err + used, errlen - used, " %s", (*o)->name);
+		return -1;
+	}
 	if (c->mtu_bytes & (c->mtu_bytes - 1))
 		return RULE_ERR("--mtu '%llu': not one of 256, 512, 1024, 2048, 4096",
 				(unsigned long long)c->mtu_bytes);

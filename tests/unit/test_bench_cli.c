@@ -118,6 +118,8 @@ static void test_bad_input(void **state)
 		  { "--rate", "'fast'", "bits/s" } },
 		{ CMD_INCAST, ARGC("incast", "--mtu", "1000"), ARGV("incast", "--mtu", "1000"),
 		  { "--mtu", "'1000'", "2048" } },
+		{ CMD_INCAST, ARGC("incast", "--cc", "tcp"), ARGV("incast", "--cc", "tcp"),
+		  { "--cc 'tcp'", "hpcc", "dcqcn" } },
 		{ CMD_INCAST, ARGC("incast", "--bogus"), ARGV("incast", "--bogus"),
 		  { "unknown option", "--bogus", "" } },
 		{ CMD_INCAST, ARGC("incast", "-s"), ARGV("incast", "-s"),
