@@ -42,12 +42,12 @@ struct incast_result {
 	char algorithm[INCAST_ALGO_MAX];   /* "hpcc+ia" */
 	char cc[INCAST_ALGO_MAX];
 	bool credits;
-	uint32_t senders;
+	uint64_t senders;
 	uint64_t bytes_per_sender;
 	qp_rate_bps link_bps;
-	uint32_t mtu_bytes;
+	uint64_t mtu_bytes;
 	uint64_t buffer_bytes;
-	uint32_t rounds;
+	uint64_t rounds;
 	double payload_bps;          /* what the bottleneck carries in payload */
 	double goodput_bps;
 	double goodput_ratio;        /* goodput / payload_bps */
@@ -59,6 +59,8 @@ struct incast_result {
 	uint64_t drops, ecn_marks, max_queue_bytes;
 	double avg_queue_bytes;
 	double elapsed_s;            /* sum of the rounds' durations */
+	qp_time_ns base_rtt_ns;      /* unloaded RTT measured before the rounds (HPCC's T) */
+	qp_time_ns loop_late_max_ns; /* the longest the loop ran late (a busy machine) */
 };
 
 struct incast_run {

@@ -35,6 +35,7 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "link_bps", "link", FT_U64, R(link_bps), 1, 1e-6, "Mb/s", false },
 	{ NULL, "mtu_bytes", NULL, FT_U64, R(mtu_bytes), 0, 1, "", false },
 	{ NULL, "buffer_bytes", NULL, FT_U64, R(buffer_bytes), 0, 1, "", false },
+	{ NULL, "base_rtt_ns", "base RTT (measured)", FT_U64, R(base_rtt_ns), 1, 1e-3, "us", false },
 	{ NULL, "payload_bps", "bottleneck payload rate", FT_DBL, R(payload_bps), 0, 1e-6, "Mb/s", false },
 	{ NULL, "goodput_bps", "goodput", FT_DBL, R(goodput_bps), 0, 1e-6, "Mb/s", false },
 	{ NULL, "goodput_ratio", "goodput / payload rate", FT_DBL, R(goodput_ratio), 4, 100, "%", false },
@@ -52,6 +53,7 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true },
 	{ NULL, "max_queue_bytes", "peak queue", FT_U64, R(max_queue_bytes), 1, 1.0 / 1024, "KiB", true },
 	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true },
+	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-3, "us", false },
 	{ NULL, "elapsed_s", NULL, FT_DBL, R(elapsed_s), 6, 1, "", false },
 };
 #undef R
@@ -160,7 +162,7 @@ void incast_print_text(FILE *out, const struct incast_result *r, const struct in
 		       size_t nflows)
 {
 	fputs("---------------------------------------------------------------------------------------\n", out);
-	fprintf(out, "                    Incast %" PRIu32 " -> 1, %s\n", r->senders, r->algorithm);
+	fprintf(out, "                    Incast %" PRIu32 " -> 1, %s\n", (uint32_t)r->senders, r->algorithm);
 	fputs("---------------------------------------------------------------------------------------\n", out);
 	fputs(" round  sender  bytes        fct[usec]     retrans  timeouts\n", out);
 	for (size_t i = 0; i < nflows; i++) {
