@@ -5,6 +5,8 @@
 #                   integration tests (namespaces; root only, skipped otherwise)
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
+#   make fuzz       libFuzzer on the frame, telemetry and topology parsers (clang),
+#                   FUZZ_SECONDS each (default 20)
 #   make clean
 #
 # Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
@@ -39,7 +41,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 
 LIB := $(BUILD)/libqpace.a
 
-.PHONY: all deps test unit check-unit integration bench-cc demo clean
+.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz
 all: $(PROGS)
 
 deps:
@@ -88,6 +90,18 @@ demo:
 	@sh scripts/deps.sh gnuplot-nox
 	$(MAKE) all
 	@sh bench/demo.sh $(BUILD)
+
+# Each tests/fuzz/fuzz_NAME.c is built with clang's libFuzzer, ASan and UBSan over the
+# library sources it reaches.
+FUZZ_SECONDS ?= 20
+FUZZ_SRCS := lib/frame.c lib/feedback.c lib/units.c switchsim/conf.c switchsim/topo.c
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined \
+		$< $(FUZZ_SRCS) -lz -lm -o $@
+fuzz: $(FUZZ_BINS)
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 clean:
 	rm -rf build

@@ -139,7 +139,7 @@ static int level_decode(struct fb_msg *m, const uint8_t *p, size_t len)
 	l->switch_id = qp_get32(p + 16);
 	l->port = qp_get16(p + 20);
 	l->level = p[22];
-	l->acked = p[23];
+	l->acked = p[22] == FB_LEVEL_ACK ? p[23] : 0;   /* reserved otherwise */
 	l->queue_bytes = qp_get32(p + 24);
 	l->seq = qp_get32(p + 28);
 	l->psn = qp_get32(p + 32) & 0xffffff;

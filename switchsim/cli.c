@@ -129,6 +129,15 @@ static int opt_spin(struct sw_conf *c, struct cli_state *s, const char *arg, cha
 	return 0;
 }
 
+static int opt_tx_early(struct sw_conf *c, struct cli_state *s, const char *arg, char *err,
+			size_t len)
+{
+	(void)s;
+	if (qp_parse_time(arg, &c->tx_early_ns) || c->tx_early_ns > QP_NS_PER_MS)
+		return ERR("--tx-early '%s': a time in 0..1ms", arg);
+	return 0;
+}
+
 static int opt_quiet(struct sw_conf *c, struct cli_state *s, const char *arg, char *err,
 		     size_t len)
 {
@@ -165,6 +174,9 @@ static const struct opt opts[] = {
 	  "bdp = rate x 2 x delay, at least 1500 (default), off" },
 	{ "notice-interval", 0, "TIME", NULL,
 	  "at most one early notice per flow per TIME (default 10us)" },
+	{ "cnp", 0, "on|off", NULL,
+	  "with each early notice also a RoCEv2 CNP (opcode 0x81) to the sender's\n"
+	  "QP, learned from the receiver's ACKs (default off)" },
 	{ "levels", 0, "MIN,MID,MAX", NULL,
 	  "congestion levels 0..3 (FFD) at these queue bytes (default off)" },
 	{ "level-repeat", 0, "TIME", NULL,
@@ -181,6 +193,9 @@ static const struct opt opts[] = {
 	{ "spin", 0, "TIME", opt_spin,
 	  "busy-poll when the next departure is within TIME, sleep otherwise\n"
 	  "(default 50us; 0 = always sleep: ~50us late at best)" },
+	{ "tx-early", 0, "TIME", opt_tx_early,
+	  "hand frames to the OS up to TIME before their model departure, so they\n"
+	  "leave in batches (default 10us; the model and telemetry are unaffected)" },
 	{ "quiet", 'q', NULL, opt_quiet, "no start-up summary" },
 	{ "help", 'h', NULL, opt_help, "this text" },
 };
@@ -207,9 +222,10 @@ static void usage(FILE *out)
 			 opts[i].short_name ? opts[i].short_name : ' ',
 			 opts[i].short_name ? ", " : " ", opts[i].name, opts[i].arg ? " " : "",
 			 opts[i].arg ? opts[i].arg : "");
-		fprintf(out, "  %-30s ", opts[i].short_name ? head : head + 2);
+		fprintf(out, "  %-24s%s", opts[i].short_name ? head : head + 2,
+			strlen(head) > 24 ? "\n                          " : "");
 		while ((nl = strchr(h, '\n'))) {
-			fprintf(out, "%.*s\n%33s", (int)(nl - h), h, "");
+			fprintf(out, "%.*s\n%26s", (int)(nl - h), h, "");
 			h = nl + 1;
 		}
 		fprintf(out, "%s\n", h);

@@ -165,6 +165,15 @@ static int set_levels(struct sw_port_defaults *d, const char *key, const char *v
 	return 0;
 }
 
+static int set_cnp(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		   size_t len)
+{
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return ERR("%s '%s': accepted on, off", key, v);
+	d->telem.cnp = !strcmp(v, "on");
+	return 0;
+}
+
 static int set_flows(struct sw_port_defaults *d, const char *key, const char *v, char *err,
 		     size_t len)
 {
@@ -191,7 +200,8 @@ static const struct {
 	{ "rate", set_rate }, { "buffer", set_buffer }, { "delay", set_delay },
 	{ "ecn", set_ecn }, { "early", set_early }, { "notice-interval", set_notice_interval },
 	{ "levels", set_levels }, { "level-repeat", set_level_repeat }, { "int", set_int },
-	{ "int-sample", set_int_sample }, { "flows", set_flows }, { "seed", set_seed },
+	{ "int-sample", set_int_sample }, { "cnp", set_cnp }, { "flows", set_flows },
+	{ "seed", set_seed },
 };
 
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
@@ -206,7 +216,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 const char *sw_conf_setting_names(void)
 {
 	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, int, "
-	       "int-sample, flows, seed";
+	       "int-sample, cnp, flows, seed";
 }
 
 void sw_conf_defaults(struct sw_conf *c)
@@ -222,6 +232,7 @@ void sw_conf_defaults(struct sw_conf *c)
 	};
 	c->stats_interval_ns = 10 * QP_NS_PER_MS;
 	c->spin_ns = 50 * QP_NS_PER_US;
+	c->tx_early_ns = 10 * QP_NS_PER_US;
 }
 
 int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t len)

@@ -68,6 +68,7 @@ struct sw_conf {
 	qp_time_ns stats_interval_ns;
 	qp_time_ns duration_ns;       /* 0 = until a signal */
 	qp_time_ns spin_ns;           /* busy-poll when the next departure is this close */
+	qp_time_ns tx_early_ns;       /* I/O ports may send this much before the model */
 	bool quiet;
 };
 

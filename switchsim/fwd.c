@@ -122,3 +122,26 @@ const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip)
 	}
 	return NULL;
 }
+
+static struct sw_qp_entry *qp_slot(const struct sw_fwd *f, uint32_t req, uint32_t resp)
+{
+	uint32_t h = ip_hash(req ^ (resp * 0x9e3779b9u)) % SW_QP_SLOTS;
+	return (struct sw_qp_entry *)&f->qp[h];
+}
+
+void sw_fwd_learn_qp(struct sw_fwd *f, uint32_t requester_ip, uint32_t responder_ip,
+		     uint32_t qp)
+{
+	struct sw_qp_entry *e = qp_slot(f, requester_ip, responder_ip);
+
+	*e = (struct sw_qp_entry){ requester_ip, responder_ip, qp, true };
+}
+
+const struct sw_qp_entry *sw_fwd_lookup_qp(const struct sw_fwd *f, uint32_t requester_ip,
+					   uint32_t responder_ip)
+{
+	const struct sw_qp_entry *e = qp_slot(f, requester_ip, responder_ip);
+
+	return e->used && e->requester_ip == requester_ip && e->responder_ip == responder_ip ?
+	       e : NULL;
+}

@@ -29,9 +29,19 @@ struct sw_ip_entry {
 	qp_time_ns seen_ns;
 };
 
+/* The requester's QP of a RoCEv2 connection, from the responder's ACKs and read
+ * responses (their BTH destination QP), keyed by (requester IP, responder IP). */
+struct sw_qp_entry {
+	uint32_t requester_ip, responder_ip;
+	uint32_t qp;
+	bool used;
+};
+#define SW_QP_SLOTS 256
+
 struct sw_fwd {
 	struct sw_mac_entry mac[SW_FWD_SLOTS];
 	struct sw_ip_entry ip[SW_FWD_SLOTS];
+	struct sw_qp_entry qp[SW_QP_SLOTS];
 	uint64_t moves;      /* learned MAC seen on another port */
 };
 
@@ -43,5 +53,10 @@ void sw_fwd_learn_ip(struct sw_fwd *f, uint32_t ip, const uint8_t mac[6], int po
 /* Port for a unicast MAC, SW_FWD_NONE when unknown (flood). */
 int sw_fwd_lookup(const struct sw_fwd *f, const uint8_t mac[6]);
 const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip);
+/* Last writer wins: one QP per host pair is all a CNP needs to find. */
+void sw_fwd_learn_qp(struct sw_fwd *f, uint32_t requester_ip, uint32_t responder_ip,
+		     uint32_t qp);
+const struct sw_qp_entry *sw_fwd_lookup_qp(const struct sw_fwd *f, uint32_t requester_ip,
+					   uint32_t responder_ip);
 
 #endif

@@ -31,7 +31,7 @@ int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *er
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), sz = 32 << 20;
 
 	if (fd < 0) {
-		snprintf(err, len, "%s port: socket: %s", what, strerror(errno));
+		snprintf(err, len, "%s: socket: %s", what, strerror(errno));
 		return -1;
 	}
 	/* Large enough to ride out a stall of tens of ms at a few 100k frames/s (root may
@@ -41,7 +41,7 @@ int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *er
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	sw_io_timestamps(fd);
 	if (bind(fd, (const struct sockaddr *)local, sizeof(*local)) < 0) {
-		snprintf(err, len, "%s port: cannot bind %s: %s", what,
+		snprintf(err, len, "%s: cannot bind %s: %s", what,
 			 sw_fmt_addr(local, a, sizeof(a)), strerror(errno));
 		close(fd);
 		return -1;

@@ -13,7 +13,10 @@
 
 static int udp_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
 {
-	io->fd = sw_io_udp_socket(&c->local, "udp", err, len);
+	char what[64];
+
+	snprintf(what, sizeof(what), "udp port %s", c->name);
+	io->fd = sw_io_udp_socket(&c->local, what, err, len);
 	io->remote = c->remote;
 	return io->fd < 0 ? -1 : 0;
 }
@@ -57,7 +60,10 @@ const struct sw_io_ops sw_io_udp_ops = {
 
 static int vxlan_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
 {
-	io->fd = sw_io_udp_socket(&c->local, "vxlan", err, len);
+	char what[64];
+
+	snprintf(what, sizeof(what), "vxlan port %s", c->name);
+	io->fd = sw_io_udp_socket(&c->local, what, err, len);
 	io->remote = c->remote;
 	io->vni = c->vni;
 	memset(io->vxhdr, 0, sizeof(io->vxhdr));

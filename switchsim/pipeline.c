@@ -28,6 +28,8 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	s->leave_ns = now + p->q_delay_ns;
 }
 
+static void ctrl_send(struct sw_switch *sw, const uint8_t *frame, size_t len, qp_time_ns now);
+
 /* A telemetry frame from switch @sw to the host at @dst_ip: its MAC from what the switch
  * learned (else @mac), out of the port that MAC was seen on. */
 static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
@@ -38,19 +40,52 @@ static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac
 	struct frame_addr dst = { .ip = dst_ip, .port = FB_PORT };
 	struct frame_ip_opts ip = { .tos = 0xb8, .id = sw->ip_id++ };   /* DSCP EF */
 	uint8_t payload[FB_MAX_LEN], frame[SW_CTRL_FRAME];
-	int plen, flen, out;
+	int plen, flen;
 
 	memcpy(src.mac, sw->conf->mac, 6);
 	memcpy(dst.mac, ipe ? ipe->mac : mac, 6);
-	out = sw_fwd_lookup(&sw->fwd, dst.mac);
 	plen = fb_encode(payload, sizeof(payload), msg);
-	if (out < 0 || plen < 0) {
+	flen = plen < 0 ? plen :
+	       frame_build_udp(frame, sizeof(frame), &src, &dst, &ip, payload, (size_t)plen);
+	if (flen > 0)
+		ctrl_send(sw, frame, (size_t)flen, now);
+}
+
+/* Send @frame from switch @sw towards the MAC in its first 6 bytes, in the priority band. */
+static void ctrl_send(struct sw_switch *sw, const uint8_t *frame, size_t len, qp_time_ns now)
+{
+	int out = sw_fwd_lookup(&sw->fwd, frame);
+
+	if (out < 0) {
 		sw->fab->ctrl_unroutable++;
 		return;
 	}
-	flen = frame_build_udp(frame, sizeof(frame), &src, &dst, &ip, payload, (size_t)plen);
-	if (flen > 0)
-		ctrl_push(&sw->ports[out], frame, (size_t)flen, now);
+	ctrl_push(&sw->ports[out], frame, len, now);
+}
+
+/* A RoCEv2 CNP to the data sender's QP, as the receiver would send it (from the
+ * receiver's addresses, BECN set), when that QP is known. */
+static bool send_cnp(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
+		     qp_time_ns now)
+{
+	const struct sw_qp_entry *qp = sw_fwd_lookup_qp(&p->sw->fwd, m->key.src_ip, m->key.dst_ip);
+	struct frame_roce_spec s = {
+		.src = { .ip = m->key.dst_ip, .port = 0xc000 | (m->key.qp & 0x3fff) },
+		.dst = { .ip = m->key.src_ip },
+		.bth = { .opcode = FRAME_OP_CNP, .becn = true },
+	};
+	uint8_t cnp[SW_CTRL_FRAME];
+	int n;
+
+	if (!qp)
+		return false;
+	s.bth.dest_qp = qp->qp;
+	memcpy(s.src.mac, frame, 6);       /* the data frame's destination: the receiver */
+	memcpy(s.dst.mac, frame + 6, 6);   /* its source: the sender */
+	n = frame_build_roce(cnp, sizeof(cnp), &s);
+	if (n > 0)
+		ctrl_send(p->sw, cnp, (size_t)n, now);
+	return n > 0;
 }
 
 static struct fb_flow fb_flow_of(const struct sw_flow_key *k)
@@ -72,6 +107,8 @@ static void send_notice(struct sw_port *p, const struct sw_meta *m, const uint8_
 	};
 	p->st.notices++;
 	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+	if (p->telem.cnp && send_cnp(p, m, frame, o->arrival_ns))
+		p->st.cnps++;
 }
 
 static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
@@ -131,13 +168,12 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 }
 
 /* True when the frame was for the switch itself and is consumed. */
-static bool to_switch(struct sw_port *in, const uint8_t *f, size_t len,
-		      const struct frame_parsed *p, qp_time_ns now)
+static bool to_switch(struct sw_port *in, const uint8_t *f, const struct frame_parsed *p,
+		      qp_time_ns now)
 {
 	struct sw_switch *sw = in->sw;
 	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
 
-	(void)len;
 	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
 		take_level_ack(sw, f, p);
 	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
@@ -219,7 +255,10 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		sw_fwd_learn_ip(&sw->fwd, p.ip.src, p.eth.src, in->index, now);
 	else if (p.layers & FRAME_L_ARP)
 		sw_fwd_learn_ip(&sw->fwd, p.arp.spa, p.arp.sha, in->index, now);
-	if (to_switch(in, f, len, &p, now))
+	/* Responses (ACK, read response) name the requester's QP: remember it for CNPs. */
+	if ((p.layers & FRAME_L_ROCE) && (p.op->ext & FRAME_X_AETH))
+		sw_fwd_learn_qp(&sw->fwd, p.ip.dst, p.ip.src, p.bth.dest_qp);
+	if (to_switch(in, f, &p, now))
 		return;
 	if (meta)
 		memcpy(&m, meta, SW_META_LEN(meta->nhops));
@@ -268,6 +307,7 @@ void sw_port_flush(struct sw_port *p)
 	if (!p->tx_n)
 		return;
 	taken = p->io->ops->send(p->io, p->tx_iov, p->tx_n);
+	p->st.tx_batches++;
 	for (int i = 0; i < taken; i++)
 		p->st.tx_bytes += p->tx_iov[i].iov_len;
 	p->st.tx_frames += (uint64_t)taken;
@@ -345,19 +385,27 @@ static void leave_data(struct sw_port *p)
 
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 {
+	qp_time_ns early = f->conf->tx_early_ns;
+
 	for (;;) {
 		struct sw_port *best = NULL;
-		qp_time_ns bt = QP_TIME_NEVER;
+		qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
 
-		/* Globally in time order, so frames crossing links arrive in order. */
+		/* Globally in time order, so frames crossing links arrive in order. I/O ports
+		 * may hand frames to the OS up to --tx-early before they leave in the model,
+		 * so that they go out in batches; links never run ahead of the model. */
 		for (int i = 0; i < f->nports; i++) {
-			qp_time_ns t = port_next(f->all[i]);
-			if (t < bt) {
+			qp_time_ns t = port_next(f->all[i]), d;
+			if (t == QP_TIME_NEVER)
+				continue;
+			d = f->all[i]->io ? qp_time_since(t, early) : t;
+			if (d < due) {
+				due = d;
 				bt = t;
 				best = f->all[i];
 			}
 		}
-		if (!best || bt > now)
+		if (!best || due > now)
 			break;
 		if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 		    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)

@@ -70,6 +70,7 @@ static int cmd_recv(int argc, char **argv)
 		return 1;
 	struct swt_rx r = swt_count_rx(fd, a.duration_ns, 42, NULL);
 	swt_print_rx("received", &r);
+	free(r.arrivals);
 	close(fd);
 	return 0;
 }
@@ -100,6 +101,7 @@ static int cmd_rate(int argc, char **argv)
 	r = swt_count_rx(p.b, 300 * QP_NS_PER_MS, 0, &r);
 	printf("sent %" PRIu64 " frames of %d B\n", c.frames, len);
 	swt_print_rx("received", &r);
+	free(r.arrivals);
 	return 0;
 }
 

@@ -54,6 +54,7 @@ struct sw_port_stats {
 	uint64_t int_reports;        /* INT reports made for frames leaving here */
 	uint64_t int_hops_full;      /* hop records beyond QP_INT_MAX_HOPS, not added */
 	uint64_t notices;            /* early notices caused by this queue */
+	uint64_t cnps;               /* RoCEv2 CNPs sent with them (--cnp on) */
 	uint64_t levels;             /* level messages caused by this queue */
 	uint64_t level_acks;         /* acks that stopped repeats */
 	uint64_t ctrl_frames;        /* telemetry frames sent out of this port */
@@ -62,6 +63,8 @@ struct sw_port_stats {
 	uint64_t rx_errors;          /* the OS reported a receive error */
 	uint64_t rx_skipped;         /* not for this port: wrong VNI or VTEP, own output, GSO */
 	uint64_t rx_kernel_drops;    /* the socket overflowed before we read (SO_RXQ_OVFL) */
+	uint64_t rx_batches;         /* receive calls that returned frames */
+	uint64_t tx_batches;         /* send calls */
 };
 
 struct sw_ctrl_slot {

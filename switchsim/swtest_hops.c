@@ -1,6 +1,9 @@
-/* qpace-swtest hops: RoCEv2 data across several switches of one process; every INT
- * report must carry one hop per switch crossed, in path order, with dequeue times that
- * grow along the path. Host a is on the port at P (bound P+1), host b at P+2 (P+3). */
+/* qpace-swtest hops --base-port P N [echo]: RoCEv2 data across several switches of one
+ * process; every INT report must carry N hops, one per switch crossed, in path order,
+ * with dequeue times that grow along the path. Host a is on the port at P (bound P+1),
+ * host b at P+2 (P+3). Reports go to a (the sender, --int direct), or with `echo` to b
+ * (the receiver, --int echo) flagged for its agent to forward. */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +31,16 @@ int swt_cmd_hops(int argc, char **argv)
 		.bth = { .opcode = FRAME_OP_RC_SEND_MIDDLE, .dest_qp = 0x22 }, .payload_len = 1024,
 	};
 	uint8_t f[2048], buf[SW_TEST_FRAME];
-	int reports = 0, delivered = 0, good = 0;
-	unsigned want = argc > 2 ? (unsigned)atoi(argv[argc - 1]) : 0;
+	int reports = 0, delivered = 0, good = 0, echo = 0;
+	unsigned want = 0;
 	qp_time_ns end;
 
-	if (argc < 5 || swt_parse(&a, argc - 1, argv) || !a.base_port || want < 1 ||
-	    want > QP_INT_MAX_HOPS || swt_pair_open(&p, a.base_port)) {
-		fprintf(stderr, "qpace-swtest hops --base-port P NHOPS\n");
+	if (!swt_parse(&a, argc, argv) && optind < argc) {
+		want = (unsigned)atoi(argv[optind]);
+		echo = optind + 1 < argc && !strcmp(argv[optind + 1], "echo");
+	}
+	if (!a.base_port || want < 1 || want > QP_INT_MAX_HOPS || swt_pair_open(&p, a.base_port)) {
+		fprintf(stderr, "qpace-swtest hops --base-port P NHOPS [echo]\n");
 		return 2;
 	}
 	swt_learn(&p, &host_a, &host_b);
@@ -48,11 +54,19 @@ int swt_cmd_hops(int argc, char **argv)
 		struct frame_parsed fp;
 		struct fb_msg m;
 		ssize_t n;
-		while ((n = recv(p.b, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-			delivered += !frame_parse(&fp, buf, (size_t)n) && (fp.layers & FRAME_L_ROCE);
-		while ((n = recv(p.a, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-			if (frame_parse(&fp, buf, (size_t)n) || !(fp.layers & FRAME_L_UDP) ||
-			    fb_decode(&m, buf + fp.payload_off, fp.payload_len) || m.type != FB_T_INT)
+		while ((n = recv(echo ? p.a : p.b, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			delivered += !echo && !frame_parse(&fp, buf, (size_t)n) &&
+				     (fp.layers & FRAME_L_ROCE);
+		while ((n = recv(echo ? p.b : p.a, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			if (frame_parse(&fp, buf, (size_t)n))
+				continue;
+			if (echo && (fp.layers & FRAME_L_ROCE)) {
+				delivered++;
+				continue;
+			}
+			if (!(fp.layers & FRAME_L_UDP) ||
+			    fb_decode(&m, buf + fp.payload_off, fp.payload_len) || m.type != FB_T_INT ||
+			    !!(m.flags & FB_F_TO_RECEIVER) != echo || fp.ip.dst != (echo ? host_b.ip : host_a.ip))
 				continue;
 			const struct fb_int *r = &m.u.int_report;
 			int ok = r->nhops == want;
@@ -71,7 +85,8 @@ int swt_cmd_hops(int argc, char **argv)
 			good += ok;
 		}
 	}
-	printf("%d frames delivered, %d INT reports, %d with %u hops in path order\n", delivered,
-	       reports, good, want);
+	printf("%d frames delivered, %d INT reports %s, %d with %u hops in path order\n",
+	       delivered, reports, echo ? "at the receiver (echo)" : "at the sender (direct)", good,
+	       want);
 	return delivered == FRAMES && reports == FRAMES && good == FRAMES ? 0 : 1;
 }

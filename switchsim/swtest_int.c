@@ -2,7 +2,9 @@
  *
  * The switch must run with:
  *   --rate 10M --buffer 256K --int direct --early 5000 --notice-interval 1ms
- *   --levels 3000,8000,12000 --level-repeat 200us
+ *   --levels 3000,8000,12000 --level-repeat 200us --cnp on
+ * Host b first sends an RC ACK to a's QP 0x99, from which the switch learns where CNPs
+ * go; every notice must then come with a CNP to that QP.
  * Host a (port 0) sends RC WRITE_MIDDLE frames of 1082 B (865.6 us each at 10M) to host
  * b (port 1). The switch stamps arrivals with the kernel's receive time, so the loopback
  * delivery of a 16-frame sendmmsg (~80 us) stays well inside one frame time:
@@ -29,6 +31,7 @@
 #define GAP_NS 865600
 #define EARLY 5000
 #define MAX_EVENTS 4096
+#define A_QP 0x99   /* host a's QP, which the switch learns from b's ACK */
 
 static const struct frame_addr host_a = {
 	.mac = { 0x02, 0, 0, 0, 0, 0x0a }, .ip = 0x0a000001, .port = 0xc001 };
@@ -48,6 +51,7 @@ struct ctx {
 	uint64_t sent, rx_data, rx_icrc_ok;
 	struct event ev[MAX_EVENTS];
 	int nev;
+	int cnps, cnps_ok;
 	int failures;
 };
 
@@ -90,6 +94,13 @@ static void poll_once(struct ctx *c)
 
 	while ((n = recv(c->p.a, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		struct event *e = &c->ev[c->nev];
+		if (!frame_parse(&p, buf, (size_t)n) && (p.layers & FRAME_L_ROCE) &&
+		    p.bth.opcode == FRAME_OP_CNP) {
+			c->cnps++;
+			c->cnps_ok += p.bth.dest_qp == A_QP && p.bth.becn && frame_icrc_ok(buf, &p) &&
+				      p.ip.src == host_b.ip;
+			continue;
+		}
 		if (c->nev == MAX_EVENTS || frame_parse(&p, buf, (size_t)n) ||
 		    !(p.layers & FRAME_L_UDP) || p.udp.dport != FB_PORT ||
 		    fb_decode(&e->m, buf + p.payload_off, p.payload_len))
@@ -131,6 +142,19 @@ static void settle(struct ctx *c, qp_time_ns quiet_ns)
 	       (c->rx_data < c->sent || (uint64_t)count_type(c, FB_T_INT) < c->sent))
 		poll_once(c);
 	pump_until(c, qp_now_ns() + quiet_ns);
+}
+
+/* b acknowledges a's QP once (RC ACK, dest QP A_QP): the switch learns it for CNPs. */
+static void send_rc_ack(struct ctx *c)
+{
+	uint8_t f[128];
+	struct frame_roce_spec s = {
+		.src = host_b, .dst = host_a,
+		.bth = { .opcode = FRAME_OP_RC_ACK, .dest_qp = A_QP }, .aeth = { .msn = 1 },
+	};
+	int len = frame_build_roce(f, sizeof(f), &s);
+
+	sendto(c->p.b, f, (size_t)len, 0, (struct sockaddr *)&c->p.to_b, sizeof(c->p.to_b));
 }
 
 /* Acknowledge level @lv as a sender's agent would: to the switch that sent it. */
@@ -201,6 +225,7 @@ int swt_cmd_int(int argc, char **argv)
 	qp_time_ns t0, tb, ack_t = 0;
 	uint32_t ack_psn = 0, ack_seq = 0;
 	int burst_notice = 0;
+	uint32_t last_seq_a = 0;
 	int first_level = -1, n_int = 0, monotone = 1, repeats_before = 0, after_ack = 0;
 	int levels_a[3] = { -1, -1, -1 }, nla = 0, notices_ok = 1, n_notice = 0;
 	uint64_t last_tx = 0;
@@ -210,6 +235,8 @@ int swt_cmd_int(int argc, char **argv)
 		return 2;
 	}
 	swt_learn(&c.p, &host_a, &host_b);
+	send_rc_ack(&c);
+	pump_until(&c, qp_now_ns() + 20 * QP_NS_PER_MS);
 
 	/* A: one burst of 16, checked against the model (check_burst_int). */
 	int burst_ev0 = c.nev;
@@ -280,8 +307,12 @@ int swt_cmd_int(int argc, char **argv)
 				check(&c, 0, "no notice for a lone frame on an empty queue");
 			break;
 		case FB_T_LEVEL:
-			if (i >= burst_ev0 && i < phase_a_events && nla < 3)
+			/* changes only: a burst the machine stretched lets repeats in between */
+			if (i >= burst_ev0 && i < phase_a_events && nla < 3 &&
+			    e->m.u.level.seq != last_seq_a)
 				levels_a[nla++] = e->m.u.level.level;
+			if (i < phase_a_events)
+				last_seq_a = e->m.u.level.seq;
 			if (i >= phase_a_events && i < phase_b_events && ack_t &&
 			    e->m.u.level.seq == ack_seq) {
 				if (e->m.u.level.psn <= ack_psn)
@@ -297,7 +328,7 @@ int swt_cmd_int(int argc, char **argv)
 	printf("sent %" PRIu64 " data frames, received %" PRIu64 " (%" PRIu64 " with a good "
 	       "ICRC); %d INT reports, %d notices\n", c.sent, c.rx_data, c.rx_icrc_ok, n_int,
 	       n_notice);
-	printf("levels in the burst: %d %d %d; messages of the acked level (seq %u) up to the "
+	printf("level changes in the burst: %d %d %d; messages of the acked level (seq %u) up to the "
 	       "ack's psn %u: %d, after it: %d; level after draining: %d\n", levels_a[0], levels_a[1],
 	       levels_a[2], ack_seq, ack_psn, repeats_before, after_ack, first_level);
 	check(&c, c.rx_data == c.sent && c.rx_icrc_ok == c.sent, "every data frame delivered intact");
@@ -305,8 +336,11 @@ int swt_cmd_int(int argc, char **argv)
 	check(&c, monotone, "tx bytes monotone over all reports");
 	check_burst_int(&c, burst_psn0, burst_sent);
 	check(&c, n_notice >= 2 && notices_ok, "notices only at queue >= 5000 B, flows 1");
+	printf("%d RoCEv2 CNPs, %d to QP 0x%x with BECN and a good ICRC\n", c.cnps, c.cnps_ok, A_QP);
+	check(&c, c.cnps == n_notice && c.cnps_ok == c.cnps,
+	      "a CNP (0x81) to the sender's learned QP with every notice");
 	check(&c, levels_a[0] == 1 && levels_a[1] == 2 && levels_a[2] == 3,
-	      "levels 1, 2, 3 as the burst builds the queue");
+	      "level changes 1, 2, 3 as the burst builds the queue");
 	check(&c, ack_t && repeats_before >= 3, "level 3 repeated until acknowledged");
 	check(&c, c.psn - 1 >= ack_psn + 5, "at least 5 frames at level 3 after the ack");
 	check(&c, after_ack == 0, "no level repeats after the ack");

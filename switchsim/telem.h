@@ -3,6 +3,8 @@
  * Early congestion notice (Bolt's SRC, ACC's first-RTT feedback): at enqueue, when the
  * queue the frame joins is at or above early_bytes, at most one per flow per
  * notice_interval_ns. Default threshold: one BDP of the port, rate x (2 x delay).
+ * Optionally (cnp) each notice is doubled by a real RoCEv2 CNP (BTH opcode 0x81) to the
+ * sender's QP, once the switch has learned that QP from the receiver's ACKs.
  *
  * Congestion levels (FFD): thresholds min <= mid <= max on the same queue give
  *     q < min: 0    min <= q < mid: 1    mid <= q < max: 2    q >= max: 3
@@ -30,6 +32,7 @@ struct sw_telem_params {
 	uint64_t level_bytes[3];       /* min, mid, max; max 0: no levels */
 	qp_time_ns level_repeat_ns;
 	enum sw_int_mode int_mode;
+	bool cnp;                      /* with each notice, a RoCEv2 CNP to the sender's QP */
 	uint32_t int_every;            /* >= 1 */
 	qp_time_ns int_interval_ns;    /* 0: no time limit */
 };

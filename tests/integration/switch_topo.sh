@@ -1,6 +1,7 @@
 #!/bin/sh
 # qpace-switch with a topology file (two switches and a 100 Mb/s, 1 ms link between them)
-# over udp ports: INT reports carry both hops in path order; the pcap capture, the CSV
+# over udp ports: INT reports carry both hops in path order, to the sender (direct) and
+# to the receiver (echo); the pcap capture, the CSV
 # time series and the JSON dump are written; with tshark installed, the capture decodes
 # as InfiniBand over UDP 4791 with no malformed frames.
 set -u
@@ -30,16 +31,25 @@ sleep 0.3
 timeout 10 $T hops --base-port 17400 2 || fail "INT hops across two switches"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
 [ "$rc" -eq 0 ] || fail "switch exit status $rc after SIGTERM"
+cp "$tmp/s.json" "$tmp/direct.json"
+
+# the same path with --int echo: the reports go to the receiver, flagged for its agent
+$SW -c "$tmp/two.topo" --int echo -q --duration 10s &
+pid=$!
+sleep 0.3
+timeout 10 $T hops --base-port 17400 2 echo || fail "INT echo to the receiver"
+kill -INT "$pid"; wait "$pid"; rc=$?; pid=""
+[ "$rc" -eq 0 ] || fail "switch exit status $rc after SIGINT"
 
 # pcap: libpcap's magic, and as many records as the switch says it captured
 magic=$(od -An -tx1 -N4 "$tmp/cap.pcap" | tr -d ' ')
 [ "$magic" = "d4c3b2a1" ] || fail "pcap magic $magic"
-captured=$($T json "$tmp/s.json" s1 a tx_frames)
+captured=$($T json "$tmp/direct.json" s1 a tx_frames)
 echo "pcap: $(wc -c < "$tmp/cap.pcap") bytes; csv: $(wc -l < "$tmp/q.csv") lines"
 head -1 "$tmp/q.csv" | grep -q '^time_s,switch,port,queue_bytes,' || fail "csv header"
 [ "$(wc -l < "$tmp/q.csv")" -gt 10 ] || fail "csv rows"
 [ "$captured" -gt 20 ] || fail "frames out of port a: $captured"
-delivered=$($T json "$tmp/s.json" s2 b tx_frames)
+delivered=$($T json "$tmp/direct.json" s2 b tx_frames)
 echo "port s1:a sent $captured frames (telemetry), s2:b sent $delivered"
 
 if command -v tshark >/dev/null 2>&1; then

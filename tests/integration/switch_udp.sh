@@ -19,7 +19,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
 $SW --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
-	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us \
+	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us --cnp on \
 	--duration 20s -q &
 pid=$!
 sleep 0.3
@@ -47,4 +47,21 @@ echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))
 [ "$maxq" -le "$buf" ] || fail "queue above the buffer"
 awk -v r="$rate" 'BEGIN { d = r / 200000000 - 1; exit !(d < 0.02 && d > -0.02) }' ||
 	fail "received rate $rate not within 2% of 200000000"
+
+echo "--- 10x overload (20 Mb/s link, 200 Mb/s offered, 1 s): bounded queue, no crash"
+$SW --star 2 --base-port 17320 --rate 20M --buffer 64K --delay 5us --duration 20s \
+	--stats-json "$tmp/s10.json" -q &
+pid=$!
+sleep 0.3
+timeout 15 $T rate --base-port 17320 --rate 200M --size 1000 --duration 1s > "$tmp/out10" ||
+	fail "sender"
+kill -0 "$pid" 2>/dev/null || fail "switch died under 10x overload"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+sent=$(awk '/^sent/ {print $2}' "$tmp/out10")
+recv=$(awk '/^received/ {print $2}' "$tmp/out10")
+drops=$($T json "$tmp/s10.json" s1 p1 drop_tail) || fail "no stats"
+maxq=$($T json "$tmp/s10.json" s1 p1 max_qbytes)
+echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))); max queue $maxq of 65536 B"
+[ "$maxq" -le 65536 ] || fail "queue above the buffer"
+[ "$drops" -eq $((sent - recv)) ] || fail "drops != sent - received"
 echo "switch_udp: ok"

@@ -157,6 +157,10 @@ static void test_bad_fields(void **state)
 	len = fb_encode(buf, sizeof(buf), &m);
 	buf[FB_HDR_LEN + 22] = 5;
 	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);
+	buf[FB_HDR_LEN + 22] = 2;
+	buf[FB_HDR_LEN + 23] = 9;   /* reserved unless level 7: ignored (found by fuzzing) */
+	assert_int_equal(fb_decode(&out, buf, (size_t)len), 0);
+	assert_int_equal(out.u.level.acked, 0);
 	buf[FB_HDR_LEN + 22] = FB_LEVEL_ACK;
 	buf[FB_HDR_LEN + 23] = 4;   /* acknowledging a level that does not exist */
 	assert_int_equal(fb_decode(&out, buf, (size_t)len), -EINVAL);

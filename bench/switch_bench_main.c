@@ -1,0 +1,245 @@
+/* switch-bench: forwarding rate of qpace-switch against a plain UDP forwarder.
+ *
+ *   switch-bench [--seconds S] [--switch PATH] [--base-port P]
+ *
+ * The same load, in the same run (3 interleaved rounds of S seconds, default 1; medians),
+ * through:
+ *   1. a plain recvmmsg/sendmmsg forwarder (bench/udp_forwarder.c), the ceiling;
+ *   2. qpace-switch --star 2 at 100 Gb/s (the model never queues) with INT on every
+ *      RoCEv2 data frame, and again with INT on every 16th frame of a QP.
+ * Load: 1022-byte RoCEv2 frames (RC SEND_MIDDLE) sent as fast as one thread can with
+ * sendmmsg, and counted by the same thread with recvmmsg at the far side; the forwarder
+ * is the bottleneck. Prints frames/s of each and the ratio to the plain forwarder.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "qpace/frame.h"
+#include "qpace/units.h"
+#include "udp_forwarder.h"
+
+#define BATCH 32
+#define ROUNDS 3
+#define FRAME_LEN 1022   /* 1 KB: 58 B of headers and ICRC + 964 B, a multiple of 4 */
+
+static int udp_at(unsigned port, int rcvbuf)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), sz = 16 << 20;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		fprintf(stderr, "switch-bench: bind 127.0.0.1:%u: %s\n", port, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static struct sockaddr_in loopback(unsigned port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return a;
+}
+
+static int drain(int fd)
+{
+	static unsigned char buf[BATCH][2048];
+	struct mmsghdr m[BATCH];
+	struct iovec iov[BATCH];
+	int total = 0, n;
+
+	do {
+		for (int i = 0; i < BATCH; i++) {
+			iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+			m[i].msg_hdr = (struct msghdr){ .msg_iov = &iov[i], .msg_iovlen = 1 };
+		}
+		n = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
+		total += n > 0 ? n : 0;
+	} while (n == BATCH);
+	return total;
+}
+
+/* Blast frames into @to for @secs after a 0.3 s warm-up; frames/s counted at @rx. The
+ * telemetry the switch sends back to the sender's socket is not read: the kernel drops
+ * it once that socket is full, so the load generator does the same work in every run and
+ * the switch still pays for building and sending every report. */
+/* CPU seconds (user + system) @pid has used so far. */
+static double cpu_s(pid_t pid)
+{
+	char path[64];
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		ut = st = 0;
+	fclose(f);
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+struct result {
+	double fps;       /* frames/s received, wall clock */
+	double per_cpu;   /* frames per CPU-second of the forwarding process */
+};
+
+static struct result measure(int tx, const struct sockaddr_in *to, int rx, double secs,
+			     pid_t pid)
+{
+	struct result res;
+	double cpu0 = -1;
+	static uint8_t frame[FRAME_LEN];
+	struct frame_roce_spec s = {
+		.src = { .mac = { 2, 0, 0, 0, 0, 0xa }, .ip = 0x0a000001, .port = 0xc003 },
+		.dst = { .mac = { 2, 0, 0, 0, 0, 0xb }, .ip = 0x0a000002 },
+		.bth = { .opcode = FRAME_OP_RC_SEND_MIDDLE, .dest_qp = 0x33 },
+		.payload_len = FRAME_LEN - 58,
+	};
+	struct mmsghdr m[BATCH];
+	struct iovec iov = { frame, 0 };
+	qp_time_ns start = qp_now_ns(), warm = start + 300 * QP_NS_PER_MS;
+	qp_time_ns end = warm + (qp_time_ns)(secs * 1e9);
+	uint64_t counted = 0;
+
+	iov.iov_len = (size_t)frame_build_roce(frame, sizeof(frame), &s);
+	for (int i = 0; i < BATCH; i++)
+		m[i].msg_hdr = (struct msghdr){ .msg_name = (void *)to, .msg_namelen = sizeof(*to),
+						.msg_iov = &iov, .msg_iovlen = 1 };
+	for (qp_time_ns now = start; now < end; now = qp_now_ns()) {
+		sendmmsg(tx, m, BATCH, MSG_DONTWAIT);
+		int got = drain(rx);
+		if (now >= warm) {
+			if (cpu0 < 0)
+				cpu0 = cpu_s(pid);
+			counted += (uint64_t)got;
+		}
+	}
+	res.fps = (double)counted / secs;
+	res.per_cpu = cpu_s(pid) - cpu0 > 0 ? (double)counted / (cpu_s(pid) - cpu0) : 0;
+	return res;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static pid_t run_switch(const char *path, unsigned base, const char *sample)
+{
+	char bp[16];
+	pid_t pid = fork();
+
+	snprintf(bp, sizeof(bp), "%u", base);
+	if (pid == 0) {
+		execl(path, path, "--star", "2", "--base-port", bp, "--rate", "100G", "--buffer",
+		      "16M", "--int", "direct", "--int-sample", sample, "--early", "off", "-q",
+		      (char *)NULL);
+		fprintf(stderr, "switch-bench: exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 1, plain, full, sampled;
+	unsigned base = 18000;
+	char self[4096], sw[4200];
+	const char *swpath = NULL;
+	struct timespec settle = { 0, 300 * 1000 * 1000 };
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--seconds"))
+			secs = atof(argv[i + 1]);
+		else if (!strcmp(argv[i], "--switch"))
+			swpath = argv[i + 1];
+		else if (!strcmp(argv[i], "--base-port"))
+			base = (unsigned)atoi(argv[i + 1]);
+		else {
+			fprintf(stderr, "usage: switch-bench [--seconds S] [--switch PATH] "
+				"[--base-port P]\n");
+			return 2;
+		}
+	}
+	if (!(secs > 0 && secs <= 60) || base < 1024 || base > 60000) {
+		fprintf(stderr, "switch-bench: --seconds in (0, 60], --base-port in 1024..60000\n");
+		return 2;
+	}
+	if (!swpath) {   /* beside this program: build/bin/qpace-switch */
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = 0;
+		snprintf(sw, sizeof(sw), "%s/qpace-switch", dirname(self));
+		swpath = sw;
+	}
+
+	/* The sender's socket only collects telemetry nobody reads: keep it small. */
+	int tx = udp_at(base + 1, 64 << 10), rx = udp_at(base + 3, 16 << 20);
+	struct sockaddr_in in = loopback(base), out = loopback(base + 3);
+	double r[3][ROUNDS], e[3][ROUNDS];
+
+	/* Rounds of the three runs, interleaved, so that what else the machine does falls on
+	 * all three alike; the median of each is reported. */
+	for (int round = 0; round < ROUNDS; round++) {
+		pid_t pid = fork();
+		if (pid == 0) {   /* 1. the plain forwarder: in at base, out to base + 3 */
+			int fd = udp_at(base, 16 << 20);
+			bench_udp_forward(fd, &out);
+		}
+		nanosleep(&settle, NULL);
+		struct result m = measure(tx, &in, rx, secs, pid);
+		r[0][round] = m.fps;
+		e[0][round] = m.per_cpu;
+		stop(pid);
+		for (int k = 1; k <= 2; k++) {   /* 2. the switch, INT every frame / 16th */
+			pid = run_switch(swpath, base, k == 1 ? "1" : "16");
+			nanosleep(&settle, NULL);
+			m = measure(tx, &in, rx, secs, pid);
+			r[k][round] = m.fps;
+			e[k][round] = m.per_cpu;
+			stop(pid);
+			drain(rx);
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		qsort(r[k], ROUNDS, sizeof(double), cmp_double);
+		qsort(e[k], ROUNDS, sizeof(double), cmp_double);
+	}
+	plain = r[0][ROUNDS / 2];
+	full = r[1][ROUNDS / 2];
+	sampled = r[2][ROUNDS / 2];
+
+	static const char *const names[3] = { "plain recvmmsg/sendmmsg forwarder",
+					      "qpace-switch, INT every frame",
+					      "qpace-switch, INT every 16th frame" };
+	printf("1 KB RoCEv2 frames through one port pair, median of %d rounds of %.1f s\n"
+	       "(frames/s at the receiver; frames per CPU-second of the forwarding process,\n"
+	       "which a busy machine's scheduling does not change):\n", ROUNDS, secs);
+	for (int k = 0; k < 3; k++)
+		printf("  %-36s %8.0f frames/s  ratio %.2f   %8.0f frames/CPU-s  ratio %.2f\n",
+		       names[k], r[k][ROUNDS / 2], r[0][ROUNDS / 2] > 0 ?
+		       r[k][ROUNDS / 2] / r[0][ROUNDS / 2] : 0, e[k][ROUNDS / 2],
+		       e[0][ROUNDS / 2] > 0 ? e[k][ROUNDS / 2] / e[0][ROUNDS / 2] : 0);
+	(void)plain, (void)full, (void)sampled;
+	return 0;
+}

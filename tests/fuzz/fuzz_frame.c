@@ -1,0 +1,48 @@
+/* libFuzzer target: the frame parser and everything that reads a frame's bytes. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpace/frame.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct frame_parsed p;
+	union {
+		struct frame_eth eth;
+		struct frame_arp arp;
+		struct frame_ipv4 ip;
+		struct frame_udp udp;
+		struct frame_bth bth;
+		struct frame_reth reth;
+		struct frame_aeth aeth;
+	} u;
+	uint8_t *copy;
+
+	frame_eth_decode(&u.eth, data, size);
+	frame_arp_decode(&u.arp, data, size);
+	frame_ipv4_decode(&u.ip, data, size);
+	frame_udp_decode(&u.udp, data, size);
+	frame_bth_decode(&u.bth, data, size);
+	frame_reth_decode(&u.reth, data, size);
+	frame_aeth_decode(&u.aeth, data, size);
+	if (frame_parse(&p, data, size) == 0) {
+		if (p.layers & FRAME_L_ROCE) {
+			(void)frame_icrc_ok(data, &p);
+			if ((size_t)p.payload_off + p.payload_len > size)
+				abort();
+		}
+	}
+	/* The in-place rewrites work on a copy of exactly the input's size. */
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	frame_complete_partial_csum(copy, size);
+	if (frame_parse(&p, copy, size) == 0 && (p.layers & FRAME_L_IPV4))
+		frame_ipv4_set_ecn(copy + p.ip_off, FRAME_ECN_CE);
+	free(copy);
+	return 0;
+}

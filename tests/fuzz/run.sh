@@ -1,0 +1,22 @@
+#!/bin/sh
+# Run each libFuzzer binary for a bounded time; any crash fails the run.
+#   tests/fuzz/run.sh SECONDS BIN...
+secs=$1
+shift
+rc=0
+for bin in "$@"; do
+	name=$(basename "$bin" | sed 's/^fuzz_//')
+	corpus="$(dirname "$bin")/corpus-$name"
+	mkdir -p "$corpus"
+	dict="tests/fuzz/$name.dict"
+	echo "=== $bin ($secs s)"
+	if "$bin" -max_total_time="$secs" -max_len=2048 -dict="$dict" \
+		-artifact_prefix="$(dirname "$bin")/crash-$name-" "$corpus" 2> "$bin.log"; then
+		echo "$(grep -c . "$corpus"/* 2>/dev/null | wc -l) corpus inputs; $(tail -1 "$bin.log")"
+	else
+		echo "FAIL: $bin (see $bin.log)"
+		tail -30 "$bin.log"
+		rc=1
+	fi
+done
+exit $rc

@@ -1,0 +1,45 @@
+#!/bin/sh
+# qpace-switch's command line: bad values name the flag, the value and what is accepted;
+# a port that cannot bind names the address and the reason; a topology error names the
+# file, the line and the key; --help teaches; the exit status says which.
+set -u
+BUILD=${BUILD:-build}
+SW=$BUILD/bin/qpace-switch
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+
+# expect STATUS PATTERN ARGS...: run, compare exit status and stderr
+expect() {
+	want=$1 pat=$2
+	shift 2
+	timeout 5 $SW "$@" --duration 200ms -q > "$tmp/out" 2> "$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ] || ! grep -q -- "$pat" "$tmp/err" "$tmp/out"; then
+		echo "FAIL: qpace-switch $* -> exit $got: $(cat "$tmp/err")"
+		fails=$((fails + 1))
+	else
+		echo "ok: $* -> $(head -1 "$tmp/err" "$tmp/out" | grep -v '^==>' | grep . | head -1)"
+	fi
+}
+
+expect 2 "--rate '1X': not a rate in 1K..10T" --star 2 --rate 1X
+expect 2 "--buffer '10': not a size in 1514..1G" --star 2 --buffer 10
+expect 2 "--star '99': not a whole number in 1..64" --star 99
+expect 2 "--ecn '80K,20K,0.2': accepted KMIN,KMAX,PMAX" --star 2 --ecn 80K,20K,0.2
+expect 2 "--int 'maybe': accepted direct, echo, off" --star 2 --int maybe
+expect 2 "--int-sample 'often'" --star 2 --int-sample often
+expect 2 "unknown option '--bogus'" --star 2 --bogus
+expect 2 "give exactly one of --star N or -c FILE" --rate 1G
+expect 1 "ecn: Kmax 1048576 is above the buffer of 131072 bytes" --star 1 --base-port 19200 --ecn 10K,1M,0.1
+printf 'switch s\nport s p udp local=127.0.0.1:19210\nport s q udp local=127.0.0.1:19212 delay=forever\n' > "$tmp/bad.topo"
+expect 2 "bad.topo:3: delay 'forever': not a time" -c "$tmp/bad.topo"
+expect 0 "Options:" --help
+timeout 5 $SW --star 1 --base-port 19220 --duration 2s -q &
+pid=$!
+sleep 0.3
+expect 1 "udp port p0: cannot bind 127.0.0.1:19220: Address already in use" --star 1 --base-port 19220
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+[ "$fails" -eq 0 ] || exit 1
+echo "switch_cli: ok"
