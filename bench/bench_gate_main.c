@@ -39,7 +39,8 @@ struct result {
 	uint64_t pieces, sleeps;
 };
 
-/* A gap this long between pieces is the scheduler taking the CPU away, not the pacer. */
+/* A gap this much longer than the ideal one is the scheduler taking the CPU away, not
+ * the pacer; stall_ms adds up such gaps beyond the ideal. */
 #define STALL_GAP_NS QP_NS_PER_MS
 
 /* ---- command line: one table drives parsing and usage ---- */
@@ -203,7 +204,7 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	struct qp_pacer p;
 	struct qp_gate_verdict v;
 	uint64_t *gaps, max_pieces, n = 0;
-	qp_time_ns t0, prev, now;
+	qp_time_ns t0, prev, now, ideal_ns;
 	double cpu0, wall_s;
 	char err[200];
 	int slot;
@@ -220,6 +221,7 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	qp_ratetable_heartbeat(t, now);
 	qp_rate_src_init_table(&src, t, QP_GATE_MAX_STALE_NS, NULL, NULL);
 	qp_pacer_init(&p, &gp, &w, &src, 1, now);
+	ideal_ns = qp_tx_time_ns(gp.chunk_bytes, rate);
 	max_pieces = qp_bytes_in(rate, o->duration_ns) / gp.chunk_bytes + 16;
 	gaps = calloc(max_pieces, sizeof(*gaps));
 	if (!gaps) {
@@ -246,11 +248,11 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	r->err_pct = (r->achieved_bps - (double)rate) * 100.0 / (double)rate;
 	r->cpu_pct = (thread_cpu_s() - cpu0) * 100.0 / wall_s;
 	r->sleeps = p.gate.stats.sleeps;
-	r->ideal_gap_us = (double)qp_tx_time_ns(gp.chunk_bytes, rate) / 1e3;
+	r->ideal_gap_us = (double)ideal_ns / 1e3;
 	r->stall_ms = 0;
 	for (uint64_t i = 0; i < n; i++)
-		if (gaps[i] > STALL_GAP_NS)
-			r->stall_ms += (double)gaps[i] / 1e6;
+		if (gaps[i] > ideal_ns + STALL_GAP_NS)
+			r->stall_ms += (double)(gaps[i] - ideal_ns) / 1e6;
 	qsort(gaps, n, sizeof(*gaps), cmp_u64);
 	r->gap_p50_us = n ? (double)gaps[n / 2] / 1e3 : 0;
 	r->gap_p99_us = n ? (double)gaps[(n * 99) / 100] / 1e3 : 0;
@@ -258,6 +260,31 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	qp_rate_src_fini(&src);
 	qp_ratetable_close(t);
 	return 0;
+}
+
+/* How late a sleep-mode wait returns (timer slack 1 ns, as the pacer sets it): the figure
+ * that sizes the hybrid's spin. */
+static void measure_wakeups(const struct opts *o)
+{
+	enum { N = 2000 };
+	static uint64_t late[N];
+	struct qp_wait w = { .mode = QP_WAIT_SLEEP };
+
+	for (unsigned i = 0; i < N; i++) {
+		qp_time_ns deadline = qp_now_ns() + 200 * QP_NS_PER_US;
+
+		late[i] = qp_wait_until(&w, deadline, -1, NULL) - deadline;
+	}
+	qsort(late, N, sizeof(late[0]), cmp_u64);
+	if (o->json)
+		printf("{\"wakeup_late_p50_us\":%.1f,\"wakeup_late_p99_us\":%.1f,"
+		       "\"wakeup_late_max_us\":%.1f}\n", (double)late[N / 2] / 1e3,
+		       (double)late[N * 99 / 100] / 1e3, (double)late[N - 1] / 1e3);
+	else
+		printf("# sleep wakeups (2000 x 200 us): late by p50 %.1f us, p99 %.1f us, max "
+		       "%.1f us; hybrid spins the last %.0f us\n", (double)late[N / 2] / 1e3,
+		       (double)late[N * 99 / 100] / 1e3, (double)late[N - 1] / 1e3,
+		       (double)(o->spin_ns ? o->spin_ns : QP_WAIT_DEF_SPIN_NS) / 1e3);
 }
 
 static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
@@ -302,10 +329,11 @@ int main(int argc, char **argv)
 		double load[3] = { 0 };
 
 		getloadavg(load, 3);
-		printf("# chunk %llu B, %.1f s per run, %ld CPUs, load average %.2f (stall_ms: time "
-		       "in gaps over 1 ms, the machine's, not the pacer's)\n",
+		printf("# chunk %llu B, %.1f s per run, %ld CPUs, load average %.2f (stall_ms: gaps "
+		       "over 1 ms beyond the ideal: the machine's, not the pacer's)\n",
 		       (unsigned long long)o.chunk_bytes, (double)o.duration_ns / 1e9,
 		       sysconf(_SC_NPROCESSORS_ONLN), load[0]);
+		measure_wakeups(&o);
 		printf("%-8s %-7s %-10s %9s %7s %9s %9s %9s %9s %9s %9s\n", "target", "mode",
 		       "achieved", "error", "cpu", "ideal_us", "gap_p50", "gap_p99", "pieces",
 		       "sleeps", "stall_ms");

@@ -175,7 +175,8 @@ static void test_rate_src_follows_restarted_agent(void **state)
  * figure is printed beside it. Token arithmetic that lets too much through fails the upper
  * bound whatever the machine does; a pacer that loses time on every piece (a wait that
  * returns later than the bucket's slack absorbs) fails the lower one. An attempt that lost
- * more than half its time to stalls is repeated, up to three times. */
+ * more than three quarters of its time to stalls (less than 50 ms, ~1500 pieces, left to
+ * judge) is repeated, up to three times. */
 struct paced_run {
 	uint64_t pieces;
 	qp_time_ns elapsed_ns, stall_ns, longest_gap_ns;
@@ -245,10 +246,10 @@ static void test_realtime_1g_within_5pct(void **state)
 			      r.adj_bps / 1e6, (r.adj_bps - 1e9) / 1e7);
 		/* Never faster than the rate, stalls or not (one bucket is 0.05% here). */
 		assert_true(r.raw_bps < 1.05e9);
-		if (r.stall_ns * 2 < r.elapsed_ns)
+		if (r.stall_ns * 4 < r.elapsed_ns * 3)
 			break;
 	}
-	assert_true(attempt <= 3); /* else: the machine never gave the pacer half a core */
+	assert_true(attempt <= 3); /* else: the machine never gave the pacer 50 ms of CPU */
 	assert_true(r.adj_bps > 0.95e9 && r.adj_bps < 1.05e9);
 }
 
