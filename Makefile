@@ -7,6 +7,7 @@
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       libFuzzer on the frame, telemetry and topology parsers (clang),
 #                   FUZZ_SECONDS each (default 20)
+#   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
 # Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
@@ -41,7 +42,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 
 LIB := $(BUILD)/libqpace.a
 
-.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz
+.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz test-rxe
 all: $(PROGS)
 
 deps:
@@ -80,6 +81,9 @@ test: deps
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
+
+test-rxe: all
+	@sh tests/vm/test-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc

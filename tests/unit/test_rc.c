@@ -16,20 +16,7 @@
 
 #include "qpace/rc.h"
 #include "rc_pair.h"
-
-#ifdef __SANITIZE_ADDRESS__
-#define DEFAULT_MB 16
-#else
-#define DEFAULT_MB 100
-#endif
-
-static size_t test_bytes(void)
-{
-	const char *e = getenv("QPACE_TEST_MB");
-	long mb = e ? strtol(e, NULL, 10) : DEFAULT_MB;
-
-	return (size_t)(mb > 0 && mb <= 4096 ? mb : DEFAULT_MB) << 20;
-}
+#include "test_size.h"
 
 static struct rc_params params(void)
 {
@@ -104,7 +91,7 @@ static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params
 {
 	struct rc_params p = params();
 	struct rc_pair pr;
-	struct bulk b = { .pr = &pr, .total = test_bytes() };
+	struct bulk b = { .pr = &pr, .total = test_size_bytes(100, 16) };
 	const struct rc_stats *sa, *sb;
 	qp_time_ns t0;
 	uint32_t crc_src, crc_dst;

@@ -1,0 +1,67 @@
+/* The soft backend: a userspace RoCEv2 RC endpoint, so qpace runs with no kernel RDMA.
+ *
+ *     qp_ctx_open("soft", &(struct qp_ctx_attr){ .options =
+ *                 "attach=127.0.0.1:7000,ip=10.0.0.1" }, &ctx, err, sizeof(err));
+ *
+ * A context is one emulated host (qpace/soft_host.h): a MAC and an IPv4 address whose
+ * Ethernet frames travel one per UDP datagram (QEMU's -netdev dgram format) to a switch
+ * port. Its QPs speak RoCEv2 RC (qpace/rc.h) byte-compatibly with kernel rxe. Many
+ * contexts fit in one process and one event loop: each exposes its socket (qp_ctx_fd) and
+ * its next timer (qp_ctx_deadline); qp_ctx_progress moves frames in batches
+ * (recvmmsg/sendmmsg) and runs the timers. qp_poll also makes progress when it finds no
+ * completion, so a simple post-then-poll program works without a loop.
+ *
+ * Options (qp_ctx_attr.options, "key=value,..."):
+ *   attach=HOST:P      send frames to HOST:P, receive on P+1 (qpace-switch --star N
+ *                      --base-port B: switch port i is attach=127.0.0.1:(B+2i))
+ *   peer=HOST:PORT, bind=[ADDR:]PORT
+ *                      instead of attach: two hosts wired to each other directly
+ *   ip=A.B.C.D         the host's address (required)
+ *   mac=xx:..:xx       default 02:00:A:B:C:D from the IP
+ *   mtu=1024           the port's active RoCE MTU (256..4096); a QP's attr.mtu_bytes may
+ *                      ask for another
+ *   window=128         unacknowledged packets per QP
+ *   max_qps=1024, telemetry_port=4792
+ *
+ * QP attributes map to the RC core: timeout (4.096 us << timeout, doubled up to 8x on
+ * repeated expiries), retry_cnt, rnr_retry, min_rnr_timer, traffic_class (the IPv4 TOS of
+ * every frame, as rxe), max_inline <= 1024. The send queue holds sq_depth WRs plus
+ * SOFT_SQ_PIECES more, because the common layer splits large WRITEs into gated pieces.
+ * When it is full anyway a blocking QP drives this context until a slot frees (10 s at
+ * most, then -ETIMEDOUT); a non-blocking QP gets -EAGAIN.
+ *
+ * Telemetry (UDP 4792) addressed to the host is handed to qp_soft_arg.telemetry, given as
+ * qp_ctx_attr.backend_arg. Frames the host drops are counted by reason and the first of
+ * each reason is logged once.
+ */
+#ifndef QPACE_SOFT_H
+#define QPACE_SOFT_H
+
+#include "qpace/qp.h"
+#include "qpace/rc.h"
+#include "qpace/soft_host.h"
+
+#define SOFT_SQ_PIECES 1024u
+#define SOFT_IO_BATCH 32
+
+extern const struct qp_backend_ops qp_soft_ops;
+
+/* qp_ctx_attr.backend_arg for the soft backend (optional; copied at open). */
+struct qp_soft_arg {
+	soft_telemetry_fn telemetry;
+	void *telemetry_arg;
+};
+
+struct qp_soft_io_stats {
+	uint64_t rx_datagrams, rx_batches, rx_oversize, rx_errors;
+	uint64_t tx_datagrams, tx_batches, tx_errors;   /* tx_errors: frames not sent */
+	uint64_t sq_full_waits;                          /* posts that found the SQ full */
+};
+
+/* For a context opened on the soft backend (NULL otherwise). */
+struct soft_host *qp_soft_host(struct qp_ctx *ctx);
+const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx);
+/* The RC core's full counters of a soft QP (NULL for another backend). */
+const struct rc_stats *qp_soft_rc_stats(struct qp *qp);
+
+#endif

@@ -1,0 +1,189 @@
+# Shell functions that boot and watch Soft-RoCE guests (QEMU TCG). Source it from sh/bash:
+#
+#   . tests/vm/lib.sh
+#   vm_can_run || exit 77             # prints why QEMU cannot run here
+#   vm_setup                          # run folder, base port, initrd, the EXIT/INT/TERM trap
+#   vm_start g1 0 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" job1.sh
+#   vm_wait g1 ready 120 && vm_wait g1 exit 300
+#   vm_exit_code g1                   # the job's exit code, from the console
+#
+# Guest i (0-based) gets eth0 10.0.0.(i+1)/24 and MAC 52:54:00:00:00:(i+1); the address
+# lives only inside the emulated links. Its NIC is `-netdev dgram`: one Ethernet frame per
+# UDP datagram, sent from 127.0.0.1:LOCAL to 127.0.0.1:REMOTE. qpace-switch's `--star N
+# --base-port P` port i receives on P+2i and sends to P+2i+1, so guest i on switch port i
+# uses LOCAL=P+2i+1, REMOTE=P+2i (vm_star_ports sets those).
+#
+# Every QEMU runs under `timeout -s KILL` (its job limit plus a margin), and the EXIT/INT/
+# TERM trap kills the ones this shell started, by their pids. On failure, vm_fail prints
+# the tail of every guest's console.
+#
+# Knobs (environment): QPACE_VM_RUN (log folder; default build/vm/run/<pid>), QPACE_VM_PORT
+# (base UDP port P; default picked from the pid), QPACE_VM_TIMEOUT (job limit, s; 300).
+
+VM_TOP=$(cd "$(dirname "${VM_LIB:-tests/vm/lib.sh}")/../.." && pwd)
+VM_OUT=$VM_TOP/build/vm
+VM_QEMU=${QPACE_VM_QEMU:-qemu-system-x86_64}
+VM_TIMEOUT=${QPACE_VM_TIMEOUT:-300}
+VM_PIDS=""
+VM_NAMES=""
+
+vm_log() { echo "qpace-vm: $*"; }
+vm_now() { date +%s.%N; }
+vm_elapsed() { awk -v a="$1" -v b="$(vm_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# vm_can_run: 0 when QEMU is installed and starts; prints why not otherwise.
+vm_can_run() {
+	if ! command -v "$VM_QEMU" >/dev/null 2>&1; then
+		echo "$VM_QEMU is not installed (tests/vm/deps.sh installs it as root)"
+		return 1
+	fi
+	if ! "$VM_QEMU" -version >/dev/null 2>&1; then
+		echo "$VM_QEMU does not start"
+		return 1
+	fi
+	return 0
+}
+
+# vm_setup: run folder, base port, initrd, and the cleanup trap.
+vm_setup() {
+	VM_RUN=${QPACE_VM_RUN:-$VM_OUT/run/$$}
+	rm -rf "$VM_RUN"
+	mkdir -p "$VM_RUN"
+	# Keep the logs of the last 8 runs only (each holds two initrds of ~6 MB).
+	ls -dt "$VM_OUT"/run/*/ 2>/dev/null | tail -n +9 | while read -r old; do
+		rm -rf "$old"
+	done
+	# Even base port in 20000..59980 from the pid; override with QPACE_VM_PORT.
+	VM_PORT=${QPACE_VM_PORT:-$((20000 + ($$ % 2000) * 20))}
+	trap 'vm_stop_all' EXIT
+	trap 'vm_stop_all; exit 130' INT
+	trap 'vm_stop_all; exit 143' TERM
+	sh "$VM_TOP/tests/vm/build-initrd.sh"
+}
+
+# vm_star_ports I: set VM_PORT_LOCAL/VM_PORT_REMOTE for guest I on star port I.
+vm_star_ports() {
+	VM_PORT_LOCAL=$((VM_PORT + 2 * $1 + 1))
+	VM_PORT_REMOTE=$((VM_PORT + 2 * $1))
+}
+
+vm_ip() { echo "10.0.0.$(($1 + 1))"; }
+
+# vm_start NAME INDEX LOCAL_PORT REMOTE_PORT JOB_SCRIPT [TIMEOUT_S]
+vm_start() {
+	name=$1 idx=$2 lport=$3 rport=$4 job=$5 limit=${6:-$VM_TIMEOUT}
+	dir=$VM_RUN/$name
+	mkdir -p "$dir/root/job"
+	cp "$job" "$dir/root/job/run.sh"
+	chmod 755 "$dir/root/job/run.sh"
+	(cd "$dir/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$dir/job.cpio.gz"
+	cat "$VM_OUT/base.cpio.gz" >"$dir/initrd"
+	[ -f "$VM_OUT/qpace.cpio.gz" ] && cat "$VM_OUT/qpace.cpio.gz" >>"$dir/initrd"
+	cat "$dir/job.cpio.gz" >>"$dir/initrd"
+	mac=$(printf '52:54:00:00:00:%02x' $((idx + 1)))
+	: >"$dir/console.log"
+	vm_now >"$dir/launched"
+	timeout -s KILL $((limit + 120)) "$VM_QEMU" -machine pc -m 512M -smp 1 -nographic \
+		-nodefaults -no-user-config -no-reboot \
+		-kernel "$VM_OUT/vmlinuz" -initrd "$dir/initrd" \
+		-append "console=ttyS0 panic=-1 quiet qname=$name qip=$(vm_ip "$idx")/24 qtimeout=$limit" \
+		-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
+		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" \
+		-serial "file:$dir/console.log" -monitor none -pidfile "$dir/qemu.pid" \
+		</dev/null >"$dir/qemu.out" 2>&1 &
+	echo $! >"$dir/pid"
+	VM_PIDS="$VM_PIDS $!"
+	VM_NAMES="$VM_NAMES $name"
+	vm_log "$name: launched (eth0 $(vm_ip "$idx"), udp 127.0.0.1:$lport -> 127.0.0.1:$rport)"
+}
+
+# vm_spawn NAME CMD...: run a host helper (relay, switch) in the background, output to
+# $VM_RUN/NAME.log, ended with the guests by vm_stop_all.
+vm_spawn() {
+	name=$1
+	shift
+	"$@" </dev/null >"$VM_RUN/$name.log" 2>&1 &
+	VM_PIDS="$VM_PIDS $!"
+	vm_log "$name: started ($*)"
+}
+
+# The console with CRs removed.
+vm_console() { tr -d '\r' <"$VM_RUN/$1/console.log"; }
+
+# vm_wait NAME MARKER TIMEOUT_S: wait for "QPACE-VM: MARKER NAME" on NAME's console.
+# Returns 1 on timeout or when QEMU ended without it. Prints the time since launch.
+vm_wait() {
+	name=$1 marker=$2 limit=$3
+	dir=$VM_RUN/$name
+	start=$(vm_now)
+	while :; do
+		if grep -q "^QPACE-VM: $marker $name" "$dir/console.log" 2>/dev/null; then
+			t=$(vm_elapsed "$(cat "$dir/launched")")
+			echo "$t" >"$dir/t_$marker"
+			vm_log "$name: $marker after ${t} s from launch"
+			return 0
+		fi
+		if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+			# One last look: QEMU may have written the marker just before exiting.
+			grep -q "^QPACE-VM: $marker $name" "$dir/console.log" && continue
+			vm_log "$name: QEMU ended before '$marker'"
+			return 1
+		fi
+		if awk -v e="$(vm_elapsed "$start")" -v l="$limit" 'BEGIN { exit !(e > l) }'; then
+			vm_log "$name: no '$marker' within $limit s"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# vm_exit_code NAME: the job's exit code from the console ("" if the guest did not say).
+vm_exit_code() {
+	vm_console "$1" | awk -v n="$1" '$1 == "QPACE-VM:" && $2 == "exit" && $3 == n { print $4 }'
+}
+
+# vm_section NAME TAG: the console lines between "QPACE-TEST: begin TAG" and its end.
+vm_section() {
+	vm_console "$1" | awk -v t="$2" '
+		$1 == "QPACE-TEST:" && $2 == "begin" && $3 == t { on = 1; next }
+		$1 == "QPACE-TEST:" && $2 == "end" && $3 == t { on = 0 }
+		on'
+}
+
+# vm_fail WHY: print WHY and the tail of every guest's console and QEMU's own output.
+vm_fail() {
+	vm_log "FAILED: $*"
+	for n in $VM_NAMES; do
+		echo "---- $n: last 40 console lines ($VM_RUN/$n/console.log)"
+		vm_console "$n" | tail -n 40
+		if [ -s "$VM_RUN/$n/qemu.out" ]; then
+			echo "---- $n: QEMU said"
+			tail -n 10 "$VM_RUN/$n/qemu.out"
+		fi
+	done
+}
+
+# vm_stop_all: end every QEMU this shell started, and its `timeout` wrapper: TERM, then
+# KILL after 3 s. QEMU's own pid comes from its -pidfile.
+vm_stop_all() {
+	[ -n "$VM_PIDS" ] || return 0
+	pids=$VM_PIDS
+	for n in $VM_NAMES; do
+		q=$(cat "$VM_RUN/$n/qemu.pid" 2>/dev/null) || continue
+		# Only if that pid is still a QEMU (a pid of an ended one may be reused).
+		case $(cat "/proc/$q/comm" 2>/dev/null) in qemu-system*) pids="$pids $q" ;; esac
+	done
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	i=0
+	for p in $pids; do
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 30 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	VM_PIDS=""
+}

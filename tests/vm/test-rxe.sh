@@ -1,0 +1,39 @@
+#!/bin/sh
+# `make test-rxe`: the Soft-RoCE scenarios (issue 7), on kernel rxe in QEMU guests.
+#   tests/vm/test-rxe.sh [--short]
+# --short is the version `make test` runs (tests/integration/vm-rxe.sh): fewer iterations.
+# Each scenario prints its figures; the last line counts scenarios. Needs root for the
+# package install (tests/vm/deps.sh) unless the packages are there already.
+set -u
+cd "$(dirname "$0")/../.."
+short=""
+[ "${1:-}" = --short ] && short=--short
+
+if ! sh tests/vm/deps.sh; then
+	echo "test-rxe: SKIP: the QEMU/rdma-core packages are missing and cannot be installed"
+	echo "test-rxe: 0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+
+passed=0 failed=0 skipped=0
+scenario() { # scenario TITLE CMD...
+	echo "=== $1"
+	shift
+	"$@"
+	case $? in
+	0) passed=$((passed + 1)) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+}
+
+via=switch
+if [ ! -x build/bin/qpace-switch ] && [ -n "$short" ]; then
+	echo "test-rxe: build/bin/qpace-switch is not built: scenario 1 goes through tests/vm/relay.py"
+	via=relay
+fi
+scenario "scenario 1, transparency: ib_write_bw and ib_write_lat through $via" \
+	sh tests/vm/perftest-pair.sh --via $via $short
+
+echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

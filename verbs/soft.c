@@ -1,0 +1,449 @@
+/* The soft backend (qpace/soft.h): the QP API's ops over the emulated host and its RC
+ * cores, and the I/O shell that moves Ethernet frames as UDP datagrams in batches. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "qpace/errmsg.h"
+#include "qpace/soft.h"
+#include "soft_opts.h"
+
+#define SOFT_SOCK_BUF_BYTES (4 << 20)
+#define SOFT_PROGRESS_ROUNDS 8         /* batches each way per progress call, at most */
+#define SOFT_SQ_WAIT_NS (10 * QP_NS_PER_S)
+
+struct soft_buf {
+	uint8_t b[SOFT_FRAME_MAX + 1];     /* + 1: a datagram this long was cut */
+};
+
+struct soft_ctx {
+	struct qp_ctx pub;
+	struct soft_opts o;
+	struct qp_soft_arg arg;
+	struct soft_host *host;
+	int fd;
+	uint32_t next_key;
+	bool tx_backlog;                   /* the last progress stopped with frames to send */
+	qp_time_ns last_now;
+	struct qp_soft_io_stats io;
+	uint64_t logged;                   /* soft_drop reasons already logged */
+	struct soft_buf *rx, *tx;          /* SOFT_IO_BATCH each */
+};
+
+struct soft_qp {
+	struct qp pub;
+	struct rc_qp *rc;
+};
+
+static struct soft_ctx *to_sctx(struct qp_ctx *c)
+{
+	return qp_container_of(c, struct soft_ctx, pub);
+}
+
+static struct soft_qp *to_sqp(struct qp *q)
+{
+	return qp_container_of(q, struct soft_qp, pub);
+}
+
+static void soft_log(struct soft_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void soft_log(struct soft_ctx *c, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (c->pub.attr.log)
+		c->pub.attr.log(c->pub.attr.log_arg, line);
+	else
+		fprintf(stderr, "qpace: %s\n", line);
+}
+
+/* ---- I/O ---- */
+
+static int rx_batch(struct soft_ctx *c, qp_time_ns now)
+{
+	struct mmsghdr m[SOFT_IO_BATCH];
+	struct iovec iov[SOFT_IO_BATCH];
+	int n;
+
+	for (int i = 0; i < SOFT_IO_BATCH; i++) {
+		iov[i] = (struct iovec){ .iov_base = c->rx[i].b, .iov_len = sizeof(c->rx[i].b) };
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	n = recvmmsg(c->fd, m, SOFT_IO_BATCH, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			c->io.rx_errors++;
+		return 0;
+	}
+	c->io.rx_batches++;
+	c->io.rx_datagrams += (uint64_t)n;
+	for (int i = 0; i < n; i++) {
+		if (m[i].msg_len > SOFT_FRAME_MAX || (m[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+			c->io.rx_oversize++;
+			continue;
+		}
+		soft_host_input(c->host, c->rx[i].b, m[i].msg_len, now);
+	}
+	return n;
+}
+
+static int tx_batch(struct soft_ctx *c, qp_time_ns now)
+{
+	struct mmsghdr m[SOFT_IO_BATCH];
+	struct iovec iov[SOFT_IO_BATCH];
+	int n = 0, sent;
+
+	while (n < SOFT_IO_BATCH) {
+		int len = soft_host_output(c->host, now, c->tx[n].b, sizeof(c->tx[n].b));
+
+		if (len <= 0)
+			break;
+		iov[n] = (struct iovec){ .iov_base = c->tx[n].b, .iov_len = (size_t)len };
+		m[n] = (struct mmsghdr){ .msg_hdr = { .msg_name = &c->o.peer,
+						      .msg_namelen = sizeof(c->o.peer),
+						      .msg_iov = &iov[n], .msg_iovlen = 1 } };
+		n++;
+	}
+	for (int done = 0; done < n; done += sent) {
+		sent = sendmmsg(c->fd, m + done, (unsigned)(n - done), 0);
+		if (sent <= 0) {
+			if (sent < 0 && errno == EINTR) {
+				sent = 0;
+				continue;
+			}
+			/* Lost like frames on a wire: the RC core retransmits them. */
+			c->io.tx_errors += (uint64_t)(n - done);
+			break;
+		}
+		c->io.tx_batches++;
+		c->io.tx_datagrams += (uint64_t)sent;
+	}
+	return n;
+}
+
+/* Log the first drop of each reason, once. */
+static void log_new_drops(struct soft_ctx *c)
+{
+	const struct soft_host_stats *st = soft_host_stats(c->host);
+	char ip[INET_ADDRSTRLEN];
+
+	for (int d = 0; d < SOFT_DROP_COUNT; d++) {
+		if (!st->drops[d] || (c->logged & (1ull << d)) || d == SOFT_DROP_RC)
+			continue;
+		c->logged |= 1ull << d;
+		inet_ntop(AF_INET, &(struct in_addr){ htonl(c->o.ip) }, ip, sizeof(ip));
+		soft_log(c, "soft host %s: dropped a frame (%s); counted, not logged again", ip,
+			 soft_drop_str((enum soft_drop)d));
+	}
+}
+
+static int soft_progress(struct qp_ctx *ctx, qp_time_ns now)
+{
+	struct soft_ctx *c = to_sctx(ctx);
+	int work = 0, nrx = 0, ntx = 0;
+
+	c->last_now = now;
+	for (int round = 0; round < SOFT_PROGRESS_ROUNDS; round++) {
+		nrx = rx_batch(c, now);
+		if (soft_host_deadline(c->host) <= now)
+			soft_host_tick(c->host, now);
+		ntx = tx_batch(c, now);
+		work += nrx + ntx;
+		if (nrx < SOFT_IO_BATCH && ntx < SOFT_IO_BATCH)
+			break;
+	}
+	c->tx_backlog = ntx == SOFT_IO_BATCH;
+	log_new_drops(c);
+	return work;
+}
+
+static qp_time_ns soft_deadline(struct qp_ctx *ctx)
+{
+	struct soft_ctx *c = to_sctx(ctx);
+
+	return c->tx_backlog ? c->last_now : soft_host_deadline(c->host);
+}
+
+static int soft_fd(struct qp_ctx *ctx)
+{
+	return to_sctx(ctx)->fd;
+}
+
+/* ---- context ---- */
+
+static int open_socket(struct soft_ctx *c, char *err, size_t errlen)
+{
+	int buf = SOFT_SOCK_BUF_BYTES;
+	char a[INET_ADDRSTRLEN];
+
+	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return qp_errmsg(-errno, err, errlen, "soft: socket: %s", strerror(errno));
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (bind(c->fd, (const struct sockaddr *)&c->o.bind, sizeof(c->o.bind)) < 0) {
+		int e = errno;
+
+		inet_ntop(AF_INET, &c->o.bind.sin_addr, a, sizeof(a));
+		close(c->fd);
+		c->fd = -1;
+		return qp_errmsg(-e, err, errlen, "soft: bind %s:%u: %s", a,
+				 ntohs(c->o.bind.sin_port), strerror(e));
+	}
+	return 0;
+}
+
+static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
+{
+	struct soft_ctx *c = to_sctx(ctx);
+	struct soft_host_params hp = { 0 };
+	int rc = soft_opts_parse(&c->o, ctx->attr.options, err, errlen);
+
+	c->fd = -1;
+	if (rc)
+		return rc;
+	if (ctx->attr.backend_arg)
+		c->arg = *(const struct qp_soft_arg *)ctx->attr.backend_arg;
+	hp.ip = c->o.ip;
+	memcpy(hp.mac, c->o.mac, FRAME_ETH_ALEN);
+	hp.max_qps = c->o.max_qps;
+	hp.telemetry_port = c->o.telemetry_port;
+	hp.telemetry = c->arg.telemetry;
+	hp.telemetry_arg = c->arg.telemetry_arg;
+	c->host = soft_host_create(&hp, err, errlen);
+	c->rx = calloc(SOFT_IO_BATCH, sizeof(*c->rx));
+	c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));
+	if (!c->host || !c->rx || !c->tx)
+		rc = c->host ? qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory") : -EINVAL;
+	if (!rc)
+		rc = open_socket(c, err, errlen);
+	if (rc) {
+		soft_host_destroy(c->host);
+		free(c->rx);
+		free(c->tx);
+		return rc;
+	}
+	c->next_key = 0x100;
+	return 0;
+}
+
+static void soft_ctx_fini(struct qp_ctx *ctx)
+{
+	struct soft_ctx *c = to_sctx(ctx);
+
+	if (c->fd >= 0)
+		close(c->fd);
+	soft_host_destroy(c->host);
+	free(c->rx);
+	free(c->tx);
+}
+
+/* ---- memory ---- */
+
+static int soft_mr_init(struct qp_mr *mr)
+{
+	struct soft_ctx *c = to_sctx(mr->ctx);
+
+	/* Keys as rxe makes them: an index and an 8-bit key; never 0. */
+	mr->lkey = mr->rkey = (c->next_key++ << 8) | ((uint32_t)(uintptr_t)mr >> 4 & 0xff);
+	return 0;
+}
+
+static bool soft_mr_find(void *arg, uint32_t rkey, struct rc_region *out)
+{
+	const struct soft_ctx *c = arg;
+
+	for (const struct qp_mr *mr = c->pub.mrs; mr; mr = mr->next) {
+		if (mr->rkey != rkey)
+			continue;
+		*out = (struct rc_region){ .base = mr->addr, .va = (uint64_t)(uintptr_t)mr->addr,
+					   .len = mr->length,
+					   .remote_write = mr->access & QP_ACCESS_REMOTE_WRITE };
+		return true;
+	}
+	return false;
+}
+
+/* ---- QPs ---- */
+
+static int soft_qp_init(struct qp *qp, char *err, size_t errlen)
+{
+	struct soft_ctx *c = to_sctx(qp->ctx);
+	struct soft_qp *q = to_sqp(qp);
+	const struct qp_attr *a = &qp->attr;
+	struct rc_params p;
+	int qpn;
+
+	if (a->max_inline > RC_INLINE_MAX)
+		return qp_errmsg(-EINVAL, err, errlen, "soft: max_inline %u, accepted 0..%u",
+				 a->max_inline, RC_INLINE_MAX);
+	qpn = soft_host_qpn_reserve(c->host);
+	if (qpn < 0)
+		return qp_errmsg(qpn, err, errlen, "soft: all %u QPs of this host are in use",
+				 c->o.max_qps);
+	rc_params_init(&p);
+	p.qpn = (uint32_t)qpn;
+	p.sq_psn = qp_initial_psn(qp);
+	p.sq_depth = a->sq_depth + SOFT_SQ_PIECES;
+	p.rq_depth = a->rq_depth;
+	p.max_inline = a->max_inline;
+	p.window_pkts = c->o.window_pkts;
+	if (p.ackreq_every > p.window_pkts)
+		p.ackreq_every = p.window_pkts;
+	p.rto_ns = 4096ull << a->timeout;
+	p.retry_cnt = a->retry_cnt;
+	p.rnr_retry = a->rnr_retry;
+	p.min_rnr_timer = a->min_rnr_timer;
+	p.mr_find = soft_mr_find;
+	p.mr_arg = c;
+	q->rc = rc_create(&p, err, errlen);
+	if (!q->rc || soft_host_qp_attach(c->host, (uint32_t)qpn, q->rc) < 0) {
+		rc_destroy(q->rc);
+		soft_host_qpn_release(c->host, (uint32_t)qpn);
+		return -EINVAL;
+	}
+	qp->qpn = (uint32_t)qpn;
+	qp->local = (struct qp_conn_info){ .qpn = (uint32_t)qpn, .psn = p.sq_psn,
+					   .mtu_bytes = a->mtu_bytes ? a->mtu_bytes
+								     : c->o.mtu_bytes };
+	qp->local.gid[10] = qp->local.gid[11] = 0xff;   /* ::ffff:a.b.c.d */
+	qp->local.gid[12] = (uint8_t)(c->o.ip >> 24);
+	qp->local.gid[13] = (uint8_t)(c->o.ip >> 16);
+	qp->local.gid[14] = (uint8_t)(c->o.ip >> 8);
+	qp->local.gid[15] = (uint8_t)c->o.ip;
+	return 0;
+}
+
+static void soft_qp_fini(struct qp *qp)
+{
+	struct soft_ctx *c = to_sctx(qp->ctx);
+	struct soft_qp *q = to_sqp(qp);
+
+	soft_host_qpn_release(c->host, qp->qpn);
+	rc_destroy(q->rc);
+	q->rc = NULL;
+}
+
+static int soft_qp_connect(struct qp *qp, char *err, size_t errlen)
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	struct soft_ctx *c = to_sctx(qp->ctx);
+	const uint8_t *g = qp->remote.gid;
+	uint32_t peer_ip = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 |
+			   g[15];
+	struct rc_conn rcc = { .dest_qpn = qp->remote.qpn, .rq_psn = qp->remote.psn,
+			       .mtu_bytes = qp->path_mtu_bytes };
+	int rc;
+
+	if (memcmp(g, v4mapped, sizeof(v4mapped)) != 0 || !peer_ip)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "soft: the peer's GID is not an IPv4-mapped address (::ffff:a.b.c.d)");
+	rc = rc_connect(to_sqp(qp)->rc, &rcc);
+	if (rc == 0)
+		rc = soft_host_qp_connect(c->host, qp->qpn, peer_ip, qp->attr.traffic_class);
+	if (rc)
+		return qp_errmsg(rc, err, errlen, "soft: qp 0x%06x: cannot connect (%s)", qp->qpn,
+				 strerror(-rc));
+	return 0;
+}
+
+static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
+{
+	struct soft_ctx *c = to_sctx(qp->ctx);
+	qp_time_ns now = qp_now_ns(), give_up = now + SOFT_SQ_WAIT_NS;
+	int rc;
+
+	while ((rc = rc_post_send(to_sqp(qp)->rc, wr, now)) == -ENOMEM) {
+		if (rc_sq_outstanding(to_sqp(qp)->rc) == 0)
+			return -ENOSPC;   /* full of completions the caller has not polled */
+		c->io.sq_full_waits++;
+		if ((qp->attr.flags & QP_F_NONBLOCK) || now > give_up)
+			return (qp->attr.flags & QP_F_NONBLOCK) ? -EAGAIN : -ETIMEDOUT;
+		soft_progress(qp->ctx, now);
+		now = qp_now_ns();
+	}
+	if (rc == 0)
+		tx_batch(c, now);   /* start sending now, not at the next progress */
+	return rc;
+}
+
+static int soft_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
+{
+	return rc_post_recv(to_sqp(qp)->rc, wr);
+}
+
+static int soft_poll(struct qp *qp, struct qp_wc *wc, int n)
+{
+	struct rc_qp *rc = to_sqp(qp)->rc;
+	int got = rc_poll_cq(rc, wc, n);
+
+	if (got == 0) {   /* like a NIC, make progress on our own */
+		soft_progress(qp->ctx, qp_now_ns());
+		got = rc_poll_cq(rc, wc, n);
+	}
+	return got;
+}
+
+static void soft_get_stats(struct qp *qp, struct qp_stats *st)
+{
+	const struct rc_stats *r = rc_stats(to_sqp(qp)->rc);
+
+	st->retransmissions = r->retrans_pkts;
+	st->timeouts = r->timeouts;
+	st->naks = r->naks_rx;
+	st->rnrs = r->rnr_rx;
+	st->have |= QP_STAT_RETRANS | QP_STAT_TIMEOUTS | QP_STAT_NAKS | QP_STAT_RNRS;
+}
+
+/* ---- soft-specific accessors ---- */
+
+static bool is_soft(const struct qp_ctx *ctx)
+{
+	return ctx && ctx->ops && strcmp(ctx->ops->name, qp_soft_ops.name) == 0;
+}
+
+struct soft_host *qp_soft_host(struct qp_ctx *ctx)
+{
+	return is_soft(ctx) ? to_sctx(ctx)->host : NULL;
+}
+
+const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx)
+{
+	return is_soft(ctx) ? &to_sctx(ctx)->io : NULL;
+}
+
+const struct rc_stats *qp_soft_rc_stats(struct qp *qp)
+{
+	return qp && is_soft(qp->ctx) ? rc_stats(to_sqp(qp)->rc) : NULL;
+}
+
+const struct qp_backend_ops qp_soft_ops = {
+	.name = "soft",
+	.summary = "userspace RoCEv2 RC endpoints on a qpace-switch port (no kernel RDMA)",
+	.ctx_size = sizeof(struct soft_ctx),
+	.qp_size = sizeof(struct soft_qp),
+	.mr_size = sizeof(struct qp_mr),
+	.ctx_init = soft_ctx_init,
+	.ctx_fini = soft_ctx_fini,
+	.ctx_fd = soft_fd,
+	.ctx_deadline = soft_deadline,
+	.ctx_progress = soft_progress,
+	.mr_init = soft_mr_init,
+	.qp_init = soft_qp_init,
+	.qp_fini = soft_qp_fini,
+	.qp_connect = soft_qp_connect,
+	.post_send = soft_post_send,
+	.post_recv = soft_post_recv,
+	.poll = soft_poll,
+	.get_stats = soft_get_stats,
+};

@@ -1,0 +1,37 @@
+/* The soft backend's options: qp_ctx_attr.options, "key=value,..." (see qpace/soft.h). */
+#ifndef QPACE_SOFT_OPTS_H
+#define QPACE_SOFT_OPTS_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/frame.h"
+
+struct soft_opts {
+	struct sockaddr_in peer;       /* frames go here (the switch port's receive address) */
+	struct sockaddr_in bind;       /* frames arrive here */
+	uint32_t ip;                   /* host order */
+	uint8_t mac[FRAME_ETH_ALEN];
+	uint32_t mtu_bytes;            /* the port's active MTU */
+	uint32_t window_pkts;
+	uint32_t max_qps;
+	uint16_t telemetry_port;
+	unsigned given;                /* SOFT_OPT_* */
+};
+
+enum {
+	SOFT_OPT_ATTACH = 1u << 0,
+	SOFT_OPT_PEER = 1u << 1,
+	SOFT_OPT_BIND = 1u << 2,
+	SOFT_OPT_IP = 1u << 3,
+	SOFT_OPT_MAC = 1u << 4,
+};
+
+/* Parse and check: defaults filled, the MAC derived from the IP unless given. 0, or
+ * -EINVAL with one line naming the option, the value and what is accepted. */
+int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen);
+/* "attach=HOST:P  ..." one line per option, for --help. */
+const char *soft_opts_help(void);
+
+#endif
