@@ -195,6 +195,16 @@ static int opt_heartbeat(struct qpaced_config *c, const char *v, char *err, size
 	return 0;
 }
 
+static int opt_busy_poll(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+{
+	qp_time_ns t;
+
+	if (qp_parse_time(v, &t) || t > 10 * QP_NS_PER_S)
+		return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is not a time in 0..10s", v);
+	c->busy_poll_ns = t;
+	return 0;
+}
+
 static const struct qpaced_option options[] = {
 	{ "feedback", 'f', "ADDR:PORT", "UDP socket for feedback (switches, peer agents)",
 	  "0.0.0.0:4792", opt_feedback },
@@ -219,6 +229,7 @@ static const struct qpaced_option options[] = {
 	  opt_peer_port },
 	{ "heartbeat", 0, "TIME", "rate-table heartbeat period (gates go stale at 100ms)", "10ms",
 	  opt_heartbeat },
+	{ "busy-poll", 0, "TIME", "keep polling this long after feedback (CPU for latency)", "0", opt_busy_poll },
 	{ .name = NULL },
 };
 
@@ -347,7 +358,7 @@ int qpaced_config_help(char *buf, size_t len)
 		snprintf(flag, sizeof(flag), "%c%c%s--%s %s", o->short_flag ? '-' : ' ',
 			 o->short_flag ? o->short_flag : ' ', o->short_flag ? ", " : "  ", o->name,
 			 o->arg);
-		n = snprintf(buf + off, len - off, "  %-34s %s (default %s)\n", flag, o->help,
+		n = snprintf(buf + off, len - off, "  %s\n        %s (default %s)\n", flag, o->help,
 			     o->def[0] ? o->def : "the algorithm's own");
 		if (n < 0)
 			return -EINVAL;

@@ -20,7 +20,7 @@ static bool send_level_ack(struct agent *a, struct agent_qp *q)
 	m.u.level = (struct fb_level){
 		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
 		.switch_id = s->switch_id, .port = s->port, .level = FB_LEVEL_ACK,
-		.acked = q->cc->level_to_ack, .seq = s->seq,
+		.acked = q->cc->level_to_ack, .seq = s->seq, .psn = s->psn,
 	};
 	if (!agent_send(a, &m, s->ip, s->udp_port))
 		return false;
@@ -238,7 +238,7 @@ static unsigned on_level(struct agent *a, const struct fb_msg *m, uint32_t src_i
 		return 0;
 	a->qps[idx].level_src = (struct agent_level_src){
 		.ip = src_ip, .udp_port = src_port, .switch_id = l->switch_id, .port = l->port,
-		.seq = l->seq, .known = true,
+		.seq = l->seq, .psn = l->psn, .known = true,
 	};
 	a->qps[idx].queue_bytes = l->queue_bytes;
 	fb_to_cc_event(m, &ev);

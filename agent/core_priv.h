@@ -14,6 +14,7 @@ struct agent_level_src {
 	uint32_t switch_id;
 	uint16_t port;
 	uint32_t seq;
+	uint32_t psn;                /* an ack echoes the seq and PSN of the level it answers */
 	bool known;
 };
 

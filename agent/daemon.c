@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,12 +136,11 @@ static void fb_one(struct qpaced *d, unsigned i, qp_time_ns now)
 	}
 }
 
-static void fb_ready(struct ev_loop *loop, ev_io *w, int revents)
+/* Drain the feedback socket (bounded); returns how many datagrams were read. */
+static unsigned fb_drain(struct qpaced *d)
 {
-	struct qpaced *d = w->data;
+	unsigned total = 0;
 
-	(void)loop;
-	(void)revents;
 	for (int round = 0; round < FB_ROUNDS; round++) {
 		qp_time_ns now;
 		int n;
@@ -153,6 +153,7 @@ static void fb_ready(struct ev_loop *loop, ev_io *w, int revents)
 		n = recvmmsg(d->fb_fd, d->rx_msgs, QPACED_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			break;
+		total += (unsigned)n;
 		now = qp_now_ns();
 		for (int i = 0; i < n; i++)
 			fb_one(d, (unsigned)i, now);
@@ -163,6 +164,34 @@ static void fb_ready(struct ev_loop *loop, ev_io *w, int revents)
 			break;
 	}
 	qpaced_after(d);
+	return total;
+}
+
+static void fb_ready(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct qpaced *d = w->data;
+
+	(void)revents;
+	if (fb_drain(d) && d->cfg.busy_poll_ns) {
+		d->spin_until = qp_now_ns() + d->cfg.busy_poll_ns;
+		if (!ev_is_active(&d->spin))
+			ev_idle_start(loop, &d->spin);
+	}
+}
+
+/* --busy-poll: while traffic is recent the loop never sleeps; each turn reads the socket
+ * directly, so a datagram waits for no wakeup. */
+static void fb_spin(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	struct qpaced *d = w->data;
+	qp_time_ns now;
+
+	(void)revents;
+	if (fb_drain(d))
+		d->spin_until = qp_now_ns() + d->cfg.busy_poll_ns;
+	now = qp_now_ns();
+	if (now >= d->spin_until)
+		ev_idle_stop(loop, w);
 }
 
 static int fb_open(struct qpaced *d, char *err, size_t errlen)
@@ -192,6 +221,8 @@ static int fb_open(struct qpaced *d, char *err, size_t errlen)
 	ev_io_init(&d->fb_io, fb_ready, d->fb_fd, EV_READ);
 	d->fb_io.data = d;
 	ev_io_start(d->loop, &d->fb_io);
+	ev_idle_init(&d->spin, fb_spin);
+	d->spin.data = d;
 	return 0;
 }
 
@@ -308,6 +339,9 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 	d->cfg.agent.cc = d->cfg.cc;
 	d->cfg.agent.cc_params = d->cfg.cc_params;
 	d->cfg.agent.log = core_log;
+	/* credit pacers' first-grant phases differ from run to run (and agent to agent) */
+	if (getrandom(&d->cfg.agent.seed, sizeof(d->cfg.agent.seed), GRND_NONBLOCK) < 0)
+		d->cfg.agent.seed = qp_now_ns() ^ (uint64_t)getpid();
 	d->fb_fd = d->ctl_fd = d->http_fd = d->timer.fd = -1;
 	d->start_ns = qp_now_ns();
 	signal(SIGPIPE, SIG_IGN);
@@ -378,6 +412,7 @@ void qpaced_close(struct qpaced *d)
 		qp_evtimer_close(&d->timer, d->loop);
 		if (d->fb_fd >= 0) {
 			ev_io_stop(d->loop, &d->fb_io);
+			ev_idle_stop(d->loop, &d->spin);
 			close(d->fb_fd);
 		}
 		ev_timer_stop(d->loop, &d->heartbeat);

@@ -37,6 +37,8 @@ struct qpaced {
 	char rx_ctrl[QPACED_BATCH][128];
 	struct agent_dgram tx[QPACED_BATCH];
 	uint32_t rx_drops;         /* SO_RXQ_OVFL's running count */
+	ev_idle spin;              /* --busy-poll: active while traffic is recent */
+	qp_time_ns spin_until;
 	struct qp_hist delay;
 	/* timers and signals */
 	struct qp_evtimer timer;

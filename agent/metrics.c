@@ -133,6 +133,15 @@ static const struct {
 	  v_feedback },
 };
 
+/* Integers as integers (1e10 would be valid, 10000000000 is kinder to a reader). */
+static void value(struct qp_strbuf *b, double v)
+{
+	if (v >= 0 && v < 9e18 && v == (double)(uint64_t)v)
+		qp_strbuf_printf(b, "%llu\n", (unsigned long long)v);
+	else
+		qp_strbuf_printf(b, "%.9g\n", v);
+}
+
 static void render_qps(const struct agent *a, struct qp_strbuf *b)
 {
 	for (size_t f = 0; f < sizeof(qp_families) / sizeof(qp_families[0]); f++) {
@@ -144,9 +153,10 @@ static void render_qps(const struct agent *a, struct qp_strbuf *b)
 			if (agent_qp_view_at(a, i, &v))
 				continue;
 			qp_strbuf_printf(b, "%s{qpn=\"0x%06x\",peer=\"%s\",peer_qpn=\"0x%06x\","
-					 "algo=\"%s\"} %.10g\n", qp_families[f].name, v.reg.qpn,
+					 "algo=\"%s\"} ", qp_families[f].name, v.reg.qpn,
 					 agent_ip_fmt(v.reg.peer_ip, peer, sizeof(peer)),
-					 v.reg.peer_qpn, v.reg.algo, qp_families[f].value(&v));
+					 v.reg.peer_qpn, v.reg.algo);
+			value(b, qp_families[f].value(&v));
 		}
 	}
 }

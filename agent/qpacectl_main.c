@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 		   "Look at and steer the qpace agent (qpaced). The socket defaults to $%s,\n"
 		   "else %s.\n\ncommands:\n", prog, CTL_SOCKET_ENV, CTL_DEFAULT_SOCKET);
 	for (const struct command *c = commands(); c->name; c++)
-		fprintf(f, "  %-6s %-26s %s\n", c->name, c->args, c->description);
+		fprintf(f, "  %-6s %-28s %s\n", c->name, c->args, c->description);
 }
 
 static int fail(const char *fmt, const char *arg)
@@ -313,8 +314,17 @@ static void top_draw(const struct views *vs, bool tty, double interval)
 		printf("sort: %s%s   keys: < > column, r reverse, q quit   every %.1fs\n",
 		       sort_field->key, sort_desc ? " (descending)" : "", interval);
 	qp_view_table_header(stdout, sort_field, sort_desc);
-	for (size_t i = 0; i < vs->n; i++)
+	for (size_t i = 0; i < vs->n; i++) {
+		struct winsize ws;
+
+		/* a terminal shows what fits, like top */
+		if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 5 &&
+		    i + 4 >= ws.ws_row && i + 1 < vs->n) {
+			printf("... %zu more\n", vs->n - i);
+			break;
+		}
 		qp_view_table_row(stdout, &vs->v[i]);
+	}
 	fflush(stdout);
 }
 

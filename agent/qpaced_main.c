@@ -18,9 +18,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: qpaced [-c FILE] [OPTIONS]\n\n"
 		   "The qpace agent: turns switch telemetry into per-QP rates (and receiver\n"
 		   "credits) in a shared-memory rate table; serves qpacectl and Prometheus.\n\n"
-		   "  -c, --config FILE                  read key = value options (keys are the long\n"
-		   "                                     names below); the command line overrides\n"
-		   "  -h, --help                         this text\n%s", help);
+		   "  -c, --config FILE\n"
+		   "        read key = value lines (keys: the long names below; # comments);\n"
+		   "        the command line overrides the file\n"
+		   "  -h, --help\n        this text\n%s", help);
 }
 
 /* Read @path into @c line by line; errors name the file, line and key. */

@@ -38,6 +38,7 @@ struct qpaced_config {
 	char cc[AGENT_ALGO_MAX];
 	char cc_params[AGENT_PARAMS_MAX];
 	qp_time_ns heartbeat_ns;
+	qp_time_ns busy_poll_ns;         /* keep polling feedback this long after traffic */
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 

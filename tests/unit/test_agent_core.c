@@ -117,7 +117,7 @@ static struct fb_msg level_msg(uint32_t peer_qpn, uint16_t sport, uint8_t level)
 
 	m.u.level = (struct fb_level){ .flow = { HOST_A, HOST_B, sport, peer_qpn },
 				       .switch_id = 7, .port = 3, .level = level,
-				       .queue_bytes = 50000, .seq = 11 };
+				       .queue_bytes = 50000, .seq = 11, .psn = 0x123456 };
 	return m;
 }
 
@@ -242,6 +242,7 @@ static void test_level_rate_and_ack(void **state)
 	assert_int_equal(got.u.level.acked, 3);
 	assert_int_equal(got.u.level.switch_id, 7);
 	assert_int_equal(got.u.level.seq, 11);
+	assert_int_equal(got.u.level.psn, 0x123456);
 	/* level 2 one RTT later: x0.75; the level-3 re-application ran first at T0+1000+T */
 	agent_feed_datagram(f->a, (const uint8_t *)"garbage!garbage!", 16, SWITCH, 1, T0);
 	m = level_msg(0x21, r.sport, 2);
@@ -429,6 +430,63 @@ static void test_echo_and_int(void **state)
 		      "psn64 %llu\n", (unsigned long long)before,
 		      (unsigned long long)slot_of(f, 0x11).rate_bps, (unsigned long long)v.rtt_ns,
 		      v.utilization, (unsigned long long)v.psn64);
+	fx_free(f);
+}
+
+/* ---- HPCC's byte sequences from PSNs: a full update once per window of data ---- */
+
+static void test_hpcc_seq_cadence(void **state)
+{
+	struct agent_params p = params("hpcc");
+	struct fx *f;
+	struct agent_qp_reg r = reg(0x11, 0x21);
+	const uint64_t mtu = 1000, t_ns = 10 * QP_NS_PER_US, dt = 2 * QP_NS_PER_US;
+	uint64_t last_update = 0, hop_tx[5] = { 0 };
+	qp_rate_bps rate;
+	unsigned updates = 0;
+	(void)state;
+
+	p.cc_params = "fast_react=0";  /* the rate moves at full updates only: observable */
+	f = fx_new(&p);
+	must_register(f, &r);
+	rate = slot_of(f, 0x11).rate_bps;
+	assert_int_equal(rate, 10 * QP_GBPS);
+	for (uint32_t i = 0; i < 80; i++) {
+		/* 5 hops, the third overloaded (120% of 10G) with a standing queue */
+		struct fb_msg m = { .type = FB_T_INT };
+		uint64_t psn64 = (1ULL << 24) + 100 + i, seq = psn64 * mtu;
+		uint64_t cap = qp_bytes_in(rate, t_ns) + mtu - 1;
+		uint64_t snd_nxt = (psn64 + 1) * mtu + cap;
+		bool predicted = i > 0 && seq > last_update;
+		qp_rate_bps now_rate;
+
+		m.u.int_report.flow = (struct fb_flow){ HOST_A, HOST_B, r.sport, 0x21 };
+		m.u.int_report.psn = 100 + i;
+		m.u.int_report.nhops = 5;
+		for (unsigned h = 0; h < 5; h++) {
+			double util = h == 2 ? 1.2 : 0.5;
+
+			hop_tx[h] += (uint64_t)(util * 10e9 * dt / 8e9);
+			m.u.int_report.hops[h] = (struct qp_int_hop){
+				.switch_id = 10 + h, .port = 1, .ts_ns = T0 + i * dt,
+				.tx_bytes = hop_tx[h], .qlen_bytes = h == 2 ? 1500 : 0,
+				.link_bps = 10 * QP_GBPS };
+		}
+		if (i == 0 || predicted)
+			last_update = snd_nxt;  /* baseline, then each full update */
+		feed(f, &m, SWITCH, T0 + i * dt);
+		now_rate = slot_of(f, 0x11).rate_bps;
+		if (predicted != (now_rate != rate))
+			fail_msg("report %u: full update predicted %d, rate %llu -> %llu", i,
+				 predicted, (unsigned long long)rate, (unsigned long long)now_rate);
+		updates += predicted;
+		rate = now_rate;
+	}
+	assert_true(updates >= 4);
+	assert_true(rate < 10 * QP_GBPS);
+	print_message("hpcc over 80 one-MTU reports (5 hops, one at 120%%): %u full updates, "
+		      "each where seq passed the previous snd_nxt; rate 10G -> %llu b/s\n",
+		      updates, (unsigned long long)rate);
 	fx_free(f);
 }
 
@@ -666,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_allow_and_auth),
 		cmocka_unit_test(test_malformed_and_fuzz),
 		cmocka_unit_test(test_echo_and_int),
+		cmocka_unit_test(test_hpcc_seq_cadence),
 		cmocka_unit_test(test_ia_five_senders),
 		cmocka_unit_test(test_credit_rx_and_expiry),
 		cmocka_unit_test(test_events_timers_overrides),

@@ -1,0 +1,502 @@
+/* qpaced-bench: how many feedback reports one agent sustains on one core, and how long a
+ * datagram takes from its arrival to the rate-table write it causes.
+ *
+ * The real daemon (qpaced, default algorithm HPCC) runs pinned to one CPU; this program
+ * registers QPs through the control socket and, pinned to another CPU, sends 5-hop INT
+ * reports over loopback UDP, generated on the fly so that every report is a fresh
+ * measurement (per-QP PSN, switch clocks and byte counters advance; one hop swings between
+ * 70% and 110% with a queue), so HPCC does its full work and writes the table each time.
+ *
+ *   core       the agent core alone, in this process (agent_feed_datagram in a loop, no
+ *              sockets): the ceiling the daemon could reach
+ *   throughput send as fast as possible for the duration; the agent's accepted count over
+ *              the time it kept processing = reports per second on one core
+ *   latency    send at fixed rates, evenly spaced; the agent measures each datagram from its
+ *              kernel arrival timestamp (SO_TIMESTAMPNS) to the rate-table write, and
+ *              qpacectl status / this program read p50, p99 and max (a fresh agent per rate)
+ *
+ *   qpaced-bench [-q 64] [-d 3s] [-l 10000,100000] [-a 0] [-s 1] [-p PATH] [-j]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "qpace/ctl_client.h"
+#include "qpace/optable.h"
+#include "qpace/units.h"
+
+#define MAX_RATES 8
+#define BATCH 32
+#define HOPS 5
+#define LINK_BPS (100 * QP_GBPS)
+
+struct opts {
+	unsigned qps;
+	qp_time_ns duration_ns;
+	uint64_t rates[MAX_RATES];
+	unsigned nrates;
+	int cpu_agent, cpu_sender;
+	char busy_poll[32];      /* the second latency variant's --busy-poll; "0" = none */
+	int fifo;                /* run the agent SCHED_FIFO at this priority; 0 = no */
+	char qpaced[512];
+	int json;
+};
+
+/* ---- report generation ---- */
+
+struct flowgen {
+	uint32_t psn;
+	qp_time_ns ts;
+	uint64_t tx[HOPS];
+	unsigned step;
+};
+
+struct gen {
+	struct flowgen *f;
+	unsigned n, next;
+};
+
+static int gen_init(struct gen *g, unsigned n)
+{
+	g->f = calloc(n, sizeof(*g->f));
+	g->n = n;
+	g->next = 0;
+	return g->f ? 0 : -ENOMEM;
+}
+
+/* The next report, round-robin over the QPs; returns its encoded length. */
+static int gen_next(struct gen *g, uint8_t *buf, size_t cap)
+{
+	unsigned q = g->next++ % g->n;
+	struct flowgen *f = &g->f[q];
+	struct fb_msg m = { .type = FB_T_INT };
+	const qp_time_ns dt = 2 * QP_NS_PER_US;
+	double u = 0.7 + 0.4 * (double)(f->step % 64) / 63.0;
+
+	f->step++;
+	f->psn = (f->psn + 1) & 0xffffff;
+	f->ts += dt;
+	m.u.int_report.flow = (struct fb_flow){ 0x7f000001u, 0x0a000002u, 0, 0x200 + q };
+	m.u.int_report.psn = f->psn;
+	m.u.int_report.nhops = HOPS;
+	for (unsigned h = 0; h < HOPS; h++) {
+		double hu = h == 3 ? u : 0.5;
+
+		f->tx[h] += (uint64_t)(hu * (double)LINK_BPS / 8e9 * (double)dt);
+		m.u.int_report.hops[h] = (struct qp_int_hop){
+			.switch_id = 1 + h, .port = 1, .ts_ns = f->ts, .tx_bytes = f->tx[h],
+			.qlen_bytes = h == 3 ? (f->step % 64) * 800 : 0, .link_bps = LINK_BPS };
+	}
+	return fb_encode(buf, cap, &m);
+}
+
+static struct agent_qp_reg bench_reg(unsigned i)
+{
+	struct agent_qp_reg r = {
+		.qpn = 0x100 + i, .peer_qpn = 0x200 + i, .local_ip = 0x7f000001u,
+		.peer_ip = 0x0a000002u, .mtu_bytes = 4096, .link_bps = LINK_BPS,
+		.base_rtt_ns = 10 * QP_NS_PER_US,
+	};
+	return r;
+}
+
+/* ---- the core alone ---- */
+
+static double bench_core(const struct opts *o)
+{
+	struct agent_params p;
+	struct qp_ratetable *t;
+	struct agent *a;
+	struct gen g;
+	char err[256];
+	uint8_t buf[FB_MAX_LEN];
+	const unsigned n = 2000000;
+	qp_time_ns t0, t1;
+
+	agent_params_default(&p);
+	p.max_qps = o->qps;
+	if (qp_ratetable_create_mem(o->qps, &t, err, sizeof(err)) ||
+	    !(a = agent_create(&p, t, 1, err, sizeof(err))) || gen_init(&g, o->qps)) {
+		fprintf(stderr, "qpaced-bench: %s\n", err);
+		exit(1);
+	}
+	for (unsigned i = 0; i < o->qps; i++) {
+		struct agent_qp_reg r = bench_reg(i);
+
+		if (agent_register(a, &r, 0, 0, 1, err, sizeof(err))) {
+			fprintf(stderr, "qpaced-bench: %s\n", err);
+			exit(1);
+		}
+	}
+	t0 = qp_now_ns();
+	for (unsigned i = 0; i < n; i++) {
+		int len = gen_next(&g, buf, sizeof(buf));
+
+		agent_feed_datagram(a, buf, (size_t)len, 0x7f000001u, 4792, t0 + i * 500);
+	}
+	t1 = qp_now_ns();
+	agent_destroy(a);
+	qp_ratetable_close(t);
+	free(g.f);
+	return n / ((t1 - t0) / 1e9);
+}
+
+/* ---- the daemon ---- */
+
+struct daemon {
+	pid_t pid;
+	char sock[108], table[64], log[128];
+	uint16_t port;
+	struct ctl_client *c;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		fprintf(stderr, "qpaced-bench: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+}
+
+static void daemon_stop(struct daemon *d)
+{
+	ctl_client_close(d->c);
+	d->c = NULL;
+	if (d->pid > 0) {
+		kill(d->pid, SIGTERM);
+		waitpid(d->pid, NULL, 0);
+	}
+	d->pid = 0;
+}
+
+static int daemon_start(const struct opts *o, struct daemon *d, unsigned run,
+			const char *busy_poll)
+{
+	char port[16], maxq[16], err[300];
+
+	snprintf(d->sock, sizeof(d->sock), "/tmp/qpaced-bench.%d.sock", (int)getpid());
+	snprintf(d->table, sizeof(d->table), "/qpaced-bench-%d", (int)getpid());
+	snprintf(d->log, sizeof(d->log), "/tmp/qpaced-bench.%d.log", (int)getpid());
+	d->port = (uint16_t)(40000 + getpid() % 10000 + run);
+	snprintf(port, sizeof(port), "127.0.0.1:%u", d->port);
+	snprintf(maxq, sizeof(maxq), "%u", o->qps);
+	d->pid = fork();
+	if (d->pid == 0) {
+		char *argv[] = { (char *)o->qpaced, "--cc", "hpcc", "--feedback", port,
+				 "--metrics", "off", "--socket", d->sock, "--rate-table", d->table,
+				 "--max-qps", maxq, "--busy-poll", (char *)busy_poll, NULL };
+
+		pin(o->cpu_agent);
+		if (o->fifo) {
+			struct sched_param sp = { .sched_priority = o->fifo };
+
+			if (sched_setscheduler(0, SCHED_FIFO, &sp))
+				fprintf(stderr, "qpaced-bench: SCHED_FIFO %d: %s\n", o->fifo,
+					strerror(errno));
+		}
+		if (!freopen(d->log, "w", stderr))
+			_exit(127);
+		execv(o->qpaced, argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 300; i++) {
+		if (ctl_client_open(d->sock, &d->c, err, sizeof(err)) == 0)
+			break;
+		usleep(10000);
+	}
+	if (!d->c) {
+		fprintf(stderr, "qpaced-bench: %s did not start (%s; log in %s)\n", o->qpaced, err,
+			d->log);
+		return -1;
+	}
+	for (unsigned i = 0; i < o->qps; i++) {
+		struct ctl_msg m = { .type = CTL_T_REGISTER, .u.reg = bench_reg(i) };
+
+		if (ctl_client_call(d->c, &m, NULL, NULL, 5 * QP_NS_PER_S, NULL, err, sizeof(err))) {
+			fprintf(stderr, "qpaced-bench: register: %s\n", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void got_agent(void *arg, const struct ctl_msg *m)
+{
+	if (m->type == CTL_T_AGENT)
+		*(struct ctl_agent *)arg = m->u.agent;
+}
+
+static struct ctl_agent status(struct daemon *d)
+{
+	struct ctl_msg m = { .type = CTL_T_STATUS };
+	struct ctl_agent a = { 0 };
+	char err[300];
+
+	if (ctl_client_call(d->c, &m, got_agent, &a, 5 * QP_NS_PER_S, NULL, err, sizeof(err)))
+		fprintf(stderr, "qpaced-bench: status: %s\n", err);
+	return a;
+}
+
+static int udp_to(struct daemon *d, struct sockaddr_in *sa)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), buf = 4 << 20;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	*sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(d->port),
+				    .sin_addr.s_addr = htonl(0x7f000001u) };
+	return fd;
+}
+
+struct tput {
+	double sent_per_s, agent_per_s;
+	uint64_t accepted, drops;
+	struct ctl_agent end;
+};
+
+/* Blast for the duration, then wait until the agent stops counting. */
+static struct tput run_throughput(const struct opts *o, struct daemon *d)
+{
+	static uint8_t bufs[BATCH][FB_MAX_LEN];
+	struct mmsghdr m[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_in sa;
+	struct gen g;
+	struct tput r = { 0 };
+	struct ctl_agent a0 = status(d), a1;
+	int fd = udp_to(d, &sa);
+	uint64_t sent = 0, last;
+	qp_time_ns t0 = qp_now_ns(), end = t0 + o->duration_ns, t_last;
+
+	gen_init(&g, o->qps);
+	while (qp_now_ns() < end) {
+		int n;
+
+		for (unsigned i = 0; i < BATCH; i++) {
+			iov[i] = (struct iovec){ bufs[i], (size_t)gen_next(&g, bufs[i], FB_MAX_LEN) };
+			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &sa, .msg_namelen = sizeof(sa),
+							      .msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		n = sendmmsg(fd, m, BATCH, 0);
+		if (n > 0)
+			sent += (uint64_t)n;
+	}
+	r.sent_per_s = sent / ((qp_now_ns() - t0) / 1e9);
+	/* the agent drains its socket buffer: stop the clock at its last accepted report */
+	last = a0.counters[AGENT_C_FB_ACCEPTED];
+	t_last = qp_now_ns();
+	for (;;) {
+		usleep(50000);
+		a1 = status(d);
+		if (a1.counters[AGENT_C_FB_ACCEPTED] == last)
+			break;
+		last = a1.counters[AGENT_C_FB_ACCEPTED];
+		t_last = qp_now_ns() - 25 * QP_NS_PER_MS;
+	}
+	r.accepted = last - a0.counters[AGENT_C_FB_ACCEPTED];
+	r.drops = a1.counters[AGENT_C_FB_KERNEL_DROPS] - a0.counters[AGENT_C_FB_KERNEL_DROPS];
+	r.agent_per_s = r.accepted / ((t_last - t0) / 1e9);
+	r.end = a1;
+	close(fd);
+	free(g.f);
+	return r;
+}
+
+/* Evenly spaced single datagrams at @rate per second for the duration. */
+static struct ctl_agent run_latency(const struct opts *o, struct daemon *d, uint64_t rate)
+{
+	uint8_t buf[FB_MAX_LEN];
+	struct sockaddr_in sa;
+	struct gen g;
+	int fd = udp_to(d, &sa);
+	qp_time_ns gap = QP_NS_PER_S / rate, next = qp_now_ns(), end = next + o->duration_ns;
+
+	gen_init(&g, o->qps);
+	while (next < end) {
+		int len = gen_next(&g, buf, sizeof(buf));
+
+		while (qp_now_ns() < next)
+			;
+		sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&sa, sizeof(sa));
+		next += gap;
+	}
+	usleep(100000);
+	close(fd);
+	free(g.f);
+	return status(d);
+}
+
+/* ---- command line ---- */
+
+static const struct qp_optdoc docs[] = {
+	{ "qps", 'q', "N", "QPs registered, reports round-robin over them (default 64)" },
+	{ "duration", 'd', "TIME", "length of each run (default 3s)" },
+	{ "latency-rates", 'l', "LIST", "report rates for the latency runs (default 10000,100000)" },
+	{ "cpu-agent", 'a', "CPU", "CPU the agent is pinned to (default 0)" },
+	{ "cpu-sender", 's', "CPU", "CPU this program is pinned to (default 1)" },
+	{ "busy-poll", 'b', "TIME", "latency again with qpaced --busy-poll TIME (default 1ms; 0 = no)" },
+	{ "fifo", 'f', "PRIO", "run the agent SCHED_FIFO at PRIO (as chrt -f; default: normal)" },
+	{ "qpaced", 'p', "PATH", "the daemon (default: qpaced next to this program)" },
+	{ "json", 'j', NULL, "one JSON object instead of text" },
+	{ "help", 'h', NULL, "this text" },
+};
+#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: qpaced-bench [options]\nReports per second one agent sustains (HPCC, "
+		   "5-hop INT) and arrival-to-rate-table delay.\n\n");
+	qp_optable_usage(f, docs, NDOCS);
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	struct option longs[NDOCS + 1];
+	char shorts[2 * NDOCS + 1], exe[400];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int c;
+
+	*o = (struct opts){ .qps = 64, .duration_ns = 3 * QP_NS_PER_S, .rates = { 10000, 100000 },
+			    .nrates = 2, .cpu_agent = 0, .cpu_sender = 1, .busy_poll = "1ms" };
+	exe[n > 0 ? n : 0] = 0;
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = 0;
+	snprintf(o->qpaced, sizeof(o->qpaced), "%s/qpaced", exe);
+	qp_optable_build(docs, NDOCS, longs, shorts);
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		char *save = NULL, *tok, list[128];
+
+		switch (c) {
+		case 'q':
+			o->qps = (unsigned)atoi(optarg);
+			if (o->qps < 1 || o->qps > 4096)
+				return fprintf(stderr, "qpaced-bench: qps '%s': 1..4096\n", optarg), -1;
+			break;
+		case 'd':
+			if (qp_parse_time(optarg, &o->duration_ns) || o->duration_ns < QP_NS_PER_S / 10)
+				return fprintf(stderr, "qpaced-bench: duration '%s': 100ms or more\n",
+					       optarg), -1;
+			break;
+		case 'l':
+			snprintf(list, sizeof(list), "%s", optarg);
+			o->nrates = 0;
+			for (tok = strtok_r(list, ",", &save); tok && o->nrates < MAX_RATES;
+			     tok = strtok_r(NULL, ",", &save))
+				if ((o->rates[o->nrates++] = strtoull(tok, NULL, 10)) < 100)
+					return fprintf(stderr, "qpaced-bench: rate '%s': 100/s or more\n",
+						       tok), -1;
+			break;
+		case 'a':
+			o->cpu_agent = atoi(optarg);
+			break;
+		case 's':
+			o->cpu_sender = atoi(optarg);
+			break;
+		case 'b':
+			snprintf(o->busy_poll, sizeof(o->busy_poll), "%s", optarg);
+			break;
+		case 'f':
+			o->fifo = atoi(optarg);
+			if (o->fifo < 1 || o->fifo > 99)
+				return fprintf(stderr, "qpaced-bench: fifo '%s': 1..99\n", optarg), -1;
+			break;
+		case 'p':
+			snprintf(o->qpaced, sizeof(o->qpaced), "%s", optarg);
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void print_latency(const char *variant, uint64_t rate, const struct ctl_agent *a)
+{
+	printf("  arrival -> rate table, %-14s at %6llu/s: p50 %5.1f us, p99 %7.1f us, max "
+	       "%7.1f us (%llu samples)\n", variant, (unsigned long long)rate,
+	       a->delay_p50_ns / 1e3, a->delay_p99_ns / 1e3, a->delay_max_ns / 1e3,
+	       (unsigned long long)a->delay_samples);
+}
+
+static void json_latency(const char *variant, uint64_t rate, const struct ctl_agent *a,
+			 bool first)
+{
+	printf("%s{\"agent\":\"%s\",\"rate\":%llu,\"samples\":%llu,\"p50_ns\":%llu,"
+	       "\"p99_ns\":%llu,\"max_ns\":%llu}", first ? "" : ",", variant,
+	       (unsigned long long)rate, (unsigned long long)a->delay_samples,
+	       (unsigned long long)a->delay_p50_ns, (unsigned long long)a->delay_p99_ns,
+	       (unsigned long long)a->delay_max_ns);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct daemon d = { 0 };
+	struct tput t;
+	struct ctl_agent lat[2][MAX_RATES];
+	char variant[2][48];
+	unsigned nvar;
+	double core;
+
+	if (parse(argc, argv, &o))
+		return 2;
+	nvar = strcmp(o.busy_poll, "0") ? 2 : 1;
+	snprintf(variant[0], sizeof(variant[0]), "sleeping");
+	snprintf(variant[1], sizeof(variant[1]), "busy-poll %s", o.busy_poll);
+	pin(o.cpu_sender);
+	core = bench_core(&o);
+	if (daemon_start(&o, &d, 0, "0"))
+		return daemon_stop(&d), 1;
+	t = run_throughput(&o, &d);
+	daemon_stop(&d);
+	for (unsigned v = 0; v < nvar; v++) {
+		for (unsigned i = 0; i < o.nrates; i++) {
+			if (daemon_start(&o, &d, 1 + v * MAX_RATES + i, v ? o.busy_poll : "0"))
+				return daemon_stop(&d), 1;
+			lat[v][i] = run_latency(&o, &d, o.rates[i]);
+			daemon_stop(&d);
+		}
+	}
+	unlink(d.log);
+	if (o.json) {
+		printf("{\"qps\":%u,\"hops\":%d,\"cc\":\"hpcc\",\"core_reports_per_s\":%.0f,"
+		       "\"sent_per_s\":%.0f,\"agent_reports_per_s\":%.0f,\"kernel_drops\":%llu,"
+		       "\"saturated_delay_p50_ns\":%llu,\"saturated_delay_p99_ns\":%llu,\"latency\":[",
+		       o.qps, HOPS, core, t.sent_per_s, t.agent_per_s, (unsigned long long)t.drops,
+		       (unsigned long long)t.end.delay_p50_ns, (unsigned long long)t.end.delay_p99_ns);
+		for (unsigned v = 0; v < nvar; v++)
+			for (unsigned i = 0; i < o.nrates; i++)
+				json_latency(variant[v], o.rates[i], &lat[v][i], !v && !i);
+		printf("]}\n");
+		return 0;
+	}
+	printf("qpaced-bench: HPCC, %d-hop INT reports over %u QPs; agent on CPU %d%s, sender on "
+	       "CPU %d, %.1f s per run\n", HOPS, o.qps, o.cpu_agent,
+	       o.fifo ? " (SCHED_FIFO)" : "", o.cpu_sender, o.duration_ns / 1e9);
+	printf("  core alone (no sockets)   %9.0f reports/s  (%.0f ns each)\n", core, 1e9 / core);
+	printf("  daemon, saturated         %9.0f reports/s  (target >= 300000; sender %.0f/s, "
+	       "kernel drops %llu)\n", t.agent_per_s, t.sent_per_s, (unsigned long long)t.drops);
+	printf("    delay while saturated   p50 %.1f us, p99 %.1f us (socket queueing included)\n",
+	       t.end.delay_p50_ns / 1e3, t.end.delay_p99_ns / 1e3);
+	for (unsigned v = 0; v < nvar; v++)
+		for (unsigned i = 0; i < o.nrates; i++)
+			print_latency(variant[v], o.rates[i], &lat[v][i]);
+	printf("  (target: p99 < 50 us)\n");
+	return 0;
+}
