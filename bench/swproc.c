@@ -146,8 +146,11 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 		int status;
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
 			s->pid = -1;
+			if (WIFSIGNALED(status))
+				return sp_err(err, errlen, -1, "qpace-switch died at start (signal %d)",
+					      WTERMSIG(status));
 			return sp_err(err, errlen, -1, "qpace-switch exited at start (status %d); "
-				      "its message is above", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+				      "its message is above", WEXITSTATUS(status));
 		}
 		if (csv_has_row(s->csv_path))
 			return 0;
