@@ -23,6 +23,7 @@
 #include "qpace/units.h"
 #include "host.h"
 #include "incast.h"
+#include "monitor.h"
 #include "plot.h"
 #include "series.h"
 #include "swproc.h"
@@ -81,6 +82,8 @@ struct incast {
 	qp_time_ns next_sample_ns;
 	bool registered;             /* the agents know the QPs (after the RTT probe) */
 	qp_time_ns last_pass_ns, max_gap_ns;   /* the loop's lateness (a busy machine) */
+	struct monitor mon;          /* qpacectl's view of the hosts' agents */
+	struct agent **agents;
 };
 
 /* Base RTT of the modelled network: data out over two links and the ACK back, one
@@ -233,6 +236,7 @@ static void incast_sample(struct incast *x, qp_time_ns now)
 	if (!x->registered || now < x->next_sample_ns)
 		return;
 	x->next_sample_ns = now + INCAST_SAMPLE_NS;
+	monitor_serve(&x->mon);
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct qp_stats st;
 		struct flow_state *f = &x->fl[i];
@@ -385,6 +389,8 @@ static void incast_free(struct incast *x)
 		for (uint64_t i = 0; i <= x->senders; i++)
 			if (x->hosts[i].ctx)
 				bench_host_close(&x->hosts[i]);
+	monitor_close(&x->mon);
+	free(x->agents);
 	if (x->ep >= 0)
 		close(x->ep);
 	free(x->hosts);
@@ -446,7 +452,8 @@ static void incast_outputs(const struct incast *x, struct incast_run *run, const
 int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, uint64_t bytes,
 	       const char *out_dir, struct incast_run *run, char *err, size_t errlen)
 {
-	struct incast x = { .c = c, .senders = senders, .bytes = bytes, .ep = -1 };
+	struct incast x = { .c = c, .senders = senders, .bytes = bytes, .ep = -1,
+			    .mon = { .lfd = -1, .cfd = { -1, -1, -1, -1 } } };
 	struct incast_result *r = &run->res;
 	struct swproc sw = { .pid = -1 };
 	bool credits, own_switch = !c->switch_addr, cnp = false;
@@ -509,6 +516,17 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	if (incast_register(&x, err, errlen))
 		goto out;
 	x.registered = true;
+	if (c->cmd == CMD_INCAST || c->monitor) {
+		x.agents = calloc(senders + 1, sizeof(*x.agents));
+		for (uint64_t i = 0; x.agents && i <= senders; i++)
+			x.agents[i] = x.hosts[i].agent;
+		if (!x.agents || monitor_open(&x.mon, c->monitor, x.agents, (unsigned)senders + 1, e,
+					      sizeof(e)))
+			fprintf(stderr, "qpace-bench: no monitoring: %s\n", x.agents ? e : "no memory");
+		else
+			fprintf(stderr, "qpace-bench: QPs on QPACE_SOCKET=%s (qpacectl top)\n",
+				x.mon.path);
+	}
 	r->base_rtt_ns = x.base_rtt_ns;
 	x.last_pass_ns = 0;
 	void (*old)(int) = signal(SIGINT, on_sigint);
