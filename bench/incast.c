@@ -530,12 +530,14 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	r->base_rtt_ns = x.base_rtt_ns;
 	x.last_pass_ns = 0;
 	void (*old)(int) = signal(SIGINT, on_sigint);
+	void (*old_term)(int) = signal(SIGTERM, on_sigint);
 	qp_time_ns t0 = qp_now_ns();
 	uint32_t k;
 	for (k = 0; k < c->rounds && !incast_stop; k++)
 		incast_round(&x, k, &run->flows[k * senders], &round_ns[k]);
 	qp_time_ns t1 = qp_now_ns();
 	signal(SIGINT, old);
+	signal(SIGTERM, old_term);
 	if (c->verbose)
 		incast_agent_counters(&x);
 	run->nflows = (size_t)(k * senders);

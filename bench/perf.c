@@ -25,6 +25,7 @@
 #define PERF_ACCEPT_NS (3600 * QP_NS_PER_S)
 #define PERF_DIAL_NS (30 * QP_NS_PER_S)
 #define PERF_END_NS (10 * QP_NS_PER_S)
+#define PERF_STALL_NS (10 * QP_NS_PER_S)   /* no completion for this long: give up */
 #define PERF_MAX_SAMPLES (1u << 20)   /* kept per period in duration mode */
 
 static volatile sig_atomic_t perf_stop;
@@ -95,7 +96,7 @@ static int perf_connect(struct perf *p, char *err, size_t errlen)
 {
 	const struct bench_conf *c = p->c;
 	struct qp_attr qa = { .sq_depth = PERF_TX_DEPTH + 1, .rq_depth = 2 * PERF_TX_DEPTH,
-			      .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
+			      .timeout = 12, .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
 	char port[8];
 	unsigned nq = c->cmd & (CMD_WRITE_BW | CMD_SEND_BW) ? (unsigned)c->qps : 1;
 
@@ -177,7 +178,8 @@ static int bw_client(struct perf *p)
 	enum qp_opcode op = c->cmd == CMD_SEND_BW ? QP_OP_SEND : QP_OP_WRITE;
 	uint64_t want = c->duration_ns ? UINT64_MAX : c->iters, posted = 0, inflight = 0;
 	unsigned nq = (unsigned)c->qps;
-	qp_time_ns start = qp_now_ns(), period_end = start + c->duration_ns;
+	qp_time_ns start = qp_now_ns(), period_end = start + c->duration_ns, last_progress = start;
+	uint64_t last_done = 0;
 	struct qp_wc wc[32];
 
 	size_t cap = c->duration_ns ? PERF_MAX_SAMPLES : (size_t)c->iters;
@@ -217,6 +219,18 @@ static int bw_client(struct perf *p)
 		}
 		perf_service(p);
 		qp_time_ns now = qp_now_ns();
+		if (p->ndone != last_done) {
+			last_done = p->ndone;
+			last_progress = now;
+		} else if (now - last_progress > PERF_STALL_NS) {
+			struct qp_stats st;
+			qp_get_stats(p->qp[0], &st);
+			fprintf(stderr, "qpace-bench: no completion for %llu s (%" PRIu64 " of %" PRIu64
+				" posted done; retransmissions %" PRIu64 ", timeouts %" PRIu64 ")\n",
+				(unsigned long long)(PERF_STALL_NS / QP_NS_PER_S), p->ndone, posted,
+				st.retransmissions, st.timeouts);
+			return -ETIMEDOUT;
+		}
 		if (c->duration_ns && now >= period_end) {
 			struct stats_bw bw;
 			size_t n = p->ndone < cap ? (size_t)p->ndone : cap;

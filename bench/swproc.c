@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -131,11 +132,16 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 		argv[n++] = *e;
 	argv[n] = NULL;
 
+	pid_t parent = getpid();
 	s->pid = fork();
 	if (s->pid < 0)
 		return sp_err(err, errlen, -1, "fork: %s", strerror(errno));
 	if (s->pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
+		/* The switch must not outlive the bench (killed, crashed). */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		execv(bin, (char *const *)argv);

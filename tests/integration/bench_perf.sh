@@ -23,11 +23,11 @@ pair() {  # pair TEST WANT_HEADER ARGS...
 	t=$1
 	want=$2
 	shift 2
-	"$B" "$t" --backend soft --attach 127.0.0.1:$P --ip 10.0.0.1 -p 18700 "$@" \
+	timeout 60 "$B" "$t" --backend soft --attach 127.0.0.1:$P --ip 10.0.0.1 -p 18700 "$@" \
 		>"$tmp/server" 2>&1 &
 	srv=$!
-	"$B" "$t" --backend soft --attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 -p 18700 "$@" \
-		127.0.0.1 >"$tmp/client" 2>&1
+	timeout 50 "$B" "$t" --backend soft --attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 \
+		-p 18700 "$@" 127.0.0.1 >"$tmp/client" 2>&1
 	rc=$?
 	wait $srv
 	if [ $rc -ne 0 ] || ! grep -qF "$want" "$tmp/client"; then
