@@ -168,18 +168,23 @@ static int incast_connect(struct incast *x, char *err, size_t errlen)
 	return 0;
 }
 
-/* Register both ends of every flow with their hosts' agents. */
+/* Register both ends of every flow with their hosts' agents. The line rate they get is
+ * the link's payload rate: the pacing gate meters payload bytes, so a sender at the
+ * link's bit rate would put 1 + 58/MTU of it on the wire (5.7% at MTU 1024), and a credit
+ * pacer granting C * RTT of payload would overfill the port it paces. */
 static int incast_register(struct incast *x, char *err, size_t errlen)
 {
 	qp_time_ns now = qp_now_ns();
+	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
+							  STATS_ROCE_PKT_OVERHEAD);
 	char e[300];
 
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
-		if (bench_host_register(&x->hosts[i], f->qp, x->c->link_bps, x->base_rtt_ns, false,
-					NULL, now, e, sizeof(e)) ||
-		    bench_host_register(&x->hosts[0], f->rqp, x->c->link_bps, x->base_rtt_ns, true,
-					"none", now, e, sizeof(e)))
+		if (bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false, NULL, now,
+					e, sizeof(e)) ||
+		    bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true, "none",
+					now, e, sizeof(e)))
 			return snprintf(err, errlen, "sender %" PRIu64 ": agent: %s", i, e), -1;
 	}
 	return 0;
