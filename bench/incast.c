@@ -202,8 +202,8 @@ static void flow_post(struct incast *x, struct flow_state *f, uint64_t i)
 				   .remote_addr = f->qp->remote.addr, .rkey = f->qp->remote.rkey,
 				   .flags = QP_WR_SIGNALED };
 		int rc = qp_post_send(f->qp, &w);
-		if (rc == -EAGAIN || rc == -ENOMEM)
-			return;
+		if (rc == -EAGAIN || rc == -ENOMEM || rc == -ENOSPC)
+			return;   /* gate closed, or the queue full until completions are polled */
 		if (rc < 0) {
 			f->lost = true;
 			f->active = false;
@@ -499,7 +499,14 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .ports = (unsigned)senders + 1, .base_port = (uint16_t)base,
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 					  .delay_ns = c->delay_ns, .seed = c->seed, .extra = extra,
-					  .dir = out_dir };
+					  .dir = out_dir, .cpu = -1 };
+		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
+		 * so they never queue behind each other. */
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		if (ncpu >= 2) {
+			sc.cpu = 0;
+			swproc_pin((int)ncpu - 1);
+		}
 		if (swproc_start(&sw, &sc, err, errlen))
 			return -1;
 	}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,19 @@ static int sp_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+/* Pin the calling process to @cpu (< 0: leave it). Best effort: a machine with one CPU
+ * or a cpuset that excludes it keeps the default. */
+void swproc_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 static void sleep_ns(qp_time_ns ns)
@@ -142,6 +156,7 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(1);
+		swproc_pin(c->cpu);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		execv(bin, (char *const *)argv);

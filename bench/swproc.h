@@ -47,6 +47,7 @@ struct swproc_conf {
 	uint64_t seed;
 	const char *const *extra;    /* more arguments (NULL-terminated), e.g. "--int", "off" */
 	const char *dir;             /* where the CSV and JSON go; NULL = a temporary dir */
+	int cpu;                     /* pin the switch to this CPU; -1 = no pinning */
 };
 
 int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_t errlen);
@@ -60,6 +61,8 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 int swproc_queue_mean(const struct swproc *s, const char *port, qp_time_ns from,
 		      qp_time_ns to, double *mean, const char *series_path, char *err,
 		      size_t errlen);
+/* Pin the calling process to one CPU (best effort; < 0 = leave it). */
+void swproc_pin(int cpu);
 /* Remove the temporary directory (when one was made). */
 void swproc_cleanup(struct swproc *s);
 
