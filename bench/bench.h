@@ -71,6 +71,7 @@ struct bench_conf {
 	uint64_t buffer_bytes;
 	qp_time_ns delay_ns;
 	uint64_t mtu_bytes;
+	uint64_t window_pkts;         /* RC: unacknowledged packets per QP */
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;
 	uint64_t seed;

@@ -73,6 +73,10 @@ static const struct opt bench_opts[] = {
 	  .help = "propagation delay of each link (default 5us)" },
 	{ "mtu", 0, OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
 	  .help = "RoCE path MTU: 256, 512, 1024 (default), 2048, 4096" },
+	{ "window", 0, OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
+	  .help = "unacknowledged packets per QP, the NIC's window (default 32:\n"
+		  "a few BDPs; the gate paces posts, the window bounds what an ACK\n"
+		  "releases at once)" },
 	{ "base-port", 0, OPT_UINT, "P", F(base_port), NUM(1024, 65535 - 2 * 64), .cmds = CMD_RUNS,
 	  .help = "UDP base port of the switch this starts (default 17000)" },
 	{ "timeout", 0, OPT_TIME, "TIME", F(round_timeout_ns), NUM(QP_NS_PER_MS, 600 * QP_NS_PER_S),
@@ -172,6 +176,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.buffer_bytes = 128 * 1024,
 		.delay_ns = 5 * QP_NS_PER_US,
 		.mtu_bytes = 1024,
+		.window_pkts = 32,
 		.base_port = 17000,
 		.round_timeout_ns = 20 * QP_NS_PER_S,
 		.seed = 1,

@@ -119,8 +119,9 @@ static int incast_hosts(struct incast *x, const char *cc, bool credits, bool cnp
 		return snprintf(err, errlen, "epoll: %s", strerror(errno)), -1;
 	for (uint64_t i = 0; i <= x->senders; i++) {
 		char opts[160], e[300];
-		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,mtu=%" PRIu64, swhost,
-			 base + 2 * (unsigned)i, (unsigned)i + 1, x->c->mtu_bytes);
+		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,window=%" PRIu64
+			 ",mtu=%" PRIu64, swhost, base + 2 * (unsigned)i, (unsigned)i + 1,
+			 x->c->window_pkts, x->c->mtu_bytes);
 		struct bench_host_conf hc = { .options = opts, .cc = cc, .credits = credits,
 					      .cnp_from_notice = cnp, .seed = x->c->seed,
 					      .quiet = !x->c->verbose };
