@@ -156,6 +156,17 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 	return 0;
 }
 
+int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now)
+{
+	for (unsigned i = 0; i < h->nqps; i++) {
+		if (h->qps[i].qpn == qpn) {
+			h->qps[i] = h->qps[--h->nqps];
+			return agent_unregister(h->agent, qpn, now);
+		}
+	}
+	return -ENOENT;
+}
+
 void bench_host_service(struct bench_host *h, qp_time_ns now)
 {
 	struct agent_dgram d[16];

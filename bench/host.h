@@ -58,6 +58,8 @@ void bench_host_close(struct bench_host *h);
 int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
 			qp_time_ns now, char *err, size_t errlen);
+/* The QP leaves the agent (its flow ended): slot freed, credits and controller state gone. */
+int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now);
 /* Run agent timers that are due, the heartbeat, and send the agent's datagrams. */
 void bench_host_service(struct bench_host *h, qp_time_ns now);
 /* The earliest of the context's and the agent's deadlines. */

@@ -64,6 +64,7 @@ struct flow_state {
 	uint64_t posted, acked;
 	qp_time_ns done_ns;
 	bool active, lost;
+	bool registered;             /* both ends known to their agents (this round) */
 	struct qp_stats base;        /* counters at the round's start */
 };
 
@@ -169,7 +170,11 @@ static int incast_connect(struct incast *x, char *err, size_t errlen)
 	return 0;
 }
 
-/* Register both ends of every flow with their hosts' agents. The line rate they get is
+/* Register both ends of every flow with their hosts' agents, at the start of each round:
+ * each round's flows are new flows to the controllers (HPCC starts a flow at line rate)
+ * and to the receiver's credit pacer (n = the flows still sending; a finished flow is
+ * unregistered, so its share goes to the others and no credit piles up between rounds).
+ * The line rate they get is
  * the link's payload rate: the pacing gate meters payload bytes, so a sender at the
  * link's bit rate would put 1 + 58/MTU of it on the wire (5.7% at MTU 1024), and a credit
  * pacer granting C * RTT of payload would overfill the port it paces. */
@@ -182,6 +187,9 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
+		if (f->lost || f->registered)
+			continue;
+		f->registered = true;
 		if (bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false, NULL, now,
 					e, sizeof(e)) ||
 		    bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true, "none",
@@ -214,6 +222,16 @@ static void flow_post(struct incast *x, struct flow_state *f, uint64_t i)
 	}
 }
 
+/* The flow ended (done, lost or out of time): both ends leave their agents. */
+static void flow_leave(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns now)
+{
+	if (!f->registered)
+		return;
+	bench_host_unregister(&x->hosts[i], f->qp->qpn, now);
+	bench_host_unregister(&x->hosts[0], f->rqp->qpn, now);
+	f->registered = false;
+}
+
 static void flow_poll(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns now)
 {
 	struct qp_wc wc[32];
@@ -227,6 +245,7 @@ static void flow_poll(struct incast *x, struct flow_state *f, uint64_t i, qp_tim
 					qp_wc_status_str(wc[k].status));
 			f->lost = true;
 			f->active = false;
+			flow_leave(x, f, i, now);
 			return;
 		}
 		f->acked += wc[k].wr_id;
@@ -234,6 +253,7 @@ static void flow_poll(struct incast *x, struct flow_state *f, uint64_t i, qp_tim
 	if (f->active && f->acked >= x->bytes) {
 		f->active = false;
 		f->done_ns = now;
+		flow_leave(x, f, i, now);
 	}
 }
 
@@ -246,7 +266,9 @@ static void incast_sample(struct incast *x, qp_time_ns now)
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct qp_stats st;
 		struct flow_state *f = &x->fl[i];
-		x->row[i - 1] = f->lost ? 0 : bench_host_rate(&x->hosts[i], f->qp->qpn);
+		x->row[i - 1] = f->registered ? bench_host_rate(&x->hosts[i], f->qp->qpn) : 0;
+		if (!f->registered)
+			continue;
 		qp_get_stats(f->qp, &st);
 		agent_qp_stats(x->hosts[i].agent, f->qp->qpn, st.tx_bytes, st.retransmissions);
 	}
@@ -329,9 +351,11 @@ static bool round_busy(const struct incast *x)
 	return false;
 }
 
-static void incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
-			 qp_time_ns *round_ns)
+static int incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
+			qp_time_ns *round_ns, char *err, size_t errlen)
 {
+	if (incast_register(x, err, errlen))
+		return -1;
 	qp_time_ns start = qp_now_ns(), limit = start + x->c->round_timeout_ns;
 
 	for (uint64_t i = 1; i <= x->senders; i++) {
@@ -360,10 +384,12 @@ static void incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
 			f->active = false;
 			end = qp_now_ns();
 		}
+		flow_leave(x, f, i, end);
 	}
 	*round_ns = end - start;
 	for (qp_time_ns gap = qp_now_ns() + INCAST_GAP_NS; qp_now_ns() < gap && !incast_stop;)
 		incast_pass(x, false);
+	return 0;
 }
 
 /* -v: what the agents saw, summed over the hosts (nonzero counters only). */
@@ -547,7 +573,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	qp_time_ns t0 = qp_now_ns();
 	uint32_t k;
 	for (k = 0; k < c->rounds && !incast_stop; k++)
-		incast_round(&x, k, &run->flows[k * senders], &round_ns[k]);
+		if (incast_round(&x, k, &run->flows[k * senders], &round_ns[k], err, errlen))
+			break;
 	qp_time_ns t1 = qp_now_ns();
 	signal(SIGINT, old);
 	signal(SIGTERM, old_term);
