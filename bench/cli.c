@@ -16,9 +16,9 @@ static const char *const credits_names[] = { "off", "ia", NULL };
 
 static const struct opt bench_opts[] = {
 	/* perftest's, same letters and names */
-	{ "ib-dev", 'd', OPT_STR, "DEV", F(ib_dev), .cmds = CMD_PERF,
+	{ "ib-dev", 'd', OPT_STR, "DEV", F(ib_dev), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: RDMA device (default: the first found)" },
-	{ "ib-port", 'i', OPT_UINT, "PORT", F(ib_port), NUM(1, 254), .cmds = CMD_PERF,
+	{ "ib-port", 'i', OPT_UINT, "PORT", F(ib_port), NUM(1, 254), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: device port (default 1)" },
 	{ "size", 's', OPT_BYTES, "SIZE", F(size_bytes), NUM(1, BENCH_PERF_MAX_SIZE),
 	  .cmds = CMD_PERF, .help = "message size (default 65536 for BW, 2 for latency)" },
@@ -31,9 +31,9 @@ static const struct opt bench_opts[] = {
 	  .help = "run for SECS seconds instead of -n (a bare number is seconds)" },
 	{ "qp", 'q', OPT_UINT, "N", F(qps), NUM(1, 64), .cmds = CMD_BW,
 	  .help = "QPs, same on both sides (default 1)" },
-	{ "port", 'p', OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF,
+	{ "port", 'p', OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "TCP port of the out-of-band exchange (default 18515)" },
-	{ "gid-index", 'x', OPT_UINT, "N", F(gid_index), NUM(0, 255), .cmds = CMD_PERF,
+	{ "gid-index", 'x', OPT_UINT, "N", F(gid_index), NUM(0, 255), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: GID index (default: the first RoCEv2 IPv4 GID)" },
 	{ "CPU-freq", 'F', OPT_FLAG, NULL, F(cpu_freq), .cmds = CMD_PERF,
 	  .help = "accepted for perftest scripts (no cpufreq warning here)" },
@@ -55,9 +55,9 @@ static const struct opt bench_opts[] = {
 		  "(default hpcc for incast, none otherwise)" },
 	{ "credits", 0, OPT_CHOICE, "MODE", F(credits), .choices = credits_names,
 	  .cmds = CMD_PERF | CMD_INCAST, .help = "receiver credit pacing: ia (IA-TCP) or off (default)" },
-	{ "attach", 0, OPT_STR, "HOST:P", F(attach), .cmds = CMD_PERF,
+	{ "attach", 0, OPT_STR, "HOST:P", F(attach), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "soft: the switch port (send to P, receive on P+1)" },
-	{ "ip", 0, OPT_STR, "A.B.C.D", F(ip), .cmds = CMD_PERF, .help = "soft: this host's IPv4 address" },
+	{ "ip", 0, OPT_STR, "A.B.C.D", F(ip), .cmds = CMD_PERF | CMD_INCAST, .help = "soft: this host's IPv4 address" },
 	/* incast and the runs built on it */
 	{ "senders", 'N', OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS),
 	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "senders (default 16)" },
@@ -208,11 +208,15 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 	if ((c->cmd & CMD_PERF) && c->backend == BACKEND_SOFT && (!c->attach || !c->ip))
 		return RULE_ERR("--backend soft needs --attach HOST:P and --ip A.B.C.D "
 				"(the switch port and this host's address)");
-	if ((c->cmd & CMD_PERF) && c->backend == BACKEND_IBV && (c->attach || c->ip))
+	if ((c->cmd & (CMD_PERF | CMD_INCAST)) && c->backend == BACKEND_IBV && (c->attach || c->ip))
 		return RULE_ERR("--attach/--ip belong to --backend soft");
-	if ((c->cmd & CMD_RUNS) && c->server)
-		return RULE_ERR("%s takes no server address ('%s')", bench_cmd_name(c->cmd),
-				c->server);
+	bool networked = c->cmd == CMD_INCAST && (c->backend == BACKEND_IBV || c->attach);
+	if ((c->cmd & CMD_RUNS) && c->server && !networked)
+		return RULE_ERR("%s takes no server address ('%s'): the embedded incast runs "
+				"every host here (a networked one: --backend ibv, or --attach "
+				"and --ip)", bench_cmd_name(c->cmd), c->server);
+	if (networked && c->backend == BACKEND_SOFT && !c->ip)
+		return RULE_ERR("--attach needs --ip A.B.C.D (this host's address)");
 	return 0;
 }
 

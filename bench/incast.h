@@ -77,6 +77,9 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders,
 	       size_t errlen);
 void incast_run_free(struct incast_run *run);
 
+/* The networked incast (incast_net.c): receiver (no address) or one sender. */
+int incast_net(const struct bench_conf *c);
+
 /* Totals from the flows (goodput, Jain, FCT): fills those fields of @r from @f
  * (link_bps, mtu_bytes, bytes_per_sender set). @round_ns: each round's duration. */
 void incast_summarize(struct incast_result *r, const struct incast_flow *f, size_t n,

@@ -1,5 +1,6 @@
 /* `qpace-bench incast`: one incast, reported as text (per flow and totals) or one JSON
- * object (-j). */
+ * object (-j). Embedded (soft backend, no --attach): every host in this process and its
+ * own switch. Networked (ibv, or soft with --attach): receiver or one sender per process. */
 #include <stdio.h>
 
 #include "incast.h"
@@ -10,11 +11,8 @@ int bench_incast(const struct bench_conf *c)
 	struct incast_run run;
 	char algo[INCAST_ALGO_MAX + 4], err[512];
 
-	if (c->backend != BACKEND_SOFT) {
-		fprintf(stderr, "qpace-bench incast: --backend ibv is not wired yet; use the soft "
-			"backend (default) or N perftest-style write_bw clients\n");
-		return -1;
-	}
+	if (c->backend == BACKEND_IBV || c->attach)
+		return incast_net(c);
 	snprintf(algo, sizeof(algo), "%s%s", c->cc, c->credits == CREDITS_IA ? "+ia" : "");
 	if (c->out_dir && runs_mkdirs(c->out_dir, err, sizeof(err))) {
 		fprintf(stderr, "qpace-bench incast: %s\n", err);

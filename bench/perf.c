@@ -10,150 +10,29 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
-#include "host.h"
+#include "endpoint.h"
 #include "report.h"
 #include "stats.h"
 
 #define PERF_TX_DEPTH 128u
 #define PERF_IMM_END 0xffffffffu
-#define PERF_ACCEPT_NS (3600 * QP_NS_PER_S)
-#define PERF_DIAL_NS (30 * QP_NS_PER_S)
 #define PERF_END_NS (10 * QP_NS_PER_S)
 #define PERF_STALL_NS (10 * QP_NS_PER_S)   /* no completion for this long: give up */
 #define PERF_MAX_SAMPLES (1u << 20)   /* kept per period in duration mode */
 
-static volatile sig_atomic_t perf_stop;
-
-static void perf_on_sigint(int sig)
-{
-	(void)sig;
-	perf_stop = 1;
-}
-
 struct perf {
 	const struct bench_conf *c;
-	struct bench_host host;      /* soft: the emulated host and its agent */
-	struct qp_ctx *ctx;
-	struct qp *qp[64];
-	struct qp_mr *mr;
-	uint8_t *buf;
-	size_t buf_bytes;
-	bool soft;
+	struct endpoint e;
+	struct qp **qp;              /* e.qp */
 	qp_time_ns *done_ns;         /* completion times (BW) */
 	double *lat_ns;              /* half round trips (latency) */
 	uint64_t ndone;
 };
-
-/* One turn of the loop: paced pieces handed on, the backend run, the agent served. */
-static void perf_service(struct perf *p)
-{
-	qp_time_ns now = qp_now_ns();
-
-	if (qp_ctx_deadline(p->ctx) <= now)
-		qp_ctx_progress(p->ctx, now);
-	if (p->soft)
-		bench_host_service(&p->host, now);
-}
-
-static int perf_open(struct perf *p, char *err, size_t errlen)
-{
-	const struct bench_conf *c = p->c;
-	qp_time_ns now = qp_now_ns();
-
-	p->soft = c->backend == BACKEND_SOFT;
-	if (p->soft) {
-		char opts[256];
-		snprintf(opts, sizeof(opts), "attach=%s,ip=%s", c->attach, c->ip);
-		struct bench_host_conf hc = { .options = opts, .cc = c->cc,
-					      .credits = c->credits == CREDITS_IA, .seed = c->seed };
-		if (bench_host_open(&p->host, &hc, now, err, errlen))
-			return -1;
-		p->ctx = p->host.ctx;
-	} else {
-		char opts[32] = "";
-		if (c->gid_given)
-			snprintf(opts, sizeof(opts), "gid=%" PRIu64, c->gid_index);
-		struct qp_ctx_attr a = { .device = c->ib_dev, .port = (uint8_t)c->ib_port,
-					 .options = *opts ? opts : NULL };
-		if (qp_ctx_open("ibv", &a, &p->ctx, err, errlen) < 0)
-			return -1;
-	}
-	p->buf_bytes = (size_t)c->size_bytes * (c->cmd == CMD_SEND_BW ? PERF_TX_DEPTH : 1);
-	p->buf = calloc(1, p->buf_bytes + 64);
-	if (!p->buf || qp_mr_reg(p->ctx, p->buf, p->buf_bytes + 64, QP_ACCESS_LOCAL_WRITE |
-				 QP_ACCESS_REMOTE_WRITE, &p->mr) < 0)
-		return snprintf(err, errlen, "cannot register %zu bytes", p->buf_bytes), -1;
-	return 0;
-}
-
-static int perf_connect(struct perf *p, char *err, size_t errlen)
-{
-	const struct bench_conf *c = p->c;
-	struct qp_attr qa = { .sq_depth = PERF_TX_DEPTH + 1, .rq_depth = 2 * PERF_TX_DEPTH,
-			      .timeout = 12, .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
-	char port[8];
-	unsigned nq = c->cmd & (CMD_WRITE_BW | CMD_SEND_BW) ? (unsigned)c->qps : 1;
-
-	snprintf(port, sizeof(port), "%" PRIu64, c->tcp_port);
-	for (unsigned q = 0; q < nq; q++) {
-		int rc = c->server ? qp_dial(p->ctx, &qa, c->server, port, p->mr, PERF_DIAL_NS,
-					     &p->qp[q], err, errlen)
-				   : qp_accept(p->ctx, &qa, NULL, port, p->mr, PERF_ACCEPT_NS,
-					       &p->qp[q], err, errlen);
-		if (rc < 0)
-			return -1;
-		if (p->soft && bench_host_register(&p->host, p->qp[q], QP_GBPS, 50 * QP_NS_PER_US,
-						   !c->server, NULL, qp_now_ns(), err, errlen))
-			return -1;
-	}
-	return 0;
-}
-
-static int post_recv(struct perf *p, struct qp *qp, size_t off)
-{
-	struct qp_recv_wr r = { .wr_id = off, .mr = p->mr, .addr = p->buf + off,
-				.length = (uint32_t)p->c->size_bytes };
-	return qp_post_recv(qp, &r);
-}
-
-/* Post one send WR (retrying while the gate or the send queue is full). */
-static int post_send(struct perf *p, struct qp *qp, enum qp_opcode op, uint32_t len,
-		     uint32_t imm, uint64_t wr_id)
-{
-	struct qp_wr w = { .opcode = op, .wr_id = wr_id, .mr = p->mr, .addr = p->buf,
-			   .length = len, .remote_addr = qp->remote.addr, .rkey = qp->remote.rkey,
-			   .imm = imm, .flags = QP_WR_SIGNALED };
-	for (;;) {
-		int rc = qp_post_send(qp, &w);
-		if (rc != -EAGAIN && rc != -ENOMEM)
-			return rc;
-		perf_service(p);
-		if (perf_stop)
-			return -EINTR;
-	}
-}
-
-/* Wait for one completion on @qp; its status (or -ETIMEDOUT). */
-static int wait_wc(struct perf *p, struct qp *qp, struct qp_wc *wc, qp_time_ns limit_ns)
-{
-	qp_time_ns end = qp_now_ns() + limit_ns;
-
-	while (!perf_stop && qp_now_ns() < end) {
-		int n = qp_poll(qp, wc, 1);
-		if (n < 0)
-			return n;
-		if (n == 1)
-			return wc->status == QP_WC_SUCCESS ? 0 : -EIO;
-		perf_service(p);
-	}
-	return -ETIMEDOUT;
-}
 
 static void perf_info(const struct perf *p, struct report_info *ri)
 {
@@ -162,11 +41,11 @@ static void perf_info(const struct perf *p, struct report_info *ri)
 	*ri = (struct report_info){
 		.verb = c->cmd == CMD_SEND_BW ? "Send" : "RDMA_Write",
 		.lat = c->cmd == CMD_WRITE_LAT, .duration = c->duration_ns != 0,
-		.device = p->soft ? c->ip : (c->ib_dev ? c->ib_dev : "first found"),
-		.backend = p->soft ? "soft" : "ibv", .cc = c->cc,
+		.device = p->e.soft ? c->ip : (c->ib_dev ? c->ib_dev : "first found"),
+		.backend = p->e.soft ? "soft" : "ibv", .cc = c->cc,
 		.credits = c->credits == CREDITS_IA, .qps = (unsigned)c->qps,
 		.mtu_bytes = p->qp[0] ? p->qp[0]->path_mtu_bytes : 1024, .link_type = "Ethernet",
-		.gid_index = p->soft ? -1 : (int)c->gid_index, .tx_depth = PERF_TX_DEPTH,
+		.gid_index = p->e.soft ? -1 : (int)c->gid_index, .tx_depth = PERF_TX_DEPTH,
 	};
 }
 
@@ -188,9 +67,9 @@ static int bw_client(struct perf *p)
 	if (!p->done_ns)
 		return -ENOMEM;
 	report_bw_header(stdout, c->report_gbits);
-	while (!perf_stop && p->ndone < want) {
+	while (!ep_stop && p->ndone < want) {
 		for (unsigned q = 0; q < nq && posted < want && inflight < PERF_TX_DEPTH; q++) {
-			struct qp_wr w = { .opcode = op, .wr_id = posted, .mr = p->mr, .addr = p->buf,
+			struct qp_wr w = { .opcode = op, .wr_id = posted, .mr = p->e.mr, .addr = p->e.buf,
 					   .length = (uint32_t)c->size_bytes,
 					   .remote_addr = p->qp[q]->remote.addr,
 					   .rkey = p->qp[q]->remote.rkey, .flags = QP_WR_SIGNALED };
@@ -217,7 +96,7 @@ static int bw_client(struct perf *p)
 				p->ndone++;
 			}
 		}
-		perf_service(p);
+		ep_service(&p->e);
 		qp_time_ns now = qp_now_ns();
 		if (p->ndone != last_done) {
 			last_done = p->ndone;
@@ -244,10 +123,10 @@ static int bw_client(struct perf *p)
 			period_end = now + c->duration_ns;
 		}
 	}
-	while (inflight && !perf_stop) {               /* drain, then tell the server */
+	while (inflight && !ep_stop) {               /* drain, then tell the server */
 		for (unsigned q = 0; q < nq; q++)
 			inflight -= (uint64_t)(qp_poll(p->qp[q], wc, 32) > 0 ? 1 : 0);
-		perf_service(p);
+		ep_service(&p->e);
 	}
 	if (!c->duration_ns) {
 		struct stats_bw bw;
@@ -263,8 +142,8 @@ static int bw_client(struct perf *p)
 	}
 	for (unsigned q = 0; q < nq; q++) {
 		enum qp_opcode end = op == QP_OP_SEND ? QP_OP_SEND_IMM : QP_OP_WRITE_IMM;
-		if (post_send(p, p->qp[q], end, 0, PERF_IMM_END, UINT64_MAX) == 0)
-			wait_wc(p, p->qp[q], wc, PERF_END_NS);
+		if (ep_post_send(&p->e, p->qp[q], end, 0, PERF_IMM_END, UINT64_MAX) == 0)
+			ep_wait_wc(&p->e, p->qp[q], wc, PERF_END_NS);
 	}
 	return 0;
 }
@@ -278,9 +157,10 @@ static int bw_server(struct perf *p)
 
 	for (unsigned q = 0; q < nq; q++)
 		for (unsigned k = 0; k < (c->cmd == CMD_SEND_BW ? PERF_TX_DEPTH : 1); k++)
-			post_recv(p, p->qp[q], c->cmd == CMD_SEND_BW ? k * c->size_bytes : 0);
+			ep_post_recv(&p->e, p->qp[q], c->cmd == CMD_SEND_BW ? k * c->size_bytes : 0,
+				     (uint32_t)c->size_bytes);
 	report_bw_header(stdout, c->report_gbits);
-	while (ended < nq && !perf_stop) {
+	while (ended < nq && !ep_stop) {
 		for (unsigned q = 0; q < nq; q++) {
 			int n = qp_poll(p->qp[q], wc, 32);
 			for (int k = 0; k < n; k++) {
@@ -293,10 +173,11 @@ static int bw_server(struct perf *p)
 				if (wc[k].has_imm && wc[k].imm == PERF_IMM_END)
 					ended++;
 				else if (wc[k].opcode == QP_WC_RECV)
-					post_recv(p, p->qp[q], wc[k].wr_id);
+					ep_post_recv(&p->e, p->qp[q], wc[k].wr_id,
+						     (uint32_t)c->size_bytes);
 			}
 		}
-		perf_service(p);
+		ep_service(&p->e);
 	}
 	return 0;
 }
@@ -317,33 +198,33 @@ static int lat_run(struct perf *p)
 	if (!p->lat_ns)
 		return -ENOMEM;
 	for (unsigned k = 0; k < 8; k++)
-		post_recv(p, qp, 0);
+		ep_post_recv(&p->e, qp, 0, (uint32_t)c->size_bytes);
 	uint64_t i;
-	for (i = 0; i < iters && !perf_stop && qp_now_ns() < end; i++) {
+	for (i = 0; i < iters && !ep_stop && qp_now_ns() < end; i++) {
 		qp_time_ns t0 = qp_now_ns();
-		if (client && post_send(p, qp, QP_OP_WRITE_IMM, (uint32_t)c->size_bytes, (uint32_t)i, i))
+		if (client && ep_post_send(&p->e, qp, QP_OP_WRITE_IMM, (uint32_t)c->size_bytes, (uint32_t)i, i))
 			break;
 		/* Our own send completion and the peer's message, in either order. */
 		int got = 0;
-		while (got == 0 && !perf_stop) {
-			if (wait_wc(p, qp, &wc, PERF_END_NS))
+		while (got == 0 && !ep_stop) {
+			if (ep_wait_wc(&p->e, qp, &wc, PERF_END_NS))
 				return -EIO;
 			if (wc.opcode == QP_WC_RECV_WRITE_IMM) {
 				got = 1;
-				post_recv(p, qp, 0);
+				ep_post_recv(&p->e, qp, 0, (uint32_t)c->size_bytes);
 				if (wc.imm == PERF_IMM_END)
 					return 0;
 			}
 		}
 		if (!client &&
-		    post_send(p, qp, QP_OP_WRITE_IMM, (uint32_t)c->size_bytes, (uint32_t)i, i))
+		    ep_post_send(&p->e, qp, QP_OP_WRITE_IMM, (uint32_t)c->size_bytes, (uint32_t)i, i))
 			break;
 		if (client && i < cap)
 			p->lat_ns[i] = (double)(qp_now_ns() - t0) / 2;
 	}
 	if (!client)
 		return 0;
-	post_send(p, qp, QP_OP_WRITE_IMM, 0, PERF_IMM_END, UINT64_MAX);
+	ep_post_send(&p->e, qp, QP_OP_WRITE_IMM, 0, PERF_IMM_END, UINT64_MAX);
 	struct stats_lat l;
 	size_t n = i < cap ? (size_t)i : cap;
 	report_lat_header(stdout, c->duration_ns != 0);
@@ -368,11 +249,14 @@ int bench_perf(const struct bench_conf *c)
 {
 	struct perf p = { .c = c };
 	struct report_info ri;
+	size_t buf = (size_t)c->size_bytes * (c->cmd == CMD_SEND_BW ? PERF_TX_DEPTH : 1);
+	unsigned nq = c->cmd & CMD_BW ? (unsigned)c->qps : 1;
 	char err[512];
 	int rc = -1;
 
-	signal(SIGINT, perf_on_sigint);
-	if (perf_open(&p, err, sizeof(err)) || perf_connect(&p, err, sizeof(err))) {
+	p.qp = p.e.qp;
+	if (ep_open(&p.e, c, buf, err, sizeof(err)) ||
+	    ep_connect(&p.e, nq, PERF_TX_DEPTH + 1, err, sizeof(err))) {
 		fprintf(stderr, "qpace-bench %s: %s\n", bench_cmd_name(c->cmd), err);
 		goto out;
 	}
@@ -387,13 +271,6 @@ int bench_perf(const struct bench_conf *c)
 out:
 	free(p.done_ns);
 	free(p.lat_ns);
-	for (unsigned q = 0; q < 64; q++)
-		qp_destroy(p.qp[q]);
-	qp_mr_dereg(p.mr);
-	if (p.soft)
-		bench_host_close(&p.host);
-	else
-		qp_ctx_close(p.ctx);
-	free(p.buf);
+	ep_close(&p.e);
 	return rc;
 }
