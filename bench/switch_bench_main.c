@@ -232,6 +232,15 @@ int main(int argc, char **argv)
 	static const char *const names[3] = { "plain recvmmsg/sendmmsg forwarder",
 					      "qpace-switch, INT every frame",
 					      "qpace-switch, INT every 16th frame" };
+	FILE *la = fopen("/proc/loadavg", "r");
+	double load = -1;
+	if (la) {
+		if (fscanf(la, "%lf", &load) != 1)
+			load = -1;
+		fclose(la);
+	}
+	printf("load average at the end: %.2f (other work on the machine moves frames/s)\n",
+	       load);
 	printf("1 KB RoCEv2 frames through one port pair, median of %d rounds of %.1f s\n"
 	       "(frames/s at the receiver; frames per CPU-second of the forwarding process,\n"
 	       "which a busy machine's scheduling does not change):\n", ROUNDS, secs);

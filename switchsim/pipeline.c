@@ -28,27 +28,96 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	s->leave_ns = now + p->q_delay_ns;
 }
 
-static void ctrl_send(struct sw_switch *sw, const uint8_t *frame, size_t len, qp_time_ns now);
+/* Where telemetry for the host at @dst_ip goes: its MAC from what the switch learned
+ * (else @mac), and the port that MAC was seen on; NULL (counted) when unknown. */
+static struct sw_port *telem_route(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
+				   struct frame_addr *dst)
+{
+	const struct sw_ip_entry *ipe = sw_fwd_lookup_ip(&sw->fwd, dst_ip);
+	int out;
 
-/* A telemetry frame from switch @sw to the host at @dst_ip: its MAC from what the switch
- * learned (else @mac), out of the port that MAC was seen on. */
+	*dst = (struct frame_addr){ .ip = dst_ip, .port = FB_PORT };
+	memcpy(dst->mac, ipe ? ipe->mac : mac, 6);
+	out = sw_fwd_lookup(&sw->fwd, dst->mac);
+	if (out < 0) {
+		sw->fab->ctrl_unroutable++;
+		return NULL;
+	}
+	return &sw->ports[out];
+}
+
+/* One UDP 4792 datagram from the switch with @plen bytes of messages, into the band. */
+static void telem_push(struct sw_switch *sw, struct sw_port *out, const struct frame_addr *dst,
+		       const uint8_t *payload, size_t plen, qp_time_ns now)
+{
+	struct frame_addr src = { .ip = sw->conf->ip, .port = FB_PORT };
+	struct frame_ip_opts ip = { .tos = 0xb8, .id = sw->ip_id++ };   /* DSCP EF */
+	uint8_t frame[SW_CTRL_FRAME];
+	int n;
+
+	memcpy(src.mac, sw->conf->mac, 6);
+	n = frame_build_udp(frame, sizeof(frame), &src, dst, &ip, payload, plen);
+	if (n > 0)
+		ctrl_push(out, frame, (size_t)n, now);
+}
+
+/* A telemetry message from switch @sw to the host at @dst_ip, in a datagram of its own. */
 static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
 		       const struct fb_msg *msg, qp_time_ns now)
 {
-	const struct sw_ip_entry *ipe = sw_fwd_lookup_ip(&sw->fwd, dst_ip);
-	struct frame_addr src = { .ip = sw->conf->ip, .port = FB_PORT };
-	struct frame_addr dst = { .ip = dst_ip, .port = FB_PORT };
-	struct frame_ip_opts ip = { .tos = 0xb8, .id = sw->ip_id++ };   /* DSCP EF */
-	uint8_t payload[FB_MAX_LEN], frame[SW_CTRL_FRAME];
-	int plen, flen;
+	struct frame_addr dst;
+	struct sw_port *out = telem_route(sw, dst_ip, mac, &dst);
+	uint8_t payload[FB_MAX_LEN];
+	int plen = fb_encode(payload, sizeof(payload), msg);
 
-	memcpy(src.mac, sw->conf->mac, 6);
-	memcpy(dst.mac, ipe ? ipe->mac : mac, 6);
-	plen = fb_encode(payload, sizeof(payload), msg);
-	flen = plen < 0 ? plen :
-	       frame_build_udp(frame, sizeof(frame), &src, &dst, &ip, payload, (size_t)plen);
-	if (flen > 0)
-		ctrl_send(sw, frame, (size_t)flen, now);
+	if (out && plen > 0)
+		telem_push(sw, out, &dst, payload, (size_t)plen, now);
+}
+
+static void pack_close(struct sw_port *p)
+{
+	struct frame_addr dst = { .ip = p->pack.dst_ip, .port = FB_PORT };
+
+	memcpy(dst.mac, p->pack.dst_mac, 6);
+	telem_push(p->sw, p, &dst, p->pack.payload, p->pack.len, p->pack.t);
+	p->pack.open = false;
+}
+
+/* The same, packed with the other messages of this pass to the same host. */
+static void telem_pack(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
+		       const struct fb_msg *msg, qp_time_ns now)
+{
+	struct frame_addr dst;
+	struct sw_port *out = telem_route(sw, dst_ip, mac, &dst);
+	struct sw_pack *k;
+	int n;
+
+	if (!out)
+		return;
+	k = &out->pack;
+	if (k->open && (k->dst_ip != dst_ip || memcmp(k->dst_mac, dst.mac, 6) ||
+			k->len + (size_t)FB_MAX_LEN > SW_PACK_MAX))
+		pack_close(out);
+	if (!k->open) {
+		*k = (struct sw_pack){ .open = true, .dst_ip = dst_ip, .t = now };
+		memcpy(k->dst_mac, dst.mac, 6);
+	}
+	n = fb_encode(k->payload + k->len, SW_PACK_MAX - k->len, msg);
+	if (n > 0)
+		k->len = (uint16_t)(k->len + n);
+}
+
+/* Close every open pack: true when any was. */
+static bool packs_close(struct sw_fabric *f)
+{
+	bool any = false;
+
+	for (int i = 0; i < f->nports; i++)
+		if (f->all[i]->pack.open) {
+			pack_close(f->all[i]);
+			any = true;
+		}
+	return any;
 }
 
 /* Send @frame from switch @sw towards the MAC in its first 6 bytes, in the priority band. */
@@ -137,9 +206,9 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 	memcpy(msg.u.int_report.hops, m->hops, sizeof(m->hops[0]) * m->nhops);
 	p->st.int_reports++;
 	if (echo)
-		telem_send(p->sw, m->key.dst_ip, frame, &msg, now);
+		telem_pack(p->sw, m->key.dst_ip, frame, &msg, now);
 	else
-		telem_send(p->sw, m->key.src_ip, frame + 6, &msg, now);
+		telem_pack(p->sw, m->key.src_ip, frame + 6, &msg, now);
 }
 
 /* ---- ingress ---- */
@@ -314,6 +383,8 @@ void sw_port_flush(struct sw_port *p)
 	p->st.tx_errors += p->tx_n - (uint32_t)taken;
 	sw_queue_pop(p->q, p->tx_from_queue);
 	p->ctrl_head += p->tx_from_ctrl;
+	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
+		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
 }
 
@@ -341,8 +412,25 @@ static void leave_ctrl(struct sw_port *p)
 	tx_add(p, s->frame, s->len, s->leave_ns);
 }
 
+/* @qm with this port's hop appended, into @m. */
+static const struct sw_meta *add_hop(struct sw_port *p, uint32_t i, const struct sw_meta *qm,
+				     struct sw_meta *m)
+{
+	memcpy(m, qm, SW_META_LEN(qm->nhops));
+	if (m->nhops < QP_INT_MAX_HOPS) {
+		struct qp_int_hop *h = &m->hops[m->nhops++];
+		sw_queue_hop(p->q, i, h);
+		h->switch_id = p->sw->id;
+		h->port = (uint16_t)p->index;
+	} else {
+		p->st.int_hops_full++;
+	}
+	return m;
+}
+
 /* The oldest data frame of @p leaves: its hop record is written now that every arrival
- * up to its dequeue is known. */
+ * up to its dequeue is known (onto a link: always, for the next switches; out of the
+ * process: when a report is due). */
 static void leave_data(struct sw_port *p)
 {
 	uint32_t i = p->tx_from_queue;
@@ -350,34 +438,25 @@ static void leave_data(struct sw_port *p)
 	const struct sw_meta *qm = sw_queue_meta(p->q, e);
 	uint8_t *frame = sw_queue_frame(p->q, e);
 	qp_time_ns leave = e->depart_ns + p->q_delay_ns;
+	bool data = qm && (qm->flags & SW_M_ROCE_DATA);
 	struct sw_meta m;
 
-	if (qm && (qm->flags & SW_M_ROCE_DATA)) {
-		memcpy(&m, qm, SW_META_LEN(qm->nhops));
-		if (m.nhops < QP_INT_MAX_HOPS) {
-			struct qp_int_hop *h = &m.hops[m.nhops++];
-			sw_queue_hop(p->q, i, h);
-			h->switch_id = p->sw->id;
-			h->port = (uint16_t)p->index;
-		} else {
-			p->st.int_hops_full++;
-		}
-		qm = &m;
-	}
 	if (p->peer) {
-		sw_queue_pop(p->q, 1);   /* the peer copies it before anything reuses the store */
+		uint16_t len = e->frame_len;
 		p->st.tx_frames++;
-		p->st.tx_bytes += e->frame_len;
-		sw_ingress(p->peer, frame, e->frame_len, qm, leave);
+		p->st.tx_bytes += len;
+		/* The peer copies the frame; only then is its place in the store given back. */
+		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
+		sw_queue_pop(p->q, 1);
 		return;
 	}
-	if (qm) {
+	if (data) {
 		struct sw_flowtab *ft = sw_queue_flows(p->q);
 		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
 				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
 				     &ft->slots[e->flow] : NULL;
 		if (sw_telem_int_due(&p->telem, fl, leave))
-			send_int(p, qm, frame, leave);
+			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
 	p->tx_from_queue++;
 	tx_add(p, frame, e->frame_len, leave);
@@ -387,34 +466,36 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 {
 	qp_time_ns early = f->conf->tx_early_ns;
 
-	for (;;) {
-		struct sw_port *best = NULL;
-		qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
+	do {
+		for (;;) {
+			struct sw_port *best = NULL;
+			qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
 
-		/* Globally in time order, so frames crossing links arrive in order. I/O ports
-		 * may hand frames to the OS up to --tx-early before they leave in the model,
-		 * so that they go out in batches; links never run ahead of the model. */
-		for (int i = 0; i < f->nports; i++) {
-			qp_time_ns t = port_next(f->all[i]), d;
-			if (t == QP_TIME_NEVER)
-				continue;
-			d = f->all[i]->io ? qp_time_since(t, early) : t;
-			if (d < due) {
-				due = d;
-				bt = t;
-				best = f->all[i];
+			/* Globally in time order, so frames crossing links arrive in order. I/O
+			 * ports may hand frames to the OS up to --tx-early before they leave in
+			 * the model, so they go out in batches; links never run ahead. */
+			for (int i = 0; i < f->nports; i++) {
+				qp_time_ns t = port_next(f->all[i]), d;
+				if (t == QP_TIME_NEVER)
+					continue;
+				d = f->all[i]->io ? qp_time_since(t, early) : t;
+				if (d < due) {
+					due = d;
+					bt = t;
+					best = f->all[i];
+				}
 			}
+			if (!best || due > now)
+				break;
+			if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
+			    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
+				leave_ctrl(best);
+			else
+				leave_data(best);
+			if (best->tx_n == SW_BATCH)
+				sw_port_flush(best);
 		}
-		if (!best || due > now)
-			break;
-		if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
-		    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
-			leave_ctrl(best);
-		else
-			leave_data(best);
-		if (best->tx_n == SW_BATCH)
-			sw_port_flush(best);
-	}
+	} while (packs_close(f));   /* the packed reports may be due now too */
 	for (int i = 0; i < f->nio; i++)
 		sw_port_flush(f->io_ports[i]);
 }

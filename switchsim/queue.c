@@ -166,6 +166,15 @@ uint64_t sw_queue_bytes(struct sw_queue *q, qp_time_ns now)
 	return q->qbytes;
 }
 
+uint64_t sw_queue_bytes_at(const struct sw_queue *q, qp_time_ns t)
+{
+	uint64_t bytes = q->qbytes;
+
+	for (uint64_t i = q->mhead; i < q->tail && ent(q, i)->depart_ns <= t; i++)
+		bytes -= ent(q, i)->len;
+	return bytes;
+}
+
 /* Room for @n bytes, 8-byte aligned; wraps to 0 when the end is too short. */
 static int store_alloc(struct sw_queue *q, uint32_t n, uint32_t *off, uint32_t *span)
 {
@@ -324,6 +333,12 @@ void sw_queue_pop(struct sw_queue *q, uint32_t n)
 		q->st.deq_bytes += e->len;
 		q->store_used -= e->store_span;
 		q->head++;
+	}
+	/* Empty: start again at the front of both rings, so that a queue that stays short
+	 * works in memory the cache still holds instead of marching through all of it. */
+	if (q->head == q->tail) {
+		q->head = q->mhead = q->tail = 0;
+		q->store_wpos = 0;
 	}
 }
 

@@ -108,6 +108,9 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 		     struct sw_enq_out *out);
 /* Q(now): advances the model to @now (never backwards). */
 uint64_t sw_queue_bytes(struct sw_queue *q, qp_time_ns now);
+/* Q(t) for an observer (stats): the model is not advanced, so a frame that arrived before
+ * @t but is read later still enters the queue at its own arrival time. */
+uint64_t sw_queue_bytes_at(const struct sw_queue *q, qp_time_ns t);
 /* When the oldest frame not yet handed on leaves (d + D), QP_TIME_NEVER when none. */
 qp_time_ns sw_queue_next_ns(const struct sw_queue *q);
 /* The i-th frame not yet handed on (0 = oldest), NULL past the end. */

@@ -59,7 +59,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 				", \"delay_ns\": %" PRIu64 ", \"buffer_bytes\": %" PRIu64
 				", \"queue_bytes\": %" PRIu64, i ? "," : "", p->conf->name,
 				kind_names[p->conf->kind], qp->rate_bps, qp->delay_ns,
-				qp->buffer_bytes, sw_queue_bytes(p->q, now));
+				qp->buffer_bytes, sw_queue_bytes_at(p->q, now));
 			json_fields(out, port_fields, &p->st);
 			json_fields(out, queue_fields, sw_queue_stats(p->q));
 			fputc('}', out);
@@ -87,7 +87,7 @@ void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns
 		for (int i = 0; i < sw->nports; i++) {
 			struct sw_port *p = &sw->ports[i];
 			fprintf(out, "%.6f,%s,%s,%" PRIu64, (double)(now - start) / 1e9,
-				sw->conf->name, p->conf->name, sw_queue_bytes(p->q, now));
+				sw->conf->name, p->conf->name, sw_queue_bytes_at(p->q, now));
 			for (const struct field *t = port_fields; t->name; t++)
 				fprintf(out, ",%" PRIu64, get(&p->st, t->off));
 			for (const struct field *t = queue_fields; t->name; t++)

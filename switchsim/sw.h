@@ -11,7 +11,9 @@
  *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames.
  * Telemetry frames are ordinary Ethernet/IPv4/UDP frames to the host's MAC and IP. They
  * travel in a priority band per port: ahead of the data queue and not charged to its
- * model, but delayed by each link's propagation delay.
+ * model, but delayed by each link's propagation delay. The INT reports of one pass over
+ * the ports that go to the same host share a datagram (messages back to back, up to
+ * SW_PACK_MAX bytes), so INT on every frame does not double the datagrams sent.
  */
 #ifndef SW_SW_H
 #define SW_SW_H
@@ -30,7 +32,8 @@
 #define SW_FRAME_MAX 9216          /* largest frame a port accepts */
 #define SW_BATCH 32                /* frames per recvmmsg/sendmmsg */
 #define SW_CTRL_SLOTS 512          /* priority-band frames per port */
-#define SW_CTRL_FRAME 384
+#define SW_CTRL_FRAME 1472         /* a telemetry frame: Ethernet/IPv4/UDP + SW_PACK_MAX */
+#define SW_PACK_MAX 1400           /* telemetry messages packed into one UDP payload */
 
 /* Carried with each queued frame (queue metadata) and across links in the process. */
 enum { SW_M_ROCE_DATA = 1u << 0, SW_M_CTRL = 1u << 1 };
@@ -78,6 +81,16 @@ struct sw_io;
 struct sw_switch;
 struct sw_fabric;
 
+/* INT reports made in one pass over the ports, packed per host into one datagram. */
+struct sw_pack {
+	bool open;
+	uint32_t dst_ip;
+	uint8_t dst_mac[6];
+	uint16_t len;
+	qp_time_ns t;              /* the first report's time: the datagram leaves then */
+	uint8_t payload[SW_PACK_MAX];
+};
+
 struct sw_port {
 	struct sw_switch *sw;
 	int index;
@@ -91,6 +104,7 @@ struct sw_port {
 	/* priority band */
 	struct sw_ctrl_slot *ctrl;
 	uint32_t ctrl_head, ctrl_tail;
+	struct sw_pack pack;           /* reports on their way to the host behind this port */
 	/* frames in the current tx batch: from the queue, then from the band */
 	struct iovec tx_iov[SW_BATCH];
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;

@@ -22,6 +22,26 @@ static const struct frame_addr host_a = {
 static const struct frame_addr host_b = {
 	.mac = { 0x02, 0, 0, 0, 0, 0x0b }, .ip = 0x0a000002, .port = 9000 };
 
+/* True when @r has @want hops of distinct switches with dequeue times in path order. */
+static int check_report(const struct fb_int *r, unsigned want, int print)
+{
+	int ok = r->nhops == want;
+
+	for (unsigned h = 1; ok && h < r->nhops; h++)
+		ok = r->hops[h].switch_id != r->hops[h - 1].switch_id &&
+		     r->hops[h].ts_ns > r->hops[h - 1].ts_ns;
+	if (print) {
+		printf("first report, %u hops:", r->nhops);
+		for (unsigned h = 0; h < r->nhops; h++)
+			printf(" [switch %u port %u t+%" PRIu64 " ns tx %" PRIu64 " q %u]",
+			       r->hops[h].switch_id, r->hops[h].port,
+			       r->hops[h].ts_ns - r->hops[0].ts_ns, r->hops[h].tx_bytes,
+			       r->hops[h].qlen_bytes);
+		printf("\n");
+	}
+	return ok;
+}
+
 int swt_cmd_hops(int argc, char **argv)
 {
 	struct swt_args a;
@@ -64,25 +84,17 @@ int swt_cmd_hops(int argc, char **argv)
 				delivered++;
 				continue;
 			}
-			if (!(fp.layers & FRAME_L_UDP) ||
-			    fb_decode(&m, buf + fp.payload_off, fp.payload_len) || m.type != FB_T_INT ||
-			    !!(m.flags & FB_F_TO_RECEIVER) != echo || fp.ip.dst != (echo ? host_b.ip : host_a.ip))
+			if (!(fp.layers & FRAME_L_UDP) || fp.udp.dport != FB_PORT ||
+			    fp.ip.dst != (echo ? host_b.ip : host_a.ip))
 				continue;
-			const struct fb_int *r = &m.u.int_report;
-			int ok = r->nhops == want;
-			for (unsigned h = 1; ok && h < r->nhops; h++)
-				ok = r->hops[h].switch_id != r->hops[h - 1].switch_id &&
-				     r->hops[h].ts_ns > r->hops[h - 1].ts_ns;
-			if (!reports++) {
-				printf("first report, %u hops:", r->nhops);
-				for (unsigned h = 0; h < r->nhops; h++)
-					printf(" [switch %u port %u t+%" PRIu64 " ns tx %" PRIu64
-					       " q %u]", r->hops[h].switch_id, r->hops[h].port,
-					       r->hops[h].ts_ns - r->hops[0].ts_ns,
-					       r->hops[h].tx_bytes, r->hops[h].qlen_bytes);
-				printf("\n");
+			/* one or more messages back to back */
+			for (size_t off = 0; off < fp.payload_len; off += m.length) {
+				if (fb_decode(&m, buf + fp.payload_off + off, fp.payload_len - off))
+					break;
+				if (m.type != FB_T_INT || !!(m.flags & FB_F_TO_RECEIVER) != echo)
+					continue;
+				good += check_report(&m.u.int_report, want, reports++ == 0);
 			}
-			good += ok;
 		}
 	}
 	printf("%d frames delivered, %d INT reports %s, %d with %u hops in path order\n",

@@ -101,14 +101,20 @@ static void poll_once(struct ctx *c)
 				      p.ip.src == host_b.ip;
 			continue;
 		}
-		if (c->nev == MAX_EVENTS || frame_parse(&p, buf, (size_t)n) ||
-		    !(p.layers & FRAME_L_UDP) || p.udp.dport != FB_PORT ||
-		    fb_decode(&e->m, buf + p.payload_off, p.payload_len))
+		if (frame_parse(&p, buf, (size_t)n) || !(p.layers & FRAME_L_UDP) ||
+		    p.udp.dport != FB_PORT)
 			continue;
-		e->t = qp_now_ns();
-		memcpy(e->sw_mac, p.eth.src, 6);
-		e->sw_ip = p.ip.src;
-		c->nev++;
+		/* one or more messages back to back */
+		for (size_t off = 0; off < p.payload_len && c->nev < MAX_EVENTS;
+		     off += e->m.length) {
+			e = &c->ev[c->nev];
+			if (fb_decode(&e->m, buf + p.payload_off + off, p.payload_len - off))
+				break;
+			e->t = qp_now_ns();
+			memcpy(e->sw_mac, p.eth.src, 6);
+			e->sw_ip = p.ip.src;
+			c->nev++;
+		}
 	}
 	while ((n = recv(c->p.b, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		if (frame_parse(&p, buf, (size_t)n) || !(p.layers & FRAME_L_ROCE))

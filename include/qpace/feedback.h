@@ -24,6 +24,10 @@
  *             frame that triggered it; an ack echoes the message it acknowledges).
  *   CREDIT (32): flow, seq u32, credit_bytes u32, interval_ns u64.
  *
+ * A datagram carries one or more messages back to back: a switch packs the INT reports
+ * it makes in one pass for the same host into one datagram. Read them in turn; each
+ * message's length says where the next begins (fb_decode on the rest of the payload).
+ *
  * A body may be longer than its fixed part (a later minor revision appends fields): the
  * extra bytes are ignored. Decoders reject a wrong magic or version, a length beyond the
  * datagram or shorter than the body needs, a hop count of 0 or above QP_INT_MAX_HOPS, a

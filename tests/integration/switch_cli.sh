@@ -35,9 +35,12 @@ expect 1 "ecn: Kmax 1048576 is above the buffer of 131072 bytes" --star 1 --base
 printf 'switch s\nport s p udp local=127.0.0.1:19210\nport s q udp local=127.0.0.1:19212 delay=forever\n' > "$tmp/bad.topo"
 expect 2 "bad.topo:3: delay 'forever': not a time" -c "$tmp/bad.topo"
 expect 0 "Options:" --help
-timeout 5 $SW --star 1 --base-port 19220 --duration 2s -q &
+timeout 10 $SW --star 1 --base-port 19220 --duration 8s -q &
 pid=$!
-sleep 0.3
+for i in $(seq 50); do   # until it holds the port (a busy machine may take a while)
+	ss -Huln 'sport = :19220' | grep -q . && break
+	sleep 0.1
+done
 expect 1 "udp port p0: cannot bind 127.0.0.1:19220: Address already in use" --star 1 --base-port 19220
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null

@@ -192,6 +192,26 @@ static void test_extension_and_auth(void **state)
 	assert_int_equal(fb_decode(&out, buf, (size_t)len + 30), 0);
 }
 
+/* Several messages in one datagram: each length leads to the next. */
+static void test_back_to_back(void **state)
+{
+	struct fb_msg msgs[16], out;
+	uint8_t buf[4096];
+	size_t n, len = 0, off = 0, count = 0;
+	(void)state;
+
+	samples(msgs, &n);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)fb_encode(buf + len, sizeof(buf) - len, &msgs[i]);
+	while (off < len && fb_decode(&out, buf + off, len - off) == 0) {
+		assert_int_equal(out.type, msgs[count].type);
+		off += out.length;
+		count++;
+	}
+	assert_int_equal(count, n);
+	assert_int_equal(off, len);
+}
+
 static void test_random_bytes(void **state)
 {
 	unsigned ok = 0, counts[8] = { 0 };
@@ -264,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_extension_and_auth),
+		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_cc_mapping),
 	};

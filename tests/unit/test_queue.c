@@ -75,10 +75,17 @@ static void test_queue_bytes_over_time(void **state)
 	for (int i = 0; i < 4; i++)
 		enq(q, 0, 1000, NULL, &out);
 	assert_int_equal(out.qbytes, 4000);
-	assert_int_equal(sw_queue_bytes(q, 7999), 4000);
-	assert_int_equal(sw_queue_bytes(q, 8000), 3000);   /* frame 0 left at 8000 */
-	assert_int_equal(sw_queue_bytes(q, 31999), 1000);
-	assert_int_equal(sw_queue_bytes(q, 32000), 0);
+	/* An observer's look at t = 16000 does not move the model: a frame that arrived at
+	 * 4000 and is read afterwards still joins at 4000 (departs after the 4th). */
+	assert_int_equal(sw_queue_bytes_at(q, 16000), 2000);
+	enq(q, 4000, 1000, NULL, &out);
+	assert_int_equal(out.arrival_ns, 4000);
+	assert_int_equal(out.depart_ns, 40000);
+	assert_int_equal(out.qbytes, 5000);
+	assert_int_equal(sw_queue_bytes(q, 7999), 5000);
+	assert_int_equal(sw_queue_bytes(q, 8000), 4000);   /* frame 0 left at 8000 */
+	assert_int_equal(sw_queue_bytes(q, 39999), 1000);
+	assert_int_equal(sw_queue_bytes(q, 40000), 0);
 	sw_queue_destroy(q);
 }
 
