@@ -113,7 +113,7 @@ static const struct option_doc {
 	{ "depth", 'd', "N", "WRs in flight, 1..4096 (default 16)", opt_depth },
 	{ "mtu", 'M', "BYTES", "RoCE MTU: 256, 512, 1024, 2048, 4096 (default 1024)", opt_mtu },
 	{ "window", 'w', "N", "unacknowledged packets per QP, 1..4096 (default 128)", opt_window },
-	{ "timeout", 't', "N", "local ACK timeout 4.096us << N, 1..31 (default 10)", opt_timeout },
+	{ "timeout", 't', "N", "local ACK timeout 4.096us << N, 1..31 (default 14: 67 ms)", opt_timeout },
 	{ "rate", 'r', "RATE", "pace the sender at RATE through the gate (default: unpaced)",
 	  opt_rate },
 	{ "switch", 'S', "P", "hosts on star ports 0 and 1 of a qpace-switch with --base-port P",

@@ -165,7 +165,7 @@ int soft_bw_run(const struct soft_bw_params *in, struct soft_bw_result *r)
 	p.msg_bytes = p.msg_bytes ? p.msg_bytes : 1u << 20;
 	p.sq_depth = p.sq_depth ? p.sq_depth : 16;
 	p.chunk_bytes = p.chunk_bytes ? p.chunk_bytes : 64u << 10;
-	p.timeout = p.timeout ? p.timeout : 10;
+	p.timeout = p.timeout ? p.timeout : 14;
 	p.rate_bps = p.rate_bps ? p.rate_bps : QP_GATE_MAX_BPS;
 	p.limit_ns = p.limit_ns ? p.limit_ns : 60 * QP_NS_PER_S;
 	b.src = malloc(p.buf_bytes);

@@ -50,7 +50,7 @@ void rc_params_init(struct rc_params *p)
 	p->rq_depth = 512;
 	p->window_pkts = 128;
 	p->ackreq_every = 64;
-	p->ack_every = 32;
+	p->ack_every = 16;
 	p->rto_ns = 4096ULL << 14;
 	p->rto_backoff_max = 3;
 	p->retry_cnt = 7;
@@ -271,7 +271,7 @@ int rc_poll_cq(struct rc_qp *qp, struct qp_wc *wc, int n)
 int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 {
 	struct rc_swqe *w;
-	uint32_t mtu = qp->conn.mtu_bytes, slot;
+	uint32_t mtu = qp->conn.mtu_bytes, slot, npkts;
 
 	(void)now;
 	if (qp->state == RC_INIT)
@@ -283,6 +283,12 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 		return -EINVAL;
 	if (qp->sq_tail - qp->sq_head + qp->sq_unpolled >= qp->p.sq_depth)
 		return -ENOMEM;
+	npkts = wr->length ? (wr->length + mtu - 1) / mtu : 1;
+	if (qp->state == RC_RTS && npkts > RC_PSN_SPAN_MAX)
+		return -EINVAL;   /* 2 GiB at a 256-byte MTU: more PSNs than stay unambiguous */
+	if (qp->state == RC_RTS &&
+	    ((qp->req.next_psn - qp->req.una) & RC_PSN_MASK) + npkts > RC_PSN_SPAN_MAX)
+		return -ENOMEM;   /* wait for ACKs: PSN order must stay unambiguous */
 	slot = qp->sq_tail % qp->p.sq_depth;
 	w = &qp->sq[slot];
 	*w = (struct rc_swqe){
@@ -303,7 +309,7 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 		rc_complete_send(qp, w, QP_WC_WR_FLUSH_ERR);
 		return 0;
 	}
-	w->npkts = wr->length ? (wr->length + mtu - 1) / mtu : 1;
+	w->npkts = npkts;
 	w->first_psn = qp->req.next_psn;
 	qp->req.next_psn = rc_psn_add(qp->req.next_psn, w->npkts);
 	return 0;

@@ -350,7 +350,8 @@ static int soft_qp_connect(struct qp *qp, char *err, size_t errlen)
 				 "soft: the peer's GID is not an IPv4-mapped address (::ffff:a.b.c.d)");
 	rc = rc_connect(to_sqp(qp)->rc, &rcc);
 	if (rc == 0)
-		rc = soft_host_qp_connect(c->host, qp->qpn, peer_ip, qp->attr.traffic_class);
+		rc = soft_host_qp_connect(c->host, qp->qpn, peer_ip, qp->remote.qpn,
+					  qp->attr.traffic_class);
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "soft: qp 0x%06x: cannot connect (%s)", qp->qpn,
 				 strerror(-rc));

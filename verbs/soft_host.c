@@ -34,6 +34,7 @@ struct soft_host {
 	uint32_t hw;             /* slots in use are below this */
 	uint32_t rr;             /* next slot to send from */
 	uint32_t cursor;         /* where the next reservation looks first */
+	uint16_t ip_id;          /* IPv4 id of the next frame (Linux counts, even with DF) */
 	struct ctrl_frame ctrl[SOFT_HOST_CTRL];
 	uint32_t ctrl_head, ctrl_tail;
 	struct ctrl_frame pend[SOFT_HOST_PENDING];
@@ -70,10 +71,16 @@ static void drop(struct soft_host *h, enum soft_drop d)
 	h->st.last_drop = d;
 }
 
-uint16_t soft_roce_sport(uint32_t qpn)
+uint16_t soft_roce_sport(uint32_t lqpn, uint32_t rqpn)
 {
-	/* rxe_qp.c: RXE_ROCE_V2_SPORT + (hash_32_generic(qpn, 14) & 0x3fff) */
-	return (uint16_t)(0xc000u + (((uint32_t)(qpn * 0x61C88647u) >> 18) & 0x3fffu));
+	/* include/rdma/ib_verbs.h: rdma_calc_flow_label, rdma_flow_label_to_udp_sport */
+	uint64_t v = (uint64_t)lqpn * rqpn;
+	uint32_t fl;
+
+	v ^= v >> 20;
+	v ^= v >> 40;
+	fl = (uint32_t)(v & 0xfffff);
+	return (uint16_t)(0xc000u | ((fl & 0x3fffu) ^ ((fl & 0xfc000u) >> 14)));
 }
 
 void soft_mac_from_ip(uint32_t ip, uint8_t mac[FRAME_ETH_ALEN])
@@ -157,18 +164,19 @@ int soft_host_qp_attach(struct soft_host *h, uint32_t qpn, struct rc_qp *rc)
 	if (!q || q->state != SLOT_RESERVED || rc_qpn(rc) != qpn)
 		return -EINVAL;
 	q->rc = rc;
-	q->sport = soft_roce_sport(qpn);
 	q->state = SLOT_ATTACHED;
 	return 0;
 }
 
-int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip, uint8_t tos)
+int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
+			 uint32_t peer_qpn, uint8_t tos)
 {
 	struct host_qp *q = slot_of(h, qpn);
 
-	if (!q || q->state != SLOT_ATTACHED || !peer_ip)
+	if (!q || q->state != SLOT_ATTACHED || !peer_ip || !peer_qpn || peer_qpn > RC_PSN_MASK)
 		return -EINVAL;
 	q->peer_ip = peer_ip;
+	q->sport = soft_roce_sport(qpn, peer_qpn);
 	q->tos = tos;
 	q->state = SLOT_CONNECTED;
 	return 0;
@@ -281,7 +289,8 @@ int soft_host_send_udp(struct soft_host *h, uint32_t dst_ip, uint16_t sport, uin
 		drop(h, SOFT_DROP_PENDING);
 	}
 	c = mac ? &h->ctrl[h->ctrl_tail % SOFT_HOST_CTRL] : &h->pend[h->npend];
-	n = frame_build_udp(c->buf, sizeof(c->buf), &src, &dst, NULL, payload, len);
+	n = frame_build_udp(c->buf, sizeof(c->buf), &src, &dst,
+			    &(struct frame_ip_opts){ .id = h->ip_id++ }, payload, len);
 	if (n < 0)
 		return n;
 	c->len = (uint16_t)n;
@@ -407,7 +416,7 @@ static int qp_output(struct soft_host *h, struct host_qp *q, const uint8_t *mac,
 	memcpy(s.src.mac, h->p.mac, FRAME_ETH_ALEN);
 	s.dst = (struct frame_addr){ .ip = q->peer_ip, .port = FRAME_ROCEV2_PORT };
 	memcpy(s.dst.mac, mac, FRAME_ETH_ALEN);
-	s.ip = (struct frame_ip_opts){ .tos = q->tos };
+	s.ip = (struct frame_ip_opts){ .tos = q->tos, .id = h->ip_id++ };
 	return frame_build_roce(buf, cap, &s);
 }
 

@@ -65,6 +65,7 @@
 #define RC_INLINE_MAX 1024u
 #define RC_WINDOW_MAX 4096u             /* far below 2^23: PSN order stays unambiguous */
 #define RC_MSG_MAX_BYTES (1u << 31)     /* IBTA: 2^31 */
+#define RC_PSN_SPAN_MAX (1u << 22)      /* PSNs posted and not yet acknowledged, at most */
 
 /* AETH syndromes (IBTA 9.7.5.2). */
 #define RC_AETH_ACK 0x00                /* | credit count; 0x1f = no credit information */
@@ -104,7 +105,9 @@ struct rc_params {
 	uint32_t window_pkts;       /* unacknowledged packets, 1..RC_WINDOW_MAX; default 128 */
 	uint32_t ackreq_every;      /* packets, 1..window; default 64 (rxe) */
 	uint32_t ack_every;         /* responder: packets per ACK without AckReq, 0 = only
-				     * on AckReq; default 32 */
+				     * on AckReq; default 16 (fewer than a small switch
+				     * buffer holds, so a window whose tail it drops still
+				     * draws an ACK and the go-back starts with a NAK) */
 	qp_time_ns rto_ns;          /* local ACK timeout, ns; 0 = none; default 4.096 us<<14 */
 	uint8_t rto_backoff_max;    /* doublings of rto_ns, 0..10; default 3 */
 	uint8_t retry_cnt;          /* timeouts without progress tolerated, 0..7; default 7 */
@@ -181,7 +184,9 @@ void rc_set_error(struct rc_qp *qp);
 
 /* Post one send WR (wr->mr is not looked at: the caller checked the local buffer; with
  * QP_WR_INLINE the bytes are copied now). 0; -ENOTCONN before connect; -EINVAL (opcode,
- * length, inline size); -ENOMEM (send queue full). In error: 0, and it completes flushed. */
+ * length, inline size, more than RC_PSN_SPAN_MAX packets); -ENOMEM (send queue full, or
+ * RC_PSN_SPAN_MAX PSNs outstanding: retry after progress). In error: 0, and it completes
+ * flushed. */
 int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now);
 /* Post one receive buffer. 0, -EINVAL, -ENOMEM (receive queue full). */
 int rc_post_recv(struct rc_qp *qp, const struct qp_recv_wr *wr);

@@ -19,7 +19,7 @@ struct soft_bw_params {
 	uint32_t sq_depth;             /* WRs in flight; default 16 */
 	uint32_t chunk_bytes;          /* gate piece; default 64 KiB */
 	uint32_t mtu_bytes;            /* 0 = the contexts' mtu= */
-	uint8_t timeout;               /* local ACK timeout exponent; default 10 (4.2 ms) */
+	uint8_t timeout;               /* local ACK timeout exponent; default 14 (67 ms) */
 	qp_rate_bps rate_bps;          /* the gate's rate (no agent: fallback); default 10 Tb/s */
 	qp_time_ns limit_ns;           /* give up after; default 60 s */
 	bool quiet;                    /* no log lines from the contexts */

@@ -14,9 +14,10 @@
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
  *        Everything else is dropped and counted by reason (enum soft_drop).
  * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
- *      packets, one per QP in turn. RoCEv2 frames as kernel rxe builds them (references
- *      §9): UDP source port 0xC000 + hash(QPN) (rxe's hash_32(qpn, 14)), TTL 64, DF, IP id
- *      0, TOS = the QP's traffic class, UDP checksum 0, ICRC.
+ *      packets, one per QP in turn. RoCEv2 frames as kernel rxe builds them (checked
+ *      against frames captured from Linux 6.1 rxe, tests/vectors/): UDP source port
+ *      rdma_get_udp_sport(flow label 0, local QPN, remote QPN), TTL 64, DF, an IP id that
+ *      counts frames, TOS = the QP's traffic class, UDP checksum 0, ICRC.
  * ARP: a peer's MAC is resolved on first use; requests repeat every arp_retry_ns, three
  *      times, then the entry fails until something needs it again. While a peer is
  *      unresolved its QPs hold their packets (the RC core keeps them) and UDP datagrams
@@ -94,9 +95,10 @@ void soft_host_destroy(struct soft_host *h);
 int soft_host_qpn_reserve(struct soft_host *h);
 /* Attach the RC QP created with that QPN (its UDP source port is derived here). */
 int soft_host_qp_attach(struct soft_host *h, uint32_t qpn, struct rc_qp *rc);
-/* The QP's peer IPv4 address and the TOS of its frames; from then on frames for it are
- * accepted (from that address) and its packets sent. */
-int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip, uint8_t tos);
+/* The QP's peer (IPv4 address and QPN) and the TOS of its frames; from then on frames for
+ * it are accepted (from that address) and its packets sent. */
+int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
+			 uint32_t peer_qpn, uint8_t tos);
 /* Forget the QPN (the caller destroys the RC QP). */
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
 
@@ -119,8 +121,10 @@ const struct soft_host_stats *soft_host_stats(const struct soft_host *h);
 uint32_t soft_host_ip(const struct soft_host *h);
 const uint8_t *soft_host_mac(const struct soft_host *h);
 
-/* rxe's UDP source port for a QP: 0xC000 | (hash_32(qpn, 14)). */
-uint16_t soft_roce_sport(uint32_t qpn);
+/* The UDP source port of a QP's frames, as Linux's rdma_get_udp_sport() with no flow
+ * label (rxe since 5.x): v = lqpn * rqpn; v ^= v >> 20; v ^= v >> 40; fl = v & 0xfffff;
+ * port = 0xC000 | ((fl & 0x3fff) ^ (fl >> 14)). */
+uint16_t soft_roce_sport(uint32_t lqpn, uint32_t rqpn);
 /* The MAC derived from an IPv4 address: 02:00:a:b:c:d (locally administered). */
 void soft_mac_from_ip(uint32_t ip, uint8_t mac[FRAME_ETH_ALEN]);
 

@@ -155,6 +155,18 @@ static void transmit(struct rc_wire *w, int from, struct frame_roce_spec *s)
 		w->st.filtered++;
 		return;
 	}
+	if (from == 0 && w->p.bottleneck_bps) {   /* the switch: drop-tail, then egress */
+		uint64_t queued = w->sw_free > at ? (w->sw_free - at) * w->p.bottleneck_bps / 8 /
+							       QP_NS_PER_S : 0;
+
+		if (queued + (uint64_t)len > w->p.buffer_bytes) {
+			w->st.tail_drops++;
+			return;
+		}
+		w->sw_free = (w->sw_free > at ? w->sw_free : at) +
+			     qp_tx_time_ns((uint64_t)len, w->p.bottleneck_bps);
+		at = w->sw_free;
+	}
 	if (w->p.loss > 0 && rc_wire_rand(w) < w->p.loss) {
 		w->st.lost++;
 		return;

@@ -24,6 +24,10 @@ struct rc_wire_params {
 	qp_time_ns reorder_ns;      /* ... by a uniform 0..reorder_ns extra */
 	double dup;                 /* probability a frame arrives twice */
 	uint64_t seed;
+	/* A switch in the A->B direction (0 = none): egress at bottleneck_bps with a drop-tail
+	 * buffer of buffer_bytes, as qpace-switch models a port. */
+	qp_rate_bps bottleneck_bps;
+	uint64_t buffer_bytes;
 };
 
 /* Return true to drop the frame (sent by side @from). */
@@ -33,6 +37,7 @@ struct rc_wire_frame;
 
 struct rc_wire_stats {
 	uint64_t sent, lost, filtered, duplicated, reordered, delivered, icrc_checked;
+	uint64_t tail_drops;        /* dropped by the A->B switch buffer */
 };
 
 struct rc_wire {
@@ -40,6 +45,7 @@ struct rc_wire {
 	struct rc_qp *qp[2];
 	struct frame_addr addr[2];
 	qp_time_ns link_free[2];
+	qp_time_ns sw_free;         /* when the switch's egress queue is empty */
 	qp_time_ns now;
 	uint64_t rng, seq;
 	rc_wire_filter_fn filter;

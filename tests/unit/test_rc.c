@@ -87,11 +87,12 @@ static bool bulk_step(void *arg)
 	return b->errors || b->done_bytes == b->total;
 }
 
-static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params *wp)
+static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params *wp,
+		     uint64_t bytes)
 {
 	struct rc_params p = params();
 	struct rc_pair pr;
-	struct bulk b = { .pr = &pr, .total = test_size_bytes(100, 16) };
+	struct bulk b = { .pr = &pr, .total = bytes };
 	const struct rc_stats *sa, *sb;
 	qp_time_ns t0;
 	uint32_t crc_src, crc_dst;
@@ -143,13 +144,17 @@ static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params
 	assert_true(b.imms > 0);
 	assert_int_equal(b.imms, b.imm_posted);
 	assert_int_equal(sb->rx_msgs, b.msgs);
-	if (wp->loss > 0 || wp->reorder > 0 || wp->dup > 0)
+	if (wp->bottleneck_bps)
+		print_message("  switch: %llu tail drops\n", (unsigned long long)pr.w.st.tail_drops);
+	if (wp->loss > 0 || wp->reorder > 0 || wp->dup > 0 || wp->bottleneck_bps)
 		assert_true(sa->retrans_pkts > 0 || sb->drops[RC_DROP_DUPLICATE] > 0);
-	if (wp->loss > 0) {
-		/* Go-back-N resends at most one window per loss. */
+	if (wp->loss > 0 || wp->bottleneck_bps) {
+		/* Go-back-N resends at most one window per loss (or timeout). */
+		uint64_t losses = pr.w.st.lost + pr.w.st.tail_drops + sa->timeouts;
+
 		assert_true(sa->retrans_pkts > 0);
 		assert_true(sa->naks_rx > 0);
-		assert_true(sa->retrans_pkts <= (pr.w.st.lost + sa->timeouts) * p.window_pkts);
+		assert_true(sa->retrans_pkts <= losses * p.window_pkts);
 	}
 	assert_int_equal(rc_state(pr.s[0].qp), RC_RTS);
 	assert_int_equal(rc_state(pr.s[1].qp), RC_RTS);
@@ -162,7 +167,7 @@ static void test_bulk_write_loss(void **state)
 	struct rc_wire_params wp = { .loss = 0.01, .seed = 1 };
 
 	(void)state;
-	bulk_run("1% loss", 1024, &wp);
+	bulk_run("1% loss", 1024, &wp, test_size_bytes(100, 16));
 }
 
 static void test_bulk_write_reorder_dup(void **state)
@@ -171,7 +176,7 @@ static void test_bulk_write_reorder_dup(void **state)
 				     .dup = 0.01, .seed = 2 };
 
 	(void)state;
-	bulk_run("2% reordered, 1% duplicated", 4096, &wp);
+	bulk_run("2% reordered, 1% duplicated", 4096, &wp, test_size_bytes(100, 16));
 }
 
 static void test_bulk_write_all(void **state)
@@ -180,7 +185,20 @@ static void test_bulk_write_all(void **state)
 				     .dup = 0.005, .seed = 3 };
 
 	(void)state;
-	bulk_run("0.5% loss, 1% reordered, 0.5% duplicated", 4096, &wp);
+	bulk_run("0.5% loss, 1% reordered, 0.5% duplicated", 4096, &wp, test_size_bytes(100, 16));
+}
+
+static void test_bulk_write_drop_tail(void **state)
+{
+	/* A 10 Gb/s sender into a 500 Mb/s switch port with 32 KB of buffer: every window
+	 * overflows it, at its tail; the responder's ACK every ack_every packets opens the
+	 * window, and the next packets, arriving after the gap, draw the NAK. The go-back-N
+	 * cost of an uncontrolled sender is printed. */
+	struct rc_wire_params wp = { .bottleneck_bps = 500 * QP_MBPS, .buffer_bytes = 32 << 10,
+				     .delay_ns = 5 * QP_NS_PER_US, .seed = 12 };
+
+	(void)state;
+	bulk_run("drop-tail switch, 500M, 32K buffer", 1024, &wp, test_size_bytes(16, 4));
 }
 
 /* ---- RNR ---- */
@@ -519,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_bulk_write_loss),
 		cmocka_unit_test(test_bulk_write_reorder_dup),
 		cmocka_unit_test(test_bulk_write_all),
+		cmocka_unit_test(test_bulk_write_drop_tail),
 		cmocka_unit_test(test_send_rnr_then_success),
 		cmocka_unit_test(test_rnr_retry_exceeded),
 		cmocka_unit_test(test_retry_exceeded),

@@ -191,6 +191,28 @@ static void test_drop_reasons(void **state)
 	rc_pair_close(&pr);
 }
 
+/* PSN order stays unambiguous: at most RC_PSN_SPAN_MAX PSNs outstanding. */
+static void test_psn_span_bounded(void **state)
+{
+	struct rc_params p = params();
+	struct rc_wire_params wp = { .seed = 4 };
+	struct rc_pair pr;
+	static uint8_t byte;   /* never read: nothing is sent in this test */
+	struct qp_wr wr = { .opcode = QP_OP_SEND, .addr = &byte };
+
+	(void)state;
+	rc_pair_open(&pr, &p, 256, &wp);
+	wr.length = RC_MSG_MAX_BYTES;   /* 2^23 packets of 256 bytes */
+	assert_int_equal(rc_post_send(pr.s[0].qp, &wr, 0), -EINVAL);
+	wr.length = (RC_PSN_SPAN_MAX - 1) * 256;
+	assert_int_equal(rc_post_send(pr.s[0].qp, &wr, 0), 0);
+	wr.length = 512;   /* 2 more packets would pass the span */
+	assert_int_equal(rc_post_send(pr.s[0].qp, &wr, 0), -ENOMEM);
+	wr.length = 256;
+	assert_int_equal(rc_post_send(pr.s[0].qp, &wr, 0), 0);
+	rc_pair_close(&pr);
+}
+
 /* ---- real frames: truncations and mutations ---- */
 
 #define NFRAMES 64
@@ -367,6 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_check),
 		cmocka_unit_test(test_drop_reasons),
+		cmocka_unit_test(test_psn_span_bounded),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_mutations),
 	};

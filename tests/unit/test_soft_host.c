@@ -93,7 +93,7 @@ static struct rc_qp *qp_on(struct soft_host *h, struct tmem *m, uint32_t peer_ip
 	assert_int_equal(rc_connect(rc, &(struct rc_conn){ .dest_qpn = peer_qpn,
 							   .rq_psn = 1000u * peer_qpn,
 							   .mtu_bytes = mtu }), 0);
-	assert_int_equal(soft_host_qp_connect(h, (uint32_t)qpn, peer_ip, tos), 0);
+	assert_int_equal(soft_host_qp_connect(h, (uint32_t)qpn, peer_ip, peer_qpn, tos), 0);
 	return rc;
 }
 
@@ -172,10 +172,10 @@ static void test_arp_and_rxe_format(void **state)
 		assert_true(p.layers & FRAME_L_ROCE);
 		assert_int_equal(p.ip.ttl, 64);
 		assert_int_equal(p.ip.frag, FRAME_IPV4_DF);
-		assert_int_equal(p.ip.id, 0);
+		assert_int_equal(p.ip.id, k);   /* counts frames (the ARP request had none) */
 		assert_int_equal(p.ip.tos, 0x02);
 		assert_int_equal(p.udp.csum, 0);
-		assert_int_equal(p.udp.sport, 0xdf94);   /* 0xc000 + hash_32(0x11, 14) */
+		assert_int_equal(p.udp.sport, 0xc121);   /* rxe: 0xc000 | 0x11 * 0x11 */
 		assert_int_equal(p.udp.dport, 4791);
 		assert_int_equal(p.bth.pkey, 0xffff);
 		assert_int_equal(p.bth.opcode, k ? FRAME_OP_RC_WRITE_LAST : FRAME_OP_RC_WRITE_FIRST);
@@ -192,8 +192,12 @@ static void test_arp_and_rxe_format(void **state)
 	assert_int_equal(soft_host_stats(a)->arp_requests_tx, 1);
 	assert_int_equal(soft_host_stats(b)->arp_replies_tx, 1);
 	assert_int_equal(soft_host_stats(b)->drops[SOFT_DROP_MALFORMED], 1);
-	assert_int_equal(soft_roce_sport(0x12), 0xf806);
-	assert_int_equal(soft_roce_sport(0xffffff), 0xf94d);
+	/* rdma_get_udp_sport(0, l, r) worked by hand: 0x11 * 0x22 = 0x242. 0xffffff^2 =
+	 * 0xfffffe000001; ^= >> 20: 0xfffff1ffffe1; ^= >> 40: 0xfffff1ffff1e; fl = 0xfff1e;
+	 * 0x3f1e ^ (0xfc000 >> 14 = 0x3f) = 0x3f21. */
+	assert_int_equal(soft_roce_sport(0x11, 0x22), 0xc242);
+	assert_int_equal(soft_roce_sport(0x22, 0x11), 0xc242);
+	assert_int_equal(soft_roce_sport(0xffffff, 0xffffff), 0xc000 | 0x3f21);
 	rc_destroy(qa);
 	rc_destroy(qb);
 	soft_host_destroy(a);
