@@ -467,6 +467,7 @@ static const struct arg sender_args[] = {
 	{ "table", QP_RATETABLE_DEFAULT, "rate table name" }, { "qpn", "0x11", "QPN" },
 	{ "seconds", "2", "how long to send" }, { "fallback", "100M", "gate fallback rate" },
 	{ "chunk", "4K", "piece size" }, { "interval", "100ms", "report every" },
+	{ "wait", "hybrid", "how the gate waits: hybrid, sleep or spin" },
 	{ .key = NULL },
 };
 
@@ -504,6 +505,8 @@ static int cmd_sender(void)
 
 	if (qp_gate_params_resolve(&gp, err, sizeof(err)))
 		die("%s%s", err, "");
+	if (qp_wait_mode_parse(get("wait"), &w.mode))
+		die("wait=%s: not hybrid, sleep or spin%s", get("wait"), "");
 	qp_rate_src_init(&src, get("table"), gp.stale_ns, gate_log, NULL);
 	qp_pacer_init(&p, &gp, &w, &src, (uint32_t)get_u64("qpn"), start);
 	while (!stop) {

@@ -8,8 +8,10 @@ set -u
 
 start_agent --cc none
 register q local=127.0.0.1 peer=10.0.0.2 qpn=0x11 peer_qpn=0x21 link=400M rtt=100us
+# 64 KiB pieces and sleeping waits: a piece every 1.3 ms at 400M, little CPU, so the
+# sender's rate does not hinge on getting a CPU of its own on a loaded machine
 "$BIN/qpace-probe" sender table="$TABLE" qpn=0x11 seconds=6 fallback=100M interval=200ms \
-	>"$TMP/sender.out" 2>&1 &
+	chunk=64K wait=sleep >"$TMP/sender.out" 2>&1 &
 SP=$!
 PIDS="$PIDS $SP"
 sleep 1.5
@@ -24,8 +26,8 @@ kill -0 $SP 2>/dev/null && fail "sender still running"
 # The sender's intervals must go: agent rate (400M) -> fallback (100M) -> agent rate again,
 # each phase at least 3 intervals long (2 for the last); intervals next to a change are
 # mixed and not measured; the others deliver their rate in force: at most 25% above, and
-# at least 60% of it (a sender starved of CPU on a loaded machine loses time it cannot
-# catch up: the bucket holds one burst).
+# at least half of it (the gate's precision is bench-gate's subject; here a sender starved
+# of CPU on a loaded machine loses time it cannot catch up: the bucket holds one burst).
 awk '
 /^sender/ {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -46,7 +48,7 @@ END {
 		want = p == 2 ? 100 : 400
 		if (cnt[p] < (p == 3 ? 2 : 3) || !k[p]) { printf "FAIL: phase %d has %d intervals\n", p, cnt[p]; exit 1 }
 		printf "phase %d (%s): %d intervals, mean %.0f Mb/s in the settled ones (want %d)\n", p, p == 2 ? "agent dead, fallback" : "agent rate", cnt[p], m[p] / k[p], want
-		if (m[p] / k[p] < 0.6 * want || m[p] / k[p] > 1.25 * want) exit 1
+		if (m[p] / k[p] < 0.5 * want || m[p] / k[p] > 1.25 * want) exit 1
 	}
 }' "$TMP/sender.out" >"$TMP/phases" || fail "$(cat "$TMP/phases"; echo; cat "$TMP/sender.out")"
 sed 's/^/  /' "$TMP/phases"
