@@ -1,12 +1,13 @@
 # qpace build. `make test` and `make demo` install what they need (scripts/deps.sh).
 #
 #   make            build programs into build/bin
-#   make test       deps, build, unit tests, the same again under ASan+UBSan, then the
-#                   integration tests (namespaces; root only, skipped otherwise)
+#   make test       deps, build, unit tests, the same again under ASan+UBSan, the
+#                   integration tests (namespaces; root only, skipped otherwise), and a
+#                   bounded run of every fuzz target
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
-#   make fuzz       libFuzzer on the frame, telemetry and topology parsers (clang),
-#                   FUZZ_SECONDS each (default 20)
+#   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
+#                   (default 20; `make test` runs them for 10 s each)
 #   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
@@ -78,6 +79,7 @@ test: deps
 	$(MAKE) check-unit
 	$(MAKE) BUILD=build/san SAN=1 check-unit
 	$(MAKE) integration
+	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
@@ -95,22 +97,29 @@ demo:
 	$(MAKE) all
 	@sh bench/demo.sh $(BUILD)
 
-# Each tests/fuzz/fuzz_NAME.c is built with clang's libFuzzer, ASan and UBSan over the
-# library sources it reaches.
+# Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with the whole library built
+# by clang with coverage, ASan and UBSan (build/fuzz/libqpace-fuzz.a). `make test` runs
+# each for FUZZ_SECONDS; tests/fuzz/NAME.dict is used when present.
 FUZZ_SECONDS ?= 20
-FUZZ_SRCS := lib/frame.c lib/feedback.c lib/units.c switchsim/conf.c switchsim/topo.c
-FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS)
+TEST_FUZZ_SECONDS ?= 10
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined \
-		$< $(FUZZ_SRCS) -lz -lm -o $@
-fuzz: $(FUZZ_BINS)
+	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+build/fuzz/libqpace-fuzz.a: $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libqpace-fuzz.a $(LDLIBS) -o $@
+fuzz: deps $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) $(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
+-include $(LIB_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) $(MAIN_SRCS:%.c=$(BUILD)/obj/%.d) $(FUZZ_OBJS:.o=.d) $(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
 
 # Keep objects of tests between runs (they are not intermediate files to delete).
 .SECONDARY:

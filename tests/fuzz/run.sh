@@ -9,8 +9,11 @@ for bin in "$@"; do
 	corpus="$(dirname "$bin")/corpus-$name"
 	mkdir -p "$corpus"
 	dict="tests/fuzz/$name.dict"
+	dictarg=""
+	[ -f "$dict" ] && dictarg="-dict=$dict"
 	echo "=== $bin ($secs s)"
-	if "$bin" -max_total_time="$secs" -max_len=2048 -dict="$dict" \
+	# shellcheck disable=SC2086
+	if "$bin" -max_total_time="$secs" -max_len=2048 $dictarg \
 		-artifact_prefix="$(dirname "$bin")/crash-$name-" "$corpus" 2> "$bin.log"; then
 		echo "$(grep -c . "$corpus"/* 2>/dev/null | wc -l) corpus inputs; $(tail -1 "$bin.log")"
 	else

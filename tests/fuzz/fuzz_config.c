@@ -1,10 +1,5 @@
 /* libFuzzer target for qpaced's config reader (qpace/agent_config.h): the input is a file,
- * fed line by line, then finished. Not named fuzz_*.c yet (see agent_ctl_fuzz.c); by hand:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude \
- *         tests/fuzz/agent_config_fuzz.c SOURCES -lev -lm -lz -o build/fuzz-config
- * where SOURCES are the .c files of lib, agent, agent/cc and agent/credit except the
- * *_main.c ones, and verbs/ratetable.c.
- *   build/fuzz-config -max_total_time=60 -dict=tests/fuzz/config.dict
+ * fed line by line, then finished. `make fuzz` builds and runs it.
  * Property: no crash; every error message starts with "fuzz:LINE:". */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,5 @@
 /* libFuzzer target for the control-protocol decoder (qpace/ctl.h).
- * Not named fuzz_*.c yet: `make fuzz` links every fuzz_*.c with a fixed FUZZ_SRCS list
- * that lacks lib/ctl.c (see the agent handoff); build it by hand meanwhile:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude \
- *         tests/fuzz/agent_ctl_fuzz.c lib/ctl.c lib/errmsg.c -o build/fuzz-ctl
- *   build/fuzz-ctl -max_total_time=60 -dict=tests/fuzz/ctl.dict
+ * `make fuzz` builds and runs it.
  * Property: whatever decodes re-encodes, and that decodes to the same message. */
 #include <stddef.h>
 #include <stdint.h>
