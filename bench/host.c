@@ -126,7 +126,7 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 		.peer_qpn = qp->remote.qpn,
 		.local_ip = h->ip,
 		.peer_ip = 0,
-		.sport = soft_roce_sport(qp->qpn),
+		.sport = soft_roce_sport(qp->qpn, qp->remote.qpn),
 		.flags = receiver ? AGENT_QP_RECEIVER : 0,
 		.mtu_bytes = qp->path_mtu_bytes,
 		.link_bps = link_bps,
