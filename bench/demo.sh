@@ -12,6 +12,6 @@ bench="$build/bin/qpace-bench"
 echo "qpace demo: $(nproc) CPU(s), $(uname -sr); one incast per algorithm (about a minute)"
 start=$(date +%s)
 # shellcheck disable=SC2086
-"$bench" compare -N 16 -s 256K -R 5 --rate 1G --buffer 128K --delay 5us \
+"$bench" compare -N 16 -s 256K -R 5 --rate 1G --buffer 256K --delay 5us --window 32 \
 	--algos none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia --out "$out" ${DEMO_ARGS:-}
 echo "demo: done in $(( $(date +%s) - start )) s; summary: $out/summary.json"

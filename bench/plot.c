@@ -70,7 +70,8 @@ int plot_queue(const char *dir, const char *title, char *err, size_t errlen)
 	return plot_script(dir, "queue", err, errlen,
 			   "set output 'queue.png'\nset title '%s: receiver port queue'\n"
 			   "set xlabel 'time [ms]'\nset ylabel 'queue [KiB]'\nset key off\n"
-			   "plot 'queue.csv' using ($1*1000):($3/1024) with steps lw 2\n", title);
+			   "plot 'queue.csv' using ($1*1000):(strcol(2) eq 'p0' ? $3/1024 : 1/0) "
+			   "with steps lw 2\n", title);
 }
 
 int plot_compare(const char *dir, char *err, size_t errlen)

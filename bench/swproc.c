@@ -329,16 +329,17 @@ int swproc_queue_mean(const struct swproc *s, const char *port, qp_time_ns from,
 	}
 	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lf,%*[^,],%63[^,],%" SCNu64, &t_s, name, &q) != 3 ||
-		    strcmp(name, port) != 0)
+		if (sscanf(line, "%lf,%*[^,],%63[^,],%" SCNu64, &t_s, name, &q) != 3)
 			continue;
 		double at_ns = start_ns + t_s * 1e9;
 		if (at_ns < (double)from || at_ns > (double)to)
 			continue;
+		if (series)      /* every port's queue; the mean is @port's */
+			fprintf(series, "%.6f,%s,%" PRIu64 "\n", (at_ns - (double)from) / 1e9, name, q);
+		if (strcmp(name, port) != 0)
+			continue;
 		sum += (double)q;
 		n++;
-		if (series)
-			fprintf(series, "%.6f,%s,%" PRIu64 "\n", (at_ns - (double)from) / 1e9, name, q);
 	}
 	fclose(f);
 	if (series)

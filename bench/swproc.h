@@ -57,7 +57,8 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 		size_t errlen);
 /* Time-averaged queue of @port (bytes) over [from, to] (CLOCK_MONOTONIC ns), from the
  * CSV rows in that interval; -1 with @err when none. Call after swproc_stop. Also writes
- * time_s,queue_bytes rows of that port (time from @from) to @series_path when not NULL. */
+ * time_s,port,queue_bytes rows of every port (time from @from) to @series_path when not
+ * NULL. */
 int swproc_queue_mean(const struct swproc *s, const char *port, qp_time_ns from,
 		      qp_time_ns to, double *mean, const char *series_path, char *err,
 		      size_t errlen);
