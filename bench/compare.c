@@ -32,9 +32,9 @@ static int algos_parse(const char *list, char *buf, size_t buflen, const char **
 static void run_line(FILE *out, const struct incast_result *r, double wall_s)
 {
 	fprintf(out, "  %-9s goodput %5.1f%% of payload rate, jain %.3f, drops %" PRIu64
-		", timeouts %" PRIu64 ", peak queue %.1f KiB (%.1f s)\n", r->algorithm,
-		r->goodput_ratio * 100, r->jain, r->drops, r->timeouts,
-		(double)r->max_queue_bytes / 1024, wall_s);
+		", timeouts %" PRIu64 ", peak queue %.1f KiB (%.1f s; loop late <= %.1f ms)\n",
+		r->algorithm, r->goodput_ratio * 100, r->jain, r->drops, r->timeouts,
+		(double)r->max_queue_bytes / 1024, wall_s, (double)r->loop_late_max_ns / 1e6);
 }
 
 static int compare_csv(const char *path, const struct incast_result *r, size_t n)

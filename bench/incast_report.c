@@ -53,7 +53,7 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true },
 	{ NULL, "max_queue_bytes", "peak queue", FT_U64, R(max_queue_bytes), 1, 1.0 / 1024, "KiB", true },
 	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true },
-	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-3, "us", false },
+	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-6, "ms", false },
 	{ NULL, "elapsed_s", NULL, FT_DBL, R(elapsed_s), 6, 1, "", false },
 };
 #undef R
@@ -210,6 +210,7 @@ static const struct {
 	{ "ecn", NULL, "ecn_marks", 7 },
 	{ "peak_q[KiB]", NULL, "max_queue_bytes", 11 },
 	{ "mean_q[KiB]", NULL, "avg_queue_bytes", 11 },
+	{ "late[ms]", NULL, "loop_late_max_ns", 8 },
 };
 #define NCOLS (sizeof(compare_cols) / sizeof(compare_cols[0]))
 
