@@ -477,7 +477,7 @@ static void incast_outputs(const struct incast *x, struct incast_run *run, const
 	if (x->c->no_plots)
 		return;
 	if (plot_rates(dir, run->res.algorithm, (unsigned)x->senders, e, sizeof(e)) == 0 && have_sw)
-		plot_queue(dir, run->res.algorithm, e, sizeof(e));
+		plot_queue(dir, run->res.algorithm, (unsigned)x->senders + 1, e, sizeof(e));
 	(void)sw;
 }
 

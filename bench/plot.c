@@ -65,13 +65,14 @@ int plot_rates(const char *dir, const char *title, unsigned senders, char *err, 
 			   title, senders + 1);
 }
 
-int plot_queue(const char *dir, const char *title, char *err, size_t errlen)
+int plot_queue(const char *dir, const char *title, unsigned ports, char *err, size_t errlen)
 {
+	/* queue.csv holds one row per port per sample, p0 first: every ports-th row is p0's. */
 	return plot_script(dir, "queue", err, errlen,
 			   "set output 'queue.png'\nset title '%s: receiver port queue'\n"
 			   "set xlabel 'time [ms]'\nset ylabel 'queue [KiB]'\nset key off\n"
-			   "plot 'queue.csv' using ($1*1000):(strcol(2) eq 'p0' ? $3/1024 : 1/0) "
-			   "with steps lw 2\n", title);
+			   "plot 'queue.csv' skip 1 every %u using ($1*1000):($3/1024) "
+			   "with steps lw 2\n", title, ports ? ports : 1);
 }
 
 int plot_compare(const char *dir, char *err, size_t errlen)

@@ -13,7 +13,7 @@ int plot_available(void);
 /* rates.csv (time_s, then one column per sender in Mb/s) -> rates.png */
 int plot_rates(const char *dir, const char *title, unsigned senders, char *err, size_t errlen);
 /* queue.csv (time_s,port,queue_bytes of every port) -> queue.png: the receiver's port p0 */
-int plot_queue(const char *dir, const char *title, char *err, size_t errlen);
+int plot_queue(const char *dir, const char *title, unsigned ports, char *err, size_t errlen);
 /* compare.csv -> compare.png: goodput, peak queue and p99 FCT per algorithm */
 int plot_compare(const char *dir, char *err, size_t errlen);
 /* sweep.csv -> sweep_goodput.png, sweep_timeouts.png, sweep_fct_p99.png against N, one
