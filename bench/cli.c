@@ -68,7 +68,8 @@ static const struct opt bench_opts[] = {
 	{ "rate", 0, OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
 	  .help = "link rate of the switch this starts (default 1G)" },
 	{ "buffer", 0, OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
-	  .help = "egress buffer per port of that switch (default 128K)" },
+	  .help = "egress buffer per port of that switch (default 256K: N x BDP\n"
+		  "fits for N = 16, N x window does not)" },
 	{ "delay", 0, OPT_TIME, "TIME", F(delay_ns), NUM(0, 10 * QP_NS_PER_MS), .cmds = CMD_RUNS,
 	  .help = "propagation delay of each link (default 5us)" },
 	{ "mtu", 0, OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
@@ -117,7 +118,9 @@ static const struct bench_cmd_row bench_cmds[] = {
 	{ "write_bw", CMD_WRITE_BW, "[options] [server]", "RDMA WRITE bandwidth (ib_write_bw)" },
 	{ "send_bw", CMD_SEND_BW, "[options] [server]", "SEND bandwidth (ib_send_bw)" },
 	{ "write_lat", CMD_WRITE_LAT, "[options] [server]", "RDMA WRITE latency (ib_write_lat)" },
-	{ "incast", CMD_INCAST, "[options]", "N senders to one receiver through a switch" },
+	{ "incast", CMD_INCAST, "[options] [server]",
+	  "N senders to one receiver through a switch (all here, or one per process\n"
+	  "with --backend ibv or --attach: the receiver has no address, a sender names it)" },
 	{ "compare", CMD_COMPARE, "[options]", "the same incast once per algorithm (make demo)" },
 	{ "sweep", CMD_SWEEP, "[options]", "incasts over sender counts and sizes, CSV and plots" },
 };
@@ -142,8 +145,16 @@ unsigned bench_cmd_find(const char *name)
 void bench_usage(FILE *out, const char *prog)
 {
 	fprintf(out, "usage: %s COMMAND [options] [server]\n\n", prog);
-	for (size_t i = 0; i < NCMDS; i++)
-		fprintf(out, "  %-10s %s\n", bench_cmds[i].name, bench_cmds[i].summary);
+	for (size_t i = 0; i < NCMDS; i++) {
+		fprintf(out, "  %-10s ", bench_cmds[i].name);
+		for (const char *h = bench_cmds[i].summary; *h; h++) {
+			if (*h == '\n')
+				fprintf(out, "\n%13s", "");   /* continuation under the summary */
+			else
+				fputc(*h, out);
+		}
+		fputc('\n', out);
+	}
 	fprintf(out, "\nperftest's rule holds: give the server and the client the same options;\n"
 		"the client names the server last. `%s COMMAND --help` lists the options.\n"
 		"Example, 16 senders to 1 on a 1 Gb/s switch with HPCC and IA credits:\n"
@@ -173,7 +184,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.senders = 16,
 		.rounds = 5,
 		.link_bps = QP_GBPS,
-		.buffer_bytes = 128 * 1024,
+		.buffer_bytes = 256 * 1024,
 		.delay_ns = 5 * QP_NS_PER_US,
 		.mtu_bytes = 1024,
 		.window_pkts = 32,
