@@ -297,7 +297,8 @@ static int poll_one(struct qp *qp, struct qp_wc *wc)
 
 static void test_write_split_paced_and_exact(void **state)
 {
-	struct qp_attr attr = { .gate = { .chunk_bytes = 4096 } };
+	/* A long stale_ns: a loaded machine may stop this process for over 100 ms. */
+	struct qp_attr attr = { .gate = { .chunk_bytes = 4096, .stale_ns = 10 * QP_NS_PER_S } };
 	struct pair p;
 	struct mock_qp *m;
 	struct qp_recv_wr rwr;
@@ -407,15 +408,16 @@ static void test_nonblocking_progress(void **state)
 	(void)state;
 
 	pair_open(&p, &attr);
-	set_rate(&p, p.a, 100 * QP_MBPS, 0, 0);
+	set_rate(&p, p.a, 10 * QP_MBPS, 0, 0);
 	wr = (struct qp_wr){ .opcode = QP_OP_WRITE, .mr = p.mr_a, .addr = p.buf_a,
 			     .length = 65536, .remote_addr = p.a->remote.addr,
 			     .rkey = p.a->remote.rkey, .flags = QP_WR_SIGNALED };
-	/* Accepted: the full bucket passes 12 KiB now; the rest waits for progress. */
+	/* Accepted: the full bucket passes 12 KiB now (more only if this process was stopped
+	 * for over 3 ms); the rest waits for progress. */
 	t0 = qp_now_ns();
 	assert_int_equal(qp_post_send(p.a, &wr), 0);
 	assert_true(p.a->pend.active);
-	assert_int_equal(p.a->pend.offset, 12288);
+	assert_true(p.a->pend.offset >= 12288);
 	/* One accepted WR at a time. */
 	assert_int_equal(qp_post_send(p.a, &wr), -EAGAIN);
 	deadline = qp_ctx_deadline(p.ctx);
@@ -426,14 +428,19 @@ static void test_nonblocking_progress(void **state)
 		assert_true(qp_ctx_progress(p.ctx, now) >= 0);
 		rounds++;
 	}
-	print_message("64 KiB at 100 Mb/s non-blocking: %u progress rounds, %.2f ms (ideal for "
+	print_message("64 KiB at 10 Mb/s non-blocking: %u progress rounds, %.2f ms (ideal for "
 		      "the 52 KiB after the bucket %.2f ms)\n", rounds,
 		      (double)(qp_now_ns() - t0) / 1e6,
-		      (double)qp_tx_time_ns(65536 - 12288, 100 * QP_MBPS) / 1e6);
-	assert_true(qp_now_ns() - t0 >= qp_tx_time_ns(65536 - 12288, 100 * QP_MBPS));
+		      (double)qp_tx_time_ns(65536 - 12288, 10 * QP_MBPS) / 1e6);
+	assert_true(qp_now_ns() - t0 >= qp_tx_time_ns(65536 - 12288, 10 * QP_MBPS));
 	assert_int_equal(to_mock(p.a)->nlog, 16);
 	assert_int_equal(qp_ctx_deadline(p.ctx), QP_TIME_NEVER);
-	/* The bucket is empty now: a post is refused, not half-accepted. */
+	/* At 1 Mb/s (a 4 KiB piece per 32.8 ms) empty the bucket with one-piece posts; the
+	 * next post is then refused, not half-accepted. */
+	set_rate(&p, p.a, QP_MBPS, 0, 0);
+	wr.length = 4096;
+	while (qp_post_send(p.a, &wr) == 0)
+		assert_false(p.a->pend.active);
 	assert_int_equal(qp_post_send(p.a, &wr), -EAGAIN);
 	assert_false(p.a->pend.active);
 	assert_true(qp_send_deadline(p.a, qp_now_ns()) > qp_now_ns());
