@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/optable.h"
 #include "qpace/soft_bw.h"
 #include "qpace/units.h"
 
@@ -100,28 +101,29 @@ static int opt_port(struct opts *o, const char *s)
 	return opt_ulong(s, 1024, 65534, &o->port);
 }
 
-static const struct option_doc {
-	const char *name;
-	char key;
-	const char *arg, *help;
-	int (*parse)(struct opts *o, const char *s);
-} docs[] = {
-	{ "size", 's', "BYTES", "bytes to WRITE, 1..1T (default 256M)", opt_size },
-	{ "msg", 'm', "BYTES", "bytes per WR, 1..1G (default 1M)", opt_msg },
-	{ "buffer", 'b', "BYTES", "target region; WRs wrap around it (default min(size, 256M))",
-	  opt_buf },
-	{ "depth", 'd', "N", "WRs in flight, 1..4096 (default 16)", opt_depth },
-	{ "mtu", 'M', "BYTES", "RoCE MTU: 256, 512, 1024, 2048, 4096 (default 1024)", opt_mtu },
-	{ "window", 'w', "N", "unacknowledged packets per QP, 1..4096 (default 128)", opt_window },
-	{ "timeout", 't', "N", "local ACK timeout 4.096us << N, 1..31 (default 14: 67 ms)", opt_timeout },
-	{ "rate", 'r', "RATE", "pace the sender at RATE through the gate (default: unpaced)",
-	  opt_rate },
-	{ "switch", 'S', "P", "hosts on star ports 0 and 1 of a qpace-switch with --base-port P",
-	  opt_switch },
-	{ "port", 'p', "P", "no switch: host A receives on P, B on P+1 (default 18500)",
-	  opt_port },
+/* One table: getopt_long, usage and the parser of each option. */
+static const struct qp_optdoc docs[] = {
+	{ "size", 's', "BYTES", "bytes to WRITE, 1..1T (default 256M)" },
+	{ "msg", 'm', "BYTES", "bytes per WR, 1..1G (default 1M)" },
+	{ "buffer", 'b', "BYTES", "target region; WRs wrap around it (default min(size, 256M))" },
+	{ "depth", 'd', "N", "WRs in flight, 1..4096 (default 16)" },
+	{ "mtu", 'M', "BYTES", "RoCE MTU: 256, 512, 1024, 2048, 4096 (default 1024)" },
+	{ "window", 'w', "N", "unacknowledged packets per QP, 1..4096 (default 128)" },
+	{ "timeout", 't', "N", "local ACK timeout 4.096us << N, 1..31 (default 14: 67 ms)" },
+	{ "rate", 'r', "RATE", "pace the sender at RATE through the gate (default: unpaced)" },
+	{ "switch", 'S', "P", "hosts on star ports 0 and 1 of a qpace-switch with --base-port P" },
+	{ "port", 'p', "P", "no switch: host A receives on P, B on P+1 (default 18500)" },
+	{ "json", 'j', NULL, "one JSON object instead of the table" },
+	{ "verbose", 'v', NULL, "also every counter of both hosts (stderr)" },
+	{ "help", 'h', NULL, "this text" },
 };
 #define NDOCS (sizeof(docs) / sizeof(docs[0]))
+
+static int (*const parsers[128])(struct opts *o, const char *s) = {
+	['s'] = opt_size, ['m'] = opt_msg, ['b'] = opt_buf, ['d'] = opt_depth,
+	['M'] = opt_mtu, ['w'] = opt_window, ['t'] = opt_timeout, ['r'] = opt_rate,
+	['S'] = opt_switch, ['p'] = opt_port,
+};
 
 static void usage(FILE *f)
 {
@@ -129,53 +131,39 @@ static void usage(FILE *f)
 		   "RDMA WRITE throughput between two soft-backend hosts (userspace RoCEv2) in one\n"
 		   "process, directly over loopback UDP or through qpace-switch; data checked.\n\n"
 		   "Options:\n");
+	qp_optable_usage(f, docs, NDOCS);
+}
+
+static const char *help_of(int key)
+{
 	for (size_t i = 0; i < NDOCS; i++)
-		fprintf(f, "  -%c, --%-8s %-6s %s\n", docs[i].key, docs[i].name, docs[i].arg,
-			docs[i].help);
-	fprintf(f, "  -j, --json              one JSON object instead of the table\n"
-		   "  -v, --verbose           also every counter of both hosts (stderr)\n"
-		   "  -h, --help\n");
+		if (docs[i].key == key)
+			return docs[i].help;
+	return "";
 }
 
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-	struct option lo[NDOCS + 4];
-	char so[3 * NDOCS + 4] = "";
+	struct option lo[NDOCS + 1];
+	char so[2 * NDOCS + 1];
 	int c;
 
-	for (size_t i = 0; i < NDOCS; i++) {
-		lo[i] = (struct option){ docs[i].name, required_argument, NULL, docs[i].key };
-		snprintf(so + strlen(so), sizeof(so) - strlen(so), "%c:", docs[i].key);
-	}
-	lo[NDOCS] = (struct option){ "json", no_argument, NULL, 'j' };
-	lo[NDOCS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
-	lo[NDOCS + 2] = (struct option){ "verbose", no_argument, NULL, 'v' };
-	lo[NDOCS + 3] = (struct option){ 0 };
-	strcat(so, "jhv");
+	qp_optable_build(docs, NDOCS, lo, so);
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-		size_t i;
-
-		if (c == 'v') {
-			o->verbose = 1;
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == 'j' || c == 'v') {
+			*(c == 'j' ? &o->json : &o->verbose) = 1;
 			continue;
 		}
-		if (c == 'j' || c == 'h') {
-			if (c == 'h') {
-				usage(stdout);
-				exit(0);
-			}
-			o->json = 1;
-			continue;
-		}
-		for (i = 0; i < NDOCS && docs[i].key != c; i++)
-			;
-		if (i == NDOCS) {
+		if (c < 0 || c >= 128 || !parsers[c]) {
 			usage(stderr);
 			return -EINVAL;
 		}
-		if (docs[i].parse(o, optarg)) {
-			fprintf(stderr, "qpace-soft-bw: --%s '%s': %s\n", docs[i].name, optarg,
-				docs[i].help);
+		if (parsers[c](o, optarg)) {
+			fprintf(stderr, "qpace-soft-bw: -%c '%s': %s\n", c, optarg, help_of(c));
 			return -EINVAL;
 		}
 	}

@@ -248,6 +248,7 @@ static void collect(struct corpus *k)
 
 			s.src = pr.w.addr[side];
 			s.dst = pr.w.addr[!side];
+			s.ip = (struct frame_ip_opts){ 0 };
 			len = frame_build_roce(buf, sizeof(buf), &s);
 			assert_true(len > 0);
 			k->f[k->n] = malloc((size_t)len);
