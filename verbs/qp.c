@@ -515,6 +515,12 @@ static int post_piece(struct qp *qp, uint64_t n)
 		piece.flags |= QP_WR_SIGNALED;
 	}
 	rc = qp->ctx->ops->post_send(qp, &piece);
+	if (rc == -EAGAIN || rc == EAGAIN) {
+		/* The backend's send queue is full: the piece stays pending and is offered
+		 * again after progress. Its tokens are spent; the WR is not lost. */
+		qp->stats.backend_busy++;
+		return -EAGAIN;
+	}
 	if (rc) {
 		qp->pend.active = false;
 		return rc < 0 ? rc : -rc;
@@ -548,6 +554,10 @@ static int push_pieces(struct qp *qp, qp_time_ns now)
 			return -EAGAIN;
 		}
 		rc = post_piece(qp, v.bytes);
+		if (rc == -EAGAIN) {
+			qp->retry_ns = now + QP_BACKEND_BUSY_RETRY_NS;
+			return rc;
+		}
 		if (rc)
 			return rc;
 	}
@@ -575,7 +585,12 @@ static int drain_blocking(struct qp *qp)
 
 		qp_pacer_take(&qp->pacer, left, gate_flags(&qp->pend_wr), fd < 0 ? -1 : fd,
 			      progress_cb, ctx, &v);
-		rc = post_piece(qp, v.bytes);
+		while ((rc = post_piece(qp, v.bytes)) == -EAGAIN) {
+			/* Backend busy: let it make progress (ACKs free its queue), then retry. */
+			qp_wait_until(&qp->attr.wait, qp_now_ns() + QP_BACKEND_BUSY_RETRY_NS,
+				      fd < 0 ? -1 : fd, &qp->stats.gate);
+			ctx->ops->ctx_progress(ctx, qp_now_ns());
+		}
 		if (rc)
 			return rc;
 	}

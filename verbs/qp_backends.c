@@ -2,9 +2,11 @@
 #include <string.h>
 
 #include "qpace/qp.h"
+#include "qpace/soft.h"
 
 static const struct qp_backend_ops *const qp_backends[] = {
 	&qp_ibv_ops,
+	&qp_soft_ops,
 	NULL,
 };
 

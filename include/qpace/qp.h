@@ -219,6 +219,7 @@ struct qp_stats {
 	uint64_t naks;             /* sequence-error NAKs received */
 	uint64_t rnrs;             /* RNR NAKs received */
 	uint64_t errors;           /* completions with an error status */
+	uint64_t backend_busy;     /* pieces the backend refused for a full queue (retried) */
 	unsigned have;             /* QP_STAT_* the backend filled */
 	struct qp_gate_stats gate;
 };
@@ -239,6 +240,10 @@ struct qp {
 	struct qp_stats stats;
 	struct qp *next;           /* in ctx->qps */
 };
+
+/* How long a piece the backend refused (-EAGAIN: send queue full) waits before it is
+ * offered again; the backend makes progress meanwhile. */
+#define QP_BACKEND_BUSY_RETRY_NS (20 * QP_NS_PER_US)
 
 #define qp_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))

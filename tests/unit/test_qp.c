@@ -45,6 +45,8 @@ struct mock_qp {
 	unsigned rq_head, rq_count;
 	struct mock_piece log[MOCK_LOG];
 	unsigned nlog;
+	unsigned busy_every;   /* refuse every Nth piece once with -EAGAIN (queue full) */
+	unsigned offered;
 };
 
 static pthread_mutex_t mock_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -151,6 +153,8 @@ static int mock_post_send(struct qp *qp, const struct qp_wr *wr)
 	bool write = wr->opcode == QP_OP_WRITE || wr->opcode == QP_OP_WRITE_IMM;
 	bool has_imm = wr->opcode == QP_OP_WRITE_IMM || wr->opcode == QP_OP_SEND_IMM;
 
+	if (m->busy_every && ++m->offered % m->busy_every == 0)
+		return -EAGAIN; /* the same piece comes again: the next offer passes */
 	if (m->nlog < MOCK_LOG)
 		m->log[m->nlog++] = (struct mock_piece){ wr->opcode, wr->length, wr->remote_addr,
 							 wr->flags, qp_now_ns() };
@@ -354,6 +358,40 @@ static void test_write_split_paced_and_exact(void **state)
 	qp_get_stats(p.b, &st);
 	assert_int_equal(st.rx_msgs, 1);
 	assert_int_equal(p.log_lines, 0); /* the agent's rate was in force: nothing to say */
+	pair_close(&p);
+}
+
+/* A backend whose send queue is full refuses a piece with -EAGAIN: the piece is offered
+ * again after progress, and the WR arrives whole and in order, blocking or not. */
+static void test_backend_busy_loses_nothing(void **state)
+{
+	struct qp_attr attr = { .gate = { .chunk_bytes = 4096 } };
+	struct pair p;
+	struct mock_qp *m;
+	struct qp_stats st;
+	struct qp_wc wc;
+	(void)state;
+
+	pair_open(&p, &attr);
+	set_rate(&p, p.a, 10 * QP_GBPS, 0, 0);
+	for (uint32_t i = 0; i < BUF_BYTES; i++)
+		p.buf_a[i] = (uint8_t)(i * 13 + (i >> 9));
+	m = to_mock(p.a);
+	m->busy_every = 3;
+	assert_int_equal(qp_post_send(p.a, &(struct qp_wr){
+		.opcode = QP_OP_WRITE, .wr_id = 9, .mr = p.mr_a, .addr = p.buf_a,
+		.length = BUF_BYTES, .remote_addr = p.a->remote.addr, .rkey = p.a->remote.rkey,
+		.flags = QP_WR_SIGNALED }), 0);
+	assert_memory_equal(p.buf_a, p.buf_b, BUF_BYTES);
+	assert_int_equal(m->nlog, 256);
+	for (unsigned i = 0; i < m->nlog; i++)
+		assert_int_equal(m->log[i].remote_addr, p.a->remote.addr + 4096ull * i);
+	assert_int_equal(poll_one(p.a, &wc), 1);
+	assert_int_equal(wc.status, QP_WC_SUCCESS);
+	qp_get_stats(p.a, &st);
+	assert_int_equal(st.tx_bytes, BUF_BYTES);
+	assert_int_equal(st.tx_chunks, 256);
+	assert_int_equal(st.backend_busy, 127); /* every third of 383 offers refused, 256 passed */
 	pair_close(&p);
 }
 
@@ -752,6 +790,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_split_paced_and_exact),
+		cmocka_unit_test(test_backend_busy_loses_nothing),
 		cmocka_unit_test(test_burst_default_two_mtus),
 		cmocka_unit_test(test_send_whole_and_signal_all),
 		cmocka_unit_test(test_nonblocking_progress),
