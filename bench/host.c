@@ -98,8 +98,7 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 		.options = c->options,
 		.log = c->quiet ? host_log_quiet : NULL,
 	};
-	/* By its table: the backend registry (verbs/qp_backends.c) does not list "soft" yet. */
-	int rc = qp_ctx_open_ops(&qp_soft_ops, &attr, &h->ctx, err, errlen);
+	int rc = qp_ctx_open("soft", &attr, &h->ctx, err, errlen);
 	if (rc < 0) {
 		bench_host_close(h);
 		return -1;
