@@ -94,7 +94,7 @@ bench-cc: $(BUILD)/bin/bench-cc
 # algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
 demo:
 	@sh scripts/deps.sh gnuplot-nox
-	$(MAKE) all
+	$(MAKE) -j2 all
 	@sh bench/demo.sh $(BUILD)
 
 # Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with the whole library built
