@@ -66,6 +66,30 @@ static void conf_line(FILE *out, const char *what, const struct bench_conf *c, u
 		c->buffer_bytes / 1024, qp_fmt_time(c->delay_ns, delay, sizeof(delay)), c->mtu_bytes);
 }
 
+/* A run whose event loop the machine held up for more than a millisecond measured the
+ * machine as much as the network: say so under the table, with the load average. */
+static void compare_late_note(FILE *out, const struct incast_result *r, size_t n)
+{
+	qp_time_ns worst = 0;
+	double load = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	for (size_t i = 0; i < n; i++)
+		worst = r[i].loop_late_max_ns > worst ? r[i].loop_late_max_ns : worst;
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = -1;
+		fclose(f);
+	}
+	if (worst > QP_NS_PER_MS && n > 0)
+		fprintf(out, "\nnote: the machine held the event loops up for as long as %.1f ms "
+			"(load average %.2f),\nwhile a packet takes %.1f us on this link: these "
+			"figures are the machine's as much as\nthe algorithms'. Run again on an idle "
+			"machine.\n", (double)worst / 1e6, load,
+			(double)qp_tx_time_ns(r[0].mtu_bytes + STATS_ROCE_PKT_OVERHEAD,
+					      r[0].link_bps) / 1e3);
+}
+
 int bench_compare(const struct bench_conf *c)
 {
 	const char *algos[BENCH_MAX_ALGOS];
@@ -94,6 +118,7 @@ int bench_compare(const struct bench_conf *c)
 	}
 	fputc('\n', stdout);
 	incast_print_compare(stdout, res, nres);
+	compare_late_note(stdout, res, nres);
 	snprintf(path, sizeof(path), "%s/summary.json", c->out_dir);
 	if (incast_write_summary(path, res, nres))
 		fprintf(stderr, "qpace-bench: %s: cannot write\n", path);
