@@ -34,7 +34,7 @@
 #define INCAST_GAP_NS (2 * QP_NS_PER_MS)   /* between rounds: queues drain */
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
 #define INCAST_SPIN_NS QP_NS_PER_MS
-#define INCAST_SERIES_CAP 200000u
+#define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
 
 /* Per algorithm, what the switch it starts must produce: one row each. */
 static const struct {
@@ -464,7 +464,7 @@ static int switch_probe(const char *host, unsigned port, char *err, size_t errle
 }
 
 static void incast_outputs(const struct incast *x, struct incast_run *run, const char *dir,
-			   qp_time_ns t0, const struct swproc *sw, bool have_sw)
+			   qp_time_ns t0, bool have_sw)
 {
 	char path[4200], e[300];
 	qp_time_ns sa = stats_standalone_fct_ns(x->bytes, (uint32_t)x->c->mtu_bytes,
@@ -478,7 +478,6 @@ static void incast_outputs(const struct incast *x, struct incast_run *run, const
 		return;
 	if (plot_rates(dir, run->res.algorithm, (unsigned)x->senders, e, sizeof(e)) == 0 && have_sw)
 		plot_queue(dir, run->res.algorithm, (unsigned)x->senders + 1, e, sizeof(e));
-	(void)sw;
 }
 
 int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, uint64_t bytes,
@@ -600,7 +599,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		}
 	}
 	if (out_dir)
-		incast_outputs(&x, run, out_dir, t0, &sw, r->have_switch);
+		incast_outputs(&x, run, out_dir, t0, r->have_switch);
 	rc = k == 0 ? (snprintf(err, errlen, "interrupted before the first round"), -1) : 0;
 out:
 	free(round_ns);
