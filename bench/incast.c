@@ -356,6 +356,7 @@ static int incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
 {
 	if (incast_register(x, err, errlen))
 		return -1;
+	x->last_pass_ns = 0;   /* lateness is between passes of a round, not the setup before */
 	qp_time_ns start = qp_now_ns(), limit = start + x->c->round_timeout_ns;
 
 	for (uint64_t i = 1; i <= x->senders; i++) {
