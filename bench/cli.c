@@ -66,7 +66,9 @@ static const struct opt bench_opts[] = {
 	{ "switch", 0, OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,
 	  .help = "a running `qpace-switch --star` with base port P (default:\nstart one)" },
 	{ "rate", 0, OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
-	  .help = "link rate of the switch this starts (default 1G)" },
+	  .help = "link rate of the switch this starts (default 250M: the 17 emulated\n"
+		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
+		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck)" },
 	{ "buffer", 0, OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
 	  .help = "egress buffer per port of that switch (default 256K: N x BDP\n"
 		  "fits for N = 16, N x window does not)" },
@@ -157,7 +159,7 @@ void bench_usage(FILE *out, const char *prog)
 	}
 	fprintf(out, "\nperftest's rule holds: give the server and the client the same options;\n"
 		"the client names the server last. `%s COMMAND --help` lists the options.\n"
-		"Example, 16 senders to 1 on a 1 Gb/s switch with HPCC and IA credits:\n"
+		"Example, 16 senders to 1 through a 250 Mb/s switch port with HPCC and IA credits:\n"
 		"  %s incast -N 16 -s 256K --cc hpcc --credits ia\n", prog, prog);
 }
 
@@ -183,7 +185,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.cc = cmd & CMD_RUNS ? "hpcc" : "none",
 		.senders = 16,
 		.rounds = 5,
-		.link_bps = QP_GBPS,
+		.link_bps = 250 * QP_MBPS,
 		.buffer_bytes = 256 * 1024,
 		.delay_ns = 5 * QP_NS_PER_US,
 		.mtu_bytes = 1024,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # qpace-bench incast end to end on the embedded default (the demo's setting): qpace-switch
-# started by the bench, 16 emulated RoCEv2 senders to one receiver on a 1 Gb/s star with
+# started by the bench, 16 emulated RoCEv2 senders to one receiver on a 250 Mb/s star with
 # 256 KiB of buffer per port and a 32-packet window per QP.
 # Asserts behaviour with honest margins (the benchmark reports the real figures):
 #   none      the buffer overflows: drops > 0 and retransmission timeouts > 0
