@@ -11,6 +11,7 @@
 
 #include "qpace/errmsg.h"
 #include "qpace/qp.h"
+#include "qp_agent.h"
 
 #define QP_DEF_SQ_DEPTH 128u
 #define QP_DEF_RQ_DEPTH 512u
@@ -69,6 +70,7 @@ static int dflt_poll(struct qp *qp, struct qp_wc *wc, int n)
 	return -EOPNOTSUPP;
 }
 static void dflt_get_stats(struct qp *qp, struct qp_stats *st) { (void)qp; (void)st; }
+static uint16_t dflt_udp_sport(const struct qp *qp) { (void)qp; return 0; }
 
 static const struct qp_backend_ops qp_default_ops = {
 	.name = "default",
@@ -88,6 +90,7 @@ static const struct qp_backend_ops qp_default_ops = {
 	.post_recv = dflt_post_recv,
 	.poll = dflt_poll,
 	.get_stats = dflt_get_stats,
+	.udp_sport = dflt_udp_sport,
 };
 
 /* Copy @in over the defaults, slot by slot (as rdma-core's verbs_set_ops). */
@@ -99,6 +102,7 @@ static void ops_overlay(struct qp_backend_ops *out, const struct qp_backend_ops 
 	OVERLAY(ctx_progress); OVERLAY(mr_init); OVERLAY(mr_fini); OVERLAY(qp_init);
 	OVERLAY(qp_fini); OVERLAY(qp_connect); OVERLAY(cm_dial); OVERLAY(cm_accept);
 	OVERLAY(post_send); OVERLAY(post_recv); OVERLAY(poll); OVERLAY(get_stats);
+	OVERLAY(udp_sport);
 #undef OVERLAY
 	out->ctx_size = in->ctx_size > sizeof(struct qp_ctx) ? in->ctx_size : sizeof(struct qp_ctx);
 	out->qp_size = in->qp_size > sizeof(struct qp) ? in->qp_size : sizeof(struct qp);
@@ -153,7 +157,9 @@ int qp_ctx_open_ops(const struct qp_backend_ops *ops, const struct qp_ctx_attr *
 	}
 	ctx->ops = resolved;
 	ctx->attr = attr ? *attr : none;
-	rc = resolved->ctx_init(ctx, err, errlen);
+	rc = qp_agent_open(ctx, &ctx->attr, err, errlen);
+	if (rc == 0 && (rc = resolved->ctx_init(ctx, err, errlen)) != 0)
+		qp_agent_close(ctx);
 	if (rc) {
 		free(ctx);
 		free(resolved);
@@ -165,6 +171,7 @@ int qp_ctx_open_ops(const struct qp_backend_ops *ops, const struct qp_ctx_attr *
 		qp_rate_src_init(&ctx->rates, ctx->attr.rate_table, 0, ctx_log, ctx);
 	/* The strings were for open only. */
 	ctx->attr.device = ctx->attr.rate_table = ctx->attr.options = NULL;
+	ctx->attr.agent_socket = ctx->attr.agent.algo = ctx->attr.agent.params = NULL;
 	*out = ctx;
 	return 0;
 }
@@ -177,6 +184,7 @@ void qp_ctx_close(struct qp_ctx *ctx)
 		qp_destroy(ctx->qps);
 	while (ctx->mrs)
 		qp_mr_dereg(ctx->mrs);
+	qp_agent_close(ctx);
 	ctx->ops->ctx_fini(ctx);
 	qp_rate_src_fini(&ctx->rates);
 	free((void *)ctx->ops);
@@ -195,7 +203,7 @@ qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx)
 	for (struct qp *qp = ctx->qps; qp; qp = qp->next)
 		if (qp->pend.active)
 			t = qp_time_min(t, qp->retry_ns);
-	return t;
+	return qp_time_min(t, qp_agent_next_ns(ctx));
 }
 
 static int push_pieces(struct qp *qp, qp_time_ns now);
@@ -204,6 +212,7 @@ int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
 {
 	int done = 0, rc;
 
+	qp_agent_tick(ctx, now);
 	for (struct qp *qp = ctx->qps; qp; qp = qp->next) {
 		if (!qp->pend.active || qp->retry_ns > now)
 			continue;
@@ -352,6 +361,9 @@ static int qp_finish(struct qp *qp, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	qp->attr.gate = gp;
+	rc = qp_agent_qp_init(qp, err, errlen);
+	if (rc)
+		return rc;
 	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn, qp_now_ns());
 	qp->next = qp->ctx->qps;
 	qp->ctx->qps = qp;
@@ -382,6 +394,7 @@ int qp_destroy(struct qp *qp)
 	if (!qp)
 		return 0;
 	qp_unlink(qp);
+	qp_agent_qp_fini(qp);
 	qp->ctx->ops->qp_fini(qp);
 	free(qp);
 	return 0;
@@ -423,6 +436,7 @@ int qp_connect(struct qp *qp, const struct qp_conn_info *remote, char *err, size
 	if (rc)
 		return rc < 0 ? rc : -rc;
 	qp->connected = true;
+	qp_agent_qp_connected(qp);
 	return 0;
 }
 
@@ -444,6 +458,7 @@ static int cm_run(bool dial, struct qp_ctx *ctx, const struct qp_attr *attr, con
 		return rc < 0 ? rc : -rc;
 	}
 	qp->connected = true;
+	qp_agent_qp_connected(qp);
 	*out = qp;
 	return 0;
 }
@@ -569,6 +584,7 @@ static void progress_cb(void *arg, qp_time_ns now)
 {
 	struct qp_ctx *ctx = arg;
 
+	qp_agent_tick(ctx, now);
 	ctx->ops->ctx_progress(ctx, now);
 }
 
@@ -604,6 +620,8 @@ int qp_post_send(struct qp *qp, const struct qp_wr *wr)
 
 	if (rc)
 		return rc;
+	if (qp->ctx->agent)
+		qp_agent_tick(qp->ctx, qp_now_ns());
 	if (!qp->connected || qp->broken)
 		return -ENOTCONN;
 	if (qp->pend.active) {

@@ -428,6 +428,13 @@ const struct rc_stats *qp_soft_rc_stats(struct qp *qp)
 	return qp && is_soft(qp->ctx) ? rc_stats(to_sqp(qp)->rc) : NULL;
 }
 
+/* The UDP source port of this QP's frames (set at connect), so the agent can name its flow
+ * exactly as the switch sees it. */
+static uint16_t soft_udp_sport(const struct qp *qp)
+{
+	return qp->connected ? soft_roce_sport(qp->qpn, qp->remote.qpn) : 0;
+}
+
 const struct qp_backend_ops qp_soft_ops = {
 	.name = "soft",
 	.summary = "userspace RoCEv2 RC endpoints on a qpace-switch port (no kernel RDMA)",
@@ -447,4 +454,5 @@ const struct qp_backend_ops qp_soft_ops = {
 	.post_recv = soft_post_recv,
 	.poll = soft_poll,
 	.get_stats = soft_get_stats,
+	.udp_sport = soft_udp_sport,
 };

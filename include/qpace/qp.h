@@ -58,6 +58,20 @@ struct qp_backend_ops;
 /* Log hook: one line, no newline. Default: "qpace: <line>" on stderr. */
 typedef void (*qp_log_fn)(void *arg, const char *line);
 
+/* Registration with the host's agent (qpaced, qpace/ctl.h), done by the common layer when
+ * a QP connects (verbs/qp_agent.c). Zero fields take the context's value, then the
+ * defaults below; the strings are copied at qp_ctx_open / qp_create. */
+struct qp_agent_params {
+	qp_rate_bps link_bps;      /* the local link's rate: the algorithm's line rate */
+	qp_time_ns base_rtt_ns;    /* unloaded RTT to the peer */
+	const char *algo;          /* NULL or "" = the agent's default (--cc) and its params */
+	const char *params;        /* the algorithm's "k=v,..." (with algo) */
+	bool receiver;             /* receives bulk data: the agent paces credits to the peer */
+};
+
+#define QP_AGENT_DEF_LINK_BPS (10 * QP_GBPS)
+#define QP_AGENT_DEF_BASE_RTT_NS (100 * QP_NS_PER_US)
+
 /* Strings are read during qp_ctx_open only (the rate table name is copied). */
 struct qp_ctx_attr {
 	const char *device;      /* ibv: device name (NULL = first); soft: backend-specific */
@@ -71,7 +85,14 @@ struct qp_ctx_attr {
 				  * soft: attach, ip, mac */
 	qp_log_fn log;           /* NULL = stderr */
 	void *log_arg;
+	const char *agent_socket;/* the agent's control socket: NULL = $QPACE_SOCKET, else
+				  * /run/qpace/qpaced.sock; "" = do not register. QPs are
+				  * never registered with rate_table_mem or rate_table "" */
+	struct qp_agent_params agent; /* defaults for this context's QPs */
 };
+
+struct qp_agent;
+struct qp_agent_qp;
 
 struct qp_ctx {
 	const struct qp_backend_ops *ops;  /* resolved copy (qp_ctx_open): every slot non-NULL */
@@ -79,6 +100,7 @@ struct qp_ctx {
 	struct qp_rate_src rates;          /* the agent's rate table, (re)opened lazily */
 	struct qp *qps;                    /* this context's QPs (intrusive list) */
 	struct qp_mr *mrs;                 /* registered regions (freed at close) */
+	struct qp_agent *agent;            /* registration with qpaced; NULL = off */
 };
 
 /* Memory access rights, as IBV_ACCESS_*. */
@@ -118,6 +140,7 @@ struct qp_attr {
 	unsigned flags;            /* enum qp_flags */
 	struct qp_gate_params gate;/* zero fields take the gate defaults */
 	struct qp_wait wait;       /* how a blocking post waits; zero = defaults */
+	struct qp_agent_params agent; /* registration; zero fields: the context's */
 };
 
 /* A WR that is accepted but not fully handed to the backend (non-blocking mode). */
@@ -238,6 +261,7 @@ struct qp {
 	struct qp_pending pend;
 	qp_time_ns retry_ns;       /* when the gate may next open (after an -EAGAIN) */
 	struct qp_stats stats;
+	struct qp_agent_qp *agent; /* registration state (verbs/qp_agent.c); NULL = none */
 	struct qp *next;           /* in ctx->qps */
 };
 
@@ -289,6 +313,8 @@ struct qp_backend_ops {
 	int (*poll)(struct qp *qp, struct qp_wc *wc, int n);
 	/* Fill the backend's counters (retrans, timeouts, naks, rnrs, rx_*) and st->have. */
 	void (*get_stats)(struct qp *qp, struct qp_stats *st);
+	/* The UDP source port of the QP's RoCEv2 frames once connected; 0 = not known. */
+	uint16_t (*udp_sport)(const struct qp *qp);
 };
 
 /* For backends: the initial send PSN, attr.psn when psn_fixed, else random (24 bits). */
@@ -372,6 +398,10 @@ int qp_poll(struct qp *qp, struct qp_wc *wc, int n);
 qp_time_ns qp_send_deadline(struct qp *qp, qp_time_ns now);
 /* Counters: common (tx, gate) and backend (rx, retransmissions...) in one struct. */
 void qp_get_stats(struct qp *qp, struct qp_stats *out);
+
+/* Registration with the agent: one of "off" (not registered: no agent socket, an
+ * in-process table, not connected, or no IPv4 GID), "pending", "registered", "refused". */
+const char *qp_agent_state(const struct qp *qp);
 
 /* Names for printing; "UNKNOWN" when out of range. */
 const char *qp_wc_status_str(enum qp_wc_status s);

@@ -229,6 +229,12 @@ static void paced_run_1g(qp_time_ns span, struct paced_run *r)
 	qp_ratetable_close(t);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define QP_TEST_SANITIZED 1
+#else
+#define QP_TEST_SANITIZED 0
+#endif
+
 static void test_realtime_1g_within_5pct(void **state)
 {
 	struct paced_run r;
@@ -250,7 +256,11 @@ static void test_realtime_1g_within_5pct(void **state)
 			break;
 	}
 	assert_true(attempt <= 3); /* else: the machine never gave the pacer 50 ms of CPU */
-	assert_true(r.adj_bps > 0.95e9 && r.adj_bps < 1.05e9);
+	assert_true(r.adj_bps < 1.05e9);
+	/* The lower bound is the pacer's precision, asserted in the plain build. Under ASan
+	 * every instrumented loop is several times slower and the pacer can be CPU-bound, so
+	 * there only a pacer that lost most of its rate fails. */
+	assert_true(r.adj_bps > (QP_TEST_SANITIZED ? 0.5e9 : 0.95e9));
 }
 
 int main(void)

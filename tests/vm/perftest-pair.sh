@@ -168,7 +168,7 @@ if [ -z "$bw" ] || [ -z "$lat" ]; then
 	vm_fail "perftest printed no figures (bw '$bw', lat '$lat')"
 	exit 1
 fi
-# Through the switch, the frames must really have crossed it: its counters, per port.
+# Through the switch, the frames must really have crossed it, none dropped: its counters.
 if [ "$via" = switch ]; then
 	if ! python3 - "$VM_RUN/switch.json" <<'EOF'; then
 import json, sys
@@ -177,10 +177,13 @@ for p in ports:
     print(f"switch {p['name']}: tx {p['tx_frames']} frames {p['tx_bytes']} bytes, "
           f"drops {p['drop_tail']}, peak queue {p['max_qbytes']} bytes, "
           f"INT reports {p['int_reports']}")
-# ib_write_bw moved at least 100 x 64 KiB towards g1 (port 0), in 1024-byte frames.
-sys.exit(0 if ports[0]["tx_bytes"] >= 100 * 65536 and ports[1]["tx_frames"] > 0 else 1)
+# ib_write_bw moved at least 100 x 64 KiB towards g1 (port 0), in 1024-byte frames; and
+# guests that send ~0.1 Gb/s into 1 Gb/s ports with 1 MB buffers (peaks seen: ~50 KB)
+# lose nothing there.
+crossed = ports[0]["tx_bytes"] >= 100 * 65536 and ports[1]["tx_frames"] > 0
+sys.exit(0 if crossed and all(p["drop_tail"] == 0 for p in ports) else 1)
 EOF
-		vm_fail "the perftest traffic did not cross qpace-switch (its counters above)"
+		vm_fail "qpace-switch did not carry the perftest traffic whole (its counters above)"
 		exit 1
 	fi
 fi

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make test-rxe`: the Soft-RoCE scenarios (issue 7), on kernel rxe in QEMU guests.
 #   tests/vm/test-rxe.sh [--short]
-# --short is the version `make test` runs (tests/integration/vm-rxe.sh): fewer iterations.
+# --short is the version `make test` runs (tests/integration/vm_rxe.sh): fewer iterations.
 # Each scenario prints its figures; the last line counts scenarios. Needs root for the
 # package install (tests/vm/deps.sh) unless the packages are there already.
 set -u

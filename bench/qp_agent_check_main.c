@@ -1,0 +1,214 @@
+/* qp-agent-check: two soft-backend hosts wired to each other on loopback, one RC QP each,
+ * a WRITE stream from A to B through the pacing gate — with the QPs registered with the
+ * host's agent by the QP library itself. One line per interval: the rate the gate handed
+ * on, the rate in force, fallback or not, and both QPs' registration state. For
+ * tests/integration/agent_register.sh and for trying an agent by hand.
+ *
+ *   qp-agent-check [-s SOCKET] [-r TABLE] [-p PORT] [-f FALLBACK] [-l LINK] [-t SECONDS]
+ *                  [-i INTERVAL]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpace/qp.h"
+#include "qpace/soft.h"
+#include "qpace/units.h"
+
+#define MSG_BYTES (64u << 10)
+#define BUF_BYTES (1u << 20)
+#define INFLIGHT 16u
+
+struct check {
+	const char *sock, *table;
+	unsigned port;
+	qp_rate_bps fallback_bps, link_bps;
+	qp_time_ns run_ns, every_ns;
+	struct qp_ctx *ctx[2];
+	struct qp *qp[2], *spare;
+	struct qp_mr *mr[2];
+	uint8_t *buf[2];
+	unsigned inflight;
+	uint64_t nposted;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int die(const char *what, const char *err)
+{
+	fprintf(stderr, "qp-agent-check: %s: %s\n", what, err);
+	exit(1);
+}
+
+static void open_host(struct check *c, int i)
+{
+	char opts[160], err[256];
+	struct qp_ctx_attr ca = { .options = opts, .rate_table = c->table,
+				  .agent_socket = c->sock,
+				  .agent = { .link_bps = c->link_bps } };
+	struct qp_attr qa = { .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL, .sq_depth = 64,
+			      .gate = { .chunk_bytes = MSG_BYTES, .burst_bytes = 4 * MSG_BYTES,
+					.fallback_bps = c->fallback_bps },
+			      .wait = { .mode = QP_WAIT_SLEEP } };
+
+	snprintf(opts, sizeof(opts), "bind=127.0.0.1:%u,peer=127.0.0.1:%u,ip=10.0.0.%d",
+		 c->port + (unsigned)i, c->port + 1 - (unsigned)i, i + 1);
+	if (qp_ctx_open("soft", &ca, &c->ctx[i], err, sizeof(err)))
+		die("open", err);
+	c->buf[i] = calloc(1, BUF_BYTES);
+	if (!c->buf[i] || qp_mr_reg(c->ctx[i], c->buf[i], BUF_BYTES, QP_ACCESS_LOCAL_WRITE |
+				    QP_ACCESS_REMOTE_WRITE, &c->mr[i]))
+		die("memory", "cannot register");
+	/* One agent serves both emulated hosts here, and QPNs are per host: B skips one so
+	 * the two QPNs differ, as on two real hosts with their own agents they need not. */
+	if (i == 1 && qp_create(c->ctx[i], &qa, &c->spare, err, sizeof(err)))
+		die("create", err);
+	if (qp_create(c->ctx[i], &qa, &c->qp[i], err, sizeof(err)))
+		die("create", err);
+}
+
+static void connect_hosts(struct check *c)
+{
+	struct qp_conn_info ia, ib;
+	char err[256];
+
+	qp_local_info(c->qp[0], c->mr[0], &ia);
+	qp_local_info(c->qp[1], c->mr[1], &ib);
+	if (qp_connect(c->qp[0], &ib, err, sizeof(err)) ||
+	    qp_connect(c->qp[1], &ia, err, sizeof(err)))
+		die("connect", err);
+}
+
+static void pump(struct check *c, qp_time_ns now)
+{
+	struct qp_wc wc[16];
+	int n;
+
+	for (int i = 0; i < 2; i++)
+		if (qp_ctx_progress(c->ctx[i], now) < 0)
+			die("progress", "backend error");
+	n = qp_poll(c->qp[0], wc, 16);
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != QP_WC_SUCCESS)
+			die("completion", qp_wc_status_str(wc[i].status));
+		c->inflight--;
+	}
+	while (c->inflight < INFLIGHT) {
+		uint64_t off = (c->nposted * MSG_BYTES) % BUF_BYTES;
+		struct qp_wr wr = { .opcode = QP_OP_WRITE, .wr_id = c->nposted, .mr = c->mr[0],
+				    .addr = c->buf[0] + off, .length = MSG_BYTES,
+				    .remote_addr = (uintptr_t)c->buf[1] + off,
+				    .rkey = c->mr[1]->rkey, .flags = QP_WR_SIGNALED };
+		int rc = qp_post_send(c->qp[0], &wr);
+
+		if (rc == -EAGAIN)
+			break;
+		if (rc)
+			die("post", strerror(-rc));
+		c->inflight++;
+		c->nposted++;
+	}
+}
+
+/* Sleep until something is due (at most 2 ms), or a host has input. */
+static void wait_work(struct check *c, qp_time_ns now)
+{
+	qp_time_ns t = qp_time_min(qp_ctx_deadline(c->ctx[0]), qp_ctx_deadline(c->ctx[1]));
+	struct pollfd p[2] = { { qp_ctx_fd(c->ctx[0]), POLLIN, 0 },
+			       { qp_ctx_fd(c->ctx[1]), POLLIN, 0 } };
+	qp_time_ns d;
+
+	t = qp_time_min(t, qp_send_deadline(c->qp[0], now));
+	d = t > now ? t - now : 0;
+	d = d < 2 * QP_NS_PER_MS ? d : 2 * QP_NS_PER_MS;
+	if (d)
+		ppoll(p, 2, &(struct timespec){ 0, (long)d }, NULL);
+}
+
+static void run(struct check *c)
+{
+	qp_time_ns t0 = qp_now_ns(), mark = t0 + c->every_ns, now = t0;
+	uint64_t last = 0;
+
+	printf("qpn a=0x%06x b=0x%06x\n", c->qp[0]->qpn, c->qp[1]->qpn);
+	fflush(stdout);
+	while (!stop && now - t0 < c->run_ns) {
+		pump(c, now);
+		wait_work(c, now);
+		now = qp_now_ns();
+		if (now >= mark) {
+			struct qp_stats st;
+			char fb[32];
+
+			qp_get_stats(c->qp[0], &st);
+			snprintf(fb, sizeof(fb), "%s", c->qp[0]->pacer.gate.fallback
+				 ? qp_gate_fallback_str(c->qp[0]->pacer.gate.fallback) : "none");
+			for (char *s = fb; *s; s++)
+				*s = *s == ' ' ? '_' : *s;
+			printf("interval t=%.3f rate_bps=%.0f in_force_bps=%llu fallback=%s a=%s b=%s\n",
+			       (double)(now - t0) / 1e9,
+			       (double)(st.tx_bytes - last) * 8e9 / (double)(now - mark + c->every_ns),
+			       (unsigned long long)c->qp[0]->pacer.gate.rate_bps, fb,
+			       qp_agent_state(c->qp[0]), qp_agent_state(c->qp[1]));
+			fflush(stdout);
+			last = st.tx_bytes;
+			mark = now + c->every_ns;
+		}
+	}
+}
+
+static uint64_t unit_arg(int (*parse)(const char *, uint64_t *), const char *s)
+{
+	uint64_t v;
+
+	if (parse(s, &v))
+		die(s, "bad value (rates 200M, times 100ms)");
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	struct check c = { .table = QP_RATETABLE_DEFAULT, .port = 30500,
+			   .fallback_bps = 100 * QP_MBPS, .link_bps = 400 * QP_MBPS,
+			   .run_ns = 5 * QP_NS_PER_S, .every_ns = 100 * QP_NS_PER_MS };
+	int o;
+
+	while ((o = getopt(argc, argv, "s:r:p:f:l:t:i:h")) != -1) {
+		switch (o) {
+		case 's': c.sock = optarg; break;
+		case 'r': c.table = optarg; break;
+		case 'p': c.port = (unsigned)atoi(optarg); break;
+		case 'f': c.fallback_bps = unit_arg(qp_parse_rate, optarg); break;
+		case 'l': c.link_bps = unit_arg(qp_parse_rate, optarg); break;
+		case 't': c.run_ns = unit_arg(qp_parse_time, optarg); break;
+		case 'i': c.every_ns = unit_arg(qp_parse_time, optarg); break;
+		default:
+			fprintf(stderr, "usage: qp-agent-check [-s SOCKET] [-r TABLE] [-p PORT] "
+				"[-f FALLBACK 100M] [-l LINK 400M] [-t SECONDS 5s] [-i INTERVAL 100ms]\n");
+			return o == 'h' ? 0 : 1;
+		}
+	}
+	if (c.port < 1024 || c.port > 65534)
+		die("-p", "a UDP port 1024..65534 (this one and the next)");
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	open_host(&c, 0);
+	open_host(&c, 1);
+	connect_hosts(&c);
+	run(&c);
+	qp_ctx_close(c.ctx[0]);
+	qp_ctx_close(c.ctx[1]);
+	free(c.buf[0]);
+	free(c.buf[1]);
+	return 0;
+}
