@@ -59,7 +59,8 @@ struct bench_conf {
 	const char *server;          /* the positional argument: client mode */
 	/* qpace's */
 	unsigned backend;            /* enum bench_backend */
-	const char *cc;              /* algorithm name; NULL = none (no agent) */
+	const char *cc;              /* algorithm name */
+	bool cc_given;               /* --cc given (else an agent's own default applies) */
 	unsigned credits;            /* enum bench_credits */
 	const char *attach;          /* soft: HOST:P of the switch port */
 	const char *ip;              /* soft: this host's address */

@@ -248,6 +248,7 @@ int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, 
 		return RULE_ERR("unexpected argument '%s' after the server address '%s'",
 				argv[first], c->server);
 	c->gid_given = opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
+	c->cc_given = opt_seen(bench_opts, NOPTS, c->seen, "cc");
 	if (c->run_infinitely && !opt_seen(bench_opts, NOPTS, c->seen, "duration"))
 		c->duration_ns = 5 * QP_NS_PER_S;
 	return bench_conf_check(c, err, errlen);

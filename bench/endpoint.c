@@ -37,8 +37,12 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 		char opts[32] = "";
 		if (c->gid_given)
 			snprintf(opts, sizeof(opts), "gid=%" PRIu64, c->gid_index);
+		/* ibv QPs register with the host's qpaced (if one runs) with the algorithm asked
+		 * for; as receivers when this is the server, so its credit pacer covers them. */
 		struct qp_ctx_attr a = { .device = c->ib_dev, .port = (uint8_t)c->ib_port,
-					 .options = *opts ? opts : NULL };
+					 .options = *opts ? opts : NULL,
+					 .agent = { .algo = c->cc_given ? c->cc : NULL,
+						    .receiver = c->server == NULL } };
 		if (qp_ctx_open("ibv", &a, &e->ctx, err, errlen) < 0)
 			return -1;
 	}
