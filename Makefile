@@ -5,9 +5,10 @@
 #                   integration tests (namespaces; root only, skipped otherwise), and a
 #                   bounded run of every fuzz target
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
-#   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
+#   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each)
+#   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
 # Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
@@ -42,7 +43,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 
 LIB := $(BUILD)/libqpace.a
 
-.PHONY: all deps test unit check-unit integration bench-cc demo clean test-rxe fuzz
+.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz test-rxe
 all: $(PROGS)
 
 deps:
@@ -88,6 +89,13 @@ test-rxe: all
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
+
+# The README's main command: packages (gnuplot-nox for the plots), build, one incast per
+# algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
+demo:
+	@sh scripts/deps.sh gnuplot-nox
+	$(MAKE) -j2 all
+	@sh bench/demo.sh $(BUILD)
 
 # Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with the whole library built
 # by clang with coverage, ASan and UBSan (build/fuzz/libqpace-fuzz.a). `make test` runs

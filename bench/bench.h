@@ -1,0 +1,107 @@
+/* qpace-bench: the configuration every subcommand reads, and the subcommands.
+ *
+ *   write_bw, send_bw, write_lat   perftest-compatible (perf.c)
+ *   incast                         N senders -> 1 receiver on a switch (incast.c)
+ *   compare                        the same incast once per algorithm (make demo)
+ *   sweep                          incast over N and sizes per algorithm (sweep.c)
+ */
+#ifndef BENCH_BENCH_H
+#define BENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "qpace/rate.h"
+#include "qpace/time.h"
+
+enum bench_cmd {
+	CMD_WRITE_BW = 1u << 0,
+	CMD_SEND_BW = 1u << 1,
+	CMD_WRITE_LAT = 1u << 2,
+	CMD_INCAST = 1u << 3,
+	CMD_COMPARE = 1u << 4,
+	CMD_SWEEP = 1u << 5,
+};
+#define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
+#define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
+#define CMD_RUNS (CMD_INCAST | CMD_COMPARE | CMD_SWEEP)
+#define CMD_ALL (CMD_PERF | CMD_RUNS)
+
+enum bench_backend { BACKEND_SOFT = 0, BACKEND_IBV };
+enum bench_credits { CREDITS_OFF = 0, CREDITS_IA };
+
+/* Limits (the option table quotes them in its messages). */
+#define BENCH_MAX_SENDERS 63u        /* qpace-switch --star has 64 ports; one receives */
+#define BENCH_MAX_ROUNDS 1000u
+#define BENCH_MAX_ALGOS 16u
+#define BENCH_PERF_MAX_SIZE 8388608u /* perftest MAX_SIZE */
+#define BENCH_PERF_MIN_ITERS 5u      /* perftest MIN_ITER */
+
+struct bench_conf {
+	unsigned cmd;                /* enum bench_cmd, one bit */
+	const char *prog;
+	/* perftest's */
+	const char *ib_dev;
+	uint64_t ib_port;
+	uint64_t size_bytes;
+	uint64_t iters;
+	qp_time_ns duration_ns;      /* -D: 0 = iterations mode */
+	uint64_t qps;
+	uint64_t tcp_port;
+	uint64_t gid_index;
+	bool gid_given;              /* -x given (else the backend's default GID) */
+	bool cpu_freq;               /* -F: accepted, nothing to warn about */
+	bool report_gbits;
+	bool run_infinitely;
+	bool out_json;
+	const char *out_json_file;
+	const char *server;          /* the positional argument: client mode */
+	/* qpace's */
+	unsigned backend;            /* enum bench_backend */
+	const char *cc;              /* algorithm name */
+	bool cc_given;               /* --cc given (else an agent's own default applies) */
+	unsigned credits;            /* enum bench_credits */
+	const char *attach;          /* soft: HOST:P of the switch port */
+	const char *ip;              /* soft: this host's address */
+	/* incast / compare / sweep */
+	uint64_t senders;
+	uint64_t rounds;
+	const char *switch_addr;     /* HOST:P of a running star; NULL = start one */
+	qp_rate_bps link_bps;
+	uint64_t buffer_bytes;
+	qp_time_ns delay_ns;
+	uint64_t mtu_bytes;
+	uint64_t window_pkts;         /* RC: unacknowledged packets per QP */
+	uint64_t base_port;
+	qp_time_ns round_timeout_ns;
+	uint64_t seed;
+	bool json;
+	const char *out_dir;         /* CSVs and plots; NULL = none (incast) */
+	const char *algos;           /* compare/sweep: "none,hpcc,hpcc+ia" */
+	const char *senders_list;    /* sweep: "1,2,4,8" */
+	const char *sizes;           /* sweep: "64K,128K,256K" */
+	const char *switch_bin;      /* qpace-switch to start; NULL = beside this program */
+	const char *monitor;         /* unix socket qpacectl reads; NULL = the default */
+	bool no_plots;
+	bool verbose;
+	bool help;
+	uint64_t seen;               /* option rows given (opt.h) */
+};
+
+/* Fill defaults for @cmd (perftest's where they overlap). */
+void bench_conf_defaults(struct bench_conf *c, unsigned cmd);
+/* Parse a subcommand's argv (argv[0] = the subcommand). 0, or -1 with a message. */
+int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, char *err,
+		     size_t errlen);
+void bench_usage(FILE *out, const char *prog);
+void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd);
+const char *bench_cmd_name(unsigned cmd);
+unsigned bench_cmd_find(const char *name);   /* 0 when unknown */
+
+int bench_perf(const struct bench_conf *c);      /* write_bw, send_bw, write_lat */
+int bench_incast(const struct bench_conf *c);
+int bench_compare(const struct bench_conf *c);
+int bench_sweep(const struct bench_conf *c);
+
+#endif

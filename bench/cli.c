@@ -1,0 +1,255 @@
+/* qpace-bench's command line: the option table (one row per option and subcommand set),
+ * defaults, cross-option rules, and the usage text generated from the table. */
+#include <stddef.h>
+#include <string.h>
+
+#include "qpace/cc.h"
+#include "qpace/units.h"
+#include "bench.h"
+#include "opt.h"
+
+static const char *const backend_names[] = { "soft", "ibv", NULL };
+static const char *const credits_names[] = { "off", "ia", NULL };
+
+#define F(field) offsetof(struct bench_conf, field)
+#define NUM(lo, hi) .min = (lo), .max = (hi)
+
+static const struct opt bench_opts[] = {
+	/* perftest's, same letters and names */
+	{ "ib-dev", 'd', OPT_STR, "DEV", F(ib_dev), .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "ibv: RDMA device (default: the first found)" },
+	{ "ib-port", 'i', OPT_UINT, "PORT", F(ib_port), NUM(1, 254), .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "ibv: device port (default 1)" },
+	{ "size", 's', OPT_BYTES, "SIZE", F(size_bytes), NUM(1, BENCH_PERF_MAX_SIZE),
+	  .cmds = CMD_PERF, .help = "message size (default 65536 for BW, 2 for latency)" },
+	{ "size", 's', OPT_BYTES, "SIZE", F(size_bytes), NUM(1, 1ULL << 30),
+	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "bytes each sender sends per round (default 256K)" },
+	{ "iters", 'n', OPT_UINT, "N", F(iters), NUM(BENCH_PERF_MIN_ITERS, 100000000),
+	  .cmds = CMD_PERF, .help = "iterations (default 5000 write_bw, 1000 otherwise)" },
+	{ "duration", 'D', OPT_TIME, "SECS", F(duration_ns), NUM(QP_NS_PER_S, 86400 * QP_NS_PER_S),
+	  .cmds = CMD_PERF, .unit_ns = QP_NS_PER_S,
+	  .help = "run for SECS seconds instead of -n (a bare number is seconds)" },
+	{ "qp", 'q', OPT_UINT, "N", F(qps), NUM(1, 64), .cmds = CMD_BW,
+	  .help = "QPs, same on both sides (default 1)" },
+	{ "port", 'p', OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "TCP port of the out-of-band exchange (default 18515)" },
+	{ "gid-index", 'x', OPT_UINT, "N", F(gid_index), NUM(0, 255), .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "ibv: GID index (default: the first RoCEv2 IPv4 GID)" },
+	{ "CPU-freq", 'F', OPT_FLAG, NULL, F(cpu_freq), .cmds = CMD_PERF,
+	  .help = "accepted for perftest scripts (no cpufreq warning here)" },
+	{ "report_gbits", 0, OPT_FLAG, NULL, F(report_gbits), .cmds = CMD_PERF,
+	  .help = "BW in Gb/s (10^9 bits) instead of MiB/s" },
+	{ "run_infinitely", 0, OPT_FLAG, NULL, F(run_infinitely), .cmds = CMD_WRITE_BW,
+	  .help = "print a result line every -D seconds (default 5) until interrupted" },
+	{ "out_json", 0, OPT_FLAG, NULL, F(out_json), .cmds = CMD_PERF,
+	  .help = "also write the report as JSON (perftest's format) to --out_json_file" },
+	{ "out_json_file", 0, OPT_STR, "FILE", F(out_json_file), .cmds = CMD_PERF,
+	  .help = "JSON report file (default perftest_out.json)" },
+	/* qpace's */
+	{ "backend", 0, OPT_CHOICE, "NAME", F(backend), .choices = backend_names,
+	  .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "soft: userspace RoCEv2 hosts on qpace-switch (default);\n"
+		  "ibv: rdma-core (Soft-RoCE or a NIC)" },
+	{ "cc", 0, OPT_STR, "ALGO", F(cc), .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "congestion control: none, dcqcn, hpcc, acc, ffd, idcc\n"
+		  "(default hpcc for incast, none otherwise)" },
+	{ "credits", 0, OPT_CHOICE, "MODE", F(credits), .choices = credits_names,
+	  .cmds = CMD_PERF | CMD_INCAST, .help = "receiver credit pacing: ia (IA-TCP) or off (default)" },
+	{ "attach", 0, OPT_STR, "HOST:P", F(attach), .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "soft: the switch port (send to P, receive on P+1)" },
+	{ "ip", 0, OPT_STR, "A.B.C.D", F(ip), .cmds = CMD_PERF | CMD_INCAST, .help = "soft: this host's IPv4 address" },
+	/* incast and the runs built on it */
+	{ "senders", 'N', OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS),
+	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "senders (default 16)" },
+	{ "rounds", 'R', OPT_UINT, "ROUNDS", F(rounds), NUM(1, BENCH_MAX_ROUNDS), .cmds = CMD_RUNS,
+	  .help = "queries: each round starts when the last one's flows finished\n(default 5)" },
+	{ "switch", 0, OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,
+	  .help = "a running `qpace-switch --star` with base port P (default:\nstart one)" },
+	{ "rate", 0, OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
+	  .help = "link rate of the switch this starts (default 250M: the 17 emulated\n"
+		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
+		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck)" },
+	{ "buffer", 0, OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
+	  .help = "egress buffer per port of that switch (default 256K: N x BDP\n"
+		  "fits for N = 16, N x window does not)" },
+	{ "delay", 0, OPT_TIME, "TIME", F(delay_ns), NUM(0, 10 * QP_NS_PER_MS), .cmds = CMD_RUNS,
+	  .help = "propagation delay of each link (default 5us)" },
+	{ "mtu", 0, OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
+	  .help = "RoCE path MTU: 256, 512, 1024 (default), 2048, 4096" },
+	{ "window", 0, OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
+	  .help = "unacknowledged packets per QP, the NIC's window (default 32:\n"
+		  "a few BDPs; the gate paces posts, the window bounds what an ACK\n"
+		  "releases at once)" },
+	{ "base-port", 0, OPT_UINT, "P", F(base_port), NUM(1024, 65535 - 2 * 64), .cmds = CMD_RUNS,
+	  .help = "UDP base port of the switch this starts (default 17000)" },
+	{ "timeout", 0, OPT_TIME, "TIME", F(round_timeout_ns), NUM(QP_NS_PER_MS, 600 * QP_NS_PER_S),
+	  .cmds = CMD_RUNS, .help = "give up on a round after TIME (default 20s)" },
+	{ "seed", 0, OPT_UINT, "N", F(seed), NUM(0, UINT64_MAX), .cmds = CMD_RUNS,
+	  .help = "seed of credit phases and switch RED (default 1)" },
+	{ "json", 'j', OPT_FLAG, NULL, F(json), .cmds = CMD_INCAST,
+	  .help = "print one JSON object instead of the text report" },
+	{ "out", 'o', OPT_STR, "DIR", F(out_dir), .cmds = CMD_RUNS,
+	  .help = "write CSVs (flows, rates, queue) and PNG plots into DIR\n"
+		  "(compare: results/demo, sweep: results/sweep)" },
+	{ "algos", 'a', OPT_STR, "LIST", F(algos), .cmds = CMD_COMPARE | CMD_SWEEP,
+	  .help = "ALGO[+ia],... (default none,dcqcn,hpcc,acc,ffd,idcc,none+ia,\nhpcc+ia)" },
+	{ "senders-list", 0, OPT_STR, "LIST", F(senders_list), .cmds = CMD_SWEEP,
+	  .help = "sender counts (default 1,2,4,8,16,32,63)" },
+	{ "sizes", 0, OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
+	  .help = "bytes per sender (default 64K,128K,256K)" },
+	{ "switch-bin", 0, OPT_STR, "PATH", F(switch_bin), .cmds = CMD_RUNS,
+	  .help = "qpace-switch to start (default: beside qpace-bench, then PATH)" },
+	{ "monitor", 0, OPT_STR, "PATH", F(monitor), .cmds = CMD_INCAST,
+	  .help = "serve qpacectl on this unix socket (default: the agent's)" },
+	{ "no-plots", 0, OPT_FLAG, NULL, F(no_plots), .cmds = CMD_RUNS,
+	  .help = "CSVs only, no gnuplot" },
+	{ "verbose", 'v', OPT_FLAG, NULL, F(verbose), .cmds = CMD_ALL, .help = "progress on stderr" },
+	{ "help", 'h', OPT_FLAG, NULL, F(help), .cmds = CMD_ALL, .help = "this text" },
+};
+#define NOPTS (sizeof(bench_opts) / sizeof(bench_opts[0]))
+_Static_assert(NOPTS <= OPT_MAX, "option table fits the seen mask");
+
+struct bench_cmd_row {
+	const char *name;
+	unsigned cmd;
+	const char *args;
+	const char *summary;
+};
+
+static const struct bench_cmd_row bench_cmds[] = {
+	{ "write_bw", CMD_WRITE_BW, "[options] [server]", "RDMA WRITE bandwidth (ib_write_bw)" },
+	{ "send_bw", CMD_SEND_BW, "[options] [server]", "SEND bandwidth (ib_send_bw)" },
+	{ "write_lat", CMD_WRITE_LAT, "[options] [server]", "RDMA WRITE latency (ib_write_lat)" },
+	{ "incast", CMD_INCAST, "[options] [server]",
+	  "N senders to one receiver through a switch (all here, or one per process\n"
+	  "with --backend ibv or --attach: the receiver has no address, a sender names it)" },
+	{ "compare", CMD_COMPARE, "[options]", "the same incast once per algorithm (make demo)" },
+	{ "sweep", CMD_SWEEP, "[options]", "incasts over sender counts and sizes, CSV and plots" },
+};
+#define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
+
+const char *bench_cmd_name(unsigned cmd)
+{
+	for (size_t i = 0; i < NCMDS; i++)
+		if (bench_cmds[i].cmd == cmd)
+			return bench_cmds[i].name;
+	return "?";
+}
+
+unsigned bench_cmd_find(const char *name)
+{
+	for (size_t i = 0; i < NCMDS; i++)
+		if (strcmp(bench_cmds[i].name, name) == 0)
+			return bench_cmds[i].cmd;
+	return 0;
+}
+
+void bench_usage(FILE *out, const char *prog)
+{
+	fprintf(out, "usage: %s COMMAND [options] [server]\n\n", prog);
+	for (size_t i = 0; i < NCMDS; i++) {
+		fprintf(out, "  %-10s ", bench_cmds[i].name);
+		for (const char *h = bench_cmds[i].summary; *h; h++) {
+			if (*h == '\n')
+				fprintf(out, "\n%13s", "");   /* continuation under the summary */
+			else
+				fputc(*h, out);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "\nperftest's rule holds: give the server and the client the same options;\n"
+		"the client names the server last. `%s COMMAND --help` lists the options.\n"
+		"Example, 16 senders to 1 through a 250 Mb/s switch port with HPCC and IA credits:\n"
+		"  %s incast -N 16 -s 256K --cc hpcc --credits ia\n", prog, prog);
+}
+
+void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd)
+{
+	for (size_t i = 0; i < NCMDS; i++)
+		if (bench_cmds[i].cmd == cmd)
+			fprintf(out, "usage: %s %s %s\n%s.\n\n", prog, bench_cmds[i].name,
+				bench_cmds[i].args, bench_cmds[i].summary);
+	opt_usage(out, bench_opts, NOPTS, cmd);
+}
+
+void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
+{
+	*c = (struct bench_conf){
+		.cmd = cmd,
+		.ib_port = 1,
+		.size_bytes = cmd & CMD_BW ? 65536 : cmd == CMD_WRITE_LAT ? 2 : 256 * 1024,
+		.iters = cmd == CMD_WRITE_BW ? 5000 : 1000,
+		.qps = 1,
+		.tcp_port = 18515,
+		.out_json_file = "perftest_out.json",
+		.cc = cmd & CMD_RUNS ? "hpcc" : "none",
+		.senders = 16,
+		.rounds = 5,
+		.link_bps = 250 * QP_MBPS,
+		.buffer_bytes = 256 * 1024,
+		.delay_ns = 5 * QP_NS_PER_US,
+		.mtu_bytes = 1024,
+		.window_pkts = 32,
+		.base_port = 17000,
+		.round_timeout_ns = 20 * QP_NS_PER_S,
+		.seed = 1,
+		.out_dir = cmd == CMD_COMPARE ? "results/demo" : cmd == CMD_SWEEP ? "results/sweep" : NULL,
+		.algos = "none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia",
+		.senders_list = "1,2,4,8,16,32,63",
+		.sizes = "64K,128K,256K",
+	};
+}
+
+#define RULE_ERR(...) (snprintf(err, errlen, __VA_ARGS__), -1)
+
+/* Rules between options (perftest's, and the backend's needs); each names what clashes. */
+static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen)
+{
+	bool gave_n = opt_seen(bench_opts, NOPTS, c->seen, "iters");
+
+	if (c->cc && !cc_find(c->cc)) {
+		size_t used = (size_t)snprintf(err, errlen, "--cc '%s': not one of", c->cc);
+		for (const struct cc_ops *const *o = cc_all(); *o && used < errlen; o++)
+			used += (size_t)snprintf(err + used, errlen - used, " %s", (*o)->name);
+		return -1;
+	}
+	if (c->mtu_bytes & (c->mtu_bytes - 1))
+		return RULE_ERR("--mtu '%llu': not one of 256, 512, 1024, 2048, 4096",
+				(unsigned long long)c->mtu_bytes);
+	if ((c->cmd & CMD_PERF) && gave_n && c->duration_ns)
+		return RULE_ERR("-n/--iters and -D/--duration: give one of them, not both");
+	if ((c->cmd & CMD_PERF) && c->backend == BACKEND_SOFT && (!c->attach || !c->ip))
+		return RULE_ERR("--backend soft needs --attach HOST:P and --ip A.B.C.D "
+				"(the switch port and this host's address)");
+	if ((c->cmd & (CMD_PERF | CMD_INCAST)) && c->backend == BACKEND_IBV && (c->attach || c->ip))
+		return RULE_ERR("--attach/--ip belong to --backend soft");
+	bool networked = c->cmd == CMD_INCAST && (c->backend == BACKEND_IBV || c->attach);
+	if ((c->cmd & CMD_RUNS) && c->server && !networked)
+		return RULE_ERR("%s takes no server address ('%s'): the embedded incast runs "
+				"every host here (a networked one: --backend ibv, or --attach "
+				"and --ip)", bench_cmd_name(c->cmd), c->server);
+	if (networked && c->backend == BACKEND_SOFT && !c->ip)
+		return RULE_ERR("--attach needs --ip A.B.C.D (this host's address)");
+	return 0;
+}
+
+int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, char *err,
+		     size_t errlen)
+{
+	int first = opt_parse(bench_opts, NOPTS, cmd, argc, argv, c, &c->seen, err, errlen);
+
+	if (first < 0)
+		return -1;
+	if (c->help)
+		return 0;
+	if (first < argc)
+		c->server = argv[first++];
+	if (first < argc)
+		return RULE_ERR("unexpected argument '%s' after the server address '%s'",
+				argv[first], c->server);
+	c->gid_given = opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
+	c->cc_given = opt_seen(bench_opts, NOPTS, c->seen, "cc");
+	if (c->run_infinitely && !opt_seen(bench_opts, NOPTS, c->seen, "duration"))
+		c->duration_ns = 5 * QP_NS_PER_S;
+	return bench_conf_check(c, err, errlen);
+}

@@ -1,0 +1,144 @@
+/* One end of a perftest-style connection: see endpoint.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endpoint.h"
+
+volatile sig_atomic_t ep_stop;
+
+static void ep_on_signal(int sig)
+{
+	(void)sig;
+	ep_stop = 1;
+}
+
+int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, char *err,
+	    size_t errlen)
+{
+	qp_time_ns now = qp_now_ns();
+
+	memset(e, 0, sizeof(*e));
+	e->c = c;
+	signal(SIGINT, ep_on_signal);
+	signal(SIGTERM, ep_on_signal);
+	e->soft = c->backend == BACKEND_SOFT;
+	if (e->soft) {
+		char opts[256];
+		snprintf(opts, sizeof(opts), "attach=%s,ip=%s", c->attach, c->ip);
+		struct bench_host_conf hc = { .options = opts, .cc = c->cc,
+					      .credits = c->credits == CREDITS_IA, .seed = c->seed };
+		if (bench_host_open(&e->host, &hc, now, err, errlen))
+			return -1;
+		e->ctx = e->host.ctx;
+	} else {
+		char opts[32] = "";
+		if (c->gid_given)
+			snprintf(opts, sizeof(opts), "gid=%" PRIu64, c->gid_index);
+		/* ibv QPs register with the host's qpaced (if one runs) with the algorithm asked
+		 * for; as receivers when this is the server, so its credit pacer covers them. */
+		struct qp_ctx_attr a = { .device = c->ib_dev, .port = (uint8_t)c->ib_port,
+					 .options = *opts ? opts : NULL,
+					 .agent = { .algo = c->cc_given ? c->cc : NULL,
+						    .receiver = c->server == NULL } };
+		if (qp_ctx_open("ibv", &a, &e->ctx, err, errlen) < 0)
+			return -1;
+	}
+	e->buf_bytes = buf_bytes;
+	e->buf = calloc(1, buf_bytes + 64);
+	if (!e->buf || qp_mr_reg(e->ctx, e->buf, buf_bytes + 64, QP_ACCESS_LOCAL_WRITE |
+				 QP_ACCESS_REMOTE_WRITE, &e->mr) < 0)
+		return snprintf(err, errlen, "cannot register %zu bytes", buf_bytes), -1;
+	return 0;
+}
+
+int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
+	       size_t errlen)
+{
+	const struct bench_conf *c = e->c;
+	struct qp_attr qa = { .sq_depth = sq_depth, .rq_depth = 2 * sq_depth,
+			      .timeout = EP_QP_TIMEOUT, .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
+	char port[8];
+
+	if (nqps > EP_MAX_QPS)
+		return snprintf(err, errlen, "more than %u QPs", EP_MAX_QPS), -1;
+	snprintf(port, sizeof(port), "%" PRIu64, c->tcp_port);
+	for (unsigned q = 0; q < nqps; q++) {
+		int rc = c->server ? qp_dial(e->ctx, &qa, c->server, port, e->mr, EP_DIAL_NS,
+					     &e->qp[q], err, errlen)
+				   : qp_accept(e->ctx, &qa, NULL, port, e->mr, EP_ACCEPT_NS,
+					       &e->qp[q], err, errlen);
+		if (rc < 0)
+			return -1;
+		e->nqps = q + 1;
+		ep_service(e);   /* the agent's heartbeat: accept may have waited long */
+		if (e->soft && bench_host_register(&e->host, e->qp[q], c->link_bps,
+						   50 * QP_NS_PER_US, !c->server, NULL, qp_now_ns(),
+						   err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+void ep_close(struct endpoint *e)
+{
+	for (unsigned q = 0; q < e->nqps; q++)
+		qp_destroy(e->qp[q]);
+	qp_mr_dereg(e->mr);
+	if (e->soft)
+		bench_host_close(&e->host);
+	else
+		qp_ctx_close(e->ctx);
+	free(e->buf);
+	memset(e, 0, sizeof(*e));
+}
+
+void ep_service(struct endpoint *e)
+{
+	qp_time_ns now = qp_now_ns();
+
+	if (qp_ctx_deadline(e->ctx) <= now)
+		qp_ctx_progress(e->ctx, now);
+	if (e->soft)
+		bench_host_service(&e->host, now);
+}
+
+int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len)
+{
+	struct qp_recv_wr r = { .wr_id = off, .mr = e->mr, .addr = e->buf + off, .length = len };
+
+	return qp_post_recv(qp, &r);
+}
+
+int ep_post_send(struct endpoint *e, struct qp *qp, enum qp_opcode op, uint32_t len,
+		 uint32_t imm, uint64_t wr_id)
+{
+	struct qp_wr w = { .opcode = op, .wr_id = wr_id, .mr = e->mr, .addr = e->buf,
+			   .length = len, .remote_addr = qp->remote.addr, .rkey = qp->remote.rkey,
+			   .imm = imm, .flags = QP_WR_SIGNALED };
+	for (;;) {
+		int rc = qp_post_send(qp, &w);
+		if (rc != -EAGAIN && rc != -ENOMEM && rc != -ENOSPC)
+			return rc;
+		ep_service(e);
+		if (ep_stop)
+			return -EINTR;
+	}
+}
+
+int ep_wait_wc(struct endpoint *e, struct qp *qp, struct qp_wc *wc, qp_time_ns limit_ns)
+{
+	qp_time_ns end = qp_now_ns() + limit_ns;
+
+	while (!ep_stop && qp_now_ns() < end) {
+		int n = qp_poll(qp, wc, 1);
+		if (n < 0)
+			return n;
+		if (n == 1)
+			return wc->status == QP_WC_SUCCESS ? 0 : -EIO;
+		ep_service(e);
+	}
+	return ep_stop ? -EINTR : -ETIMEDOUT;
+}

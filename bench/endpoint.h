@@ -1,0 +1,53 @@
+/* One end of a perftest-style connection for qpace-bench: a QP context (the soft backend
+ * as an emulated host with its own agent core, or ibv), one registered buffer, QPs
+ * accepted (server: no address) or dialled (client: the address last) over TCP, and the
+ * blocking helpers the tests share. Used by write_bw/send_bw/write_lat (perf.c) and by the
+ * networked incast (incast_net.c). */
+#ifndef BENCH_ENDPOINT_H
+#define BENCH_ENDPOINT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bench.h"
+#include "host.h"
+
+#define EP_MAX_QPS 64u
+#define EP_ACCEPT_NS (3600 * QP_NS_PER_S)
+#define EP_DIAL_NS (30 * QP_NS_PER_S)
+#define EP_QP_TIMEOUT 12             /* local ACK timeout 4.096 us << 12 = 16.8 ms */
+
+extern volatile sig_atomic_t ep_stop;   /* SIGINT/SIGTERM seen */
+
+struct endpoint {
+	const struct bench_conf *c;
+	struct bench_host host;      /* soft: the emulated host and its agent */
+	struct qp_ctx *ctx;
+	struct qp *qp[EP_MAX_QPS];
+	unsigned nqps;
+	struct qp_mr *mr;
+	uint8_t *buf;
+	size_t buf_bytes;
+	bool soft;
+};
+
+/* Open the context (from --backend, --attach/--ip or -d/-i/-x) with a buffer of
+ * @buf_bytes; installs the SIGINT/SIGTERM flag. 0 or -1 with @err. */
+int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, char *err,
+	    size_t errlen);
+/* Accept (no server address) or dial @nqps QPs on -p, one after the other; with the soft
+ * backend each joins the host's agent (a server's QPs as receivers). */
+int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
+	       size_t errlen);
+void ep_close(struct endpoint *e);
+/* One turn: paced pieces handed on, the backend run, the agent served. */
+void ep_service(struct endpoint *e);
+int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len);
+/* Post one send WR, waiting while the gate or the send queue is full. */
+int ep_post_send(struct endpoint *e, struct qp *qp, enum qp_opcode op, uint32_t len,
+		 uint32_t imm, uint64_t wr_id);
+/* One completion of @qp: 0, -EIO (error status, in wc), -ETIMEDOUT or -EINTR. */
+int ep_wait_wc(struct endpoint *e, struct qp *qp, struct qp_wc *wc, qp_time_ns limit_ns);
+
+#endif

@@ -1,0 +1,72 @@
+/* An emulated host for qpace-bench: one QP context (soft backend: a userspace RoCEv2 host on
+ * a switch port) with its own agent core (qpace/agent.h) and in-process rate table, so
+ * the bench runs the same congestion-control code as qpaced, with no daemon.
+ *
+ * Wiring: telemetry frames (UDP 4792) that reach the host go to the agent
+ * (agent_feed_datagram); the agent's rate-table writes are read by the QPs' pacing gates;
+ * the agent's datagrams (credit grants, echoes, level acknowledgements) leave through the
+ * host's own port, so they cross the switch like any frame.
+ *
+ * DCQCN needs CNPs, and neither qpace-switch nor the soft host makes them from ECN marks
+ * yet; with cnp_from_notice the switch's early congestion notice (queue above a threshold
+ * at enqueue, at most one per flow per interval: DCQCN's NP rule with a step marker)
+ * stands in for the CNP (agent_qp_event CC_EV_CNP). See the bench handoff.
+ */
+#ifndef BENCH_HOST_H
+#define BENCH_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/agent.h"
+#include "qpace/qp.h"
+
+#define BENCH_HOST_MAX_QPS 128u
+
+struct bench_host_qp {
+	uint32_t qpn, peer_qpn, peer_ip;
+};
+
+struct bench_host {
+	struct qp_ctx *ctx;
+	struct qp_ratetable *table;
+	struct agent *agent;
+	uint32_t ip;                 /* host order */
+	bool cnp_from_notice;
+	bool credits;                /* senders start gated (IA) */
+	qp_time_ns next_heartbeat_ns;
+	uint64_t tx_sent, tx_failed; /* agent datagrams */
+	uint64_t cnps;
+	struct bench_host_qp qps[BENCH_HOST_MAX_QPS];
+	unsigned nqps;
+};
+
+struct bench_host_conf {
+	const char *options;         /* soft: "attach=H:P,ip=A.B.C.D,mtu=M" */
+	const char *cc;              /* the agent's default algorithm */
+	bool credits;
+	bool cnp_from_notice;
+	uint64_t seed;
+	bool quiet;                  /* no log lines from the context */
+};
+
+int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_time_ns now,
+		    char *err, size_t errlen);
+void bench_host_close(struct bench_host *h);
+/* Register a connected QP with the agent. @algo NULL = the default; receiver: paces credits
+ * (when on) to its peer. */
+int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bps,
+			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
+			qp_time_ns now, char *err, size_t errlen);
+/* The QP leaves the agent (its flow ended): slot freed, credits and controller state gone. */
+int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now);
+/* Run agent timers that are due, the heartbeat, and send the agent's datagrams. */
+void bench_host_service(struct bench_host *h, qp_time_ns now);
+/* The earliest of the context's and the agent's deadlines. */
+qp_time_ns bench_host_deadline(struct bench_host *h);
+/* The rate the agent publishes for @qpn (0 when none). */
+qp_rate_bps bench_host_rate(const struct bench_host *h, uint32_t qpn);
+/* The host address of a dotted quad, or 0. */
+uint32_t bench_ip_parse(const char *s);
+
+#endif

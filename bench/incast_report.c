@@ -1,0 +1,260 @@
+/* Incast reports: text, JSON, the comparison table, summary.json and per-flow CSV.
+ * One table of fields drives the text summary and the JSON object (iproute2's
+ * print_uint(PRINT_ANY, ...) habit), so a key cannot be in one and missing in the other. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "incast.h"
+#include "json.h"
+
+enum field_type { FT_U64, FT_DBL, FT_STR, FT_BOOL };
+
+struct incast_field {
+	const char *group;           /* JSON: nested in an object of this name; NULL = top */
+	const char *key;             /* JSON key */
+	const char *label;           /* text label; NULL = JSON only */
+	enum field_type type;
+	size_t off;
+	int decimals;
+	double text_scale;           /* text shows value * scale ... */
+	const char *text_unit;       /* ... in this unit */
+	bool needs_switch;           /* null in JSON, "n/a" in text without switch figures */
+};
+
+#define R(f) offsetof(struct incast_result, f)
+static const struct incast_field incast_fields[] = {
+	{ NULL, "algorithm", "algorithm", FT_STR, R(algorithm), 0, 1, "", false },
+	{ NULL, "cc", NULL, FT_STR, R(cc), 0, 1, "", false },
+	{ NULL, "credits", NULL, FT_BOOL, R(credits), 0, 1, "", false },
+	{ NULL, "senders", "senders", FT_U64, R(senders), 0, 1, "", false },
+	{ NULL, "bytes_per_sender", "bytes per sender", FT_U64, R(bytes_per_sender), 0, 1, "B", false },
+	{ NULL, "rounds", "rounds", FT_U64, R(rounds), 0, 1, "", false },
+	{ NULL, "link_bps", "link", FT_U64, R(link_bps), 1, 1e-6, "Mb/s", false },
+	{ NULL, "mtu_bytes", NULL, FT_U64, R(mtu_bytes), 0, 1, "", false },
+	{ NULL, "buffer_bytes", NULL, FT_U64, R(buffer_bytes), 0, 1, "", false },
+	{ NULL, "base_rtt_ns", "base RTT (measured)", FT_U64, R(base_rtt_ns), 1, 1e-3, "us", false },
+	{ NULL, "payload_bps", "bottleneck payload rate", FT_DBL, R(payload_bps), 0, 1e-6, "Mb/s", false },
+	{ NULL, "goodput_bps", "goodput", FT_DBL, R(goodput_bps), 0, 1e-6, "Mb/s", false },
+	{ NULL, "goodput_ratio", "goodput / payload rate", FT_DBL, R(goodput_ratio), 4, 100, "%", false },
+	{ NULL, "jain", "Jain's fairness index", FT_DBL, R(jain), 4, 1, "", false },
+	{ "fct_us", "p50", "FCT p50", FT_DBL, R(fct.p50_us), 1, 1, "us", false },
+	{ "fct_us", "p99", "FCT p99", FT_DBL, R(fct.p99_us), 1, 1, "us", false },
+	{ "fct_us", "max", "FCT max", FT_DBL, R(fct.max_us), 1, 1, "us", false },
+	{ "slowdown", "p50", "FCT slowdown p50", FT_DBL, R(fct.slowdown_p50), 2, 1, "", false },
+	{ "slowdown", "p99", "FCT slowdown p99", FT_DBL, R(fct.slowdown_p99), 2, 1, "", false },
+	{ NULL, "flows", NULL, FT_U64, R(flows), 0, 1, "", false },
+	{ NULL, "flows_done", "flows completed", FT_U64, R(flows_done), 0, 1, "", false },
+	{ NULL, "retransmits", "retransmitted packets", FT_U64, R(retransmits), 0, 1, "", false },
+	{ NULL, "timeouts", "retransmission timeouts", FT_U64, R(timeouts), 0, 1, "", false },
+	{ NULL, "drops", "switch drops", FT_U64, R(drops), 0, 1, "", true },
+	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true },
+	{ NULL, "max_queue_bytes", "peak queue", FT_U64, R(max_queue_bytes), 1, 1.0 / 1024, "KiB", true },
+	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true },
+	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-6, "ms", false },
+	{ NULL, "elapsed_s", NULL, FT_DBL, R(elapsed_s), 6, 1, "", false },
+};
+#undef R
+#define NFIELDS (sizeof(incast_fields) / sizeof(incast_fields[0]))
+
+static const void *field_ptr(const struct incast_result *r, const struct incast_field *f)
+{
+	return (const char *)r + f->off;
+}
+
+static void field_json(struct json *j, const struct incast_result *r,
+		       const struct incast_field *f)
+{
+	const void *p = field_ptr(r, f);
+
+	if (f->needs_switch && !r->have_switch) {
+		json_null(j, f->key);
+		return;
+	}
+	switch (f->type) {
+	case FT_U64: json_u64(j, f->key, *(const uint64_t *)p); break;
+	case FT_DBL: json_double(j, f->key, *(const double *)p, f->decimals); break;
+	case FT_STR: json_str(j, f->key, (const char *)p); break;
+	case FT_BOOL: json_bool(j, f->key, *(const bool *)p); break;
+	}
+}
+
+static void incast_json_obj(struct json *j, const struct incast_result *r)
+{
+	const char *group = NULL;
+
+	json_obj(j, NULL);
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct incast_field *f = &incast_fields[i];
+		if (group && (!f->group || strcmp(group, f->group) != 0)) {
+			json_end(j);
+			group = NULL;
+		}
+		if (f->group && !group) {
+			json_obj(j, f->group);
+			group = f->group;
+		}
+		field_json(j, r, f);
+	}
+	if (group)
+		json_end(j);
+	json_end(j);
+}
+
+void incast_print_json(FILE *out, const struct incast_result *r, bool pretty)
+{
+	struct json j;
+
+	json_init(&j, out, pretty);
+	incast_json_obj(&j, r);
+	json_finish(&j);
+}
+
+int incast_write_summary(const char *path, const struct incast_result *r, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	struct json j;
+
+	if (!f)
+		return -errno;
+	json_init(&j, f, true);
+	json_arr(&j, NULL);
+	for (size_t i = 0; i < n; i++)
+		incast_json_obj(&j, &r[i]);
+	json_end(&j);
+	json_finish(&j);
+	return fclose(f) ? -errno : 0;
+}
+
+static double field_value(const struct incast_result *r, const struct incast_field *f)
+{
+	const void *p = field_ptr(r, f);
+
+	return f->type == FT_U64 ? (double)*(const uint64_t *)p : *(const double *)p;
+}
+
+static void incast_print_totals(FILE *out, const struct incast_result *r)
+{
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct incast_field *f = &incast_fields[i];
+		if (!f->label)
+			continue;
+		fprintf(out, " %-26s: ", f->label);
+		if (f->needs_switch && !r->have_switch)
+			fputs("n/a (switch not started by this run)\n", out);
+		else if (f->type == FT_STR)
+			fprintf(out, "%s\n", (const char *)field_ptr(r, f));
+		else if (f->type == FT_BOOL)
+			fprintf(out, "%s\n", *(const bool *)field_ptr(r, f) ? "yes" : "no");
+		else if (f->type == FT_U64 && f->text_scale == 1)
+			fprintf(out, "%" PRIu64 "%s%s\n", *(const uint64_t *)field_ptr(r, f),
+				*f->text_unit ? " " : "", f->text_unit);
+		else
+			fprintf(out, "%.*f%s%s\n", f->decimals > 2 ? 2 : (f->decimals ? f->decimals : 1),
+				field_value(r, f) * f->text_scale, *f->text_unit ? " " : "",
+				f->text_unit);
+	}
+}
+
+void incast_print_text(FILE *out, const struct incast_result *r, const struct incast_flow *f,
+		       size_t nflows)
+{
+	fputs("---------------------------------------------------------------------------------------\n", out);
+	fprintf(out, "                    Incast %" PRIu32 " -> 1, %s\n", (uint32_t)r->senders, r->algorithm);
+	fputs("---------------------------------------------------------------------------------------\n", out);
+	fputs(" round  sender  bytes        fct[usec]     retrans  timeouts\n", out);
+	for (size_t i = 0; i < nflows; i++) {
+		if (!f[i].done) {
+			fprintf(out, " %-6" PRIu32 " %-7" PRIu32 " %-12" PRIu64 " %-13s %-8" PRIu64
+				" %" PRIu64 "\n", f[i].round, f[i].sender, f[i].bytes, "unfinished",
+				f[i].retransmits, f[i].timeouts);
+			continue;
+		}
+		fprintf(out, " %-6" PRIu32 " %-7" PRIu32 " %-12" PRIu64 " %-13.1f %-8" PRIu64
+			" %" PRIu64 "\n", f[i].round, f[i].sender, f[i].bytes,
+			(double)f[i].fct_ns / 1e3, f[i].retransmits, f[i].timeouts);
+	}
+	fputs("---------------------------------------------------------------------------------------\n", out);
+	incast_print_totals(out, r);
+	fputs("---------------------------------------------------------------------------------------\n", out);
+}
+
+/* The comparison table: the figures the demo must show, one row per algorithm. */
+
+static int field_index(const char *group, const char *key)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (strcmp(incast_fields[i].key, key) == 0 &&
+		    (group ? incast_fields[i].group && !strcmp(incast_fields[i].group, group)
+			   : !incast_fields[i].group))
+			return (int)i;
+	return -1;
+}
+
+static const struct {
+	const char *head, *group, *key;
+	int width;
+} compare_cols[] = {
+	{ "algorithm", NULL, "algorithm", 10 },
+	{ "goodput[Mb/s]", NULL, "goodput_bps", 13 },
+	{ "of-payload[%]", NULL, "goodput_ratio", 13 },
+	{ "jain", NULL, "jain", 6 },
+	{ "fct_p50[us]", "fct_us", "p50", 11 },
+	{ "fct_p99[us]", "fct_us", "p99", 11 },
+	{ "fct_max[us]", "fct_us", "max", 11 },
+	{ "retrans", NULL, "retransmits", 8 },
+	{ "timeouts", NULL, "timeouts", 8 },
+	{ "drops", NULL, "drops", 7 },
+	{ "ecn", NULL, "ecn_marks", 7 },
+	{ "peak_q[KiB]", NULL, "max_queue_bytes", 11 },
+	{ "mean_q[KiB]", NULL, "avg_queue_bytes", 11 },
+	{ "late[ms]", NULL, "loop_late_max_ns", 8 },
+};
+#define NCOLS (sizeof(compare_cols) / sizeof(compare_cols[0]))
+
+void incast_print_compare(FILE *out, const struct incast_result *r, size_t n)
+{
+	for (size_t c = 0; c < NCOLS; c++)
+		fprintf(out, "%s%-*s", c ? " " : " ", compare_cols[c].width, compare_cols[c].head);
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t c = 0; c < NCOLS; c++) {
+			int fi = field_index(compare_cols[c].group, compare_cols[c].key);
+			const struct incast_field *f = &incast_fields[fi];
+			int w = compare_cols[c].width;
+			fputc(' ', out);
+			if (f->needs_switch && !r[i].have_switch)
+				fprintf(out, "%-*s", w, "n/a");
+			else if (f->type == FT_STR)
+				fprintf(out, "%-*s", w, (const char *)field_ptr(&r[i], f));
+			else if (f->type == FT_U64 && f->text_scale == 1)
+				fprintf(out, "%-*" PRIu64, w, *(const uint64_t *)field_ptr(&r[i], f));
+			else
+				fprintf(out, "%-*.*f", w, f->decimals > 3 ? 3 : (f->decimals ? f->decimals : 1),
+					field_value(&r[i], f) * f->text_scale);
+		}
+		fputc('\n', out);
+	}
+	fflush(out);
+}
+
+int incast_write_flows_csv(const char *path, const struct incast_run *run,
+			   qp_time_ns standalone_ns)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fputs("algorithm,round,sender,bytes,fct_us,slowdown,retransmits,timeouts,done\n", f);
+	for (size_t i = 0; i < run->nflows; i++) {
+		const struct incast_flow *fl = &run->flows[i];
+		fprintf(f, "%s,%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%" PRIu64
+			",%d\n", run->res.algorithm, fl->round, fl->sender, fl->bytes,
+			(double)fl->fct_ns / 1e3,
+			fl->done ? stats_slowdown(fl->fct_ns, standalone_ns) : NAN, fl->retransmits,
+			fl->timeouts, fl->done);
+	}
+	return fclose(f) ? -errno : 0;
+}

@@ -1,0 +1,47 @@
+/* qpace-bench: perftest-style benchmarks plus one-command incast. The subcommand table in
+ * bench/cli.c generates the usage; each subcommand parses its options from one table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+static int (*const bench_run[])(const struct bench_conf *) = {
+	[0] = bench_perf,     /* CMD_WRITE_BW */
+	[1] = bench_perf,     /* CMD_SEND_BW */
+	[2] = bench_perf,     /* CMD_WRITE_LAT */
+	[3] = bench_incast,
+	[4] = bench_compare,
+	[5] = bench_sweep,
+};
+
+int main(int argc, char **argv)
+{
+	const char *prog = "qpace-bench";
+	struct bench_conf c;
+	char err[512];
+	unsigned cmd;
+
+	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		bench_usage(argc < 2 ? stderr : stdout, prog);
+		return argc < 2 ? 1 : 0;
+	}
+	cmd = bench_cmd_find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "%s: unknown command '%s'\n\n", prog, argv[1]);
+		bench_usage(stderr, prog);
+		return 1;
+	}
+	bench_conf_defaults(&c, cmd);
+	c.prog = argv[0];
+	if (bench_conf_parse(&c, cmd, argc - 1, argv + 1, err, sizeof(err))) {
+		fprintf(stderr, "%s %s: %s\n\n", prog, argv[1], err);
+		bench_cmd_usage(stderr, prog, cmd);
+		return 1;
+	}
+	if (c.help) {
+		bench_cmd_usage(stdout, prog, cmd);
+		return 0;
+	}
+	return bench_run[__builtin_ctz(cmd)](&c) ? 1 : 0;
+}

@@ -1,0 +1,184 @@
+/* perftest-compatible reports: see report.h. The format strings are perftest's, copied as
+ * data (their odd spacing and tabs included) so that parsers of ib_*_bw output work. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "report.h"
+
+#define FMT_BW " #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]"
+#define FMT_BW_G " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
+#define FMT_LAT " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]" \
+	"    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] "
+#define FMT_LAT_DUR " #bytes        #iterations       t_avg[usec]    tps average"
+#define ROW_BW " %-7" PRIu64 "    %-10" PRIu64 "       %-7.2lf            %-7.2lf\t\t     %-7.6lf"
+/* perftest switches to six decimals when Gb/s figures are tiny (inc_accuracy). */
+#define ROW_BW_EXT " %-7" PRIu64 "    %" PRIu64 "           %-7.6lf            %-7.6lf            %-7.6lf"
+#define ROW_LAT " %-7" PRIu64 " %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t       " \
+	"%-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f"
+#define ROW_LAT_DUR " %-7" PRIu64 "       %" PRIu64 "            %-7.2f        %-7.2f"
+
+void report_banner(FILE *out, const struct report_info *ri)
+{
+	fputs(REPORT_LINE, out);
+	fprintf(out, "                    %s %s Test\n", ri->verb, ri->lat ? "Latency" : "BW");
+	fprintf(out, " Dual-port       : OFF\t\tDevice         : %s\n", ri->device);
+	fprintf(out, " Number of qps   : %u\t\tTransport type : IB\n", ri->qps);
+	fprintf(out, " Connection type : RC\t\tUsing SRQ      : OFF\n");
+	fprintf(out, " Backend         : %s\t\tCongestion ctl : %s%s\n", ri->backend, ri->cc,
+		ri->credits ? " + IA credits" : "");
+	if (!ri->lat)
+		fprintf(out, " TX depth        : %u\n", ri->tx_depth);
+	fprintf(out, " Mtu             : %" PRIu32 "[B]\n", ri->mtu_bytes);
+	fprintf(out, " Link type       : %s\n", ri->link_type);
+	if (ri->gid_index >= 0)
+		fprintf(out, " GID index       : %d\n", ri->gid_index);
+	fprintf(out, " Max inline data : 0[B]\n");
+	fprintf(out, " rdma_cm QPs\t : OFF\n");
+	fprintf(out, " Data ex. method : Ethernet\n");
+	fputs(REPORT_LINE, out);
+}
+
+static void report_gid(FILE *out, const uint8_t *gid)
+{
+	fputs(" GID: ", out);
+	for (int i = 0; i < 16; i++)
+		fprintf(out, "%02d%s", gid[i], i < 15 ? ":" : "\n");
+}
+
+static void report_address(FILE *out, const char *who, const struct qp_conn_info *ci)
+{
+	fprintf(out, " %s address: LID %#04x QPN %#06" PRIx32 " PSN %#06" PRIx32
+		" RKey %#08" PRIx32 " VAddr %#016" PRIx64 "\n", who, ci->lid, ci->qpn, ci->psn,
+		ci->rkey, ci->addr);
+	report_gid(out, ci->gid);
+}
+
+void report_addresses(FILE *out, const struct qp_conn_info *local,
+		      const struct qp_conn_info *remote)
+{
+	report_address(out, "local", local);
+	report_address(out, "remote", remote);
+	fputs(REPORT_LINE, out);
+}
+
+void report_bw_header(FILE *out, bool gbits)
+{
+	fputs(gbits ? FMT_BW_G : FMT_BW, out);
+	fputc('\n', out);
+}
+
+static bool bw_inc_accuracy(const struct stats_bw *bw, bool gbits)
+{
+	return gbits && bw->avg < 0.1;
+}
+
+void report_bw_row(FILE *out, uint64_t size, uint64_t iters, const struct stats_bw *bw,
+		   bool gbits)
+{
+	fprintf(out, bw_inc_accuracy(bw, gbits) ? ROW_BW_EXT : ROW_BW, size, iters, bw->peak,
+		bw->avg, bw->msg_rate_mpps);
+	fputc('\n', out);
+	fflush(out);
+}
+
+void report_lat_header(FILE *out, bool duration)
+{
+	fputs(duration ? FMT_LAT_DUR : FMT_LAT, out);
+	fputc('\n', out);
+}
+
+void report_lat_row(FILE *out, uint64_t size, uint64_t iters, const struct stats_lat *l)
+{
+	fprintf(out, ROW_LAT, size, iters, l->min_us, l->max_us, l->typical_us, l->avg_us,
+		l->stdev_us, l->p99_us, l->p999_us);
+	fputc('\n', out);
+}
+
+void report_lat_dur_row(FILE *out, uint64_t size, uint64_t iters, double t_avg_us, double tps)
+{
+	fprintf(out, ROW_LAT_DUR, size, iters, t_avg_us, tps);
+	fputc('\n', out);
+}
+
+/* perftest's write_test_info_to_file, the keys it writes. */
+static void report_json_info(struct json *j, const struct report_info *ri)
+{
+	char test[64];
+
+	snprintf(test, sizeof(test), "%s_%s_Test", ri->verb, ri->lat ? "Latency" : "BW");
+	json_obj(j, "test_info");
+	json_str(j, "test", test);
+	json_str(j, "Dual_port", "OFF");
+	json_str(j, "Device", ri->device);
+	json_u64(j, "Number_of_qps", ri->qps);
+	json_str(j, "Transport_type", "IB");
+	json_str(j, "Connection_type", "RC");
+	json_str(j, "Using_SRQ", "OFF");
+	json_u64(j, "Mtu", ri->mtu_bytes);
+	json_str(j, "Link_type", ri->link_type);
+	json_str(j, "Backend", ri->backend);
+	json_str(j, "Congestion_control", ri->cc);
+	json_str(j, "Credits", ri->credits ? "ia" : "off");
+	json_end(j);
+}
+
+static FILE *report_json_open(const char *path, struct json *j, const struct report_info *ri)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return NULL;
+	json_init(j, f, true);
+	json_obj(j, NULL);
+	report_json_info(j, ri);
+	json_obj(j, "results");
+	return f;
+}
+
+static int report_json_close(FILE *f, struct json *j)
+{
+	json_end(j);
+	json_end(j);
+	json_finish(j);
+	return fclose(f) ? -errno : 0;
+}
+
+int report_json_bw(const char *path, const struct report_info *ri, uint64_t size,
+		   uint64_t iters, const struct stats_bw *bw, bool gbits)
+{
+	struct json j;
+	FILE *f = report_json_open(path, &j, ri);
+	int dec = bw_inc_accuracy(bw, gbits) ? 6 : 2;
+
+	if (!f)
+		return -errno;
+	json_u64(&j, "MsgSize", size);
+	json_u64(&j, "n_iterations", iters);
+	json_double(&j, "BW_peak", bw->peak, dec);
+	json_double(&j, "BW_average", bw->avg, dec);
+	json_double(&j, "MsgRate", bw->msg_rate_mpps, 6);
+	json_str(&j, "BW_units", gbits ? "Gb/sec" : "MiB/sec");
+	return report_json_close(f, &j);
+}
+
+int report_json_lat(const char *path, const struct report_info *ri, uint64_t size,
+		    uint64_t iters, const struct stats_lat *l)
+{
+	struct json j;
+	FILE *f = report_json_open(path, &j, ri);
+
+	if (!f)
+		return -errno;
+	json_u64(&j, "MsgSize", size);
+	json_u64(&j, "n_iterations", iters);
+	json_double(&j, "t_min", l->min_us, 2);
+	json_double(&j, "t_max", l->max_us, 2);
+	json_double(&j, "t_typical", l->typical_us, 2);
+	json_double(&j, "t_avg", l->avg_us, 2);
+	json_double(&j, "t_stdev", l->stdev_us, 2);
+	json_double(&j, "percentile_99", l->p99_us, 2);
+	json_double(&j, "percentile_99.9", l->p999_us, 2);
+	return report_json_close(f, &j);
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# qpace-bench's bad input: wrong flags name the flag, the value and the range and exit
+# non-zero with the usage; an unreachable switch is one clear line.
+set -u
+BUILD=${BUILD:-build}
+B=$BUILD/bin/qpace-bench
+fail=0
+
+expect() {  # expect "WANT" ARGS...: non-zero exit and WANT in stderr
+	want=$1
+	shift
+	err=$("$B" "$@" 2>&1 >/dev/null) && { echo "FAIL: qpace-bench $*: exit 0" >&2; fail=1; return; }
+	case $err in
+	*"$want"*) echo "ok: qpace-bench $* -> $(echo "$err" | head -1)" ;;
+	*) echo "FAIL: qpace-bench $*: '$want' not in: $err" >&2; fail=1 ;;
+	esac
+}
+
+expect "unknown command 'frobnicate'" frobnicate
+expect "-N/--senders '99': not a whole number in 1..63" incast -N 99
+expect "-s/--size '12X'" write_bw -s 12X
+expect "--cc" incast --cc tcp
+expect "--credits 'maybe': one of: off, ia" incast --credits maybe
+expect "usage: qpace-bench incast" incast --bogus
+# Nothing listens on the named switch: one line that says so.
+expect "nothing listens there" incast --switch 127.0.0.1:29999 -N 2 -s 4K -R 1
+lines=$("$B" incast --switch 127.0.0.1:29999 -N 2 2>&1 | wc -l)
+[ "$lines" -eq 1 ] || { echo "FAIL: unreachable switch printed $lines lines" >&2; fail=1; }
+"$B" --help | grep -q "incast" || { echo "FAIL: --help" >&2; fail=1; }
+[ "$fail" = 0 ] && echo "bench_cli: ok"
+exit "$fail"

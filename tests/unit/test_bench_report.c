@@ -1,0 +1,226 @@
+/* qpace-bench reports: perftest's exact table headers and row formats, the JSON writer
+ * and reader, and the incast JSON carrying every key the issue lists. */
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../bench/incast.h"
+#include "../../bench/json.h"
+#include "../../bench/jsonr.h"
+#include "../../bench/report.h"
+
+/* Capture what @fn prints. */
+#define CAPTURE(text, ...)                                                          \
+	do {                                                                        \
+		size_t len_;                                                        \
+		FILE *out = open_memstream(&(text), &len_);                         \
+		__VA_ARGS__;                                                        \
+		fclose(out);                                                        \
+	} while (0)
+
+static void test_bw_table_is_perftests(void **state)
+{
+	char *text = NULL;
+	struct stats_bw bw = { .peak = 1084.68, .avg = 1084.57, .msg_rate_mpps = 0.017353 };
+	(void)state;
+
+	CAPTURE(text, report_bw_header(out, false); report_bw_row(out, 65536, 5000, &bw, false));
+	/* perftest's RESULT_FMT and REPORT_FMT, byte for byte. */
+	assert_string_equal(text,
+		" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]\n"
+		" 65536      5000             1084.68            1084.57\t\t     0.017353\n");
+	free(text);
+	CAPTURE(text, report_bw_header(out, true));
+	assert_string_equal(text,
+		" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n");
+	free(text);
+	/* Tiny Gb/s figures switch to six decimals, as perftest's REPORT_FMT_EXT. */
+	struct stats_bw tiny = { .peak = 0.05, .avg = 0.04, .msg_rate_mpps = 0.000076 };
+	CAPTURE(text, report_bw_row(out, 65536, 5000, &tiny, true));
+	assert_non_null(strstr(text, "0.040000"));
+	free(text);
+}
+
+static void test_lat_table_is_perftests(void **state)
+{
+	char *text = NULL;
+	struct stats_lat l = { .min_us = 1.5, .max_us = 9.25, .typical_us = 2, .avg_us = 2.5,
+			       .stdev_us = 0.5, .p99_us = 5, .p999_us = 9 };
+	(void)state;
+
+	/* perftest's REPORT_FMT_LAT (src/perftest_parameters.h), copied from its source. */
+	char want[512];
+	snprintf(want, sizeof(want), " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+		 "    t_avg[usec]    t_stdev[usec]   99""%%"" percentile[usec]   99.9""%%"" percentile[usec] \n"
+		 " %-7lu %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     "
+		 "\t%-7.2f\t\t%-7.2f \t\t%-7.2f\n", 2ul, (uint64_t)1000, 1.5, 9.25, 2.0, 2.5, 0.5,
+		 5.0, 9.0);
+	CAPTURE(text, report_lat_header(out, false); report_lat_row(out, 2, 1000, &l));
+	assert_string_equal(text, want);
+	free(text);
+	CAPTURE(text, report_lat_header(out, true));
+	assert_string_equal(text, " #bytes        #iterations       t_avg[usec]    tps average\n");
+	free(text);
+}
+
+static void test_json_writer(void **state)
+{
+	char *text = NULL;
+	struct json j;
+	(void)state;
+
+	CAPTURE(text, json_init(&j, out, false); json_obj(&j, NULL); json_str(&j, "a", "x\"y\n");
+		json_u64(&j, "n", 18446744073709551615ULL); json_arr(&j, "l");
+		json_double(&j, NULL, 1.5, 2); json_double(&j, NULL, NAN, 2); json_bool(&j, NULL, true);
+		json_end(&j); json_obj(&j, "e"); json_end(&j); json_end(&j); json_finish(&j));
+	assert_string_equal(text,
+		"{\"a\":\"x\\\"y\\n\",\"n\":18446744073709551615,\"l\":[1.50,null,true],\"e\":{}}\n");
+	assert_int_equal(j.errors, 0);
+	free(text);
+	/* Closing more than was opened is counted, not written. */
+	CAPTURE(text, json_init(&j, out, false); json_end(&j));
+	assert_int_equal(j.errors, 1);
+	assert_string_equal(text, "");
+	free(text);
+}
+
+struct keys {
+	char seen[40][64];
+	int n;
+	int nulls;
+	double jain;
+};
+
+static void collect(void *arg, const char *path, const struct jsonr_val *v)
+{
+	struct keys *k = arg;
+	if (k->n < 40)
+		snprintf(k->seen[k->n++], sizeof(k->seen[0]), "%s", path);
+	k->nulls += v->type == JSONR_NULL;
+	if (!strcmp(path, "jain"))
+		k->jain = v->num;
+}
+
+static bool has(const struct keys *k, const char *path)
+{
+	for (int i = 0; i < k->n; i++)
+		if (!strcmp(k->seen[i], path))
+			return true;
+	return false;
+}
+
+static void test_incast_json_keys(void **state)
+{
+	struct incast_result r = { .algorithm = "hpcc+ia", .cc = "hpcc", .credits = true,
+				   .senders = 16, .bytes_per_sender = 262144, .link_bps = QP_GBPS,
+				   .jain = 0.9987, .have_switch = true, .max_queue_bytes = 4096 };
+	const char *required[] = { "algorithm", "senders", "bytes_per_sender", "link_bps",
+				   "goodput_bps", "jain", "fct_us.p50", "fct_us.p99", "fct_us.max",
+				   "drops", "retransmits", "timeouts", "max_queue_bytes",
+				   "avg_queue_bytes", "ecn_marks" };
+	char *text = NULL, err[128];
+	struct keys k = { .n = 0 };
+	(void)state;
+
+	CAPTURE(text, incast_print_json(out, &r, false));
+	assert_int_equal(jsonr_walk(text, strlen(text), collect, &k, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (!has(&k, required[i]))
+			fail_msg("incast -j lacks %s: %s", required[i], text);
+	assert_int_equal(k.nulls, 0);
+	assert_true(fabs(k.jain - 0.9987) < 1e-9);
+	free(text);
+
+	/* Without the switch's figures those keys are null, never a made-up 0. */
+	r.have_switch = false;
+	memset(&k, 0, sizeof(k));
+	CAPTURE(text, incast_print_json(out, &r, true));
+	assert_int_equal(jsonr_walk(text, strlen(text), collect, &k, err, sizeof(err)), 0);
+	assert_int_equal(k.nulls, 4);         /* drops, ecn_marks, max and mean queue */
+	free(text);
+}
+
+static void count_top(void *arg, const char *path, const struct jsonr_val *v)
+{
+	(void)v;
+	if (!strcmp(path + strspn(path, "0123456789"), ".algorithm"))
+		(*(int *)arg)++;
+}
+
+static void test_summary_and_compare(void **state)
+{
+	struct incast_result r[2] = {
+		{ .algorithm = "none", .goodput_ratio = 0.5, .drops = 900, .have_switch = true },
+		{ .algorithm = "hpcc", .goodput_ratio = 0.95, .have_switch = true },
+	};
+	char path[] = "/tmp/qpace-summary-XXXXXX", err[128], *text = NULL;
+	int fd = mkstemp(path), objs = 0;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(incast_write_summary(path, r, 2), 0);
+	FILE *f = fdopen(fd, "r");
+	char buf[8192];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	unlink(path);
+	assert_int_equal(jsonr_walk(buf, n, count_top, &objs, err, sizeof(err)), 0);
+	assert_int_equal(objs, 2);
+	assert_true(buf[0] == '[');
+
+	CAPTURE(text, incast_print_compare(out, r, 2));
+	assert_non_null(strstr(text, "goodput[Mb/s]"));
+	assert_non_null(strstr(text, "\n none "));
+	assert_non_null(strstr(text, "900"));
+	print_message("%s", text);
+	free(text);
+}
+
+static void nop(void *arg, const char *path, const struct jsonr_val *v)
+{
+	(void)arg, (void)path, (void)v;
+}
+
+static void test_jsonr_untrusted(void **state)
+{
+	const char *good = "{\"time_ns\": 12, \"switches\": [{\"name\": \"s1\", \"ports\": "
+			   "[{\"name\": \"p0\", \"drop_tail\": 3}]}], \"x\": [true, false, null, -1.5e3]}";
+	char err[128], deep[200];
+	(void)state;
+
+	assert_int_equal(jsonr_walk(good, strlen(good), nop, NULL, err, sizeof(err)), 0);
+	/* Every truncation fails cleanly (ASan checks no byte past the end is read). */
+	for (size_t len = 0; len < strlen(good); len++) {
+		char *copy = malloc(len ? len : 1);
+		memcpy(copy, good, len);
+		assert_int_equal(jsonr_walk(copy, len, nop, NULL, err, sizeof(err)), -1);
+		free(copy);
+	}
+	memset(deep, '[', sizeof(deep));
+	assert_int_equal(jsonr_walk(deep, sizeof(deep), nop, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "nested too deep"));
+	assert_int_equal(jsonr_walk("{\"a\" 1}", 7, nop, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "byte"));
+	assert_int_equal(jsonr_walk("[1] x", 5, nop, NULL, err, sizeof(err)), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bw_table_is_perftests),
+		cmocka_unit_test(test_lat_table_is_perftests),
+		cmocka_unit_test(test_json_writer),
+		cmocka_unit_test(test_incast_json_keys),
+		cmocka_unit_test(test_summary_and_compare),
+		cmocka_unit_test(test_jsonr_untrusted),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
