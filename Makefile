@@ -76,10 +76,10 @@ check-unit: unit
 	@sh tests/run-unit.sh $(TEST_BINS)
 
 test: deps
-	$(MAKE) check-unit
-	$(MAKE) BUILD=build/san SAN=1 check-unit
+	$(MAKE) -j2 check-unit
+	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
 	$(MAKE) integration
-	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
