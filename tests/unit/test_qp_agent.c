@@ -169,6 +169,19 @@ static unsigned fake_got(struct fake *f, uint8_t type, struct ctl_msg *out, unsi
 	return k;
 }
 
+/* Wait (up to 2 s: a loaded machine delays the fake agent's thread) until @want messages
+ * of @type have arrived; returns how many there are. */
+static unsigned fake_wait(struct fake *f, uint8_t type, struct ctl_msg *out, unsigned max,
+			  unsigned want)
+{
+	qp_time_ns end = qp_now_ns() + 2 * QP_NS_PER_S;
+	unsigned k;
+
+	while ((k = fake_got(f, type, out, max)) < want && qp_now_ns() < end)
+		usleep(2000);
+	return k;
+}
+
 /* ---- fixture ---- */
 
 struct env {
@@ -305,8 +318,7 @@ static void test_register_message(void **state)
 	assert_int_equal(e->log_lines, 0);
 	qp_ctx_close(e->ctx);
 	e->ctx = NULL;
-	usleep(50000);
-	assert_int_equal(fake_got(&e->agent, CTL_T_UNREGISTER, m, 4), 2);
+	assert_int_equal(fake_wait(&e->agent, CTL_T_UNREGISTER, m, 4, 2), 2);
 	fake_kill(&e->agent);
 }
 
@@ -386,8 +398,7 @@ static void test_refused_and_stats(void **state)
 			.mr = e->mr, .addr = e->buf, .length = 4096, .remote_addr =
 			(uintptr_t)e->buf, .rkey = 1 }), 0);
 	progress_for(e, 250 * QP_NS_PER_MS, NULL);
-	usleep(20000);
-	n = fake_got(&e->agent, CTL_T_STATS, m, 32);
+	n = fake_wait(&e->agent, CTL_T_STATS, m, 32, 1);
 	assert_true(n >= 1);
 	print_message("STATS: %u sent, last tx_bytes %llu\n", n,
 		      (unsigned long long)m[n - 1].u.stats.tx_bytes);
@@ -396,8 +407,7 @@ static void test_refused_and_stats(void **state)
 	assert_int_equal(n, 1);  /* sent again only when the counters change */
 	qpn = e->a->qpn;
 	qp_destroy(e->a);
-	usleep(50000);
-	assert_int_equal(fake_got(&e->agent, CTL_T_UNREGISTER, m, 32), 1);
+	assert_int_equal(fake_wait(&e->agent, CTL_T_UNREGISTER, m, 32, 1), 1);
 	assert_int_equal(m[0].u.qpn, qpn);
 	fake_kill(&e->agent);
 }
