@@ -75,7 +75,7 @@ int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 		e->nqps = q + 1;
 		ep_service(e);   /* the agent's heartbeat: accept may have waited long */
 		if (e->soft && bench_host_register(&e->host, e->qp[q], c->link_bps,
-						   50 * QP_NS_PER_US, !c->server, NULL, qp_now_ns(),
+						   50 * QP_NS_PER_US, !c->server, NULL, NULL, qp_now_ns(),
 						   err, errlen))
 			return -1;
 	}

@@ -118,7 +118,7 @@ void bench_host_close(struct bench_host *h)
 
 int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
-			qp_time_ns now, char *err, size_t errlen)
+			const char *params, qp_time_ns now, char *err, size_t errlen)
 {
 	struct agent_qp_reg r = {
 		.qpn = qp->qpn,
@@ -139,6 +139,8 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 	r.peer_ip = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 | g[15];
 	if (algo)
 		snprintf(r.algo, sizeof(r.algo), "%s", algo);
+	if (algo && params)
+		snprintf(r.params, sizeof(r.params), "%s", params);
 	if (agent_register(h->agent, &r, 0, 0, now, err, errlen) < 0)
 		return -1;
 	/* IA-TCP's senders wait for the receiver's first grant. The agent turns credit gating

@@ -53,11 +53,12 @@ struct bench_host_conf {
 int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen);
 void bench_host_close(struct bench_host *h);
-/* Register a connected QP with the agent. @algo NULL = the default; receiver: paces credits
- * (when on) to its peer. */
+/* Register a connected QP with the agent. @algo NULL = the default (@params then ignored);
+ * @params "k=v,..." or NULL for the algorithm's defaults; receiver: paces credits (when
+ * on) to its peer. */
 int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
-			qp_time_ns now, char *err, size_t errlen);
+			const char *params, qp_time_ns now, char *err, size_t errlen);
 /* The QP leaves the agent (its flow ended): slot freed, credits and controller state gone. */
 int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now);
 /* Run agent timers that are due, the heartbeat, and send the agent's datagrams. */

@@ -36,18 +36,20 @@
 #define INCAST_SPIN_NS QP_NS_PER_MS
 #define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
 
-/* Per algorithm, what the switch it starts must produce: one row each. */
+/* Per algorithm, what the switch it starts must produce, and whether the senders take
+ * HPCC's settings for this network (incast_hpcc_params): one row each. */
 static const struct {
 	const char *cc;
 	const char *args[8];
 	bool cnp_from_notice;
+	bool hpcc_params;
 } incast_switch_args[] = {
-	{ "none", { "--int", "off", "--early", "off" }, false },
-	{ "hpcc", { "--int", "direct", "--early", "off" }, false },
-	{ "acc", { "--int", "direct", "--early", "bdp" }, false },
-	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true },
-	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,24K,48K" }, false },
-	{ "idcc", { "--int", "direct", "--early", "off" }, false },
+	{ "none", { "--int", "off", "--early", "off" }, false, false },
+	{ "hpcc", { "--int", "direct", "--early", "off" }, false, true },
+	{ "acc", { "--int", "direct", "--early", "bdp" }, false, true },
+	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, false },
+	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,24K,48K" }, false, false },
+	{ "idcc", { "--int", "direct", "--early", "off" }, false, false },
 };
 
 static volatile sig_atomic_t incast_stop;
@@ -78,6 +80,8 @@ struct incast {
 	struct qp_mr **smr;
 	int ep;
 	qp_time_ns base_rtt_ns;
+	const char *cc;              /* the senders' algorithm */
+	bool hpcc_params;            /* its row asks for incast_hpcc_params */
 	struct series rates;
 	qp_rate_bps *row;
 	qp_time_ns next_sample_ns;
@@ -86,6 +90,24 @@ struct incast {
 	struct monitor mon;          /* qpacectl's view of the hosts' agents */
 	struct agent **agents;
 };
+
+/* HPCC (and ACC, which is HPCC underneath) with the settings of HPCC's own experiments,
+ * max_stage 0 (run.py --mi 0), and a rate floor at which a flow still sends one packet,
+ * and so hears one INT report, every 10 base RTTs. The reference floor, line/1000, suits
+ * 100 Gb/s; at this emulation's 250 Mb/s and ~120 us RTT a flow at line/1000 hears from
+ * the network once per ~35 ms, and after the first RTT's overload (a buffer of many BDPs)
+ * every flow sat at that floor for hundreds of ms. */
+static void incast_hpcc_params(const struct incast *x, char *buf, size_t len)
+{
+	qp_rate_bps floor_bps =
+		(qp_rate_bps)((double)x->c->mtu_bytes * 8.0 * 1e9 / (10.0 * (double)x->base_rtt_ns));
+
+	if (floor_bps < x->c->link_bps / 1000)
+		floor_bps = x->c->link_bps / 1000;
+	if (floor_bps > x->c->link_bps / 4)
+		floor_bps = x->c->link_bps / 4;
+	snprintf(buf, len, "max_stage=0,min_rate=%llu", (unsigned long long)floor_bps);
+}
 
 /* Base RTT of the modelled network: data out over two links and the ACK back, one
  * MTU-sized frame serialized at each hop, plus what the loopback path really adds. */
@@ -183,17 +205,20 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 	qp_time_ns now = qp_now_ns();
 	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
 							  STATS_ROCE_PKT_OVERHEAD);
-	char e[300];
+	char e[300], params[96];
 
+	if (x->hpcc_params)
+		incast_hpcc_params(x, params, sizeof(params));
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
 		if (f->lost || f->registered)
 			continue;
 		f->registered = true;
-		if (bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false, NULL, now,
-					e, sizeof(e)) ||
+		if (bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false,
+					x->hpcc_params ? x->cc : NULL,
+					x->hpcc_params ? params : NULL, now, e, sizeof(e)) ||
 		    bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true, "none",
-					now, e, sizeof(e)))
+					NULL, now, e, sizeof(e)))
 			return snprintf(err, errlen, "sender %" PRIu64 ": agent: %s", i, e), -1;
 	}
 	return 0;
@@ -488,7 +513,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			    .mon = { .lfd = -1, .cfd = { -1, -1, -1, -1 } } };
 	struct incast_result *r = &run->res;
 	struct swproc sw = { .pid = -1 };
-	bool credits, own_switch = !c->switch_addr, cnp = false;
+	bool credits, own_switch = !c->switch_addr, cnp = false, hpcc_params = false;
 	char cc[INCAST_ALGO_MAX], swhost[64] = "127.0.0.1", e[400];
 	unsigned base = (unsigned)c->base_port;
 	const char *const *extra = NULL;
@@ -501,8 +526,11 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		if (!strcmp(incast_switch_args[i].cc, cc)) {
 			extra = incast_switch_args[i].args;
 			cnp = incast_switch_args[i].cnp_from_notice;
+			hpcc_params = incast_switch_args[i].hpcc_params;
 		}
 	}
+	x.cc = cc;
+	x.hpcc_params = hpcc_params;
 	snprintf(r->algorithm, sizeof(r->algorithm), "%s", algo);
 	snprintf(r->cc, sizeof(r->cc), "%s", cc);
 	r->credits = credits;
