@@ -7,29 +7,14 @@
  * can divide by zero or read past the caller's hop array.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qpace/cc.h"
+#include "qpace/errmsg.h"
 #include "qpace/units.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* ---- parameters ---- */
 
@@ -110,7 +95,7 @@ static const struct cc_param *find_param(const struct cc_ops *ops, const char *n
 static int range_error(const struct cc_ops *ops, const struct cc_param *p, const char *value,
 		       char *err, size_t errlen)
 {
-	return fail(err, errlen, "%s: %s=%s is out of range: must be %s %g and %s %g (%s)",
+	return qp_errmsg(-EINVAL, err, errlen, "%s: %s=%s is out of range: must be %s %g and %s %g (%s)",
 		    ops->name, p->name, value, (p->flags & CC_P_MIN_OPEN) ? ">" : ">=", p->min,
 		    (p->flags & CC_P_MAX_OPEN) ? "<" : "<=", p->max, p->doc);
 }
@@ -133,19 +118,19 @@ int cc_params_parse(const struct cc_ops *ops, void *params, const char *text, ch
 		double v;
 
 		if (len == 0)
-			return fail(err, errlen, "%s: empty parameter in \"%s\"", ops->name, text);
+			return qp_errmsg(-EINVAL, err, errlen, "%s: empty parameter in \"%s\"", ops->name, text);
 		if (!eq)
-			return fail(err, errlen, "%s: \"%.*s\" is not key=value", ops->name, (int)len, s);
+			return qp_errmsg(-EINVAL, err, errlen, "%s: \"%.*s\" is not key=value", ops->name, (int)len, s);
 		p = find_param(ops, s, (size_t)(eq - s));
 		if (!p)
-			return fail(err, errlen, "%s: unknown parameter \"%.*s\" (see --help-cc %s)",
+			return qp_errmsg(-EINVAL, err, errlen, "%s: unknown parameter \"%.*s\" (see --help-cc %s)",
 				    ops->name, (int)(eq - s), s, ops->name);
 		if ((size_t)(s + len - eq - 1) >= sizeof(value))
-			return fail(err, errlen, "%s: value of %s is too long", ops->name, p->name);
+			return qp_errmsg(-EINVAL, err, errlen, "%s: value of %s is too long", ops->name, p->name);
 		memcpy(value, eq + 1, (size_t)(s + len - eq - 1));
 		value[s + len - eq - 1] = '\0';
 		if (parse_value(p, value, &v))
-			return fail(err, errlen, "%s: %s=\"%s\" is not %s", ops->name, p->name, value,
+			return qp_errmsg(-EINVAL, err, errlen, "%s: %s=\"%s\" is not %s", ops->name, p->name, value,
 				    type_hint[p->type]);
 		if (!in_range(p, v))
 			return range_error(ops, p, value, err, errlen);
@@ -183,13 +168,13 @@ static int check_path(const struct cc_ops *ops, const struct cc_path *path, char
 		      size_t errlen)
 {
 	if (!path)
-		return fail(err, errlen, "%s: no path given", ops->name);
+		return qp_errmsg(-EINVAL, err, errlen, "%s: no path given", ops->name);
 	if (path->line_bps == 0)
-		return fail(err, errlen, "%s: line rate must be > 0", ops->name);
+		return qp_errmsg(-EINVAL, err, errlen, "%s: line rate must be > 0", ops->name);
 	if (path->base_rtt_ns == 0)
-		return fail(err, errlen, "%s: base RTT must be > 0", ops->name);
+		return qp_errmsg(-EINVAL, err, errlen, "%s: base RTT must be > 0", ops->name);
 	if (path->mtu_bytes == 0)
-		return fail(err, errlen, "%s: MTU must be > 0 bytes", ops->name);
+		return qp_errmsg(-EINVAL, err, errlen, "%s: MTU must be > 0 bytes", ops->name);
 	return 0;
 }
 
@@ -203,7 +188,7 @@ struct cc *cc_create_ops(const struct cc_ops *ops, const struct cc_path *path,
 		return NULL;
 	p = calloc(1, ops->params_size ? ops->params_size : 1);
 	if (!p) {
-		fail(err, errlen, "%s: out of memory", ops->name);
+		qp_errmsg(-EINVAL, err, errlen, "%s: out of memory", ops->name);
 		return NULL;
 	}
 	if (cc_params_parse(ops, p, params, err, errlen))
@@ -212,7 +197,7 @@ struct cc *cc_create_ops(const struct cc_ops *ops, const struct cc_path *path,
 		goto out;
 	cc = calloc(1, ops->state_size);
 	if (!cc) {
-		fail(err, errlen, "%s: out of memory", ops->name);
+		qp_errmsg(-EINVAL, err, errlen, "%s: out of memory", ops->name);
 		goto out;
 	}
 	cc->ops = ops;

@@ -34,12 +34,12 @@
  * remove can fail to recompute.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qpace/credit.h"
+#include "qpace/errmsg.h"
 
 struct credit_sender {
 	uint32_t id;
@@ -60,21 +60,6 @@ struct credit_pacer {
 
 #define CREDIT_PERIOD_MAX_NS (UINT64_MAX / 2)
 
-static int credit_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int credit_fail(int rc, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* One row per input that must lie in [min, max]. */
 struct credit_limit {
 	const char *name;
@@ -87,7 +72,7 @@ static int credit_check_limits(const struct credit_limit *l, size_t n, char *err
 {
 	for (size_t i = 0; i < n; i++)
 		if (l[i].value < l[i].min || l[i].value > l[i].max)
-			return credit_fail(-EINVAL, err, errlen,
+			return qp_errmsg(-EINVAL, err, errlen,
 					   "credit: %s=%llu is out of range: must be %llu..%llu %s",
 					   l[i].name, (unsigned long long)l[i].value,
 					   (unsigned long long)l[i].min,
@@ -112,7 +97,7 @@ int credit_window(qp_rate_bps link_bps, qp_time_ns rtt_ns, uint32_t mtu_bytes, u
 		return rc;
 	win = bdp_bits / ((unsigned __int128)8 * QP_NS_PER_S * mtu_bytes * n);
 	if (win > UINT32_MAX)
-		return credit_fail(-ERANGE, err, errlen,
+		return qp_errmsg(-ERANGE, err, errlen,
 				   "credit: window of %.3g messages (link_bps x rtt_ns / mtu_bytes) "
 				   "exceeds %u", (double)win, UINT32_MAX);
 	if (win == 0)
@@ -122,7 +107,7 @@ int credit_window(qp_rate_bps link_bps, qp_time_ns rtt_ns, uint32_t mtu_bytes, u
 	tx_ns = ((unsigned __int128)n * win * mtu_bytes * 8 * QP_NS_PER_S + link_bps - 1) /
 		link_bps;
 	if (tx_ns > CREDIT_PERIOD_MAX_NS)
-		return credit_fail(-ERANGE, err, errlen,
+		return qp_errmsg(-ERANGE, err, errlen,
 				   "credit: period for n=%u senders of mtu_bytes=%u at link_bps=%llu "
 				   "is %.3g ns, beyond %.3g ns", n, mtu_bytes,
 				   (unsigned long long)link_bps, (double)tx_ns,
@@ -159,14 +144,14 @@ struct credit_pacer *credit_create(const struct credit_params *p, char *err, siz
 	struct credit_pacer *cp;
 
 	if (!p) {
-		credit_fail(-EINVAL, err, errlen, "credit: no parameters given");
+		qp_errmsg(-EINVAL, err, errlen, "credit: no parameters given");
 		return NULL;
 	}
 	if (credit_check(p, err, errlen))
 		return NULL;
 	cp = calloc(1, sizeof(*cp) + (size_t)p->max_senders * sizeof(cp->senders[0]));
 	if (!cp) {
-		credit_fail(-ENOMEM, err, errlen, "credit: out of memory for %u senders",
+		qp_errmsg(-ENOMEM, err, errlen, "credit: out of memory for %u senders",
 			    p->max_senders);
 		return NULL;
 	}
