@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include <pcap/pcap.h>
+#include "pcap_frames.h"
 #include <zlib.h>
 
 #include "qpace/frame.h"
@@ -24,7 +24,7 @@ static const char *const vector_files[] = {
 	"tests/vectors/rxe-soft-interop.pcap",
 };
 #define MAX_FRAMES 32
-#define MAX_FRAME_BYTES 2048
+#define MAX_FRAME_BYTES PCAP_FRAME_MAX_BYTES
 #define ETH_BYTES 14
 #define IP_BYTES 20
 #define UDP_BYTES 8
@@ -32,12 +32,7 @@ static const char *const vector_files[] = {
 #define ICRC_BYTES 4
 #define ROCE_MTU_BYTES 1024
 
-struct frame {
-	uint8_t b[MAX_FRAME_BYTES];
-	size_t len;
-};
-
-static struct frame frames[MAX_FRAMES];
+static struct pcap_frame frames[MAX_FRAMES];
 static size_t n_frames;
 
 /* Extension headers after the BTH, per opcode (IBTA RC): RETH 16, AETH 4. */
@@ -85,7 +80,7 @@ static uint32_t get32le(const uint8_t *p)
 }
 
 /* CRC-32 over 8 bytes of 0xFF, then IP..end-of-payload with the variant fields masked. */
-static uint32_t icrc_of(const struct frame *f)
+static uint32_t icrc_of(const struct pcap_frame *f)
 {
 	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	uint8_t m[MAX_FRAME_BYTES];
@@ -103,43 +98,16 @@ static uint32_t icrc_of(const struct frame *f)
 	return (uint32_t)crc;
 }
 
-static uint32_t stored_icrc(const struct frame *f)
+static uint32_t stored_icrc(const struct pcap_frame *f)
 {
 	return get32le(f->b + f->len - ICRC_BYTES);
-}
-
-static int load_file(const char *path)
-{
-	char err[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	pcap_t *p;
-
-	p = pcap_open_offline(path, err);
-	if (!p) {
-		print_error("%s: %s (run the tests from the repository's top folder)\n", path, err);
-		return -1;
-	}
-	while (pcap_next_ex(p, &h, &data) == 1) {
-		if (n_frames == MAX_FRAMES || h->caplen != h->len || h->caplen > MAX_FRAME_BYTES) {
-			print_error("%s: frame %zu: too many, cut short or over %d bytes\n", path,
-				    n_frames, MAX_FRAME_BYTES);
-			pcap_close(p);
-			return -1;
-		}
-		memcpy(frames[n_frames].b, data, h->caplen);
-		frames[n_frames].len = h->caplen;
-		n_frames++;
-	}
-	pcap_close(p);
-	return 0;
 }
 
 static int load_vectors(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(vector_files) / sizeof(vector_files[0]); i++)
-		if (load_file(vector_files[i]))
+		if (pcap_frames_load(vector_files[i], frames, MAX_FRAMES, &n_frames))
 			return -1;
 	return 0;
 }
@@ -149,7 +117,7 @@ static void test_headers_as_rxe_sends_them(void **state)
 	(void)state;
 	assert_true(n_frames >= 10);
 	for (size_t i = 0; i < n_frames; i++) {
-		const struct frame *f = &frames[i];
+		const struct pcap_frame *f = &frames[i];
 		const uint8_t *ip = f->b + ETH_BYTES, *udp = ip + IP_BYTES, *bth = udp + UDP_BYTES;
 		const struct opcode_shape *s;
 		uint32_t sum = 0;
@@ -223,7 +191,7 @@ static void test_icrc_masks_only_variant_fields(void **state)
 					  IP_BYTES + UDP_BYTES + 4 };
 	(void)state;
 	for (size_t i = 0; i < n_frames; i++) {
-		struct frame f = frames[i];
+		struct pcap_frame f = frames[i];
 		uint32_t want = stored_icrc(&frames[i]);
 		size_t bth = ETH_BYTES + IP_BYTES + UDP_BYTES;
 
@@ -248,7 +216,7 @@ static void test_qpace_codec_rebuilds_rxe_frames(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < n_frames; i++) {
-		const struct frame *f = &frames[i];
+		const struct pcap_frame *f = &frames[i];
 		struct frame_parsed p;
 		struct frame_roce_spec spec;
 		uint8_t out[MAX_FRAME_BYTES];

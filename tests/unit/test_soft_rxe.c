@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include <pcap/pcap.h>
+#include "pcap_frames.h"
 
 #include "icrc_ref.h"
 #include "qpace/soft_host.h"
@@ -31,7 +31,7 @@
 #define OFF_IP_CSUM 24      /* Ethernet 14 + 10 */
 
 struct vec {
-	uint8_t b[2048];
+	uint8_t b[PCAP_FRAME_MAX_BYTES];
 	size_t len;
 	struct frame_parsed p;
 };
@@ -41,27 +41,20 @@ static int nvec;
 
 static int load(void **state)
 {
-	char err[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline(VECTORS, err);
-	struct pcap_pkthdr *h;
-	const u_char *d;
+	static struct pcap_frame raw[MAX_VEC];
+	size_t nraw = 0;
 
 	(void)state;
-	if (!pc) {
-		fprintf(stderr, "%s: %s\n", VECTORS, err);
+	if (pcap_frames_load(VECTORS, raw, MAX_VEC, &nraw))
 		return -1;
-	}
-	while (nvec < MAX_VEC && pcap_next_ex(pc, &h, &d) == 1) {
+	for (size_t i = 0; i < nraw; i++) {
 		struct vec *v = &vecs[nvec];
 
-		if (h->caplen > sizeof(v->b) || h->caplen != h->len)
-			continue;
-		memcpy(v->b, d, h->caplen);
-		v->len = h->caplen;
+		memcpy(v->b, raw[i].b, raw[i].len);
+		v->len = raw[i].len;
 		if (frame_parse(&v->p, v->b, v->len) == 0 && (v->p.layers & FRAME_L_ROCE))
 			nvec++;
 	}
-	pcap_close(pc);
 	return nvec >= 14 ? 0 : -1;
 }
 
