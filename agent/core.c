@@ -298,13 +298,16 @@ void agent_destroy(struct agent *a)
 bool agent_publish(struct agent *a, struct agent_qp *q, qp_time_ns now)
 {
 	qp_rate_bps rate = q->override_bps ? q->override_bps : q->cc->rate_bps;
+	/* The controller's in-flight cap goes with its rate (an operator's rate has none). */
+	uint64_t cap = q->override_bps || q->cc->cap_bytes == CC_CAP_NONE ? 0 : q->cc->cap_bytes;
 	uint32_t flags = q->credit_gated ? QP_RATE_F_CREDITS : 0;
 
-	if (rate == q->published_bps && flags == q->published_flags)
+	if (rate == q->published_bps && cap == q->published_cap && flags == q->published_flags)
 		return false;
-	if (qp_ratetable_set(a->table, (uint32_t)q->slot, rate, flags, now))
+	if (qp_ratetable_set(a->table, (uint32_t)q->slot, rate, cap, flags, now))
 		return false;
 	q->published_bps = rate;
+	q->published_cap = cap;
 	q->published_flags = flags;
 	a->counters[AGENT_C_RATE_WRITES]++;
 	return true;

@@ -27,6 +27,7 @@ struct agent_qp {
 	/* rate table */
 	qp_rate_bps override_bps;    /* 0 = none */
 	qp_rate_bps published_bps;
+	uint64_t published_cap;         /* in-flight cap in the table, bytes; 0 = none */
 	uint32_t published_flags;
 	/* timers: heap position and key */
 	uint32_t heap_pos;           /* AGENT_NO_IDX when not in the heap */

@@ -234,7 +234,7 @@ static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mod
 	/* This thread plays the agent as well: one slot at the target rate, kept beating. */
 	slot = qp_ratetable_assign(t, 1);
 	now = qp_now_ns();
-	qp_ratetable_set(t, (uint32_t)slot, rate, 0, now);
+	qp_ratetable_set(t, (uint32_t)slot, rate, 0, 0, now);
 	qp_ratetable_heartbeat(t, now);
 	qp_rate_src_init_table(&src, t, QP_GATE_MAX_STALE_NS, NULL, NULL);
 	qp_pacer_init(&p, &gp, &w, &src, 1, now);

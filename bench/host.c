@@ -151,7 +151,7 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 		uint32_t slot = 0;
 		struct qp_rate_entry e;
 		if (qp_ratetable_lookup(h->table, qp->qpn, &slot, &e) == 0)
-			qp_ratetable_set(h->table, slot, e.rate_bps, e.flags | QP_RATE_F_CREDITS, now);
+			qp_ratetable_set(h->table, slot, e.rate_bps, e.cap_bytes, e.flags | QP_RATE_F_CREDITS, now);
 	}
 	h->qps[h->nqps++] = (struct bench_host_qp){ qp->qpn, r.peer_qpn, r.peer_ip };
 	return 0;

@@ -12,7 +12,8 @@
  *   fallback_bps    rate with no live agent, bits/s, 1 kb/s..10 Tb/s, default 1 Gb/s
  *   max_bps         ceiling on table rates, bits/s, 1 kb/s..10 Tb/s, default none (0)
  *   stale_ns        heartbeat age that means "no agent", 1 ms..60 s, default 100 ms
- *   credit_poll_ns  retry interval while waiting for credits, 1 us..1 s, default 20 us
+ *   credit_poll_ns  retry interval while waiting for credits or the in-flight cap,
+ *                   1 us..1 s, default 20 us
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -173,6 +174,30 @@ static unsigned gate_update(struct qp_gate *g, const struct qp_gate_input *in, q
 	return ev;
 }
 
+/* The in-flight cap: may a piece of *n bytes start now? A splittable piece is cut to the
+ * whole units that fit; with nothing in flight one unit (or the whole SEND) goes anyway. */
+static bool window_fit(const struct qp_gate_input *in, bool whole, uint64_t *n)
+{
+	uint64_t cap = in->slot.cap_bytes, used = in->inflight_bytes;
+	uint64_t unit = in->unit_bytes ? in->unit_bytes : 1;
+	uint64_t room = used < cap ? cap - used : 0, fit;
+
+	if (*n <= room)
+		return true;
+	if (used == 0) {
+		if (!whole && *n > unit)
+			*n = unit;
+		return true;
+	}
+	if (whole)
+		return false;
+	fit = room / unit * unit;
+	if (!fit)
+		return false;
+	*n = fit;
+	return true;
+}
+
 int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t want,
 		 unsigned flags, qp_time_ns now, struct qp_gate_verdict *v)
 {
@@ -197,6 +222,13 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 		}
 		if (!whole && n > avail)
 			n = avail;
+	}
+	if (g->fallback == QP_GATE_FB_NONE && in->slot.cap_bytes && in->have_inflight && want &&
+	    !window_fit(in, whole, &n)) {
+		g->stats.window_waits++;
+		v->wait = QP_GATE_WAIT_WINDOW;
+		v->retry_ns = now + g->p.credit_poll_ns;
+		return -EAGAIN;
 	}
 	need = n < cap ? n : cap;
 	if (g->tokens_bytes < (int64_t)need) {

@@ -238,6 +238,9 @@ void qp_pacer_input(struct qp_pacer *p, qp_time_ns now, struct qp_gate_input *in
 	in->have_table = true;
 	in->heartbeat_ns = qp_ratetable_heartbeat_ns(t);
 	in->have_slot = qp_ratetable_lookup(t, p->qpn, &p->slot_hint, &in->slot) == 0;
+	if (in->have_slot && in->slot.cap_bytes && p->inflight &&
+	    p->inflight(p->inflight_arg, &in->inflight_bytes, &in->unit_bytes) == 0)
+		in->have_inflight = true;
 }
 
 static void pacer_log_events(struct qp_pacer *p, const struct qp_gate_verdict *v)

@@ -348,6 +348,18 @@ static int qp_alloc(struct qp_ctx *ctx, const struct qp_attr *attr, struct qp **
 	return 0;
 }
 
+/* For the gate's in-flight cap: what the backend has not had acknowledged, in path MTUs. */
+static int qp_inflight(void *arg, uint64_t *bytes, uint32_t *unit_bytes)
+{
+	const struct qp *qp = arg;
+
+	if (!qp->connected || !qp->path_mtu_bytes)
+		return -ENOTCONN;
+	*bytes = qp->ctx->ops->unacked_bytes(qp);
+	*unit_bytes = qp->path_mtu_bytes;
+	return 0;
+}
+
 /* After the backend set qpn and the MTU: the gate (burst default 2 x MTU) and the list. */
 static int qp_finish(struct qp *qp, char *err, size_t errlen)
 {
@@ -365,6 +377,10 @@ static int qp_finish(struct qp *qp, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn, qp_now_ns());
+	if (qp->ctx->ops->unacked_bytes) {
+		qp->pacer.inflight = qp_inflight;
+		qp->pacer.inflight_arg = qp;
+	}
 	qp->next = qp->ctx->qps;
 	qp->ctx->qps = qp;
 	return 0;

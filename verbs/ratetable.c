@@ -297,6 +297,7 @@ int qp_ratetable_assign(struct qp_ratetable *t, uint32_t qpn)
 	STORE(s->qpn, qpn);
 	STORE(s->gen, LOAD(s->gen) + 1);
 	STORE(s->rate_bps, 0);
+	STORE(s->cap_bytes, 0);
 	STORE(s->credit_bytes, 0);
 	STORE(s->flags, 0);
 	slot_write_end(s);
@@ -312,6 +313,7 @@ int qp_ratetable_release(struct qp_ratetable *t, uint32_t slot)
 	slot_write_begin(s);
 	STORE(s->qpn, QP_RATE_QPN_FREE);
 	STORE(s->rate_bps, 0);
+	STORE(s->cap_bytes, 0);
 	STORE(s->credit_bytes, 0);
 	STORE(s->flags, 0);
 	slot_write_end(s);
@@ -319,7 +321,7 @@ int qp_ratetable_release(struct qp_ratetable *t, uint32_t slot)
 }
 
 int qp_ratetable_set(struct qp_ratetable *t, uint32_t slot, qp_rate_bps rate_bps,
-		     uint32_t flags, qp_time_ns now)
+		     uint64_t cap_bytes, uint32_t flags, qp_time_ns now)
 {
 	struct qp_rate_slot *s = writer_slot(t, slot);
 
@@ -327,6 +329,7 @@ int qp_ratetable_set(struct qp_ratetable *t, uint32_t slot, qp_rate_bps rate_bps
 		return -EINVAL;
 	slot_write_begin(s);
 	STORE(s->rate_bps, rate_bps);
+	STORE(s->cap_bytes, cap_bytes);
 	STORE(s->flags, flags);
 	STORE(s->updated_ns, now);
 	slot_write_end(s);
@@ -425,6 +428,7 @@ int qp_ratetable_read(const struct qp_ratetable *t, uint32_t slot, struct qp_rat
 		e.flags = LOAD(s->flags);
 		e.gen = LOAD(s->gen);
 		e.rate_bps = LOAD(s->rate_bps);
+		e.cap_bytes = LOAD(s->cap_bytes);
 		e.credit_bytes = LOAD(s->credit_bytes);
 		e.updated_ns = LOAD(s->updated_ns);
 		atomic_thread_fence(memory_order_acquire);

@@ -406,6 +406,20 @@ uint32_t rc_sq_outstanding(const struct rc_qp *qp)
 	return qp->sq_tail - qp->sq_head;
 }
 
+uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
+		const struct rc_swqe *w = &qp->sq[i % qp->p.sq_depth];
+		int32_t acked = rc_psn_diff(qp->req.una, w->first_psn);
+		uint64_t done = acked > 0 ? (uint64_t)acked * qp->conn.mtu_bytes : 0;
+
+		sum += done < w->len ? w->len - done : 0;
+	}
+	return sum;
+}
+
 uint32_t rc_rq_outstanding(const struct rc_qp *qp)
 {
 	return qp->rq_tail - qp->rq_head;

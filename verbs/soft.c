@@ -435,6 +435,11 @@ static uint16_t soft_udp_sport(const struct qp *qp)
 	return qp->connected ? soft_roce_sport(qp->qpn, qp->remote.qpn) : 0;
 }
 
+static uint64_t soft_unacked_bytes(const struct qp *qp)
+{
+	return rc_sq_unacked_bytes(to_sqp((struct qp *)qp)->rc);
+}
+
 const struct qp_backend_ops qp_soft_ops = {
 	.name = "soft",
 	.summary = "userspace RoCEv2 RC endpoints on a qpace-switch port (no kernel RDMA)",
@@ -455,4 +460,5 @@ const struct qp_backend_ops qp_soft_ops = {
 	.poll = soft_poll,
 	.get_stats = soft_get_stats,
 	.udp_sport = soft_udp_sport,
+	.unacked_bytes = soft_unacked_bytes,
 };

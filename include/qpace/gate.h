@@ -25,6 +25,15 @@
  *   available > 0 and may overdraw by one message. With none available the verdict is
  *   "wait for credits", retry after credit_poll_ns.
  *
+ *   In-flight cap (the slot's cap_bytes > 0, a window algorithm's W: HPCC's R*T + MTU - 1),
+ *   when the shell knows the QP's unacknowledged bytes U (backends that count them; rxe
+ *   does not tell, so with ibv only the rate applies): a packet may start while
+ *   U + packet <= cap. A splittable piece is cut to whole units (the path MTU) that fit;
+ *   when none fits the verdict is "wait for the window", retry after credit_poll_ns (an
+ *   ACK frees it). A SEND waits until it fits whole. With nothing in flight one unit
+ *   always goes, so a cap below one packet slows a flow to one packet per round trip and
+ *   never stalls it. Like credits, the cap is off in fallback.
+ *
  * Shell (verbs/pace.c): the rate source (maps the table, reopens it when it goes stale),
  * the wait (sleep, spin or sleep-then-spin until a deadline), and the pacer, which turns a
  * table slot into gate input, logs fallback once, and loops until the gate opens.
@@ -58,7 +67,7 @@ struct qp_gate_params {
 	qp_rate_bps fallback_bps;   /* rate with no live agent, bits/s */
 	qp_rate_bps max_bps;        /* ceiling on any table rate, bits/s; 0 = none */
 	qp_time_ns stale_ns;        /* heartbeat age that means "no agent" */
-	qp_time_ns credit_poll_ns;  /* retry interval while waiting for credits */
+	qp_time_ns credit_poll_ns;  /* retry interval while waiting for credits or the window */
 };
 
 /* Why the gate runs at the fallback rate. */
@@ -77,6 +86,9 @@ struct qp_gate_input {
 	bool have_slot;
 	qp_time_ns heartbeat_ns;
 	struct qp_rate_entry slot;  /* with have_slot */
+	bool have_inflight;         /* the backend counts unacknowledged bytes */
+	uint64_t inflight_bytes;    /* with have_inflight: sent or queued, not yet acknowledged */
+	uint32_t unit_bytes;        /* the packet size the cap counts in (path MTU); 0 = 1 */
 };
 
 enum qp_gate_take_flags {
@@ -87,6 +99,7 @@ enum qp_gate_wait_reason {
 	QP_GATE_OPEN = 0,
 	QP_GATE_WAIT_TOKENS,
 	QP_GATE_WAIT_CREDITS,
+	QP_GATE_WAIT_WINDOW,
 };
 
 enum qp_gate_events {
@@ -109,6 +122,7 @@ struct qp_gate_stats {
 	uint64_t bytes;                  /* bytes let through */
 	uint64_t token_waits;            /* closed verdicts: tokens */
 	uint64_t credit_waits;           /* closed verdicts: credits */
+	uint64_t window_waits;           /* closed verdicts: in-flight cap */
 	uint64_t debt_pieces;            /* whole messages larger than the bucket */
 	uint64_t fallback_entries;       /* times fallback began (or changed reason) */
 	uint64_t fallback_bytes;         /* bytes let through at the fallback rate */
@@ -203,6 +217,10 @@ struct qp_pacer {
 	struct qp_rate_src *src;         /* may be NULL: fallback rate */
 	uint32_t qpn;
 	uint32_t slot_hint;
+	/* The QP's unacknowledged bytes and its packet size (path MTU), for the in-flight
+	 * cap: 0, or -errno when not known. NULL = never known. */
+	int (*inflight)(void *arg, uint64_t *bytes, uint32_t *unit_bytes);
+	void *inflight_arg;
 };
 
 /* Set up a pacer for @qpn (params resolved by the caller). */

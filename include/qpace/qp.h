@@ -315,6 +315,9 @@ struct qp_backend_ops {
 	void (*get_stats)(struct qp *qp, struct qp_stats *st);
 	/* The UDP source port of the QP's RoCEv2 frames once connected; 0 = not known. */
 	uint16_t (*udp_sport)(const struct qp *qp);
+	/* Payload bytes handed on and not yet acknowledged by the peer, for a window
+	 * algorithm's in-flight cap; NULL when the backend cannot tell (rxe does not). */
+	uint64_t (*unacked_bytes)(const struct qp *qp);
 };
 
 /* For backends: the initial send PSN, attr.psn when psn_fixed, else random (24 bits). */

@@ -5,8 +5,13 @@
  *
  *   header  magic "QPRT", version, header and slot sizes, slot count, a random epoch,
  *           the agent's heartbeat (CLOCK_MONOTONIC ns, stamped every few ms) and its pid
- *   slot    QPN, rate (bits/s), cumulative credit bytes granted, flags, the slot's
- *           generation, last update time; guarded by a per-slot sequence counter
+ *   slot    QPN, rate (bits/s), in-flight cap (bytes; 0 = none), cumulative credit bytes
+ *           granted, flags, the slot's generation, last update time; guarded by a per-slot
+ *           sequence counter
+ *
+ * The in-flight cap (a window algorithm's W, e.g. HPCC's) sits in bytes that version 1
+ * reserved as zero, so a table written without it reads as "no cap" and the version is
+ * unchanged.
  *
  * One writer (the agent; single-threaded) and any number of readers (the pacing gate in
  * each application), lock-free. A slot is a seqlock: the writer makes seq odd, writes the
@@ -70,7 +75,9 @@ struct qp_rate_slot {
 	_Atomic uint64_t updated_ns;
 	_Atomic uint32_t flags;         /* enum qp_rate_flags */
 	_Atomic uint32_t gen;           /* bumped each time the slot is given to a QP */
-	uint8_t reserved[24];
+	_Atomic uint64_t cap_bytes;     /* bytes in flight at most (send while in flight +
+					 * packet <= cap); 0 = no cap */
+	uint8_t reserved[16];
 };
 
 _Static_assert(sizeof(struct qp_rate_hdr) == 64, "rate table header is 64 bytes");
@@ -82,6 +89,7 @@ struct qp_rate_entry {
 	uint32_t flags;
 	uint32_t gen;
 	qp_rate_bps rate_bps;
+	uint64_t cap_bytes;             /* 0 = no in-flight cap */
 	uint64_t credit_bytes;
 	qp_time_ns updated_ns;
 };
@@ -117,9 +125,10 @@ int qp_ratetable_unlink(const char *where);
 int qp_ratetable_assign(struct qp_ratetable *t, uint32_t qpn);
 /* Free a slot. */
 int qp_ratetable_release(struct qp_ratetable *t, uint32_t slot);
-/* Publish a rate (bits/s) and flags for a slot. */
+/* Publish a rate (bits/s), an in-flight cap (bytes, 0 = none) and flags for a slot, in one
+ * consistent update. */
 int qp_ratetable_set(struct qp_ratetable *t, uint32_t slot, qp_rate_bps rate_bps,
-		     uint32_t flags, qp_time_ns now);
+		     uint64_t cap_bytes, uint32_t flags, qp_time_ns now);
 /* Add a credit grant (bytes) to a slot's cumulative counter. */
 int qp_ratetable_grant(struct qp_ratetable *t, uint32_t slot, uint64_t bytes, qp_time_ns now);
 /* Stamp the heartbeat. */

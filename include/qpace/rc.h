@@ -214,6 +214,9 @@ uint32_t rc_qpn(const struct rc_qp *qp);
 /* Send and receive WRs posted and not yet completed. */
 uint32_t rc_sq_outstanding(const struct rc_qp *qp);
 uint32_t rc_rq_outstanding(const struct rc_qp *qp);
+/* Payload bytes of posted send WRs not yet acknowledged (sent or still queued): what a
+ * window algorithm counts as in flight. O(send queue depth). */
+uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp);
 
 /* 24-bit PSN arithmetic: a - b in -2^23 .. 2^23-1. */
 static inline int32_t rc_psn_diff(uint32_t a, uint32_t b)

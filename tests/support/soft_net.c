@@ -31,7 +31,14 @@ unsigned soft_port_base(unsigned salt)
 void soft_side_open(struct soft_side *s, const char *opts, size_t len, unsigned access,
 		    const struct qp_attr *attr)
 {
-	struct qp_ctx_attr ca = { .options = opts, .rate_table = "", .log = keep_log };
+	soft_side_open_rates(s, opts, len, access, attr, NULL);
+}
+
+void soft_side_open_rates(struct soft_side *s, const char *opts, size_t len, unsigned access,
+			  const struct qp_attr *attr, struct qp_ratetable *rates)
+{
+	struct qp_ctx_attr ca = { .options = opts, .rate_table = "", .log = keep_log,
+				  .rate_table_mem = rates };
 	struct qp_attr dflt = { .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL, .timeout = 10,
 				.gate = { .fallback_bps = QP_GATE_MAX_BPS,
 					  .chunk_bytes = 64 << 10 } };

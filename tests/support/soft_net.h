@@ -24,6 +24,9 @@ unsigned soft_port_base(unsigned salt);
  * error. */
 void soft_side_open(struct soft_side *s, const char *opts, size_t len, unsigned access,
 		    const struct qp_attr *attr);
+/* The same, pacing from an in-process rate table (NULL: none). */
+void soft_side_open_rates(struct soft_side *s, const char *opts, size_t len, unsigned access,
+			  const struct qp_attr *attr, struct qp_ratetable *rates);
 void soft_side_close(struct soft_side *s);
 /* Exchange connection data in memory: a exposes nothing, b exposes its region (and the
  * other way round with @both). */

@@ -246,6 +246,82 @@ static void test_credits_gate_posts(void **state)
 		      (unsigned long long)s.g.stats.pieces);
 }
 
+/* The in-flight cap (a window algorithm's W): a closed loop where each piece is
+ * acknowledged one RTT after it goes. Bytes in flight never pass the cap, pieces are cut to
+ * whole packets, and the flow runs at cap per RTT although the rate would allow far more. */
+static void test_window_caps_inflight(void **state)
+{
+	enum { MTU = 1024, RTT_NS = 100 * 1000, NSENT = 4096 };
+	const uint64_t cap = 4 * MTU + MTU - 1;      /* HPCC's W + MTU - 1 with W = 4 MTU */
+	static qp_time_ns ack_at[NSENT];
+	static uint64_t ack_bytes[NSENT];
+	unsigned head = 0, tail = 0;
+	struct sim s;
+	struct qp_gate_verdict v;
+	uint64_t inflight = 0, peak = 0, sent = 0;
+	qp_time_ns t0, end;
+	(void)state;
+
+	sim_init(&s, 100 * QP_GBPS, 8192, 4096);
+	s.in.slot.cap_bytes = cap;
+	s.in.have_inflight = true;
+	s.in.unit_bytes = MTU;
+	t0 = s.now;
+	end = t0 + 200 * (qp_time_ns)RTT_NS;
+	while (s.now < end && tail < NSENT) {
+		while (head < tail && ack_at[head] <= s.now)
+			inflight -= ack_bytes[head++];
+		s.in.inflight_bytes = inflight;
+		s.in.heartbeat_ns = s.now;
+		if (sim_take(&s, 1 << 20, 0, &v) == 0) {
+			assert_true(v.bytes % MTU == 0);
+			assert_true(inflight + v.bytes <= cap);
+			inflight += v.bytes;
+			sent += v.bytes;
+			peak = inflight > peak ? inflight : peak;
+			ack_at[tail] = s.now + RTT_NS;
+			ack_bytes[tail++] = v.bytes;
+			continue;
+		}
+		/* Closed: the window waits for the next ACK, the bucket for its refill. */
+		s.now = v.wait == QP_GATE_WAIT_WINDOW && head < tail && ack_at[head] < v.retry_ns
+				? ack_at[head] : v.retry_ns;
+	}
+	print_message("cap %llu B, RTT 100 us: peak in flight %llu B, %.1f packets per RTT "
+		      "(expected 4), %llu window waits\n", (unsigned long long)cap,
+		      (unsigned long long)peak, (double)sent / MTU / 200.0,
+		      (unsigned long long)s.g.stats.window_waits);
+	assert_int_equal(peak, 4 * MTU);
+	assert_true(sent >= 4ull * MTU * 199 && sent <= 4ull * MTU * 201);
+	assert_true(s.g.stats.window_waits > 0);
+
+	/* Nothing in flight and a cap below one packet: one packet still goes. */
+	s.in.slot.cap_bytes = 100;
+	s.in.inflight_bytes = 0;
+	s.now += QP_NS_PER_MS;
+	s.in.heartbeat_ns = s.now;
+	assert_int_equal(sim_take(&s, 1 << 20, 0, &v), 0);
+	assert_int_equal(v.bytes, MTU);
+	/* ...and no second one until it is acknowledged. */
+	s.in.inflight_bytes = MTU;
+	assert_int_equal(sim_take(&s, 1 << 20, 0, &v), -EAGAIN);
+	assert_int_equal(v.wait, QP_GATE_WAIT_WINDOW);
+	/* A SEND waits until it fits whole (or nothing is in flight). */
+	s.in.slot.cap_bytes = 3 * MTU;
+	s.in.inflight_bytes = 2 * MTU;
+	s.now += QP_NS_PER_MS;
+	s.in.heartbeat_ns = s.now;
+	assert_int_equal(sim_take(&s, 2 * MTU, QP_GATE_WHOLE, &v), -EAGAIN);
+	s.in.inflight_bytes = 0;
+	assert_int_equal(sim_take(&s, 2 * MTU, QP_GATE_WHOLE, &v), 0);
+	assert_int_equal(v.bytes, 2 * MTU);
+	/* Without an agent the cap is off, like credits: fallback never waits on a window. */
+	s.in.inflight_bytes = 1 << 20;
+	s.now += 200 * QP_NS_PER_MS;
+	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
+	assert_int_equal(v.fallback, QP_GATE_FB_STALE);
+}
+
 static void test_stale_heartbeat_fallback_reported_once(void **state)
 {
 	struct sim s;
@@ -405,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_burst_bound),
 		cmocka_unit_test(test_chunking),
 		cmocka_unit_test(test_credits_gate_posts),
+		cmocka_unit_test(test_window_caps_inflight),
 		cmocka_unit_test(test_stale_heartbeat_fallback_reported_once),
 		cmocka_unit_test(test_no_agent_never_stalls),
 		cmocka_unit_test(test_rate_change_at_next_chunk),

@@ -140,7 +140,7 @@ static void test_rate_src_follows_restarted_agent(void **state)
 	/* The agent starts: table, slot at 2 Gb/s, heartbeat. */
 	assert_int_equal(qp_ratetable_create(where, 8, &a, err, sizeof(err)), 0);
 	slot = qp_ratetable_assign(a, 0x77);
-	qp_ratetable_set(a, (uint32_t)slot, 2 * QP_GBPS, 0, T + QP_NS_PER_S);
+	qp_ratetable_set(a, (uint32_t)slot, 2 * QP_GBPS, 0, 0, T + QP_NS_PER_S);
 	qp_ratetable_heartbeat(a, T + QP_NS_PER_S);
 	qp_pacer_try(&p, 4096, 0, T + QP_NS_PER_S, &v);
 	assert_int_equal(v.fallback, QP_GATE_FB_NONE);
@@ -150,7 +150,7 @@ static void test_rate_src_follows_restarted_agent(void **state)
 	/* The agent dies (heartbeat stops) and a new one replaces the segment at 3 Gb/s. */
 	assert_int_equal(qp_ratetable_create(where, 8, &b, err, sizeof(err)), 0);
 	slot = qp_ratetable_assign(b, 0x77);
-	qp_ratetable_set(b, (uint32_t)slot, 3 * QP_GBPS, 0, T + 2 * QP_NS_PER_S);
+	qp_ratetable_set(b, (uint32_t)slot, 3 * QP_GBPS, 0, 0, T + 2 * QP_NS_PER_S);
 	qp_ratetable_heartbeat(b, T + 2 * QP_NS_PER_S);
 	/* Still fresh (50 ms after the old heartbeat): the old mapping's rate. */
 	qp_pacer_try(&p, 4096, 0, T + QP_NS_PER_S + 50 * QP_NS_PER_MS, &v);
@@ -200,7 +200,7 @@ static void paced_run_1g(qp_time_ns span, struct paced_run *r)
 	assert_int_equal(qp_ratetable_create_mem(4, &t, err, sizeof(err)), 0);
 	slot = qp_ratetable_assign(t, 5);
 	now = qp_now_ns();
-	qp_ratetable_set(t, (uint32_t)slot, QP_GBPS, 0, now);
+	qp_ratetable_set(t, (uint32_t)slot, QP_GBPS, 0, 0, now);
 	qp_ratetable_heartbeat(t, now);
 	qp_rate_src_init_table(&src, t, 10 * QP_NS_PER_S, NULL, NULL);
 	gp.stale_ns = 10 * QP_NS_PER_S;

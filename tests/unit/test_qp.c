@@ -252,7 +252,7 @@ static void set_rate(struct pair *p, struct qp *qp, qp_rate_bps rate_bps, uint32
 	int slot = qp_ratetable_assign(p->rates, qp->qpn);
 
 	assert_true(slot >= 0);
-	qp_ratetable_set(p->rates, (uint32_t)slot, rate_bps, flags, qp_now_ns());
+	qp_ratetable_set(p->rates, (uint32_t)slot, rate_bps, 0, flags, qp_now_ns());
 	if (credits)
 		qp_ratetable_grant(p->rates, (uint32_t)slot, credits, qp_now_ns());
 	qp_ratetable_heartbeat(p->rates, qp_now_ns());
@@ -502,7 +502,7 @@ static void test_credits_gate_posts(void **state)
 	assert_int_equal(qp_post_send(p.a, &wr), -EAGAIN); /* tokens, but no credits */
 	assert_int_equal(p.a->pacer.gate.stats.credit_waits, 1);
 	slot = qp_ratetable_assign(p.rates, p.a->qpn); /* new generation: count restarts */
-	qp_ratetable_set(p.rates, (uint32_t)slot, 10 * QP_GBPS, QP_RATE_F_CREDITS, qp_now_ns());
+	qp_ratetable_set(p.rates, (uint32_t)slot, 10 * QP_GBPS, 0, QP_RATE_F_CREDITS, qp_now_ns());
 	qp_ratetable_grant(p.rates, (uint32_t)slot, 8192, qp_now_ns());
 	assert_int_equal(qp_post_send(p.a, &wr), 0);
 	assert_int_equal(qp_post_send(p.a, &wr), 0);

@@ -52,8 +52,8 @@ static void round_trip(const char *where)
 	a = qp_ratetable_assign(w, 0x000111);
 	b = qp_ratetable_assign(w, 0x000222);
 	assert_true(a >= 0 && b >= 0 && a != b);
-	assert_int_equal(qp_ratetable_set(w, (uint32_t)a, 2500 * QP_MBPS, 0, 1000), 0);
-	assert_int_equal(qp_ratetable_set(w, (uint32_t)b, 40 * QP_MBPS, QP_RATE_F_CREDITS, 2000), 0);
+	assert_int_equal(qp_ratetable_set(w, (uint32_t)a, 2500 * QP_MBPS, 0, 0, 1000), 0);
+	assert_int_equal(qp_ratetable_set(w, (uint32_t)b, 40 * QP_MBPS, 6000, QP_RATE_F_CREDITS, 2000), 0);
 	assert_int_equal(qp_ratetable_grant(w, (uint32_t)b, 4096, 3000), 0);
 	assert_int_equal(qp_ratetable_grant(w, (uint32_t)b, 8192, 4000), 0);
 	qp_ratetable_heartbeat(w, 123456789);
@@ -65,6 +65,7 @@ static void round_trip(const char *where)
 	assert_int_equal(qp_ratetable_lookup(r, 0x000222, &hint, &e), 0);
 	assert_int_equal(hint, (uint32_t)b);
 	assert_int_equal(e.rate_bps, 40 * QP_MBPS);
+	assert_int_equal(e.cap_bytes, 6000);
 	assert_int_equal(e.flags, QP_RATE_F_CREDITS);
 	assert_int_equal(e.credit_bytes, 12288);
 	assert_int_equal(e.updated_ns, 4000);
@@ -78,14 +79,15 @@ static void round_trip(const char *where)
 	assert_int_equal(qp_ratetable_lookup(r, 0x000222, &hint, &e), 0);
 	assert_int_equal(e.gen, 2);
 	assert_int_equal(e.credit_bytes, 0);
+	assert_int_equal(e.cap_bytes, 0);
 	assert_int_equal(qp_ratetable_release(w, (uint32_t)b), 0);
 	assert_int_equal(qp_ratetable_lookup(r, 0x000222, &hint, &e), -ENOENT);
 
 	/* A reader cannot write; the writer rejects bad input without touching the table. */
-	assert_int_equal(qp_ratetable_set(r, 0, 1, 0, 0), -EINVAL);
+	assert_int_equal(qp_ratetable_set(r, 0, 1, 0, 0, 0), -EINVAL);
 	assert_int_equal(qp_ratetable_assign(w, 0x1000000), -EINVAL);
-	assert_int_equal(qp_ratetable_set(w, 16, 1, 0, 0), -EINVAL);
-	assert_int_equal(qp_ratetable_set(w, (uint32_t)b, 1, 0, 0), -EINVAL); /* released */
+	assert_int_equal(qp_ratetable_set(w, 16, 1, 0, 0, 0), -EINVAL);
+	assert_int_equal(qp_ratetable_set(w, (uint32_t)b, 1, 0, 0, 0), -EINVAL); /* released */
 	assert_int_equal(qp_ratetable_read(r, 16, &e), -EINVAL);
 	qp_ratetable_close(r);
 	qp_ratetable_close(w);
@@ -145,7 +147,7 @@ static void *writer_main(void *p)
 	uint64_t k;
 
 	for (k = 1; !atomic_load_explicit(&a->stop, memory_order_relaxed); k++) {
-		qp_ratetable_set(a->t, a->slot, k * 1000, (uint32_t)(k & 0xff), k * 7);
+		qp_ratetable_set(a->t, a->slot, k * 1000, k * 3, (uint32_t)(k & 0xff), k * 7);
 		qp_ratetable_grant(a->t, a->slot, 3000, k * 7); /* credits = 3 * rate */
 		/* A pause between updates (the agent writes at most ~1M times a second), so
 		 * the reader gets through between writes as well as colliding with them. */
@@ -187,10 +189,11 @@ static void test_concurrent_no_torn_slot(void **state)
 			continue;
 		}
 		assert_int_equal(rc, 0);
-		/* Written as one unit: rate = k*1000, flags = k&0xff, updated = k*7, and the
+		/* Written as one unit: rate = k*1000, cap = k*3, flags = k&0xff, updated = k*7, and the
 		 * grant of the same k either applied (credits = 3*rate) or not yet (3*rate-3000). */
 		k = e.rate_bps / 1000;
-		ok = e.rate_bps == k * 1000 && e.flags == (k & 0xff) && e.updated_ns == k * 7 &&
+		ok = e.rate_bps == k * 1000 && e.cap_bytes == k * 3 && e.flags == (k & 0xff) &&
+		     e.updated_ns == k * 7 &&
 		     (e.credit_bytes == 3 * e.rate_bps ||
 		      (k > 0 && e.credit_bytes == 3 * e.rate_bps - 3000));
 		torn += !ok;

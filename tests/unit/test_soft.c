@@ -132,6 +132,75 @@ static void open_direct_pair(struct soft_side *sa, struct soft_side *sb, unsigne
 	soft_connect(sa, sb);
 }
 
+/* The agent's in-flight cap reaches the wire: A's slot says 10 Gb/s but at most 4 packets
+ * + MTU - 1 unacknowledged (HPCC's window form). A 1 MiB WRITE goes in pieces of one packet
+ * (the cap cuts them), the backend never holds more than 4 packets unacknowledged, and the
+ * bytes arrive intact. */
+static bool wr_done(void *arg)
+{
+	struct soft_side *s = arg;
+	struct qp_wc wc;
+
+	return qp_poll(s->qp, &wc, 1) == 1;
+}
+
+static void test_inflight_cap_on_the_wire(void **state)
+{
+	enum { MTU = 1024, LEN = 1 << 20 };
+	const uint64_t cap = 4 * MTU + MTU - 1;
+	struct qp_attr attr = { .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL, .timeout = 10 };
+	struct qp_ratetable *rates;
+	struct soft_side sa, sb;
+	struct qp_ctx *all[2];
+	struct qp_wr wr;
+	uint64_t peak = 0, samples = 0;
+	unsigned p = soft_port_base(5);
+	char a[160], b[160], err[200];
+	int slot;
+	(void)state;
+
+	assert_int_equal(qp_ratetable_create_mem(4, &rates, err, sizeof(err)), 0);
+	direct_opts(a, sizeof(a), p, p + 1, 1, "mtu=1024");
+	direct_opts(b, sizeof(b), p + 1, p, 2, "mtu=1024");
+	soft_side_open_rates(&sa, a, LEN, QP_ACCESS_LOCAL_WRITE, &attr, rates);
+	soft_side_open(&sb, b, LEN, QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE, NULL);
+	all[0] = sa.ctx;
+	all[1] = sb.ctx;
+	soft_connect(&sa, &sb);
+	slot = qp_ratetable_assign(rates, sa.qp->qpn);
+	assert_true(slot >= 0);
+	assert_int_equal(qp_ratetable_set(rates, (uint32_t)slot, 10 * QP_GBPS, cap, 0,
+					  qp_now_ns()), 0);
+	for (size_t i = 0; i < LEN; i++)
+		sa.buf[i] = (uint8_t)(i * 7 + (i >> 12));
+	wr = (struct qp_wr){ .opcode = QP_OP_WRITE, .mr = sa.mr, .addr = sa.buf, .length = LEN,
+			     .remote_addr = sa.qp->remote.addr, .rkey = sa.qp->remote.rkey,
+			     .flags = QP_WR_SIGNALED };
+	qp_ratetable_heartbeat(rates, qp_now_ns());
+	assert_int_equal(qp_post_send(sa.qp, &wr), 0);
+	for (qp_time_ns end = qp_now_ns() + 10 * QP_NS_PER_S; qp_now_ns() < end;) {
+		uint64_t u = sa.ctx->ops->unacked_bytes(sa.qp);
+
+		peak = u > peak ? u : peak;
+		samples++;
+		qp_ratetable_heartbeat(rates, qp_now_ns());
+		if (soft_run(all, 2, wr_done, &sa, 100 * QP_NS_PER_US))
+			break;
+	}
+	print_message("cap %llu B: peak unacknowledged %llu B over %llu samples, %llu pieces, "
+		      "%llu window waits\n", (unsigned long long)cap, (unsigned long long)peak,
+		      (unsigned long long)samples, (unsigned long long)sa.qp->stats.tx_chunks,
+		      (unsigned long long)sa.qp->pacer.gate.stats.window_waits);
+	assert_true(peak <= 4 * MTU);
+	assert_true(peak > 0);
+	assert_true(sa.qp->pacer.gate.stats.window_waits > 0);
+	assert_true(sa.qp->stats.tx_chunks >= LEN / (4 * MTU));
+	assert_memory_equal(sb.buf, sa.buf, LEN);
+	soft_side_close(&sa);
+	soft_side_close(&sb);
+	qp_ratetable_close(rates);
+}
+
 static void test_send_rnr_then_success(void **state)
 {
 	struct soft_side sa, sb;
@@ -349,6 +418,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_write_direct),
+		cmocka_unit_test(test_inflight_cap_on_the_wire),
 		cmocka_unit_test(test_send_rnr_then_success),
 		cmocka_unit_test(test_bad_rkey_both_in_error),
 		cmocka_unit_test(test_many_hosts_one_libev_loop),
