@@ -191,7 +191,8 @@ unsigned agent_credit_expire(struct agent *a, uint32_t idx, qp_time_ns now)
 	q->credit_gated = false;
 	q->credit_expiry_ns = QP_TIME_NEVER;
 	agent_note(a, AGENT_C_CREDIT_EXPIRED, "qp 0x%06x: no credit grant for %u grant intervals "
-		   "(at least 1 ms): credit gating off, the rate alone paces it", q->reg.qpn,
-		   AGENT_CREDIT_EXPIRY_GRANTS);
+		   "(at least %llu ms): credit gating off, the rate alone paces it", q->reg.qpn,
+		   AGENT_CREDIT_EXPIRY_GRANTS,
+		   (unsigned long long)(AGENT_CREDIT_EXPIRY_MIN_NS / QP_NS_PER_MS));
 	return 0;
 }

@@ -70,16 +70,16 @@ static const struct opt bench_opts[] = {
 		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
 		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck)" },
 	{ "buffer", 0, OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
-	  .help = "egress buffer per port of that switch (default 256K: N x BDP\n"
+	  .help = "egress buffer per port of that switch (default 512K: N x BDP\n"
 		  "fits for N = 16, N x window does not)" },
 	{ "delay", 0, OPT_TIME, "TIME", F(delay_ns), NUM(0, 10 * QP_NS_PER_MS), .cmds = CMD_RUNS,
-	  .help = "propagation delay of each link (default 5us)" },
+	  .help = "propagation delay of each link (default 100us: a base RTT of\n"
+		  "~0.5 ms, so the BDP is ~15 packets, as many as the default senders)" },
 	{ "mtu", 0, OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
 	  .help = "RoCE path MTU: 256, 512, 1024 (default), 2048, 4096" },
 	{ "window", 0, OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
-	  .help = "unacknowledged packets per QP, the NIC's window (default 32:\n"
-		  "a few BDPs; the gate paces posts, the window bounds what an ACK\n"
-		  "releases at once)" },
+	  .help = "unacknowledged packets per QP, the NIC's window (default 128,\n"
+		  "rxe's; a window algorithm's own cap, e.g. HPCC's, comes on top)" },
 	{ "base-port", 0, OPT_UINT, "P", F(base_port), NUM(1024, 65535 - 2 * 64), .cmds = CMD_RUNS,
 	  .help = "UDP base port of the switch this starts (default 17000)" },
 	{ "timeout", 0, OPT_TIME, "TIME", F(round_timeout_ns), NUM(QP_NS_PER_MS, 600 * QP_NS_PER_S),
@@ -186,10 +186,10 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.senders = 16,
 		.rounds = 5,
 		.link_bps = 250 * QP_MBPS,
-		.buffer_bytes = 256 * 1024,
-		.delay_ns = 5 * QP_NS_PER_US,
+		.buffer_bytes = 512 * 1024,
+		.delay_ns = 100 * QP_NS_PER_US,
 		.mtu_bytes = 1024,
-		.window_pkts = 32,
+		.window_pkts = 128,
 		.base_port = 17000,
 		.round_timeout_ns = 20 * QP_NS_PER_S,
 		.seed = 1,

@@ -35,21 +35,23 @@
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
 #define INCAST_SPIN_NS QP_NS_PER_MS
 #define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
+#define INCAST_HPCC_ETA 0.95               /* HPCC and ACC keep their default eta */
 
 /* Per algorithm, what the switch it starts must produce, and whether the senders take
- * HPCC's settings for this network (incast_hpcc_params): one row each. */
+ * HPCC's settings for this network (incast_hpcc_params, plus the row's own parameters;
+ * NULL: the algorithm's defaults): one row each. "--early bdp" is this network's BDP. */
 static const struct {
 	const char *cc;
 	const char *args[8];
 	bool cnp_from_notice;
-	bool hpcc_params;
+	const char *hpcc_params;
 } incast_switch_args[] = {
-	{ "none", { "--int", "off", "--early", "off" }, false, false },
-	{ "hpcc", { "--int", "direct", "--early", "off" }, false, true },
-	{ "acc", { "--int", "direct", "--early", "bdp" }, false, true },
-	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, false },
-	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,24K,48K" }, false, false },
-	{ "idcc", { "--int", "direct", "--early", "off" }, false, false },
+	{ "none", { "--int", "off", "--early", "off" }, false, NULL },
+	{ "hpcc", { "--int", "direct", "--early", "off" }, false, "" },
+	{ "acc", { "--int", "direct", "--early", "bdp" }, false, "fair=1" },
+	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, NULL },
+	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,24K,48K" }, false, NULL },
+	{ "idcc", { "--int", "direct", "--early", "off" }, false, NULL },
 };
 
 static volatile sig_atomic_t incast_stop;
@@ -81,7 +83,7 @@ struct incast {
 	int ep;
 	qp_time_ns base_rtt_ns;
 	const char *cc;              /* the senders' algorithm */
-	bool hpcc_params;            /* its row asks for incast_hpcc_params */
+	const char *hpcc_params;     /* its row's incast_hpcc_params extras; NULL: none */
 	struct series rates;
 	qp_rate_bps *row;
 	qp_time_ns next_sample_ns;
@@ -97,16 +99,25 @@ struct incast {
  * 100 Gb/s; at this emulation's 250 Mb/s and ~120 us RTT a flow at line/1000 hears from
  * the network once per ~35 ms, and after the first RTT's overload (a buffer of many BDPs)
  * every flow sat at that floor for hundreds of ms. */
-static void incast_hpcc_params(const struct incast *x, char *buf, size_t len)
+static void incast_hpcc_params(const struct incast *x, qp_rate_bps line_bps, const char *extra,
+			       char *buf, size_t len)
 {
 	qp_rate_bps floor_bps =
 		(qp_rate_bps)((double)x->c->mtu_bytes * 8.0 * 1e9 / (10.0 * (double)x->base_rtt_ns));
+	/* W_AI = W_init * (1 - eta) / N (HPCC paper, section 3.3) as a rate: N flows that
+	 * each add it fill the eta headroom in one step. The default, line/2500, suits many
+	 * more flows than this incast has; with it a flow cut to the floor took ~100 ms to
+	 * come back (fairness rests on the additive step alone). */
+	qp_rate_bps ai_bps =
+		(qp_rate_bps)((1.0 - INCAST_HPCC_ETA) * (double)line_bps / (double)x->senders);
 
 	if (floor_bps < x->c->link_bps / 1000)
 		floor_bps = x->c->link_bps / 1000;
 	if (floor_bps > x->c->link_bps / 4)
 		floor_bps = x->c->link_bps / 4;
-	snprintf(buf, len, "max_stage=0,min_rate=%llu", (unsigned long long)floor_bps);
+	snprintf(buf, len, "max_stage=0,min_rate=%llu,rate_ai=%llu%s%s",
+		 (unsigned long long)floor_bps, (unsigned long long)(ai_bps ? ai_bps : 1),
+		 *extra ? "," : "", extra);
 }
 
 /* Base RTT of the modelled network: data out over two links and the ACK back, one
@@ -165,7 +176,12 @@ static int incast_connect(struct incast *x, char *err, size_t errlen)
 	size_t wr = x->bytes < INCAST_WR_BYTES ? x->bytes : INCAST_WR_BYTES;
 	struct qp_attr qa = { .sq_depth = INCAST_SQ_DEPTH, .rq_depth = 16,
 			      .mtu_bytes = (uint32_t)x->c->mtu_bytes, .timeout = INCAST_QP_TIMEOUT,
-			      .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
+			      .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL,
+			      /* A NIC paces packets: one packet per piece, at most one more
+			       * after idling. 4 KiB pieces put four back to back on a path
+			       * whose BDP is ~15 packets, a queue HPCC reads as congestion. */
+			      .gate = { .chunk_bytes = x->c->mtu_bytes,
+					.burst_bytes = x->c->mtu_bytes } };
 	struct bench_host *rh = &x->hosts[0];
 	char e[300];
 
@@ -205,10 +221,10 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 	qp_time_ns now = qp_now_ns();
 	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
 							  STATS_ROCE_PKT_OVERHEAD);
-	char e[300], params[96];
+	char e[300], params[160];
 
 	if (x->hpcc_params)
-		incast_hpcc_params(x, params, sizeof(params));
+		incast_hpcc_params(x, line, x->hpcc_params, params, sizeof(params));
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
 		if (f->lost || f->registered)
@@ -513,10 +529,13 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			    .mon = { .lfd = -1, .cfd = { -1, -1, -1, -1 } } };
 	struct incast_result *r = &run->res;
 	struct swproc sw = { .pid = -1 };
-	bool credits, own_switch = !c->switch_addr, cnp = false, hpcc_params = false;
+	bool credits, own_switch = !c->switch_addr, cnp = false;
+	const char *hpcc_params = NULL;
 	char cc[INCAST_ALGO_MAX], swhost[64] = "127.0.0.1", e[400];
 	unsigned base = (unsigned)c->base_port;
 	const char *const *extra = NULL;
+	const char *swargs[8] = { NULL };
+	char bdp_arg[32];
 	int rc = -1;
 
 	memset(run, 0, sizeof(*run));
@@ -541,6 +560,13 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	r->buffer_bytes = c->buffer_bytes;
 	r->rounds = (uint32_t)c->rounds;
 	x.base_rtt_ns = incast_base_rtt(c);
+	/* "--early bdp" means this network's BDP: the link rate times the modelled base RTT
+	 * (the switch alone knows only its own delays and would count half the path). */
+	snprintf(bdp_arg, sizeof(bdp_arg), "%llu",
+		 (unsigned long long)qp_bytes_in(c->link_bps, x.base_rtt_ns));
+	for (size_t i = 0; extra && extra[i] && i + 1 < sizeof(swargs) / sizeof(swargs[0]); i++)
+		swargs[i] = i && !strcmp(extra[i - 1], "--early") && !strcmp(extra[i], "bdp")
+				    ? bdp_arg : extra[i];
 	if (!own_switch) {
 		if (parse_hostport(c->switch_addr, swhost, sizeof(swhost), &base)) {
 			snprintf(err, errlen, "--switch '%s': not HOST:P with P in 1..%u",
@@ -553,7 +579,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		struct swproc_conf sc = { .bin = c->switch_bin, .argv0 = c->prog,
 					  .ports = (unsigned)senders + 1, .base_port = (uint16_t)base,
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
-					  .delay_ns = c->delay_ns, .seed = c->seed, .extra = extra,
+					  .delay_ns = c->delay_ns, .seed = c->seed,
+					  .extra = extra ? swargs : NULL,
 					  .dir = out_dir, .cpu = -1 };
 		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
 		 * so they never queue behind each other. */

@@ -69,8 +69,12 @@
 #define AGENT_MAX_RTT_NS (10 * QP_NS_PER_S)
 #define AGENT_MIN_LINK_BPS QP_KBPS
 #define AGENT_MAX_LINK_BPS (10000 * QP_GBPS)
-#define AGENT_CREDIT_EXPIRY_GRANTS 4u  /* credit gating ends after 4 silent grant intervals */
-#define AGENT_CREDIT_EXPIRY_MIN_NS QP_NS_PER_MS
+/* Credit gating ends after 4 silent grant intervals, and never sooner than 100 ms: the
+ * gate's own "dead agent" age (QP_GATE_DEF_STALE_NS). A 1 ms floor ended gating whenever
+ * a busy machine held the receiver's agent up for a few ms, and the ungated senders'
+ * burst overflowed the port the credits were pacing. */
+#define AGENT_CREDIT_EXPIRY_GRANTS 4u
+#define AGENT_CREDIT_EXPIRY_MIN_NS (100 * QP_NS_PER_MS)
 
 /* One allow-list entry: a source network, host order. */
 struct agent_net {

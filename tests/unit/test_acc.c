@@ -177,11 +177,41 @@ static void test_u_floor_bounds_jump(void **state)
 	}
 }
 
+/* fair=1: a notice cuts to no less than eta*B/n (here (95 - 200) / 4 < 0 would be
+ * min_rate; the anchor gives 23.75G), and a ramp-up jump rises to no more than it. */
+static void test_fair_anchor(void **state)
+{
+	struct cc *cc = mk("fair=1");
+	struct int_feed f;
+	(void)state;
+
+	assert_int_equal(notice(cc, 200000, 4, 0), CC_ACT_RATE);
+	assert_int_equal(cc->rate_bps, 23750 * QP_MBPS);
+	cc_destroy(cc);
+
+	cc = mk("fair=1");
+	notice(cc, queue_for_share(10e9), 8, 0);           /* (95 - 85) / 8 < 95 / 8 */
+	cc_assert_rate_near(cc->rate_bps, 95e9 / 8, 1e-6);
+	int_feed_init(&f, cc, 1, &link_b, BDP);
+	/* The bottleneck idle (u = 0.01): without the anchor one jump would be 0.95/0.1
+	 * times the reference (112.8G, clamped to the line); with it no jump, only HPCC's
+	 * additive steps (max_stage 5). */
+	for (int k = 0; k < 12; k++)
+		int_feed_step_all(&f, STEP_NS, 0.01, 0, SEQ_STEP);
+	assert_true(cc->rate_bps <= 95e9 / 8 + 12.0 * (double)AI);
+	cc_destroy(cc);
+
+	cc = mk(NULL);                                    /* default: the drain rule alone */
+	notice(cc, queue_for_share(10e9), 8, 0);
+	cc_assert_rate_near(cc->rate_bps, 10e9 / 8, 1e-6);
+	cc_destroy(cc);
+}
+
 static void test_bad_params(void **state)
 {
 	static const struct cc_expect_bad bad[] = {
 		{ "u_floor=0", "u_floor" },     { "u_floor=1.5", "u_floor" },
-		{ "min_rate=200G", "min_rate" }, { "eta=0", "eta" },
+		{ "min_rate=200G", "min_rate" }, { "eta=0", "eta" }, { "fair=2", "fair" },
 	};
 	char help[2048];
 	(void)state;
@@ -272,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_ramp_up_jump),
 		cmocka_unit_test(test_no_jump_after_busy_report),
 		cmocka_unit_test(test_u_floor_bounds_jump),
+		cmocka_unit_test(test_fair_anchor),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_incast_peak_queue),
 		cmocka_unit_test(test_takes_freed_share_faster),

@@ -653,11 +653,14 @@ static void test_credit_rx_and_expiry(void **state)
 	assert_int_equal(e.credit_bytes, 6000);
 	assert_true(e.flags & QP_RATE_F_CREDITS);
 	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_DUP_CREDIT], 1);
-	/* silent for 4 intervals after the last grant: gating off, the rate alone paces */
-	assert_int_equal(agent_next_ns(f->a), T0 + 100000 + 4 * 500000);
-	agent_poll(f->a, T0 + 100000 + 4 * 500000 - 1);
-	assert_true(slot_of(f, 0x11).flags & QP_RATE_F_CREDITS);
+	/* silent for 4 intervals after the last grant, and at least 100 ms (4 x 0.5 ms is
+	 * less): gating off, the rate alone paces */
+	assert_int_equal(agent_next_ns(f->a), T0 + 100000 + AGENT_CREDIT_EXPIRY_MIN_NS);
 	agent_poll(f->a, T0 + 100000 + 4 * 500000);
+	assert_true(slot_of(f, 0x11).flags & QP_RATE_F_CREDITS);
+	agent_poll(f->a, T0 + 100000 + AGENT_CREDIT_EXPIRY_MIN_NS - 1);
+	assert_true(slot_of(f, 0x11).flags & QP_RATE_F_CREDITS);
+	agent_poll(f->a, T0 + 100000 + AGENT_CREDIT_EXPIRY_MIN_NS);
 	assert_int_equal(slot_of(f, 0x11).flags & QP_RATE_F_CREDITS, 0);
 	assert_int_equal(agent_counters(f->a)[AGENT_C_CREDIT_EXPIRED], 1);
 	print_message("credits: 2 grants = %llu B; expiry log: %s\n",

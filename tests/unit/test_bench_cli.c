@@ -88,12 +88,12 @@ static void test_incast_flags(void **state)
 	assert_string_equal(c.switch_addr, "127.0.0.1:7000");
 	assert_int_equal(c.rounds, 10);
 	assert_true(c.json);
-	/* Defaults: a 250 Mb/s star, 256 KiB buffers, 5 us links, 32-packet windows. */
+	/* Defaults: a 250 Mb/s star, 512 KiB buffers, 100 us links, rxe's 128-packet window. */
 	assert_int_equal(PARSE(&c, CMD_INCAST, err, "incast"), 0);
 	assert_int_equal(c.link_bps, 250 * QP_MBPS);
-	assert_int_equal(c.buffer_bytes, 256 * 1024);
-	assert_int_equal(c.window_pkts, 32);
-	assert_int_equal(c.delay_ns, 5000);
+	assert_int_equal(c.buffer_bytes, 512 * 1024);
+	assert_int_equal(c.window_pkts, 128);
+	assert_int_equal(c.delay_ns, 100000);
 	assert_int_equal(c.senders, 16);
 }
 
