@@ -94,11 +94,10 @@ struct incast {
 };
 
 /* HPCC (and ACC, which is HPCC underneath) with the settings of HPCC's own experiments,
- * max_stage 0 (run.py --mi 0), and a rate floor at which a flow still sends one packet,
- * and so hears one INT report, every 10 base RTTs. The reference floor, line/1000, suits
- * 100 Gb/s; at this emulation's 250 Mb/s and ~120 us RTT a flow at line/1000 hears from
- * the network once per ~35 ms, and after the first RTT's overload (a buffer of many BDPs)
- * every flow sat at that floor for hundreds of ms. */
+ * max_stage 0 (run.py --mi 0) and W_AI from the paper's rule (below), and a rate floor at
+ * which a flow still sends one packet, and so hears one INT report, every 10 base RTTs
+ * (the reference's line/1000 is that at 100 Gb/s and ~8 us; at 250 Mb/s and ~0.5 ms a
+ * flow at line/1000 hears from the network once per ~33 ms). */
 static void incast_hpcc_params(const struct incast *x, qp_rate_bps line_bps, const char *extra,
 			       char *buf, size_t len)
 {
