@@ -69,6 +69,7 @@ struct bench_conf {
 	uint64_t rounds;
 	const char *switch_addr;     /* HOST:P of a running star; NULL = start one */
 	qp_rate_bps link_bps;
+	bool rate_given;             /* --rate given: networked QPs register it as line rate */
 	uint64_t buffer_bytes;
 	qp_time_ns delay_ns;
 	uint64_t mtu_bytes;

@@ -68,10 +68,13 @@ static const struct opt bench_opts[] = {
 	{ "rate", 0, OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
 	  .help = "link rate of the switch this starts (default 250M: the 17 emulated\n"
 		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
-		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck)" },
+		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck);\n"
+		  "networked (--backend ibv): the line rate the QPs register with\n"
+		  "qpaced, as payload at --mtu (default: the library's, 10G)" },
 	{ "buffer", 0, OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
 	  .help = "egress buffer per port of that switch (default 512K: N x BDP\n"
-		  "fits for N = 16, N x window does not)" },
+		  "fits for N = 16, N x window does not); --backend ibv: the\n"
+		  "bottleneck's, the QPs' ACK timeout outlasts twice its drain time" },
 	{ "delay", 0, OPT_TIME, "TIME", F(delay_ns), NUM(0, 10 * QP_NS_PER_MS), .cmds = CMD_RUNS,
 	  .help = "propagation delay of each link (default 100us: a base RTT of\n"
 		  "~0.5 ms, so the BDP is ~15 packets, as many as the default senders)" },
@@ -249,6 +252,7 @@ int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, 
 				argv[first], c->server);
 	c->gid_given = opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
 	c->cc_given = opt_seen(bench_opts, NOPTS, c->seen, "cc");
+	c->rate_given = opt_seen(bench_opts, NOPTS, c->seen, "rate");
 	if (c->run_infinitely && !opt_seen(bench_opts, NOPTS, c->seen, "duration"))
 		c->duration_ns = 5 * QP_NS_PER_S;
 	return bench_conf_check(c, err, errlen);

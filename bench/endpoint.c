@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "endpoint.h"
+#include "stats.h"
 
 volatile sig_atomic_t ep_stop;
 
@@ -38,10 +39,17 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 		if (c->gid_given)
 			snprintf(opts, sizeof(opts), "gid=%" PRIu64, c->gid_index);
 		/* ibv QPs register with the host's qpaced (if one runs) with the algorithm asked
-		 * for; as receivers when this is the server, so its credit pacer covers them. */
+		 * for; as receivers when this is the server, so its credit pacer covers them.
+		 * Their line rate is --rate when given (the bottleneck's, e.g. an emulated
+		 * switch's), else the library's default (rxe reports a nominal 10G, and HPCC
+		 * would start each QP there, and scale its floor and steps to it). As payload,
+		 * like the embedded incast's: the gate meters payload bytes. */
+		qp_rate_bps line = c->rate_given ? (qp_rate_bps)stats_payload_bps(
+			c->link_bps, (uint32_t)c->mtu_bytes, STATS_ROCE_PKT_OVERHEAD) : 0;
 		struct qp_ctx_attr a = { .device = c->ib_dev, .port = (uint8_t)c->ib_port,
 					 .options = *opts ? opts : NULL,
-					 .agent = { .algo = c->cc_given ? c->cc : NULL,
+					 .agent = { .link_bps = line,
+						    .algo = c->cc_given ? c->cc : NULL,
 						    .receiver = c->server == NULL } };
 		if (qp_ctx_open("ibv", &a, &e->ctx, err, errlen) < 0)
 			return -1;
@@ -54,12 +62,36 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	return 0;
 }
 
+/* The local ACK timeout (4.096 us << t). ibv: at least twice the worst queueing delay of
+ * the bottleneck (--buffer drained at --rate): an RTT across a full queue must not expire
+ * the NIC's timer, or rxe's go-back-N resends a whole window that was only delayed, and
+ * those resends (not paced by the gate) fill the queue again. 128K at 20 Mb/s is 52 ms:
+ * t = 15 (134 ms), where the default 12 (16.8 ms) fired on a third of a buffer. */
+static uint8_t ep_ack_timeout(const struct bench_conf *c)
+{
+	double need_ns = 2.0 * qp_tx_time_ns(c->buffer_bytes, c->link_bps);
+	uint8_t t = EP_QP_TIMEOUT;
+
+	if (c->backend != BACKEND_IBV)
+		return t;
+	while (t < EP_QP_TIMEOUT_MAX && 4096.0 * (double)(1ull << t) < need_ns)
+		t++;
+	return t;
+}
+
 int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 	       size_t errlen)
 {
 	const struct bench_conf *c = e->c;
 	struct qp_attr qa = { .sq_depth = sq_depth, .rq_depth = 2 * sq_depth,
-			      .timeout = EP_QP_TIMEOUT, .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
+			      .timeout = ep_ack_timeout(c),
+			      .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
+
+	/* ibv: a host whose CPU stalls (a TCG guest's vCPU, seen stalled > 100 ms) finds the
+	 * agent's heartbeat stale although the agent lives; at the 1G fallback the gate then
+	 * hands rxe a whole send queue at once. Stale means dead only after a second here. */
+	if (c->backend == BACKEND_IBV)
+		qa.gate.stale_ns = EP_IBV_STALE_NS;
 	char port[8];
 
 	if (nqps > EP_MAX_QPS)

@@ -17,6 +17,8 @@
 #define EP_ACCEPT_NS (3600 * QP_NS_PER_S)
 #define EP_DIAL_NS (30 * QP_NS_PER_S)
 #define EP_QP_TIMEOUT 12             /* local ACK timeout 4.096 us << 12 = 16.8 ms */
+#define EP_QP_TIMEOUT_MAX 20         /* 4.3 s */
+#define EP_IBV_STALE_NS QP_NS_PER_S  /* ibv QPs: agent heartbeat age that means "no agent" */
 
 extern volatile sig_atomic_t ep_stop;   /* SIGINT/SIGTERM seen */
 

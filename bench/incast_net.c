@@ -39,13 +39,15 @@ static int net_sender(struct endpoint *e, const struct bench_conf *c)
 	uint32_t wr = (uint32_t)(c->size_bytes < NET_WR_BYTES ? c->size_bytes : NET_WR_BYTES);
 	struct qp_stats base, st;
 	struct qp_wc wc;
+	uint64_t posted = 0, completed = 0;   /* our WRITEs (each signals its completion) */
 
 	for (int k = 0; k < 4; k++)
 		ep_post_recv(e, qp, 0, 0);
 	for (uint64_t r = 0; r < c->rounds && !ep_stop; r++) {
 		int rc;
-		do {                                  /* the go (skip our own completions) */
+		do {                                  /* the go (count our own completions) */
 			rc = ep_wait_wc(e, qp, &wc, c->round_timeout_ns + 30 * QP_NS_PER_S);
+			completed += rc == 0 && wc.opcode != QP_WC_RECV;
 		} while (rc == 0 && wc.opcode != QP_WC_RECV);
 		if (rc)
 			return fprintf(stderr, "qpace-bench incast: no go from the receiver for round "
@@ -57,6 +59,7 @@ static int net_sender(struct endpoint *e, const struct bench_conf *c)
 			if ((rc = ep_post_send(e, qp, QP_OP_WRITE, wr, 0, 0)) < 0)
 				return fprintf(stderr, "qpace-bench incast: post: %s\n", strerror(-rc)), -1;
 			left -= wr;
+			posted++;
 		}
 		qp_get_stats(qp, &st);   /* retransmissions so far this round */
 		uint32_t imm = (uint32_t)(r & NET_IMM_ROUND) |
@@ -64,10 +67,15 @@ static int net_sender(struct endpoint *e, const struct bench_conf *c)
 			       clamp8(st.timeouts - base.timeouts) << 24;
 		if ((rc = ep_post_send(e, qp, QP_OP_WRITE_IMM, (uint32_t)left, imm, 1)) < 0)
 			return fprintf(stderr, "qpace-bench incast: post: %s\n", strerror(-rc)), -1;
+		posted++;
 	}
-	/* Drain the last completions before the QP goes away. */
-	while (ep_wait_wc(e, qp, &wc, 200 * QP_NS_PER_MS) == 0)
-		;
+	/* Every WRITE must complete before the QP goes away: the last one may still be in the
+	 * gate or waiting for a retry (an ACK timeout can exceed any fixed quiet time). */
+	while (completed < posted && ep_wait_wc(e, qp, &wc, c->round_timeout_ns) == 0)
+		completed += wc.opcode != QP_WC_RECV;
+	if (completed < posted && !ep_stop)
+		fprintf(stderr, "qpace-bench incast: %" PRIu64 " of %" PRIu64 " WRITEs did not "
+			"complete\n", posted - completed, posted);
 	return 0;
 }
 

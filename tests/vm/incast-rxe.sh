@@ -14,9 +14,16 @@
 # Switch figures per run come from its --stats CSV (10 ms rows; peak = the largest queue
 # sample, drops = the drop_tail difference across the run), split at the times the host
 # saw the receiver's markers. QPACE_VM_SWITCH_ARGS replaces the link arguments (default
-# --rate 20M --buffer 128K --delay 10us --int-sample interval=100us: INT sampled so that a
-# pass rarely packs several reports into one datagram, which qpaced on main rejects as
-# oversize; see the handoff).
+# --rate 20M --buffer 128K --delay 10us --int-sample interval=100us: INT every 100 us
+# keeps the emulated guests' load down).
+#
+# The QPs register the switch's rate as their line rate (qpace-bench --rate, taken from
+# the switch's --rate), not rxe's nominal 10G: HPCC starts a flow at its line rate and
+# scales its floor (line/1000) and step (line/2500) to it, so at 10G every QP started at
+# 500x the port's rate and could not go below 10M (3 x 10M into 20M). qpaced's hpcc gets
+# the settings qpace-bench's own incast uses: max_stage=0 (the reference experiments')
+# and a floor at which a flow still hears INT every 10 base RTTs, within [line/1000,
+# line/4] (line/4 at the registered 100 us base RTT; 3 senders at the floor fill 3/4).
 # Exits 0 on success, 1 on failure, 77 when QEMU cannot run here or qpace-bench is not
 # built.
 set -u
@@ -37,11 +44,24 @@ for b in qpace-switch qpace-bench qpaced qpacectl; do
 done
 
 vm_setup || exit 1
+SWITCH_ARGS=${QPACE_VM_SWITCH_ARGS:---rate 20M --buffer 128K --delay 10us --int-sample interval=100us}
+RATE=$(echo " $SWITCH_ARGS" | sed -n 's/.* --rate[ =]*\([^ ]*\).*/\1/p')
+RATE=${RATE:-1G}   # qpace-switch's default
+BUF=$(echo " $SWITCH_ARGS" | sed -n 's/.* --buffer[ =]*\([^ ]*\).*/\1/p')
+BUF=${BUF:-128K}
+# The bench is told the bottleneck: the QPs register its rate as their line rate, and
+# their ACK timeout outlasts twice its buffer's drain time (rxe's go-back-N otherwise
+# resends windows that a full queue only delayed).
 if [ $short = 1 ]; then
-	BENCH="-N 3 -s 256K -R 2 --timeout 60s"
+	BENCH="-N 3 -s 256K -R 2 --timeout 60s --rate $RATE --buffer $BUF"
 else
-	BENCH="-N 3 -s 512K -R 4 --timeout 90s"
+	BENCH="-N 3 -s 512K -R 4 --timeout 90s --rate $RATE --buffer $BUF"
 fi
+# hpcc's floor: the registered line (payload at MTU 1024) / 4, as a plain b/s figure.
+FLOOR=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
+	m = u == "K" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : 1;
+	printf "%d", v * m * 1024 / 1082 / 4 }')
+CC_PARAMS="max_stage=0,min_rate=$FLOOR"
 
 # job ROLE FILE: both runs. The receiver (g1) marks each run's start and end on the console
 # for the host; the senders retry while the receiver is not listening yet.
@@ -70,12 +90,18 @@ run() { # TAG PORT
 	bench \$2
 	rc=\$?
 	echo "QPACE-TEST: end \$1 rc=\$rc"
+	# rxe's own counters (cumulative): go-back-N retries, duplicates received.
+	echo "QPACE-TEST: begin rxe-\$1"
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		echo "\${f##*/} \$(cat \$f)"
+	done
+	echo "QPACE-TEST: end rxe-\$1"
 	[ \$role = receiver ] && echo "QPACE-VM: done-\$1 \$QPACE_NAME"
 	return \$rc
 }
 run none 18900 || exit 1
 sleep 4
-qpaced --cc hpcc --allow any --metrics off >/tmp/qpaced.log 2>&1 &
+qpaced --cc hpcc --cc-params $CC_PARAMS --allow any --metrics off >/tmp/qpaced.log 2>&1 &
 sleep 2
 if [ \$role = sender ]; then
 	(while :; do qpacectl list -j; sleep 0.5; done) >/tmp/list 2>&1 &
@@ -101,7 +127,7 @@ job sender "$VM_RUN/sender.sh"
 t_switch=$(vm_now)
 # shellcheck disable=SC2086
 vm_spawn switch "$VM_TOP/build/bin/qpace-switch" --star 4 --base-port "$VM_PORT" --spin 0 \
-	${QPACE_VM_SWITCH_ARGS:---rate 20M --buffer 128K --delay 10us --int-sample interval=100us} \
+	$SWITCH_ARGS \
 	--stats "$VM_RUN/switch.csv" --stats-interval 10ms --stats-json "$VM_RUN/switch.json"
 for i in 0 1 2 3; do
 	vm_star_ports $i
@@ -145,6 +171,11 @@ fi
 for g in g2 g3 g4; do
 	vm_section $g list >"$VM_RUN/$g.list"
 done
+for g in g1 g2 g3 g4; do
+	for t in none hpcc; do
+		vm_section $g rxe-$t >"$VM_RUN/$g.rxe-$t"
+	done
+done
 python3 - "$VM_RUN" <<'EOF'
 import json, re, sys
 run = sys.argv[1]
@@ -183,7 +214,23 @@ for tag in ("none", "hpcc"):
     if r.get("flows") is None or (tag == "hpcc" and r.get("flows_done") != r.get("flows")):
         print(f"incast-rxe: run {tag}: not every flow completed"); ok = False
 
-rates = {}
+# rxe's counters per run (each file is cumulative since boot): what go-back-N did.
+def rxe(g, tag):
+    try:
+        return {k: int(v) for k, v in (l.split() for l in open(f"{run}/{g}.rxe-{tag}") if len(l.split()) == 2)}
+    except (OSError, ValueError):
+        return {}
+for tag, prev in (("none", None), ("hpcc", "none")):
+    d = {}
+    for g in ("g1", "g2", "g3", "g4"):
+        a, b = rxe(g, tag), rxe(g, prev) if prev else {}
+        for k in ("sent_pkts", "completer_retry_err", "duplicate_request", "out_of_seq_request",
+                  "rcvd_seq_err", "retry_exceeded_err"):
+            side = "receiver" if g == "g1" else "senders"
+            d[f"{side}.{k}"] = d.get(f"{side}.{k}", 0) + a.get(k, 0) - b.get(k, 0)
+    print(f"RXE incast agent={tag} " + " ".join(f"{k}={v}" for k, v in d.items()))
+
+rates, lines = {}, {}
 for g in ("g2", "g3", "g4"):
     for line in open(f"{run}/{g}.list"):
         for qp in re.findall(r"\{[^{}]*\}", line):
@@ -193,11 +240,16 @@ for g in ("g2", "g3", "g4"):
                 continue
             if q.get("algo") == "hpcc" and q.get("feedback", 0) > 0 and not q.get("receiver"):
                 rates.setdefault(g, []).append(q.get("rate"))
+                lines[g] = q.get("line")
+# The agent must have moved each sender: a rate below the fallback and below the line rate
+# the QP registered (HPCC starts there).
 for g in ("g2", "g3", "g4"):
-    rs = rates.get(g, [])
-    print(f"{g}: hpcc rate samples with feedback (b/s): {rs[:12]}{' ...' if len(rs) > 12 else ''}")
-    if not rs or min(rs) >= 1e9:
-        print(f"incast-rxe: {g}: no hpcc QP with feedback and a rate below the fallback"); ok = False
+    rs, line = rates.get(g, []), lines.get(g)
+    print(f"{g}: registered line {line} b/s; hpcc rate samples with feedback (b/s): "
+          f"{rs[:12]}{' ...' if len(rs) > 12 else ''}")
+    if not rs or min(rs) >= 1e9 or min(rs) >= line:
+        print(f"incast-rxe: {g}: no hpcc QP with feedback and a rate below the fallback and "
+              f"its line rate"); ok = False
 # Lower by at least one full frame (1024 B payload + 58 B of headers): two runs that both
 # fill the buffer differ by less than that, and that is not "lower".
 if not (res["hpcc"][0] + 1082 <= res["none"][0] and res["hpcc"][1] < res["none"][1]):
