@@ -1,7 +1,8 @@
 #!/bin/sh
 # The short Soft-RoCE run for `make test` (and so CI): scenario 1 with few iterations,
-# two QEMU guests (TCG) through qpace-switch, and scenario 3 (soft host <-> one rxe guest,
-# 8 x 64 KiB each way, ~20 s); about a minute and a half, plus a one-time ~70 MB
+# two QEMU guests (TCG) through qpace-switch; scenario 2, the 3 -> 1 incast over ibv
+# without and with qpaced (2 rounds of 256 KiB); scenario 3 (soft host <-> one rxe guest,
+# 8 x 64 KiB each way). About a minute and a half (93 s here), plus a one-time ~70 MB
 # kernel package download and initrd build cached under build/vm/. Skips, saying why,
 # when QEMU cannot run here.
 exec sh "$(dirname "$0")/../vm/test-rxe.sh" --short
