@@ -69,18 +69,25 @@ static size_t int_len(const struct fb_msg *m)
 	return FB_INT_FIXED + (size_t)m->u.int_report.nhops * FB_HOP_LEN;
 }
 
+/* The INT body from its parts: shared by fb_encode and fb_encode_int. */
+static void int_body(uint8_t *p, const struct fb_flow *flow, uint32_t psn,
+		     const struct qp_int_hop *hops, unsigned nhops)
+{
+	memset(p, 0, FB_INT_FIXED);
+	put_flow(p, flow);
+	qp_put32(p + 16, psn & 0xffffff);
+	p[20] = (uint8_t)nhops;
+	for (unsigned i = 0; i < nhops; i++)
+		put_hop(p + FB_INT_FIXED + i * FB_HOP_LEN, &hops[i]);
+}
+
 static int int_encode(uint8_t *p, const struct fb_msg *m)
 {
 	const struct fb_int *r = &m->u.int_report;
 
 	if (r->nhops == 0 || r->nhops > QP_INT_MAX_HOPS)
 		return -EINVAL;
-	memset(p, 0, FB_INT_FIXED);
-	put_flow(p, &r->flow);
-	qp_put32(p + 16, r->psn & 0xffffff);
-	p[20] = r->nhops;
-	for (unsigned i = 0; i < r->nhops; i++)
-		put_hop(p + FB_INT_FIXED + i * FB_HOP_LEN, &r->hops[i]);
+	int_body(p, &r->flow, r->psn, r->hops, r->nhops);
 	return 0;
 }
 
@@ -259,6 +266,16 @@ int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+static void put_hdr(uint8_t *buf, uint8_t type, size_t len, uint8_t flags)
+{
+	qp_put16(buf, FB_MAGIC);
+	buf[2] = FB_VERSION;
+	buf[3] = type;
+	qp_put16(buf + 4, (uint16_t)len);
+	buf[6] = flags;
+	buf[7] = 0;
+}
+
 int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m)
 {
 	const struct fb_type_ops *o = ops_of(m->type);
@@ -277,12 +294,22 @@ int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m)
 	rc = o->encode(buf + FB_HDR_LEN, m);
 	if (rc < 0)
 		return rc;
-	qp_put16(buf, FB_MAGIC);
-	buf[2] = FB_VERSION;
-	buf[3] = m->type;
-	qp_put16(buf + 4, (uint16_t)len);
-	buf[6] = m->flags;
-	buf[7] = 0;
+	put_hdr(buf, m->type, len, m->flags);
+	return (int)len;
+}
+
+int fb_encode_int(uint8_t *buf, size_t cap, uint8_t type, uint8_t flags,
+		  const struct fb_flow *flow, uint32_t psn, const struct qp_int_hop *hops,
+		  unsigned nhops)
+{
+	size_t len = FB_HDR_LEN + FB_INT_FIXED + (size_t)nhops * FB_HOP_LEN;
+
+	if ((type != FB_T_INT && type != FB_T_ECHO) || nhops == 0 || nhops > QP_INT_MAX_HOPS)
+		return -EINVAL;
+	if (cap < len)
+		return -EMSGSIZE;
+	int_body(buf + FB_HDR_LEN, flow, psn, hops, nhops);
+	put_hdr(buf, type, len, flags);
 	return (int)len;
 }
 

@@ -355,18 +355,36 @@ int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len)
 }
 
 /* ---- checksums ---- */
+/* RFC 1071: the one's-complement sum does not depend on byte order, so the bulk is summed
+ * as native 32-bit words into 64 bits (no carry lost; the compiler vectorises it), folded
+ * to 16 bits and byte-swapped into network order once (RFC 1071 2(B)); 2^16 = 1 modulo
+ * 0xffff makes 32-bit words two 16-bit ones. Several times faster than 16 bits at a time
+ * on the switch's telemetry datagrams; the folded result is the same. */
 uint32_t frame_csum_add(uint32_t sum, const uint8_t *buf, size_t len)
 {
-	size_t i;
+	uint64_t acc = 0;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < len; i += 2) {
-		sum += qp_get16(buf + i);
-		if (sum & 0x80000000u)
-			sum = (sum & 0xffff) + (sum >> 16);
+	for (; i + 4 <= len; i += 4) {
+		uint32_t w;
+		memcpy(&w, buf + i, sizeof(w));
+		acc += w;
 	}
-	if (len & 1)
-		sum += (uint32_t)buf[len - 1] << 8;
-	return sum;
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	acc = (acc & 0xff) << 8 | acc >> 8;
+#endif
+	acc += sum;
+	if (i + 2 <= len) {
+		acc += qp_get16(buf + i);
+		i += 2;
+	}
+	if (i < len)
+		acc += (uint32_t)buf[i] << 8;
+	while (acc >> 32)
+		acc = (acc & 0xffffffffu) + (acc >> 32);
+	return (uint32_t)acc;
 }
 
 uint16_t frame_csum_fold(uint32_t sum)

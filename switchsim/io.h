@@ -49,13 +49,13 @@ struct sw_io {
 	int ifindex;                 /* packet */
 	uint64_t remote_changes;     /* udp: peer address learned */
 	uint64_t kernel_drops;       /* dropped by the kernel before we could read them */
+	uint32_t drops_seen;         /* the socket's own (32-bit) drop counter when last read */
 	struct mmsghdr msg[SW_BATCH];
 	struct iovec iov[SW_BATCH][2];
 	struct sockaddr_storage name[SW_BATCH];
 	uint8_t hdr[SW_BATCH][SW_IO_HDR];
 	uint8_t cmsg[SW_BATCH][64];  /* SO_TIMESTAMPNS */
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
-	uint32_t ovfl;               /* SO_RXQ_OVFL: datagrams the socket dropped, so far */
 	uint8_t (*buf)[SW_FRAME_MAX];
 };
 
@@ -69,6 +69,9 @@ extern const struct sw_io_ops sw_io_packet_ops;
 
 /* Ask the kernel for receive timestamps on @fd. */
 void sw_io_timestamps(int fd);
+/* Frames the kernel dropped on @io's socket before we read them, so far (one
+ * getsockopt: call when reporting, not per frame). */
+uint64_t sw_io_kernel_drops(struct sw_io *io);
 /* Shared by udp and vxlan: a non-blocking UDP socket bound to @local. */
 int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err,
 		     size_t len);

@@ -1,6 +1,7 @@
 /* The data path: ingress, forwarding, enqueue with telemetry, and frames leaving ports
  * (see sw.h). Time comes in as an argument; the only I/O is the port backends' send,
  * reached through sw_port_flush. */
+#include <errno.h>
 #include <string.h>
 
 #include "qpace/feedback.h"
@@ -83,28 +84,32 @@ static void pack_close(struct sw_port *p)
 	p->pack.open = false;
 }
 
-/* The same, packed with the other messages of this pass to the same host. */
-static void telem_pack(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
-		       const struct fb_msg *msg, qp_time_ns now)
+static void pack_open(struct sw_pack *k, uint32_t dst_ip, const uint8_t *mac, qp_time_ns now)
+{
+	k->open = true;
+	k->dst_ip = dst_ip;
+	memcpy(k->dst_mac, mac, 6);
+	k->len = 0;
+	k->t = now;
+}
+
+/* The port whose open datagram of reports goes to the host at @dst_ip (opened at @now
+ * when none is), NULL (counted) when the host cannot be placed. */
+static struct sw_port *pack_port(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
+				 qp_time_ns now)
 {
 	struct frame_addr dst;
 	struct sw_port *out = telem_route(sw, dst_ip, mac, &dst);
 	struct sw_pack *k;
-	int n;
 
 	if (!out)
-		return;
+		return NULL;
 	k = &out->pack;
-	if (k->open && (k->dst_ip != dst_ip || memcmp(k->dst_mac, dst.mac, 6) ||
-			k->len + (size_t)FB_MAX_LEN > SW_PACK_MAX))
+	if (k->open && (k->dst_ip != dst_ip || memcmp(k->dst_mac, dst.mac, 6)))
 		pack_close(out);
-	if (!k->open) {
-		*k = (struct sw_pack){ .open = true, .dst_ip = dst_ip, .t = now };
-		memcpy(k->dst_mac, dst.mac, 6);
-	}
-	n = fb_encode(k->payload + k->len, SW_PACK_MAX - k->len, msg);
-	if (n > 0)
-		k->len = (uint16_t)(k->len + n);
+	if (!k->open)
+		pack_open(k, dst_ip, dst.mac, now);
+	return out;
 }
 
 /* Close every open pack: true when any was. */
@@ -194,21 +199,38 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
 }
 
+/* An INT report, packed with the other reports of this pass to the same host: encoded
+ * straight into the datagram (no struct fb_msg to fill per frame); when it does not fit,
+ * the datagram so far is closed and the report starts the next one. */
 static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 		     qp_time_ns now)
 {
 	bool echo = p->telem.int_mode == SW_INT_ECHO;
-	struct fb_msg msg = { .type = FB_T_INT, .flags = echo ? FB_F_TO_RECEIVER : 0 };
+	uint32_t ip = echo ? m->key.dst_ip : m->key.src_ip;
+	const uint8_t *mac = echo ? frame : frame + 6;
+	uint8_t flags = echo ? FB_F_TO_RECEIVER : 0;
+	struct fb_flow flow = fb_flow_of(&m->key);
+	struct sw_port *out;
+	struct sw_pack *k;
+	int n;
 
-	msg.u.int_report.flow = fb_flow_of(&m->key);
-	msg.u.int_report.psn = m->psn;
-	msg.u.int_report.nhops = m->nhops;
-	memcpy(msg.u.int_report.hops, m->hops, sizeof(m->hops[0]) * m->nhops);
 	p->st.int_reports++;
-	if (echo)
-		telem_pack(p->sw, m->key.dst_ip, frame, &msg, now);
-	else
-		telem_pack(p->sw, m->key.src_ip, frame + 6, &msg, now);
+	out = pack_port(p->sw, ip, mac, now);
+	if (!out)
+		return;
+	k = &out->pack;
+	n = fb_encode_int(k->payload + k->len, SW_PACK_MAX - k->len, FB_T_INT, flags, &flow,
+			  m->psn, m->hops, m->nhops);
+	if (n == -EMSGSIZE && k->len) {
+		uint8_t dst_mac[6];
+		memcpy(dst_mac, k->dst_mac, 6);
+		pack_close(out);
+		pack_open(k, ip, dst_mac, now);
+		n = fb_encode_int(k->payload, SW_PACK_MAX, FB_T_INT, flags, &flow, m->psn,
+				  m->hops, m->nhops);
+	}
+	if (n > 0)
+		k->len = (uint16_t)(k->len + n);
 }
 
 /* ---- ingress ---- */

@@ -135,6 +135,13 @@ int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len);
  * Returns the message length, or -EMSGSIZE (cap) / -EINVAL (a field out of range). */
 int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m);
 
+/* An INT (@type FB_T_INT) or ECHO report from its parts: the same bytes fb_encode makes
+ * of the equivalent message, without filling a struct fb_msg first (a switch's per-frame
+ * path). Returns the message length, or -EMSGSIZE (cap) / -EINVAL (type, hop count). */
+int fb_encode_int(uint8_t *buf, size_t cap, uint8_t type, uint8_t flags,
+		  const struct fb_flow *flow, uint32_t psn, const struct qp_int_hop *hops,
+		  unsigned nhops);
+
 /* Short name of a type ("int", "notice"...), "unknown" outside the table. */
 const char *fb_type_name(unsigned type);
 

@@ -277,6 +277,50 @@ static void test_cc_mapping(void **state)
 	assert_int_equal(fb_to_cc_event(&msgs[12], &ev), -ENOENT);  /* credit */
 }
 
+/* fb_encode_int (the switch's per-frame encoder) makes exactly fb_encode's bytes, for
+ * every hop count and both types, refuses every short buffer without writing past it,
+ * and refuses hop counts 0 and above the maximum. */
+static void test_encode_int_parts(void **state)
+{
+	uint8_t a[FB_MAX_LEN], b[FB_MAX_LEN + 1];
+	unsigned checked = 0;
+	(void)state;
+
+	for (unsigned h = 1; h <= QP_INT_MAX_HOPS; h++) {
+		for (int echo = 0; echo <= 1; echo++) {
+			struct fb_msg m = int_msg(h);
+			const struct fb_int *r = &m.u.int_report;
+			int na, nb;
+
+			m.type = echo ? FB_T_ECHO : FB_T_INT;
+			m.flags = echo ? FB_F_TO_RECEIVER : 0;
+			na = fb_encode(a, sizeof(a), &m);
+			memset(b, 0xa5, sizeof(b));
+			nb = fb_encode_int(b, sizeof(b) - 1, m.type, m.flags, &r->flow, r->psn,
+					   r->hops, r->nhops);
+			assert_true(na > 0);
+			assert_int_equal(na, nb);
+			assert_memory_equal(a, b, (size_t)na);
+			for (int cap = 0; cap < na; cap++) {
+				memset(b, 0xa5, sizeof(b));
+				assert_int_equal(fb_encode_int(b, (size_t)cap, m.type, m.flags,
+							       &r->flow, r->psn, r->hops,
+							       r->nhops), -EMSGSIZE);
+				assert_int_equal(b[0], 0xa5);
+			}
+			checked++;
+		}
+	}
+	struct fb_msg m = int_msg(QP_INT_MAX_HOPS);
+	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, 0, &flow, 1, m.u.int_report.hops,
+				       0), -EINVAL);
+	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, 0, &flow, 1, m.u.int_report.hops,
+				       QP_INT_MAX_HOPS + 1), -EINVAL);
+	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_NOTICE, 0, &flow, 1,
+				       m.u.int_report.hops, 1), -EINVAL);
+	print_message("fb_encode_int: %u reports byte-identical to fb_encode\n", checked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_cc_mapping),
+		cmocka_unit_test(test_encode_int_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
