@@ -252,6 +252,7 @@ struct agent *agent_create(const struct agent_params *p, struct qp_ratetable *ta
 	if (!a)
 		goto oom;
 	a->p = *p;
+	a->grant_seq = (uint32_t)(now / QP_NS_PER_US);
 	snprintf(a->cc_default, sizeof(a->cc_default), "%s", p->cc);
 	snprintf(a->cc_default_params, sizeof(a->cc_default_params), "%s",
 		 p->cc_params ? p->cc_params : "");

@@ -96,10 +96,9 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 	struct agent_qp *q = &a->qps[g->sender_id];
 	struct fb_msg m = { .type = FB_T_CREDIT };
 
-	q->grant_seq++;
 	m.u.credit = (struct fb_credit){
 		.flow = { q->reg.peer_ip, q->reg.local_ip, q->peer_sport, q->reg.qpn },
-		.seq = q->grant_seq,
+		.seq = ++a->grant_seq,
 		.credit_bytes = g->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)g->bytes,
 		.interval_ns = credit_period_ns(l->pacer),
 	};

@@ -42,7 +42,6 @@ struct agent_qp {
 	uint64_t credits_rx_bytes;
 	/* receiver side */
 	int link;                    /* index in links[], -1 when not a paced receiver */
-	uint32_t grant_seq;
 	uint16_t peer_sport;         /* learned from INT sent to us; 0 = not known */
 	uint64_t credits_tx_bytes;
 	struct agent_level_src level_src;
@@ -69,6 +68,12 @@ struct agent_map {
 
 struct agent {
 	struct agent_params p;
+	/* Sequence of the credit grants this agent sends, one counter for all its QPs,
+	 * started from the clock (us): a sender's agent drops a grant whose seq is not past
+	 * the last it took, so a QP registered again (a new query's flow) or an agent
+	 * restarted must continue above every seq sent before, or the new grants are taken
+	 * for old ones. */
+	uint32_t grant_seq;
 	char cc_default[AGENT_ALGO_MAX];
 	char cc_default_params[AGENT_PARAMS_MAX];
 	struct qp_siphash_key key;
