@@ -10,12 +10,13 @@
 #   acc       no drops, goodput >= 70%, peak queue not above hpcc's + 15% (its notices
 #             cut inside the first RTT; the demo reports the real figures)
 #   hpcc+ia   no drops, goodput >= 70%
-# Real time is the premise: a run whose loop was held up for more than 20 ms (a loaded,
-# shared machine) is printed and not judged.
+# Real time is the premise: a run whose loop was held up for more than 20 ms (none), or
+# 6 ms (the controlled runs: a 10 ms stall costs hpcc+ia half its goodput), is printed
+# and not judged (a loaded, shared machine).
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
-STALL_NS=20000000
+STALL_NS=${STALL_NS:-20000000}
 fail=0
 judged=0
 
@@ -53,6 +54,7 @@ run none --cc none
 	check "none: the buffer overflows" "$(num drops) > 0"
 	check "none: retransmission timeouts" "$(num timeouts) > 0"
 }
+STALL_NS=6000000
 run none+ia --cc none --credits ia
 [ "$ok" = 1 ] && {
 	check "none+ia: no drops" "$(num drops) == 0"
