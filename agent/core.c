@@ -728,6 +728,7 @@ int agent_qp_view_at(const struct agent *a, uint32_t idx, struct agent_qp_view *
 	*v = (struct agent_qp_view){
 		.reg = q->reg, .owner = q->owner, .pid = q->pid, .slot = q->slot,
 		.rate_bps = q->published_bps, .target_bps = q->cc->rate_bps,
+		.cap_bytes = q->published_cap,
 		.override = q->override_bps != 0, .credit_gated = q->credit_gated,
 		.credits_rx_bytes = q->credits_rx_bytes, .credits_tx_bytes = q->credits_tx_bytes,
 		.utilization = q->utilization, .queue_bytes = q->queue_bytes, .rtt_ns = q->rtt_ns,

@@ -133,6 +133,7 @@ static const struct qp_view_field fields[] = {
 	VF("algo", "ALGO", 6, QF_STR, reg.algo),
 	VF("rate", "RATE", 8, QF_RATE, rate_bps),
 	VF("target", "TARGET", 8, QF_RATE, target_bps),
+	VF("window", NULL, 8, QF_BYTES, cap_bytes),
 	VF("credits", "CREDITS", 8, QF_BYTES, credits_rx_bytes),
 	VF("util", "UTIL", 6, QF_RATIO, utilization),
 	VF("queue", "QUEUE", 7, QF_BYTES, queue_bytes),

@@ -329,6 +329,8 @@ static void qp_decode(struct ctl_msg *m, struct rd *r)
 	v->feedback = GET64(r, "feedback");
 	v->psn64 = GET64(r, "psn64");
 	get_str(r, v->reg.params, sizeof(v->reg.params), params_ok, "params");
+	/* Appended in a minor revision: a body without it (an older agent) reads as 0. */
+	v->cap_bytes = r->left >= 8 ? GET64(r, "cap_bytes") : 0;
 }
 
 static void qp_encode(struct wr *w, const struct ctl_msg *m)
@@ -362,6 +364,7 @@ static void qp_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, v->feedback, 8);
 	put_n(w, v->psn64, 8);
 	put_str(w, v->reg.params, AGENT_PARAMS_MAX - 1);
+	put_n(w, v->cap_bytes, 8);
 }
 
 static void agent_decode(struct ctl_msg *m, struct rd *r)

@@ -191,6 +191,7 @@ struct agent_qp_view {
 	int32_t slot;                /* rate-table slot */
 	qp_rate_bps rate_bps;        /* published: the override when set, else target */
 	qp_rate_bps target_bps;      /* the algorithm's own decision */
+	uint64_t cap_bytes;          /* published in-flight cap (a window algorithm's); 0 = none */
 	bool override;               /* a manual rate is in force */
 	bool credit_gated;           /* the gate spends credits for this QP */
 	uint64_t credits_rx_bytes;   /* cumulative credits granted to this QP (sender) */

@@ -23,7 +23,8 @@
  *   SET        (33 + params) qpn u32, what u8 (1 rate, 2 algorithm), reserved 3,
  *              rate_bps u64 (0 = back to the algorithm), algo name, params
  *   REPLY      (9 + text) status i32 (0 or -errno), count u32, text u8 length + bytes
- *   QP         (153 + params) one QP's view (struct agent_qp_view; layout in lib/ctl.c)
+ *   QP         (153 + params [+ 8]) one QP's view (struct agent_qp_view; layout in
+ *              lib/ctl.c); an optional tail, cap_bytes u64 (the in-flight cap; absent = 0)
  *   AGENT      (24 + 8n [+ 32]) pid u32, qps u32, max_qps u32, n u16, reserved u16,
  *              uptime_ns u64, then n counters u64 in enum agent_counter order, then
  *              (when present) the feedback delay: samples u64, p50 ns u64, p99 ns u64,
