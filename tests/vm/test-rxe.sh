@@ -46,6 +46,14 @@ else
 	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
 	skipped=$((skipped + 1))
 fi
+# Scenario 4 boots 2 guests, one joined by the README's VXLAN recipe (~15-25 s; both modes).
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
+	scenario "scenario 4, cloud VMs: a guest on a routed NIC (slirp) joins qpace-switch over VXLAN, rxe on vx0" \
+		sh tests/vm/vxlan-rxe.sh $short
+else
+	echo "=== scenario 4, cloud VMs: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
+	skipped=$((skipped + 1))
+fi
 
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
