@@ -1,7 +1,7 @@
 #!/bin/sh
 # Scenario 4, cloud VMs over VXLAN: the README's recipe, run as written, on kernel rxe.
 #
-#   tests/vm/vxlan-rxe.sh [--short]
+#   tests/vm/vxlan-rxe.sh [--short] [--tap]
 #
 # g2 stands for a cloud VM: its eth0 is no switch port but an ordinary routed NIC, QEMU's
 # user network (slirp: eth0 10.0.2.15/24; the host is 10.0.2.2, UDP is NAT'd to the host's
@@ -14,10 +14,16 @@
 # and the job starts `qpaced --allow 10.0.0.254/32` (the switch's telemetry address, the
 # source of its INT reports). On the host, qpace-switch -c cloud.topo: port vm2 is a vxlan
 # port (local 127.0.0.1:4789, where g2's 10.0.2.2:4789 lands; remote 127.0.0.1:HP, a slirp
-# hostfwd to g2's UDP 4789, which plays the VM's public address), port h1 a plain udp port
+# hostfwd to g2's UDP 4789, which plays the VM's public address), port vm1 a plain udp port
 # whose peer is g1 (10.0.0.1, rxe on eth0, as in scenario 1). g1 serves ib_write_bw, g2
 # (the VM) is the client: the data enters the switch through the vxlan port, and the INT
 # reports about it leave through it to g2's qpaced.
+#
+# --tap (root): g1 is a cloud VM too, so the topology is the README's two vxlan ports: g1's
+# eth0 is a host tap device (qpvxN, host 10.213.N.254/24, guest 10.213.N.1/24, N from the
+# pid), g1 runs the same three lines with SWITCH_IP = 10.213.N.254, and port vm1 is
+# `vxlan local=10.213.N.254 remote=10.213.N.1 vni=42` (its own local address: vm2's socket
+# already holds 4789 on 127.0.0.1). The tap and its address are removed on exit.
 #
 # Passes when ib_write_bw reports a bandwidth; the switch's counters show the traffic
 # through the vxlan port (>= the test's bytes in, frames out) and no drop; rxe on vx0 runs
@@ -30,12 +36,14 @@ set -u
 VM_LIB=$0
 . "$(dirname "$0")/lib.sh"
 
-iters=400
-case ${1:-} in
---short) iters=100 ;;
-'') ;;
-*) echo "usage: $0 [--short]" >&2; exit 2 ;;
-esac
+iters=400 tap="" g1kind=udp
+for a in "$@"; do
+	case $a in
+	--short) iters=100 ;;
+	--tap) tap=qpvx$(($$ % 200)) g1kind=vxlan-tap ;;
+	*) echo "usage: $0 [--short] [--tap]" >&2; exit 2 ;;
+	esac
+done
 
 if ! why=$(vm_can_run); then
 	echo "qpace-vm: SKIP: $why"
@@ -51,21 +59,36 @@ hp=$((VM_PORT + 2))   # slirp hostfwd towards g2's UDP 4789
 SWITCH_IP=10.0.2.2    # the host as g2 sees it
 SW_TELEM=10.0.0.254   # the switch's own address in the overlay (INT reports' source)
 
+if [ -n "$tap" ]; then
+	tnet=10.213.$(($$ % 200))
+	trap 'vm_stop_all; ip link del "$tap" 2>/dev/null' EXIT
+	trap 'vm_stop_all; ip link del "$tap" 2>/dev/null; exit 130' INT
+	trap 'vm_stop_all; ip link del "$tap" 2>/dev/null; exit 143' TERM
+	{ ip tuntap add dev "$tap" mode tap && ip addr add "$tnet.254/24" dev "$tap" &&
+		ip link set "$tap" up; } || { vm_log "FAILED: tap $tap (root?)"; exit 1; }
+	G1PORT="port sw vm1 vxlan local=$tnet.254 remote=$tnet.1 vni=42"
+else
+	G1PORT="port sw vm1 udp local=127.0.0.1:$VM_PORT remote=127.0.0.1:$((VM_PORT + 1))"
+fi
 cat >"$VM_RUN/cloud.topo" <<EOF
 switch sw ip=$SW_TELEM rate=1G buffer=1M delay=10us
-port sw h1 udp local=127.0.0.1:$VM_PORT remote=127.0.0.1:$((VM_PORT + 1))
+$G1PORT
 port sw vm2 vxlan local=127.0.0.1 remote=127.0.0.1:$hp vni=42
 EOF
 
-# The README's lines (ip() so that busybox's own ip applet, which the guest's sh prefers
-# to PATH, does not stand in for iproute2's).
-cat >"$VM_RUN/net.sh" <<EOF
+# net_sh SWITCH_IP VX0_ADDR FILE: the README's lines (ip() so that busybox's own ip
+# applet, which the guest's sh prefers to PATH, does not stand in for iproute2's).
+net_sh() {
+	cat >"$3" <<EOF
 ip() { /usr/bin/ip "\$@"; }
 set -x
-ip link add vx0 type vxlan id 42 remote $SWITCH_IP dstport 4789 dev eth0
-ip addr add 10.0.0.2/24 dev vx0 && ip link set vx0 up
+ip link add vx0 type vxlan id 42 remote $1 dstport 4789 dev eth0
+ip addr add $2/24 dev vx0 && ip link set vx0 up
 rdma link add rxe0 type rxe netdev vx0
 EOF
+}
+net_sh "$SWITCH_IP" 10.0.0.2 "$VM_RUN/net2.sh"
+[ -n "$tap" ] && net_sh "$tnet.254" 10.0.0.1 "$VM_RUN/net1.sh"
 
 BW="ib_write_bw -s 65536 -n $iters --report_gbits -F -d rxe0 -x"
 cat >"$VM_RUN/server.sh" <<EOF
@@ -113,10 +136,15 @@ while ss -Hlun 'sport = :4789' | grep -q '127.0.0.1:4789\|0.0.0.0:4789\|\*:4789'
 done
 vm_spawn switch "$SWITCH" -c "$VM_RUN/cloud.topo" --spin 0 --stats-json "$VM_RUN/switch.json"
 vm_star_ports 0
+if [ -n "$tap" ]; then
+	VM_NET0="tap,id=n0,ifname=$tap,script=no,downscript=no"
+	VM_QIP=$tnet.1/24
+	VM_NET_SH=$VM_RUN/net1.sh
+fi
 vm_start g1 0 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" "$VM_RUN/server.sh"
 VM_NET0="user,id=n0,net=10.0.2.0/24,hostfwd=udp:127.0.0.1:$hp-:4789"
 VM_QIP=10.0.2.15/24
-VM_NET_SH=$VM_RUN/net.sh
+VM_NET_SH=$VM_RUN/net2.sh
 vm_start g2 1 0 0 "$VM_RUN/client.sh"
 
 vm_wait_jobs 180 "$VM_TIMEOUT" g2 g1
@@ -124,7 +152,7 @@ ok=$?
 vm_stop_all
 tail -n 1 "$VM_RUN/switch.log"
 if [ $ok != 0 ]; then
-	vm_fail "ib_write_bw between a vxlan guest and a udp-port guest"
+	vm_fail "ib_write_bw between a vxlan guest and a $g1kind guest"
 	exit 1
 fi
 
@@ -152,11 +180,11 @@ for n, p in ports.items():
           f"tx {p['tx_frames']} frames {p['tx_bytes']} bytes, drops {p['drop_tail']}, "
           f"peak queue {p['max_qbytes']} bytes, INT reports {p['int_reports']}, "
           f"skipped {p['rx_skipped']}")
-vm, h1 = ports["vm2"], ports["h1"]
+vm, g1p = ports["vm2"], ports["vm1"]
 # The WRITEs came in through the vxlan port and left towards g1; the ACKs and the INT
 # reports went back out through it; nothing dropped.
 ok = (vm["kind"] == "vxlan" and vm["rx_bytes"] >= int(sys.argv[2]) and vm["tx_frames"] > 0
-      and h1["tx_bytes"] >= int(sys.argv[2]) and all(p["drop_tail"] == 0 for p in ports.values()))
+      and g1p["tx_bytes"] >= int(sys.argv[2]) and all(p["drop_tail"] == 0 for p in ports.values()))
 sys.exit(0 if ok else 1)
 EOF
 	vm_fail "qpace-switch did not carry the traffic through its vxlan port whole (counters above)"
@@ -166,6 +194,6 @@ if [ -z "$acc" ] || [ "$acc" -eq 0 ] || [ "${rej:-0}" -ne 0 ]; then
 	vm_fail "g2's qpaced: feedback_accepted '$acc', feedback_rejected_source '$rej' (INT over vx0)"
 	exit 1
 fi
-echo "RESULT vxlan ready_s=$(cat "$VM_RUN/g1/t_ready")/$(cat "$VM_RUN/g2/t_ready")" \
+echo "RESULT vxlan g1=$g1kind ready_s=$(cat "$VM_RUN/g1/t_ready")/$(cat "$VM_RUN/g2/t_ready")" \
 	"ib_write_bw_gbps=$bw rxe_mtu=$mtu vx0_mtu=$vx int_accepted=$acc" | tee "$VM_RUN/result"
 exit 0
