@@ -26,9 +26,9 @@
 # already holds 4789 on 127.0.0.1). The tap and its address are removed on exit.
 #
 # Passes when ib_write_bw reports a bandwidth; the switch's counters show the traffic
-# through the vxlan port (>= the test's bytes in, frames out) and no drop; rxe on vx0 runs
-# at RoCE MTU 1024 (vx0 1450); and g2's qpaced accepted INT reports (feedback_accepted > 0,
-# none rejected by source). --short: -n 100 instead of -n 400.
+# through the vxlan port (>= the test's bytes in; frames, INT reports among them, out) and
+# no drop; rxe on vx0 runs at RoCE MTU 1024 (vx0 1450); and g2's qpaced accepted INT
+# reports (feedback_accepted > 0, none rejected by source). --short: -n 100 instead of -n 400.
 #
 # Needs 127.0.0.1:4789 free on the host (waits up to 60 s for it). Exits 0 on success,
 # 1 on failure, 77 when QEMU cannot run here.
@@ -76,8 +76,9 @@ $G1PORT
 port sw vm2 vxlan local=127.0.0.1 remote=127.0.0.1:$hp vni=42
 EOF
 
-# net_sh SWITCH_IP VX0_ADDR FILE: the README's lines (ip() so that busybox's own ip
-# applet, which the guest's sh prefers to PATH, does not stand in for iproute2's).
+# net_sh SWITCH_IP VX0_ADDR FILE: the README's lines. ip() runs iproute2's ip, as on a
+# cloud VM: the guest's busybox sh prefers its own ip applet to PATH (that one accepts these
+# lines too, but it is not what the README's readers run).
 net_sh() {
 	cat >"$3" <<EOF
 ip() { /usr/bin/ip "\$@"; }
@@ -178,12 +179,14 @@ ports = {p["name"]: p for p in json.load(open(sys.argv[1]))["switches"][0]["port
 for n, p in ports.items():
     print(f"switch {n} ({p['kind']}): rx {p['rx_frames']} frames {p['rx_bytes']} bytes, "
           f"tx {p['tx_frames']} frames {p['tx_bytes']} bytes, drops {p['drop_tail']}, "
-          f"peak queue {p['max_qbytes']} bytes, INT reports {p['int_reports']}, "
+          f"peak queue {p['max_qbytes']} bytes, INT reports made {p['int_reports']}, "
+          f"control frames sent {p['ctrl_frames']}, "
           f"skipped {p['rx_skipped']}")
 vm, g1p = ports["vm2"], ports["vm1"]
 # The WRITEs came in through the vxlan port and left towards g1; the ACKs and the INT
-# reports went back out through it; nothing dropped.
+# reports (telemetry frames) went back out through it; nothing dropped.
 ok = (vm["kind"] == "vxlan" and vm["rx_bytes"] >= int(sys.argv[2]) and vm["tx_frames"] > 0
+      and vm["ctrl_frames"] > 0
       and g1p["tx_bytes"] >= int(sys.argv[2]) and all(p["drop_tail"] == 0 for p in ports.values()))
 sys.exit(0 if ok else 1)
 EOF
