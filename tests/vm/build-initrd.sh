@@ -29,7 +29,7 @@ die() { echo "qpace-vm: error: $*" >&2; exit 1; }
 # the union (first occurrence wins) is the load order. crc32_generic is no symbol
 # dependency of rdma_rxe (rxe asks the crypto API for "crc32" at run time), so it is
 # listed before it explicitly.
-TOP_MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe rdma_ucm"
+TOP_MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe rdma_ucm vxlan"
 
 # Userspace copied into the guest (absolute host paths; the guest gets the same paths).
 BINS="/usr/bin/ib_write_bw /usr/bin/ib_write_lat /usr/bin/ib_send_bw /usr/bin/ib_send_lat

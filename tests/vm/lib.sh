@@ -21,6 +21,11 @@
 # (base UDP port P; default picked from the pid), QPACE_VM_TIMEOUT (job limit, s; 300).
 # VM_EXTRA (shell variable, read by vm_start): more QEMU arguments for the next guest, split
 # on blanks, e.g. a second NIC (vm_user_nic below).
+# A guest whose eth0 is not a switch port (a routed NIC, as a cloud VM has) gets, for the
+# next vm_start only: VM_NET0 (its -netdev, with id=n0, instead of the dgram one; LOCAL and
+# REMOTE are then ignored), VM_QIP (eth0's A.B.C.D/N instead of 10.0.0.(i+1)/24) and
+# VM_NET_SH (a script that becomes the guest's /job/net.sh and brings rxe0 up itself, on
+# 10.0.0.(i+1): see tests/vm/init).
 
 VM_TOP=$(cd "$(dirname "${VM_LIB:-tests/vm/lib.sh}")/../.." && pwd)
 VM_OUT=$VM_TOP/build/vm
@@ -78,6 +83,12 @@ vm_start() {
 	mkdir -p "$dir/root/job"
 	cp "$job" "$dir/root/job/run.sh"
 	chmod 755 "$dir/root/job/run.sh"
+	qip=$(vm_ip "$idx")/24 roce=""
+	if [ -n "${VM_NET_SH:-}" ]; then
+		cp "$VM_NET_SH" "$dir/root/job/net.sh"
+		qip=${VM_QIP:-$qip} roce=" qroce=$(vm_ip "$idx")"
+	fi
+	net0=${VM_NET0:-dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport}
 	(cd "$dir/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$dir/job.cpio.gz"
 	cat "$VM_OUT/base.cpio.gz" >"$dir/initrd"
 	[ -f "$VM_OUT/qpace.cpio.gz" ] && cat "$VM_OUT/qpace.cpio.gz" >>"$dir/initrd"
@@ -88,16 +99,18 @@ vm_start() {
 	timeout -s KILL $((limit + 120)) "$VM_QEMU" -machine pc -m 512M -smp 1 -nographic \
 		-nodefaults -no-user-config -no-reboot \
 		-kernel "$VM_OUT/vmlinuz" -initrd "$dir/initrd" \
-		-append "console=ttyS0 panic=-1 quiet qname=$name qip=$(vm_ip "$idx")/24 qtimeout=$limit" \
-		-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
+		-append "console=ttyS0 panic=-1 quiet qname=$name qip=$qip$roce qtimeout=$limit" \
+		-netdev "$net0" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" ${VM_EXTRA:-} \
 		-serial "file:$dir/console.log" -monitor none -pidfile "$dir/qemu.pid" \
 		</dev/null >"$dir/qemu.out" 2>&1 &
 	echo $! >"$dir/pid"
 	VM_PIDS="$VM_PIDS $!"
 	VM_NAMES="$VM_NAMES $name"
-	VM_EXTRA=""
-	vm_log "$name: launched (eth0 $(vm_ip "$idx"), udp 127.0.0.1:$lport -> 127.0.0.1:$rport)"
+	how="udp 127.0.0.1:$lport -> 127.0.0.1:$rport"
+	[ -n "${VM_NET0:-}" ] && how="netdev $VM_NET0"
+	VM_EXTRA="" VM_NET0="" VM_QIP="" VM_NET_SH=""
+	vm_log "$name: launched (eth0 ${qip%/*}${roce:+, rxe0 on $(vm_ip "$idx")}, $how)"
 }
 
 # vm_user_nic INDEX HOSTFWD_PORT GUEST_PORT: set VM_EXTRA to a second NIC (eth1, MAC
@@ -148,6 +161,25 @@ vm_wait() {
 		fi
 		sleep 0.2
 	done
+}
+
+# vm_wait_jobs READY_S EXIT_S NAME...: wait until every guest is ready, then until each
+# has exited (in the order given); 0 when all jobs exited with code 0.
+vm_wait_jobs() {
+	ready_s=$1 exit_s=$2 rc=0
+	shift 2
+	for g in "$@"; do
+		vm_wait "$g" ready "$ready_s" || rc=1
+	done
+	if [ $rc = 0 ]; then
+		for g in "$@"; do
+			vm_wait "$g" exit "$exit_s" || rc=1
+		done
+	fi
+	for g in "$@"; do
+		[ "$(vm_exit_code "$g")" = 0 ] || rc=1
+	done
+	return $rc
 }
 
 # vm_exit_code NAME: the job's exit code from the console ("" if the guest did not say).

@@ -46,6 +46,18 @@ else
 	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
 	skipped=$((skipped + 1))
 fi
+# Scenario 4 boots 2 guests joined by the README's VXLAN recipe (15-30 s, so in both modes):
+# --short, one on QEMU's user network (slirp) and one on a plain udp port; the full run
+# (as root) puts the other on a host tap device, so both are vxlan ports.
+vxtap=""
+[ -z "$short" ] && [ "$(id -u)" = 0 ] && vxtap=--tap
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
+	scenario "scenario 4, cloud VMs: guests on routed NICs join qpace-switch over VXLAN, rxe on vx0" \
+		sh tests/vm/vxlan-rxe.sh $short $vxtap
+else
+	echo "=== scenario 4, cloud VMs: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
+	skipped=$((skipped + 1))
+fi
 
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
