@@ -10,7 +10,7 @@ out=${DEMO_OUT:-results/demo}
 bench="$build/bin/qpace-bench"
 
 [ -x "$bench" ] || { echo "demo: $bench is missing; run make first" >&2; exit 1; }
-echo "qpace demo: $(nproc) CPU(s), $(uname -sr); one incast per algorithm (about a minute)"
+echo "qpace demo: $(nproc) CPU(s), $(uname -sr); one incast per algorithm (about 15 s on an idle 2-core machine)"
 start=$(date +%s)
 # shellcheck disable=SC2086
 "$bench" compare -N 16 -s 256K -R 5 --rate 250M --buffer 512K --delay 100us --window 128 \
