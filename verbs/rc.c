@@ -411,7 +411,7 @@ uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp)
 	uint64_t sum = 0;
 
 	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
-		const struct rc_swqe *w = &qp->sq[i % qp->p.sq_depth];
+		const struct rc_swqe *w = rc_sq_at(qp, i);
 		int32_t acked = rc_psn_diff(qp->req.una, w->first_psn);
 		uint64_t done = acked > 0 ? (uint64_t)acked * qp->conn.mtu_bytes : 0;
 

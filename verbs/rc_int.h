@@ -79,7 +79,7 @@ struct rc_qp {
 	struct rc_resp resp;
 };
 
-static inline struct rc_swqe *rc_sq_at(struct rc_qp *qp, uint32_t i)
+static inline struct rc_swqe *rc_sq_at(const struct rc_qp *qp, uint32_t i)
 {
 	return &qp->sq[i % qp->p.sq_depth];
 }
