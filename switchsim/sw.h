@@ -65,7 +65,7 @@ struct sw_port_stats {
 	uint64_t tx_errors;          /* the OS refused a frame */
 	uint64_t rx_errors;          /* the OS reported a receive error */
 	uint64_t rx_skipped;         /* not for this port: wrong VNI or VTEP, own output, GSO */
-	uint64_t rx_kernel_drops;    /* the socket overflowed before we read (SO_RXQ_OVFL) */
+	uint64_t rx_kernel_drops;    /* the socket overflowed before we read (SO_MEMINFO) */
 	uint64_t rx_batches;         /* receive calls that returned frames */
 	uint64_t tx_batches;         /* send calls */
 };

@@ -7,35 +7,35 @@
 set -u
 . "$(dirname "$0")/switch_common.inc"
 
+sw_stop() { kill "$pid"; wait "$pid" 2>/dev/null; pid=""; }
+# figures OUT JSON: sent and received from the sender's OUT; from the switch's JSON the
+# drops (its queue's drop-tail plus what the kernel dropped at its ingress socket when
+# the machine stalled it, both counted by the switch) and the peak queue.
+figures() {
+	sent=$(awk '/^sent/ {print $2}' "$1")
+	recv=$(awk '/^received/ {print $2}' "$1")
+	drops=$(( $($T json "$2" s1 p1 drop_tail) + $($T json "$2" s1 p0 rx_kernel_drops) )) ||
+		fail "no stats"
+	maxq=$($T json "$2" s1 p1 max_qbytes)
+}
+
 echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
-rm -f "$tmp/sw.log"
-$SW --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
+sw_start --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
 	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us --cnp on \
-	--duration 20s 2> "$tmp/sw.log" &
-pid=$!
-ready
+	--duration 20s
 timeout 15 $T int --base-port 17300 || fail "telemetry checks"
-kill "$pid"; wait "$pid" 2>/dev/null; pid=""
+sw_stop
 
 echo "--- 2x overload through udp ports (200 Mb/s link, 400 Mb/s offered, 2 s)"
 # A 1 MB buffer (40 ms at 200 Mb/s) rides out a sender that a busy machine stalls.
-rm -f "$tmp/sw.log"
-$SW --star 2 --base-port 17310 --rate 200M --buffer 1M --delay 5us --duration 20s \
-	--stats-json "$tmp/s.json" 2> "$tmp/sw.log" &
-pid=$!
-ready
+sw_start --star 2 --base-port 17310 --rate 200M --buffer 1M --delay 5us --duration 20s \
+	--stats-json "$tmp/s.json"
 timeout 15 $T rate --base-port 17310 --rate 400M --size 1000 --duration 2s > "$tmp/out" ||
 	fail "sender"
 cat "$tmp/out"
-kill "$pid"; wait "$pid" 2>/dev/null; pid=""
-sent=$(awk '/^sent/ {print $2}' "$tmp/out")
-recv=$(awk '/^received/ {print $2}' "$tmp/out")
+sw_stop
+figures "$tmp/out" "$tmp/s.json"
 rate=$(awk '/^received/ {print $(NF-1)}' "$tmp/out")
-# the switch's drops: its queue's drop-tail plus what the kernel dropped at its ingress
-# socket when the machine stalled it (SO_RXQ_OVFL), both counted by the switch
-drops=$(( $($T json "$tmp/s.json" s1 p1 drop_tail) + $($T json "$tmp/s.json" s1 p0 rx_kernel_drops) )) ||
-	fail "no stats"
-maxq=$($T json "$tmp/s.json" s1 p1 max_qbytes)
 buf=$($T json "$tmp/s.json" s1 p1 buffer_bytes)
 echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))); max queue $maxq of $buf B; median received rate $rate b/s of 200000000"
 [ "$drops" -eq $((sent - recv)) ] || fail "drops != sent - received"
@@ -44,20 +44,13 @@ awk -v r="$rate" 'BEGIN { d = r / 200000000 - 1; exit !(d < 0.02 && d > -0.02) }
 	fail "received rate $rate not within 2% of 200000000"
 
 echo "--- 10x overload (20 Mb/s link, 200 Mb/s offered, 1 s): bounded queue, no crash"
-rm -f "$tmp/sw.log"
-$SW --star 2 --base-port 17320 --rate 20M --buffer 64K --delay 5us --duration 20s \
-	--stats-json "$tmp/s10.json" 2> "$tmp/sw.log" &
-pid=$!
-ready
+sw_start --star 2 --base-port 17320 --rate 20M --buffer 64K --delay 5us --duration 20s \
+	--stats-json "$tmp/s10.json"
 timeout 15 $T rate --base-port 17320 --rate 200M --size 1000 --duration 1s > "$tmp/out10" ||
 	fail "sender"
 kill -0 "$pid" 2>/dev/null || fail "switch died under 10x overload"
-kill "$pid"; wait "$pid" 2>/dev/null; pid=""
-sent=$(awk '/^sent/ {print $2}' "$tmp/out10")
-recv=$(awk '/^received/ {print $2}' "$tmp/out10")
-drops=$(( $($T json "$tmp/s10.json" s1 p1 drop_tail) + $($T json "$tmp/s10.json" s1 p0 rx_kernel_drops) )) ||
-	fail "no stats"
-maxq=$($T json "$tmp/s10.json" s1 p1 max_qbytes)
+sw_stop
+figures "$tmp/out10" "$tmp/s10.json"
 echo "sent $sent received $recv drops $drops (sent - received = $((sent - recv))); max queue $maxq of 65536 B"
 [ "$maxq" -le 65536 ] || fail "queue above the buffer"
 [ "$drops" -eq $((sent - recv)) ] || fail "drops != sent - received"
