@@ -32,10 +32,7 @@ VM_LIB=$0
 
 short=0
 [ "${1:-}" = --short ] && short=1
-if ! why=$(vm_can_run); then
-	echo "qpace-vm: SKIP: $why"
-	exit 77
-fi
+vm_skip_unless_runnable
 for b in qpace-switch qpace-bench qpaced qpacectl; do
 	if [ ! -x "$VM_TOP/build/bin/$b" ]; then
 		echo "qpace-vm: SKIP: build/bin/$b is not built"

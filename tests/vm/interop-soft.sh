@@ -40,15 +40,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-if ! why=$(vm_can_run); then
-	echo "qpace-vm: SKIP: $why"
-	exit 77
-fi
+vm_skip_unless_runnable
+vm_need_built qpace-switch qp-check
 SWITCH=$VM_TOP/build/bin/qpace-switch
 QPCHECK=$VM_TOP/build/bin/qp-check
-for b in "$SWITCH" "$QPCHECK"; do
-	[ -x "$b" ] || { echo "$0: $b is not built (make)" >&2; exit 1; }
-done
 
 vm_setup || exit 1
 [ -n "$pcap" ] || pcap=$VM_RUN/switch.pcap

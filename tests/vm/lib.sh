@@ -1,7 +1,7 @@
 # Shell functions that boot and watch Soft-RoCE guests (QEMU TCG). Source it from sh/bash:
 #
 #   . tests/vm/lib.sh
-#   vm_can_run || exit 77             # prints why QEMU cannot run here
+#   vm_skip_unless_runnable           # exit 77, saying why, when QEMU cannot run here
 #   vm_setup                          # run folder, base port, initrd, the EXIT/INT/TERM trap
 #   vm_start g1 0 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" job1.sh
 #   vm_wait g1 ready 120 && vm_wait g1 exit 300
@@ -49,6 +49,21 @@ vm_can_run() {
 		return 1
 	fi
 	return 0
+}
+
+# vm_skip_unless_runnable: exit 77 (a SKIP, saying why) when QEMU cannot run here.
+vm_skip_unless_runnable() {
+	if ! why=$(vm_can_run); then
+		echo "qpace-vm: SKIP: $why"
+		exit 77
+	fi
+}
+
+# vm_need_built PROG...: exit 1, naming it, when a build/bin/PROG is not built.
+vm_need_built() {
+	for b in "$@"; do
+		[ -x "$VM_TOP/build/bin/$b" ] || { echo "$0: $VM_TOP/build/bin/$b is not built (make)" >&2; exit 1; }
+	done
 }
 
 # vm_setup: run folder, base port, initrd, and the cleanup trap.

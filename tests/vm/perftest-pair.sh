@@ -38,10 +38,7 @@ esac
 [ -z "$pcap" ] || [ "$via" = relay ] || { echo "$0: --pcap needs --via relay" >&2; exit 2; }
 [ "$set" = bench ] || [ "$via" = relay ] || { echo "$0: --vectors needs the relay" >&2; exit 2; }
 
-if ! why=$(vm_can_run); then
-	echo "qpace-vm: SKIP: $why"
-	exit 77
-fi
+vm_skip_unless_runnable
 SWITCH=${QPACE_VM_SWITCH:-$VM_TOP/build/bin/qpace-switch}
 if [ "$via" = switch ] && [ ! -x "$SWITCH" ]; then
 	echo "$0: $SWITCH is not built (make)" >&2

@@ -45,14 +45,9 @@ for a in "$@"; do
 	esac
 done
 
-if ! why=$(vm_can_run); then
-	echo "qpace-vm: SKIP: $why"
-	exit 77
-fi
+vm_skip_unless_runnable
+vm_need_built qpace-switch qpaced qpacectl
 SWITCH=$VM_TOP/build/bin/qpace-switch
-for b in "$SWITCH" "$VM_TOP/build/bin/qpaced" "$VM_TOP/build/bin/qpacectl"; do
-	[ -x "$b" ] || { echo "$0: $b is not built (make)" >&2; exit 1; }
-done
 
 vm_setup || exit 1
 hp=$((VM_PORT + 2))   # slirp hostfwd towards g2's UDP 4789
