@@ -136,14 +136,6 @@ static void open_direct_pair(struct soft_side *sa, struct soft_side *sb, unsigne
  * + MTU - 1 unacknowledged (HPCC's window form). A 1 MiB WRITE goes in pieces of one packet
  * (the cap cuts them), the backend never holds more than 4 packets unacknowledged, and the
  * bytes arrive intact. */
-static bool wr_done(void *arg)
-{
-	struct soft_side *s = arg;
-	struct qp_wc wc;
-
-	return qp_poll(s->qp, &wc, 1) == 1;
-}
-
 static void test_inflight_cap_on_the_wire(void **state)
 {
 	enum { MTU = 1024, LEN = 1 << 20 };
@@ -153,6 +145,8 @@ static void test_inflight_cap_on_the_wire(void **state)
 	struct soft_side sa, sb;
 	struct qp_ctx *all[2];
 	struct qp_wr wr;
+	struct qp_wc wc = { 0 };
+	bool done = false;
 	uint64_t peak = 0, samples = 0;
 	unsigned p = soft_port_base(5);
 	char a[160], b[160], err[200];
@@ -178,19 +172,20 @@ static void test_inflight_cap_on_the_wire(void **state)
 			     .flags = QP_WR_SIGNALED };
 	qp_ratetable_heartbeat(rates, qp_now_ns());
 	assert_int_equal(qp_post_send(sa.qp, &wr), 0);
-	for (qp_time_ns end = qp_now_ns() + 10 * QP_NS_PER_S; qp_now_ns() < end;) {
+	for (qp_time_ns end = qp_now_ns() + 10 * QP_NS_PER_S; !done && qp_now_ns() < end;) {
 		uint64_t u = sa.ctx->ops->unacked_bytes(sa.qp);
 
 		peak = u > peak ? u : peak;
 		samples++;
 		qp_ratetable_heartbeat(rates, qp_now_ns());
-		if (soft_run(all, 2, wr_done, &sa, 100 * QP_NS_PER_US))
-			break;
+		done = soft_wait_wc(&sa, all, 2, &wc, 100 * QP_NS_PER_US);
 	}
 	print_message("cap %llu B: peak unacknowledged %llu B over %llu samples, %llu pieces, "
 		      "%llu window waits\n", (unsigned long long)cap, (unsigned long long)peak,
 		      (unsigned long long)samples, (unsigned long long)sa.qp->stats.tx_chunks,
 		      (unsigned long long)sa.qp->pacer.gate.stats.window_waits);
+	assert_true(done);
+	assert_int_equal(wc.status, QP_WC_SUCCESS);
 	assert_true(peak <= 4 * MTU);
 	assert_true(peak > 0);
 	assert_true(sa.qp->pacer.gate.stats.window_waits > 0);
