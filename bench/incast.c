@@ -36,7 +36,8 @@
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
 #define INCAST_SPIN_NS QP_NS_PER_MS
 #define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
-#define INCAST_HPCC_ETA 0.95               /* HPCC and ACC keep their default eta */
+#define INCAST_HPCC_ETA 0.95               /* HPCC's and ACC's eta, given to them and used
+					     * for their W_AI (it is their default too) */
 
 /* Per algorithm, what the switch it starts must produce, and whether the senders take
  * HPCC's settings for this network (incast_hpcc_params, plus the row's own parameters;
@@ -115,7 +116,7 @@ static void incast_hpcc_params(const struct incast *x, qp_rate_bps line_bps, con
 		floor_bps = x->c->link_bps / 1000;
 	if (floor_bps > x->c->link_bps / 4)
 		floor_bps = x->c->link_bps / 4;
-	snprintf(buf, len, "max_stage=0,min_rate=%llu,rate_ai=%llu%s%s",
+	snprintf(buf, len, "eta=%g,max_stage=0,min_rate=%llu,rate_ai=%llu%s%s", INCAST_HPCC_ETA,
 		 (unsigned long long)floor_bps, (unsigned long long)(ai_bps ? ai_bps : 1),
 		 *extra ? "," : "", extra);
 }
