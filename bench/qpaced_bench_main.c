@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "qpace/ctl_client.h"
+#include "qpace/agent.h"
 #include "qpace/optable.h"
 #include "qpace/units.h"
 

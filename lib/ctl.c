@@ -7,6 +7,7 @@
 #include "qpace/bytes.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
+#include "qpace/ratetable.h"   /* QP_RATE_QPN_MAX */
 
 #define NAME_LEN 16
 #define QP_FIXED 153
@@ -199,17 +200,21 @@ static void qpn_encode(struct wr *w, const struct ctl_msg *m)
 
 static void event_decode(struct ctl_msg *m, struct rd *r)
 {
-	static const bool allowed[CC_EV_COUNT] = {
-		[CC_EV_CNP] = true, [CC_EV_RTT] = true, [CC_EV_ACKED] = true,
-		[CC_EV_FLOW_START] = true, [CC_EV_FLOW_FINISH] = true,
-	};
-
 	m->u.event.qpn = get_qpn(r, "qpn");
 	m->u.event.type = GET8(r, "event type");
 	get_n(r, 3, "reserved");
 	m->u.event.value = GET64(r, "value");
-	if ((m->u.event.type >= CC_EV_COUNT || !allowed[m->u.event.type]) && !r->bad)
-		r->bad = "event type";
+	switch (m->u.event.type) {
+	case CTL_EV_CNP:
+	case CTL_EV_RTT:
+	case CTL_EV_ACKED:
+	case CTL_EV_FLOW_START:
+	case CTL_EV_FLOW_FINISH:
+		break;
+	default:
+		if (!r->bad)
+			r->bad = "event type";
+	}
 }
 
 static void event_encode(struct wr *w, const struct ctl_msg *m)

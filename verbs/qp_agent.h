@@ -3,7 +3,7 @@
 #ifndef QPACE_VERBS_QP_AGENT_H
 #define QPACE_VERBS_QP_AGENT_H
 
-#include "qpace/agent.h"
+#include "qpace/ctl.h"
 #include "qpace/qp.h"
 
 /* Retry connecting to an absent agent after 100 ms, doubling up to 1 s. */

@@ -51,9 +51,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qpace/cc.h"
+#include "qpace/ctl.h"
 #include "qpace/feedback.h"
 #include "qpace/ratetable.h"
 #include "qpace/siphash.h"
+
+/* The records the agent takes and shows (struct agent_qp_reg, struct agent_qp_view, enum
+ * agent_counter) and their limits are the control protocol's: qpace/ctl.h. Its event
+ * types are cc's. */
+_Static_assert((int)CTL_EV_CNP == (int)CC_EV_CNP && (int)CTL_EV_RTT == (int)CC_EV_RTT &&
+	       (int)CTL_EV_ACKED == (int)CC_EV_ACKED &&
+	       (int)CTL_EV_FLOW_START == (int)CC_EV_FLOW_START &&
+	       (int)CTL_EV_FLOW_FINISH == (int)CC_EV_FLOW_FINISH, "ctl's event types are cc's");
 
 #define AGENT_DEF_MAX_QPS 1024u
 #define AGENT_MAX_QPS QP_RATETABLE_MAX_SLOTS
@@ -61,14 +70,6 @@
 #define AGENT_MAX_ALLOW 32u           /* allow-list entries */
 #define AGENT_DEF_TX_QUEUE 1024u      /* datagrams queued for the shell */
 #define AGENT_MAX_TX_QUEUE 65536u
-#define AGENT_ALGO_MAX 16u            /* algorithm name, NUL included */
-#define AGENT_PARAMS_MAX 192u         /* algorithm parameters "k=v,...", NUL included */
-#define AGENT_MIN_MTU 64u
-#define AGENT_MAX_MTU 65536u
-#define AGENT_MIN_RTT_NS 100u
-#define AGENT_MAX_RTT_NS (10 * QP_NS_PER_S)
-#define AGENT_MIN_LINK_BPS QP_KBPS
-#define AGENT_MAX_LINK_BPS (10000 * QP_GBPS)
 /* Credit gating ends after 4 silent grant intervals, and never sooner than 100 ms: the
  * gate's own "dead agent" age (QP_GATE_DEF_STALE_NS). A 1 ms floor ended gating whenever
  * a busy machine held the receiver's agent up for a few ms, and the ungated senders'
@@ -107,63 +108,6 @@ struct agent_params {
  * 1024, allow 127.0.0.0/8, no key, no log. */
 void agent_params_default(struct agent_params *p);
 
-enum agent_qp_flags {
-	AGENT_QP_RECEIVER = 1u << 0,  /* receives bulk data: pace credits to its peer */
-	AGENT_QP_FLAGS_ALL = AGENT_QP_RECEIVER,
-};
-
-/* A QP as an application registers it. */
-struct agent_qp_reg {
-	uint32_t qpn;                /* local QPN, 24 bits */
-	uint32_t peer_qpn;           /* the remote QPN it is connected to, 24 bits */
-	uint32_t local_ip;           /* IPv4, host order, not 0 */
-	uint32_t peer_ip;            /* not 0 */
-	uint16_t sport;              /* UDP source port of its RoCEv2 frames; 0 = not known */
-	uint16_t flags;              /* enum agent_qp_flags */
-	uint32_t mtu_bytes;          /* payload bytes per packet, AGENT_MIN_MTU..AGENT_MAX_MTU */
-	qp_rate_bps link_bps;        /* local link rate: the controller's line rate */
-	qp_time_ns base_rtt_ns;      /* unloaded RTT to the peer */
-	char algo[AGENT_ALGO_MAX];   /* "" = the agent's default (and its parameters) */
-	char params[AGENT_PARAMS_MAX];
-};
-
-/* Counters, one per outcome. Names and help in agent_counter_name/_help. */
-enum agent_counter {
-	AGENT_C_FB_DATAGRAMS = 0,    /* feedback datagrams handed to the core */
-	AGENT_C_FB_ACCEPTED,         /* from an allowed source, tag good, decoded */
-	AGENT_C_FB_REJ_SOURCE,       /* source not on the allow-list */
-	AGENT_C_FB_REJ_NOTAG,        /* key set, message carries no tag */
-	AGENT_C_FB_REJ_TAG,          /* key set, tag wrong or malformed */
-	AGENT_C_FB_MAL_PROTO,        /* wrong magic or version */
-	AGENT_C_FB_MAL_TRUNC,        /* shorter than its header or body says */
-	AGENT_C_FB_MAL_FIELD,        /* a field out of range */
-	AGENT_C_FB_MAL_TYPE,         /* unknown message type */
-	AGENT_C_FB_MAL_OVERSIZE,     /* datagram longer than any message (shell) */
-	AGENT_C_FB_KERNEL_DROPS,     /* dropped by the kernel: socket buffer full (shell) */
-	AGENT_C_FB_UNKNOWN_FLOW,     /* accepted, but no local QP has that flow */
-	AGENT_C_FB_IGNORED,          /* accepted, nothing for this agent to do */
-	AGENT_C_FB_CC_REJECTED,      /* the controller rejected the event */
-	AGENT_C_FB_DUP_CREDIT,       /* credit grant with an old sequence number */
-	AGENT_C_RATE_WRITES,         /* rate-table updates */
-	AGENT_C_ECHOES,              /* INT reports echoed to the sender's agent */
-	AGENT_C_GRANTS,              /* credit grants sent */
-	AGENT_C_LEVEL_ACKS,          /* level acknowledgements sent */
-	AGENT_C_TX_DROPPED,          /* datagrams dropped: the send queue was full */
-	AGENT_C_CREDIT_EXPIRED,      /* credit gating ended: no grant for too long */
-	AGENT_C_REG_OK,              /* QPs registered */
-	AGENT_C_UNREG_OK,            /* QPs unregistered by request */
-	AGENT_C_REAPED,              /* QPs removed because their process went away */
-	AGENT_C_REG_BAD,             /* registration with a field out of range */
-	AGENT_C_REG_DUP,             /* registration of a QPN already registered */
-	AGENT_C_REG_FULL,            /* registration beyond max_qps or the rate table */
-	AGENT_C_REG_ALGO,            /* registration with an unknown algorithm or bad params */
-	AGENT_C_CTL_MALFORMED,       /* control messages that did not decode (shell) */
-	AGENT_C_CTL_REJECTED,        /* control requests refused (unknown QP, bad value) */
-	AGENT_C_OVERRIDES,           /* manual rate / algorithm changes */
-	AGENT_C_HTTP_BAD,            /* metrics requests refused (shell) */
-	AGENT_C_COUNT
-};
-
 const char *agent_counter_name(enum agent_counter c);  /* "feedback_accepted"... */
 const char *agent_counter_help(enum agent_counter c);
 
@@ -181,28 +125,6 @@ struct agent_dgram {
 	uint16_t dst_port;
 	uint16_t len;
 	uint8_t buf[FB_MAX_LEN];
-};
-
-/* What monitoring shows of one QP. */
-struct agent_qp_view {
-	struct agent_qp_reg reg;     /* as registered; algo/params: the ones in force */
-	uint32_t owner;              /* agent_register's owner (not sent by qpace/ctl.h) */
-	uint32_t pid;                /* the registering process (0 = embedded) */
-	int32_t slot;                /* rate-table slot */
-	qp_rate_bps rate_bps;        /* published: the override when set, else target */
-	qp_rate_bps target_bps;      /* the algorithm's own decision */
-	uint64_t cap_bytes;          /* published in-flight cap (a window algorithm's); 0 = none */
-	bool override;               /* a manual rate is in force */
-	bool credit_gated;           /* the gate spends credits for this QP */
-	uint64_t credits_rx_bytes;   /* cumulative credits granted to this QP (sender) */
-	uint64_t credits_tx_bytes;   /* cumulative credits this agent granted its peer */
-	double utilization;          /* most congested hop of the last INT: tx/B + q/(B*T) */
-	uint32_t queue_bytes;        /* largest queue in the last INT / notice / level */
-	qp_time_ns rtt_ns;           /* base RTT + the queueing delay of that INT's hops */
-	uint64_t tx_bytes;           /* reported by the application (agent_qp_stats) */
-	uint64_t retransmissions;    /* reported by the application */
-	uint64_t feedback;           /* messages that reached this QP */
-	uint64_t psn64;              /* highest extended PSN seen */
 };
 
 struct agent;

@@ -10,6 +10,7 @@
 
 #include "test_rng.h"
 
+#include "qpace/cc.h"     /* CC_EV_INT: a cc event no application may send */
 #include "qpace/ctl.h"
 
 static struct ctl_msg samples[CTL_T_COUNT];
@@ -29,7 +30,7 @@ static void build_samples(void)
 	m[CTL_T_UNREGISTER] = (struct ctl_msg){ .type = CTL_T_UNREGISTER, .id = 2,
 						.u.qpn = 0xffffff };
 	m[CTL_T_EVENT] = (struct ctl_msg){ .type = CTL_T_EVENT, .id = 3,
-					   .u.event = { 7, CC_EV_RTT, 99999 } };
+					   .u.event = { 7, CTL_EV_RTT, 99999 } };
 	m[CTL_T_STATS] = (struct ctl_msg){ .type = CTL_T_STATS, .id = 4,
 					   .u.stats = { 7, 1ULL << 40, 12 } };
 	m[CTL_T_LIST] = (struct ctl_msg){ .type = CTL_T_LIST, .id = 5 };
