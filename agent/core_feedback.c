@@ -150,6 +150,41 @@ static uint64_t psn_extend(struct agent_qp *q, uint32_t psn)
 	return q->psn64_max + (uint64_t)(d > 0 ? 0 : d);
 }
 
+/* ---- feedback -> cc events ---- */
+
+int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	switch (m->type) {
+	case FB_T_INT:
+	case FB_T_ECHO:
+		ev->type = CC_EV_INT;
+		ev->u.int_report.seq = m->u.int_report.psn;
+		ev->u.int_report.snd_nxt = m->u.int_report.psn;
+		ev->u.int_report.hops = m->u.int_report.hops;
+		ev->u.int_report.nhops = m->u.int_report.nhops;
+		return 0;
+	case FB_T_NOTICE:
+		ev->type = CC_EV_NOTICE;
+		ev->u.notice = (struct cc_notice){
+			.switch_id = m->u.notice.switch_id,
+			.queue_bytes = m->u.notice.queue_bytes,
+			.link_bps = m->u.notice.link_bps,
+			.flows = m->u.notice.flows,
+			.reflected_ts_ns = m->u.notice.reflected_ts_ns,
+		};
+		return 0;
+	case FB_T_LEVEL:
+		if (m->u.level.level > CC_LEVEL_SEVERE)
+			return -ENOENT;
+		ev->type = CC_EV_LEVEL;
+		ev->u.level = m->u.level.level;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
 /* ---- handlers ---- */
 
 static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_ns now)

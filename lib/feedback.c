@@ -131,8 +131,8 @@ static int notice_encode(uint8_t *p, const struct fb_msg *m)
 static int level_ok(uint8_t level, uint8_t acked)
 {
 	if (level == FB_LEVEL_ACK)
-		return acked <= CC_LEVEL_SEVERE;
-	return level <= CC_LEVEL_SEVERE;
+		return acked <= FB_LEVEL_MAX;
+	return level <= FB_LEVEL_MAX;
 }
 
 static int level_decode(struct fb_msg *m, const uint8_t *p, size_t len)
@@ -311,37 +311,4 @@ int fb_encode_int(uint8_t *buf, size_t cap, uint8_t type, uint8_t flags,
 	int_body(buf + FB_HDR_LEN, flow, psn, hops, nhops);
 	put_hdr(buf, type, len, flags);
 	return (int)len;
-}
-
-int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev)
-{
-	memset(ev, 0, sizeof(*ev));
-	switch (m->type) {
-	case FB_T_INT:
-	case FB_T_ECHO:
-		ev->type = CC_EV_INT;
-		ev->u.int_report.seq = m->u.int_report.psn;
-		ev->u.int_report.snd_nxt = m->u.int_report.psn;
-		ev->u.int_report.hops = m->u.int_report.hops;
-		ev->u.int_report.nhops = m->u.int_report.nhops;
-		return 0;
-	case FB_T_NOTICE:
-		ev->type = CC_EV_NOTICE;
-		ev->u.notice = (struct cc_notice){
-			.switch_id = m->u.notice.switch_id,
-			.queue_bytes = m->u.notice.queue_bytes,
-			.link_bps = m->u.notice.link_bps,
-			.flows = m->u.notice.flows,
-			.reflected_ts_ns = m->u.notice.reflected_ts_ns,
-		};
-		return 0;
-	case FB_T_LEVEL:
-		if (m->u.level.level > CC_LEVEL_SEVERE)
-			return -ENOENT;
-		ev->type = CC_EV_LEVEL;
-		ev->u.level = m->u.level.level;
-		return 0;
-	default:
-		return -ENOENT;
-	}
 }

@@ -58,11 +58,14 @@
 
 /* The records the agent takes and shows (struct agent_qp_reg, struct agent_qp_view, enum
  * agent_counter) and their limits are the control protocol's: qpace/ctl.h. Its event
- * types are cc's. */
+ * types are cc's: */
 _Static_assert((int)CTL_EV_CNP == (int)CC_EV_CNP && (int)CTL_EV_RTT == (int)CC_EV_RTT &&
 	       (int)CTL_EV_ACKED == (int)CC_EV_ACKED &&
 	       (int)CTL_EV_FLOW_START == (int)CC_EV_FLOW_START &&
 	       (int)CTL_EV_FLOW_FINISH == (int)CC_EV_FLOW_FINISH, "ctl's event types are cc's");
+/* A LEVEL message's levels are cc's (qpace/feedback.h). */
+_Static_assert(FB_LEVEL_MAX == CC_LEVEL_SEVERE && FB_LEVEL_ACK == CC_LEVEL_ACK,
+	       "feedback's levels are cc's");
 
 #define AGENT_DEF_MAX_QPS 1024u
 #define AGENT_MAX_QPS QP_RATETABLE_MAX_SLOTS
@@ -155,6 +158,13 @@ unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
 /* One decoded message (already trusted). Returns enum agent_rx_result bits. */
 unsigned agent_feed_msg(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 			uint16_t src_port, qp_time_ns now);
+
+/* Map a decoded feedback message onto the congestion-control event it carries (the agent's
+ * translation; the wire codec knows nothing of cc). INT/ECHO -> CC_EV_INT (seq = the PSN;
+ * the caller sets seq and snd_nxt in its own byte space; hops point into @m), NOTICE ->
+ * CC_EV_NOTICE, LEVEL 0..3 -> CC_EV_LEVEL. Returns 0, or -ENOENT for messages that are no
+ * cc event (acks, credits). */
+int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev);
 
 /* An event the application reports for its QP (CNP, RTT sample, bytes acked, flow start /
  * finish): straight to the controller. 0, -ENOENT (no such QP) or -EINVAL (bad event). */

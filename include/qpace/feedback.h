@@ -40,7 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qpace/int.h"
-#include "qpace/cc.h"
+#include "qpace/rate.h"
+#include "qpace/time.h"
 
 #define FB_PORT 4792
 #define FB_MAGIC 0x5146
@@ -94,13 +95,14 @@ struct fb_notice {
 	qp_time_ns reflected_ts_ns;  /* switch clock at the enqueue that triggered it */
 };
 
+#define FB_LEVEL_MAX 3    /* levels 0..3 */
 #define FB_LEVEL_ACK 7
 
 struct fb_level {
 	struct fb_flow flow;
 	uint32_t switch_id;
 	uint16_t port;
-	uint8_t level;       /* 0..3, or FB_LEVEL_ACK */
+	uint8_t level;       /* 0..FB_LEVEL_MAX, or FB_LEVEL_ACK */
 	uint8_t acked;       /* with FB_LEVEL_ACK: the level acknowledged (0..3) */
 	uint32_t queue_bytes;
 	uint32_t seq;
@@ -144,11 +146,5 @@ int fb_encode_int(uint8_t *buf, size_t cap, uint8_t type, uint8_t flags,
 
 /* Short name of a type ("int", "notice"...), "unknown" outside the table. */
 const char *fb_type_name(unsigned type);
-
-/* Map a decoded message onto the congestion-control event it carries. INT/ECHO ->
- * CC_EV_INT (seq = the PSN; the caller sets seq and snd_nxt in its own byte space; hops
- * point into @m), NOTICE -> CC_EV_NOTICE, LEVEL 0..3 -> CC_EV_LEVEL. Returns 0, or
- * -ENOENT for messages that are no cc event (acks, credits). */
-int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev);
 
 #endif

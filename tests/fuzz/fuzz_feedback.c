@@ -1,9 +1,11 @@
 /* libFuzzer target: the telemetry decoder; what it accepts must encode back to a message
- * that decodes to the same thing. */
+ * that decodes to the same thing, and the agent's mapping onto a cc event (agent core)
+ * takes it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/agent.h"      /* fb_to_cc_event */
 #include "qpace/feedback.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
