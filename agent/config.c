@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/agent_config.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
@@ -29,35 +30,6 @@ static int parse_ulong(const char *v, unsigned long min, unsigned long max, unsi
 	return 0;
 }
 
-/* "A.B.C.D:PORT"; with @allow_off, "off" gives port 0. */
-static int parse_hostport(const char *v, bool allow_off, uint32_t *ip, uint16_t *port,
-			  char *err, size_t errlen)
-{
-	char host[32];
-	const char *colon = strrchr(v, ':');
-	struct agent_net n;
-	unsigned long p;
-
-	if (allow_off && strcmp(v, "off") == 0) {
-		*ip = 0;
-		*port = 0;
-		return 0;
-	}
-	if (!colon || (size_t)(colon - v) >= sizeof(host))
-		return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is not ADDRESS:PORT (IPv4)%s", v,
-				 allow_off ? " or off" : "");
-	memcpy(host, v, (size_t)(colon - v));
-	host[colon - v] = 0;
-	if (agent_net_parse(host, &n) || n.prefix != 32 || strchr(host, '/'))
-		return qp_errmsg(-EINVAL, err, errlen, "\"%s\": \"%s\" is not an IPv4 address", v,
-				 host);
-	if (parse_ulong(colon + 1, 1, 65535, &p, "a port", err, errlen))
-		return -EINVAL;
-	*ip = n.addr;
-	*port = (uint16_t)p;
-	return 0;
-}
-
 static int copy_str(char *dst, size_t cap, const char *v, const char *what, char *err,
 		    size_t errlen)
 {
@@ -70,12 +42,13 @@ static int copy_str(char *dst, size_t cap, const char *v, const char *what, char
 
 static int opt_feedback(struct qpaced_config *c, const char *v, char *err, size_t errlen)
 {
-	return parse_hostport(v, false, &c->fb_ip, &c->fb_port, err, errlen);
+	return qp_hostport_parse(v, 1, 65535, 0, &c->fb_ip, &c->fb_port, err, errlen);
 }
 
 static int opt_metrics(struct qpaced_config *c, const char *v, char *err, size_t errlen)
 {
-	return parse_hostport(v, true, &c->metrics_ip, &c->metrics_port, err, errlen);
+	return qp_hostport_parse(v, 1, 65535, QP_HOSTPORT_OFF, &c->metrics_ip, &c->metrics_port,
+				 err, errlen);
 }
 
 static int opt_allow(struct qpaced_config *c, const char *v, char *err, size_t errlen)

@@ -123,36 +123,7 @@ void agent_note(struct agent *a, enum agent_counter c, const char *fmt, ...)
 
 _Static_assert(AGENT_C_COUNT <= 64, "agent->logged is a 64-bit mask");
 
-/* ---- addresses ---- */
-
-const char *agent_ip_fmt(uint32_t ip, char *buf, size_t len)
-{
-	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
-	return buf;
-}
-
-static int parse_ipv4(const char *s, const char **end, uint32_t *out)
-{
-	uint32_t ip = 0;
-
-	for (int i = 0; i < 4; i++) {
-		unsigned long v;
-		char *e;
-
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = strtoul(s, &e, 10);
-		if (v > 255 || e - s > 3)
-			return -EINVAL;
-		ip = ip << 8 | (uint32_t)v;
-		s = e;
-		if (i < 3 && *s++ != '.')
-			return -EINVAL;
-	}
-	*end = s;
-	*out = ip;
-	return 0;
-}
+/* ---- allow-list networks ---- */
 
 int agent_net_parse(const char *s, struct agent_net *out)
 {
@@ -164,7 +135,7 @@ int agent_net_parse(const char *s, struct agent_net *out)
 		*out = (struct agent_net){ 0, 0 };
 		return 0;
 	}
-	if (parse_ipv4(s, &e, &ip))
+	if (qp_ipv4_scan(s, &e, &ip))
 		return -EINVAL;
 	if (*e == '/') {
 		char *pe;
@@ -328,10 +299,10 @@ bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t p
 	int len;
 
 	if (a->tx_len == a->p.tx_queue) {
-		char ips[16];
+		char ips[QP_IPV4_STRLEN];
 
 		agent_note(a, AGENT_C_TX_DROPPED, "send queue full (%u datagrams): %s to %s:%u dropped",
-			   a->p.tx_queue, fb_type_name(m->type), agent_ip_fmt(ip, ips, sizeof(ips)),
+			   a->p.tx_queue, fb_type_name(m->type), qp_ipv4_fmt(ip, ips, sizeof(ips)),
 			   port);
 		return false;
 	}
@@ -435,7 +406,7 @@ static int reg_check(struct agent *a, const struct agent_qp_reg *r, char *err, s
 static int reg_unique(struct agent *a, const struct agent_qp_reg *r, char *err, size_t errlen)
 {
 	uint32_t idx = agent_map_find_qpn(a, r->qpn);
-	char ips[16];
+	char ips[QP_IPV4_STRLEN];
 
 	if (idx == AGENT_NO_IDX)
 		idx = agent_map_find_flow(a, r->local_ip, r->peer_ip, r->peer_qpn);
@@ -443,7 +414,7 @@ static int reg_unique(struct agent *a, const struct agent_qp_reg *r, char *err, 
 		qp_errmsg(-EEXIST, err, errlen,
 			  "register qp 0x%06x: qp 0x%06x (pid %u) already has qpn or flow to %s "
 			  "qp 0x%06x", r->qpn, a->qps[idx].reg.qpn, a->qps[idx].pid,
-			  agent_ip_fmt(r->peer_ip, ips, sizeof(ips)), r->peer_qpn);
+			  qp_ipv4_fmt(r->peer_ip, ips, sizeof(ips)), r->peer_qpn);
 		agent_note(a, AGENT_C_REG_DUP, "%s", err);
 		return -EEXIST;
 	}

@@ -29,7 +29,7 @@ int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, si
 {
 	struct agent_qp *q = &a->qps[idx];
 	struct agent_link *l;
-	char msg[200], ips[16];
+	char msg[200], ips[QP_IPV4_STRLEN];
 	int li = link_find(a, q->reg.local_ip, true), rc;
 
 	if (li < 0)
@@ -47,11 +47,11 @@ int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, si
 		if (!l->pacer)
 			return qp_errmsg(-EINVAL, err, errlen, "register qp 0x%06x: credit pacer "
 					 "for %s: %s", q->reg.qpn,
-					 agent_ip_fmt(q->reg.local_ip, ips, sizeof(ips)), msg);
+					 qp_ipv4_fmt(q->reg.local_ip, ips, sizeof(ips)), msg);
 		l->local_ip = q->reg.local_ip;
 		agent_log(a, AGENT_LOG_INFO, "credits: pacing link %s (%llu b/s, rtt %llu ns, "
 			  "mtu %u) from qp 0x%06x's registration",
-			  agent_ip_fmt(l->local_ip, ips, sizeof(ips)),
+			  qp_ipv4_fmt(l->local_ip, ips, sizeof(ips)),
 			  (unsigned long long)cp.link_bps, (unsigned long long)cp.rtt_ns,
 			  cp.mtu_bytes, q->reg.qpn);
 	}

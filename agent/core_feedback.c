@@ -60,11 +60,11 @@ static unsigned feed_cc(struct agent *a, uint32_t idx, const struct cc_event *ev
 
 static void note_unknown(struct agent *a, const char *what, const struct fb_flow *f)
 {
-	char s[16], d[16];
+	char s[QP_IPV4_STRLEN], d[QP_IPV4_STRLEN];
 
 	agent_note(a, AGENT_C_FB_UNKNOWN_FLOW, "%s for flow %s:%u -> %s qp 0x%06x: no such local "
-		   "QP registered", what, agent_ip_fmt(f->src_ip, s, sizeof(s)), f->sport,
-		   agent_ip_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
+		   "QP registered", what, qp_ipv4_fmt(f->src_ip, s, sizeof(s)), f->sport,
+		   qp_ipv4_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
 }
 
 /* The local QP that sends the data of flow @f: (src IP, dst IP, dest QP), and the source
@@ -354,22 +354,23 @@ static void note_decode_error(struct agent *a, int rc, size_t len, const uint8_t
 static unsigned feed_one(struct agent *a, const uint8_t *buf, size_t len, uint32_t src_ip,
 			 uint16_t src_port, qp_time_ns now, size_t *used)
 {
-	char src[24], ips[16];
+	char src[QP_HOSTPORT_STRLEN];
 	struct fb_msg m;
 	int rc;
 
 	*used = 0;
 	if (a->p.have_key && (rc = fb_auth_verify(buf, len, &a->key)) != 0) {
 		agent_note(a, rc == -ENOKEY ? AGENT_C_FB_REJ_NOTAG : AGENT_C_FB_REJ_TAG,
-			   "feedback from %s:%u dropped: %s", agent_ip_fmt(src_ip, ips, sizeof(ips)),
-			   src_port, rc == -ENOKEY ? "no authentication tag (--key is set)"
+			   "feedback from %s dropped: %s",
+			   qp_hostport_fmt(src_ip, src_port, src, sizeof(src)),
+			   rc == -ENOKEY ? "no authentication tag (--key is set)"
 			   : rc == -EACCES ? "authentication tag does not match the key"
 			   : "malformed authentication tag");
 		return 0;
 	}
 	rc = fb_decode(&m, buf, len);
 	if (rc) {
-		snprintf(src, sizeof(src), "%s:%u", agent_ip_fmt(src_ip, ips, sizeof(ips)), src_port);
+		qp_hostport_fmt(src_ip, src_port, src, sizeof(src));
 		note_decode_error(a, rc, len, buf, src);
 		return 0;
 	}
@@ -384,14 +385,14 @@ static unsigned feed_one(struct agent *a, const uint8_t *buf, size_t len, uint32
 unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
 			     uint32_t src_ip, uint16_t src_port, qp_time_ns now)
 {
-	char ips[16];
+	char ips[QP_IPV4_STRLEN];
 	unsigned res = 0;
 	size_t off = 0, used;
 
 	a->counters[AGENT_C_FB_DATAGRAMS]++;
 	if (!allowed(a, src_ip)) {
 		agent_note(a, AGENT_C_FB_REJ_SOURCE, "feedback from %s:%u dropped: source not on "
-			   "the allow-list (--allow)", agent_ip_fmt(src_ip, ips, sizeof(ips)),
+			   "the allow-list (--allow)", qp_ipv4_fmt(src_ip, ips, sizeof(ips)),
 			   src_port);
 		return 0;
 	}

@@ -2,6 +2,7 @@
 #ifndef QPACE_AGENT_CORE_PRIV_H
 #define QPACE_AGENT_CORE_PRIV_H
 
+#include "qpace/addr.h"
 #include "qpace/agent.h"
 #include "qpace/credit.h"
 

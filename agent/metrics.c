@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/agent_metrics.h"
 
 static const struct {
@@ -154,7 +155,7 @@ static void render_qps(const struct agent *a, struct qp_strbuf *b)
 				continue;
 			qp_strbuf_printf(b, "%s{qpn=\"0x%06x\",peer=\"%s\",peer_qpn=\"0x%06x\","
 					 "algo=\"%s\"} ", qp_families[f].name, v.reg.qpn,
-					 agent_ip_fmt(v.reg.peer_ip, peer, sizeof(peer)),
+					 qp_ipv4_fmt(v.reg.peer_ip, peer, sizeof(peer)),
 					 v.reg.peer_qpn, v.reg.algo);
 			value(b, qp_families[f].value(&v));
 		}

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/qp_print.h"
 #include "qpace/units.h"
 
@@ -231,7 +232,7 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 		snprintf(buf, len, "0x%06llx", (unsigned long long)u);
 		break;
 	case QF_IP:
-		agent_ip_fmt((uint32_t)u, buf, len);
+		qp_ipv4_fmt((uint32_t)u, buf, len);
 		break;
 	case QF_STR:
 		snprintf(buf, len, "%s", (const char *)v + f->off);

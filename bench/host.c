@@ -1,21 +1,14 @@
 /* An emulated host with its own agent core: see host.h. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/feedback.h"
 #include "qpace/soft.h"
 #include "host.h"
 
 #define HOST_HEARTBEAT_NS QP_NS_PER_MS
-
-uint32_t bench_ip_parse(const char *s)
-{
-	struct in_addr a;
-
-	return inet_pton(AF_INET, s, &a) == 1 ? ntohl(a.s_addr) : 0;
-}
 
 static void host_log_quiet(void *arg, const char *line)
 {
@@ -28,7 +21,7 @@ static void host_agent_log(void *arg, enum agent_log_kind kind, const char *line
 	char ip[16];
 
 	if (kind == AGENT_LOG_WARN)
-		fprintf(stderr, "qpace-bench: host %s agent: %s\n", agent_ip_fmt(h->ip, ip, sizeof(ip)),
+		fprintf(stderr, "qpace-bench: host %s agent: %s\n", qp_ipv4_fmt(h->ip, ip, sizeof(ip)),
 			line);
 }
 
@@ -66,13 +59,12 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 {
 	struct agent_params ap;
 	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h };
-	const char *ipopt = strstr(c->options, "ip=");
-	char ipbuf[20] = "";
+	const char *ipopt = strstr(c->options, "ip="), *end;
+	uint32_t ip;
 
 	memset(h, 0, sizeof(*h));
-	if (ipopt)
-		sscanf(ipopt + 3, "%19[0-9.]", ipbuf);
-	h->ip = bench_ip_parse(ipbuf);
+	if (ipopt && qp_ipv4_scan(ipopt + 3, &end, &ip) == 0 && (!*end || *end == ','))
+		h->ip = ip;    /* else 0, and the soft context refuses the options */
 	h->cnp_from_notice = c->cnp_from_notice;
 	h->credits = c->credits;
 	if (qp_ratetable_create_mem(BENCH_HOST_MAX_QPS, &h->table, err, errlen) < 0)

@@ -67,7 +67,5 @@ void bench_host_service(struct bench_host *h, qp_time_ns now);
 qp_time_ns bench_host_deadline(struct bench_host *h);
 /* The rate the agent publishes for @qpn (0 when none). */
 qp_rate_bps bench_host_rate(const struct bench_host *h, uint32_t qpn);
-/* The host address of a dotted quad, or 0. */
-uint32_t bench_ip_parse(const char *s);
 
 #endif

@@ -20,6 +20,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "qpace/units.h"
 #include "host.h"
 #include "incast.h"
@@ -128,20 +129,6 @@ static qp_time_ns incast_base_rtt(const struct bench_conf *c)
 	return 4 * c->delay_ns + 2 * qp_tx_time_ns(c->mtu_bytes + STATS_ROCE_PKT_OVERHEAD,
 						    c->link_bps) +
 	       2 * qp_tx_time_ns(64, c->link_bps) + 30 * QP_NS_PER_US;
-}
-
-static int parse_hostport(const char *s, char *host, size_t hostlen, unsigned *port)
-{
-	const char *colon = strrchr(s, ':');
-	uint64_t p;
-
-	if (!colon || colon == s || (size_t)(colon - s) >= hostlen ||
-	    qp_parse_u64(colon + 1, &p) || p < 1 || p > 65535 - 2 * 64)
-		return -1;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = '\0';
-	*port = (unsigned)p;
-	return 0;
 }
 
 static int incast_hosts(struct incast *x, const char *cc, bool credits, bool cnp,
@@ -480,24 +467,24 @@ static void incast_free(struct incast *x)
 /* Is anything listening on the switch's first port? A zero-length datagram on a
  * connected socket draws ICMP port unreachable (ECONNREFUSED) when nothing is; the switch
  * counts it as one malformed frame. */
-static int switch_probe(const char *host, unsigned port, char *err, size_t errlen)
+static int switch_probe(uint32_t ip, uint16_t port, char *err, size_t errlen)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in sa = qp_sockaddr_in(ip, port);
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
-	char b;
+	char b, at[QP_HOSTPORT_STRLEN];
 
-	if (fd < 0 || inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, "", 0, 0) < 0) {
-		snprintf(err, errlen, "--switch %s:%u: %s", host, port,
-			 fd < 0 ? strerror(errno) : "not an IPv4 address, or unreachable");
+	qp_hostport_fmt(ip, port, at, sizeof(at));
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, "", 0, 0) < 0) {
+		snprintf(err, errlen, "--switch %s: %s", at,
+			 fd < 0 ? strerror(errno) : "unreachable");
 		rc = -1;
 	} else {
 		struct timeval tv = { 0, 200000 };
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		if (recv(fd, &b, 1, 0) < 0 && errno == ECONNREFUSED) {
-			snprintf(err, errlen, "--switch %s:%u: nothing listens there (start "
+			snprintf(err, errlen, "--switch %s: nothing listens there (start "
 				 "`qpace-switch --star N --base-port %u` first, or leave --switch out)",
-				 host, port, port);
+				 at, port);
 			rc = -1;
 		}
 	}
@@ -532,7 +519,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	struct swproc sw = { .pid = -1 };
 	bool credits, own_switch = !c->switch_addr, cnp = false;
 	const char *hpcc_params = NULL;
-	char cc[INCAST_ALGO_MAX], swhost[64] = "127.0.0.1", e[400];
+	char cc[INCAST_ALGO_MAX], swhost[QP_IPV4_STRLEN] = "127.0.0.1", e[400];
 	unsigned base = (unsigned)c->base_port;
 	const char *const *extra = NULL;
 	const char *swargs[8] = { NULL };
@@ -569,13 +556,18 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		swargs[i] = i && !strcmp(extra[i - 1], "--early") && !strcmp(extra[i], "bdp")
 				    ? bdp_arg : extra[i];
 	if (!own_switch) {
-		if (parse_hostport(c->switch_addr, swhost, sizeof(swhost), &base)) {
+		uint32_t swip;
+		uint16_t swport;
+
+		if (qp_hostport_parse(c->switch_addr, 1, 65535 - 2 * 64, 0, &swip, &swport, NULL, 0)) {
 			snprintf(err, errlen, "--switch '%s': not HOST:P with P in 1..%u",
 				 c->switch_addr, 65535 - 2 * 64);
 			return -1;
 		}
-		if (switch_probe(swhost, base, err, errlen))
+		if (switch_probe(swip, swport, err, errlen))
 			return -1;
+		qp_ipv4_fmt(swip, swhost, sizeof(swhost));
+		base = swport;
 	} else {
 		struct swproc_conf sc = { .bin = c->switch_bin, .argv0 = c->prog,
 					  .ports = (unsigned)senders + 1, .base_port = (uint16_t)base,

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/addr.h"
+#include "qpace/bytes.h"
 #include "endpoint.h"
 #include "incast.h"
 
@@ -28,8 +30,10 @@ static uint32_t clamp8(uint64_t v)
 
 static void peer_str(const struct qp *qp, char *buf, size_t len)
 {
-	const uint8_t *g = qp->remote.gid;
-	snprintf(buf, len, "%u.%u.%u.%u qpn %#x", g[12], g[13], g[14], g[15], qp->remote.qpn);
+	char ip[QP_IPV4_STRLEN];
+
+	snprintf(buf, len, "%s qpn %#x", qp_ipv4_fmt(qp_get32(qp->remote.gid + 12), ip, sizeof(ip)),
+		 qp->remote.qpn);
 }
 
 /* Sender: wait for each round's "go", write, report through the immediate. */

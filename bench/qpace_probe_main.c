@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "qpace/ctl_client.h"
 #include "qpace/fb_auth.h"
+#include "qpace/feedback.h"
 #include "qpace/gate.h"
 #include "qpace/qpaced.h"
 #include "qpace/units.h"
@@ -79,11 +81,11 @@ static uint64_t get_u64(const char *key)
 
 static uint32_t get_ip(const char *key)
 {
-	struct agent_net n;
+	uint32_t ip;
 
-	if (agent_net_parse(get(key), &n) || n.prefix != 32)
+	if (qp_ipv4_parse(get(key), &ip))
 		die("%s=%s is not an IPv4 address", key, get(key));
-	return n.addr;
+	return ip;
 }
 
 static uint64_t get_unit(const char *key, int (*parse)(const char *, uint64_t *))
@@ -97,17 +99,10 @@ static uint64_t get_unit(const char *key, int (*parse)(const char *, uint64_t *)
 
 static struct sockaddr_in get_addr(const char *key)
 {
-	char host[32];
-	const char *s = get(key), *colon = strrchr(s, ':');
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa;
 
-	if (!colon || (size_t)(colon - s) >= sizeof(host))
-		die("%s=%s is not IP:PORT", key, s);
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = 0;
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-		die("%s=%s is not IP:PORT", key, s);
-	sa.sin_port = htons((uint16_t)atoi(colon + 1));
+	if (qp_sockaddr_parse(get(key), 0, 65535, 0, &sa, NULL, 0))
+		die("%s=%s is not IP:PORT", key, get(key));
 	return sa;
 }
 
@@ -126,12 +121,15 @@ static bool load_key(struct qp_siphash_key *k)
 
 static int udp_socket(const char *from)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	uint32_t ip;
 
-	if (*from && inet_pton(AF_INET, from, &sa.sin_addr) == 1 &&
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		die("bind %s: %s", from, strerror(errno));
+	if (*from && qp_ipv4_parse(from, &ip) == 0) {
+		struct sockaddr_in sa = qp_sockaddr_in(ip, 0);
+
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			die("bind %s: %s", from, strerror(errno));
+	}
 	return fd;
 }
 
@@ -358,7 +356,7 @@ static void print_dgram(const uint8_t *buf, ssize_t len, qp_time_ns start,
 {
 	struct fb_msg m;
 	const struct fb_flow *f = &m.u.level.flow;
-	char s[16], d[16];
+	char s[QP_IPV4_STRLEN], d[QP_IPV4_STRLEN];
 
 	if (fb_decode(&m, buf, (size_t)len)) {
 		printf("t=%.6f undecodable len=%zd\n", (qp_now_ns() - start) / 1e9, len);
@@ -371,8 +369,8 @@ static void print_dgram(const uint8_t *buf, ssize_t len, qp_time_ns start,
 	else if (m.type == FB_T_NOTICE)
 		f = &m.u.notice.flow;
 	printf("t=%.6f type=%s src=%s dst=%s qp=0x%06x", (qp_now_ns() - start) / 1e9,
-	       fb_type_name(m.type), agent_ip_fmt(f->src_ip, s, sizeof(s)),
-	       agent_ip_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
+	       fb_type_name(m.type), qp_ipv4_fmt(f->src_ip, s, sizeof(s)),
+	       qp_ipv4_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
 	if (m.type == FB_T_CREDIT)
 		printf(" seq=%u bytes=%u interval_ns=%llu", m.u.credit.seq, m.u.credit.credit_bytes,
 		       (unsigned long long)m.u.credit.interval_ns);
@@ -414,14 +412,12 @@ static const struct arg listen_args[] = {
 
 static int cmd_listen(void)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons((uint16_t)get_u64("port")) };
+	struct sockaddr_in sa = qp_sockaddr_in(get_ip("bind"), (uint16_t)get_u64("port"));
 	struct qp_siphash_key k;
 	bool check = load_key(&k);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 	qp_time_ns start = qp_now_ns();
 
-	inet_pton(AF_INET, get("bind"), &sa.sin_addr);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		die("bind port %s: %s", get("port"), strerror(errno));
 	printf("listen port=%s ready\n", get("port"));

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "io.h"
 
 static const struct sw_io_ops *const io_ops[] = {
@@ -16,15 +17,6 @@ static const struct sw_io_ops *const io_ops[] = {
 	[SW_PORT_VXLAN] = &sw_io_vxlan_ops,
 	[SW_PORT_PACKET] = &sw_io_packet_ops,
 };
-
-const char *sw_fmt_addr(const struct sockaddr_in *a, char *buf, size_t len)
-{
-	char ip[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
-	snprintf(buf, len, "%s:%u", ip, ntohs(a->sin_port));
-	return buf;
-}
 
 int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err, size_t len)
 {
@@ -53,7 +45,7 @@ int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *er
 	}
 	if (bind(fd, (const struct sockaddr *)local, sizeof(*local)) < 0) {
 		snprintf(err, len, "%s: cannot bind %s: %s", what,
-			 sw_fmt_addr(local, a, sizeof(a)), strerror(errno));
+			 qp_sockaddr_fmt(local, a, sizeof(a)), strerror(errno));
 		close(fd);
 		return -1;
 	}

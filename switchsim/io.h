@@ -84,7 +84,5 @@ int sw_io_recv_batch(struct sw_io *io, size_t hlen);
  * device), stepping over any the OS refuses: how many it took. */
 int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, const void *hdr,
 		     size_t hlen, void *name, socklen_t namelen);
-/* "127.0.0.1:7000" */
-const char *sw_fmt_addr(const struct sockaddr_in *a, char *buf, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "qpace/addr.h"
 #include "qpace/units.h"
 #include "io.h"
 #include "sw.h"
@@ -23,8 +24,8 @@ static void summary(const struct sw_conf *c)
 				qp_fmt_time(p->q.delay_ns, d, sizeof(d)),
 				(unsigned long long)p->q.buffer_bytes);
 			if (p->kind == SW_PORT_UDP || p->kind == SW_PORT_VXLAN)
-				fprintf(stderr, "  %s -> %s", sw_fmt_addr(&p->local, a, sizeof(a)),
-					sw_fmt_addr(&p->remote, b, sizeof(b)));
+				fprintf(stderr, "  %s -> %s", qp_sockaddr_fmt(&p->local, a, sizeof(a)),
+					qp_sockaddr_fmt(&p->remote, b, sizeof(b)));
 			else if (p->kind == SW_PORT_PACKET)
 				fprintf(stderr, "  dev %s", p->dev);
 			else

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "qpace/feedback.h"
 #include "qpace/frame.h"
 #include "qpace/units.h"
@@ -39,7 +40,8 @@ static int cmd_send(int argc, char **argv)
 	struct sockaddr_in to;
 	int fd;
 
-	if (swt_parse(&a, argc, argv) || swt_addr(a.to, &to)) {
+	if (swt_parse(&a, argc, argv) || !a.to ||
+	    qp_sockaddr_parse(a.to, 0, 65535, 0, &to, NULL, 0)) {
 		fprintf(stderr, "qpace-swtest send: --to IP:PORT --rate R --size S --duration D\n");
 		return 2;
 	}
@@ -61,7 +63,8 @@ static int cmd_recv(int argc, char **argv)
 	struct sockaddr_in at;
 	int fd;
 
-	if (swt_parse(&a, argc, argv) || swt_addr(a.bind, &at)) {
+	if (swt_parse(&a, argc, argv) || !a.bind ||
+	    qp_sockaddr_parse(a.bind, 0, 65535, 0, &at, NULL, 0)) {
 		fprintf(stderr, "qpace-swtest recv: --bind IP:PORT --duration D\n");
 		return 2;
 	}

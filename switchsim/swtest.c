@@ -61,21 +61,6 @@ int swt_parse(struct swt_args *a, int argc, char **argv)
 	return 0;
 }
 
-int swt_addr(const char *s, struct sockaddr_in *out)
-{
-	char ip[64];
-	const char *colon = s ? strrchr(s, ':') : NULL;
-
-	if (!colon || (size_t)(colon - s) >= sizeof(ip))
-		return -1;
-	memcpy(ip, s, (size_t)(colon - s));
-	ip[colon - s] = 0;
-	memset(out, 0, sizeof(*out));
-	out->sin_family = AF_INET;
-	out->sin_port = htons((uint16_t)atoi(colon + 1));
-	return inet_pton(AF_INET, ip, &out->sin_addr) == 1 ? 0 : -1;
-}
-
 int swt_udp(const struct sockaddr_in *at)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), sz = 8 << 20, one = 1;

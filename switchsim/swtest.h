@@ -39,7 +39,6 @@ struct swt_pair {
 };
 
 int swt_parse(struct swt_args *a, int argc, char **argv);
-int swt_addr(const char *s, struct sockaddr_in *out);
 int swt_udp(const struct sockaddr_in *bind_addr);
 struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,
 				 qp_time_ns duration);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/units.h"
 #include "conf.h"
 
@@ -60,26 +61,14 @@ static int find_port(const struct sw_switch_conf *s, const char *name)
 	return -1;
 }
 
+/* IPv4[:PORT], PORT 1..65535; a bare address takes @def_port (0: the port is required). */
 static int parse_addr(const char *v, uint16_t def_port, struct sockaddr_in *out)
 {
-	char ip[64];
-	const char *colon = strchr(v, ':');
-	size_t n = colon ? (size_t)(colon - v) : strlen(v);
-	uint64_t port = def_port;
+	struct sockaddr_in a = qp_sockaddr_in(0, def_port);
 
-	if (n >= sizeof(ip))
+	if (qp_sockaddr_parse(v, 1, 65535, QP_HOSTPORT_BARE, &a, NULL, 0) || !a.sin_port)
 		return -1;
-	memcpy(ip, v, n);
-	ip[n] = 0;
-	memset(out, 0, sizeof(*out));
-	out->sin_family = AF_INET;
-	if (inet_pton(AF_INET, ip, &out->sin_addr) != 1)
-		return -1;
-	if (colon && (qp_parse_u64(colon + 1, &port) || port < 1 || port > 65535))
-		return -1;
-	if (!port)
-		return -1;
-	out->sin_port = htons((uint16_t)port);
+	*out = a;
 	return 0;
 }
 
@@ -154,10 +143,8 @@ static int do_switch(struct topo *t, char **tok, int n)
 				return fail(t, "mac '%s': expected six hex bytes like 02:00:00:00:00:01%s",
 					    v, "");
 		} else if ((v = value_of(tok[i], "ip"))) {
-			struct in_addr a;
-			if (inet_pton(AF_INET, v, &a) != 1)
+			if (qp_ipv4_parse(v, &s->ip))
 				return fail(t, "ip '%s': expected an IPv4 address%s", v, "");
-			s->ip = ntohl(a.s_addr);
 		} else if (setting(t, &s->def, tok[i], "switch", "id, mac, ip, ")) {
 			return -1;
 		}

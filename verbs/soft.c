@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "qpace/soft.h"
 #include "soft_opts.h"
@@ -135,14 +136,14 @@ static int tx_batch(struct soft_ctx *c, qp_time_ns now)
 static void log_new_drops(struct soft_ctx *c)
 {
 	const struct soft_host_stats *st = soft_host_stats(c->host);
-	char ip[INET_ADDRSTRLEN];
+	char ip[QP_IPV4_STRLEN];
 
 	for (int d = 0; d < SOFT_DROP_COUNT; d++) {
 		if (!st->drops[d] || (c->logged & (1ull << d)) || d == SOFT_DROP_RC)
 			continue;
 		c->logged |= 1ull << d;
-		inet_ntop(AF_INET, &(struct in_addr){ htonl(c->o.ip) }, ip, sizeof(ip));
-		soft_log(c, "soft host %s: dropped a frame (%s); counted, not logged again", ip,
+		soft_log(c, "soft host %s: dropped a frame (%s); counted, not logged again",
+			 qp_ipv4_fmt(c->o.ip, ip, sizeof(ip)),
 			 soft_drop_str((enum soft_drop)d));
 	}
 }
@@ -184,7 +185,7 @@ static int soft_fd(struct qp_ctx *ctx)
 static int open_socket(struct soft_ctx *c, char *err, size_t errlen)
 {
 	int buf = SOFT_SOCK_BUF_BYTES;
-	char a[INET_ADDRSTRLEN];
+	char a[QP_HOSTPORT_STRLEN];
 
 	c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
@@ -194,11 +195,10 @@ static int open_socket(struct soft_ctx *c, char *err, size_t errlen)
 	if (bind(c->fd, (const struct sockaddr *)&c->o.bind, sizeof(c->o.bind)) < 0) {
 		int e = errno;
 
-		inet_ntop(AF_INET, &c->o.bind.sin_addr, a, sizeof(a));
 		close(c->fd);
 		c->fd = -1;
-		return qp_errmsg(-e, err, errlen, "soft: bind %s:%u: %s", a,
-				 ntohs(c->o.bind.sin_port), strerror(e));
+		return qp_errmsg(-e, err, errlen, "soft: bind %s: %s",
+				 qp_sockaddr_fmt(&c->o.bind, a, sizeof(a)), strerror(e));
 	}
 	return 0;
 }

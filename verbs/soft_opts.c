@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "qpace/soft_host.h"
 #include "soft_opts.h"
@@ -26,41 +27,9 @@ static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsig
 	return true;
 }
 
-static bool parse_ipv4(const char *s, uint32_t *out)
-{
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, s, &a) != 1)
-		return false;
-	*out = ntohl(a.s_addr);
-	return true;
-}
-
-/* "A.B.C.D:PORT" with PORT in lo..hi. */
-static bool parse_hostport(const char *s, unsigned long lo, unsigned long hi,
-			   struct sockaddr_in *out)
-{
-	const char *colon = strrchr(s, ':');
-	char host[64];
-	unsigned long port;
-	uint32_t ip;
-
-	if (!colon || (size_t)(colon - s) >= sizeof(host))
-		return false;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = 0;
-	if (!parse_ipv4(host, &ip) || !parse_ulong(colon + 1, lo, hi, &port))
-		return false;
-	memset(out, 0, sizeof(*out));
-	out->sin_family = AF_INET;
-	out->sin_addr.s_addr = htonl(ip);
-	out->sin_port = htons((uint16_t)port);
-	return true;
-}
-
 static bool opt_attach(struct soft_opts *o, const char *v)
 {
-	if (!parse_hostport(v, 1, 65534, &o->peer))
+	if (qp_sockaddr_parse(v, 1, 65534, 0, &o->peer, NULL, 0))
 		return false;
 	o->bind = o->peer;
 	o->bind.sin_port = htons((uint16_t)(ntohs(o->peer.sin_port) + 1));
@@ -69,7 +38,7 @@ static bool opt_attach(struct soft_opts *o, const char *v)
 
 static bool opt_peer(struct soft_opts *o, const char *v)
 {
-	return parse_hostport(v, 1, 65535, &o->peer);
+	return qp_sockaddr_parse(v, 1, 65535, 0, &o->peer, NULL, 0) == 0;
 }
 
 static bool opt_bind(struct soft_opts *o, const char *v)
@@ -77,13 +46,10 @@ static bool opt_bind(struct soft_opts *o, const char *v)
 	unsigned long port;
 
 	if (strchr(v, ':'))
-		return parse_hostport(v, 0, 65535, &o->bind);
+		return qp_sockaddr_parse(v, 0, 65535, 0, &o->bind, NULL, 0) == 0;
 	if (!parse_ulong(v, 0, 65535, &port))
 		return false;
-	memset(&o->bind, 0, sizeof(o->bind));
-	o->bind.sin_family = AF_INET;
-	o->bind.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	o->bind.sin_port = htons((uint16_t)port);
+	o->bind = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)port);
 	return true;
 }
 
@@ -91,7 +57,7 @@ static bool opt_ip(struct soft_opts *o, const char *v)
 {
 	uint32_t ip;
 
-	if (!parse_ipv4(v, &ip) || !ip || ip == 0xffffffffu || (ip >> 28) == 0xe)
+	if (qp_ipv4_parse(v, &ip) || !ip || ip == 0xffffffffu || (ip >> 28) == 0xe)
 		return false;
 	o->ip = ip;
 	return true;

@@ -206,10 +206,9 @@ int agent_qp_view_at(const struct agent *a, uint32_t idx, struct agent_qp_view *
 int agent_link_view(const struct agent *a, uint32_t local_ip, uint32_t *n, uint32_t *w,
 		    qp_time_ns *delta_ns, qp_time_ns *period_ns);
 
-/* Parse "a.b.c.d[/prefix]" or "any" (0.0.0.0/0). 0 or -EINVAL. */
+/* Parse "a.b.c.d[/prefix]" (the address as qpace/addr.h reads it) or "any" (0.0.0.0/0).
+ * 0 or -EINVAL. */
 int agent_net_parse(const char *s, struct agent_net *out);
 bool agent_net_match(const struct agent_net *n, uint32_t ip);
-/* "a.b.c.d" of a host-order address into @buf (>= 16 bytes); returns buf. */
-const char *agent_ip_fmt(uint32_t ip, char *buf, size_t len);
 
 #endif
