@@ -24,7 +24,7 @@
 #include "qpace/fb_auth.h"
 #include "qpace/feedback.h"
 #include "qpace/gate.h"
-#include "qpace/qpaced.h"
+#include "qpace/keyfile.h"
 #include "qpace/units.h"
 
 #define MAX_ARGS 24
@@ -113,7 +113,7 @@ static bool load_key(struct qp_siphash_key *k)
 
 	if (!*get("key"))
 		return false;
-	if (qpaced_read_key(get("key"), raw, NULL, err, sizeof(err)))
+	if (qp_keyfile_read(get("key"), raw, NULL, err, sizeof(err)))
 		die("%s%s", err, "");
 	qp_siphash_key_load(k, raw);
 	return true;

@@ -19,12 +19,6 @@
 
 struct qpaced;
 
-/* Read a key file: 32 hex digits (whitespace around them ignored). 0 or -errno / -EINVAL
- * with a message naming the file. Warns (through @warn) when the file is readable by
- * others. */
-int qpaced_read_key(const char *path, uint8_t key[QP_SIPHASH_KEY_BYTES],
-		    void (*warn)(const char *line), char *err, size_t errlen);
-
 /* Open every socket and the rate table (the key file, if any, is read here). */
 int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, size_t errlen);
 /* Run until SIGTERM/SIGINT. 0 on a clean stop. */
