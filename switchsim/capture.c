@@ -1,9 +1,11 @@
 /* Pcap capture with libpcap's dumper (see capture.h). */
+#include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "qpace/errmsg.h"
 #include "capture.h"
 
 struct sw_capture {
@@ -20,14 +22,14 @@ struct sw_capture *sw_capture_open(const char *path, qp_time_ns mono_now, char *
 	struct timespec ts;
 
 	if (!c) {
-		snprintf(err, errlen, "--pcap: out of memory");
+		qp_errmsg(-ENOMEM, err, errlen, "--pcap: out of memory");
 		return NULL;
 	}
 	c->dead = pcap_open_dead(DLT_EN10MB, 65535);
 	c->dump = c->dead ? pcap_dump_open(c->dead, path) : NULL;
 	if (!c->dump) {
-		snprintf(err, errlen, "--pcap %s: %s", path,
-			 c->dead ? pcap_geterr(c->dead) : "pcap_open_dead failed");
+		qp_errmsg(-EIO, err, errlen, "--pcap %s: %s", path,
+			  c->dead ? pcap_geterr(c->dead) : "pcap_open_dead failed");
 		sw_capture_close(c);
 		return NULL;
 	}

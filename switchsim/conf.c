@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/addr.h"
+#include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "conf.h"
-
-#define ERR(...) (snprintf(err, len, __VA_ARGS__), -1)
 
 typedef int (*setting_fn)(struct sw_port_defaults *d, const char *key, const char *v,
 			  char *err, size_t len);
@@ -21,7 +21,9 @@ static int set_rate(struct sw_port_defaults *d, const char *key, const char *v, 
 {
 	if (qp_parse_rate(v, &d->q.rate_bps) || d->q.rate_bps < 1000 ||
 	    d->q.rate_bps > 10000 * QP_GBPS)
-		return ERR("%s '%s': not a rate in 1K..10T bits/s (e.g. 1G, 100M)", key, v);
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': not a rate in 1K..10T bits/s (e.g. 1G, 100M)",
+				 key, v);
 	return 0;
 }
 
@@ -30,7 +32,9 @@ static int set_buffer(struct sw_port_defaults *d, const char *key, const char *v
 {
 	if (qp_parse_bytes(v, &d->q.buffer_bytes) || d->q.buffer_bytes < 1514 ||
 	    d->q.buffer_bytes > (1ULL << 30))
-		return ERR("%s '%s': not a size in 1514..1G bytes (e.g. 128K, 1M)", key, v);
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': not a size in 1514..1G bytes (e.g. 128K, 1M)",
+				 key, v);
 	return 0;
 }
 
@@ -38,8 +42,9 @@ static int parse_time_max(const char *key, const char *v, qp_time_ns max, qp_tim
 			  char *err, size_t len)
 {
 	if (qp_parse_time(v, out) || *out > max)
-		return ERR("%s '%s': not a time in 0..%llus (e.g. 5us, 2ms)", key, v,
-			   (unsigned long long)(max / QP_NS_PER_S));
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': not a time in 0..%llus (e.g. 5us, 2ms)",
+				 key, v, (unsigned long long)(max / QP_NS_PER_S));
 	return 0;
 }
 
@@ -71,7 +76,7 @@ static int set_int(struct sw_port_defaults *d, const char *key, const char *v, c
 			d->telem.int_mode = (enum sw_int_mode)i;
 			return 0;
 		}
-	return ERR("%s '%s': accepted direct, echo, off", key, v);
+	return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted direct, echo, off", key, v);
 }
 
 /* every=K,interval=TIME (either or both, '/' or ',' between); a bare number is every=K. */
@@ -92,13 +97,15 @@ static int set_int_sample(struct sw_port_defaults *d, const char *key, const cha
 			d->telem.int_every = (uint32_t)k;
 		else if (strncmp(tok, "interval=", 9) ||
 			 qp_parse_time(tok + 9, &d->telem.int_interval_ns))
-			return ERR("%s '%s': accepted every=K (1..1000000) and/or interval=TIME "
-				   "(at most one per QP per TIME), e.g. every=4,interval=10us", key, v);
+			return qp_errmsg(-EINVAL, err, len,
+					 "%s '%s': accepted every=K (1..1000000) and/or "
+					 "interval=TIME (at most one per QP per TIME), e.g. "
+					 "every=4,interval=10us", key, v);
 	}
 	return 0;
 }
 
-/* Three comma-separated fields of at most 63 characters. */
+/* Three comma-separated fields of at most 63 characters: 0 or -EINVAL. */
 static int split3(const char *arg, char f[3][64])
 {
 	const char *p = arg;
@@ -107,7 +114,7 @@ static int split3(const char *arg, char f[3][64])
 		const char *e = strchr(p, ',');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		if ((i < 2) != (e != NULL) || n >= 64)
-			return -1;
+			return -EINVAL;
 		memcpy(f[i], p, n);
 		f[i][n] = 0;
 		p = e ? e + 1 : p + n;
@@ -128,8 +135,9 @@ static int set_ecn(struct sw_port_defaults *d, const char *key, const char *v, c
 	if (split3(v, f) || qp_parse_bytes(f[0], &r.kmin_bytes) ||
 	    qp_parse_bytes(f[1], &r.kmax_bytes) || qp_parse_double(f[2], &r.pmax) ||
 	    !(r.pmax > 0 && r.pmax <= 1) || r.kmin_bytes >= r.kmax_bytes)
-		return ERR("%s '%s': accepted KMIN,KMAX,PMAX with KMIN < KMAX <= buffer (bytes) "
-			   "and PMAX in (0,1], e.g. 20K,80K,0.2; or off", key, v);
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': accepted KMIN,KMAX,PMAX with KMIN < KMAX <= buffer "
+				 "(bytes) and PMAX in (0,1], e.g. 20K,80K,0.2; or off", key, v);
 	d->q.red = r;
 	return 0;
 }
@@ -143,7 +151,9 @@ static int set_early(struct sw_port_defaults *d, const char *key, const char *v,
 		d->telem.early_bytes = SW_EARLY_BDP;
 	else if (qp_parse_bytes(v, &d->telem.early_bytes) || !d->telem.early_bytes ||
 		 d->telem.early_bytes > (1ULL << 30))
-		return ERR("%s '%s': accepted bytes in 1..1G (e.g. 30K), bdp or off", key, v);
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': accepted bytes in 1..1G (e.g. 30K), bdp or off",
+				 key, v);
 	return 0;
 }
 
@@ -159,8 +169,9 @@ static int set_levels(struct sw_port_defaults *d, const char *key, const char *v
 	}
 	if (split3(v, f) || qp_parse_bytes(f[0], &l[0]) || qp_parse_bytes(f[1], &l[1]) ||
 	    qp_parse_bytes(f[2], &l[2]) || !(l[0] > 0 && l[0] <= l[1] && l[1] <= l[2]))
-		return ERR("%s '%s': accepted MIN,MID,MAX bytes with 0 < MIN <= MID <= MAX "
-			   "(e.g. 10K,30K,60K), or off", key, v);
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': accepted MIN,MID,MAX bytes with 0 < MIN <= MID <= "
+				 "MAX (e.g. 10K,30K,60K), or off", key, v);
 	memcpy(d->telem.level_bytes, l, sizeof(l));
 	return 0;
 }
@@ -169,7 +180,7 @@ static int set_cnp(struct sw_port_defaults *d, const char *key, const char *v, c
 		   size_t len)
 {
 	if (strcmp(v, "on") && strcmp(v, "off"))
-		return ERR("%s '%s': accepted on, off", key, v);
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted on, off", key, v);
 	d->telem.cnp = !strcmp(v, "on");
 	return 0;
 }
@@ -180,7 +191,8 @@ static int set_flows(struct sw_port_defaults *d, const char *key, const char *v,
 	uint64_t n;
 
 	if (qp_parse_u64(v, &n) || n < 8 || n > (1u << 20) || (n & (n - 1)))
-		return ERR("%s '%s': a power of two in 8..1048576", key, v);
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': a power of two in 8..1048576",
+				 key, v);
 	d->q.flow_slots = (uint32_t)n;
 	return 0;
 }
@@ -189,7 +201,7 @@ static int set_seed(struct sw_port_defaults *d, const char *key, const char *v, 
 		    size_t len)
 {
 	if (qp_parse_u64(v, &d->q.seed))
-		return ERR("%s '%s': a whole number", key, v);
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': a whole number", key, v);
 	return 0;
 }
 
@@ -210,7 +222,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
 		if (!strcmp(key, settings[i].key))
 			return settings[i].fn(d, key, val, err, len);
-	return ERR("unknown setting '%s'", key);
+	return qp_errmsg(-EINVAL, err, len, "unknown setting '%s'", key);
 }
 
 const char *sw_conf_setting_names(void)
@@ -240,7 +252,9 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 	struct sw_switch_conf *s = &c->sw[0];
 
 	if (n < 1 || n > SW_MAX_PORTS || base_port + 2u * (unsigned)n > 65535)
-		return ERR("--star %d with --base-port %u: ports beyond 65535", n, base_port);
+		return qp_errmsg(-EINVAL, err, len,
+				 "--star %d with --base-port %u: ports beyond 65535",
+				 n, base_port);
 	c->nswitches = 1;
 	snprintf(s->name, sizeof(s->name), "s1");
 	s->id = 1;
@@ -250,10 +264,9 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 		struct sw_port_conf *p = &s->ports[i];
 		snprintf(p->name, sizeof(p->name), "p%d", i);
 		p->kind = SW_PORT_UDP;
-		p->local.sin_family = p->remote.sin_family = AF_INET;
-		p->local.sin_addr.s_addr = p->remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		p->local.sin_port = htons((uint16_t)(base_port + 2u * (unsigned)i));
-		p->remote.sin_port = htons((uint16_t)(base_port + 2u * (unsigned)i + 1));
+		p->local = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base_port + 2u * (unsigned)i));
+		p->remote = qp_sockaddr_in(INADDR_LOOPBACK,
+					   (uint16_t)(base_port + 2u * (unsigned)i + 1));
 		p->q = s->def.q;
 		p->telem = s->def.telem;
 	}

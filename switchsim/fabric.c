@@ -1,8 +1,10 @@
 /* Building the fabric from a configuration: switches, queues, sockets, links, capture. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/errmsg.h"
 #include "capture.h"
 #include "io.h"
 #include "sw.h"
@@ -25,6 +27,7 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	const struct sw_port_conf *pc = &sw->conf->ports[i];
 	struct sw_port *p = &sw->ports[i];
 	char qerr[200];
+	int rc;
 
 	p->sw = sw;
 	p->index = i;
@@ -33,17 +36,15 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	p->q_delay_ns = pc->q.delay_ns;
 	p->q = sw_queue_create(&pc->q, qerr, sizeof(qerr));
 	p->ctrl = calloc(SW_CTRL_SLOTS, sizeof(*p->ctrl));
-	if (!p->q || !p->ctrl) {
-		snprintf(err, len, "switch %s port %s: %s", sw->conf->name, pc->name,
-			 p->q ? "out of memory" : qerr);
-		return -1;
-	}
+	if (!p->q || !p->ctrl)
+		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
+				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
 	f->all[f->nports++] = p;
 	if (pc->kind == SW_PORT_LINK)
 		return 0;
-	p->io = sw_io_open(pc, err, len);
-	if (!p->io)
-		return -1;
+	rc = sw_io_open(pc, &p->io, err, len);
+	if (rc)
+		return rc;
 	f->io_ports[f->nio++] = p;
 	p->capture = capture_wanted(f->conf, sw->conf, pc);
 	return 0;
@@ -54,14 +55,14 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	struct sw_fabric *f = calloc(1, sizeof(*f));
 
 	if (!f) {
-		snprintf(err, len, "out of memory");
+		qp_errmsg(-ENOMEM, err, len, "out of memory");
 		return NULL;
 	}
 	f->conf = c;
 	for (int s = 0; s < c->nswitches; s++) {
 		struct sw_switch *sw = calloc(1, sizeof(*sw));
 		if (!sw) {
-			snprintf(err, len, "out of memory");
+			qp_errmsg(-ENOMEM, err, len, "out of memory");
 			goto fail;
 		}
 		f->sw[f->nswitches++] = sw;

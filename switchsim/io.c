@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "qpace/addr.h"
+#include "qpace/errmsg.h"
 #include "io.h"
 
 static const struct sw_io_ops *const io_ops[] = {
@@ -23,10 +24,8 @@ int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *er
 	char a[64];
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), sz = 32 << 20;
 
-	if (fd < 0) {
-		snprintf(err, len, "%s: socket: %s", what, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return qp_errmsg(-errno, err, len, "%s: socket: %s", what, strerror(errno));
 	/* Large enough to ride out a stall of tens of ms at a few 100k frames/s (root may
 	 * exceed rmem_max). */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
@@ -44,10 +43,11 @@ int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *er
 		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &probe, sizeof(probe));
 	}
 	if (bind(fd, (const struct sockaddr *)local, sizeof(*local)) < 0) {
-		snprintf(err, len, "%s: cannot bind %s: %s", what,
-			 qp_sockaddr_fmt(local, a, sizeof(a)), strerror(errno));
+		int e = errno;
+
 		close(fd);
-		return -1;
+		return qp_errmsg(-e, err, len, "%s: cannot bind %s: %s", what,
+				 qp_sockaddr_fmt(local, a, sizeof(a)), strerror(e));
 	}
 	return fd;
 }
@@ -149,30 +149,29 @@ int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, c
 	return taken;
 }
 
-struct sw_io *sw_io_open(const struct sw_port_conf *c, char *err, size_t len)
+int sw_io_open(const struct sw_port_conf *c, struct sw_io **out, char *err, size_t len)
 {
 	struct sw_io *io;
+	int rc;
 
-	if ((size_t)c->kind >= sizeof(io_ops) / sizeof(io_ops[0]) || !io_ops[c->kind]) {
-		snprintf(err, len, "port %s: not an I/O port", c->name);
-		return NULL;
-	}
+	if ((size_t)c->kind >= sizeof(io_ops) / sizeof(io_ops[0]) || !io_ops[c->kind])
+		return qp_errmsg(-EINVAL, err, len, "port %s: not an I/O port", c->name);
 	io = calloc(1, sizeof(*io));
 	if (io)
 		io->buf = malloc(SW_BATCH * sizeof(*io->buf));
 	if (!io || !io->buf) {
-		snprintf(err, len, "port %s: out of memory", c->name);
-		if (io)
-			free(io);
-		return NULL;
+		free(io);
+		return qp_errmsg(-ENOMEM, err, len, "port %s: out of memory", c->name);
 	}
 	io->ops = io_ops[c->kind];
 	io->fd = -1;
-	if (io->ops->open(io, c, err, len) < 0) {
+	rc = io->ops->open(io, c, err, len);
+	if (rc < 0) {
 		sw_io_close(io);
-		return NULL;
+		return rc;
 	}
-	return io;
+	*out = io;
+	return 0;
 }
 
 void sw_io_close(struct sw_io *io)

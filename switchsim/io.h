@@ -59,8 +59,9 @@ struct sw_io {
 	uint8_t (*buf)[SW_FRAME_MAX];
 };
 
-/* Open the backend for @c. NULL with a message naming the address and the reason. */
-struct sw_io *sw_io_open(const struct sw_port_conf *c, char *err, size_t len);
+/* Open the backend for @c into *@out. 0, or -errno with a message naming the address and
+ * the reason. */
+int sw_io_open(const struct sw_port_conf *c, struct sw_io **out, char *err, size_t len);
 void sw_io_close(struct sw_io *io);
 
 extern const struct sw_io_ops sw_io_udp_ops;

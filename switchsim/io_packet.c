@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "qpace/bytes.h"
+#include "qpace/errmsg.h"
 #include "io.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
@@ -31,22 +32,17 @@ static int packet_open(struct sw_io *io, const struct sw_port_conf *c, char *err
 	int on = 1, sz = 32 << 20;
 
 	io->ifindex = (int)if_nametoindex(c->dev);
-	if (!io->ifindex) {
-		snprintf(err, len, "packet port %s: no interface '%s': %s", c->name, c->dev,
-			 strerror(errno));
-		return -1;
-	}
+	if (!io->ifindex)
+		return qp_errmsg(-errno, err, len, "packet port %s: no interface '%s': %s",
+				 c->name, c->dev, strerror(errno));
 	io->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
-	if (io->fd < 0) {
-		snprintf(err, len, "packet port %s on %s: socket(AF_PACKET): %s (needs root or "
-			 "CAP_NET_RAW)", c->name, c->dev, strerror(errno));
-		return -1;
-	}
-	if (setsockopt(io->fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) < 0) {
-		snprintf(err, len, "packet port %s on %s: PACKET_VNET_HDR: %s", c->name, c->dev,
-			 strerror(errno));
-		return -1;
-	}
+	if (io->fd < 0)
+		return qp_errmsg(-errno, err, len,
+				 "packet port %s on %s: socket(AF_PACKET): %s (needs root or "
+				 "CAP_NET_RAW)", c->name, c->dev, strerror(errno));
+	if (setsockopt(io->fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) < 0)
+		return qp_errmsg(-errno, err, len, "packet port %s on %s: PACKET_VNET_HDR: %s",
+				 c->name, c->dev, strerror(errno));
 	setsockopt(io->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &on, sizeof(on));
 	sw_io_timestamps(io->fd);
 	if (setsockopt(io->fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
@@ -54,17 +50,13 @@ static int packet_open(struct sw_io *io, const struct sw_port_conf *c, char *err
 	if (setsockopt(io->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
 		setsockopt(io->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	sll.sll_ifindex = io->ifindex;
-	if (bind(io->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		snprintf(err, len, "packet port %s: cannot bind to %s: %s", c->name, c->dev,
-			 strerror(errno));
-		return -1;
-	}
+	if (bind(io->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		return qp_errmsg(-errno, err, len, "packet port %s: cannot bind to %s: %s",
+				 c->name, c->dev, strerror(errno));
 	mr.mr_ifindex = io->ifindex;
-	if (setsockopt(io->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0) {
-		snprintf(err, len, "packet port %s: promiscuous mode on %s: %s", c->name, c->dev,
-			 strerror(errno));
-		return -1;
-	}
+	if (setsockopt(io->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0)
+		return qp_errmsg(-errno, err, len, "packet port %s: promiscuous mode on %s: %s",
+				 c->name, c->dev, strerror(errno));
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "qpace/errmsg.h"
 #include "capture.h"
 #include "io.h"
 #include "sw.h"
@@ -198,21 +199,20 @@ static int setup(struct sw_loop *l, char *err, size_t len)
 {
 	const struct sw_conf *c = l->conf;
 
+	errno = 0;
 	l->ev = ev_loop_new(loop_backend(l->fab) | EVFLAG_NOSIGMASK);
 	if (l->ev)
 		ev_set_userdata(l->ev, l);
 	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	l->io_w = calloc((size_t)l->fab->nio + 1, sizeof(*l->io_w));
-	if (!l->ev || l->tfd < 0 || !l->io_w) {
-		snprintf(err, len, "event loop: cannot create (poll/epoll, timerfd or memory)");
-		return -1;
-	}
+	if (!l->ev || l->tfd < 0 || !l->io_w)
+		return qp_errmsg(errno ? -errno : -ENOMEM, err, len,
+				 "event loop: cannot create (poll/epoll, timerfd or memory)");
 	if (c->stats_path) {
 		l->csv = fopen(c->stats_path, "w");
-		if (!l->csv) {
-			snprintf(err, len, "--stats %s: %s", c->stats_path, strerror(errno));
-			return -1;
-		}
+		if (!l->csv)
+			return qp_errmsg(-errno, err, len, "--stats %s: %s",
+					 c->stats_path, strerror(errno));
 		sw_stats_csv_header(l->csv);
 	}
 	for (int i = 0; i < l->fab->nio; i++) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/errmsg.h"
 #include "queue.h"
 
 #define RATE_MIN 1000ULL
@@ -52,29 +53,25 @@ static uint64_t ents_need(const struct sw_queue_params *p)
 
 int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len)
 {
-	if (p->rate_bps < RATE_MIN || p->rate_bps > RATE_MAX) {
-		snprintf(err, len, "rate %" PRIu64 " b/s outside 1K..10T", p->rate_bps);
-		return -EINVAL;
-	}
-	if (p->delay_ns > DELAY_MAX) {
-		snprintf(err, len, "delay %" PRIu64 " ns outside 0..10s", p->delay_ns);
-		return -EINVAL;
-	}
-	if (p->buffer_bytes < BUFFER_MIN || p->buffer_bytes > BUFFER_MAX) {
-		snprintf(err, len, "buffer %" PRIu64 " bytes outside 1514..1G", p->buffer_bytes);
-		return -EINVAL;
-	}
+	if (p->rate_bps < RATE_MIN || p->rate_bps > RATE_MAX)
+		return qp_errmsg(-EINVAL, err, len, "rate %" PRIu64 " b/s outside 1K..10T",
+				 p->rate_bps);
+	if (p->delay_ns > DELAY_MAX)
+		return qp_errmsg(-EINVAL, err, len, "delay %" PRIu64 " ns outside 0..10s",
+				 p->delay_ns);
+	if (p->buffer_bytes < BUFFER_MIN || p->buffer_bytes > BUFFER_MAX)
+		return qp_errmsg(-EINVAL, err, len, "buffer %" PRIu64 " bytes outside 1514..1G",
+				 p->buffer_bytes);
 	if (p->flow_slots < SW_FLOW_PROBE || p->flow_slots > (1u << 20) ||
 	    (p->flow_slots & (p->flow_slots - 1))) {
-		snprintf(err, len, "flow table %" PRIu32 " slots: a power of two 8..1M",
-			 p->flow_slots);
-		return -EINVAL;
+		return qp_errmsg(-EINVAL, err, len,
+				 "flow table %" PRIu32 " slots: a power of two 8..1M",
+				 p->flow_slots);
 	}
-	if (store_need(p) > UINT32_MAX || ents_need(p) > (1ULL << 26)) {
-		snprintf(err, len, "buffer plus bytes in flight (rate x delay) too large to store: "
-			 "at most ~1.5 GB");
-		return -EINVAL;
-	}
+	if (store_need(p) > UINT32_MAX || ents_need(p) > (1ULL << 26))
+		return qp_errmsg(-EINVAL, err, len,
+				 "buffer plus bytes in flight (rate x delay) too large to "
+				 "store: at most ~1.5 GB");
 	return sw_red_check(&p->red, p->buffer_bytes, err, len);
 }
 
@@ -97,7 +94,7 @@ struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, siz
 		goto nomem;
 	return q;
 nomem:
-	snprintf(err, len, "queue: out of memory");
+	qp_errmsg(-ENOMEM, err, len, "queue: out of memory");
 	sw_queue_destroy(q);
 	return NULL;
 }
@@ -110,9 +107,9 @@ int sw_queue_change(struct sw_queue *q, const struct sw_queue_params *p, char *e
 		return rc;
 	if (store_need(p) > q->store_cap || ents_need(p) > (uint64_t)q->ent_mask + 1 ||
 	    p->flow_slots != q->p.flow_slots) {
-		snprintf(err, len, "new buffer, rate x delay or flow table larger than the queue "
-			 "was built for; restart to grow it");
-		return -EINVAL;
+		return qp_errmsg(-EINVAL, err, len,
+				 "new buffer, rate x delay or flow table larger than the queue "
+				 "was built for; restart to grow it");
 	}
 	q->p = *p;   /* vars (queue contents, model time) carry on under the new parameters */
 	return 0;

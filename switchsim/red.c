@@ -3,26 +3,23 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "qpace/errmsg.h"
 #include "red.h"
 
 int sw_red_check(const struct sw_red_params *p, uint64_t buffer_bytes, char *err, size_t len)
 {
 	if (!p->kmax_bytes)
 		return 0;
-	if (p->kmin_bytes >= p->kmax_bytes) {
-		snprintf(err, len, "ecn: Kmin %" PRIu64 " must be below Kmax %" PRIu64 " (bytes)",
-			 p->kmin_bytes, p->kmax_bytes);
-		return -EINVAL;
-	}
-	if (p->kmax_bytes > buffer_bytes) {
-		snprintf(err, len, "ecn: Kmax %" PRIu64 " is above the buffer of %" PRIu64
-			 " bytes (accepted: Kmin < Kmax <= buffer)", p->kmax_bytes, buffer_bytes);
-		return -EINVAL;
-	}
-	if (!(p->pmax > 0 && p->pmax <= 1)) {
-		snprintf(err, len, "ecn: Pmax %g outside (0, 1]", p->pmax);
-		return -EINVAL;
-	}
+	if (p->kmin_bytes >= p->kmax_bytes)
+		return qp_errmsg(-EINVAL, err, len, "ecn: Kmin %" PRIu64 " must be below Kmax %"
+				 PRIu64 " (bytes)", p->kmin_bytes, p->kmax_bytes);
+	if (p->kmax_bytes > buffer_bytes)
+		return qp_errmsg(-EINVAL, err, len, "ecn: Kmax %" PRIu64
+				 " is above the buffer of %" PRIu64
+				 " bytes (accepted: Kmin < Kmax <= buffer)",
+				 p->kmax_bytes, buffer_bytes);
+	if (!(p->pmax > 0 && p->pmax <= 1))
+		return qp_errmsg(-EINVAL, err, len, "ecn: Pmax %g outside (0, 1]", p->pmax);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "qpace/units.h"
 #include "swtest.h"
 
@@ -39,23 +40,23 @@ int swt_parse(struct swt_args *a, int argc, char **argv)
 			break;
 		case 'r':
 			if (qp_parse_rate(optarg, &a->rate_bps) || !a->rate_bps)
-				return -1;
+				return -EINVAL;
 			break;
 		case 's':
 			if (qp_parse_bytes(optarg, &v) || v > 8000)
-				return -1;
+				return -EINVAL;
 			a->size = v;
 			break;
 		case 'd':
 			if (qp_parse_time(optarg, &a->duration_ns) || a->duration_ns > 60 * QP_NS_PER_S)
-				return -1;
+				return -EINVAL;
 			break;
 		case 'p':
 			if (qp_parse_u64(optarg, &v) || v < 1 || v > 65000)
-				return -1;
+				return -EINVAL;
 			a->base_port = (unsigned)v;
 			break;
-		default: return -1;
+		default: return -EINVAL;
 		}
 	}
 	return 0;
@@ -65,16 +66,20 @@ int swt_udp(const struct sockaddr_in *at)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), sz = 8 << 20, one = 1;
 
+	char a[QP_HOSTPORT_STRLEN];
+
 	if (fd < 0)
-		return -1;
+		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) < 0) {
-		fprintf(stderr, "qpace-swtest: bind %s:%u: %s\n", inet_ntoa(at->sin_addr),
-			ntohs(at->sin_port), strerror(errno));
+		int e = errno;
+
+		fprintf(stderr, "qpace-swtest: bind %s: %s\n", qp_sockaddr_fmt(at, a, sizeof(a)),
+			strerror(e));
 		close(fd);
-		return -1;
+		return -e;
 	}
 	return fd;
 }
@@ -250,17 +255,14 @@ void swt_print_rx(const char *what, const struct swt_rx *r)
 
 int swt_pair_open(struct swt_pair *p, unsigned base)
 {
-	struct sockaddr_in at = { .sin_family = AF_INET };
+	struct sockaddr_in at = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base + 1));
 
-	at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	p->to_a = p->to_b = at;
-	p->to_a.sin_port = htons((uint16_t)base);
-	p->to_b.sin_port = htons((uint16_t)(base + 2));
-	at.sin_port = htons((uint16_t)(base + 1));
+	p->to_a = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)base);
+	p->to_b = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base + 2));
 	p->a = swt_udp(&at);
 	at.sin_port = htons((uint16_t)(base + 3));
 	p->b = swt_udp(&at);
-	return p->a < 0 || p->b < 0 ? -1 : 0;
+	return p->a < 0 ? p->a : p->b < 0 ? p->b : 0;
 }
 
 /* One frame each way so the switch knows where both hosts are; then drain. */
@@ -292,7 +294,7 @@ int swt_json_get(const char *path, const char *sw, const char *port, const char 
 	const char *s, *p, *end;
 
 	if (!f)
-		return -1;
+		return -errno;
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = 0;
@@ -304,7 +306,7 @@ int swt_json_get(const char *path, const char *sw, const char *port, const char 
 	snprintf(pat, sizeof(pat), "\"%s\": ", key);
 	s = p ? strstr(p, pat) : NULL;
 	if (!s || s > end)
-		return -1;
+		return -ENOENT;
 	*out = strtoull(s + strlen(pat), NULL, 10);
 	return 0;
 }

@@ -38,6 +38,8 @@ struct swt_pair {
 	struct sockaddr_in to_a, to_b;  /* the switch's ports 0 and 1 */
 };
 
+/* Calls that fail return a negative errno: -EINVAL for a bad argument, -ENOENT for a key
+ * not in the JSON, else the system call's. */
 int swt_parse(struct swt_args *a, int argc, char **argv);
 int swt_udp(const struct sockaddr_in *bind_addr);
 struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,

@@ -3,25 +3,22 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "qpace/errmsg.h"
 #include "telem.h"
 
 int sw_telem_check(const struct sw_telem_params *p, char *err, size_t len)
 {
 	const uint64_t *l = p->level_bytes;
 
-	if (l[2] && !(l[0] <= l[1] && l[1] <= l[2] && l[0] > 0)) {
-		snprintf(err, len, "levels: %" PRIu64 ",%" PRIu64 ",%" PRIu64 " must satisfy "
-			 "0 < MIN <= MID <= MAX (bytes)", l[0], l[1], l[2]);
-		return -EINVAL;
-	}
-	if (p->int_every < 1 || p->int_every > 1000000) {
-		snprintf(err, len, "int-sample every=%" PRIu32 " outside 1..1000000", p->int_every);
-		return -EINVAL;
-	}
-	if (p->int_mode > SW_INT_ECHO) {
-		snprintf(err, len, "int mode %d unknown", (int)p->int_mode);
-		return -EINVAL;
-	}
+	if (l[2] && !(l[0] <= l[1] && l[1] <= l[2] && l[0] > 0))
+		return qp_errmsg(-EINVAL, err, len, "levels: %" PRIu64 ",%" PRIu64 ",%" PRIu64
+				 " must satisfy 0 < MIN <= MID <= MAX (bytes)",
+				 l[0], l[1], l[2]);
+	if (p->int_every < 1 || p->int_every > 1000000)
+		return qp_errmsg(-EINVAL, err, len, "int-sample every=%" PRIu32
+				 " outside 1..1000000", p->int_every);
+	if (p->int_mode > SW_INT_ECHO)
+		return qp_errmsg(-EINVAL, err, len, "int mode %d unknown", (int)p->int_mode);
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "qpace/addr.h"
+#include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "conf.h"
 
@@ -37,12 +38,12 @@ struct topo {
 	size_t len;
 };
 
+/* The message "FILE:LINE: ..." and -EINVAL: every topology error is one of the file. */
 static int fail(struct topo *t, const char *fmt, const char *a, const char *b)
 {
 	char msg[800];
 	snprintf(msg, sizeof(msg), fmt, a, b);
-	snprintf(t->err, t->len, "%s:%d: %s", t->file, t->line, msg);
-	return -1;
+	return qp_errmsg(-EINVAL, t->err, t->len, "%s:%d: %s", t->file, t->line, msg);
 }
 
 static int find_switch(const struct sw_conf *c, const char *name)
@@ -67,7 +68,7 @@ static int parse_addr(const char *v, uint16_t def_port, struct sockaddr_in *out)
 	struct sockaddr_in a = qp_sockaddr_in(0, def_port);
 
 	if (qp_sockaddr_parse(v, 1, 65535, QP_HOSTPORT_BARE, &a, NULL, 0) || !a.sin_port)
-		return -1;
+		return -EINVAL;
 	*out = a;
 	return 0;
 }
@@ -79,7 +80,7 @@ static int parse_mac(const char *v, uint8_t mac[6])
 
 	if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%c", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5],
 		   &tail) != 6)
-		return -1;
+		return -EINVAL;
 	for (int i = 0; i < 6; i++)
 		mac[i] = (uint8_t)m[i];
 	return 0;
@@ -146,7 +147,7 @@ static int do_switch(struct topo *t, char **tok, int n)
 			if (qp_ipv4_parse(v, &s->ip))
 				return fail(t, "ip '%s': expected an IPv4 address%s", v, "");
 		} else if (setting(t, &s->def, tok[i], "switch", "id, mac, ip, ")) {
-			return -1;
+			return -EINVAL;
 		}
 	}
 	return 0;
@@ -209,7 +210,7 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 		snprintf(p->dev, sizeof(p->dev), "%s", v);
 	} else {
 		if (setting(t, &d, kv, "port", "local, remote, vni, dev, flood, "))
-			return -1;
+			return -EINVAL;
 		p->q = d.q;
 		p->telem = d.telem;
 	}
@@ -233,11 +234,11 @@ static int do_port(struct topo *t, char **tok, int n)
 		return fail(t, "port kind '%s': accepted udp, vxlan, packet%s", tok[3], "");
 	p = new_port(t, sw, tok[2]);
 	if (!p)
-		return -1;
+		return -EINVAL;
 	p->kind = (enum sw_port_kind)k;
 	for (int i = 4; i < n; i++)
 		if (port_key(t, p, tok[i]))
-			return -1;
+			return -EINVAL;
 	if (p->kind != SW_PORT_PACKET && !p->local.sin_family)
 		return fail(t, "port %s: local=IP:PORT is required for %s ports", p->name, tok[3]);
 	if (p->kind == SW_PORT_VXLAN && !p->remote.sin_family)
@@ -265,7 +266,7 @@ static int do_link(struct topo *t, char **tok, int n)
 			return fail(t, "link: switch '%s' is not declared above%s", tok[1 + e], "");
 		p[e] = new_port(t, sw[e], colon + 1);
 		if (!p[e])
-			return -1;
+			return -EINVAL;
 		p[e]->kind = SW_PORT_LINK;
 		idx[e] = t->c->sw[sw[e]].nports - 1;
 	}
@@ -277,11 +278,11 @@ static int do_link(struct topo *t, char **tok, int n)
 			const char *v = value_of(tok[i], "flood");
 			if (v) {
 				if (flood_key(t, p[e], v))
-					return -1;
+					return -EINVAL;
 				continue;
 			}
 			if (setting(t, &d, tok[i], "link", "flood, "))
-				return -1;
+				return -EINVAL;
 			p[e]->q = d.q;
 			p[e]->telem = d.telem;
 		}
@@ -344,6 +345,7 @@ int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *e
 	struct topo t = { .c = c, .file = name, .err = err, .len = errlen };
 	const char *p = text;
 	char line[1024];
+	int rc;
 
 	c->nswitches = 0;
 	while (*p) {
@@ -354,8 +356,9 @@ int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *e
 			return fail(&t, "line longer than %s characters%s", "1023", "");
 		memcpy(line, p, n);
 		line[n] = 0;
-		if (parse_line(&t, line))
-			return -1;
+		rc = parse_line(&t, line);
+		if (rc)
+			return rc;
 		p += n + (nl ? 1 : 0);
 	}
 	if (!c->nswitches)
@@ -375,24 +378,21 @@ int sw_topo_load(struct sw_conf *c, const char *path, char *err, size_t errlen)
 	long size;
 	int rc;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (!f)
+		return qp_errmsg(-errno, err, errlen, "%s: %s", path, strerror(errno));
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	rewind(f);
 	if (size < 0 || size > (1 << 20)) {
 		fclose(f);
-		snprintf(err, errlen, "%s: not a topology file (over 1 MB)", path);
-		return -1;
+		return qp_errmsg(-EFBIG, err, errlen, "%s: not a topology file (over 1 MB)", path);
 	}
 	text = calloc(1, (size_t)size + 1);
 	if (!text || fread(text, 1, (size_t)size, f) != (size_t)size) {
+		rc = text ? -EIO : -ENOMEM;
 		fclose(f);
 		free(text);
-		snprintf(err, errlen, "%s: cannot read", path);
-		return -1;
+		return qp_errmsg(rc, err, errlen, "%s: cannot read", path);
 	}
 	fclose(f);
 	rc = sw_topo_parse(c, text, path, err, errlen);

@@ -105,13 +105,14 @@ static void test_errors_name_file_line_key(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		sw_conf_defaults(&conf);
-		assert_int_equal(sw_topo_parse(&conf, bad[i].text, "t.topo", err, sizeof(err)), -1);
+		assert_int_equal(sw_topo_parse(&conf, bad[i].text, "t.topo", err, sizeof(err)),
+				 -EINVAL);
 		if (!strstr(err, bad[i].want))
 			print_message("got: %s\nwant: %s\n", err, bad[i].want);
 		assert_non_null(strstr(err, bad[i].want));
 	}
 	sw_conf_defaults(&conf);
-	assert_int_equal(sw_topo_load(&conf, "/nonexistent.topo", err, sizeof(err)), -1);
+	assert_int_equal(sw_topo_load(&conf, "/nonexistent.topo", err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent.topo: No such file"));
 }
 
@@ -129,11 +130,11 @@ static void test_settings(void **state)
 	assert_int_equal(d.telem.int_interval_ns, 10000);
 	assert_int_equal(sw_conf_setting(&d, "int-sample", "8", err, sizeof(err)), 0);
 	assert_int_equal(d.telem.int_every, 8);
-	assert_int_equal(sw_conf_setting(&d, "int-sample", "sometimes", err, sizeof(err)), -1);
+	assert_int_equal(sw_conf_setting(&d, "int-sample", "sometimes", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "int-sample 'sometimes': accepted every=K"));
-	assert_int_equal(sw_conf_setting(&d, "buffer", "1000", err, sizeof(err)), -1);
+	assert_int_equal(sw_conf_setting(&d, "buffer", "1000", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "1514..1G"));
-	assert_int_equal(sw_conf_setting(&d, "flows", "1000", err, sizeof(err)), -1);
+	assert_int_equal(sw_conf_setting(&d, "flows", "1000", err, sizeof(err)), -EINVAL);
 	assert_int_equal(sw_conf_setting(&d, "ecn", "off", err, sizeof(err)), 0);
 	assert_int_equal(d.q.red.kmax_bytes, 0);
 	assert_int_equal(sw_conf_star(&conf, 3, 7000, err, sizeof(err)), 0);
