@@ -3,7 +3,7 @@
  *   write_bw, send_bw, write_lat   perftest-compatible (perf.c)
  *   incast                         N senders -> 1 receiver on a switch (incast.c)
  *   compare                        the same incast once per algorithm (make demo)
- *   sweep                          incast over N and sizes per algorithm (sweep.c)
+ *   sweep                          incast over N and sizes per algorithm (compare.c)
  */
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
@@ -92,7 +92,7 @@ struct bench_conf {
 
 /* Fill defaults for @cmd (perftest's where they overlap). */
 void bench_conf_defaults(struct bench_conf *c, unsigned cmd);
-/* Parse a subcommand's argv (argv[0] = the subcommand). 0, or -1 with a message. */
+/* Parse a subcommand's argv (argv[0] = the subcommand). 0, or -EINVAL with a message. */
 int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, char *err,
 		     size_t errlen);
 void bench_usage(FILE *out, const char *prog);
@@ -100,6 +100,8 @@ void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd);
 const char *bench_cmd_name(unsigned cmd);
 unsigned bench_cmd_find(const char *name);   /* 0 when unknown */
 
+/* The subcommands: each prints its results, and its own errors to stderr (it is the top:
+ * no caller holds a buffer), and returns 0 or -1 (exit status 1). */
 int bench_perf(const struct bench_conf *c);      /* write_bw, send_bw, write_lat */
 int bench_incast(const struct bench_conf *c);
 int bench_compare(const struct bench_conf *c);

@@ -1,9 +1,11 @@
 /* qpace-bench's command line: the option table (one row per option and subcommand set),
  * defaults, cross-option rules, and the usage text generated from the table. */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "qpace/cc.h"
+#include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "bench.h"
 #include "opt.h"
@@ -203,8 +205,6 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 	};
 }
 
-#define RULE_ERR(...) (snprintf(err, errlen, __VA_ARGS__), -1)
-
 /* Rules between options (perftest's, and the backend's needs); each names what clashes. */
 static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen)
 {
@@ -214,25 +214,31 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 		size_t used = (size_t)snprintf(err, errlen, "--cc '%s': not one of", c->cc);
 		for (const struct cc_ops *const *o = cc_all(); *o && used < errlen; o++)
 			used += (size_t)snprintf(err + used, errlen - used, " %s", (*o)->name);
-		return -1;
+		return -EINVAL;
 	}
 	if (c->mtu_bytes & (c->mtu_bytes - 1))
-		return RULE_ERR("--mtu '%llu': not one of 256, 512, 1024, 2048, 4096",
-				(unsigned long long)c->mtu_bytes);
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--mtu '%llu': not one of 256, 512, 1024, 2048, 4096",
+				 (unsigned long long)c->mtu_bytes);
 	if ((c->cmd & CMD_PERF) && gave_n && c->duration_ns)
-		return RULE_ERR("-n/--iters and -D/--duration: give one of them, not both");
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "-n/--iters and -D/--duration: give one of them, not both");
 	if ((c->cmd & CMD_PERF) && c->backend == BACKEND_SOFT && (!c->attach || !c->ip))
-		return RULE_ERR("--backend soft needs --attach HOST:P and --ip A.B.C.D "
-				"(the switch port and this host's address)");
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--backend soft needs --attach HOST:P and --ip A.B.C.D (the "
+				 "switch port and this host's address)");
 	if ((c->cmd & (CMD_PERF | CMD_INCAST)) && c->backend == BACKEND_IBV && (c->attach || c->ip))
-		return RULE_ERR("--attach/--ip belong to --backend soft");
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--attach/--ip belong to --backend soft");
 	bool networked = c->cmd == CMD_INCAST && (c->backend == BACKEND_IBV || c->attach);
 	if ((c->cmd & CMD_RUNS) && c->server && !networked)
-		return RULE_ERR("%s takes no server address ('%s'): the embedded incast runs "
-				"every host here (a networked one: --backend ibv, or --attach "
-				"and --ip)", bench_cmd_name(c->cmd), c->server);
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "%s takes no server address ('%s'): the embedded incast runs "
+				 "every host here (a networked one: --backend ibv, or --attach "
+				 "and --ip)", bench_cmd_name(c->cmd), c->server);
 	if (networked && c->backend == BACKEND_SOFT && !c->ip)
-		return RULE_ERR("--attach needs --ip A.B.C.D (this host's address)");
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--attach needs --ip A.B.C.D (this host's address)");
 	return 0;
 }
 
@@ -242,14 +248,15 @@ int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, 
 	int first = opt_parse(bench_opts, NOPTS, cmd, argc, argv, c, &c->seen, err, errlen);
 
 	if (first < 0)
-		return -1;
+		return -EINVAL;   /* opt_parse said which option */
 	if (c->help)
 		return 0;
 	if (first < argc)
 		c->server = argv[first++];
 	if (first < argc)
-		return RULE_ERR("unexpected argument '%s' after the server address '%s'",
-				argv[first], c->server);
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "unexpected argument '%s' after the server address '%s'",
+				 argv[first], c->server);
 	c->gid_given = opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
 	c->cc_given = opt_seen(bench_opts, NOPTS, c->seen, "cc");
 	c->rate_given = opt_seen(bench_opts, NOPTS, c->seen, "rate");

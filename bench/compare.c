@@ -1,4 +1,5 @@
 /* qpace-bench compare (the engine of `make demo`) and sweep: see runs.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,12 +38,13 @@ static void run_line(FILE *out, const struct incast_result *r, double wall_s)
 		(double)r->max_queue_bytes / 1024, wall_s, (double)r->loop_late_max_ns / 1e6);
 }
 
+/* 0 or -errno (the caller names the file). */
 static int compare_csv(const char *path, const struct incast_result *r, size_t n)
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		return -1;
+		return -errno;
 	fputs("algorithm,goodput_mbps,goodput_pct,jain,fct_p99_us,peak_queue_kib,mean_queue_kib,"
 	      "drops,timeouts,retransmits,fct_p50_us,fct_max_us,ecn_marks\n", f);
 	for (size_t i = 0; i < n; i++)
@@ -52,7 +54,7 @@ static int compare_csv(const char *path, const struct incast_result *r, size_t n
 			(double)r[i].max_queue_bytes / 1024, r[i].avg_queue_bytes / 1024, r[i].drops,
 			r[i].timeouts, r[i].retransmits, r[i].fct.p50_us, r[i].fct.max_us,
 			r[i].ecn_marks);
-	return fclose(f);
+	return fclose(f) ? -errno : 0;
 }
 
 static void conf_line(FILE *out, const char *what, const struct bench_conf *c, uint64_t senders,

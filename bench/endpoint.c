@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/errmsg.h"
 #include "endpoint.h"
 #include "stats.h"
 
@@ -20,6 +21,7 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	    size_t errlen)
 {
 	qp_time_ns now = qp_now_ns();
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	e->c = c;
@@ -31,8 +33,8 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 		snprintf(opts, sizeof(opts), "attach=%s,ip=%s", c->attach, c->ip);
 		struct bench_host_conf hc = { .options = opts, .cc = c->cc,
 					      .credits = c->credits == CREDITS_IA, .seed = c->seed };
-		if (bench_host_open(&e->host, &hc, now, err, errlen))
-			return -1;
+		if ((rc = bench_host_open(&e->host, &hc, now, err, errlen)))
+			return rc;
 		e->ctx = e->host.ctx;
 	} else {
 		char opts[32] = "";
@@ -51,14 +53,15 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 					 .agent = { .link_bps = line,
 						    .algo = c->cc_given ? c->cc : NULL,
 						    .receiver = c->server == NULL } };
-		if (qp_ctx_open("ibv", &a, &e->ctx, err, errlen) < 0)
-			return -1;
+		if ((rc = qp_ctx_open("ibv", &a, &e->ctx, err, errlen)) < 0)
+			return rc;
 	}
 	e->buf_bytes = buf_bytes;
 	e->buf = calloc(1, buf_bytes + 64);
-	if (!e->buf || qp_mr_reg(e->ctx, e->buf, buf_bytes + 64, QP_ACCESS_LOCAL_WRITE |
-				 QP_ACCESS_REMOTE_WRITE, &e->mr) < 0)
-		return snprintf(err, errlen, "cannot register %zu bytes", buf_bytes), -1;
+	rc = e->buf ? qp_mr_reg(e->ctx, e->buf, buf_bytes + 64, QP_ACCESS_LOCAL_WRITE |
+				QP_ACCESS_REMOTE_WRITE, &e->mr) : -ENOMEM;
+	if (rc < 0)
+		return qp_errmsg(rc, err, errlen, "cannot register %zu bytes", buf_bytes);
 	return 0;
 }
 
@@ -95,7 +98,7 @@ int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 	char port[8];
 
 	if (nqps > EP_MAX_QPS)
-		return snprintf(err, errlen, "more than %u QPs", EP_MAX_QPS), -1;
+		return qp_errmsg(-EINVAL, err, errlen, "more than %u QPs", EP_MAX_QPS);
 	snprintf(port, sizeof(port), "%" PRIu64, c->tcp_port);
 	for (unsigned q = 0; q < nqps; q++) {
 		int rc = c->server ? qp_dial(e->ctx, &qa, c->server, port, e->mr, EP_DIAL_NS,
@@ -103,13 +106,13 @@ int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 				   : qp_accept(e->ctx, &qa, NULL, port, e->mr, EP_ACCEPT_NS,
 					       &e->qp[q], err, errlen);
 		if (rc < 0)
-			return -1;
+			return rc;
 		e->nqps = q + 1;
 		ep_service(e);   /* the agent's heartbeat: accept may have waited long */
-		if (e->soft && bench_host_register(&e->host, e->qp[q], c->link_bps,
-						   50 * QP_NS_PER_US, !c->server, NULL, NULL, qp_now_ns(),
-						   err, errlen))
-			return -1;
+		if (e->soft && (rc = bench_host_register(&e->host, e->qp[q], c->link_bps,
+							 50 * QP_NS_PER_US, !c->server, NULL, NULL,
+							 qp_now_ns(), err, errlen)))
+			return rc;
 	}
 	return 0;
 }

@@ -35,7 +35,7 @@ struct endpoint {
 };
 
 /* Open the context (from --backend, --attach/--ip or -d/-i/-x) with a buffer of
- * @buf_bytes; installs the SIGINT/SIGTERM flag. 0 or -1 with @err. */
+ * @buf_bytes; installs the SIGINT/SIGTERM flag. 0 or -errno with @err. */
 int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, char *err,
 	    size_t errlen);
 /* Accept (no server address) or dial @nqps QPs on -p, one after the other; with the soft

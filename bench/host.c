@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "qpace/addr.h"
+#include "qpace/bytes.h"
+#include "qpace/errmsg.h"
 #include "qpace/feedback.h"
 #include "qpace/soft.h"
 #include "host.h"
@@ -61,14 +63,15 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
 	if (ipopt && qp_ipv4_scan(ipopt + 3, &end, &ip) == 0 && (!*end || *end == ','))
 		h->ip = ip;    /* else 0, and the soft context refuses the options */
 	h->cnp_from_notice = c->cnp_from_notice;
 	h->credits = c->credits;
-	if (qp_ratetable_create_mem(BENCH_HOST_MAX_QPS, &h->table, err, errlen) < 0)
-		return -1;
+	if ((rc = qp_ratetable_create_mem(BENCH_HOST_MAX_QPS, &h->table, err, errlen)) < 0)
+		return rc;
 	qp_ratetable_heartbeat(h->table, now);
 	agent_params_default(&ap);
 	ap.cc = c->cc;
@@ -82,7 +85,7 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 	h->agent = agent_create(&ap, h->table, now, err, errlen);
 	if (!h->agent) {
 		bench_host_close(h);
-		return -1;
+		return -EINVAL;   /* agent_create said which parameter */
 	}
 	struct qp_ctx_attr attr = {
 		.rate_table_mem = h->table,
@@ -90,10 +93,10 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 		.options = c->options,
 		.log = c->quiet ? host_log_quiet : NULL,
 	};
-	int rc = qp_ctx_open("soft", &attr, &h->ctx, err, errlen);
+	rc = qp_ctx_open("soft", &attr, &h->ctx, err, errlen);
 	if (rc < 0) {
 		bench_host_close(h);
-		return -1;
+		return rc;
 	}
 	h->next_heartbeat_ns = now + HOST_HEARTBEAT_NS;
 	return 0;
@@ -123,18 +126,19 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 		.link_bps = link_bps,
 		.base_rtt_ns = base_rtt_ns,
 	};
+	int rc;
 
 	if (h->nqps >= BENCH_HOST_MAX_QPS)
-		return snprintf(err, errlen, "host: more than %u QPs", BENCH_HOST_MAX_QPS), -1;
+		return qp_errmsg(-ENOSPC, err, errlen, "host: more than %u QPs",
+				 BENCH_HOST_MAX_QPS);
 	/* The peer's IPv4 address is the low 4 bytes of its IPv4-mapped GID. */
-	const uint8_t *g = qp->remote.gid;
-	r.peer_ip = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 | g[15];
+	r.peer_ip = qp_get32(qp->remote.gid + 12);
 	if (algo)
 		snprintf(r.algo, sizeof(r.algo), "%s", algo);
 	if (algo && params)
 		snprintf(r.params, sizeof(r.params), "%s", params);
-	if (agent_register(h->agent, &r, 0, 0, now, err, errlen) < 0)
-		return -1;
+	if ((rc = agent_register(h->agent, &r, 0, 0, now, err, errlen)) < 0)
+		return rc;
 	/* IA-TCP's senders wait for the receiver's first grant. The agent turns credit gating
 	 * on at the first grant, so a sender would start at its full rate for the first
 	 * RTT + delta; a sender of a credit-paced run starts gated instead (with no credits).

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "qpace/addr.h"
+#include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "host.h"
 #include "incast.h"
@@ -135,10 +136,11 @@ static int incast_hosts(struct incast *x, const char *cc, bool credits, bool cnp
 			const char *swhost, unsigned base, char *err, size_t errlen)
 {
 	qp_time_ns now = qp_now_ns();
+	int rc;
 
 	x->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (x->ep < 0)
-		return snprintf(err, errlen, "epoll: %s", strerror(errno)), -1;
+		return qp_errmsg(-errno, err, errlen, "epoll: %s", strerror(errno));
 	for (uint64_t i = 0; i <= x->senders; i++) {
 		char opts[160], e[300];
 		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,window=%" PRIu64
@@ -147,12 +149,12 @@ static int incast_hosts(struct incast *x, const char *cc, bool credits, bool cnp
 		struct bench_host_conf hc = { .options = opts, .cc = cc, .credits = credits,
 					      .cnp_from_notice = cnp, .seed = x->c->seed,
 					      .quiet = !x->c->verbose };
-		if (bench_host_open(&x->hosts[i], &hc, now, e, sizeof(e)))
-			return snprintf(err, errlen, "host %" PRIu64 " (%s): %s", i, opts, e), -1;
+		if ((rc = bench_host_open(&x->hosts[i], &hc, now, e, sizeof(e))))
+			return qp_errmsg(rc, err, errlen, "host %" PRIu64 " (%s): %s", i, opts, e);
 		int fd = qp_ctx_fd(x->hosts[i].ctx);
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = i };
 		if (fd >= 0 && epoll_ctl(x->ep, EPOLL_CTL_ADD, fd, &ev))
-			return snprintf(err, errlen, "epoll_ctl: %s", strerror(errno)), -1;
+			return qp_errmsg(-errno, err, errlen, "epoll_ctl: %s", strerror(errno));
 	}
 	return 0;
 }
@@ -171,27 +173,31 @@ static int incast_connect(struct incast *x, char *err, size_t errlen)
 			      .gate = { .chunk_bytes = x->c->mtu_bytes,
 					.burst_bytes = x->c->mtu_bytes } };
 	struct bench_host *rh = &x->hosts[0];
-	char e[300];
+	char e[300] = "";
+	int rc;
 
 	x->rbuf = calloc(1, wr);
 	x->sbuf = calloc(1, wr);
 	x->smr = calloc(x->senders + 1, sizeof(*x->smr));
 	if (!x->rbuf || !x->sbuf || !x->smr)
-		return snprintf(err, errlen, "out of memory"), -1;
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	memset(x->sbuf, 0x5a, wr);
-	if (qp_mr_reg(rh->ctx, x->rbuf, wr, QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE,
-		      &x->rmr) < 0)
-		return snprintf(err, errlen, "receiver: cannot register memory"), -1;
+	rc = qp_mr_reg(rh->ctx, x->rbuf, wr, QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE,
+		       &x->rmr);
+	if (rc < 0)
+		return qp_errmsg(rc, err, errlen, "receiver: cannot register memory");
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct bench_host *sh = &x->hosts[i];
 		struct flow_state *f = &x->fl[i];
 		struct qp_conn_info li, ri;
-		if (qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE, &x->smr[i]) < 0 ||
-		    qp_create(rh->ctx, &qa, &f->rqp, e, sizeof(e)) < 0 ||
-		    qp_create(sh->ctx, &qa, &f->qp, e, sizeof(e)) < 0 ||
-		    qp_local_info(f->rqp, x->rmr, &ri) < 0 || qp_local_info(f->qp, NULL, &li) < 0 ||
-		    qp_connect(f->rqp, &li, e, sizeof(e)) < 0 || qp_connect(f->qp, &ri, e, sizeof(e)) < 0)
-			return snprintf(err, errlen, "sender %" PRIu64 ": %s", i, e), -1;
+		if ((rc = qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE, &x->smr[i])) < 0 ||
+		    (rc = qp_create(rh->ctx, &qa, &f->rqp, e, sizeof(e))) < 0 ||
+		    (rc = qp_create(sh->ctx, &qa, &f->qp, e, sizeof(e))) < 0 ||
+		    (rc = qp_local_info(f->rqp, x->rmr, &ri)) < 0 ||
+		    (rc = qp_local_info(f->qp, NULL, &li)) < 0 ||
+		    (rc = qp_connect(f->rqp, &li, e, sizeof(e))) < 0 ||
+		    (rc = qp_connect(f->qp, &ri, e, sizeof(e))) < 0)
+			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": %s", i, e);
 	}
 	return 0;
 }
@@ -210,6 +216,7 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
 							  STATS_ROCE_PKT_OVERHEAD);
 	char e[300], params[160];
+	int rc;
 
 	if (x->hpcc_params)
 		incast_hpcc_params(x, line, x->hpcc_params, params, sizeof(params));
@@ -218,12 +225,12 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 		if (f->lost || f->registered)
 			continue;
 		f->registered = true;
-		if (bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false,
-					x->hpcc_params ? x->cc : NULL,
-					x->hpcc_params ? params : NULL, now, e, sizeof(e)) ||
-		    bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true, "none",
-					NULL, now, e, sizeof(e)))
-			return snprintf(err, errlen, "sender %" PRIu64 ": agent: %s", i, e), -1;
+		if ((rc = bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false,
+					      x->hpcc_params ? x->cc : NULL,
+					      x->hpcc_params ? params : NULL, now, e, sizeof(e))) ||
+		    (rc = bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true,
+					      "none", NULL, now, e, sizeof(e))))
+			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": agent: %s", i, e);
 	}
 	return 0;
 }
@@ -383,8 +390,10 @@ static bool round_busy(const struct incast *x)
 static int incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
 			qp_time_ns *round_ns, char *err, size_t errlen)
 {
-	if (incast_register(x, err, errlen))
-		return -1;
+	int rc = incast_register(x, err, errlen);
+
+	if (rc)
+		return rc;
 	x->last_pass_ns = 0;   /* lateness is between passes of a round, not the setup before */
 	qp_time_ns start = qp_now_ns(), limit = start + x->c->round_timeout_ns;
 
@@ -475,18 +484,14 @@ static int switch_probe(uint32_t ip, uint16_t port, char *err, size_t errlen)
 
 	qp_hostport_fmt(ip, port, at, sizeof(at));
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, "", 0, 0) < 0) {
-		snprintf(err, errlen, "--switch %s: %s", at,
-			 fd < 0 ? strerror(errno) : "unreachable");
-		rc = -1;
+		rc = qp_errmsg(-errno, err, errlen, "--switch %s: %s", at, strerror(errno));
 	} else {
 		struct timeval tv = { 0, 200000 };
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (recv(fd, &b, 1, 0) < 0 && errno == ECONNREFUSED) {
-			snprintf(err, errlen, "--switch %s: nothing listens there (start "
-				 "`qpace-switch --star N --base-port %u` first, or leave --switch out)",
-				 at, port);
-			rc = -1;
-		}
+		if (recv(fd, &b, 1, 0) < 0 && errno == ECONNREFUSED)
+			rc = qp_errmsg(-ECONNREFUSED, err, errlen, "--switch %s: nothing listens "
+				       "there (start `qpace-switch --star N --base-port %u` first, "
+				       "or leave --switch out)", at, port);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -524,11 +529,11 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	const char *const *extra = NULL;
 	const char *swargs[8] = { NULL };
 	char bdp_arg[32];
-	int rc = -1;
+	int rc;
 
 	memset(run, 0, sizeof(*run));
-	if (incast_algo_parse(algo, cc, sizeof(cc), &credits, err, errlen))
-		return -1;
+	if ((rc = incast_algo_parse(algo, cc, sizeof(cc), &credits, err, errlen)))
+		return rc;
 	for (size_t i = 0; i < sizeof(incast_switch_args) / sizeof(incast_switch_args[0]); i++) {
 		if (!strcmp(incast_switch_args[i].cc, cc)) {
 			extra = incast_switch_args[i].args;
@@ -559,13 +564,12 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		uint32_t swip;
 		uint16_t swport;
 
-		if (qp_hostport_parse(c->switch_addr, 1, 65535 - 2 * 64, 0, &swip, &swport, NULL, 0)) {
-			snprintf(err, errlen, "--switch '%s': not HOST:P with P in 1..%u",
-				 c->switch_addr, 65535 - 2 * 64);
-			return -1;
-		}
-		if (switch_probe(swip, swport, err, errlen))
-			return -1;
+		if (qp_hostport_parse(c->switch_addr, 1, 65535 - 2 * 64, 0, &swip, &swport, NULL, 0))
+			return qp_errmsg(-EINVAL, err, errlen,
+					 "--switch '%s': not HOST:P with P in 1..%u",
+					 c->switch_addr, 65535 - 2 * 64);
+		if ((rc = switch_probe(swip, swport, err, errlen)))
+			return rc;
 		qp_ipv4_fmt(swip, swhost, sizeof(swhost));
 		base = swport;
 	} else {
@@ -582,8 +586,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			sc.cpu = 0;
 			swproc_pin((int)ncpu - 1);
 		}
-		if (swproc_start(&sw, &sc, err, errlen))
-			return -1;
+		if ((rc = swproc_start(&sw, &sc, err, errlen)))
+			return rc;
 	}
 	x.hosts = calloc(senders + 1, sizeof(*x.hosts));
 	x.fl = calloc(senders + 1, sizeof(*x.fl));
@@ -593,14 +597,14 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	qp_time_ns *round_ns = calloc(c->rounds, sizeof(*round_ns));
 	if (!x.hosts || !x.fl || !x.row || !run->flows || !round_ns ||
 	    series_create(&x.rates, (unsigned)senders, out_dir ? INCAST_SERIES_CAP : 1)) {
-		snprintf(err, errlen, "out of memory");
+		rc = qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 		goto out;
 	}
-	if (incast_hosts(&x, cc, credits, cnp, swhost, base, err, errlen) ||
-	    incast_connect(&x, err, errlen))
+	if ((rc = incast_hosts(&x, cc, credits, cnp, swhost, base, err, errlen)) ||
+	    (rc = incast_connect(&x, err, errlen)))
 		goto out;
 	x.base_rtt_ns = incast_measure_rtt(&x);
-	if (incast_register(&x, err, errlen))
+	if ((rc = incast_register(&x, err, errlen)))
 		goto out;
 	x.registered = true;
 	if (c->cmd == CMD_INCAST || c->monitor) {
@@ -649,7 +653,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	}
 	if (out_dir)
 		incast_outputs(&x, run, out_dir, t0, r->have_switch);
-	rc = k == 0 ? (snprintf(err, errlen, "interrupted before the first round"), -1) : 0;
+	rc = k == 0 ? qp_errmsg(-EINTR, err, errlen, "interrupted before the first round") : 0;
 out:
 	free(round_ns);
 	incast_free(&x);

@@ -24,8 +24,8 @@
 
 #define INCAST_ALGO_MAX 24
 
-/* "hpcc+ia" -> cc "hpcc", credits on. 0, or -1 with a message (unknown algorithm names
- * the known ones). */
+/* "hpcc+ia" -> cc "hpcc", credits on. 0, or -EINVAL (not ALGO[+ia]) / -ENOENT (unknown
+ * algorithm: the message names the known ones) with a message. */
 int incast_algo_parse(const char *spec, char *cc, size_t cclen, bool *credits, char *err,
 		      size_t errlen);
 
@@ -70,7 +70,7 @@ struct incast_run {
 };
 
 /* Run one incast as @c says (cc, credits from @algo: "hpcc+ia"). Writes CSVs into
- * @out_dir when not NULL. 0, or -1 with one line in @err. Fills @run (flows allocated:
+ * @out_dir when not NULL. 0, or -errno with one line in @err. Fills @run (flows allocated:
  * incast_run_free). */
 int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders,
 	       uint64_t bytes, const char *out_dir, struct incast_run *run, char *err,

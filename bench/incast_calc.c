@@ -1,10 +1,12 @@
 /* Incast arithmetic with no I/O: algorithm specs and the totals of a run (incast.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qpace/cc.h"
+#include "qpace/errmsg.h"
 #include "incast.h"
 
 int incast_algo_parse(const char *spec, char *cc, size_t cclen, bool *credits, char *err,
@@ -15,23 +17,22 @@ int incast_algo_parse(const char *spec, char *cc, size_t cclen, bool *credits, c
 
 	*credits = false;
 	if (plus) {
-		if (strcmp(plus + 1, "ia") != 0) {
-			snprintf(err, errlen, "algorithm '%s': after '+' only 'ia' (IA credits)", spec);
-			return -1;
-		}
+		if (strcmp(plus + 1, "ia") != 0)
+			return qp_errmsg(-EINVAL, err, errlen,
+					 "algorithm '%s': after '+' only 'ia' (IA credits)",
+					 spec);
 		*credits = true;
 	}
-	if (len == 0 || len >= cclen) {
-		snprintf(err, errlen, "algorithm '%s': not ALGO or ALGO+ia", spec);
-		return -1;
-	}
+	if (len == 0 || len >= cclen)
+		return qp_errmsg(-EINVAL, err, errlen, "algorithm '%s': not ALGO or ALGO+ia",
+				 spec);
 	memcpy(cc, spec, len);
 	cc[len] = '\0';
 	if (!cc_find(cc)) {
 		size_t used = (size_t)snprintf(err, errlen, "algorithm '%s': not one of", cc);
 		for (const struct cc_ops *const *o = cc_all(); *o && used < errlen; o++)
 			used += (size_t)snprintf(err + used, errlen - used, " %s", (*o)->name);
-		return -1;
+		return -ENOENT;
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "qpace/errmsg.h"
 #include "plot.h"
 
 #define PLOT_TERM "set terminal pngcairo size 960,540 font 'sans,10'\n" \
@@ -27,31 +28,24 @@ static int plot_script(const char *dir, const char *name, char *err, size_t errl
 	va_list ap;
 	FILE *f;
 
-	if (!plot_available()) {
-		snprintf(err, errlen, "gnuplot not found (Debian: apt-get install gnuplot-nox)");
-		return -ENOENT;
-	}
+	if (!plot_available())
+		return qp_errmsg(-ENOENT, err, errlen,
+				 "gnuplot not found (Debian: apt-get install gnuplot-nox)");
 	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
 	f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
+	if (!f)
+		return qp_errmsg(-errno, err, errlen, "%s: %s", path, strerror(errno));
 	fputs(PLOT_TERM, f);
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
 	va_end(ap);
-	if (fclose(f)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -EIO;
-	}
+	if (fclose(f))
+		return qp_errmsg(-EIO, err, errlen, "%s: %s", path, strerror(errno));
 	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s.gp' 2>&1", dir, name);
 	int rc = system(cmd);
-	if (rc != 0) {
-		snprintf(err, errlen, "gnuplot %s: exit status %d", path,
-			 WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
-		return -EIO;
-	}
+	if (rc != 0)
+		return qp_errmsg(-EIO, err, errlen, "gnuplot %s: exit status %d",
+				 path, WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
 	return 0;
 }
 

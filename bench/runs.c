@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "plot.h"
 #include "runs.h"
@@ -17,22 +18,17 @@ int runs_split(const char *list, char *buf, size_t buflen, const char **items, s
 {
 	size_t n = 0;
 
-	if (snprintf(buf, buflen, "%s", list) >= (int)buflen) {
-		snprintf(err, errlen, "%s '%s': too long", what, list);
-		return -1;
-	}
+	if (snprintf(buf, buflen, "%s", list) >= (int)buflen)
+		return qp_errmsg(-EINVAL, err, errlen, "%s '%s': too long", what, list);
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == max) {
-			snprintf(err, errlen, "%s '%s': more than %zu items", what, list, max);
-			return -1;
-		}
+		if (n == max)
+			return qp_errmsg(-EINVAL, err, errlen, "%s '%s': more than %zu items",
+					 what, list, max);
 		items[n++] = tok;
 	}
-	if (n == 0 || strstr(list, ",,") || list[0] == ',' || list[strlen(list) - 1] == ',') {
-		snprintf(err, errlen, "%s '%s': an empty item", what, list);
-		return -1;
-	}
+	if (n == 0 || strstr(list, ",,") || list[0] == ',' || list[strlen(list) - 1] == ',')
+		return qp_errmsg(-EINVAL, err, errlen, "%s '%s': an empty item", what, list);
 	return (int)n;
 }
 
@@ -45,10 +41,9 @@ int runs_mkdirs(const char *dir, char *err, size_t errlen)
 		bool end = *p == '\0';
 		if (*p == '/' || end) {
 			*p = '\0';
-			if (mkdir(path, 0755) && errno != EEXIST) {
-				snprintf(err, errlen, "mkdir %s: %s", path, strerror(errno));
-				return -1;
-			}
+			if (mkdir(path, 0755) && errno != EEXIST)
+				return qp_errmsg(-errno, err, errlen, "mkdir %s: %s",
+						 path, strerror(errno));
 			if (end)
 				return 0;
 			*p = '/';
@@ -84,17 +79,16 @@ int runs_incast_isolated(const struct bench_conf *c, const char *algo, uint64_t 
 	int fds[2], status;
 	size_t got = 0;
 
-	if (pipe(fds)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
+	if (pipe(fds))
+		return qp_errmsg(-errno, err, errlen, "pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		int e = errno;
+
 		close(fds[0]);
 		close(fds[1]);
-		return -1;
+		return qp_errmsg(-e, err, errlen, "fork: %s", strerror(e));
 	}
 	if (pid == 0) {
 		close(fds[0]);
@@ -111,16 +105,12 @@ int runs_incast_isolated(const struct bench_conf *c, const char *algo, uint64_t 
 	}
 	close(fds[0]);
 	waitpid(pid, &status, 0);
-	if (got != sizeof(m)) {
-		snprintf(err, errlen, "%s: the run's process died (%s %d)", algo,
-			 WIFSIGNALED(status) ? "signal" : "status",
-			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-		return -1;
-	}
-	if (m.rc) {
-		snprintf(err, errlen, "%s", m.err);
-		return -1;
-	}
+	if (got != sizeof(m))
+		return qp_errmsg(-EIO, err, errlen, "%s: the run's process died (%s %d)",
+				 algo, WIFSIGNALED(status) ? "signal" : "status",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	if (m.rc)
+		return qp_errmsg(m.rc < 0 ? m.rc : -EIO, err, errlen, "%s", m.err);
 	*out = m.res;
 	return 0;
 }

@@ -1,4 +1,5 @@
 /* Statistics for qpace-bench: see stats.h for the definitions and their sources. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -115,7 +116,7 @@ void stats_fct_summary(qp_time_ns *fct_ns, size_t n, qp_time_ns standalone_ns,
 int stats_lat_summary(double *ns, size_t n, struct stats_lat *out)
 {
 	if (n <= STATS_LAT_TAIL)
-		return -1;
+		return -ENODATA;
 	stats_sort(ns, n);
 	size_t m = n - STATS_LAT_TAIL;
 	double sum = 0, var = 0;

@@ -53,7 +53,8 @@ struct stats_lat {
 	size_t kept;                /* samples after dropping the tail */
 };
 #define STATS_LAT_TAIL 2u
-/* @ns (sorted in place) one-way latencies in ns; n > STATS_LAT_TAIL. -1 when too few. */
+/* @ns (sorted in place) one-way latencies in ns; n > STATS_LAT_TAIL. -ENODATA when too
+ * few. */
 int stats_lat_summary(double *ns, size_t n, struct stats_lat *out);
 
 /* perftest's BW report: bytes moved in an interval, messages of @size bytes. */

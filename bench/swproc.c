@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qpace/errmsg.h"
 #include "qpace/time.h"
 #include "jsonr.h"
 #include "swproc.h"
@@ -21,18 +21,6 @@
 #define SWPROC_READY_NS (5 * QP_NS_PER_S)
 #define SWPROC_STOP_NS (5 * QP_NS_PER_S)
 #define SWPROC_PORTS 64
-
-static int sp_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int sp_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /* Pin the calling process to @cpu (< 0: leave it). Best effort: a machine with one CPU
  * or a cpuset that excludes it keeps the default. */
@@ -61,7 +49,8 @@ int swproc_find_bin(const char *bin, const char *argv0, char *out, size_t len, c
 
 	if (bin) {
 		if (access(bin, X_OK) != 0)
-			return sp_err(err, errlen, -1, "--switch-bin %s: %s", bin, strerror(errno));
+			return qp_errmsg(-errno, err, errlen, "--switch-bin %s: %s", bin,
+					 strerror(errno));
 		snprintf(out, len, "%s", bin);
 		return 0;
 	}
@@ -87,8 +76,9 @@ int swproc_find_bin(const char *bin, const char *argv0, char *out, size_t len, c
 			return 0;
 		p = colon ? colon + 1 : NULL;
 	}
-	return sp_err(err, errlen, -1, "qpace-switch not found beside %s nor on PATH "
-		      "(build it with `make`, or give --switch-bin)", argv0 ? argv0 : "qpace-bench");
+	return qp_errmsg(-ENOENT, err, errlen, "qpace-switch not found beside %s nor on PATH "
+			 "(build it with `make`, or give --switch-bin)",
+			 argv0 ? argv0 : "qpace-bench");
 }
 
 /* The CSV has a data row: header plus at least one newline after it. */
@@ -110,19 +100,19 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 	char bin[PATH_MAX], a_ports[16], a_base[16], a_rate[32], a_buf[32], a_delay[32],
 		a_seed[32];
 	const char *argv[SWPROC_MAX_ARGS];
-	int n = 0;
+	int n = 0, rc;
 
 	memset(s, 0, sizeof(*s));
 	s->pid = -1;
-	if (swproc_find_bin(c->bin, c->argv0, bin, sizeof(bin), err, errlen))
-		return -1;
+	if ((rc = swproc_find_bin(c->bin, c->argv0, bin, sizeof(bin), err, errlen)))
+		return rc;
 	if (c->dir) {
 		snprintf(s->dir, sizeof(s->dir), "%s", c->dir);
 	} else {
 		snprintf(s->dir, sizeof(s->dir), "%s/qpace-bench.XXXXXX",
 			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		if (!mkdtemp(s->dir))
-			return sp_err(err, errlen, -1, "temporary directory %s: %s", s->dir,
+			return qp_errmsg(-errno, err, errlen, "temporary directory %s: %s", s->dir,
 				      strerror(errno));
 		s->own_dir = true;
 	}
@@ -149,7 +139,7 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 	pid_t parent = getpid();
 	s->pid = fork();
 	if (s->pid < 0)
-		return sp_err(err, errlen, -1, "fork: %s", strerror(errno));
+		return qp_errmsg(-errno, err, errlen, "fork: %s", strerror(errno));
 	if (s->pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
 		/* The switch must not outlive the bench (killed, crashed). */
@@ -168,17 +158,18 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
 			s->pid = -1;
 			if (WIFSIGNALED(status))
-				return sp_err(err, errlen, -1, "qpace-switch died at start (signal %d)",
-					      WTERMSIG(status));
-			return sp_err(err, errlen, -1, "qpace-switch exited at start (status %d); "
-				      "its message is above", WEXITSTATUS(status));
+				return qp_errmsg(-ECHILD, err, errlen,
+						 "qpace-switch died at start (signal %d)",
+						 WTERMSIG(status));
+			return qp_errmsg(-ECHILD, err, errlen, "qpace-switch exited at start "
+					 "(status %d); its message is above", WEXITSTATUS(status));
 		}
 		if (csv_has_row(s->csv_path))
 			return 0;
 		sleep_ns(2 * QP_NS_PER_MS);
 	}
 	swproc_stop(s, NULL, NULL, NULL, 0);
-	return sp_err(err, errlen, -1, "qpace-switch did not start within 5 s");
+	return qp_errmsg(-ETIMEDOUT, err, errlen, "qpace-switch did not start within 5 s");
 }
 
 struct port_walk {
@@ -279,13 +270,16 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 	size_t len;
 	char *text = slurp(s->json_path, &len);
 	if (!text)
-		return sp_err(err, errlen, -1, "switch stats %s: %s", s->json_path, strerror(errno));
+		return qp_errmsg(-errno, err, errlen, "switch stats %s: %s", s->json_path,
+				 strerror(errno));
 	struct port_walk *w = calloc(1, sizeof(*w));
-	int rc = w ? jsonr_walk(text, len, on_json, w, err, errlen) : -1;
+	/* a text jsonr cannot walk is not the dump the switch writes: -EINVAL */
+	int rc = !w ? qp_errmsg(-ENOMEM, err, errlen, "out of memory")
+		    : jsonr_walk(text, len, on_json, w, err, errlen) ? -EINVAL : 0;
 	free(text);
 	if (rc == 0) {
 		s->end_ns = w->time_ns;
-		rc = -1;
+		rc = -ENOENT;
 		for (int i = 0; i < SWPROC_PORTS; i++) {
 			if (strcmp(w->names[i], port) == 0) {
 				*out = w->ports[i];
@@ -294,7 +288,7 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 			}
 		}
 		if (rc)
-			sp_err(err, errlen, -1, "switch stats %s: no port %s", s->json_path, port);
+			qp_errmsg(rc, err, errlen, "switch stats %s: no port %s", s->json_path, port);
 	}
 	free(w);
 	return rc;
@@ -312,14 +306,16 @@ int swproc_queue_mean(const struct swproc *s, const char *port, qp_time_ns from,
 	size_t n = 0;
 
 	if (!f)
-		return sp_err(err, errlen, -1, "switch CSV %s: %s", s->csv_path, strerror(errno));
+		return qp_errmsg(-errno, err, errlen, "switch CSV %s: %s", s->csv_path,
+				 strerror(errno));
 	/* First pass: the last row's time, which the final JSON's time_ns stamps. */
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%lf,", &t_s) == 1)
 			last_t_s = t_s;
 	if (!s->end_ns) {
 		fclose(f);
-		return sp_err(err, errlen, -1, "switch stats: no final time to anchor the CSV");
+		return qp_errmsg(-ENODATA, err, errlen,
+				 "switch stats: no final time to anchor the CSV");
 	}
 	double start_ns = (double)s->end_ns - last_t_s * 1e9;
 	if (series_path) {
@@ -345,7 +341,8 @@ int swproc_queue_mean(const struct swproc *s, const char *port, qp_time_ns from,
 	if (series)
 		fclose(series);
 	if (n == 0)
-		return sp_err(err, errlen, -1, "switch CSV: no sample of %s in the run", port);
+		return qp_errmsg(-ENODATA, err, errlen, "switch CSV: no sample of %s in the run",
+				 port);
 	*mean = sum / (double)n;
 	return 0;
 }

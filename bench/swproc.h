@@ -56,7 +56,7 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, char *err,
 		size_t errlen);
 /* Time-averaged queue of @port (bytes) over [from, to] (CLOCK_MONOTONIC ns), from the
- * CSV rows in that interval; -1 with @err when none. Call after swproc_stop. Also writes
+ * CSV rows in that interval; -ENODATA with @err when none. Call after swproc_stop. Also writes
  * time_s,port,queue_bytes rows of every port (time from @from) to @series_path when not
  * NULL. */
 int swproc_queue_mean(const struct swproc *s, const char *port, qp_time_ns from,
@@ -67,7 +67,7 @@ void swproc_pin(int cpu);
 /* Remove the temporary directory (when one was made). */
 void swproc_cleanup(struct swproc *s);
 
-/* The path of the qpace-switch binary to run, or -1 with @err. */
+/* The path of the qpace-switch binary to run into @out: 0, or -errno with @err. */
 int swproc_find_bin(const char *bin, const char *argv0, char *out, size_t len, char *err,
 		    size_t errlen);
 

@@ -78,7 +78,7 @@ void sw_conf_defaults(struct sw_conf *c);
 void sw_conf_finish(struct sw_conf *c);
 
 /* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
- * level-repeat, int, int-sample, flows, seed) from text: 0, or -1 with
+ * level-repeat, int, int-sample, flows, seed) from text: 0, or -EINVAL with
  * "KEY 'VALUE': accepted ..." in @err. */
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
 		    size_t len);
@@ -88,8 +88,8 @@ const char *sw_conf_setting_names(void);
  * printed to stderr). */
 int sw_cli_parse(struct sw_conf *c, int argc, char **argv);
 
-/* A topology file (see topo.c for the grammar). 0 or -1 with "FILE:LINE: key: why" in
- * @err. */
+/* A topology file (see topo.c for the grammar). 0, or -EINVAL with "FILE:LINE: key: why"
+ * in @err (-errno when the file cannot be read). */
 int sw_topo_load(struct sw_conf *c, const char *path, char *err, size_t errlen);
 /* The same from a string (tests, fuzzing); @name is used in messages. */
 int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *err,

@@ -1,5 +1,6 @@
 /* qpace-bench's command line: perftest's flags parse as perftest's, bad values are refused
  * with the flag, the value and the range named, and --help comes from the same table. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,7 +144,7 @@ static void test_bad_input(void **state)
 		struct bench_conf c;
 		char err[512];
 		assert_int_equal(parse(&c, cases[i].cmd, cases[i].argc, cases[i].argv, err,
-				       sizeof(err)), -1);
+				       sizeof(err)), -EINVAL);
 		print_message("%-10s -> %s\n", cases[i].argv[1], err);
 		for (int k = 0; k < 3; k++)
 			if (cases[i].want[k] && *cases[i].want[k] && !strstr(err, cases[i].want[k]))

@@ -1,5 +1,6 @@
 /* qpace-bench statistics: Jain's index, nearest-rank percentiles, FCT slowdown, perftest's
  * latency and BW figures, and the incast totals built from them. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,7 +85,7 @@ static void test_lat_like_perftest(void **state)
 	struct stats_lat l;
 	(void)state;
 
-	assert_int_equal(stats_lat_summary(ns, 2, &l), -1);
+	assert_int_equal(stats_lat_summary(ns, 2, &l), -ENODATA);
 	/* Shuffle: the summary sorts. */
 	double t = ns[0]; ns[0] = ns[11]; ns[11] = t;
 	assert_int_equal(stats_lat_summary(ns, 12, &l), 0);
@@ -161,12 +162,15 @@ static void test_algo_spec(void **state)
 	assert_true(credits);
 	assert_int_equal(incast_algo_parse("none", cc, sizeof(cc), &credits, err, sizeof(err)), 0);
 	assert_false(credits);
-	assert_int_equal(incast_algo_parse("tcp", cc, sizeof(cc), &credits, err, sizeof(err)), -1);
+	assert_int_equal(incast_algo_parse("tcp", cc, sizeof(cc), &credits, err, sizeof(err)),
+			 -ENOENT);
 	assert_non_null(strstr(err, "'tcp'"));
 	assert_non_null(strstr(err, "dcqcn"));      /* names the known ones */
-	assert_int_equal(incast_algo_parse("hpcc+xx", cc, sizeof(cc), &credits, err, sizeof(err)), -1);
+	assert_int_equal(incast_algo_parse("hpcc+xx", cc, sizeof(cc), &credits, err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "only 'ia'"));
-	assert_int_equal(incast_algo_parse("+ia", cc, sizeof(cc), &credits, err, sizeof(err)), -1);
+	assert_int_equal(incast_algo_parse("+ia", cc, sizeof(cc), &credits, err, sizeof(err)),
+			 -EINVAL);
 }
 
 int main(void)

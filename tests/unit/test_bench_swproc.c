@@ -1,6 +1,7 @@
 /* Reading qpace-switch's outputs: the receiver port's figures from the final JSON (drops =
  * drop_tail + drop_store), and the mean queue over the rounds from the 1 ms CSV, whose
  * times (relative to the switch's start) are anchored by the final JSON's time_ns. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,13 +69,13 @@ static void test_port_figures_and_queue_mean(void **state)
 
 	/* An interval with no sample, and a port the switch does not have, are errors. */
 	assert_int_equal(swproc_queue_mean(&s, "p0", 20000000000ULL, 20000000001ULL, &mean,
-					   NULL, err, sizeof(err)), -1);
+					   NULL, err, sizeof(err)), -ENODATA);
 	assert_non_null(strstr(err, "no sample"));
-	assert_int_equal(swproc_stop(&s, "p9", &p0, err, sizeof(err)), -1);
+	assert_int_equal(swproc_stop(&s, "p9", &p0, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "no port p9"));
 	/* A truncated dump is refused, not half-read. */
 	write_file(s.json_path, "{\"time_ns\": 1, \"switches\": [ {\"ports\": [ {\"name\": ");
-	assert_int_equal(swproc_stop(&s, "p0", &p0, err, sizeof(err)), -1);
+	assert_int_equal(swproc_stop(&s, "p0", &p0, err, sizeof(err)), -EINVAL);
 	assert_int_equal(tmpdir_remove(dir), 0);
 }
 
@@ -84,7 +85,7 @@ static void test_find_bin(void **state)
 	(void)state;
 
 	assert_int_equal(swproc_find_bin("/nonexistent/qpace-switch", NULL, out, sizeof(out), err,
-					 sizeof(err)), -1);
+					 sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "--switch-bin /nonexistent/qpace-switch"));
 }
 
