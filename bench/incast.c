@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "qpace/units.h"
-#include "host.h"
+#include "qpace/host.h"
 #include "incast.h"
 #include "monitor.h"
 #include "plot.h"
