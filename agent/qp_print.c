@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "qpace/qp_print.h"
+#include "qp_print.h"
 #include "qpace/units.h"
 
 void qp_pr_init(struct qp_pr *p, FILE *f, enum qp_pr_mode mode)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "qpace/ctl_client.h"
-#include "qpace/qp_print.h"
+#include "qp_print.h"
 #include "qpace/units.h"
 
 #define CALL_TIMEOUT_NS (5 * QP_NS_PER_S)

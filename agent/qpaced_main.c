@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpace/qpaced.h"
+#include "qpaced.h"
 
 #define MAX_OPTS 32
 

@@ -61,7 +61,7 @@
  *
  * Cost: every handler is O(hops) with no allocation.
  */
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "hpcc_core.h"
 
 struct acc_params {

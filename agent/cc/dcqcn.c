@@ -61,9 +61,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/cc_check.h"
-#include "qpace/dcqcn.h"
+#include "cc_algs.h"
+#include "cc_check.h"
+#include "dcqcn.h"
 
 struct dcqcn_params {
 	double g;

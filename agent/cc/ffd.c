@@ -37,9 +37,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/cc_check.h"
-#include "qpace/ffd.h"
+#include "cc_algs.h"
+#include "cc_check.h"
+#include "ffd.h"
 
 struct ffd_params {
 	qp_rate_bps rate_ai;

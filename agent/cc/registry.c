@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 
 static const struct cc_ops *const registry[] = {
 	&cc_hpcc_ops,

@@ -22,7 +22,7 @@
 #include "qpace/ctl_client.h"
 #include "qpace/fb_auth.h"
 #include "qpace/gate.h"
-#include "qpace/qpaced.h"
+#include "qpaced.h"
 #include "qpace/units.h"
 
 #define MAX_ARGS 24

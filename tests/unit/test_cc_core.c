@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "qpace/units.h"
 
 static const struct cc_path path = {
