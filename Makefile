@@ -141,6 +141,7 @@ check-unit: unit
 	@sh tests/run-unit.sh $(TEST_BINS)
 
 layers:
+	@sh tests/layers/selftest.sh
 	@sh scripts/layers.sh check
 	@sh scripts/layers.sh graph
 
