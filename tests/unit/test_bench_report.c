@@ -1,5 +1,5 @@
-/* qpace-bench reports: perftest's exact table headers and row formats, the JSON writer
- * and reader, and the incast JSON carrying every key the issue lists. */
+/* qpace-bench reports: perftest's exact table headers and row formats, the JSON writer,
+ * and the incast JSON carrying every key the issue lists. (The JSON reader: test_jsonr.c.) */
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "qpace/jsonr.h"
 #include "../../bench/incast.h"
 #include "../../bench/json.h"
-#include "../../bench/jsonr.h"
 #include "../../bench/report.h"
 
 /* Capture what @fn prints. */
@@ -184,34 +184,6 @@ static void test_summary_and_compare(void **state)
 	free(text);
 }
 
-static void nop(void *arg, const char *path, const struct jsonr_val *v)
-{
-	(void)arg, (void)path, (void)v;
-}
-
-static void test_jsonr_untrusted(void **state)
-{
-	const char *good = "{\"time_ns\": 12, \"switches\": [{\"name\": \"s1\", \"ports\": "
-			   "[{\"name\": \"p0\", \"drop_tail\": 3}]}], \"x\": [true, false, null, -1.5e3]}";
-	char err[128], deep[200];
-	(void)state;
-
-	assert_int_equal(jsonr_walk(good, strlen(good), nop, NULL, err, sizeof(err)), 0);
-	/* Every truncation fails cleanly (ASan checks no byte past the end is read). */
-	for (size_t len = 0; len < strlen(good); len++) {
-		char *copy = malloc(len ? len : 1);
-		memcpy(copy, good, len);
-		assert_int_equal(jsonr_walk(copy, len, nop, NULL, err, sizeof(err)), -1);
-		free(copy);
-	}
-	memset(deep, '[', sizeof(deep));
-	assert_int_equal(jsonr_walk(deep, sizeof(deep), nop, NULL, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "nested too deep"));
-	assert_int_equal(jsonr_walk("{\"a\" 1}", 7, nop, NULL, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "byte"));
-	assert_int_equal(jsonr_walk("[1] x", 5, nop, NULL, err, sizeof(err)), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,7 +192,6 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_incast_json_keys),
 		cmocka_unit_test(test_summary_and_compare),
-		cmocka_unit_test(test_jsonr_untrusted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
