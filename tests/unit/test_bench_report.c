@@ -1,5 +1,5 @@
-/* qpace-bench reports: perftest's exact table headers and row formats, the JSON writer,
- * and the incast JSON carrying every key the issue lists. (The JSON reader: test_jsonr.c.) */
+/* qpace-bench reports: perftest's exact table headers and row formats, and the incast JSON
+ * carrying every key the issue lists. (The JSON writer and reader: test_out.c, test_jsonr.c.) */
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
@@ -14,7 +14,6 @@
 
 #include "qpace/jsonr.h"
 #include "../../bench/incast.h"
-#include "../../bench/json.h"
 #include "../../bench/report.h"
 
 /* Capture what @fn prints. */
@@ -68,27 +67,6 @@ static void test_lat_table_is_perftests(void **state)
 	free(text);
 	CAPTURE(text, report_lat_header(out, true));
 	assert_string_equal(text, " #bytes        #iterations       t_avg[usec]    tps average\n");
-	free(text);
-}
-
-static void test_json_writer(void **state)
-{
-	char *text = NULL;
-	struct json j;
-	(void)state;
-
-	CAPTURE(text, json_init(&j, out, false); json_obj(&j, NULL); json_str(&j, "a", "x\"y\n");
-		json_u64(&j, "n", 18446744073709551615ULL); json_arr(&j, "l");
-		json_double(&j, NULL, 1.5, 2); json_double(&j, NULL, NAN, 2); json_bool(&j, NULL, true);
-		json_end(&j); json_obj(&j, "e"); json_end(&j); json_end(&j); json_finish(&j));
-	assert_string_equal(text,
-		"{\"a\":\"x\\\"y\\n\",\"n\":18446744073709551615,\"l\":[1.50,null,true],\"e\":{}}\n");
-	assert_int_equal(j.errors, 0);
-	free(text);
-	/* Closing more than was opened is counted, not written. */
-	CAPTURE(text, json_init(&j, out, false); json_end(&j));
-	assert_int_equal(j.errors, 1);
-	assert_string_equal(text, "");
 	free(text);
 }
 
@@ -189,7 +167,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bw_table_is_perftests),
 		cmocka_unit_test(test_lat_table_is_perftests),
-		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_incast_json_keys),
 		cmocka_unit_test(test_summary_and_compare),
 	};
