@@ -1,8 +1,7 @@
-/* Printing what the agent shows, for qpacectl (and anything else that prints QP views).
- *
- * One print helper writes each key once for both outputs (the iproute2 print_uint habit):
- * text "key value" lines or JSON, so the two cannot drift. One field table describes a QP
- * view: its JSON key (also the sort key), its column header in tables, and how to show it.
+/* Printing what the agent shows, for qpacectl (and anything else that prints QP views or
+ * the agent's status): the records of the control socket through the one printer
+ * (qpace/out.h), so text and JSON carry the same keys. One field table describes a QP view:
+ * its key (also the sort key), its column header in tables, and how to show it.
  */
 #ifndef QPACE_QP_PRINT_H
 #define QPACE_QP_PRINT_H
@@ -11,29 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "qpace/agent.h"
-
-enum qp_pr_mode { QP_PR_TEXT, QP_PR_JSON };
-
-#define QP_PR_DEPTH 8
-
-struct qp_pr {
-	FILE *f;
-	enum qp_pr_mode mode;
-	unsigned depth;
-	bool first[QP_PR_DEPTH];
-	bool in_array[QP_PR_DEPTH];
-};
-
-void qp_pr_init(struct qp_pr *p, FILE *f, enum qp_pr_mode mode);
-/* Open / close an object or array (@key NULL inside arrays and at the top). In text,
- * an object with a key prints "key:" and indents what it holds; arrays print nothing. */
-void qp_pr_open(struct qp_pr *p, const char *key, bool array);
-void qp_pr_close(struct qp_pr *p);
-/* One key: @text is how text output shows it (JSON writes the raw value). */
-void qp_pr_u64(struct qp_pr *p, const char *key, const char *text, uint64_t v);
-void qp_pr_double(struct qp_pr *p, const char *key, const char *text, double v);
-void qp_pr_str(struct qp_pr *p, const char *key, const char *v);
-void qp_pr_bool(struct qp_pr *p, const char *key, bool v);
+#include "qpace/ctl.h"
+#include "qpace/out.h"
 
 /* ---- QP views ---- */
 
@@ -51,8 +29,11 @@ struct qp_view_field {
 
 const struct qp_view_field *qp_view_fields(void);   /* ends with { .key = NULL } */
 const struct qp_view_field *qp_view_field_find(const char *key);
-/* Every key of @v through the print helper, as one object. */
-void qp_pr_view(struct qp_pr *p, const struct agent_qp_view *v);
+/* Every key of @v, as one object. */
+void qp_print_view(struct qp_out *o, const struct agent_qp_view *v);
+/* The agent's status (STATUS's AGENT record), as one object: pid, QPs, uptime, the
+ * feedback delay and every counter by its name. */
+void qp_print_status(struct qp_out *o, const struct ctl_agent *a);
 /* The short text of one field ("10G", "12.5us", "64K", "0x000011"). */
 const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_view *v,
 			 char *buf, size_t len);
