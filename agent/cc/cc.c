@@ -92,6 +92,11 @@ static const struct cc_param *find_param(const struct cc_ops *ops, const char *n
 	return NULL;
 }
 
+const struct cc_param *cc_param_find(const struct cc_ops *ops, const char *name)
+{
+	return find_param(ops, name, strlen(name));
+}
+
 static int range_error(const struct cc_ops *ops, const struct cc_param *p, const char *value,
 		       char *err, size_t errlen)
 {
@@ -214,6 +219,21 @@ out:
 void cc_destroy(struct cc *cc)
 {
 	free(cc);
+}
+
+unsigned cc_needs(const struct cc_ops *ops)
+{
+	static const unsigned need[CC_EV_COUNT] = {
+		[CC_EV_INT] = CC_NEED_INT, [CC_EV_NOTICE] = CC_NEED_NOTICE,
+		[CC_EV_CNP] = CC_NEED_CNP, [CC_EV_LEVEL] = CC_NEED_LEVEL,
+		[CC_EV_RTT] = CC_NEED_RTT,
+	};
+	unsigned n = 0;
+
+	for (unsigned t = 0; t < CC_EV_COUNT; t++)
+		if (ops->on[t])
+			n |= need[t];
+	return n;
 }
 
 /* Structural validity of an event, independent of the algorithm. */
