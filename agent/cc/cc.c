@@ -128,7 +128,7 @@ int cc_params_parse(const struct cc_ops *ops, void *params, const char *text, ch
 			return qp_errmsg(-EINVAL, err, errlen, "%s: \"%.*s\" is not key=value", ops->name, (int)len, s);
 		p = find_param(ops, s, (size_t)(eq - s));
 		if (!p)
-			return qp_errmsg(-EINVAL, err, errlen, "%s: unknown parameter \"%.*s\" (see --help-cc %s)",
+			return qp_errmsg(-EINVAL, err, errlen, "%s: unknown parameter \"%.*s\" (see --help-params %s)",
 				    ops->name, (int)(eq - s), s, ops->name);
 		if ((size_t)(s + len - eq - 1) >= sizeof(value))
 			return qp_errmsg(-EINVAL, err, errlen, "%s: value of %s is too long", ops->name, p->name);
@@ -145,26 +145,6 @@ int cc_params_parse(const struct cc_ops *ops, void *params, const char *text, ch
 			s++;
 	}
 	return 0;
-}
-
-int cc_params_help(const struct cc_ops *ops, char *buf, size_t len)
-{
-	size_t off = 0;
-	int n;
-
-	n = snprintf(buf, len, "%s: %s\n", ops->name, ops->summary);
-	if (n < 0)
-		return -EINVAL;
-	off = (size_t)n;
-	for (const struct cc_param *p = ops->params; p && p->name && off < len; p++) {
-		n = snprintf(buf + off, len - off, "  %-14s default %-10g range %s%g, %g%s  %s\n",
-			     p->name, p->def, (p->flags & CC_P_MIN_OPEN) ? "(" : "[", p->min, p->max,
-			     (p->flags & CC_P_MAX_OPEN) ? ")" : "]", p->doc);
-		if (n < 0)
-			return -EINVAL;
-		off += (size_t)n;
-	}
-	return off < len ? 0 : -ENOSPC;
 }
 
 /* ---- controllers ---- */

@@ -16,7 +16,8 @@
  * Adding an algorithm is one file in agent/cc/ exporting a `const struct cc_ops`, its
  * tests, and one line in the registry table (agent/cc/registry.c). Everything else about
  * it is read from its ops: the feedback the network must give it (cc_needs and
- * ops->feedback, from which qpace-bench sets up its switch) and its parameter table.
+ * ops->feedback, from which qpace-bench sets up its switch), its parameter table (parsing,
+ * --help-params, the parameter tables in the docs) and the lists of algorithms in help.
  */
 #ifndef QPACE_CC_H
 #define QPACE_CC_H
@@ -193,7 +194,10 @@ unsigned cc_needs(const struct cc_ops *ops);
 
 /* Registry. */
 const struct cc_ops *cc_find(const char *name);
-const struct cc_ops *const *cc_all(void); /* NULL-terminated */
+const struct cc_ops *const *cc_all(void); /* NULL-terminated, in the order help lists them */
+/* The registered names joined by @sep ("none, dcqcn, ..."). 0, or -ENOSPC when @len is
+ * too short (@buf then holds as many whole names as fit); @buf is always terminated. */
+int cc_names(char *buf, size_t len, const char *sep);
 
 /* Create a controller. @params is "key=value[,key=value...]" or NULL/"" for defaults.
  * Returns NULL with a message in @err (naming the algorithm or parameter, the value and
@@ -212,8 +216,12 @@ unsigned cc_event(struct cc *cc, const struct cc_event *ev, qp_time_ns now);
 /* Run timers due at or before now. */
 unsigned cc_timer(struct cc *cc, qp_time_ns now);
 
-/* Write the parameter table of @ops as help text (name, default, range, doc). */
+/* Write the parameter table of @ops as help text: a "name: summary" line, then one line
+ * per parameter (name, type, default, range, meaning). 0, or -ENOSPC. */
 int cc_params_help(const struct cc_ops *ops, char *buf, size_t len);
+/* The same table in Markdown (| parameter | type | default | range | meaning |), as the
+ * docs carry it (scripts/docs-params.sh). 0, or -ENOSPC. */
+int cc_params_help_md(const struct cc_ops *ops, char *buf, size_t len);
 /* The parameter @name of @ops, or NULL. */
 const struct cc_param *cc_param_find(const struct cc_ops *ops, const char *name);
 

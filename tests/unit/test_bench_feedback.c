@@ -1,7 +1,8 @@
 /* qpace-bench's incast derives its switch and sender settings from each algorithm's ops
  * (incast_feedback). Pinned here against the table bench/incast.c held before the
  * algorithms declared their own feedback: every registered algorithm's run gets the same
- * switch options, CNP stand-in and sender parameters, to the byte. */
+ * switch options, CNP stand-in and sender parameters, to the byte. The bench's other
+ * algorithm lists (the default --algos, help) come from the registry. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,11 +90,52 @@ static void test_every_registered_algorithm_derives(void **state)
 	}
 }
 
+static void test_default_algos_from_registry(void **state)
+{
+	struct bench_conf c;
+	(void)state;
+
+	bench_conf_defaults(&c, CMD_COMPARE);
+	assert_string_equal(c.algos, "none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia");
+	bench_conf_defaults(&c, CMD_SWEEP);
+	assert_string_equal(c.algos, "none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia");
+}
+
+static void test_help_lists_the_registry(void **state)
+{
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	(void)state;
+
+	assert_non_null(f);
+	bench_cmd_usage(f, "qpace-bench", CMD_INCAST);
+	bench_usage(f, "qpace-bench");
+	fclose(f);
+	assert_non_null(strstr(buf, "Algorithms: none, dcqcn, hpcc, acc, ffd, idcc.\n"
+				    "`qpace-bench --help-params ALGO|all` lists"));
+	assert_null(strstr(buf, "none, dcqcn, hpcc, acc, ffd, idcc\n(default"));
+	free(buf);
+}
+
+static void test_unknown_algorithm_names_the_registry(void **state)
+{
+	char cc[INCAST_ALGO_MAX], err[256];
+	bool credits;
+	(void)state;
+
+	assert_int_equal(incast_algo_parse("reno+ia", cc, sizeof(cc), &credits, err, sizeof(err)), -1);
+	assert_string_equal(err, "algorithm 'reno': not one of none, dcqcn, hpcc, acc, ffd, idcc");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_derived_equals_old_table),
 		cmocka_unit_test(test_every_registered_algorithm_derives),
+		cmocka_unit_test(test_default_algos_from_registry),
+		cmocka_unit_test(test_help_lists_the_registry),
+		cmocka_unit_test(test_unknown_algorithm_names_the_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
