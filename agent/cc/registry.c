@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "qpace/cc_algs.h"
-#include "qpace/errmsg.h"
 
 static const struct cc_ops *const registry[] = {
 	&cc_none_ops,
@@ -60,8 +59,9 @@ struct cc *cc_create(const char *name, const struct cc_path *path, const char *p
 		char names[256];
 
 		cc_names(names, sizeof(names), ", ");
-		qp_errmsg(-ENOENT, err, errlen, "unknown algorithm \"%s\" (known: %s)",
-			  name ? name : "", names);
+		if (err && errlen)
+			snprintf(err, errlen, "unknown algorithm \"%s\" (known: %s)",
+				 name ? name : "", names);
 		return NULL;
 	}
 	return cc_create_ops(ops, path, params, now, err, errlen);
