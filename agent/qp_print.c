@@ -112,7 +112,7 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 		qp_fmt_time(u, buf, len);
 		break;
 	case QF_BYTES:
-		qp_fmt_bytes(u, buf, len);
+		qp_fmt_bytes_short(u, buf, len);
 		break;
 	case QF_RATIO:
 		snprintf(buf, len, "%.2f", field_double(f, v));

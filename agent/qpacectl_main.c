@@ -10,6 +10,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "qpace/cc_help.h"
 #include "qpace/ctl_client.h"
 #include "qp_print.h"
 #include "qpace/units.h"
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 		   "else %s.\n\ncommands:\n", prog, CTL_SOCKET_ENV, CTL_DEFAULT_SOCKET);
 	for (const struct command *c = commands(); c->name; c++)
 		fprintf(f, "  %-6s %-28s %s\n", c->name, c->args, c->description);
+	cc_help_algorithms(f, "qpaced");
 }
 
 static int fail(const char *fmt, const char *arg)

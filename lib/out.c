@@ -215,23 +215,6 @@ void qp_out_double(struct qp_out *o, const char *key, double v, const char *fmt)
 	qp_out_double2(o, key, v, fmt, fmt);
 }
 
-const char *qp_fmt_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char units[] = " KMGTP";
-	double v = (double)b;
-	unsigned u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64, b);
-	else
-		snprintf(buf, len, "%.*f%c", v < 10 ? 1 : 0, v, units[u]);
-	return buf;
-}
-
 /* A quantity: the number in JSON, @text in text. */
 static void quantity(struct qp_out *o, const char *key, uint64_t v, const char *text)
 {
@@ -259,5 +242,5 @@ void qp_out_bytes(struct qp_out *o, const char *key, uint64_t bytes)
 {
 	char t[32];
 
-	quantity(o, key, bytes, qp_fmt_bytes(bytes, t, sizeof(t)));
+	quantity(o, key, bytes, qp_fmt_bytes_short(bytes, t, sizeof(t)));
 }

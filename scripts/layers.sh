@@ -62,6 +62,7 @@ time lib
 units lib
 cc cc
 cc_algs cc
+cc_help cc
 credit cc
 gate verbs
 qp verbs

@@ -74,7 +74,5 @@ void qp_out_bytes(struct qp_out *o, const char *key, uint64_t bytes);   /* "64K"
 
 /* A JSON string literal of @s (quotes and escapes) to @f. */
 void qp_out_json_string(FILE *f, const char *s);
-/* "1500", "64K", "1.5M": binary prefixes, one decimal below 10; returns buf. */
-const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 
 #endif
