@@ -5,6 +5,7 @@
 #                   ASan+UBSan, the integration tests (namespaces, QEMU guests; root only,
 #                   skipped otherwise), the docs checks, and a bounded run of every fuzz target
 #   make layers     check the layering and print the include graph between layers
+#   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
@@ -140,6 +141,10 @@ unit: $(TEST_BINS) $(PROG_BINS)
 check-unit: unit
 	@sh tests/run-unit.sh $(TEST_BINS)
 
+# README.md and docs/: no dead links, parameter tables as the code has them.
+docs-check: all
+	@BUILD=$(BUILD) sh tests/docs/run.sh
+
 layers:
 	@sh tests/layers/selftest.sh
 	@sh scripts/layers.sh check
@@ -148,6 +153,7 @@ layers:
 test: deps
 	$(MAKE) layers
 	$(MAKE) -j2 check-unit
+	$(MAKE) docs-check
 	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
 	$(MAKE) integration
 	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)

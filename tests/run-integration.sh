@@ -1,19 +1,11 @@
 #!/bin/sh
-# Run the docs' checks (tests/docs/run.sh) and tests/integration/*.sh. The integration
-# tests need root (network namespaces); without root they are skipped with a message, never
-# silently.
+# Run tests/integration/*.sh. They need root (network namespaces); without root they are
+# skipped with a message, never silently.
 #   tests/run-integration.sh BUILD_DIR
 build=${1:-build}
 passed=0
 failed=0
 skipped=0
-# The docs' checks need no root: they run first, always.
-echo "=== tests/docs/run.sh"
-if sh tests/docs/run.sh; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
 for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
 	if [ "$(id -u)" != 0 ]; then

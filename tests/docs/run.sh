@@ -1,7 +1,8 @@
 #!/bin/sh
-# The docs' own checks, no root needed: the link checker's self-test, then the dead-link
-# check of README.md and docs/*.md. Run by tests/run-integration.sh (so by `make test`).
-#   tests/docs/run.sh
+# The docs' own checks, no root needed (`make docs-check`, so `make test`): the link
+# checker's self-test, the dead-link check of README.md and docs/*.md, and the parameter
+# tables against the code (scripts/docs-params.sh, with its own test; needs BUILD's qpaced).
+#   BUILD=build tests/docs/run.sh
 cd "$(dirname "$0")/../.." || exit 1
 failed=0
 echo "--- tests/docs/test-check-links.sh"
@@ -12,4 +13,7 @@ if sh tests/docs/check-links.sh; then
 else
 	failed=$((failed + 1))
 fi
+echo "--- tests/docs/docs_params.sh"
+sh tests/docs/docs_params.sh || failed=$((failed + 1))
+echo "docs: $((3 - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
