@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_config.h"
 #include "qpace/addr.h"
-#include "qpace/agent_config.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
 #include "qpace/units.h"

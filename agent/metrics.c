@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent_metrics.h"
 #include "qpace/addr.h"
-#include "qpace/agent_metrics.h"
 
 static const struct {
 	enum agent_counter c;

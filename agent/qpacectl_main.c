@@ -10,8 +10,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "qpace/cc_help.h"
 #include "qpace/ctl_client.h"
-#include "qpace/qp_print.h"
+#include "qp_print.h"
 #include "qpace/units.h"
 
 #define CALL_TIMEOUT_NS (5 * QP_NS_PER_S)
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 		   "else %s.\n\ncommands:\n", prog, CTL_SOCKET_ENV, CTL_DEFAULT_SOCKET);
 	for (const struct command *c = commands(); c->name; c++)
 		fprintf(f, "  %-6s %-28s %s\n", c->name, c->args, c->description);
+	cc_help_algorithms(f, "qpaced");
 }
 
 static int fail(const char *fmt, const char *arg)
@@ -140,13 +142,13 @@ static int cmd_list(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && json) {
-		struct qp_pr p;
+		struct qp_out o;
 
-		qp_pr_init(&p, stdout, QP_PR_JSON);
-		qp_pr_open(&p, NULL, true);
+		qp_out_init(&o, stdout, QP_OUT_JSON);
+		qp_out_arr(&o, NULL);
 		for (size_t i = 0; i < vs.n; i++)
-			qp_pr_view(&p, &vs.v[i]);
-		qp_pr_close(&p);
+			qp_print_view(&o, &vs.v[i]);
+		qp_out_end(&o);
 	} else if (!rc) {
 		qp_view_table_header(stdout, NULL, false);
 		for (size_t i = 0; i < vs.n; i++)
@@ -162,7 +164,7 @@ static int cmd_show(int argc, char **argv)
 	struct ctl_msg req = { .type = CTL_T_SHOW };
 	struct views vs = { 0 };
 	struct ctl_client *c;
-	struct qp_pr p;
+	struct qp_out o;
 	int rc;
 
 	if (argc != 2)
@@ -172,33 +174,11 @@ static int cmd_show(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && vs.n == 1) {
-		qp_pr_init(&p, stdout, json ? QP_PR_JSON : QP_PR_TEXT);
-		qp_pr_view(&p, &vs.v[0]);
+		qp_out_init(&o, stdout, json ? QP_OUT_JSON : QP_OUT_TEXT);
+		qp_print_view(&o, &vs.v[0]);
 	}
 	free(vs.v);
 	return rc;
-}
-
-static void pr_agent(struct qp_pr *p, const struct ctl_agent *a)
-{
-	char t[32];
-
-	qp_pr_open(p, NULL, false);
-	qp_pr_u64(p, "pid", NULL, a->pid);
-	qp_pr_u64(p, "qps", NULL, a->qps);
-	qp_pr_u64(p, "max_qps", NULL, a->max_qps);
-	qp_pr_u64(p, "uptime_ns", qp_fmt_time(a->uptime_ns, t, sizeof(t)), a->uptime_ns);
-	qp_pr_open(p, "feedback_delay", false);
-	qp_pr_u64(p, "samples", NULL, a->delay_samples);
-	qp_pr_u64(p, "p50_ns", qp_fmt_time(a->delay_p50_ns, t, sizeof(t)), a->delay_p50_ns);
-	qp_pr_u64(p, "p99_ns", qp_fmt_time(a->delay_p99_ns, t, sizeof(t)), a->delay_p99_ns);
-	qp_pr_u64(p, "max_ns", qp_fmt_time(a->delay_max_ns, t, sizeof(t)), a->delay_max_ns);
-	qp_pr_close(p);
-	qp_pr_open(p, "counters", false);
-	for (int i = 0; i < AGENT_C_COUNT; i++)
-		qp_pr_u64(p, agent_counter_name(i), NULL, a->counters[i]);
-	qp_pr_close(p);
-	qp_pr_close(p);
 }
 
 static int cmd_status(int argc, char **argv)
@@ -207,7 +187,7 @@ static int cmd_status(int argc, char **argv)
 	struct ctl_msg req = { .type = CTL_T_STATUS };
 	struct views vs = { 0 };
 	struct ctl_client *c;
-	struct qp_pr p;
+	struct qp_out o;
 	int rc;
 
 	(void)argv;
@@ -218,8 +198,8 @@ static int cmd_status(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && vs.have_agent) {
-		qp_pr_init(&p, stdout, json ? QP_PR_JSON : QP_PR_TEXT);
-		pr_agent(&p, &vs.agent);
+		qp_out_init(&o, stdout, json ? QP_OUT_JSON : QP_OUT_TEXT);
+		qp_print_status(&o, &vs.agent);
 	}
 	free(vs.v);
 	return rc;

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpace/qpaced.h"
+#include "qpace/cc_help.h"
+#include "qpaced.h"
 
 #define MAX_OPTS 32
 
@@ -21,7 +22,11 @@ static void usage(FILE *f)
 		   "  -c, --config FILE\n"
 		   "        read key = value lines (keys: the long names below; # comments);\n"
 		   "        the command line overrides the file\n"
-		   "  -h, --help\n        this text\n%s", help);
+		   "  -h, --help\n        this text\n"
+		   "  --help-params ALGO|all|list [--format text|md]\n"
+		   "        an algorithm's parameters (for --cc-params), every one's, or the names\n"
+		   "%s", help);
+	cc_help_algorithms(f, "qpaced");
 }
 
 /* Read @path into @c line by line; errors name the file, line and key. */
@@ -67,6 +72,9 @@ int main(int argc, char **argv)
 	struct qpaced *d;
 	int n = 2, ch, idx, rc;
 
+	rc = cc_help_params_main("qpaced", argc, argv, stdout, stderr);
+	if (rc >= 0)
+		return rc ? 2 : 0;
 	for (int i = 0; opts[i].name && n < MAX_OPTS - 1; i++, n++) {
 		longs[n] = (struct option){ opts[i].name, required_argument, NULL, 0x100 + i };
 		if (opts[i].short_flag) {

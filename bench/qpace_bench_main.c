@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/cc_help.h"
 #include "bench.h"
 
 static int (*const bench_run[])(const struct bench_conf *) = {
@@ -20,7 +21,10 @@ int main(int argc, char **argv)
 	struct bench_conf c;
 	char err[512];
 	unsigned cmd;
+	int rc = cc_help_params_main(prog, argc, argv, stdout, stderr);
 
+	if (rc >= 0)
+		return rc;
 	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
 		bench_usage(argc < 2 ? stderr : stdout, prog);

@@ -8,7 +8,7 @@
 #include "qpace/errmsg.h"
 #include "qpace/feedback.h"
 #include "qpace/soft.h"
-#include "host.h"
+#include "qpace/host.h"
 
 #define HOST_HEARTBEAT_NS QP_NS_PER_MS
 
