@@ -6,7 +6,7 @@
 #include "qpace/cc.h"
 #include "qpace/units.h"
 #include "bench.h"
-#include "opt.h"
+#include "qpace/opt.h"
 
 static const char *const backend_names[] = { "soft", "ibv", NULL };
 static const char *const credits_names[] = { "off", "ia", NULL };

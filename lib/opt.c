@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "qpace/units.h"
-#include "opt.h"
+#include "qpace/opt.h"
 
 static int opt_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
