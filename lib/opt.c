@@ -312,6 +312,23 @@ static int check_table(const struct qp_opt *t, size_t n, char *err, size_t errle
 	return 0;
 }
 
+/* A callback that reuses a parser shared with other callers may get a message that opens
+ * with the whole value quoted ("V" is not ..., "V": ...); the engine quotes the value
+ * itself, so that opening is dropped: "not ...". */
+static const char *why_alone(const char *why, const char *arg)
+{
+	size_t n = arg ? strlen(arg) : 0;
+	const char *p = why;
+
+	if (!arg || why[0] != '"' || strncmp(why + 1, arg, n) || why[n + 1] != '"')
+		return why;
+	p += n + 2;
+	p += strspn(p, ": ");
+	if (!strncmp(p, "is ", 3))
+		p += 3;
+	return *p ? p : why;
+}
+
 /* The command line's message for a bad value. */
 static int cli_value_error(const struct qp_opt *o, const char *arg, const char *why, int rc,
 			   char *err, size_t errlen)
@@ -320,6 +337,7 @@ static int cli_value_error(const struct qp_opt *o, const char *arg, const char *
 
 	if (o->flags & QP_OPT_F_OWN_MSG)
 		return qp_errmsg(rc, err, errlen, "%s", why);
+	why = why_alone(why, arg);
 	if (!arg)
 		return qp_errmsg(rc, err, errlen, "%s: %s", label(o, l, sizeof(l)), why);
 	return qp_errmsg(rc, err, errlen, "%s '%s': %s", label(o, l, sizeof(l)), arg, why);
@@ -491,7 +509,8 @@ int qp_opt_set(const struct qp_opt *t, size_t n, unsigned cmd, void *conf, const
 		if (rc && (t[row].flags & QP_OPT_F_OWN_MSG))
 			return qp_errmsg(rc, err, errlen, "%s", why);
 		if (rc)
-			return qp_errmsg(rc, err, errlen, "%s: \"%s\": %s", key, value, why);
+			return qp_errmsg(rc, err, errlen, "%s: \"%s\": %s", key, value,
+					 why_alone(why, value));
 		return 0;
 	}
 	known[0] = '\0';
@@ -551,8 +570,7 @@ int qp_opt_line(struct qp_opt_reader *r, const char *line, char *err, size_t err
 	}
 	rc = qp_opt_set(r->t, r->n, r->cmd, r->conf, key, value, msg, sizeof(msg));
 	if (rc)
-		return qp_errmsg(rc == -ENOENT ? -ENOENT : -EINVAL, err, errlen, "%s:%u: %s",
-				 r->file, r->line, msg);
+		return qp_errmsg(-EINVAL, err, errlen, "%s:%u: %s", r->file, r->line, msg);
 	return 0;
 }
 

@@ -116,7 +116,7 @@ struct qp_opt_reader {
 
 void qp_opt_reader_init(struct qp_opt_reader *r, const struct qp_opt *t, size_t n,
 			unsigned cmd, void *conf, const char *file);
-/* One line (a trailing newline is ignored): 0 or -EINVAL/-ENOENT with "FILE:LINE: ..." */
+/* One line (a trailing newline is ignored): 0 or -EINVAL with "FILE:LINE: ..." in @err. */
 int qp_opt_line(struct qp_opt_reader *r, const char *line, char *err, size_t errlen);
 
 /* The options of @cmd, one per line, help aligned, "(default DEF)" after it. */
