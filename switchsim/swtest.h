@@ -4,6 +4,7 @@
 
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "qpace/frame.h"
 #include "qpace/rate.h"
@@ -38,7 +39,11 @@ struct swt_pair {
 	struct sockaddr_in to_a, to_b;  /* the switch's ports 0 and 1 */
 };
 
+/* argv[1] is the subcommand; its options into @a (qpace/opt.h table). 0, with getopt's
+ * optind at the first positional argument, or -1 (the error printed). */
 int swt_parse(struct swt_args *a, int argc, char **argv);
+/* The options of subcommand @cmd, for --help. */
+void swt_usage(FILE *f, const char *cmd);
 int swt_addr(const char *s, struct sockaddr_in *out);
 int swt_udp(const struct sockaddr_in *bind_addr);
 struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,
