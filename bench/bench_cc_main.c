@@ -151,12 +151,8 @@ int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	uint64_t sink = 0;
-	char err[300];
-	int rc = qp_opt_defaults(opts, prog.n, 0, &o, err, sizeof(err));
+	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
-	if (rc)
-		return fprintf(stderr, "bench-cc: %s\n", err), 1;
-	rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	unsigned long n = (unsigned long)o.n, rounds = (unsigned long)o.rounds;

@@ -265,14 +265,8 @@ static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mo
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	char err[300];
-	int rc;
+	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
-	if (qp_opt_defaults(opts, prog.n, 0, &o, err, sizeof(err))) {
-		fprintf(stderr, "bench-gate: %s\n", err);
-		return 1;
-	}
-	rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 	if (rc)
 		return rc > 0 ? 0 : 1;
 	if (!o.json) {

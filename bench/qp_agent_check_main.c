@@ -203,12 +203,8 @@ static const struct qp_opt_prog prog = {
 int main(int argc, char **argv)
 {
 	struct check c = { 0 };
-	char err[300];
-	int rc;
+	int rc = qp_opt_main(&prog, argc, argv, &c, NULL);
 
-	if (qp_opt_defaults(opts, prog.n, 0, &c, err, sizeof(err)))
-		die("defaults", err);
-	rc = qp_opt_main(&prog, argc, argv, &c, NULL);
 	if (rc)
 		return rc > 0 ? 0 : 1;
 	signal(SIGINT, on_signal);

@@ -67,12 +67,9 @@ static const struct qp_opt_prog prog = {
 /* The defaults, then the command line; 0, 1 (--help printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	char err[300];
 	int first, rc;
 
 	*o = (struct opts){ .rate_table = "" };
-	if (qp_opt_defaults(opts, prog.n, 0, o, err, sizeof(err)))
-		return qp_opt_fail(prog.name, err);
 	rc = qp_opt_main(&prog, argc, argv, o, &first);
 	if (rc)
 		return rc;

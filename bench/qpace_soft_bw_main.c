@@ -108,10 +108,6 @@ int main(int argc, char **argv)
 	char a[160], b[160];
 	int rc;
 
-	if (qp_opt_defaults(opts, prog.n, 0, &o, a, sizeof(a))) {
-		fprintf(stderr, "qpace-soft-bw: %s\n", a);
-		return 1;
-	}
 	rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 	if (rc)
 		return rc > 0 ? 0 : 1;

@@ -402,11 +402,11 @@ static const struct qp_opt_prog prog = {
 	.max_args = 0,
 };
 
-/* Defaults (qpaced beside this program), then the command line: 0, 1 (--help printed) or
+/* qpaced beside this program, the rows' defaults, then the command line: 0, 1 (--help printed) or
  * -EINVAL (printed). */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	char exe[400], err[300];
+	char exe[400];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	*o = (struct opts){ 0 };
@@ -414,8 +414,6 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (strrchr(exe, '/'))
 		*strrchr(exe, '/') = 0;
 	snprintf(o->qpaced, sizeof(o->qpaced), "%s/qpaced", exe);
-	if (qp_opt_defaults(opts, prog.n, 0, o, err, sizeof(err)))
-		return qp_opt_fail(prog.name, err);
 	return qp_opt_main(&prog, argc, argv, o, NULL);
 }
 

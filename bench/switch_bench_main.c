@@ -199,11 +199,8 @@ int main(int argc, char **argv)
 	const char *swpath;
 	struct timespec settle = { 0, 300 * 1000 * 1000 };
 	struct opts o = { 0 };
-	int rc = qp_opt_defaults(opts, prog.n, 0, &o, self, sizeof(self));
+	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
-	if (rc)
-		return fprintf(stderr, "switch-bench: %s\n", self), 1;
-	rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	secs = (double)o.duration_ns / 1e9;

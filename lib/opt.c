@@ -624,7 +624,10 @@ int qp_opt_main(const struct qp_opt_prog *p, int argc, char **argv, void *conf, 
 	struct qp_opt_spec s = { .t = p->t, .n = p->n, .in_order = p->in_order };
 	char err[600];
 	uint64_t seen;
-	int i = qp_opt_parse(&s, argc, argv, conf, &seen, err, sizeof(err));
+	int i = qp_opt_defaults(p->t, p->n, 0, conf, err, sizeof(err));
+
+	if (!i)
+		i = qp_opt_parse(&s, argc, argv, conf, &seen, err, sizeof(err));
 
 	if (i < 0)
 		return qp_opt_fail(p->name, err);

@@ -140,7 +140,7 @@ struct qp_opt_prog {
 
 /* head, the options, tail. */
 void qp_opt_help(FILE *out, const struct qp_opt_prog *p);
-/* Parse the command line into @conf. 0: go on (*first = the first positional argument,
+/* The rows' defaults (qp_opt_defaults), then the command line, into @conf. 0: go on (*first = the first positional argument,
  * if @first); 1: --help was printed to stdout; -EINVAL: the error was printed
  * (qp_opt_fail), exit with the program's usage status. */
 int qp_opt_main(const struct qp_opt_prog *p, int argc, char **argv, void *conf, int *first);
