@@ -574,18 +574,24 @@ int qp_opt_line(struct qp_opt_reader *r, const char *line, char *err, size_t err
 	return 0;
 }
 
-void qp_opt_usage(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd)
+/* One line per row of @cmd: the flags ("-s, --size SIZE") or the key ("size=SIZE"), then
+ * the help aligned, "(default DEF)" after it. */
+static void usage_rows(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd, bool keys)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct qp_opt *o = &t[i];
 		char left[96];
 		int used;
 
-		if (!applies(o, cmd))
+		if (!applies(o, cmd) || (keys && o->type == QP_OPT_HELP))
 			continue;
-		used = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", o->short_name ? '-' : ' ',
-				o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
-				o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		if (keys)
+			used = snprintf(left, sizeof(left), "  %s=%s", o->name, o->arg ? o->arg : "");
+		else
+			used = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s",
+					o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
+					o->short_name ? ", " : "  ", o->name, o->arg ? " " : "",
+					o->arg ? o->arg : "");
 		fputs(left, out);
 		/* A long flag puts its help on the next line; continuation lines of the help
 		 * are indented under the first. */
@@ -602,6 +608,16 @@ void qp_opt_usage(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd)
 			fprintf(out, " (default %s)", o->def);
 		fputc('\n', out);
 	}
+}
+
+void qp_opt_usage(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd)
+{
+	usage_rows(out, t, n, cmd, false);
+}
+
+void qp_opt_usage_keys(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd)
+{
+	usage_rows(out, t, n, cmd, true);
 }
 
 int qp_opt_fail(const char *prog, const char *msg)

@@ -121,6 +121,8 @@ int qp_opt_line(struct qp_opt_reader *r, const char *line, char *err, size_t err
 
 /* The options of @cmd, one per line, help aligned, "(default DEF)" after it. */
 void qp_opt_usage(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd);
+/* The same as keys of a config file or of key=value arguments: "  name=ARG  help". */
+void qp_opt_usage_keys(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd);
 /* The accepted range of row @o as text ("1..8388608 bytes", "one of: ia, off"). */
 const char *qp_opt_range(const struct qp_opt *o, char *buf, size_t len);
 
