@@ -386,6 +386,7 @@ int qp_opt_parse(const struct qp_opt_spec *s, int argc, char **argv, void *conf,
 	int nlo = 0, ns = 0, ngiven = 0, help = -1, first = 0, rc = 0;
 	uint64_t got = 0;
 	struct given *given;
+	size_t cap = 1;
 
 	if (seen)
 		*seen = 0;
@@ -407,7 +408,10 @@ int qp_opt_parse(const struct qp_opt_spec *s, int argc, char **argv, void *conf,
 	}
 	lo[nlo] = (struct option){ NULL, 0, NULL, 0 };
 	shorts[ns] = '\0';
-	given = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*given));
+	/* each option given takes at least one character of argv (-abc is three) */
+	for (int i = 1; i < argc; i++)
+		cap += strlen(argv[i]);
+	given = calloc(cap, sizeof(*given));
 	if (!given)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 
