@@ -348,7 +348,7 @@ static int scan_error(const struct qp_opt_spec *s, int c, int argc, char **argv,
 		      size_t errlen)
 {
 	const char *bad = argv[optind - 1 < argc ? optind - 1 : argc - 1];
-	size_t len;
+	size_t len = strcspn(bad, "=");          /* --name=value */
 
 	if (c == ':')
 		return qp_errmsg(-EINVAL, err, errlen, "option '%s' needs a value", bad);
@@ -361,7 +361,6 @@ static int scan_error(const struct qp_opt_spec *s, int c, int argc, char **argv,
 		if (optopt && optopt == s->t[i].short_name)
 			return qp_errmsg(-EINVAL, err, errlen, "option '-%c' does not apply to this "
 					 "command", optopt);
-		len = strcspn(bad, "=");
 		if (!optopt && !strncmp(bad, "--", 2) && len - 2 == strlen(name) &&
 		    !strncmp(bad + 2, name, len - 2))
 			return qp_errmsg(-EINVAL, err, errlen, "option '--%s' does not apply to this "
