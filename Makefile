@@ -1,9 +1,11 @@
 # qpace build. `make test` and `make demo` install what they need (scripts/deps.sh).
 #
-#   make            build programs into build/bin
-#   make test       deps, build, unit tests, the same again under ASan+UBSan, the
-#                   integration tests (namespaces; root only, skipped otherwise), and a
-#                   bounded run of every fuzz target
+#   make            build every program into build/bin
+#   make test       deps, the layering check, build, unit tests, the same again under
+#                   ASan+UBSan, the integration tests (namespaces, QEMU guests; root only,
+#                   skipped otherwise), the docs checks, and a bounded run of every fuzz target
+#   make layers     check the layering and print the include graph between layers
+#   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
@@ -11,10 +13,9 @@
 #   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
-# Layout convention: a file named *_main.c is a program (foo_bar_main.c -> bin/foo-bar);
-# every other .c under lib/ agent/ switchsim/ verbs/ bench/ goes into libqpace.a, so a
-# new source file needs no Makefile edit. tests/unit/test_*.c are cmocka binaries, each
-# linked with tests/support/*.c.
+# The layers, lowest first (scripts/layers.sh states which may include which and checks
+# it). Each is one archive of the non-program sources in its folders; a program names the
+# layers it links, and gets only their system libraries.
 
 BUILD ?= build
 SAN ?=
@@ -23,60 +24,136 @@ CC ?= cc
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -Itests/support -MMD -MP
+CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
-LDLIBS := -lev -libverbs -lrdmacm -lpcap -lz -lm -lpthread
+LDFLAGS += -Wl,--as-needed
 
-SRC_DIRS := lib agent agent/cc agent/credit switchsim verbs bench
-ALL_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
-MAIN_SRCS := $(filter %_main.c,$(ALL_SRCS))
-LIB_SRCS := $(filter-out %_main.c,$(ALL_SRCS))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
+# layer: its folders, and the system libraries its code calls
+LAYERS := lib cc verbs switch agent host bench
+lib.dirs    := lib
+lib.libs    := -lz -lm
+cc.dirs     := agent/cc agent/credit
+cc.libs     := -lm
+verbs.dirs  := verbs
+verbs.libs  := -libverbs -lrdmacm
+switch.dirs := switchsim
+switch.libs := -lev -lpcap
+agent.dirs  := agent
+agent.libs  := -lev
+host.dirs   := host
+host.libs   := -lz
+bench.dirs  := bench
+bench.libs  := -lm
 
+layer_srcs = $(filter-out %_main.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)))
+layer_lib = $(BUILD)/lib/libqpace-$(1).a
+$(foreach l,$(LAYERS),$(eval $(l).objs := $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(l)))))
+ALL_LAYER_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
+
+# program: its main file, other sources of its own, and the layers it links (highest
+# first). Product programs, then micro-benchmarks, then programs only the tests use.
+PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
+	bench-cc bench-gate qpaced-bench switch-bench qpace-soft-bw \
+	qp-check qp-agent-check qpace-probe qpace-swtest
+qpace-switch.main   := switchsim/qpace_switch_main.c
+qpace-switch.uses   := switch lib
+qpaced.main         := agent/qpaced_main.c
+qpaced.uses         := agent cc lib
+qpacectl.main       := agent/qpacectl_main.c
+qpacectl.uses       := agent cc lib
+qpace-bench.main    := bench/qpace_bench_main.c
+qpace-bench.uses    := bench host agent cc verbs lib
+bench-cc.main       := bench/micro/bench_cc_main.c
+bench-cc.uses       := cc lib
+bench-gate.main     := bench/micro/bench_gate_main.c
+bench-gate.uses     := verbs lib
+qpaced-bench.main   := bench/micro/qpaced_bench_main.c
+qpaced-bench.uses   := agent cc lib
+switch-bench.main   := bench/micro/switch_bench_main.c
+switch-bench.srcs   := bench/micro/udp_forwarder.c
+switch-bench.uses   := lib
+qpace-soft-bw.main  := bench/micro/qpace_soft_bw_main.c
+qpace-soft-bw.uses  := host verbs lib
+qp-check.main       := tests/programs/qp_check_main.c
+qp-check.uses       := verbs lib
+qp-agent-check.main := tests/programs/qp_agent_check_main.c
+qp-agent-check.uses := verbs lib
+qpace-probe.main    := tests/programs/qpace_probe_main.c
+qpace-probe.uses    := agent cc verbs lib
+qpace-swtest.main   := tests/programs/qpace_swtest_main.c
+qpace-swtest.srcs   := tests/programs/swtest.c tests/programs/swtest_hops.c \
+	tests/programs/swtest_int.c
+qpace-swtest.uses   := lib
+
+PROG_BINS := $(PROGRAMS:%=$(BUILD)/bin/%)
+PROG_SRCS := $(foreach p,$(PROGRAMS),$($(p).main) $($(p).srcs))
+
+# Tests see private headers of every folder and their own support code.
+TEST_CFLAGS := -Itests/support -Iagent -Iagent/cc -Iverbs -Iswitchsim -Ihost -Ibench \
+	-Ibench/micro -Itests/programs
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
+ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
+TEST_ARCHIVES := $(foreach l,bench host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
-LIB := $(BUILD)/libqpace.a
-
-.PHONY: all deps test unit check-unit integration bench-cc demo clean fuzz test-rxe
-all: $(PROGS)
+.PHONY: all deps test unit check-unit integration layers docs-check bench-cc demo clean \
+	fuzz test-rxe
+all: $(PROG_BINS)
 
 deps:
 	@sh scripts/deps.sh
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
-
-# Program name from its main file: switchsim/qpace_switch_main.c -> qpace-switch.
-define prog_rule
-$(BUILD)/bin/$(subst _,-,$(notdir $(1:_main.c=))): $(BUILD)/obj/$(1:.c=.o) $(LIB)
+define layer_rule
+$(call layer_lib,$(1)): $($(1).objs)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS) -o $$@
+	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach m,$(MAIN_SRCS),$(eval $(call prog_rule,$(m))))
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(LIB)
+# A program: its objects, its layers' archives, its layers' system libraries.
+define prog_rule
+$(BUILD)/bin/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,$($(1).main) $($(1).srcs)) \
+		$(foreach l,$($(1).uses),$(call layer_lib,$(l)))
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$^ $(sort $(foreach l,$($(1).uses),$($(l).libs))) -o $$@
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call prog_rule,$(p))))
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(TEST_ARCHIVES)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -lcmocka $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $^ -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread -o $@
 
-unit: $(TEST_BINS) $(PROGS)
+unit: $(TEST_BINS) $(PROG_BINS)
 
 # Run every unit test binary; the summary line counts binaries.
 check-unit: unit
 	@sh tests/run-unit.sh $(TEST_BINS)
 
+# README.md and docs/: no dead links, parameter tables as the code has them.
+docs-check: all
+	@BUILD=$(BUILD) sh tests/docs/run.sh
+
+layers:
+	@sh tests/layers/selftest.sh
+	@sh scripts/layers.sh check
+	@sh scripts/layers.sh graph
+
 test: deps
+	$(MAKE) layers
 	$(MAKE) -j2 check-unit
+	$(MAKE) docs-check
 	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
 	$(MAKE) integration
 	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
@@ -97,14 +174,14 @@ demo:
 	$(MAKE) -j2 all
 	@sh bench/demo.sh $(BUILD)
 
-# Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with the whole library built
-# by clang with coverage, ASan and UBSan (build/fuzz/libqpace-fuzz.a). `make test` runs
-# each for FUZZ_SECONDS; tests/fuzz/NAME.dict is used when present.
+# Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with every layer built by
+# clang with coverage, ASan and UBSan (build/fuzz/libqpace-fuzz.a). `make test` runs each
+# for FUZZ_SECONDS; tests/fuzz/NAME.dict is used when present.
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o)
+FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -112,14 +189,17 @@ build/fuzz/obj/%.o: %.c
 build/fuzz/libqpace-fuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libqpace-fuzz.a $(LDLIBS) -o $@
+	clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libqpace-fuzz.a \
+		$(sort $(ALL_LAYER_LIBS)) -o $@
 fuzz: deps $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(SUPPORT_OBJS:.o=.d) $(MAIN_SRCS:%.c=$(BUILD)/obj/%.d) $(FUZZ_OBJS:.o=.d) $(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
+-include $(foreach l,$(LAYERS),$($(l).objs:.o=.d)) $(SUPPORT_OBJS:.o=.d) \
+	$(PROG_SRCS:%.c=$(BUILD)/obj/%.d) $(FUZZ_OBJS:.o=.d) \
+	$(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
 
 # Keep objects of tests between runs (they are not intermediate files to delete).
 .SECONDARY:

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpace/agent_config.h"
+#include "agent_config.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"

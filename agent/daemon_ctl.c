@@ -1,7 +1,7 @@
 /* qpaced's control socket (protocol in qpace/ctl.h): a unix SOCK_SEQPACKET listener, one
- * watcher per connection, a handler per request type, a bounded output queue per
- * connection, and reaping: a connection's QPs go when it closes, or when its process (from
- * SO_PEERCRED) no longer exists. */
+ * watcher per connection, a handler per request type (the server shape of
+ * qpace/ctl_server.h), a bounded output queue per connection, and reaping: a connection's
+ * QPs go when it closes, or when its process (from SO_PEERCRED) no longer exists. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "qpace/ctl.h"
+#include "qpace/ctl_server.h"
 #include "qpace/errmsg.h"
 #include "daemon_priv.h"
 
@@ -84,18 +84,16 @@ static bool conn_flush(struct qpaced_conn *c)
 	return true;
 }
 
-static void conn_queue(struct qpaced_conn *c, const struct ctl_msg *m)
+/* ctl_out's send: one encoded message onto the connection's queue. */
+static void conn_queue(void *io, const uint8_t *msg, size_t n)
 {
-	uint8_t buf[CTL_MAX_LEN];
-	int n = ctl_encode(buf, sizeof(buf), m);
+	struct qpaced_conn *c = io;
 
-	if (n <= 0)
-		return;
-	if (c->qlen + 2 + (size_t)n > c->qcap) {
+	if (c->qlen + 2 + n > c->qcap) {
 		size_t cap = c->qcap ? c->qcap : 8192;
 		uint8_t *q;
 
-		while (cap < c->qlen + 2 + (size_t)n)
+		while (cap < c->qlen + 2 + n)
 			cap *= 2;
 		q = cap <= CTL_OUTQ_MAX ? realloc(c->q, cap) : NULL;
 		if (!q) {
@@ -108,22 +106,8 @@ static void conn_queue(struct qpaced_conn *c, const struct ctl_msg *m)
 	}
 	c->q[c->qlen] = (uint8_t)(n >> 8);
 	c->q[c->qlen + 1] = (uint8_t)n;
-	memcpy(c->q + c->qlen + 2, buf, (size_t)n);
-	c->qlen += 2 + (size_t)n;
-}
-
-static void reply(struct qpaced_conn *c, uint16_t id, int status, uint32_t count,
-		  const char *text)
-{
-	struct ctl_msg m = { .type = CTL_T_REPLY, .id = id };
-	size_t i;
-
-	m.u.reply.status = status;
-	m.u.reply.count = count;
-	for (i = 0; text && text[i] && i < CTL_TEXT_MAX; i++)
-		m.u.reply.text[i] = text[i] >= ' ' && text[i] <= '~' ? text[i] : '?';
-	m.u.reply.text[i] = 0;
-	conn_queue(c, &m);
+	memcpy(c->q + c->qlen + 2, msg, n);
+	c->qlen += 2 + n;
 }
 
 /* ---- requests ---- */
@@ -140,32 +124,36 @@ static int owned(struct qpaced_conn *c, uint32_t qpn, char *err, size_t errlen)
 	return 0;
 }
 
-static void req_register(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_register(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	char err[CTL_TEXT_MAX] = "";
 	int rc = agent_register(c->d->agent, &m->u.reg, c->id, (uint32_t)c->pid, qp_now_ns(),
 				err, sizeof(err));
 
 	c->qps += rc == 0;
-	reply(c, m->id, rc, 0, err);
+	ctl_out_reply(o, rc, 0, err);
 }
 
-static void req_unregister(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_unregister(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	char err[CTL_TEXT_MAX] = "";
 	int rc = owned(c, m->u.qpn, err, sizeof(err));
 
 	if (!rc)
 		rc = agent_unregister(c->d->agent, m->u.qpn, qp_now_ns());
-	reply(c, m->id, rc, 0, err);
+	ctl_out_reply(o, rc, 0, err);
 }
 
-static void req_event(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_event(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	const struct ctl_event *e = &m->u.event;
 	struct cc_event ev = { .type = (enum cc_event_type)e->type };
 	char err[CTL_TEXT_MAX];
 
+	(void)o;                       /* never answered */
 	if (owned(c, e->qpn, err, sizeof(err))) {
 		agent_note(c->d->agent, AGENT_C_CTL_REJECTED, "event from pid %d: %s", (int)c->pid,
 			   err);
@@ -180,10 +168,12 @@ static void req_event(struct qpaced_conn *c, const struct ctl_msg *m)
 	agent_qp_event(c->d->agent, e->qpn, &ev, qp_now_ns());
 }
 
-static void req_stats(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_stats(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	char err[CTL_TEXT_MAX];
 
+	(void)o;                       /* never answered */
 	if (owned(c, m->u.stats.qpn, err, sizeof(err))) {
 		agent_note(c->d->agent, AGENT_C_CTL_REJECTED, "stats from pid %d: %s", (int)c->pid,
 			   err);
@@ -193,45 +183,49 @@ static void req_stats(struct qpaced_conn *c, const struct ctl_msg *m)
 		       m->u.stats.retransmissions);
 }
 
-static void send_view(struct qpaced_conn *c, uint16_t id, const struct agent_qp_view *v)
+static void send_view(struct ctl_out *o, const struct agent_qp_view *v)
 {
-	struct ctl_msg q = { .type = CTL_T_QP, .id = id };
+	struct ctl_msg q = { .type = CTL_T_QP };
 
 	q.u.qp = *v;
-	conn_queue(c, &q);
+	ctl_out_send(o, &q);
 }
 
-static void req_list(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_list(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	uint32_t n = 0;
 
+	(void)m;
 	for (uint32_t i = 0; i < agent_max_qps(c->d->agent); i++) {
 		struct agent_qp_view v;
 
 		if (agent_qp_view_at(c->d->agent, i, &v) == 0) {
-			send_view(c, m->id, &v);
+			send_view(o, &v);
 			n++;
 		}
 	}
-	reply(c, m->id, 0, n, "");
+	ctl_out_reply(o, 0, n, "");
 }
 
-static void req_show(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_show(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	struct agent_qp_view v;
 	char err[CTL_TEXT_MAX] = "";
 
 	if (agent_qp_view(c->d->agent, m->u.qpn, &v)) {
 		snprintf(err, sizeof(err), "no qp 0x%06x registered", m->u.qpn);
-		reply(c, m->id, -ENOENT, 0, err);
+		ctl_out_reply(o, -ENOENT, 0, err);
 		return;
 	}
-	send_view(c, m->id, &v);
-	reply(c, m->id, 0, 1, "");
+	send_view(o, &v);
+	ctl_out_reply(o, 0, 1, "");
 }
 
-static void req_set(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_set(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
+	struct qpaced_conn *c = ctx;
 	const struct ctl_set *s = &m->u.set;
 	char err[CTL_TEXT_MAX] = "";
 	int rc;
@@ -242,72 +236,57 @@ static void req_set(struct qpaced_conn *c, const struct ctl_msg *m)
 	else
 		rc = agent_set_algo(c->d->agent, s->qpn, s->algo, s->params, (uint32_t)c->pid,
 				    qp_now_ns(), err, sizeof(err));
-	reply(c, m->id, rc, 0, err);
+	ctl_out_reply(o, rc, 0, err);
 }
 
-static void req_status(struct qpaced_conn *c, const struct ctl_msg *m)
+static void req_status(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 {
-	struct ctl_msg a = { .type = CTL_T_AGENT, .id = m->id };
+	struct qpaced_conn *c = ctx;
+	struct ctl_msg a = { .type = CTL_T_AGENT };
 
+	(void)m;
 	qpaced_status(c->d, &a.u.agent);
-	conn_queue(c, &a);
-	reply(c, m->id, 0, 1, "");
+	ctl_out_send(o, &a);
+	ctl_out_reply(o, 0, 1, "");
 }
 
-static void req_unexpected(struct qpaced_conn *c, const struct ctl_msg *m)
+/* ctl_server's report of a message that does not decode or is no request. */
+static void req_malformed(void *ctx, const char *why)
 {
-	agent_note(c->d->agent, AGENT_C_CTL_MALFORMED, "pid %d sent a %s message, which only "
-		   "the agent sends", (int)c->pid, ctl_type_name(m->type));
-	reply(c, m->id, -EINVAL, 0, "not a request");
+	struct qpaced_conn *c = ctx;
+
+	agent_note(c->d->agent, AGENT_C_CTL_MALFORMED, "pid %d: %s", (int)c->pid, why);
 }
 
-static void (*const handlers[CTL_T_COUNT])(struct qpaced_conn *c, const struct ctl_msg *m) = {
-	[CTL_T_REGISTER] = req_register,
-	[CTL_T_UNREGISTER] = req_unregister,
-	[CTL_T_EVENT] = req_event,
-	[CTL_T_STATS] = req_stats,
-	[CTL_T_LIST] = req_list,
-	[CTL_T_SHOW] = req_show,
-	[CTL_T_SET] = req_set,
-	[CTL_T_STATUS] = req_status,
-	[CTL_T_REPLY] = req_unexpected,
-	[CTL_T_QP] = req_unexpected,
-	[CTL_T_AGENT] = req_unexpected,
+static const struct ctl_handlers handlers = {
+	.fn = {
+		[CTL_T_REGISTER] = req_register,
+		[CTL_T_UNREGISTER] = req_unregister,
+		[CTL_T_EVENT] = req_event,
+		[CTL_T_STATS] = req_stats,
+		[CTL_T_LIST] = req_list,
+		[CTL_T_SHOW] = req_show,
+		[CTL_T_SET] = req_set,
+		[CTL_T_STATUS] = req_status,
+	},
+	.malformed = req_malformed,
 };
 
 static void conn_ready(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct qpaced_conn *c = w->data;
-	uint8_t buf[CTL_MAX_LEN + 1];
-	char err[200];
+	struct ctl_out out = { .send = conn_queue, .io = c };
+	int rc;
 
 	(void)loop;
 	if ((revents & EV_WRITE) && !conn_flush(c))
 		return;
 	if (!(revents & EV_READ))
 		return;
-	for (int i = 0; i < CTL_READS; i++) {
-		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
-		struct ctl_msg m;
-
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n <= 0) {
-			conn_close(c, n == 0 ? "closed its connection" : "lost its connection");
-			return;
-		}
-		if ((size_t)n > CTL_MAX_LEN) {
-			agent_note(c->d->agent, AGENT_C_CTL_MALFORMED, "pid %d: control message of %zd "
-				   "bytes, %d at most", (int)c->pid, n, CTL_MAX_LEN);
-			reply(c, 0, -EMSGSIZE, 0, "message too long");
-			continue;
-		}
-		if (ctl_decode(&m, buf, (size_t)n, err, sizeof(err))) {
-			agent_note(c->d->agent, AGENT_C_CTL_MALFORMED, "pid %d: %s", (int)c->pid, err);
-			reply(c, n >= 8 ? (uint16_t)(buf[6] << 8 | buf[7]) : 0, -EINVAL, 0, err);
-			continue;
-		}
-		handlers[m.type](c, &m);
+	rc = ctl_serve(c->fd, CTL_READS, &handlers, c, &out);
+	if (rc) {
+		conn_close(c, rc > 0 ? "closed its connection" : "lost its connection");
+		return;
 	}
 	if (conn_flush(c))
 		qpaced_after(c->d);

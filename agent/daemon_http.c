@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "qpace/agent_metrics.h"
+#include "agent_metrics.h"
 #include "qpace/errmsg.h"
 #include "daemon_priv.h"
 

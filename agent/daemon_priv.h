@@ -8,9 +8,9 @@
 #include <ev.h>
 
 #include "qpace/agent.h"
-#include "qpace/evtimer.h"
+#include "evtimer.h"
 #include "qpace/hist.h"
-#include "qpace/qpaced.h"
+#include "qpaced.h"
 #include "qpace/strbuf.h"
 
 #define QPACED_BATCH 64

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "qpace/errmsg.h"
-#include "qpace/evtimer.h"
+#include "evtimer.h"
 
 static void evtimer_ready(struct ev_loop *loop, ev_io *w, int revents)
 {

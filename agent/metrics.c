@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qpace/agent_metrics.h"
+#include "agent_metrics.h"
 
 static const struct {
 	enum agent_counter c;

@@ -1,123 +1,9 @@
-/* The print helper and the QP view's field table (see qpace/qp_print.h). */
+/* The QP view's field table and the records qpacectl prints (see qpace/qp_print.h). */
 #include <stddef.h>
 #include <string.h>
 
-#include "qpace/qp_print.h"
+#include "qp_print.h"
 #include "qpace/units.h"
-
-void qp_pr_init(struct qp_pr *p, FILE *f, enum qp_pr_mode mode)
-{
-	memset(p, 0, sizeof(*p));
-	p->f = f;
-	p->mode = mode;
-	p->first[0] = true;
-}
-
-/* JSON: a comma between members, the key when inside an object. */
-static void json_key(struct qp_pr *p, const char *key)
-{
-	if (!p->first[p->depth])
-		fputc(',', p->f);
-	p->first[p->depth] = false;
-	if (key && !p->in_array[p->depth])
-		fprintf(p->f, "\"%s\":", key);
-}
-
-static void text_indent(struct qp_pr *p)
-{
-	for (unsigned i = 1; i < p->depth; i++)
-		fputs("  ", p->f);
-}
-
-void qp_pr_open(struct qp_pr *p, const char *key, bool array)
-{
-	if (p->depth + 1 >= QP_PR_DEPTH)
-		return;
-	if (p->mode == QP_PR_JSON) {
-		json_key(p, key);
-		fputc(array ? '[' : '{', p->f);
-	} else if (key) {
-		text_indent(p);
-		fprintf(p->f, "%s:\n", key);
-	}
-	p->depth++;
-	p->first[p->depth] = true;
-	p->in_array[p->depth] = array;
-}
-
-void qp_pr_close(struct qp_pr *p)
-{
-	if (!p->depth)
-		return;
-	if (p->mode == QP_PR_JSON)
-		fputc(p->in_array[p->depth] ? ']' : '}', p->f);
-	else if (!p->in_array[p->depth] && p->depth > 1)
-		fputc('\n', p->f);
-	p->depth--;
-	if (p->depth == 0)
-		fputc('\n', p->f);
-}
-
-static void text_line(struct qp_pr *p, const char *key, const char *text)
-{
-	text_indent(p);
-	fprintf(p->f, "%-18s %s\n", key, text);
-}
-
-void qp_pr_u64(struct qp_pr *p, const char *key, const char *text, uint64_t v)
-{
-	char t[32];
-
-	if (p->mode == QP_PR_JSON) {
-		json_key(p, key);
-		fprintf(p->f, "%llu", (unsigned long long)v);
-		return;
-	}
-	snprintf(t, sizeof(t), "%llu", (unsigned long long)v);
-	text_line(p, key, text ? text : t);
-}
-
-void qp_pr_double(struct qp_pr *p, const char *key, const char *text, double v)
-{
-	char t[32];
-
-	if (p->mode == QP_PR_JSON) {
-		json_key(p, key);
-		fprintf(p->f, "%.6g", v);
-		return;
-	}
-	snprintf(t, sizeof(t), "%.3f", v);
-	text_line(p, key, text ? text : t);
-}
-
-void qp_pr_str(struct qp_pr *p, const char *key, const char *v)
-{
-	if (p->mode == QP_PR_TEXT) {
-		text_line(p, key, v);
-		return;
-	}
-	json_key(p, key);
-	fputc('"', p->f);
-	for (const char *s = v; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(p->f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(p->f, "\\u%04x", *s);
-		else
-			fputc(*s, p->f);
-	}
-	fputc('"', p->f);
-}
-
-void qp_pr_bool(struct qp_pr *p, const char *key, bool v)
-{
-	if (p->mode == QP_PR_TEXT) {
-		text_line(p, key, v ? "yes" : "no");
-		return;
-	}
-	json_key(p, key);
-	fputs(v ? "true" : "false", p->f);
-}
 
 /* ---- the QP view ---- */
 
@@ -204,23 +90,6 @@ const struct qp_view_field *qp_view_field_find(const char *key)
 	return NULL;
 }
 
-static const char *bytes_fmt(uint64_t b, char *buf, size_t len)
-{
-	static const char units[] = " KMGTP";
-	double v = (double)b;
-	unsigned u = 0;
-
-	while (v >= 1024 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%llu", (unsigned long long)b);
-	else
-		snprintf(buf, len, "%.*f%c", v < 10 ? 1 : 0, v, units[u]);
-	return buf;
-}
-
 const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_view *v,
 			 char *buf, size_t len)
 {
@@ -243,7 +112,7 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 		qp_fmt_time(u, buf, len);
 		break;
 	case QF_BYTES:
-		bytes_fmt(u, buf, len);
+		qp_fmt_bytes_short(u, buf, len);
 		break;
 	case QF_RATIO:
 		snprintf(buf, len, "%.2f", field_double(f, v));
@@ -262,35 +131,65 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 	return buf;
 }
 
-void qp_pr_view(struct qp_pr *p, const struct agent_qp_view *v)
+void qp_print_view(struct qp_out *o, const struct agent_qp_view *v)
 {
 	char text[64];
 
-	qp_pr_open(p, NULL, false);
+	qp_out_obj(o, NULL);
 	for (const struct qp_view_field *f = fields; f->key; f++) {
-		qp_view_cell(f, v, text, sizeof(text));
+		uint64_t u = field_u64(f, v);
+
 		switch (f->kind) {
 		case QF_QPN:
 		case QF_IP:
 		case QF_STR:
-			qp_pr_str(p, f->key, text);
+			qp_out_str(o, f->key, qp_view_cell(f, v, text, sizeof(text)));
 			break;
 		case QF_BOOL:
 		case QF_RECEIVER:
-			qp_pr_bool(p, f->key, field_u64(f, v) != 0);
+			qp_out_bool(o, f->key, u != 0);
 			break;
 		case QF_RATIO:
-			qp_pr_double(p, f->key, text, field_double(f, v));
+			qp_out_double2(o, f->key, field_double(f, v), "%.6g", "%.2f");
 			break;
 		case QF_I32:
-			qp_pr_double(p, f->key, text, (double)(int64_t)field_u64(f, v));
+			qp_out_i64(o, f->key, (int64_t)u);
 			break;
-		default:
-			qp_pr_u64(p, f->key, text, field_u64(f, v));
+		case QF_RATE:
+			qp_out_rate(o, f->key, u);
+			break;
+		case QF_TIME:
+			qp_out_time(o, f->key, u);
+			break;
+		case QF_BYTES:
+			qp_out_bytes(o, f->key, u);
+			break;
+		case QF_U64:
+			qp_out_u64(o, f->key, u);
 			break;
 		}
 	}
-	qp_pr_close(p);
+	qp_out_end(o);
+}
+
+void qp_print_status(struct qp_out *o, const struct ctl_agent *a)
+{
+	qp_out_obj(o, NULL);
+	qp_out_u64(o, "pid", a->pid);
+	qp_out_u64(o, "qps", a->qps);
+	qp_out_u64(o, "max_qps", a->max_qps);
+	qp_out_time(o, "uptime_ns", a->uptime_ns);
+	qp_out_obj(o, "feedback_delay");
+	qp_out_u64(o, "samples", a->delay_samples);
+	qp_out_time(o, "p50_ns", a->delay_p50_ns);
+	qp_out_time(o, "p99_ns", a->delay_p99_ns);
+	qp_out_time(o, "max_ns", a->delay_max_ns);
+	qp_out_end(o);
+	qp_out_obj(o, "counters");
+	for (int i = 0; i < AGENT_C_COUNT; i++)
+		qp_out_u64(o, agent_counter_name(i), a->counters[i]);
+	qp_out_end(o);
+	qp_out_end(o);
 }
 
 int qp_view_cmp(const struct qp_view_field *f, const struct agent_qp_view *a,

@@ -10,10 +10,11 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "qpace/cc_help.h"
 #include "qpace/ctl_client.h"
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"
-#include "qpace/qp_print.h"
+#include "qp_print.h"
 #include "qpace/units.h"
 
 #define CALL_TIMEOUT_NS (5 * QP_NS_PER_S)
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 		   "else %s.\n\ncommands:\n", prog, CTL_SOCKET_ENV, CTL_DEFAULT_SOCKET);
 	for (const struct command *c = commands(); c->name; c++)
 		fprintf(f, "  %-6s %-28s %s\n", c->name, c->args, c->description);
+	cc_help_algorithms(f, "qpaced");
 }
 
 static int fail(const char *fmt, const char *arg)
@@ -186,9 +188,9 @@ static int cmd_args(unsigned cmd, int argc, char **argv, struct cmd_opts *o)
 
 static int cmd_list(int argc, char **argv)
 {
-	struct cmd_opts o;
-	int first = cmd_args(C_LIST, argc, argv, &o);
-	bool json = o.json;
+	struct cmd_opts opts;
+	int first = cmd_args(C_LIST, argc, argv, &opts);
+	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_LIST };
 	struct views vs = { 0 };
 	struct ctl_client *c;
@@ -203,13 +205,13 @@ static int cmd_list(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && json) {
-		struct qp_pr p;
+		struct qp_out o;
 
-		qp_pr_init(&p, stdout, QP_PR_JSON);
-		qp_pr_open(&p, NULL, true);
+		qp_out_init(&o, stdout, QP_OUT_JSON);
+		qp_out_arr(&o, NULL);
 		for (size_t i = 0; i < vs.n; i++)
-			qp_pr_view(&p, &vs.v[i]);
-		qp_pr_close(&p);
+			qp_print_view(&o, &vs.v[i]);
+		qp_out_end(&o);
 	} else if (!rc) {
 		qp_view_table_header(stdout, NULL, false);
 		for (size_t i = 0; i < vs.n; i++)
@@ -221,13 +223,13 @@ static int cmd_list(int argc, char **argv)
 
 static int cmd_show(int argc, char **argv)
 {
-	struct cmd_opts o;
-	int first = cmd_args(C_SHOW, argc, argv, &o);
-	bool json = o.json;
+	struct cmd_opts opts;
+	int first = cmd_args(C_SHOW, argc, argv, &opts);
+	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_SHOW };
 	struct views vs = { 0 };
 	struct ctl_client *c;
-	struct qp_pr p;
+	struct qp_out o;
 	int rc;
 
 	if (first <= 0)
@@ -239,44 +241,22 @@ static int cmd_show(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && vs.n == 1) {
-		qp_pr_init(&p, stdout, json ? QP_PR_JSON : QP_PR_TEXT);
-		qp_pr_view(&p, &vs.v[0]);
+		qp_out_init(&o, stdout, json ? QP_OUT_JSON : QP_OUT_TEXT);
+		qp_print_view(&o, &vs.v[0]);
 	}
 	free(vs.v);
 	return rc;
 }
 
-static void pr_agent(struct qp_pr *p, const struct ctl_agent *a)
-{
-	char t[32];
-
-	qp_pr_open(p, NULL, false);
-	qp_pr_u64(p, "pid", NULL, a->pid);
-	qp_pr_u64(p, "qps", NULL, a->qps);
-	qp_pr_u64(p, "max_qps", NULL, a->max_qps);
-	qp_pr_u64(p, "uptime_ns", qp_fmt_time(a->uptime_ns, t, sizeof(t)), a->uptime_ns);
-	qp_pr_open(p, "feedback_delay", false);
-	qp_pr_u64(p, "samples", NULL, a->delay_samples);
-	qp_pr_u64(p, "p50_ns", qp_fmt_time(a->delay_p50_ns, t, sizeof(t)), a->delay_p50_ns);
-	qp_pr_u64(p, "p99_ns", qp_fmt_time(a->delay_p99_ns, t, sizeof(t)), a->delay_p99_ns);
-	qp_pr_u64(p, "max_ns", qp_fmt_time(a->delay_max_ns, t, sizeof(t)), a->delay_max_ns);
-	qp_pr_close(p);
-	qp_pr_open(p, "counters", false);
-	for (int i = 0; i < AGENT_C_COUNT; i++)
-		qp_pr_u64(p, agent_counter_name(i), NULL, a->counters[i]);
-	qp_pr_close(p);
-	qp_pr_close(p);
-}
-
 static int cmd_status(int argc, char **argv)
 {
-	struct cmd_opts o;
-	int first = cmd_args(C_STATUS, argc, argv, &o);
-	bool json = o.json;
+	struct cmd_opts opts;
+	int first = cmd_args(C_STATUS, argc, argv, &opts);
+	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_STATUS };
 	struct views vs = { 0 };
 	struct ctl_client *c;
-	struct qp_pr p;
+	struct qp_out o;
 	int rc;
 
 	if (first <= 0)
@@ -288,8 +268,8 @@ static int cmd_status(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && vs.have_agent) {
-		qp_pr_init(&p, stdout, json ? QP_PR_JSON : QP_PR_TEXT);
-		pr_agent(&p, &vs.agent);
+		qp_out_init(&o, stdout, json ? QP_OUT_JSON : QP_OUT_TEXT);
+		qp_print_status(&o, &vs.agent);
 	}
 	free(vs.v);
 	return rc;
@@ -417,10 +397,10 @@ static bool top_keys(void)
 static int cmd_top(int argc, char **argv)
 {
 	bool tty = isatty(STDOUT_FILENO), raw = false;
-	struct cmd_opts o;
-	int first = cmd_args(C_TOP, argc, argv, &o);
-	double interval = (double)o.interval_ns / 1e9;
-	long iterations = o.iterations ? (long)o.iterations : -1;
+	struct cmd_opts opts;
+	int first = cmd_args(C_TOP, argc, argv, &opts);
+	double interval = (double)opts.interval_ns / 1e9;
+	long iterations = opts.iterations ? (long)opts.iterations : -1;
 	struct termios saved, t;
 	int rc = 0;
 
@@ -429,8 +409,8 @@ static int cmd_top(int argc, char **argv)
 	if (first != argc)
 		return fail("top: unexpected argument \"%s\" (-o [+|-]KEY, -d SECONDS, -n COUNT)",
 			    argv[first]);
-	sort_field = o.sort;
-	sort_desc = o.desc;
+	sort_field = opts.sort;
+	sort_desc = opts.desc;
 	if (!tty && iterations < 0)
 		iterations = 1;   /* not a terminal: one snapshot */
 	if (tty && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0) {

@@ -1,14 +1,15 @@
-/* qpaced: the per-host agent daemon (qpace/qpaced.h). Options come from one table
- * (qpace/agent_config.h) with -c and -h in front: the -c config file first, wherever it
+/* qpaced: the per-host agent daemon (qpaced.h). Options come from one table
+ * (agent_config.h) with -c and -h in front: the -c config file first, wherever it
  * stands, then the command line over it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/cc_help.h"
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"
-#include "qpace/qpaced.h"
+#include "qpaced.h"
 
 /* -c FILE: read @path into @conf line by line. Each bad line is printed (it names the file,
  * the line and the key); the last one is this option's message. */
@@ -61,6 +62,10 @@ int main(int argc, char **argv)
 		.head = "usage: qpaced [-c FILE] [OPTIONS]\n\n"
 			"The qpace agent: turns switch telemetry into per-QP rates (and receiver\n"
 			"credits) in a shared-memory rate table; serves qpacectl and Prometheus.\n\n",
+		.tail = "      --help-params ALGO|all|list [--format text|md]\n"
+			"                              an algorithm's parameters (for --cc-params), "
+			"every one's, or the names\n",
+		.more = cc_help_algorithms,
 		.t = all,
 		.max_args = 0,
 	};
@@ -69,6 +74,9 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc;
 
+	rc = cc_help_params_main(prog.name, argc, argv, stdout, stderr);
+	if (rc >= 0)
+		return rc ? 2 : 0;
 	memcpy(all, own, sizeof(own));
 	prog.n = NOWN;
 	for (size_t i = 0; file_opts[i].name && prog.n < QP_OPT_MAX; i++)

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "qpace/cc.h"
+#include "qpace/cc_help.h"
 #include "qpace/units.h"
 #include "bench.h"
 #include "qpace/opt.h"
@@ -51,7 +51,7 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "soft: userspace RoCEv2 hosts on qpace-switch (default);\n"
 		  "ibv: rdma-core (Soft-RoCE or a NIC)" },
 	{ "cc", 0, QP_OPT_STR, "ALGO", F(cc), .cmds = CMD_PERF | CMD_INCAST,
-	  .help = "congestion control: none, dcqcn, hpcc, acc, ffd, idcc\n"
+	  .help = "congestion control: one of the algorithms below\n"
 		  "(default hpcc for incast, none otherwise)" },
 	{ "credits", 0, QP_OPT_CHOICE, "MODE", F(credits), .choices = credits_names,
 	  .cmds = CMD_PERF | CMD_INCAST, .help = "receiver credit pacing: ia (IA-TCP) or off (default)" },
@@ -95,7 +95,7 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "write CSVs (flows, rates, queue) and PNG plots into DIR\n"
 		  "(compare: results/demo, sweep: results/sweep)" },
 	{ "algos", 'a', QP_OPT_STR, "LIST", F(algos), .cmds = CMD_COMPARE | CMD_SWEEP,
-	  .help = "ALGO[+ia],... (default none,dcqcn,hpcc,acc,ffd,idcc,none+ia,\nhpcc+ia)" },
+	  .help = "ALGO[+ia],... (default every algorithm below, then none+ia,\nhpcc+ia)" },
 	{ "senders-list", 0, QP_OPT_STR, "LIST", F(senders_list), .cmds = CMD_SWEEP,
 	  .help = "sender counts (default 1,2,4,8,16,32,63)" },
 	{ "sizes", 0, QP_OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
@@ -164,6 +164,7 @@ void bench_usage(FILE *out, const char *prog)
 		"the client names the server last. `%s COMMAND --help` lists the options.\n"
 		"Example, 16 senders to 1 through a 250 Mb/s switch port with HPCC and IA credits:\n"
 		"  %s incast -N 16 -s 256K --cc hpcc --credits ia\n", prog, prog);
+	cc_help_algorithms(out, prog);
 }
 
 void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd)
@@ -173,6 +174,17 @@ void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd)
 			fprintf(out, "usage: %s %s %s\n%s.\n\n", prog, bench_cmds[i].name,
 				bench_cmds[i].args, bench_cmds[i].summary);
 	qp_opt_usage(out, bench_opts, NOPTS, cmd);
+	cc_help_algorithms(out, prog);
+}
+
+/* The default --algos: every registered algorithm, then IA credits under none and hpcc. */
+static const char *default_algos(void)
+{
+	static char algos[256];
+
+	if (!algos[0] && cc_names(algos, sizeof(algos) - sizeof(",none+ia,hpcc+ia"), ",") == 0)
+		strcat(algos, ",none+ia,hpcc+ia");
+	return algos;
 }
 
 void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
@@ -197,7 +209,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.round_timeout_ns = 20 * QP_NS_PER_S,
 		.seed = 1,
 		.out_dir = cmd == CMD_COMPARE ? "results/demo" : cmd == CMD_SWEEP ? "results/sweep" : NULL,
-		.algos = "none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia",
+		.algos = default_algos(),
 		.senders_list = "1,2,4,8,16,32,63",
 		.sizes = "64K,128K,256K",
 	};
@@ -211,10 +223,9 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 	bool gave_n = qp_opt_seen(bench_opts, NOPTS, c->seen, "iters");
 
 	if (c->cc && !cc_find(c->cc)) {
-		size_t used = (size_t)snprintf(err, errlen, "--cc '%s': not one of", c->cc);
-		for (const struct cc_ops *const *o = cc_all(); *o && used < errlen; o++)
-			used += (size_t)snprintf(err + used, errlen - used, " %s", (*o)->name);
-		return -1;
+		char names[256];
+		cc_names(names, sizeof(names), ", ");
+		return RULE_ERR("--cc '%s': not one of %s", c->cc, names);
 	}
 	if (c->mtu_bytes & (c->mtu_bytes - 1))
 		return RULE_ERR("--mtu '%llu': not one of 256, 512, 1024, 2048, 4096",

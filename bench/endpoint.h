@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bench.h"
-#include "host.h"
+#include "qpace/host.h"
 
 #define EP_MAX_QPS 64u
 #define EP_ACCEPT_NS (3600 * QP_NS_PER_S)

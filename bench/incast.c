@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "qpace/units.h"
-#include "host.h"
+#include "qpace/host.h"
 #include "incast.h"
 #include "monitor.h"
 #include "plot.h"
@@ -38,23 +38,6 @@
 #define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
 #define INCAST_HPCC_ETA 0.95               /* HPCC's and ACC's eta, given to them and used
 					     * for their W_AI (it is their default too) */
-
-/* Per algorithm, what the switch it starts must produce, and whether the senders take
- * HPCC's settings for this network (incast_hpcc_params, plus the row's own parameters;
- * NULL: the algorithm's defaults): one row each. "--early bdp" is this network's BDP. */
-static const struct {
-	const char *cc;
-	const char *args[8];
-	bool cnp_from_notice;
-	const char *hpcc_params;
-} incast_switch_args[] = {
-	{ "none", { "--int", "off", "--early", "off" }, false, NULL },
-	{ "hpcc", { "--int", "direct", "--early", "off" }, false, "" },
-	{ "acc", { "--int", "direct", "--early", "bdp" }, false, "fair=1" },
-	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, NULL },
-	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,24K,48K" }, false, NULL },
-	{ "idcc", { "--int", "direct", "--early", "off" }, false, NULL },
-};
 
 static volatile sig_atomic_t incast_stop;
 
@@ -85,7 +68,7 @@ struct incast {
 	int ep;
 	qp_time_ns base_rtt_ns;
 	const char *cc;              /* the senders' algorithm */
-	const char *hpcc_params;     /* its row's incast_hpcc_params extras; NULL: none */
+	struct incast_feedback fb;   /* what it asks of the switch and the senders */
 	struct series rates;
 	qp_rate_bps *row;
 	qp_time_ns next_sample_ns;
@@ -223,17 +206,22 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
 							  STATS_ROCE_PKT_OVERHEAD);
 	char e[300], params[160];
+	/* The algorithm's defaults (and the agent's default algorithm, which is it) unless
+	 * it takes HPCC's settings or runs with parameters of its own. */
+	bool own = x->fb.hpcc_settings || x->fb.params;
 
-	if (x->hpcc_params)
-		incast_hpcc_params(x, line, x->hpcc_params, params, sizeof(params));
+	if (x->fb.hpcc_settings)
+		incast_hpcc_params(x, line, x->fb.params ? x->fb.params : "", params, sizeof(params));
+	else if (x->fb.params)
+		snprintf(params, sizeof(params), "%s", x->fb.params);
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
 		if (f->lost || f->registered)
 			continue;
 		f->registered = true;
 		if (bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false,
-					x->hpcc_params ? x->cc : NULL,
-					x->hpcc_params ? params : NULL, now, e, sizeof(e)) ||
+					own ? x->cc : NULL, own ? params : NULL, now, e,
+					sizeof(e)) ||
 		    bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true, "none",
 					NULL, now, e, sizeof(e)))
 			return snprintf(err, errlen, "sender %" PRIu64 ": agent: %s", i, e), -1;
@@ -530,27 +518,15 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			    .mon = { .lfd = -1, .cfd = { -1, -1, -1, -1 } } };
 	struct incast_result *r = &run->res;
 	struct swproc sw = { .pid = -1 };
-	bool credits, own_switch = !c->switch_addr, cnp = false;
-	const char *hpcc_params = NULL;
+	bool credits, own_switch = !c->switch_addr;
 	char cc[INCAST_ALGO_MAX], swhost[64] = "127.0.0.1", e[400];
 	unsigned base = (unsigned)c->base_port;
-	const char *const *extra = NULL;
-	const char *swargs[8] = { NULL };
-	char bdp_arg[32];
 	int rc = -1;
 
 	memset(run, 0, sizeof(*run));
 	if (incast_algo_parse(algo, cc, sizeof(cc), &credits, err, errlen))
 		return -1;
-	for (size_t i = 0; i < sizeof(incast_switch_args) / sizeof(incast_switch_args[0]); i++) {
-		if (!strcmp(incast_switch_args[i].cc, cc)) {
-			extra = incast_switch_args[i].args;
-			cnp = incast_switch_args[i].cnp_from_notice;
-			hpcc_params = incast_switch_args[i].hpcc_params;
-		}
-	}
 	x.cc = cc;
-	x.hpcc_params = hpcc_params;
 	snprintf(r->algorithm, sizeof(r->algorithm), "%s", algo);
 	snprintf(r->cc, sizeof(r->cc), "%s", cc);
 	r->credits = credits;
@@ -561,13 +537,10 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	r->buffer_bytes = c->buffer_bytes;
 	r->rounds = (uint32_t)c->rounds;
 	x.base_rtt_ns = incast_base_rtt(c);
-	/* "--early bdp" means this network's BDP: the link rate times the modelled base RTT
-	 * (the switch alone knows only its own delays and would count half the path). */
-	snprintf(bdp_arg, sizeof(bdp_arg), "%llu",
-		 (unsigned long long)qp_bytes_in(c->link_bps, x.base_rtt_ns));
-	for (size_t i = 0; extra && extra[i] && i + 1 < sizeof(swargs) / sizeof(swargs[0]); i++)
-		swargs[i] = i && !strcmp(extra[i - 1], "--early") && !strcmp(extra[i], "bdp")
-				    ? bdp_arg : extra[i];
+	/* A notice threshold of one BDP means this network's: the link rate times the
+	 * modelled base RTT (the switch alone knows only its own delays and would count half
+	 * the path). */
+	incast_feedback(cc_find(cc), qp_bytes_in(c->link_bps, x.base_rtt_ns), &x.fb);
 	if (!own_switch) {
 		if (parse_hostport(c->switch_addr, swhost, sizeof(swhost), &base)) {
 			snprintf(err, errlen, "--switch '%s': not HOST:P with P in 1..%u",
@@ -581,7 +554,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .ports = (unsigned)senders + 1, .base_port = (uint16_t)base,
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 					  .delay_ns = c->delay_ns, .seed = c->seed,
-					  .extra = extra ? swargs : NULL,
+					  .extra = x.fb.sw_args,
 					  .dir = out_dir, .cpu = -1 };
 		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
 		 * so they never queue behind each other. */
@@ -604,7 +577,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (incast_hosts(&x, cc, credits, cnp, swhost, base, err, errlen) ||
+	if (incast_hosts(&x, cc, credits, x.fb.cnp_from_notice, swhost, base, err, errlen) ||
 	    incast_connect(&x, err, errlen))
 		goto out;
 	x.base_rtt_ns = incast_measure_rtt(&x);

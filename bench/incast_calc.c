@@ -28,9 +28,9 @@ int incast_algo_parse(const char *spec, char *cc, size_t cclen, bool *credits, c
 	memcpy(cc, spec, len);
 	cc[len] = '\0';
 	if (!cc_find(cc)) {
-		size_t used = (size_t)snprintf(err, errlen, "algorithm '%s': not one of", cc);
-		for (const struct cc_ops *const *o = cc_all(); *o && used < errlen; o++)
-			used += (size_t)snprintf(err + used, errlen - used, " %s", (*o)->name);
+		char names[256];
+		cc_names(names, sizeof(names), ", ");
+		snprintf(err, errlen, "algorithm '%s': not one of %s", cc, names);
 		return -1;
 	}
 	return 0;

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "qpace/out.h"
 #include "incast.h"
-#include "json.h"
 
 enum field_type { FT_U64, FT_DBL, FT_STR, FT_BOOL };
 
@@ -64,67 +64,69 @@ static const void *field_ptr(const struct incast_result *r, const struct incast_
 	return (const char *)r + f->off;
 }
 
-static void field_json(struct json *j, const struct incast_result *r,
+static void field_json(struct qp_out *o, const struct incast_result *r,
 		       const struct incast_field *f)
 {
 	const void *p = field_ptr(r, f);
+	char fmt[8];
 
 	if (f->needs_switch && !r->have_switch) {
-		json_null(j, f->key);
+		qp_out_null(o, f->key);
 		return;
 	}
 	switch (f->type) {
-	case FT_U64: json_u64(j, f->key, *(const uint64_t *)p); break;
-	case FT_DBL: json_double(j, f->key, *(const double *)p, f->decimals); break;
-	case FT_STR: json_str(j, f->key, (const char *)p); break;
-	case FT_BOOL: json_bool(j, f->key, *(const bool *)p); break;
+	case FT_U64: qp_out_u64(o, f->key, *(const uint64_t *)p); break;
+	case FT_DBL:
+		snprintf(fmt, sizeof(fmt), "%%.%df", f->decimals);
+		qp_out_double(o, f->key, *(const double *)p, fmt);
+		break;
+	case FT_STR: qp_out_str(o, f->key, (const char *)p); break;
+	case FT_BOOL: qp_out_bool(o, f->key, *(const bool *)p); break;
 	}
 }
 
-static void incast_json_obj(struct json *j, const struct incast_result *r)
+static void incast_json_obj(struct qp_out *o, const struct incast_result *r)
 {
 	const char *group = NULL;
 
-	json_obj(j, NULL);
+	qp_out_obj(o, NULL);
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct incast_field *f = &incast_fields[i];
 		if (group && (!f->group || strcmp(group, f->group) != 0)) {
-			json_end(j);
+			qp_out_end(o);
 			group = NULL;
 		}
 		if (f->group && !group) {
-			json_obj(j, f->group);
+			qp_out_obj(o, f->group);
 			group = f->group;
 		}
-		field_json(j, r, f);
+		field_json(o, r, f);
 	}
 	if (group)
-		json_end(j);
-	json_end(j);
+		qp_out_end(o);
+	qp_out_end(o);
 }
 
 void incast_print_json(FILE *out, const struct incast_result *r, bool pretty)
 {
-	struct json j;
+	struct qp_out o;
 
-	json_init(&j, out, pretty);
-	incast_json_obj(&j, r);
-	json_finish(&j);
+	qp_out_init(&o, out, pretty ? QP_OUT_JSON_PRETTY : QP_OUT_JSON);
+	incast_json_obj(&o, r);
 }
 
 int incast_write_summary(const char *path, const struct incast_result *r, size_t n)
 {
 	FILE *f = fopen(path, "w");
-	struct json j;
+	struct qp_out o;
 
 	if (!f)
 		return -errno;
-	json_init(&j, f, true);
-	json_arr(&j, NULL);
+	qp_out_init(&o, f, QP_OUT_JSON_PRETTY);
+	qp_out_arr(&o, NULL);
 	for (size_t i = 0; i < n; i++)
-		incast_json_obj(&j, &r[i]);
-	json_end(&j);
-	json_finish(&j);
+		incast_json_obj(&o, &r[i]);
+	qp_out_end(&o);
 	return fclose(f) ? -errno : 0;
 }
 

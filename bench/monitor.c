@@ -1,4 +1,5 @@
-/* The control-protocol server for the bench's agents: see monitor.h. */
+/* The control-protocol server for the bench's agents (see monitor.h): a handler table in
+ * the server shape of qpace/ctl_server.h, served from the bench's own loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "qpace/ctl.h"
+#include "qpace/ctl_server.h"
 #include "monitor.h"
 
 static int sock_at(const char *path, bool listen_it)
@@ -75,37 +76,33 @@ int monitor_open(struct monitor *m, const char *path, struct agent *const *agent
 	return 0;
 }
 
-static void send_msg(struct monitor *m, int fd, const struct ctl_msg *msg)
+/* One client being served: ctl_out's io. */
+struct client {
+	struct monitor *m;
+	int fd;
+};
+
+/* ctl_out's send: straight to the client; what does not fit its buffer is dropped. */
+static void send_now(void *io, const uint8_t *msg, size_t len)
 {
-	uint8_t buf[CTL_MAX_LEN];
-	int n = ctl_encode(buf, sizeof(buf), msg);
+	struct client *c = io;
 
-	if (n < 0 || send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n)
-		m->dropped++;
-}
-
-static void send_reply(struct monitor *m, int fd, uint16_t id, int status, uint32_t count,
-		       const char *text)
-{
-	struct ctl_msg r = { .type = CTL_T_REPLY, .id = id };
-
-	r.u.reply.status = status;
-	r.u.reply.count = count;
-	snprintf(r.u.reply.text, sizeof(r.u.reply.text), "%s", text ? text : "");
-	send_msg(m, fd, &r);
+	if (send(c->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		c->m->dropped++;
 }
 
 /* Views of @qpn (all QPs when @all) across the hosts; returns how many were sent. */
-static uint32_t send_views(struct monitor *m, int fd, uint16_t id, bool all, uint32_t qpn)
+static uint32_t send_views(struct monitor *m, struct ctl_out *o, bool all, uint32_t qpn)
 {
 	uint32_t n = 0;
 
 	for (unsigned a = 0; a < m->nagents; a++) {
 		for (uint32_t i = 0; i < agent_max_qps(m->agents[a]); i++) {
-			struct ctl_msg q = { .type = CTL_T_QP, .id = id };
+			struct ctl_msg q = { .type = CTL_T_QP };
+
 			if (agent_qp_view_at(m->agents[a], i, &q.u.qp) == 0 &&
 			    (all || q.u.qp.reg.qpn == qpn)) {
-				send_msg(m, fd, &q);
+				ctl_out_send(o, &q);
 				n++;
 			}
 		}
@@ -113,56 +110,80 @@ static uint32_t send_views(struct monitor *m, int fd, uint16_t id, bool all, uin
 	return n;
 }
 
-static void handle(struct monitor *m, int fd, const struct ctl_msg *req)
+static void on_list(void *ctx, const struct ctl_msg *req, struct ctl_out *o)
 {
+	(void)req;
+	ctl_out_reply(o, 0, send_views(ctx, o, true, 0), "");
+}
+
+static void on_show(void *ctx, const struct ctl_msg *req, struct ctl_out *o)
+{
+	uint32_t n = send_views(ctx, o, false, req->u.qpn);
+
+	ctl_out_reply(o, n ? 0 : -ENOENT, n, n ? "" : "no such qp in this bench");
+}
+
+/* One AGENT for the whole bench: its pid and uptime, the hosts' QPs and counters summed. */
+static void on_status(void *ctx, const struct ctl_msg *req, struct ctl_out *o)
+{
+	struct monitor *m = ctx;
+	struct ctl_msg a = { .type = CTL_T_AGENT };
+
+	(void)req;
+	a.u.agent.pid = (uint32_t)getpid();
+	a.u.agent.uptime_ns = qp_now_ns() - m->start_ns;
+	for (unsigned i = 0; i < m->nagents; i++) {
+		const uint64_t *c = agent_counters(m->agents[i]);
+
+		a.u.agent.qps += agent_qp_count(m->agents[i]);
+		a.u.agent.max_qps += agent_max_qps(m->agents[i]);
+		for (int k = 0; k < AGENT_C_COUNT; k++)
+			a.u.agent.counters[k] += c[k];
+	}
+	ctl_out_send(o, &a);
+	ctl_out_reply(o, 0, 1, "");
+}
+
+/* SET reaches the first host with a QP of that number. */
+static void on_set(void *ctx, const struct ctl_msg *req, struct ctl_out *o)
+{
+	struct monitor *m = ctx;
+	const struct ctl_set *s = &req->u.set;
 	char err[CTL_TEXT_MAX] = "";
-	uint32_t n;
 	int rc = -ENOENT;
 
-	m->requests++;
-	switch (req->type) {
-	case CTL_T_LIST:
-		send_reply(m, fd, req->id, 0, send_views(m, fd, req->id, true, 0), "");
-		return;
-	case CTL_T_SHOW:
-		n = send_views(m, fd, req->id, false, req->u.qpn);
-		send_reply(m, fd, req->id, n ? 0 : -ENOENT, n, n ? "" : "no such qp in this bench");
-		return;
-	case CTL_T_STATUS: {
-		struct ctl_msg a = { .type = CTL_T_AGENT, .id = req->id };
-		a.u.agent.pid = (uint32_t)getpid();
-		a.u.agent.uptime_ns = qp_now_ns() - m->start_ns;
-		for (unsigned i = 0; i < m->nagents; i++) {
-			const uint64_t *c = agent_counters(m->agents[i]);
-			a.u.agent.qps += agent_qp_count(m->agents[i]);
-			a.u.agent.max_qps += agent_max_qps(m->agents[i]);
-			for (int k = 0; k < AGENT_C_COUNT; k++)
-				a.u.agent.counters[k] += c[k];
-		}
-		send_msg(m, fd, &a);
-		send_reply(m, fd, req->id, 0, 1, "");
-		return;
+	for (unsigned a = 0; a < m->nagents && rc == -ENOENT; a++) {
+		struct agent_qp_view v;
+
+		if (agent_qp_view(m->agents[a], s->qpn, &v))
+			continue;
+		rc = s->what == CTL_SET_RATE
+			     ? agent_set_rate(m->agents[a], s->qpn, s->rate_bps, 0, qp_now_ns(), err,
+					      sizeof(err))
+			     : agent_set_algo(m->agents[a], s->qpn, s->algo, s->params, 0,
+					      qp_now_ns(), err, sizeof(err));
 	}
-	case CTL_T_SET:
-		for (unsigned a = 0; a < m->nagents && rc == -ENOENT; a++) {
-			struct agent_qp_view v;
-			if (agent_qp_view(m->agents[a], req->u.set.qpn, &v))
-				continue;
-			rc = req->u.set.what == CTL_SET_RATE
-				     ? agent_set_rate(m->agents[a], req->u.set.qpn, req->u.set.rate_bps,
-						      0, qp_now_ns(), err, sizeof(err))
-				     : agent_set_algo(m->agents[a], req->u.set.qpn, req->u.set.algo,
-						      req->u.set.params, 0, qp_now_ns(), err, sizeof(err));
-		}
-		send_reply(m, fd, req->id, rc, 0, rc == -ENOENT && !*err ? "no such qp" : err);
-		return;
-	case CTL_T_EVENT:
-	case CTL_T_STATS:
-		return;                   /* never answered */
-	default:
-		send_reply(m, fd, req->id, -EPERM, 0, "qpace-bench serves monitoring only");
-	}
+	ctl_out_reply(o, rc, 0, rc == -ENOENT && !*err ? "no such qp" : err);
 }
+
+/* EVENT and STATS are never answered; the bench's QPs report to their hosts directly. */
+static void on_ignored(void *ctx, const struct ctl_msg *req, struct ctl_out *o)
+{
+	(void)ctx, (void)req, (void)o;
+}
+
+static const struct ctl_handlers handlers = {
+	.fn = {
+		[CTL_T_LIST] = on_list,
+		[CTL_T_SHOW] = on_show,
+		[CTL_T_STATUS] = on_status,
+		[CTL_T_SET] = on_set,
+		[CTL_T_EVENT] = on_ignored,
+		[CTL_T_STATS] = on_ignored,
+	},
+	.refuse_status = -EPERM,
+	.refuse_text = "qpace-bench serves monitoring only",
+};
 
 void monitor_serve(struct monitor *m)
 {
@@ -182,26 +203,17 @@ void monitor_serve(struct monitor *m)
 		m->cfd[slot] = fd;
 	}
 	for (int i = 0; i < MONITOR_CLIENTS; i++) {
-		uint8_t buf[CTL_MAX_LEN + 1];
-		struct ctl_msg req;
-		char err[160];
-		ssize_t n = -1;
+		struct client c = { m, m->cfd[i] };
+		struct ctl_out out = { .send = send_now, .io = &c };
 
-		while (m->cfd[i] >= 0 && (n = recv(m->cfd[i], buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
-			if (n < 0) {
-				if (errno != EAGAIN && errno != EWOULDBLOCK) {
-					close(m->cfd[i]);
-					m->cfd[i] = -1;
-				}
-				break;
-			}
-			if (ctl_decode(&req, buf, (size_t)n, err, sizeof(err)) == 0)
-				handle(m, m->cfd[i], &req);
-		}
-		if (m->cfd[i] >= 0 && n == 0) {
-			close(m->cfd[i]);
+		if (c.fd < 0)
+			continue;
+		if (ctl_serve(c.fd, UINT_MAX, &handlers, m, &out)) {
+			close(c.fd);
 			m->cfd[i] = -1;
 		}
+		m->requests += out.requests;
+		m->dropped += out.unsent;
 	}
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "qpace/opt.h"
+#include "qpace/cc_help.h"
 #include "bench.h"
 
 static int (*const bench_run[])(const struct bench_conf *) = {
@@ -21,7 +22,10 @@ int main(int argc, char **argv)
 	struct bench_conf c;
 	char err[512];
 	unsigned cmd;
+	int rc = cc_help_params_main(prog, argc, argv, stdout, stderr);
 
+	if (rc >= 0)
+		return rc;
 	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
 		bench_usage(argc < 2 ? stderr : stdout, prog);

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "json.h"
+#include "qpace/out.h"
 #include "report.h"
 
 #define FMT_BW " #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]"
@@ -103,82 +103,81 @@ void report_lat_dur_row(FILE *out, uint64_t size, uint64_t iters, double t_avg_u
 }
 
 /* perftest's write_test_info_to_file, the keys it writes. */
-static void report_json_info(struct json *j, const struct report_info *ri)
+static void report_json_info(struct qp_out *o, const struct report_info *ri)
 {
 	char test[64];
 
 	snprintf(test, sizeof(test), "%s_%s_Test", ri->verb, ri->lat ? "Latency" : "BW");
-	json_obj(j, "test_info");
-	json_str(j, "test", test);
-	json_str(j, "Dual_port", "OFF");
-	json_str(j, "Device", ri->device);
-	json_u64(j, "Number_of_qps", ri->qps);
-	json_str(j, "Transport_type", "IB");
-	json_str(j, "Connection_type", "RC");
-	json_str(j, "Using_SRQ", "OFF");
-	json_u64(j, "Mtu", ri->mtu_bytes);
-	json_str(j, "Link_type", ri->link_type);
-	json_str(j, "Backend", ri->backend);
-	json_str(j, "Congestion_control", ri->cc);
-	json_str(j, "Credits", ri->credits ? "ia" : "off");
-	json_end(j);
+	qp_out_obj(o, "test_info");
+	qp_out_str(o, "test", test);
+	qp_out_str(o, "Dual_port", "OFF");
+	qp_out_str(o, "Device", ri->device);
+	qp_out_u64(o, "Number_of_qps", ri->qps);
+	qp_out_str(o, "Transport_type", "IB");
+	qp_out_str(o, "Connection_type", "RC");
+	qp_out_str(o, "Using_SRQ", "OFF");
+	qp_out_u64(o, "Mtu", ri->mtu_bytes);
+	qp_out_str(o, "Link_type", ri->link_type);
+	qp_out_str(o, "Backend", ri->backend);
+	qp_out_str(o, "Congestion_control", ri->cc);
+	qp_out_str(o, "Credits", ri->credits ? "ia" : "off");
+	qp_out_end(o);
 }
 
-static FILE *report_json_open(const char *path, struct json *j, const struct report_info *ri)
+static FILE *report_json_open(const char *path, struct qp_out *o, const struct report_info *ri)
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return NULL;
-	json_init(j, f, true);
-	json_obj(j, NULL);
-	report_json_info(j, ri);
-	json_obj(j, "results");
+	qp_out_init(o, f, QP_OUT_JSON_PRETTY);
+	qp_out_obj(o, NULL);
+	report_json_info(o, ri);
+	qp_out_obj(o, "results");
 	return f;
 }
 
-static int report_json_close(FILE *f, struct json *j)
+static int report_json_close(FILE *f, struct qp_out *o)
 {
-	json_end(j);
-	json_end(j);
-	json_finish(j);
+	qp_out_end(o);
+	qp_out_end(o);
 	return fclose(f) ? -errno : 0;
 }
 
 int report_json_bw(const char *path, const struct report_info *ri, uint64_t size,
 		   uint64_t iters, const struct stats_bw *bw, bool gbits)
 {
-	struct json j;
-	FILE *f = report_json_open(path, &j, ri);
-	int dec = bw_inc_accuracy(bw, gbits) ? 6 : 2;
+	struct qp_out o;
+	FILE *f = report_json_open(path, &o, ri);
+	const char *fmt = bw_inc_accuracy(bw, gbits) ? "%.6f" : "%.2f";
 
 	if (!f)
 		return -errno;
-	json_u64(&j, "MsgSize", size);
-	json_u64(&j, "n_iterations", iters);
-	json_double(&j, "BW_peak", bw->peak, dec);
-	json_double(&j, "BW_average", bw->avg, dec);
-	json_double(&j, "MsgRate", bw->msg_rate_mpps, 6);
-	json_str(&j, "BW_units", gbits ? "Gb/sec" : "MiB/sec");
-	return report_json_close(f, &j);
+	qp_out_u64(&o, "MsgSize", size);
+	qp_out_u64(&o, "n_iterations", iters);
+	qp_out_double(&o, "BW_peak", bw->peak, fmt);
+	qp_out_double(&o, "BW_average", bw->avg, fmt);
+	qp_out_double(&o, "MsgRate", bw->msg_rate_mpps, "%.6f");
+	qp_out_str(&o, "BW_units", gbits ? "Gb/sec" : "MiB/sec");
+	return report_json_close(f, &o);
 }
 
 int report_json_lat(const char *path, const struct report_info *ri, uint64_t size,
 		    uint64_t iters, const struct stats_lat *l)
 {
-	struct json j;
-	FILE *f = report_json_open(path, &j, ri);
+	struct qp_out o;
+	FILE *f = report_json_open(path, &o, ri);
 
 	if (!f)
 		return -errno;
-	json_u64(&j, "MsgSize", size);
-	json_u64(&j, "n_iterations", iters);
-	json_double(&j, "t_min", l->min_us, 2);
-	json_double(&j, "t_max", l->max_us, 2);
-	json_double(&j, "t_typical", l->typical_us, 2);
-	json_double(&j, "t_avg", l->avg_us, 2);
-	json_double(&j, "t_stdev", l->stdev_us, 2);
-	json_double(&j, "percentile_99", l->p99_us, 2);
-	json_double(&j, "percentile_99.9", l->p999_us, 2);
-	return report_json_close(f, &j);
+	qp_out_u64(&o, "MsgSize", size);
+	qp_out_u64(&o, "n_iterations", iters);
+	qp_out_double(&o, "t_min", l->min_us, "%.2f");
+	qp_out_double(&o, "t_max", l->max_us, "%.2f");
+	qp_out_double(&o, "t_typical", l->typical_us, "%.2f");
+	qp_out_double(&o, "t_avg", l->avg_us, "%.2f");
+	qp_out_double(&o, "t_stdev", l->stdev_us, "%.2f");
+	qp_out_double(&o, "percentile_99", l->p99_us, "%.2f");
+	qp_out_double(&o, "percentile_99.9", l->p999_us, "%.2f");
+	return report_json_close(f, &o);
 }

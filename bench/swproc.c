@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qpace/jsonr.h"
 #include "qpace/time.h"
-#include "jsonr.h"
 #include "swproc.h"
 
 #define SWPROC_READY_NS (5 * QP_NS_PER_S)
@@ -228,33 +228,6 @@ static void on_json(void *arg, const char *path, const struct jsonr_val *v)
 			*(uint64_t *)(void *)((char *)&w->ports[idx] + port_keys[k].off) += v->u64;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 8192);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, char *err,
 		size_t errlen)
 {
@@ -276,13 +249,12 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 	if (!port || !out)
 		return 0;
 	memset(out, 0, sizeof(*out));
-	size_t len;
-	char *text = slurp(s->json_path, &len);
-	if (!text)
-		return sp_err(err, errlen, -1, "switch stats %s: %s", s->json_path, strerror(errno));
 	struct port_walk *w = calloc(1, sizeof(*w));
-	int rc = w ? jsonr_walk(text, len, on_json, w, err, errlen) : -1;
-	free(text);
+	char why[PATH_MAX + 160];
+	int rc = w ? jsonr_walk_file(s->json_path, on_json, w, why, sizeof(why)) : -ENOMEM;
+
+	if (rc)
+		rc = sp_err(err, errlen, -1, "switch stats %s", w ? why : "out of memory");
 	if (rc == 0) {
 		s->end_ns = w->time_ns;
 		rc = -1;

@@ -636,6 +636,8 @@ void qp_opt_help(FILE *out, const struct qp_opt_prog *p)
 	qp_opt_usage(out, p->t, p->n, 0);
 	if (p->tail)
 		fputs(p->tail, out);
+	if (p->more)
+		p->more(out, p->name);
 }
 
 int qp_opt_main(const struct qp_opt_prog *p, int argc, char **argv, void *conf, int *first)

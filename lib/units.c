@@ -1,5 +1,6 @@
 /* Quantity parsing for command lines and config files (see qpace/units.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,4 +135,38 @@ const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len)
 {
 	static const struct unit u[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 } };
 	return fmt_scaled((double)ns, u, sizeof(u) / sizeof(u[0]), buf, len);
+}
+
+const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const struct { const char *suffix; unsigned shift; } u[] = {
+		{ "G", 30 }, { "M", 20 }, { "K", 10 },
+	};
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (bytes && bytes % (1ULL << u[i].shift) == 0) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(bytes >> u[i].shift),
+				 u[i].suffix);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
+const char *qp_fmt_bytes_short(uint64_t b, char *buf, size_t len)
+{
+	static const char units[] = " KMGTP";
+	double v = (double)b;
+	unsigned u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64, b);
+	else
+		snprintf(buf, len, "%.*f%c", v < 10 ? 1 : 0, v, units[u]);
+	return buf;
 }

@@ -1,9 +1,11 @@
-/* Counters out: a CSV time series (--stats) and a JSON dump (--stats-json, SIGUSR1).
- * One table of fields drives both, so their names cannot drift. */
+/* Counters out: a CSV time series (--stats) and a JSON dump (--stats-json, SIGUSR1, written
+ * by the printer, qpace/out.h). One table of fields drives both, so their names cannot
+ * drift. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "qpace/out.h"
 #include "capture.h"
 #include "sw.h"
 
@@ -37,37 +39,50 @@ static uint64_t get(const void *base, size_t off)
 	return *(const uint64_t *)((const char *)base + off);
 }
 
-static void json_fields(FILE *out, const struct field *t, const void *base)
+static void json_fields(struct qp_out *o, const struct field *t, const void *base)
 {
 	for (; t->name; t++)
-		fprintf(out, ", \"%s\": %" PRIu64, t->name, get(base, t->off));
+		qp_out_u64(o, t->name, get(base, t->off));
 }
 
 void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 {
-	fprintf(out, "{\"time_ns\": %" PRIu64 ", \"ctrl_unroutable\": %" PRIu64
-		", \"captured\": %" PRIu64 ", \"switches\": [", now, f->ctrl_unroutable,
-		sw_capture_count(f->cap));
+	struct qp_out o;
+
+	qp_out_init(&o, out, QP_OUT_JSON_PRETTY);
+	qp_out_obj(&o, NULL);
+	qp_out_u64(&o, "time_ns", now);
+	qp_out_u64(&o, "ctrl_unroutable", f->ctrl_unroutable);
+	qp_out_u64(&o, "captured", sw_capture_count(f->cap));
+	qp_out_arr(&o, "switches");
 	for (int s = 0; s < f->nswitches; s++) {
 		const struct sw_switch *sw = f->sw[s];
-		fprintf(out, "%s\n {\"name\": \"%s\", \"id\": %" PRIu32 ", \"mac_moves\": %" PRIu64
-			", \"ports\": [", s ? "," : "", sw->conf->name, sw->id, sw->fwd.moves);
+
+		qp_out_obj(&o, NULL);
+		qp_out_str(&o, "name", sw->conf->name);
+		qp_out_u64(&o, "id", sw->id);
+		qp_out_u64(&o, "mac_moves", sw->fwd.moves);
+		qp_out_arr(&o, "ports");
 		for (int i = 0; i < sw->nports; i++) {
 			const struct sw_port *p = &sw->ports[i];
 			const struct sw_queue_params *qp = sw_queue_params(p->q);
-			fprintf(out, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"rate_bps\": %" PRIu64
-				", \"delay_ns\": %" PRIu64 ", \"buffer_bytes\": %" PRIu64
-				", \"queue_bytes\": %" PRIu64, i ? "," : "", p->conf->name,
-				kind_names[p->conf->kind], qp->rate_bps, qp->delay_ns,
-				qp->buffer_bytes, sw_queue_bytes_at(p->q, now));
-			json_fields(out, port_fields, &p->st);
-			json_fields(out, queue_fields, sw_queue_stats(p->q));
-			fputc('}', out);
+
+			qp_out_obj(&o, NULL);
+			qp_out_str(&o, "name", p->conf->name);
+			qp_out_str(&o, "kind", kind_names[p->conf->kind]);
+			qp_out_u64(&o, "rate_bps", qp->rate_bps);
+			qp_out_u64(&o, "delay_ns", qp->delay_ns);
+			qp_out_u64(&o, "buffer_bytes", qp->buffer_bytes);
+			qp_out_u64(&o, "queue_bytes", sw_queue_bytes_at(p->q, now));
+			json_fields(&o, port_fields, &p->st);
+			json_fields(&o, queue_fields, sw_queue_stats(p->q));
+			qp_out_end(&o);
 		}
-		fputs("]}", out);
+		qp_out_end(&o);
+		qp_out_end(&o);
 	}
-	fputs("\n]}\n", out);
-	fflush(out);
+	qp_out_end(&o);
+	qp_out_end(&o);
 }
 
 void sw_stats_csv_header(FILE *out)

@@ -35,7 +35,7 @@ static int no_device(int why, char *err, size_t errlen)
 {
 	return qp_errmsg(-ENODEV, err, errlen,
 			 "ibv: no RDMA device (%s): use the soft backend (--backend soft), or set "
-			 "up Soft-RoCE as the README's \"Soft-RoCE\" section shows",
+			 "up Soft-RoCE as docs/soft-roce.md shows",
 			 why == ENOSYS ? "this kernel has no RDMA support" : "none found");
 }
 

@@ -61,7 +61,7 @@
  *
  * Cost: every handler is O(hops) with no allocation.
  */
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "hpcc_core.h"
 
 struct acc_params {
@@ -224,4 +224,8 @@ const struct cc_ops cc_acc_ops = {
 	.check = acc_check,
 	.init = acc_init,
 	.on = { [CC_EV_INT] = acc_on_int, [CC_EV_NOTICE] = acc_on_notice },
+	/* Notices from a queue of one BDP (the switch's default) are what ACC's first RTT is
+	 * designed for; at that threshold a cut alone would send an incast to min_rate, so
+	 * it runs with the fair anchor (c). */
+	.feedback = { .notice_bytes = 0, .params = "fair=1" },
 };

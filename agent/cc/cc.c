@@ -92,6 +92,11 @@ static const struct cc_param *find_param(const struct cc_ops *ops, const char *n
 	return NULL;
 }
 
+const struct cc_param *cc_param_find(const struct cc_ops *ops, const char *name)
+{
+	return find_param(ops, name, strlen(name));
+}
+
 static int range_error(const struct cc_ops *ops, const struct cc_param *p, const char *value,
 		       char *err, size_t errlen)
 {
@@ -123,7 +128,7 @@ int cc_params_parse(const struct cc_ops *ops, void *params, const char *text, ch
 			return qp_errmsg(-EINVAL, err, errlen, "%s: \"%.*s\" is not key=value", ops->name, (int)len, s);
 		p = find_param(ops, s, (size_t)(eq - s));
 		if (!p)
-			return qp_errmsg(-EINVAL, err, errlen, "%s: unknown parameter \"%.*s\" (see --help-cc %s)",
+			return qp_errmsg(-EINVAL, err, errlen, "%s: unknown parameter \"%.*s\" (see --help-params %s)",
 				    ops->name, (int)(eq - s), s, ops->name);
 		if ((size_t)(s + len - eq - 1) >= sizeof(value))
 			return qp_errmsg(-EINVAL, err, errlen, "%s: value of %s is too long", ops->name, p->name);
@@ -140,26 +145,6 @@ int cc_params_parse(const struct cc_ops *ops, void *params, const char *text, ch
 			s++;
 	}
 	return 0;
-}
-
-int cc_params_help(const struct cc_ops *ops, char *buf, size_t len)
-{
-	size_t off = 0;
-	int n;
-
-	n = snprintf(buf, len, "%s: %s\n", ops->name, ops->summary);
-	if (n < 0)
-		return -EINVAL;
-	off = (size_t)n;
-	for (const struct cc_param *p = ops->params; p && p->name && off < len; p++) {
-		n = snprintf(buf + off, len - off, "  %-14s default %-10g range %s%g, %g%s  %s\n",
-			     p->name, p->def, (p->flags & CC_P_MIN_OPEN) ? "(" : "[", p->min, p->max,
-			     (p->flags & CC_P_MAX_OPEN) ? ")" : "]", p->doc);
-		if (n < 0)
-			return -EINVAL;
-		off += (size_t)n;
-	}
-	return off < len ? 0 : -ENOSPC;
 }
 
 /* ---- controllers ---- */
@@ -214,6 +199,21 @@ out:
 void cc_destroy(struct cc *cc)
 {
 	free(cc);
+}
+
+unsigned cc_needs(const struct cc_ops *ops)
+{
+	static const unsigned need[CC_EV_COUNT] = {
+		[CC_EV_INT] = CC_NEED_INT, [CC_EV_NOTICE] = CC_NEED_NOTICE,
+		[CC_EV_CNP] = CC_NEED_CNP, [CC_EV_LEVEL] = CC_NEED_LEVEL,
+		[CC_EV_RTT] = CC_NEED_RTT,
+	};
+	unsigned n = 0;
+
+	for (unsigned t = 0; t < CC_EV_COUNT; t++)
+		if (ops->on[t])
+			n |= need[t];
+	return n;
 }
 
 /* Structural validity of an event, independent of the algorithm. */

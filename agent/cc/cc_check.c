@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qpace/cc_check.h"
+#include "cc_check.h"
 #include "qpace/units.h"
 
 int cc_check_rates_le_line(const char *alg, const void *params,

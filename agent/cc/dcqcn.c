@@ -61,9 +61,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/cc_check.h"
-#include "qpace/dcqcn.h"
+#include "cc_algs.h"
+#include "cc_check.h"
+#include "dcqcn.h"
 
 struct dcqcn_params {
 	double g;
@@ -369,4 +369,7 @@ const struct cc_ops cc_dcqcn_ops = {
 	.init = dcqcn_init,
 	.on = { [CC_EV_CNP] = dcqcn_on_cnp },
 	.on_timer = dcqcn_on_timer,
+	/* The NP's CNP rule with a step marker: at most one CNP per flow per 50 us while the
+	 * queue is above 16 KiB (a switch's early notice stands in for the CNP). */
+	.feedback = { .notice_bytes = 16 * 1024, .notice_interval_ns = 50 * QP_NS_PER_US },
 };

@@ -37,9 +37,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/cc_check.h"
-#include "qpace/ffd.h"
+#include "cc_algs.h"
+#include "cc_check.h"
+#include "ffd.h"
 
 struct ffd_params {
 	qp_rate_bps rate_ai;
@@ -245,4 +245,6 @@ const struct cc_ops cc_ffd_ops = {
 	.init = ffd_init,
 	.on = { [CC_EV_LEVEL] = ffd_on_level },
 	.on_timer = ffd_on_timer,
+	/* The switch's level thresholds: min, mid and max queue bytes of levels 1..3. */
+	.feedback = { .level_bytes = { 8 * 1024, 24 * 1024, 48 * 1024 } },
 };

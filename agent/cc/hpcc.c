@@ -59,8 +59,8 @@
  * The params, state and stats structs are in hpcc_core.h, because acc.c embeds them; this
  * file implements the core functions declared there and exports cc_hpcc_ops.
  */
-#include "qpace/cc_algs.h"
-#include "qpace/cc_check.h"
+#include "cc_algs.h"
+#include "cc_check.h"
 #include "hpcc_core.h"
 
 #define HPCC_AI_DIVISOR 2500u  /* default R_AI = line / 2500 */

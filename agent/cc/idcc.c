@@ -78,8 +78,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/cc_check.h"
+#include "cc_algs.h"
+#include "cc_check.h"
 
 enum idcc_loop_id { IDCC_Q = 0, IDCC_RTT, IDCC_LOOPS };
 

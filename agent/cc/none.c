@@ -8,7 +8,7 @@
  */
 #include <stddef.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 
 struct none_params {
 	qp_rate_bps rate;

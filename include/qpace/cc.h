@@ -13,8 +13,11 @@
  * allocates. Every call takes the current time, so the agent (real time, libev), the
  * emulated hosts and the unit tests (injected time) run exactly the same code.
  *
- * Adding an algorithm is one file in agent/cc/ exporting a `const struct cc_ops` and one
- * line in the registry table (agent/cc/registry.c).
+ * Adding an algorithm is one file in agent/cc/ exporting a `const struct cc_ops`, its
+ * tests, and one line in the registry table (agent/cc/registry.c). Everything else about
+ * it is read from its ops: the feedback the network must give it (cc_needs and
+ * ops->feedback, from which qpace-bench sets up its switch), its parameter table (parsing,
+ * --help-params, the parameter tables in the docs) and the lists of algorithms in help.
  */
 #ifndef QPACE_CC_H
 #define QPACE_CC_H
@@ -138,6 +141,35 @@ struct cc_param {
 
 typedef unsigned (*cc_event_fn)(struct cc *cc, const struct cc_event *ev, qp_time_ns now);
 
+/* ---- the feedback an algorithm needs ----
+ *
+ * Which kinds of feedback an algorithm needs is what it has handlers for (cc_needs: a
+ * handler in ops->on[] for INT reports, notices, CNPs, levels or RTT samples). The values
+ * a switch produces them at are declared beside the handlers, in ops->feedback; a driver
+ * that sets up the network (qpace-bench's incast) derives the switch's settings from the
+ * two, so no table outside the algorithm's file knows what it needs. */
+enum cc_need {
+	CC_NEED_INT = 1u << 0,     /* INT reports from every hop (CC_EV_INT) */
+	CC_NEED_NOTICE = 1u << 1,  /* early congestion notices at enqueue (CC_EV_NOTICE) */
+	CC_NEED_CNP = 1u << 2,     /* CNPs or ECN echoes (CC_EV_CNP) */
+	CC_NEED_LEVEL = 1u << 3,   /* congestion levels 0..3 (CC_EV_LEVEL) */
+	CC_NEED_RTT = 1u << 4,     /* RTT samples, from the QP's owner (CC_EV_RTT) */
+};
+
+struct cc_feedback {
+	/* CC_NEED_NOTICE or CC_NEED_CNP: the queue (bytes) at which the switch sends an early
+	 * notice; for CNP the notice is the CNP's stand-in (one per flow per interval above a
+	 * step threshold: DCQCN's NP rule). 0 = one BDP of the path, the switch's default. */
+	uint64_t notice_bytes;
+	/* at most one notice per flow per this; 0 = the switch's default */
+	qp_time_ns notice_interval_ns;
+	/* CC_NEED_LEVEL: the queue (bytes) of levels 1, 2 and 3 (min <= mid <= max) */
+	uint64_t level_bytes[3];
+	/* "key=value,..." the algorithm is run with when the network gives the feedback above
+	 * (a cut rule that needs the threshold it was designed for); NULL = none */
+	const char *params;
+};
+
 struct cc_ops {
 	const char *name;
 	const char *summary;              /* one line for --help */
@@ -153,11 +185,19 @@ struct cc_ops {
 	cc_event_fn on[CC_EV_COUNT];
 	/* Run every timer due at or before now; NULL when the algorithm has none. */
 	unsigned (*on_timer)(struct cc *cc, qp_time_ns now);
+	/* The values the switch produces the feedback of cc_needs(ops) at. */
+	struct cc_feedback feedback;
 };
+
+/* CC_NEED_* bits: the kinds of feedback @ops has handlers for. */
+unsigned cc_needs(const struct cc_ops *ops);
 
 /* Registry. */
 const struct cc_ops *cc_find(const char *name);
-const struct cc_ops *const *cc_all(void); /* NULL-terminated */
+const struct cc_ops *const *cc_all(void); /* NULL-terminated, in the order help lists them */
+/* The registered names joined by @sep ("none, dcqcn, ..."). 0, or -ENOSPC when @len is
+ * too short (@buf then holds as many whole names as fit); @buf is always terminated. */
+int cc_names(char *buf, size_t len, const char *sep);
 
 /* Create a controller. @params is "key=value[,key=value...]" or NULL/"" for defaults.
  * Returns NULL with a message in @err (naming the algorithm or parameter, the value and
@@ -176,8 +216,14 @@ unsigned cc_event(struct cc *cc, const struct cc_event *ev, qp_time_ns now);
 /* Run timers due at or before now. */
 unsigned cc_timer(struct cc *cc, qp_time_ns now);
 
-/* Write the parameter table of @ops as help text (name, default, range, doc). */
+/* Write the parameter table of @ops as help text: a "name: summary" line, then one line
+ * per parameter (name, type, default, range, meaning). 0, or -ENOSPC. */
 int cc_params_help(const struct cc_ops *ops, char *buf, size_t len);
+/* The same table in Markdown (| parameter | type | default | range | meaning |), as the
+ * docs carry it (scripts/docs-params.sh). 0, or -ENOSPC. */
+int cc_params_help_md(const struct cc_ops *ops, char *buf, size_t len);
+/* The parameter @name of @ops, or NULL. */
+const struct cc_param *cc_param_find(const struct cc_ops *ops, const char *name);
 
 /* Parse "key=value,..." into @params of @ops (defaults first). 0 or -EINVAL with @err. */
 int cc_params_parse(const struct cc_ops *ops, void *params, const char *text,

@@ -134,13 +134,15 @@ struct qp_opt_prog {
 	const char *name;            /* in messages */
 	const char *head;            /* --help: the text before the options */
 	const char *tail;            /* --help: after them (NULL = nothing) */
+	void (*more)(FILE *out, const char *name);   /* --help: then this (NULL = nothing),
+						      * e.g. a list made at run time */
 	const struct qp_opt *t;
 	size_t n;
 	int max_args;                /* positional arguments accepted; -1 = any number */
 	bool in_order;
 };
 
-/* head, the options, tail. */
+/* head, the options, tail, more. */
 void qp_opt_help(FILE *out, const struct qp_opt_prog *p);
 /* The rows' defaults (qp_opt_defaults), then the command line, into @conf. 0: go on (*first = the first positional argument,
  * if @first); 1: --help was printed to stdout; -EINVAL: the error was printed

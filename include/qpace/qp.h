@@ -332,7 +332,7 @@ extern const struct qp_backend_ops qp_ibv_ops;
 /* ---- contexts ---- */
 
 /* Open a backend instance; -errno with one line in err (ibv with no device names the soft
- * backend and the README's Soft-RoCE section). */
+ * backend and docs/soft-roce.md). */
 int qp_ctx_open(const char *backend, const struct qp_ctx_attr *attr, struct qp_ctx **out,
 		char *err, size_t errlen);
 /* The same with an explicit ops table (tests, out-of-tree backends). */

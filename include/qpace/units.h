@@ -24,5 +24,11 @@ int qp_parse_u64(const char *s, uint64_t *out);
 const char *qp_fmt_rate(qp_rate_bps bps, char *buf, size_t len);
 /* "12.5us", "3ms"... into buf; returns buf. */
 const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len);
+/* "16K", "48M", "1500"... into buf, exactly: the largest binary unit that divides the
+ * count (qp_parse_bytes reads it back); returns buf. */
+const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+/* For display: "1500", "64K", "1.5M" — binary prefixes, one decimal below 10 (not
+ * exact: qp_fmt_bytes is the form qp_parse_bytes reads back). */
+const char *qp_fmt_bytes_short(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpace/agent_config.h"
+#include "agent_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "int_feed.h"
 #include "cc_loop.h"
 #include "cc_assert.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/agent_config.h"
+#include "agent_config.h"
 #include "test_rng.h"
 
 static void test_defaults_and_file(void **state)

@@ -1,5 +1,5 @@
-/* qpace-bench reports: perftest's exact table headers and row formats, the JSON writer
- * and reader, and the incast JSON carrying every key the issue lists. */
+/* qpace-bench reports: perftest's exact table headers and row formats, and the incast JSON
+ * carrying every key the issue lists. (The JSON writer and reader: test_out.c, test_jsonr.c.) */
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,9 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "qpace/jsonr.h"
 #include "../../bench/incast.h"
-#include "../../bench/json.h"
-#include "../../bench/jsonr.h"
 #include "../../bench/report.h"
 
 /* Capture what @fn prints. */
@@ -68,27 +67,6 @@ static void test_lat_table_is_perftests(void **state)
 	free(text);
 	CAPTURE(text, report_lat_header(out, true));
 	assert_string_equal(text, " #bytes        #iterations       t_avg[usec]    tps average\n");
-	free(text);
-}
-
-static void test_json_writer(void **state)
-{
-	char *text = NULL;
-	struct json j;
-	(void)state;
-
-	CAPTURE(text, json_init(&j, out, false); json_obj(&j, NULL); json_str(&j, "a", "x\"y\n");
-		json_u64(&j, "n", 18446744073709551615ULL); json_arr(&j, "l");
-		json_double(&j, NULL, 1.5, 2); json_double(&j, NULL, NAN, 2); json_bool(&j, NULL, true);
-		json_end(&j); json_obj(&j, "e"); json_end(&j); json_end(&j); json_finish(&j));
-	assert_string_equal(text,
-		"{\"a\":\"x\\\"y\\n\",\"n\":18446744073709551615,\"l\":[1.50,null,true],\"e\":{}}\n");
-	assert_int_equal(j.errors, 0);
-	free(text);
-	/* Closing more than was opened is counted, not written. */
-	CAPTURE(text, json_init(&j, out, false); json_end(&j));
-	assert_int_equal(j.errors, 1);
-	assert_string_equal(text, "");
 	free(text);
 }
 
@@ -184,43 +162,13 @@ static void test_summary_and_compare(void **state)
 	free(text);
 }
 
-static void nop(void *arg, const char *path, const struct jsonr_val *v)
-{
-	(void)arg, (void)path, (void)v;
-}
-
-static void test_jsonr_untrusted(void **state)
-{
-	const char *good = "{\"time_ns\": 12, \"switches\": [{\"name\": \"s1\", \"ports\": "
-			   "[{\"name\": \"p0\", \"drop_tail\": 3}]}], \"x\": [true, false, null, -1.5e3]}";
-	char err[128], deep[200];
-	(void)state;
-
-	assert_int_equal(jsonr_walk(good, strlen(good), nop, NULL, err, sizeof(err)), 0);
-	/* Every truncation fails cleanly (ASan checks no byte past the end is read). */
-	for (size_t len = 0; len < strlen(good); len++) {
-		char *copy = malloc(len ? len : 1);
-		memcpy(copy, good, len);
-		assert_int_equal(jsonr_walk(copy, len, nop, NULL, err, sizeof(err)), -1);
-		free(copy);
-	}
-	memset(deep, '[', sizeof(deep));
-	assert_int_equal(jsonr_walk(deep, sizeof(deep), nop, NULL, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "nested too deep"));
-	assert_int_equal(jsonr_walk("{\"a\" 1}", 7, nop, NULL, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "byte"));
-	assert_int_equal(jsonr_walk("[1] x", 5, nop, NULL, err, sizeof(err)), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bw_table_is_perftests),
 		cmocka_unit_test(test_lat_table_is_perftests),
-		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_incast_json_keys),
 		cmocka_unit_test(test_summary_and_compare),
-		cmocka_unit_test(test_jsonr_untrusted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "qpace/units.h"
 
 static const struct cc_path path = {
@@ -42,6 +42,25 @@ static void test_units(void **state)
 	assert_int_equal(qp_parse_bytes("1500", &b), 0);
 	assert_int_equal(b, 1500);
 	assert_int_not_equal(qp_parse_bytes("1e30", &b), 0);
+}
+
+/* qp_fmt_bytes is exact, and qp_parse_bytes reads every form it writes back. */
+static void test_fmt_bytes(void **state)
+{
+	static const struct { uint64_t v; const char *s; } cases[] = {
+		{ 0, "0" },          { 1500, "1500" },       { 16384, "16K" },
+		{ 49152, "48K" },    { 1536 * 1024, "1536K" }, { 3ULL << 20, "3M" },
+		{ 2ULL << 30, "2G" }, { 4294967295ULL, "4294967295" }, { 1ULL << 40, "1024G" },
+	};
+	char buf[32];
+	uint64_t b;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(qp_fmt_bytes(cases[i].v, buf, sizeof(buf)), cases[i].s);
+		assert_int_equal(qp_parse_bytes(buf, &b), 0);
+		assert_int_equal(b, cases[i].v);
+	}
 }
 
 static void test_tx_time(void **state)
@@ -139,6 +158,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_tx_time),
 		cmocka_unit_test(test_none_defaults_and_param),
 		cmocka_unit_test(test_bad_params_named),

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/dcqcn.h"
+#include "cc_algs.h"
+#include "dcqcn.h"
 #include "../support/cc_expect.h"
 
 #define US QP_NS_PER_US

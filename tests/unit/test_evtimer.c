@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/evtimer.h"
+#include "evtimer.h"
 
 #define PERIOD_NS (100 * QP_NS_PER_US)
 #define FIRES 2000

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
-#include "qpace/ffd.h"
+#include "cc_algs.h"
+#include "ffd.h"
 #include "../support/cc_expect.h"
 
 #define RTT (10 * QP_NS_PER_US)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "../../agent/cc/hpcc_core.h"
 #include "int_feed.h"
 #include "cc_loop.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "cc_expect.h"
 #include "netmodel.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "qpace/cc_algs.h"
+#include "cc_algs.h"
 #include "netmodel.h"
 
 #define B (100 * QP_GBPS)

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "qpace/feedback.h"
+#include "qpace/jsonr.h"
 #include "qpace/soft_bw.h"
 #include "soft_net.h"
 #include "test_size.h"
@@ -58,21 +59,35 @@ static void on_telemetry(void *arg, uint32_t src_ip, uint16_t src_port, const ui
 }
 
 /* "drop_tail" of port p1 from the switch's --stats-json file; -1 when absent. */
+struct p1_walk {
+	int idx;
+	long long drops[16];
+};
+
+static void p1_stat(void *arg, const char *path, const struct jsonr_val *v)
+{
+	struct p1_walk *w = arg;
+	unsigned i;
+	int used = 0;
+
+	if (sscanf(path, "switches.0.ports.%u.%n", &i, &used) != 1 || !used || i >= 16)
+		return;
+	if (!strcmp(path + used, "name") && v->type == JSONR_STR && !strcmp(v->str, "p1"))
+		w->idx = (int)i;
+	else if (!strcmp(path + used, "drop_tail") && v->is_u64)
+		w->drops[i] = (long long)v->u64;
+}
+
 static long long p1_drops(const char *path)
 {
-	static char text[1 << 16];
-	FILE *f = fopen(path, "r");
-	size_t n;
-	const char *p1, *d;
+	struct p1_walk w = { .idx = -1 };
+	char err[256];
 
-	if (!f)
+	for (int i = 0; i < 16; i++)
+		w.drops[i] = -1;
+	if (jsonr_walk_file(path, p1_stat, &w, err, sizeof(err)) || w.idx < 0)
 		return -1;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
-	p1 = strstr(text, "\"name\": \"p1\"");
-	d = p1 ? strstr(p1, "\"drop_tail\": ") : NULL;
-	return d ? strtoll(d + 13, NULL, 10) : -1;
+	return w.drops[w.idx];
 }
 
 static char pcap_path[64];

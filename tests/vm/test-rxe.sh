@@ -46,7 +46,8 @@ else
 	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
 	skipped=$((skipped + 1))
 fi
-# Scenario 4 boots 2 guests joined by the README's VXLAN recipe (15-30 s, so in both modes):
+# Scenario 4 boots 2 guests joined by the VXLAN recipe of docs/soft-roce.md (15-30 s, so in
+# both modes):
 # --short, one on QEMU's user network (slirp) and one on a plain udp port; the full run
 # (as root) puts the other on a host tap device, so both are vxlan ports.
 vxtap=""

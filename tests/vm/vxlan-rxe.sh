@@ -1,11 +1,12 @@
 #!/bin/sh
-# Scenario 4, cloud VMs over VXLAN: the README's recipe, run as written, on kernel rxe.
+# Scenario 4, cloud VMs over VXLAN: the recipe of docs/soft-roce.md, run as written, on
+# kernel rxe.
 #
 #   tests/vm/vxlan-rxe.sh [--short] [--tap]
 #
 # g2 stands for a cloud VM: its eth0 is no switch port but an ordinary routed NIC, QEMU's
 # user network (slirp: eth0 10.0.2.15/24; the host is 10.0.2.2, UDP is NAT'd to the host's
-# 127.0.0.1). In g2, /job/net.sh runs the README's lines with SWITCH_IP = 10.0.2.2:
+# 127.0.0.1). In g2, /job/net.sh runs the recipe's lines with SWITCH_IP = 10.0.2.2:
 #
 #   ip link add vx0 type vxlan id 42 remote 10.0.2.2 dstport 4789 dev eth0
 #   ip addr add 10.0.0.2/24 dev vx0 && ip link set vx0 up
@@ -19,7 +20,7 @@
 # (the VM) is the client: the data enters the switch through the vxlan port, and the INT
 # reports about it leave through it to g2's qpaced.
 #
-# --tap (root): g1 is a cloud VM too, so the topology is the README's two vxlan ports: g1's
+# --tap (root): g1 is a cloud VM too, so the topology is the recipe's two vxlan ports: g1's
 # eth0 is a host tap device (qpvxN, host 10.213.N.254/24, guest 10.213.N.1/24, N from the
 # pid), g1 runs the same three lines with SWITCH_IP = 10.213.N.254, and port vm1 is
 # `vxlan local=10.213.N.254 remote=10.213.N.1 vni=42` (its own local address: vm2's socket
@@ -71,9 +72,9 @@ $G1PORT
 port sw vm2 vxlan local=127.0.0.1 remote=127.0.0.1:$hp vni=42
 EOF
 
-# net_sh SWITCH_IP VX0_ADDR FILE: the README's lines. ip() runs iproute2's ip, as on a
+# net_sh SWITCH_IP VX0_ADDR FILE: the recipe's lines. ip() runs iproute2's ip, as on a
 # cloud VM: the guest's busybox sh prefers its own ip applet to PATH (that one accepts these
-# lines too, but it is not what the README's readers run).
+# lines too, but it is not what the recipe's readers run).
 net_sh() {
 	cat >"$3" <<EOF
 ip() { /usr/bin/ip "\$@"; }

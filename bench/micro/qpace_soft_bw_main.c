@@ -12,6 +12,7 @@
 #include "qpace/errmsg.h"
 #include "qpace/gate.h"
 #include "qpace/opt.h"
+#include "qpace/out.h"
 #include "qpace/soft_bw.h"
 #include "qpace/units.h"
 
@@ -137,13 +138,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.json) {
-		printf("{\"bytes\":%llu,\"seconds\":%.6f,\"gbps\":%.3f,\"mtu\":%lu,\"path\":\"%s\","
-		       "\"retransmissions\":%llu,\"timeouts\":%llu,\"naks\":%llu,"
-		       "\"crc32\":\"%08x\",\"exact\":%s}\n",
-		       (unsigned long long)r.bytes, (double)r.elapsed_ns / 1e9, r.gbps, o.mtu,
-		       o.sw_port ? "switch" : "direct", (unsigned long long)r.ra.retrans_pkts,
-		       (unsigned long long)r.ra.timeouts, (unsigned long long)r.ra.naks_rx,
-		       r.crc_dst, r.exact ? "true" : "false");
+		struct qp_out j;
+		char crc[16];
+
+		snprintf(crc, sizeof(crc), "%08x", r.crc_dst);
+		qp_out_init(&j, stdout, QP_OUT_JSON);
+		qp_out_obj(&j, NULL);
+		qp_out_u64(&j, "bytes", r.bytes);
+		qp_out_double(&j, "seconds", (double)r.elapsed_ns / 1e9, "%.6f");
+		qp_out_double(&j, "gbps", r.gbps, "%.3f");
+		qp_out_u64(&j, "mtu", o.mtu);
+		qp_out_str(&j, "path", o.sw_port ? "switch" : "direct");
+		qp_out_u64(&j, "retransmissions", r.ra.retrans_pkts);
+		qp_out_u64(&j, "timeouts", r.ra.timeouts);
+		qp_out_u64(&j, "naks", r.ra.naks_rx);
+		qp_out_str(&j, "crc32", crc);
+		qp_out_bool(&j, "exact", r.exact);
+		qp_out_end(&j);
 	} else {
 		printf("%-12s %-9s %-8s %-8s %-8s %-8s %-10s %s\n", "bytes", "seconds", "Gb/s",
 		       "retrans", "timeouts", "naks", "crc32", "exact");

@@ -25,7 +25,7 @@
 #include "qpace/fb_auth.h"
 #include "qpace/gate.h"
 #include "qpace/opt.h"
-#include "qpace/qpaced.h"
+#include "qpaced.h"
 #include "qpace/units.h"
 
 enum { C_REGISTER = 1, C_SEND = 2, C_FUZZ = 4, C_LISTEN = 8, C_RATE = 16, C_SENDER = 32 };

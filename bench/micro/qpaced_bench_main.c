@@ -31,6 +31,7 @@
 #include "qpace/ctl_client.h"
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"
+#include "qpace/out.h"
 #include "qpace/units.h"
 
 #define MAX_RATES 8
@@ -425,14 +426,17 @@ static void print_latency(const char *variant, uint64_t rate, const struct ctl_a
 	       (unsigned long long)a->delay_samples);
 }
 
-static void json_latency(const char *variant, uint64_t rate, const struct ctl_agent *a,
-			 bool first)
+static void json_latency(struct qp_out *j, const char *variant, uint64_t rate,
+			 const struct ctl_agent *a)
 {
-	printf("%s{\"agent\":\"%s\",\"rate\":%llu,\"samples\":%llu,\"p50_ns\":%llu,"
-	       "\"p99_ns\":%llu,\"max_ns\":%llu}", first ? "" : ",", variant,
-	       (unsigned long long)rate, (unsigned long long)a->delay_samples,
-	       (unsigned long long)a->delay_p50_ns, (unsigned long long)a->delay_p99_ns,
-	       (unsigned long long)a->delay_max_ns);
+	qp_out_obj(j, NULL);
+	qp_out_str(j, "agent", variant);
+	qp_out_u64(j, "rate", rate);
+	qp_out_u64(j, "samples", a->delay_samples);
+	qp_out_u64(j, "p50_ns", a->delay_p50_ns);
+	qp_out_u64(j, "p99_ns", a->delay_p99_ns);
+	qp_out_u64(j, "max_ns", a->delay_max_ns);
+	qp_out_end(j);
 }
 
 int main(int argc, char **argv)
@@ -468,15 +472,25 @@ int main(int argc, char **argv)
 	}
 	unlink(d.log);
 	if (o.json) {
-		printf("{\"qps\":%u,\"hops\":%d,\"cc\":\"hpcc\",\"core_reports_per_s\":%.0f,"
-		       "\"sent_per_s\":%.0f,\"agent_reports_per_s\":%.0f,\"kernel_drops\":%llu,"
-		       "\"saturated_delay_p50_ns\":%llu,\"saturated_delay_p99_ns\":%llu,\"latency\":[",
-		       o.qps, HOPS, core, t.sent_per_s, t.agent_per_s, (unsigned long long)t.drops,
-		       (unsigned long long)t.end.delay_p50_ns, (unsigned long long)t.end.delay_p99_ns);
+		struct qp_out j;
+
+		qp_out_init(&j, stdout, QP_OUT_JSON);
+		qp_out_obj(&j, NULL);
+		qp_out_u64(&j, "qps", o.qps);
+		qp_out_i64(&j, "hops", HOPS);
+		qp_out_str(&j, "cc", "hpcc");
+		qp_out_double(&j, "core_reports_per_s", core, "%.0f");
+		qp_out_double(&j, "sent_per_s", t.sent_per_s, "%.0f");
+		qp_out_double(&j, "agent_reports_per_s", t.agent_per_s, "%.0f");
+		qp_out_u64(&j, "kernel_drops", t.drops);
+		qp_out_u64(&j, "saturated_delay_p50_ns", t.end.delay_p50_ns);
+		qp_out_u64(&j, "saturated_delay_p99_ns", t.end.delay_p99_ns);
+		qp_out_arr(&j, "latency");
 		for (unsigned v = 0; v < nvar; v++)
 			for (unsigned i = 0; i < o.nrates; i++)
-				json_latency(variant[v], o.rates[i], &lat[v][i], !v && !i);
-		printf("]}\n");
+				json_latency(&j, variant[v], o.rates[i], &lat[v][i]);
+		qp_out_end(&j);
+		qp_out_end(&j);
 		return 0;
 	}
 	printf("qpaced-bench: HPCC, %d-hop INT reports over %u QPs; agent on CPU %d%s, sender on "

@@ -6,7 +6,7 @@
 
 #include "qpace/feedback.h"
 #include "qpace/soft.h"
-#include "host.h"
+#include "qpace/host.h"
 
 #define HOST_HEARTBEAT_NS QP_NS_PER_MS
 

@@ -14,6 +14,7 @@
 
 #include "qpace/cc.h"
 #include "qpace/opt.h"
+#include "qpace/out.h"
 
 #define HOPS QP_INT_MAX_HOPS
 #define LINE (100 * QP_GBPS)
@@ -149,14 +150,15 @@ static const struct qp_opt_prog prog = {
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct opts args = { 0 };
 	uint64_t sink = 0;
-	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
+	struct qp_out o;
+	int rc = qp_opt_main(&prog, argc, argv, &args, NULL);
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
-	unsigned long n = (unsigned long)o.n, rounds = (unsigned long)o.rounds;
-	bool json = o.json;
+	unsigned long n = (unsigned long)args.n, rounds = (unsigned long)args.rounds;
+	bool json = args.json;
 
 	struct ev_slot *slots = calloc(n, sizeof(*slots));
 	double *ns = calloc(rounds, sizeof(*ns));
@@ -164,10 +166,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-cc: out of memory for %lu events\n", n);
 		return 1;
 	}
-	if (json)
-		printf("{\"events_per_round\": %lu, \"rounds\": %lu, \"results\": [", n, rounds);
-	else
+	qp_out_init(&o, stdout, QP_OUT_JSON);
+	if (json) {
+		qp_out_obj(&o, NULL);
+		qp_out_u64(&o, "events_per_round", n);
+		qp_out_u64(&o, "rounds", rounds);
+		qp_out_arr(&o, "results");
+	} else {
 		printf("%-8s %-28s %12s %12s %12s\n", "algo", "events", "ns/event p50", "min", "max");
+	}
 	for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
 		const struct cc_ops *ops = cc_find(mixes[m].alg);
 		if (!ops) {
@@ -179,17 +186,23 @@ int main(int argc, char **argv)
 		for (unsigned long r = 0; r < rounds; r++)
 			ns[r] = round_ns(ops, slots, n, &sink);
 		qsort(ns, rounds, sizeof(ns[0]), cmp_double);
-		if (json)
-			printf("%s{\"algorithm\": \"%s\", \"events\": \"%s\", \"ns_per_event_p50\": %.1f, "
-			       "\"min\": %.1f, \"max\": %.1f}",
-			       m ? ", " : "", mixes[m].alg, mixes[m].label, ns[rounds / 2], ns[0],
-			       ns[rounds - 1]);
-		else
+		if (json) {
+			qp_out_obj(&o, NULL);
+			qp_out_str(&o, "algorithm", mixes[m].alg);
+			qp_out_str(&o, "events", mixes[m].label);
+			qp_out_double(&o, "ns_per_event_p50", ns[rounds / 2], "%.1f");
+			qp_out_double(&o, "min", ns[0], "%.1f");
+			qp_out_double(&o, "max", ns[rounds - 1], "%.1f");
+			qp_out_end(&o);
+		} else {
 			printf("%-8s %-28s %12.1f %12.1f %12.1f\n", mixes[m].alg, mixes[m].label,
 			       ns[rounds / 2], ns[0], ns[rounds - 1]);
+		}
 	}
-	if (json)
-		printf("]}\n");
+	if (json) {
+		qp_out_end(&o);
+		qp_out_end(&o);
+	}
 	/* Keep the optimiser from discarding the controllers' work. */
 	if (sink == 42)
 		fprintf(stderr, "\n");

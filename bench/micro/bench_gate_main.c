@@ -21,9 +21,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "qpace/gate.h"
 #include "qpace/errmsg.h"
+#include "qpace/gate.h"
 #include "qpace/opt.h"
+#include "qpace/out.h"
 #include "qpace/units.h"
 
 #define MAX_LIST 16
@@ -226,15 +227,21 @@ static void measure_wakeups(const struct opts *o)
 		late[i] = qp_wait_until(&w, deadline, -1, NULL) - deadline;
 	}
 	qsort(late, N, sizeof(late[0]), cmp_u64);
-	if (o->json)
-		printf("{\"wakeup_late_p50_us\":%.1f,\"wakeup_late_p99_us\":%.1f,"
-		       "\"wakeup_late_max_us\":%.1f}\n", (double)late[N / 2] / 1e3,
-		       (double)late[N * 99 / 100] / 1e3, (double)late[N - 1] / 1e3);
-	else
+	if (o->json) {
+		struct qp_out j;
+
+		qp_out_init(&j, stdout, QP_OUT_JSON);
+		qp_out_obj(&j, NULL);
+		qp_out_double(&j, "wakeup_late_p50_us", (double)late[N / 2] / 1e3, "%.1f");
+		qp_out_double(&j, "wakeup_late_p99_us", (double)late[N * 99 / 100] / 1e3, "%.1f");
+		qp_out_double(&j, "wakeup_late_max_us", (double)late[N - 1] / 1e3, "%.1f");
+		qp_out_end(&j);
+	} else {
 		printf("# sleep wakeups (2000 x 200 us): late by p50 %.1f us, p99 %.1f us, max "
 		       "%.1f us; hybrid spins the last %.0f us\n", (double)late[N / 2] / 1e3,
 		       (double)late[N * 99 / 100] / 1e3, (double)late[N - 1] / 1e3,
 		       (double)(o->spin_ns ? o->spin_ns : QP_WAIT_DEF_SPIN_NS) / 1e3);
+	}
 }
 
 static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
@@ -245,15 +252,24 @@ static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mo
 	qp_fmt_rate(rate, target, sizeof(target));
 	qp_fmt_rate((qp_rate_bps)r->achieved_bps, achieved, sizeof(achieved));
 	if (o->json) {
-		printf("{\"target_bps\":%llu,\"mode\":\"%s\",\"chunk_bytes\":%llu,"
-		       "\"achieved_bps\":%.0f,\"error_pct\":%.3f,\"cpu_pct\":%.1f,"
-		       "\"ideal_gap_us\":%.2f,\"gap_p50_us\":%.2f,\"gap_p99_us\":%.2f,"
-		       "\"pieces\":%llu,\"sleeps\":%llu,\"stall_ms\":%.1f,\"attempt\":%llu}\n",
-		       (unsigned long long)rate, qp_wait_mode_str(mode),
-		       (unsigned long long)o->chunk_bytes, r->achieved_bps, r->err_pct,
-		       r->cpu_pct, r->ideal_gap_us, r->gap_p50_us, r->gap_p99_us,
-		       (unsigned long long)r->pieces, (unsigned long long)r->sleeps, r->stall_ms,
-		       (unsigned long long)r->attempt);
+		struct qp_out j;
+
+		qp_out_init(&j, stdout, QP_OUT_JSON);
+		qp_out_obj(&j, NULL);
+		qp_out_u64(&j, "target_bps", rate);
+		qp_out_str(&j, "mode", qp_wait_mode_str(mode));
+		qp_out_u64(&j, "chunk_bytes", o->chunk_bytes);
+		qp_out_double(&j, "achieved_bps", r->achieved_bps, "%.0f");
+		qp_out_double(&j, "error_pct", r->err_pct, "%.3f");
+		qp_out_double(&j, "cpu_pct", r->cpu_pct, "%.1f");
+		qp_out_double(&j, "ideal_gap_us", r->ideal_gap_us, "%.2f");
+		qp_out_double(&j, "gap_p50_us", r->gap_p50_us, "%.2f");
+		qp_out_double(&j, "gap_p99_us", r->gap_p99_us, "%.2f");
+		qp_out_u64(&j, "pieces", r->pieces);
+		qp_out_u64(&j, "sleeps", r->sleeps);
+		qp_out_double(&j, "stall_ms", r->stall_ms, "%.1f");
+		qp_out_u64(&j, "attempt", r->attempt);
+		qp_out_end(&j);
 		return;
 	}
 	printf("%-8s %-7s %-10s %+8.2f%% %6.1f%% %9.2f %9.2f %9.2f %9llu %9llu %9.1f %7llu\n",

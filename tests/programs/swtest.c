@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qpace/jsonr.h"
 #include "qpace/opt.h"
 #include "qpace/units.h"
 #include "swtest.h"
@@ -299,30 +300,65 @@ void swt_learn(struct swt_pair *p, const struct frame_addr *a, const struct fram
 		;
 }
 
-/* The value of "KEY": N in the block of port PORT of switch SW (qpace-switch's JSON). */
+/* swt_json_get's walks over qpace-switch's --stats-json: the first finds switch SW and the
+ * index of port PORT in each switch, the second the key in that port. */
+#define SWT_JSON_SWITCHES 64
+
+struct swt_json {
+	const char *sw, *port, *key;
+	int sw_idx;
+	int port_idx[SWT_JSON_SWITCHES];
+	bool found;
+	uint64_t value;
+};
+
+static void swt_json_names(void *arg, const char *path, const struct jsonr_val *v)
+{
+	struct swt_json *j = arg;
+	const char *rest;
+	unsigned s, p;
+	int used = 0;
+
+	if (v->type != JSONR_STR || sscanf(path, "switches.%u.%n", &s, &used) != 1 || !used ||
+	    s >= SWT_JSON_SWITCHES)
+		return;
+	rest = path + used;
+	used = 0;
+	if (strcmp(rest, "name") == 0 && strcmp(v->str, j->sw) == 0 && j->sw_idx < 0)
+		j->sw_idx = (int)s;
+	else if (sscanf(rest, "ports.%u.%n", &p, &used) == 1 && used &&
+		 strcmp(rest + used, "name") == 0 && strcmp(v->str, j->port) == 0 &&
+		 j->port_idx[s] < 0)
+		j->port_idx[s] = (int)p;
+}
+
+static void swt_json_value(void *arg, const char *path, const struct jsonr_val *v)
+{
+	struct swt_json *j = arg;
+	char want[JSONR_MAX_PATH];
+
+	snprintf(want, sizeof(want), "switches.%d.ports.%d.%s", j->sw_idx,
+		 j->port_idx[j->sw_idx], j->key);
+	if (v->is_u64 && strcmp(path, want) == 0) {
+		j->value = v->u64;
+		j->found = true;
+	}
+}
+
+/* The value of KEY in port PORT of switch SW (qpace-switch's JSON). */
 int swt_json_get(const char *path, const char *sw, const char *port, const char *key,
 		 uint64_t *out)
 {
-	static char text[1 << 20];
-	char pat[128];
-	FILE *f = fopen(path, "r");
-	size_t n;
-	const char *s, *p, *end;
+	struct swt_json j = { .sw = sw, .port = port, .key = key, .sw_idx = -1 };
+	char err[256];
 
-	if (!f)
+	for (int i = 0; i < SWT_JSON_SWITCHES; i++)
+		j.port_idx[i] = -1;
+	if (jsonr_walk_file(path, swt_json_names, &j, err, sizeof(err)))
 		return -1;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
-	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"id\"", sw);
-	s = strstr(text, pat);
-	snprintf(pat, sizeof(pat), "{\"name\": \"%s\", \"kind\"", port);
-	p = s ? strstr(s, pat) : NULL;
-	end = p ? strchr(p, '}') : NULL;
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	s = p ? strstr(p, pat) : NULL;
-	if (!s || s > end)
+	if (j.sw_idx < 0 || j.port_idx[j.sw_idx] < 0 ||
+	    jsonr_walk_file(path, swt_json_value, &j, err, sizeof(err)) || !j.found)
 		return -1;
-	*out = strtoull(s + strlen(pat), NULL, 10);
+	*out = j.value;
 	return 0;
 }

@@ -15,7 +15,7 @@
 #define QPACE_QPACED_H
 
 #include <stddef.h>
-#include "qpace/agent_config.h"
+#include "agent_config.h"
 
 struct qpaced;
 

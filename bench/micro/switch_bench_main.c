@@ -4,7 +4,7 @@
  *
  * The same load, in the same run (3 interleaved rounds of S seconds, default 1; medians),
  * through:
- *   1. a plain recvmmsg/sendmmsg forwarder (bench/udp_forwarder.c), the ceiling;
+ *   1. a plain recvmmsg/sendmmsg forwarder (bench/micro/udp_forwarder.c), the ceiling;
  *   2. qpace-switch --star 2 at 100 Gb/s (the model never queues) with INT on every
  *      RoCEv2 data frame, and again with INT on every 16th frame of a QP.
  * Load: 1022-byte RoCEv2 frames (RC SEND_MIDDLE) sent as fast as one thread can with

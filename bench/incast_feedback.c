@@ -1,0 +1,62 @@
+/* The switch an incast starts and its senders' settings, read from the algorithm's ops
+ * (see incast.h): the kinds of feedback it has handlers for, and the values it declares
+ * for them in ops->feedback.
+ *
+ *   INT reports               --int direct (else --int off)
+ *   notices, or CNPs          --early BYTES (one BDP: this network's, not the switch's
+ *                             guess from its own delays) [--notice-interval TIME];
+ *                             for CNPs the hosts take each notice as the CNP
+ *   congestion levels         --levels MIN,MID,MAX
+ *   none of these             --early off (the switch's default is one BDP)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "qpace/units.h"
+#include "incast.h"
+
+/* An algorithm that takes HPCC's parameters (hpcc, and acc, which is HPCC underneath) runs
+ * with the settings of HPCC's own experiments for this network: incast_hpcc_params. */
+static const char *const hpcc_params[] = { "eta", "max_stage", "rate_ai", "min_rate" };
+
+void incast_feedback(const struct cc_ops *ops, uint64_t bdp_bytes, struct incast_feedback *f)
+{
+	const struct cc_feedback *fb = &ops->feedback;
+	unsigned needs = cc_needs(ops);
+	size_t n = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->sw_args[n++] = "--int";
+	f->sw_args[n++] = needs & CC_NEED_INT ? "direct" : "off";
+	f->sw_args[n++] = "--early";
+	if (needs & (CC_NEED_NOTICE | CC_NEED_CNP)) {
+		if (fb->notice_bytes)
+			qp_fmt_bytes(fb->notice_bytes, f->early, sizeof(f->early));
+		else
+			snprintf(f->early, sizeof(f->early), "%llu", (unsigned long long)bdp_bytes);
+		f->sw_args[n++] = f->early;
+		if (fb->notice_interval_ns) {
+			f->sw_args[n++] = "--notice-interval";
+			f->sw_args[n++] = qp_fmt_time(fb->notice_interval_ns, f->interval,
+						      sizeof(f->interval));
+		}
+	} else {
+		f->sw_args[n++] = "off";
+	}
+	if (needs & CC_NEED_LEVEL) {
+		char lo[24], mid[24], hi[24];
+
+		snprintf(f->levels, sizeof(f->levels), "%s,%s,%s",
+			 qp_fmt_bytes(fb->level_bytes[0], lo, sizeof(lo)),
+			 qp_fmt_bytes(fb->level_bytes[1], mid, sizeof(mid)),
+			 qp_fmt_bytes(fb->level_bytes[2], hi, sizeof(hi)));
+		f->sw_args[n++] = "--levels";
+		f->sw_args[n++] = f->levels;
+	}
+	f->cnp_from_notice = needs & CC_NEED_CNP;
+	f->hpcc_settings = true;
+	for (size_t i = 0; i < sizeof(hpcc_params) / sizeof(hpcc_params[0]); i++)
+		if (!cc_param_find(ops, hpcc_params[i]))
+			f->hpcc_settings = false;
+	f->params = fb->params;
+}

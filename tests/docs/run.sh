@@ -1,0 +1,19 @@
+#!/bin/sh
+# The docs' own checks, no root needed (`make docs-check`, so `make test`): the link
+# checker's self-test, the dead-link check of README.md and docs/*.md, and the parameter
+# tables against the code (scripts/docs-params.sh, with its own test; needs BUILD's qpaced).
+#   BUILD=build tests/docs/run.sh
+cd "$(dirname "$0")/../.." || exit 1
+failed=0
+echo "--- tests/docs/test-check-links.sh"
+sh tests/docs/test-check-links.sh || failed=$((failed + 1))
+echo "--- tests/docs/check-links.sh"
+if sh tests/docs/check-links.sh; then
+	echo "check-links: no dead links in README.md and docs/*.md"
+else
+	failed=$((failed + 1))
+fi
+echo "--- tests/docs/docs_params.sh"
+sh tests/docs/docs_params.sh || failed=$((failed + 1))
+echo "docs: $((3 - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
