@@ -1,5 +1,5 @@
-/* qpaced's configuration: one option table drives the command line, the config file and
- * --help, so a flag and its config key cannot drift apart.
+/* qpaced's configuration: one option table (qpace/opt.h) drives the command line, the
+ * config file and --help, so a flag and its config key cannot drift apart.
  *
  * Config file (-c FILE): one "key = value" per line; '#' starts a comment; blank lines are
  * skipped; keys are the long flag names without "--"; each key at most once per file. The
@@ -12,7 +12,7 @@
  *     cc-params = eta=0.95,max_stage=5
  *     credits = ia
  *
- * The parser opens no file: it is fed lines from outside (qpaced_config_line) and reports
+ * The parser opens no file: it is fed lines from outside (qp_opt_line) and reports
  * "FILE:LINE: key: message" for each error, so it can be fuzzed on its own
  * (tests/fuzz/fuzz_config.c).
  */
@@ -23,9 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qpace/agent.h"
+#include "qpace/opt.h"
 
 #define QPACED_PATH_MAX 108          /* sun_path */
-#define QPACED_LINE_MAX 1024
+#define QPACED_LINE_MAX QP_OPT_LINE_MAX
 
 struct qpaced_config {
 	uint32_t fb_ip;                  /* feedback socket, host order */
@@ -42,41 +43,21 @@ struct qpaced_config {
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 
-/* One option: its long name (= config key), short flag (0 = none), argument name, help,
- * default as shown, and its parser. */
-struct qpaced_option {
-	const char *name;
-	char short_flag;
-	const char *arg;
-	const char *help;
-	const char *def;
-	int (*parse)(struct qpaced_config *c, const char *value, char *err, size_t errlen);
-};
-
-/* The table, ending with { .name = NULL }. */
-const struct qpaced_option *qpaced_options(void);
+/* The table (qpace/opt.h), ending with { .name = NULL }: every row takes a value and has
+ * its default as text (.def; "" = none). */
+const struct qp_opt *qpaced_options(void);
 
 /* Defaults (the "def" column). */
 void qpaced_config_init(struct qpaced_config *c);
 /* Set one option by name: 0, or -ENOENT (unknown key, known ones listed) / -EINVAL with
- * "KEY: message" in @err. */
+ * "KEY: \"VALUE\": why" in @err. */
 int qpaced_config_set(struct qpaced_config *c, const char *key, const char *value,
 		      char *err, size_t errlen);
 
-/* Feeding a file, line by line. */
-struct qpaced_config_reader {
-	struct qpaced_config *c;
-	const char *file;                /* for messages */
-	unsigned line;                   /* lines read so far */
-	uint64_t seen;                   /* options set by this file (bit = table index) */
-};
-
-void qpaced_config_reader_init(struct qpaced_config_reader *r, struct qpaced_config *c,
+/* A config file is fed line by line to qp_opt_line (qpace/opt.h) through a reader bound to
+ * this table: 0 or an error with "FILE:LINE: KEY: message" in its buffer. */
+void qpaced_config_reader_init(struct qp_opt_reader *r, struct qpaced_config *c,
 			       const char *file);
-/* One line (no newline needed; a trailing one is ignored). 0 or -EINVAL with
- * "FILE:LINE: KEY: message" in @err. */
-int qpaced_config_line(struct qpaced_config_reader *r, const char *line, char *err,
-		       size_t errlen);
 
 /* After the file and the command line: cross-field checks (the cc parameters against the
  * algorithm). 0 or -EINVAL with the message in @err. */

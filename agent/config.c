@@ -1,7 +1,6 @@
-/* qpaced's options: one parser per value (wireguard-tools' config.c habit: strtoul, an
- * end-pointer check, a range check, and a message that quotes the input and states the
- * range), one table, and a line reader fed from outside. */
-#include <ctype.h>
+/* qpaced's options: one table (qpace/opt.h) for the command line, the config file and
+ * --help; typed rows where the engine's types fit, a parser per value where they do not
+ * (addresses, the allow list, the algorithm). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,52 +10,46 @@
 #include "qpace/addr.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 
 /* ---- value parsers ---- */
 
-static int parse_ulong(const char *v, unsigned long min, unsigned long max, unsigned long *out,
-		       const char *what, char *err, size_t errlen)
-{
-	unsigned long n;
-	char *end;
-
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (!isdigit((unsigned char)*v) || *end || errno || n < min || n > max)
-		return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is not %s in %lu..%lu", v, what,
-				 min, max);
-	*out = n;
-	return 0;
-}
-
-static int copy_str(char *dst, size_t cap, const char *v, const char *what, char *err,
-		    size_t errlen)
+static int copy_str(char *dst, size_t cap, const char *v, char *err, size_t errlen)
 {
 	if (!*v || strlen(v) >= cap)
-		return qp_errmsg(-EINVAL, err, errlen, "%s \"%s\" must be 1..%zu characters", what,
-				 v, cap - 1);
+		return qp_errmsg(-EINVAL, err, errlen, "not 1..%zu characters", cap - 1);
 	strcpy(dst, v);
 	return 0;
 }
 
-static int opt_feedback(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+#define CONF(conf) ((struct qpaced_config *)(conf))
+
+static int opt_feedback(const struct qp_opt *o, void *conf, const char *v, char *err,
+			size_t errlen)
 {
-	return qp_hostport_parse(v, 1, 65535, 0, &c->fb_ip, &c->fb_port, err, errlen);
+	(void)o;
+	return qp_hostport_parse(v, 1, 65535, 0, &CONF(conf)->fb_ip, &CONF(conf)->fb_port, err,
+				 errlen);
 }
 
-static int opt_metrics(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+static int opt_metrics(const struct qp_opt *o, void *conf, const char *v, char *err,
+		       size_t errlen)
 {
-	return qp_hostport_parse(v, 1, 65535, QP_HOSTPORT_OFF, &c->metrics_ip, &c->metrics_port,
-				 err, errlen);
+	(void)o;
+	return qp_hostport_parse(v, 1, 65535, QP_HOSTPORT_OFF, &CONF(conf)->metrics_ip,
+				 &CONF(conf)->metrics_port, err, errlen);
 }
 
-static int opt_allow(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+static int opt_allow(const struct qp_opt *o, void *conf, const char *v, char *err,
+		     size_t errlen)
 {
+	struct qpaced_config *c = conf;
 	struct agent_net nets[AGENT_MAX_ALLOW];
 	unsigned n = 0;
 	const char *p = v;
 
+	(void)o;
 	for (;;) {
 		char item[32];
 		size_t len;
@@ -67,13 +60,12 @@ static int opt_allow(struct qpaced_config *c, const char *v, char *err, size_t e
 		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		if (!len || len >= sizeof(item))
-			return qp_errmsg(-EINVAL, err, errlen, "\"%s\": empty or overlong entry; give "
-					 "ADDR[/PREFIX][,ADDR...] or any", v);
+			return qp_errmsg(-EINVAL, err, errlen, "an empty or overlong entry; give "
+					 "ADDR[/PREFIX][,ADDR...] or any");
 		memcpy(item, p, len);
 		item[len] = 0;
 		if (n == AGENT_MAX_ALLOW)
-			return qp_errmsg(-EINVAL, err, errlen, "\"%s\": more than %u entries", v,
-					 AGENT_MAX_ALLOW);
+			return qp_errmsg(-EINVAL, err, errlen, "more than %u entries", AGENT_MAX_ALLOW);
 		if (agent_net_parse(item, &nets[n++]))
 			return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is not an IPv4 address, "
 					 "ADDR/PREFIX (0..32) or any", item);
@@ -87,214 +79,118 @@ static int opt_allow(struct qpaced_config *c, const char *v, char *err, size_t e
 	return 0;
 }
 
-static int opt_cc(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+static int opt_cc(const struct qp_opt *o, void *conf, const char *v, char *err, size_t errlen)
 {
+	(void)o;
 	if (!cc_find(v)) {
 		/* unknown: cc_create's message lists the known names */
 		(void)cc_create(v, NULL, NULL, 0, err, errlen);
 		return -EINVAL;
 	}
-	return copy_str(c->cc, sizeof(c->cc), v, "algorithm", err, errlen);
+	return copy_str(CONF(conf)->cc, sizeof(CONF(conf)->cc), v, err, errlen);
 }
 
-static int opt_cc_params(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+static int opt_cc_params(const struct qp_opt *o, void *conf, const char *v, char *err,
+			 size_t errlen)
 {
+	struct qpaced_config *c = conf;
+
+	(void)o;
 	if (strlen(v) >= sizeof(c->cc_params))
 		return qp_errmsg(-EINVAL, err, errlen, "parameters longer than %zu characters",
 				 sizeof(c->cc_params) - 1);
 	for (const char *s = v; *s; s++)
 		if (*s <= ' ' || *s > '~')
-			return qp_errmsg(-EINVAL, err, errlen, "\"%s\": parameters are key=value[,...] "
-					 "without spaces", v);
+			return qp_errmsg(-EINVAL, err, errlen, "parameters are key=value[,...] "
+					 "without spaces");
 	strcpy(c->cc_params, v);
 	return 0;
 }
 
-static int opt_credits(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+static int opt_credits(const struct qp_opt *o, void *conf, const char *v, char *err,
+		       size_t errlen)
 {
+	(void)o;
 	if (strcmp(v, "ia") == 0 || strcmp(v, "none") == 0) {
-		c->agent.credits = v[0] == 'i';
+		CONF(conf)->agent.credits = v[0] == 'i';
 		return 0;
 	}
-	return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is neither ia nor none", v);
+	return qp_errmsg(-EINVAL, err, errlen, "neither ia nor none");
 }
 
-static int opt_key(struct qpaced_config *c, const char *v, char *err, size_t errlen)
+static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t errlen)
 {
+	struct qpaced_config *c = conf;
+
+	(void)o;
 	if (strcmp(v, "none") == 0) {
 		c->key_file[0] = 0;
 		return 0;
 	}
-	return copy_str(c->key_file, sizeof(c->key_file), v, "key file", err, errlen);
+	return copy_str(c->key_file, sizeof(c->key_file), v, err, errlen);
 }
 
-static int opt_socket(struct qpaced_config *c, const char *v, char *err, size_t errlen)
-{
-	return copy_str(c->socket, sizeof(c->socket), v, "socket path", err, errlen);
-}
+#define AT(field) QP_OPT_AT(struct qpaced_config, field)
 
-static int opt_rate_table(struct qpaced_config *c, const char *v, char *err, size_t errlen)
-{
-	return copy_str(c->rate_table, sizeof(c->rate_table), v, "rate table name", err, errlen);
-}
-
-static int opt_max_qps(struct qpaced_config *c, const char *v, char *err, size_t errlen)
-{
-	unsigned long n;
-
-	if (parse_ulong(v, 1, AGENT_MAX_QPS, &n, "a QP count", err, errlen))
-		return -EINVAL;
-	c->agent.max_qps = (uint32_t)n;
-	return 0;
-}
-
-static int opt_peer_port(struct qpaced_config *c, const char *v, char *err, size_t errlen)
-{
-	unsigned long n;
-
-	if (parse_ulong(v, 1, 65535, &n, "a port", err, errlen))
-		return -EINVAL;
-	c->agent.peer_port = (uint16_t)n;
-	return 0;
-}
-
-static int opt_heartbeat(struct qpaced_config *c, const char *v, char *err, size_t errlen)
-{
-	qp_time_ns t;
-
-	if (qp_parse_time(v, &t) || t < 100 * QP_NS_PER_US || t > 10 * QP_NS_PER_S)
-		return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is not a time in 100us..10s", v);
-	c->heartbeat_ns = t;
-	return 0;
-}
-
-static int opt_busy_poll(struct qpaced_config *c, const char *v, char *err, size_t errlen)
-{
-	qp_time_ns t;
-
-	if (qp_parse_time(v, &t) || t > 10 * QP_NS_PER_S)
-		return qp_errmsg(-EINVAL, err, errlen, "\"%s\" is not a time in 0..10s", v);
-	c->busy_poll_ns = t;
-	return 0;
-}
-
-static const struct qpaced_option options[] = {
-	{ "feedback", 'f', "ADDR:PORT", "UDP socket for feedback (switches, peer agents)",
-	  "0.0.0.0:4792", opt_feedback },
-	{ "allow", 'a', "NET[,NET...]", "feedback sources accepted: ADDR, ADDR/PREFIX or any",
-	  "127.0.0.0/8", opt_allow },
-	{ "metrics", 'm', "ADDR:PORT|off", "Prometheus text over HTTP (keep it on loopback)",
-	  "127.0.0.1:9477", opt_metrics },
-	{ "cc", 0, "ALGO", "default congestion control for QPs that name none", "hpcc", opt_cc },
-	{ "cc-params", 0, "K=V[,K=V]", "parameters of the default algorithm", "",
-	  opt_cc_params },
-	{ "credits", 0, "ia|none", "receiver credit pacing (IA) for QPs registered as receivers",
-	  "none", opt_credits },
-	{ "key", 'k', "FILE|none", "shared key (32 hex digits) to sign and check feedback",
-	  "none", opt_key },
-	{ "socket", 's', "PATH", "registration / control unix socket (mode 0660)",
-	  CTL_DEFAULT_SOCKET, opt_socket },
-	{ "rate-table", 'r', "NAME", "rate table: /name = POSIX shm, else a file path",
-	  QP_RATETABLE_DEFAULT, opt_rate_table },
-	{ "max-qps", 'n', "N", "most QPs registered at once (bounds memory)", "1024",
-	  opt_max_qps },
-	{ "peer-port", 0, "PORT", "UDP port peer agents listen on (echoes, grants)", "4792",
-	  opt_peer_port },
-	{ "heartbeat", 0, "TIME", "rate-table heartbeat period (gates go stale at 100ms)", "10ms",
-	  opt_heartbeat },
-	{ "busy-poll", 0, "TIME", "keep polling this long after feedback (CPU for latency)", "0", opt_busy_poll },
+/* The defaults are set from the "def" column (qpaced_config_init), the one --help shows. */
+static const struct qp_opt options[] = {
+	{ "feedback", 'f', QP_OPT_FN, "ADDR:PORT", .fn = opt_feedback,
+	  .help = "UDP socket for feedback (switches, peer agents)", .def = "0.0.0.0:4792" },
+	{ "allow", 'a', QP_OPT_FN, "NET[,NET...]", .fn = opt_allow,
+	  .help = "feedback sources accepted: ADDR, ADDR/PREFIX or any", .def = "127.0.0.0/8" },
+	{ "metrics", 'm', QP_OPT_FN, "ADDR:PORT|off", .fn = opt_metrics,
+	  .help = "Prometheus text over HTTP (keep it on loopback)", .def = "127.0.0.1:9477" },
+	{ "cc", 0, QP_OPT_FN, "ALGO", .fn = opt_cc,
+	  .help = "default congestion control for QPs that name none", .def = "hpcc" },
+	{ "cc-params", 0, QP_OPT_FN, "K=V[,K=V]", .fn = opt_cc_params, .def = "",
+	  .help = "parameters of the default algorithm (default the algorithm's own)" },
+	{ "credits", 0, QP_OPT_FN, "ia|none", .fn = opt_credits,
+	  .help = "receiver credit pacing (IA) for QPs registered as receivers", .def = "none" },
+	{ "key", 'k', QP_OPT_FN, "FILE|none", .fn = opt_key,
+	  .help = "shared key (32 hex digits) to sign and check feedback", .def = "none" },
+	{ "socket", 's', QP_OPT_STRBUF, "PATH", AT(socket),
+	  .help = "registration / control unix socket (mode 0660)", .def = CTL_DEFAULT_SOCKET },
+	{ "rate-table", 'r', QP_OPT_STRBUF, "NAME", AT(rate_table),
+	  .help = "rate table: /name = POSIX shm, else a file path", .def = QP_RATETABLE_DEFAULT },
+	{ "max-qps", 'n', QP_OPT_UINT, "N", AT(agent.max_qps), .min = 1, .max = AGENT_MAX_QPS,
+	  .help = "most QPs registered at once (bounds memory)", .def = "1024" },
+	{ "peer-port", 0, QP_OPT_UINT, "PORT", AT(agent.peer_port), .min = 1, .max = 65535,
+	  .help = "UDP port peer agents listen on (echoes, grants)", .def = "4792" },
+	{ "heartbeat", 0, QP_OPT_TIME, "TIME", AT(heartbeat_ns), .min = 100 * QP_NS_PER_US,
+	  .max = 10 * QP_NS_PER_S, .help = "rate-table heartbeat period (gates go stale at 100ms)",
+	  .def = "10ms" },
+	{ "busy-poll", 0, QP_OPT_TIME, "TIME", AT(busy_poll_ns), .max = 10 * QP_NS_PER_S,
+	  .help = "keep polling this long after feedback (CPU for latency)", .def = "0" },
 	{ .name = NULL },
 };
+#define NOPTS (sizeof(options) / sizeof(options[0]) - 1)
+_Static_assert(NOPTS <= QP_OPT_MAX, "the reader's seen mask is 64 bits");
 
-_Static_assert(sizeof(options) / sizeof(options[0]) <= 64, "reader->seen is 64 bits");
-
-const struct qpaced_option *qpaced_options(void)
+const struct qp_opt *qpaced_options(void)
 {
 	return options;
 }
 
 void qpaced_config_init(struct qpaced_config *c)
 {
-	char err[200];
+	char err[300];
 
 	memset(c, 0, sizeof(*c));
 	agent_params_default(&c->agent);
-	c->heartbeat_ns = 10 * QP_NS_PER_MS;
-	for (const struct qpaced_option *o = options; o->name; o++)
-		if (o->def[0])
-			o->parse(c, o->def, err, sizeof(err));
+	/* the defaults parse (test_agent_config checks every one) */
+	(void)qp_opt_defaults(options, NOPTS, 0, c, err, sizeof(err));
 }
 
 int qpaced_config_set(struct qpaced_config *c, const char *key, const char *value,
 		      char *err, size_t errlen)
 {
-	char msg[240];
-
-	for (const struct qpaced_option *o = options; o->name; o++) {
-		if (strcmp(o->name, key) != 0)
-			continue;
-		if (o->parse(c, value, msg, sizeof(msg)))
-			return qp_errmsg(-EINVAL, err, errlen, "%s: %s", key, msg);
-		return 0;
-	}
-	msg[0] = 0;
-	for (const struct qpaced_option *o = options; o->name; o++)
-		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s%s", msg[0] ? ", " : "",
-			 o->name);
-	return qp_errmsg(-ENOENT, err, errlen, "unknown key \"%.40s\" (known: %s)", key, msg);
+	return qp_opt_set(options, NOPTS, 0, c, key, value, err, errlen);
 }
 
-void qpaced_config_reader_init(struct qpaced_config_reader *r, struct qpaced_config *c,
+void qpaced_config_reader_init(struct qp_opt_reader *r, struct qpaced_config *c,
 			       const char *file)
 {
-	*r = (struct qpaced_config_reader){ .c = c, .file = file };
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		*--e = 0;
-	return s;
-}
-
-int qpaced_config_line(struct qpaced_config_reader *r, const char *line, char *err,
-		       size_t errlen)
-{
-	char buf[QPACED_LINE_MAX + 2], msg[300], *key, *value, *eq;
-	size_t len = strlen(line);
-
-	r->line++;
-	if (len > QPACED_LINE_MAX)
-		return qp_errmsg(-EINVAL, err, errlen, "%s:%u: line longer than %d characters",
-				 r->file, r->line, QPACED_LINE_MAX);
-	memcpy(buf, line, len + 1);
-	buf[strcspn(buf, "#")] = 0;
-	key = trim(buf);
-	if (!*key)
-		return 0;
-	eq = strchr(key, '=');
-	if (!eq)
-		return qp_errmsg(-EINVAL, err, errlen, "%s:%u: \"%.60s\": expected key = value",
-				 r->file, r->line, key);
-	*eq = 0;
-	key = trim(key);
-	value = trim(eq + 1);
-	for (unsigned i = 0; options[i].name; i++) {
-		if (strcmp(options[i].name, key) != 0)
-			continue;
-		if (r->seen & (1ULL << i))
-			return qp_errmsg(-EINVAL, err, errlen, "%s:%u: %s: given twice in this file",
-					 r->file, r->line, key);
-		r->seen |= 1ULL << i;
-	}
-	if (qpaced_config_set(r->c, key, value, msg, sizeof(msg)))
-		return qp_errmsg(-EINVAL, err, errlen, "%s:%u: %s", r->file, r->line, msg);
-	return 0;
+	qp_opt_reader_init(r, options, NOPTS, 0, c, file);
 }
 
 int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
@@ -322,20 +218,13 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 
 int qpaced_config_help(char *buf, size_t len)
 {
-	size_t off = 0;
+	FILE *f = fmemopen(buf, len, "w");
+	long used;
 
-	for (const struct qpaced_option *o = options; o->name && off < len; o++) {
-		char flag[48];
-		int n;
-
-		snprintf(flag, sizeof(flag), "%c%c%s--%s %s", o->short_flag ? '-' : ' ',
-			 o->short_flag ? o->short_flag : ' ', o->short_flag ? ", " : "  ", o->name,
-			 o->arg);
-		n = snprintf(buf + off, len - off, "  %s\n        %s (default %s)\n", flag, o->help,
-			     o->def[0] ? o->def : "the algorithm's own");
-		if (n < 0)
-			return -EINVAL;
-		off += (size_t)n;
-	}
-	return off < len ? 0 : -ENOSPC;
+	if (!f)
+		return -errno;
+	qp_opt_usage(f, options, NOPTS, 0);
+	used = ftell(f);
+	fclose(f);
+	return used >= 0 && (size_t)used + 1 < len ? 0 : -ENOSPC;
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "qpace/addr.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
 #include "qpace/keyfile.h"
@@ -56,9 +57,7 @@ static void fb_flush(struct qpaced *d)
 		int sent;
 
 		for (unsigned i = 0; i < n; i++) {
-			sa[i] = (struct sockaddr_in){ .sin_family = AF_INET,
-						      .sin_port = htons(d->tx[i].dst_port),
-						      .sin_addr.s_addr = htonl(d->tx[i].dst_ip) };
+			sa[i] = qp_sockaddr_in(d->tx[i].dst_ip, d->tx[i].dst_port);
 			iov[i] = (struct iovec){ d->tx[i].buf, d->tx[i].len };
 			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &sa[i],
 							      .msg_namelen = sizeof(sa[i]),
@@ -122,9 +121,11 @@ static void fb_one(struct qpaced *d, unsigned i, qp_time_ns now)
 	fb_cmsgs(d, h, &ts);
 	if (h->msg_flags & MSG_TRUNC) {
 		agent_count(d->agent, AGENT_C_FB_DATAGRAMS, 1);
-		agent_note(d->agent, AGENT_C_FB_MAL_OVERSIZE, "feedback datagram from %s:%u longer "
-			   "than the agent reads (%d bytes at most)", inet_ntoa(sa->sin_addr),
-			   ntohs(sa->sin_port), QPACED_RX_BUF);
+		char from[QP_HOSTPORT_STRLEN];
+
+		agent_note(d->agent, AGENT_C_FB_MAL_OVERSIZE, "feedback datagram from %s longer "
+			   "than the agent reads (%d bytes at most)",
+			   qp_sockaddr_fmt(sa, from, sizeof(from)), QPACED_RX_BUF);
 		return;
 	}
 	res = agent_feed_datagram(d->agent, d->rx_buf[i], len, ntohl(sa->sin_addr.s_addr),
@@ -197,9 +198,9 @@ static void fb_spin(struct ev_loop *loop, ev_idle *w, int revents)
 
 static int fb_open(struct qpaced *d, char *err, size_t errlen)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(d->cfg.fb_port),
-				  .sin_addr.s_addr = htonl(d->cfg.fb_ip) };
+	struct sockaddr_in sa = qp_sockaddr_in(d->cfg.fb_ip, d->cfg.fb_port);
 	int one = 1, buf = FB_RCVBUF_BYTES;
+	char at[QP_HOSTPORT_STRLEN];
 
 	d->fb_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (d->fb_fd < 0)
@@ -209,8 +210,8 @@ static int fb_open(struct qpaced *d, char *err, size_t errlen)
 	setsockopt(d->fb_fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	setsockopt(d->fb_fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	if (bind(d->fb_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return qp_errmsg(-errno, err, errlen, "feedback socket: bind %s:%u: %s",
-				 inet_ntoa(sa.sin_addr), d->cfg.fb_port, strerror(errno));
+		return qp_errmsg(-errno, err, errlen, "feedback socket: bind %s: %s",
+				 qp_sockaddr_fmt(&sa, at, sizeof(at)), strerror(errno));
 	for (unsigned i = 0; i < QPACED_BATCH; i++) {
 		d->rx_iov[i] = (struct iovec){ d->rx_buf[i], sizeof(d->rx_buf[i]) };
 		d->rx_msgs[i].msg_hdr = (struct msghdr){
@@ -341,15 +342,13 @@ fail:
 
 int qpaced_run(struct qpaced *d)
 {
-	char fb[16], m[16];
-	struct in_addr a = { htonl(d->cfg.fb_ip) }, b = { htonl(d->cfg.metrics_ip) };
+	char fb[QP_HOSTPORT_STRLEN], m[QP_HOSTPORT_STRLEN];
 
-	snprintf(fb, sizeof(fb), "%s", inet_ntoa(a));
-	snprintf(m, sizeof(m), "%s", inet_ntoa(b));
-	qpaced_log(AGENT_LOG_INFO, "pid %d: feedback %s:%u, control %s, metrics %s:%u, rate "
+	qp_hostport_fmt(d->cfg.fb_ip, d->cfg.fb_port, fb, sizeof(fb));
+	qp_hostport_fmt(d->cfg.metrics_ip, d->cfg.metrics_port, m, sizeof(m));
+	qpaced_log(AGENT_LOG_INFO, "pid %d: feedback %s, control %s, metrics %s, rate "
 		   "table %s, cc %s, credits %s, auth %s, max %u QPs", (int)getpid(), fb,
-		   d->cfg.fb_port, d->cfg.socket, d->cfg.metrics_port ? m : "off",
-		   d->cfg.metrics_port, d->cfg.rate_table, d->cfg.cc,
+		   d->cfg.socket, d->cfg.metrics_port ? m : "off", d->cfg.rate_table, d->cfg.cc,
 		   d->cfg.agent.credits ? "ia" : "none", d->cfg.agent.have_key ? "siphash" : "off",
 		   d->cfg.agent.max_qps);
 	ev_run(d->loop, 0);

@@ -2,7 +2,6 @@
  * GET /metrics -> the text format; GET / -> a pointer to it; anything else -> 4xx. One
  * request per connection (Connection: close), requests bounded to 4 KiB, idle connections
  * closed after 5 s, at most QPACED_MAX_HTTP at once. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent_metrics.h"
+#include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "daemon_priv.h"
 
@@ -177,22 +177,22 @@ static void http_accept(struct ev_loop *loop, ev_io *w, int revents)
 
 int qpaced_http_open(struct qpaced *d, char *err, size_t errlen)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(d->cfg.metrics_port),
-				  .sin_addr.s_addr = htonl(d->cfg.metrics_ip) };
+	struct sockaddr_in sa = qp_sockaddr_in(d->cfg.metrics_ip, d->cfg.metrics_port);
+	char at[QP_HOSTPORT_STRLEN];
 	int one = 1;
 
 	if (!d->cfg.metrics_port)
 		return 0;
+	qp_sockaddr_fmt(&sa, at, sizeof(at));
 	if ((d->cfg.metrics_ip >> 24) != 127)
-		qpaced_log(AGENT_LOG_WARN, "metrics on %s:%u: not a loopback address; anyone who "
-			   "reaches it sees every QP", inet_ntoa(sa.sin_addr), d->cfg.metrics_port);
+		qpaced_log(AGENT_LOG_WARN, "metrics on %s: not a loopback address; anyone who "
+			   "reaches it sees every QP", at);
 	d->http_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (d->http_fd < 0)
 		return qp_errmsg(-errno, err, errlen, "metrics socket: %s", strerror(errno));
 	setsockopt(d->http_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(d->http_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(d->http_fd, 16) < 0)
-		return qp_errmsg(-errno, err, errlen, "metrics socket %s:%u: %s",
-				 inet_ntoa(sa.sin_addr), d->cfg.metrics_port, strerror(errno));
+		return qp_errmsg(-errno, err, errlen, "metrics socket %s: %s", at, strerror(errno));
 	ev_io_init(&d->http_io, http_accept, d->http_fd, EV_READ);
 	d->http_io.data = d;
 	ev_io_start(d->loop, &d->http_io);

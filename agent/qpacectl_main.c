@@ -12,6 +12,8 @@
 
 #include "qpace/cc_help.h"
 #include "qpace/ctl_client.h"
+#include "qpace/errmsg.h"
+#include "qpace/opt.h"
 #include "qp_print.h"
 #include "qpace/units.h"
 
@@ -113,30 +115,91 @@ static int parse_qpn(const char *s, uint32_t *qpn)
 	return 0;
 }
 
-static bool want_json(int *argc, char **argv)
+/* ---- each command's options: one table, a row per option with the commands it belongs to
+ * (qpace/opt.h) ---- */
+
+enum { C_TOP = 1, C_LIST = 2, C_SHOW = 4, C_STATUS = 8 };
+
+struct cmd_opts {
+	bool json, help;
+	const struct qp_view_field *sort;
+	bool desc;
+	qp_time_ns interval_ns;
+	uint64_t iterations;         /* 0 = until quit (one snapshot when not a terminal) */
+};
+
+static int opt_sort(const struct qp_opt *opt, void *conf, const char *v, char *err, size_t len)
 {
-	for (int i = 1; i < *argc; i++) {
-		if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0) {
-			memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i) * sizeof(*argv));
-			(*argc)--;
-			return true;
-		}
+	struct cmd_opts *o = conf;
+	const char *key = v[0] == '-' || v[0] == '+' ? v + 1 : v;
+
+	(void)opt;
+	o->sort = qp_view_field_find(key);
+	if (!o->sort || !o->sort->head)
+		return qp_errmsg(-EINVAL, err, len, "not a column (qpn, peer, algo, rate, target, "
+				 "credits, util, queue, rtt, bytes, retx)");
+	o->desc = v[0] != '+';
+	return 0;
+}
+
+#define AT(field) QP_OPT_AT(struct cmd_opts, field)
+
+static const struct qp_opt cmd_opts[] = {
+	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .cmds = C_LIST | C_SHOW | C_STATUS,
+	  .help = "JSON instead of text" },
+	{ "sort", 'o', QP_OPT_FN, "[+|-]KEY", .fn = opt_sort, .cmds = C_TOP,
+	  .help = "sort by this column, descending (+KEY: ascending)", .def = "rate" },
+	{ "delay", 'd', QP_OPT_TIME, "S", AT(interval_ns), .min = 100 * QP_NS_PER_MS,
+	  .max = 3600 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S, .cmds = C_TOP,
+	  .help = "seconds between refreshes", .def = "1" },
+	{ "iterations", 'n', QP_OPT_UINT, "N", AT(iterations), .min = 1, .max = 1000000000,
+	  .cmds = C_TOP, .help = "refresh N times, then exit (default: until q; one snapshot\n"
+				 "when not a terminal)" },
+	{ "help", 'h', QP_OPT_HELP, NULL, AT(help), .help = "this text" },
+};
+#define NCMD_OPTS (sizeof(cmd_opts) / sizeof(cmd_opts[0]))
+
+/* The options of command @cmd (argv[0]) into @o: the index of its first positional
+ * argument, 0 when --help was printed, -1 when an error was. */
+static int cmd_args(unsigned cmd, int argc, char **argv, struct cmd_opts *o)
+{
+	const struct qp_opt_spec spec = { cmd_opts, NCMD_OPTS, cmd, false };
+	char err[400], where[64];
+	int i;
+
+	*o = (struct cmd_opts){ 0 };
+	snprintf(where, sizeof(where), "%s %s", prog, argv[0]);
+	i = qp_opt_defaults(cmd_opts, NCMD_OPTS, cmd, o, err, sizeof(err));
+	if (!i)
+		i = qp_opt_parse(&spec, argc, argv, o, NULL, err, sizeof(err));
+	if (i < 0)
+		return qp_opt_fail(where, err), -1;
+	if (o->help) {
+		for (const struct command *c = commands(); c->name; c++)
+			if (!strcmp(c->name, argv[0]))
+				printf("usage: %s %s\n%s.\n\n", where, c->args, c->description);
+		qp_opt_usage(stdout, cmd_opts, NCMD_OPTS, cmd);
+		return 0;
 	}
-	return false;
+	return i;
 }
 
 /* ---- list, show, status ---- */
 
 static int cmd_list(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	struct cmd_opts opts;
+	int first = cmd_args(C_LIST, argc, argv, &opts);
+	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_LIST };
 	struct views vs = { 0 };
 	struct ctl_client *c;
 	int rc;
 
-	if (argc != 1)
-		return fail("list takes no arguments besides -j (got \"%s\")", argv[1]);
+	if (first <= 0)
+		return first < 0;
+	if (first != argc)
+		return fail("list takes no arguments besides -j (got \"%s\")", argv[first]);
 	if (!(c = connect_agent()))
 		return 1;
 	rc = call(c, &req, &vs);
@@ -160,16 +223,20 @@ static int cmd_list(int argc, char **argv)
 
 static int cmd_show(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	struct cmd_opts opts;
+	int first = cmd_args(C_SHOW, argc, argv, &opts);
+	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_SHOW };
 	struct views vs = { 0 };
 	struct ctl_client *c;
 	struct qp_out o;
 	int rc;
 
-	if (argc != 2)
+	if (first <= 0)
+		return first < 0;
+	if (argc - first != 1)
 		return fail("usage: show QPN [-j]%s", "");
-	if (parse_qpn(argv[1], &req.u.qpn) || !(c = connect_agent()))
+	if (parse_qpn(argv[first], &req.u.qpn) || !(c = connect_agent()))
 		return 1;
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
@@ -183,15 +250,18 @@ static int cmd_show(int argc, char **argv)
 
 static int cmd_status(int argc, char **argv)
 {
-	bool json = want_json(&argc, argv);
+	struct cmd_opts opts;
+	int first = cmd_args(C_STATUS, argc, argv, &opts);
+	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_STATUS };
 	struct views vs = { 0 };
 	struct ctl_client *c;
 	struct qp_out o;
 	int rc;
 
-	(void)argv;
-	if (argc != 1)
+	if (first <= 0)
+		return first < 0;
+	if (first != argc)
 		return fail("status takes no arguments besides -j%s", "");
 	if (!(c = connect_agent()))
 		return 1;
@@ -327,38 +397,20 @@ static bool top_keys(void)
 static int cmd_top(int argc, char **argv)
 {
 	bool tty = isatty(STDOUT_FILENO), raw = false;
-	double interval = 1.0;
-	long iterations = -1;
+	struct cmd_opts opts;
+	int first = cmd_args(C_TOP, argc, argv, &opts);
+	double interval = (double)opts.interval_ns / 1e9;
+	long iterations = opts.iterations ? (long)opts.iterations : -1;
 	struct termios saved, t;
 	int rc = 0;
 
-	sort_field = qp_view_field_find("rate");
-	sort_desc = true;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (strcmp(argv[i], "-o") == 0 && v) {
-			const char *key = v[0] == '-' || v[0] == '+' ? v + 1 : v;
-
-			sort_field = qp_view_field_find(key);
-			if (!sort_field || !sort_field->head)
-				return fail("top: \"%s\" is not a column (qpn, peer, algo, rate, target, "
-					    "credits, util, queue, rtt, bytes, retx)", key);
-			sort_desc = v[0] != '+';
-		} else if (strcmp(argv[i], "-d") == 0 && v) {
-			interval = atof(v);
-			if (!(interval >= 0.1 && interval <= 3600))
-				return fail("top: -d \"%s\": seconds in 0.1..3600", v);
-		} else if (strcmp(argv[i], "-n") == 0 && v) {
-			iterations = atol(v);
-			if (iterations < 1)
-				return fail("top: -n \"%s\": a count of 1 or more", v);
-		} else {
-			return fail("top: unknown option \"%s\" (-o [+|-]KEY, -d SECONDS, -n COUNT)",
-				    argv[i]);
-		}
-		i++;
-	}
+	if (first <= 0)
+		return first < 0;
+	if (first != argc)
+		return fail("top: unexpected argument \"%s\" (-o [+|-]KEY, -d SECONDS, -n COUNT)",
+			    argv[first]);
+	sort_field = opts.sort;
+	sort_desc = opts.desc;
 	if (!tty && iterations < 0)
 		iterations = 1;   /* not a terminal: one snapshot */
 	if (tty && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0) {
@@ -422,13 +474,26 @@ static const struct command *commands(void)
 	return command_table;
 }
 
+static const struct qp_opt global_opts[] = {
+	{ "socket", 's', QP_OPT_STR, "PATH", .off = 0, .size = sizeof(const char *),
+	  .help = "the agent's control socket" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
+
 int main(int argc, char **argv)
 {
-	int i = 1;
+	const struct qp_opt_spec spec = { global_opts, 2, 0, true };
+	char err[300];
+	uint64_t seen;
+	int i = qp_opt_parse(&spec, argc, argv, &sock_path, &seen, err, sizeof(err));
 
-	if (argc > 2 && (strcmp(argv[1], "--socket") == 0 || strcmp(argv[1], "-s") == 0)) {
-		sock_path = argv[2];
-		i = 3;
+	if (i < 0) {
+		qp_opt_fail(prog, err);
+		return 1;
+	}
+	if (seen & 2) {
+		usage(stdout);
+		return 0;
 	}
 	if (i >= argc) {
 		usage(stderr);

@@ -1,47 +1,30 @@
-/* qpaced: the per-host agent daemon (qpace/qpaced.h). Options come from one table
- * (qpace/agent_config.h): a -c config file first, then the command line over it. */
+/* qpaced: the per-host agent daemon (qpaced.h). Options come from one table
+ * (agent_config.h) with -c and -h in front: the -c config file first, wherever it
+ * stands, then the command line over it. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qpace/cc_help.h"
+#include "qpace/errmsg.h"
+#include "qpace/opt.h"
 #include "qpaced.h"
 
-#define MAX_OPTS 32
-
-static void usage(FILE *f)
+/* -c FILE: read @path into @conf line by line. Each bad line is printed (it names the file,
+ * the line and the key); the last one is this option's message. */
+static int read_config(const struct qp_opt *o, void *conf, const char *path, char *err,
+		       size_t errlen)
 {
-	char help[4096];
-
-	qpaced_config_help(help, sizeof(help));
-	fprintf(f, "usage: qpaced [-c FILE] [OPTIONS]\n\n"
-		   "The qpace agent: turns switch telemetry into per-QP rates (and receiver\n"
-		   "credits) in a shared-memory rate table; serves qpacectl and Prometheus.\n\n"
-		   "  -c, --config FILE\n"
-		   "        read key = value lines (keys: the long names below; # comments);\n"
-		   "        the command line overrides the file\n"
-		   "  -h, --help\n        this text\n"
-		   "  --help-params ALGO|all|list [--format text|md]\n"
-		   "        an algorithm's parameters (for --cc-params), every one's, or the names\n"
-		   "%s", help);
-	cc_help_algorithms(f, "qpaced");
-}
-
-/* Read @path into @c line by line; errors name the file, line and key. */
-static int read_config(struct qpaced_config *c, const char *path)
-{
-	struct qpaced_config_reader r;
-	char line[QPACED_LINE_MAX + 2], err[512];
+	struct qp_opt_reader r;
+	char line[QPACED_LINE_MAX + 2], msg[512];
 	FILE *f = fopen(path, "r");
 	int rc = 0;
 
-	if (!f) {
-		fprintf(stderr, "qpaced: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	qpaced_config_reader_init(&r, c, path);
+	(void)o;
+	if (!f)
+		return qp_errmsg(-errno, err, errlen, "%s: %s", path, strerror(errno));
+	qpaced_config_reader_init(&r, conf, path);
 	while (fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
 
@@ -51,76 +34,59 @@ static int read_config(struct qpaced_config *c, const char *path)
 			while ((ch = fgetc(f)) != EOF && ch != '\n')
 				; /* the reader reports the overlong line */
 		}
-		if (qpaced_config_line(&r, line, err, sizeof(err))) {
-			fprintf(stderr, "qpaced: %s\n", err);
-			rc = -1;
+		if (qp_opt_line(&r, line, msg, sizeof(msg))) {
+			if (rc)
+				fprintf(stderr, "qpaced: %s\n", err);
+			rc = qp_errmsg(-EINVAL, err, errlen, "%s", msg);
 		}
 	}
 	fclose(f);
 	return rc;
 }
 
+static const struct qp_opt own[] = {
+	{ "config", 'c', QP_OPT_FN, "FILE", .fn = read_config,
+	  .flags = QP_OPT_F_FIRST | QP_OPT_F_OWN_MSG,
+	  .help = "read key = value lines (keys: the long names below; # comments);\n"
+		  "the command line overrides the file" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
+#define NOWN (sizeof(own) / sizeof(own[0]))
+
 int main(int argc, char **argv)
 {
-	const struct qpaced_option *opts = qpaced_options();
-	struct option longs[MAX_OPTS] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
+	static struct qp_opt all[QP_OPT_MAX];
+	const struct qp_opt *file_opts = qpaced_options();
+	struct qp_opt_prog prog = {
+		.name = "qpaced",
+		.head = "usage: qpaced [-c FILE] [OPTIONS]\n\n"
+			"The qpace agent: turns switch telemetry into per-QP rates (and receiver\n"
+			"credits) in a shared-memory rate table; serves qpacectl and Prometheus.\n\n",
+		.tail = "      --help-params ALGO|all|list [--format text|md]\n"
+			"                              an algorithm's parameters (for --cc-params), "
+			"every one's, or the names\n",
+		.more = cc_help_algorithms,
+		.t = all,
+		.max_args = 0,
 	};
-	char shorts[2 * MAX_OPTS] = "+c:h", err[512];
 	struct qpaced_config c;
 	struct qpaced *d;
-	int n = 2, ch, idx, rc;
+	char err[512];
+	int rc;
 
-	rc = cc_help_params_main("qpaced", argc, argv, stdout, stderr);
+	rc = cc_help_params_main(prog.name, argc, argv, stdout, stderr);
 	if (rc >= 0)
 		return rc ? 2 : 0;
-	for (int i = 0; opts[i].name && n < MAX_OPTS - 1; i++, n++) {
-		longs[n] = (struct option){ opts[i].name, required_argument, NULL, 0x100 + i };
-		if (opts[i].short_flag) {
-			size_t l = strlen(shorts);
-
-			shorts[l] = opts[i].short_flag;
-			shorts[l + 1] = ':';
-			shorts[l + 2] = 0;
-		}
-	}
+	memcpy(all, own, sizeof(own));
+	prog.n = NOWN;
+	for (size_t i = 0; file_opts[i].name && prog.n < QP_OPT_MAX; i++)
+		all[prog.n++] = file_opts[i];
 	qpaced_config_init(&c);
-	/* pass 1: the config file and --help */
-	while ((ch = getopt_long(argc, argv, shorts, longs, &idx)) != -1) {
-		if (ch == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		if (ch == '?') {
-			usage(stderr);
-			return 2;
-		}
-		if (ch == 'c' && read_config(&c, optarg))
-			return 2;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "qpaced: unexpected argument \"%s\"\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	/* pass 2: every other flag, over the file */
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, shorts, longs, &idx)) != -1) {
-		const char *name = NULL;
-
-		if (ch >= 0x100)
-			name = opts[ch - 0x100].name;
-		for (int i = 0; !name && opts[i].name; i++)
-			if (opts[i].short_flag == ch)
-				name = opts[i].name;
-		if (name && qpaced_config_set(&c, name, optarg, err, sizeof(err))) {
-			fprintf(stderr, "qpaced: --%s\n", err);
-			return 2;
-		}
-	}
+	rc = qp_opt_main(&prog, argc, argv, &c, NULL);
+	if (rc)
+		return rc > 0 ? 0 : 2;
 	if (qpaced_config_finish(&c, err, sizeof(err))) {
-		fprintf(stderr, "qpaced: %s\n", err);
+		qp_opt_fail(prog.name, err);
 		return 2;
 	}
 	rc = qpaced_open(&c, &d, err, sizeof(err));

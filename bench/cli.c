@@ -8,111 +8,111 @@
 #include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "bench.h"
-#include "opt.h"
+#include "qpace/opt.h"
 
 static const char *const backend_names[] = { "soft", "ibv", NULL };
 static const char *const credits_names[] = { "off", "ia", NULL };
 
-#define F(field) offsetof(struct bench_conf, field)
+#define F(field) QP_OPT_AT(struct bench_conf, field)
 #define NUM(lo, hi) .min = (lo), .max = (hi)
 
-static const struct opt bench_opts[] = {
+static const struct qp_opt bench_opts[] = {
 	/* perftest's, same letters and names */
-	{ "ib-dev", 'd', OPT_STR, "DEV", F(ib_dev), .cmds = CMD_PERF | CMD_INCAST,
+	{ "ib-dev", 'd', QP_OPT_STR, "DEV", F(ib_dev), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: RDMA device (default: the first found)" },
-	{ "ib-port", 'i', OPT_UINT, "PORT", F(ib_port), NUM(1, 254), .cmds = CMD_PERF | CMD_INCAST,
+	{ "ib-port", 'i', QP_OPT_UINT, "PORT", F(ib_port), NUM(1, 254), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: device port (default 1)" },
-	{ "size", 's', OPT_BYTES, "SIZE", F(size_bytes), NUM(1, BENCH_PERF_MAX_SIZE),
+	{ "size", 's', QP_OPT_BYTES, "SIZE", F(size_bytes), NUM(1, BENCH_PERF_MAX_SIZE),
 	  .cmds = CMD_PERF, .help = "message size (default 65536 for BW, 2 for latency)" },
-	{ "size", 's', OPT_BYTES, "SIZE", F(size_bytes), NUM(1, 1ULL << 30),
+	{ "size", 's', QP_OPT_BYTES, "SIZE", F(size_bytes), NUM(1, 1ULL << 30),
 	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "bytes each sender sends per round (default 256K)" },
-	{ "iters", 'n', OPT_UINT, "N", F(iters), NUM(BENCH_PERF_MIN_ITERS, 100000000),
+	{ "iters", 'n', QP_OPT_UINT, "N", F(iters), NUM(BENCH_PERF_MIN_ITERS, 100000000),
 	  .cmds = CMD_PERF, .help = "iterations (default 5000 write_bw, 1000 otherwise)" },
-	{ "duration", 'D', OPT_TIME, "SECS", F(duration_ns), NUM(QP_NS_PER_S, 86400 * QP_NS_PER_S),
+	{ "duration", 'D', QP_OPT_TIME, "SECS", F(duration_ns), NUM(QP_NS_PER_S, 86400 * QP_NS_PER_S),
 	  .cmds = CMD_PERF, .unit_ns = QP_NS_PER_S,
 	  .help = "run for SECS seconds instead of -n (a bare number is seconds)" },
-	{ "qp", 'q', OPT_UINT, "N", F(qps), NUM(1, 64), .cmds = CMD_BW,
+	{ "qp", 'q', QP_OPT_UINT, "N", F(qps), NUM(1, 64), .cmds = CMD_BW,
 	  .help = "QPs, same on both sides (default 1)" },
-	{ "port", 'p', OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF | CMD_INCAST,
+	{ "port", 'p', QP_OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "TCP port of the out-of-band exchange (default 18515)" },
-	{ "gid-index", 'x', OPT_UINT, "N", F(gid_index), NUM(0, 255), .cmds = CMD_PERF | CMD_INCAST,
+	{ "gid-index", 'x', QP_OPT_UINT, "N", F(gid_index), NUM(0, 255), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: GID index (default: the first RoCEv2 IPv4 GID)" },
-	{ "CPU-freq", 'F', OPT_FLAG, NULL, F(cpu_freq), .cmds = CMD_PERF,
+	{ "CPU-freq", 'F', QP_OPT_FLAG, NULL, F(cpu_freq), .cmds = CMD_PERF,
 	  .help = "accepted for perftest scripts (no cpufreq warning here)" },
-	{ "report_gbits", 0, OPT_FLAG, NULL, F(report_gbits), .cmds = CMD_PERF,
+	{ "report_gbits", 0, QP_OPT_FLAG, NULL, F(report_gbits), .cmds = CMD_PERF,
 	  .help = "BW in Gb/s (10^9 bits) instead of MiB/s" },
-	{ "run_infinitely", 0, OPT_FLAG, NULL, F(run_infinitely), .cmds = CMD_WRITE_BW,
+	{ "run_infinitely", 0, QP_OPT_FLAG, NULL, F(run_infinitely), .cmds = CMD_WRITE_BW,
 	  .help = "print a result line every -D seconds (default 5) until interrupted" },
-	{ "out_json", 0, OPT_FLAG, NULL, F(out_json), .cmds = CMD_PERF,
+	{ "out_json", 0, QP_OPT_FLAG, NULL, F(out_json), .cmds = CMD_PERF,
 	  .help = "also write the report as JSON (perftest's format) to --out_json_file" },
-	{ "out_json_file", 0, OPT_STR, "FILE", F(out_json_file), .cmds = CMD_PERF,
+	{ "out_json_file", 0, QP_OPT_STR, "FILE", F(out_json_file), .cmds = CMD_PERF,
 	  .help = "JSON report file (default perftest_out.json)" },
 	/* qpace's */
-	{ "backend", 0, OPT_CHOICE, "NAME", F(backend), .choices = backend_names,
+	{ "backend", 0, QP_OPT_CHOICE, "NAME", F(backend), .choices = backend_names,
 	  .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "soft: userspace RoCEv2 hosts on qpace-switch (default);\n"
 		  "ibv: rdma-core (Soft-RoCE or a NIC)" },
-	{ "cc", 0, OPT_STR, "ALGO", F(cc), .cmds = CMD_PERF | CMD_INCAST,
+	{ "cc", 0, QP_OPT_STR, "ALGO", F(cc), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "congestion control: one of the algorithms below\n"
 		  "(default hpcc for incast, none otherwise)" },
-	{ "credits", 0, OPT_CHOICE, "MODE", F(credits), .choices = credits_names,
+	{ "credits", 0, QP_OPT_CHOICE, "MODE", F(credits), .choices = credits_names,
 	  .cmds = CMD_PERF | CMD_INCAST, .help = "receiver credit pacing: ia (IA-TCP) or off (default)" },
-	{ "attach", 0, OPT_STR, "HOST:P", F(attach), .cmds = CMD_PERF | CMD_INCAST,
+	{ "attach", 0, QP_OPT_STR, "HOST:P", F(attach), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "soft: the switch port (send to P, receive on P+1)" },
-	{ "ip", 0, OPT_STR, "A.B.C.D", F(ip), .cmds = CMD_PERF | CMD_INCAST, .help = "soft: this host's IPv4 address" },
+	{ "ip", 0, QP_OPT_STR, "A.B.C.D", F(ip), .cmds = CMD_PERF | CMD_INCAST, .help = "soft: this host's IPv4 address" },
 	/* incast and the runs built on it */
-	{ "senders", 'N', OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS),
+	{ "senders", 'N', QP_OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS),
 	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "senders (default 16)" },
-	{ "rounds", 'R', OPT_UINT, "ROUNDS", F(rounds), NUM(1, BENCH_MAX_ROUNDS), .cmds = CMD_RUNS,
+	{ "rounds", 'R', QP_OPT_UINT, "ROUNDS", F(rounds), NUM(1, BENCH_MAX_ROUNDS), .cmds = CMD_RUNS,
 	  .help = "queries: each round starts when the last one's flows finished\n(default 5)" },
-	{ "switch", 0, OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,
+	{ "switch", 0, QP_OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,
 	  .help = "a running `qpace-switch --star` with base port P (default:\nstart one)" },
-	{ "rate", 0, OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
+	{ "rate", 0, QP_OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
 	  .help = "link rate of the switch this starts (default 250M: the 17 emulated\n"
 		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
 		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck);\n"
 		  "networked (--backend ibv): the line rate the QPs register with\n"
 		  "qpaced, as payload at --mtu (default: the library's, 10G)" },
-	{ "buffer", 0, OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
+	{ "buffer", 0, QP_OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
 	  .help = "egress buffer per port of that switch (default 512K: N x BDP\n"
 		  "fits for N = 16, N x window does not); --backend ibv: the\n"
 		  "bottleneck's, the QPs' ACK timeout outlasts twice its drain time" },
-	{ "delay", 0, OPT_TIME, "TIME", F(delay_ns), NUM(0, 10 * QP_NS_PER_MS), .cmds = CMD_RUNS,
+	{ "delay", 0, QP_OPT_TIME, "TIME", F(delay_ns), NUM(0, 10 * QP_NS_PER_MS), .cmds = CMD_RUNS,
 	  .help = "propagation delay of each link (default 100us: a base RTT of\n"
 		  "~0.5 ms, so the BDP is ~15 packets, as many as the default senders)" },
-	{ "mtu", 0, OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
+	{ "mtu", 0, QP_OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
 	  .help = "RoCE path MTU: 256, 512, 1024 (default), 2048, 4096" },
-	{ "window", 0, OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
+	{ "window", 0, QP_OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
 	  .help = "unacknowledged packets per QP, the NIC's window (default 128,\n"
 		  "rxe's; a window algorithm's own cap, e.g. HPCC's, comes on top)" },
-	{ "base-port", 0, OPT_UINT, "P", F(base_port), NUM(1024, 65535 - 2 * 64), .cmds = CMD_RUNS,
+	{ "base-port", 0, QP_OPT_UINT, "P", F(base_port), NUM(1024, 65535 - 2 * 64), .cmds = CMD_RUNS,
 	  .help = "UDP base port of the switch this starts (default 17000)" },
-	{ "timeout", 0, OPT_TIME, "TIME", F(round_timeout_ns), NUM(QP_NS_PER_MS, 600 * QP_NS_PER_S),
+	{ "timeout", 0, QP_OPT_TIME, "TIME", F(round_timeout_ns), NUM(QP_NS_PER_MS, 600 * QP_NS_PER_S),
 	  .cmds = CMD_RUNS, .help = "give up on a round after TIME (default 20s)" },
-	{ "seed", 0, OPT_UINT, "N", F(seed), NUM(0, UINT64_MAX), .cmds = CMD_RUNS,
+	{ "seed", 0, QP_OPT_UINT, "N", F(seed), NUM(0, UINT64_MAX), .cmds = CMD_RUNS,
 	  .help = "seed of credit phases and switch RED (default 1)" },
-	{ "json", 'j', OPT_FLAG, NULL, F(json), .cmds = CMD_INCAST,
+	{ "json", 'j', QP_OPT_FLAG, NULL, F(json), .cmds = CMD_INCAST,
 	  .help = "print one JSON object instead of the text report" },
-	{ "out", 'o', OPT_STR, "DIR", F(out_dir), .cmds = CMD_RUNS,
+	{ "out", 'o', QP_OPT_STR, "DIR", F(out_dir), .cmds = CMD_RUNS,
 	  .help = "write CSVs (flows, rates, queue) and PNG plots into DIR\n"
 		  "(compare: results/demo, sweep: results/sweep)" },
-	{ "algos", 'a', OPT_STR, "LIST", F(algos), .cmds = CMD_COMPARE | CMD_SWEEP,
+	{ "algos", 'a', QP_OPT_STR, "LIST", F(algos), .cmds = CMD_COMPARE | CMD_SWEEP,
 	  .help = "ALGO[+ia],... (default every algorithm below, then none+ia,\nhpcc+ia)" },
-	{ "senders-list", 0, OPT_STR, "LIST", F(senders_list), .cmds = CMD_SWEEP,
+	{ "senders-list", 0, QP_OPT_STR, "LIST", F(senders_list), .cmds = CMD_SWEEP,
 	  .help = "sender counts (default 1,2,4,8,16,32,63)" },
-	{ "sizes", 0, OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
+	{ "sizes", 0, QP_OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
 	  .help = "bytes per sender (default 64K,128K,256K)" },
-	{ "switch-bin", 0, OPT_STR, "PATH", F(switch_bin), .cmds = CMD_RUNS,
+	{ "switch-bin", 0, QP_OPT_STR, "PATH", F(switch_bin), .cmds = CMD_RUNS,
 	  .help = "qpace-switch to start (default: beside qpace-bench, then PATH)" },
-	{ "monitor", 0, OPT_STR, "PATH", F(monitor), .cmds = CMD_INCAST,
+	{ "monitor", 0, QP_OPT_STR, "PATH", F(monitor), .cmds = CMD_INCAST,
 	  .help = "serve qpacectl on this unix socket (default: the agent's)" },
-	{ "no-plots", 0, OPT_FLAG, NULL, F(no_plots), .cmds = CMD_RUNS,
+	{ "no-plots", 0, QP_OPT_FLAG, NULL, F(no_plots), .cmds = CMD_RUNS,
 	  .help = "CSVs only, no gnuplot" },
-	{ "verbose", 'v', OPT_FLAG, NULL, F(verbose), .cmds = CMD_ALL, .help = "progress on stderr" },
-	{ "help", 'h', OPT_FLAG, NULL, F(help), .cmds = CMD_ALL, .help = "this text" },
+	{ "verbose", 'v', QP_OPT_FLAG, NULL, F(verbose), .cmds = CMD_ALL, .help = "progress on stderr" },
+	{ "help", 'h', QP_OPT_HELP, NULL, F(help), .cmds = CMD_ALL, .help = "this text" },
 };
 #define NOPTS (sizeof(bench_opts) / sizeof(bench_opts[0]))
-_Static_assert(NOPTS <= OPT_MAX, "option table fits the seen mask");
+_Static_assert(NOPTS <= QP_OPT_MAX, "option table fits the seen mask");
 
 struct bench_cmd_row {
 	const char *name;
@@ -175,7 +175,7 @@ void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd)
 		if (bench_cmds[i].cmd == cmd)
 			fprintf(out, "usage: %s %s %s\n%s.\n\n", prog, bench_cmds[i].name,
 				bench_cmds[i].args, bench_cmds[i].summary);
-	opt_usage(out, bench_opts, NOPTS, cmd);
+	qp_opt_usage(out, bench_opts, NOPTS, cmd);
 	cc_help_algorithms(out, prog);
 }
 
@@ -220,7 +220,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 /* Rules between options (perftest's, and the backend's needs); each names what clashes. */
 static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen)
 {
-	bool gave_n = opt_seen(bench_opts, NOPTS, c->seen, "iters");
+	bool gave_n = qp_opt_seen(bench_opts, NOPTS, c->seen, "iters");
 
 	if (c->cc && !cc_find(c->cc)) {
 		char names[256];
@@ -256,10 +256,11 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, char *err,
 		     size_t errlen)
 {
-	int first = opt_parse(bench_opts, NOPTS, cmd, argc, argv, c, &c->seen, err, errlen);
+	const struct qp_opt_spec spec = { bench_opts, NOPTS, cmd, false };
+	int first = qp_opt_parse(&spec, argc, argv, c, &c->seen, err, errlen);
 
 	if (first < 0)
-		return -EINVAL;   /* opt_parse said which option */
+		return first;
 	if (c->help)
 		return 0;
 	if (first < argc)
@@ -268,10 +269,10 @@ int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, 
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "unexpected argument '%s' after the server address '%s'",
 				 argv[first], c->server);
-	c->gid_given = opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
-	c->cc_given = opt_seen(bench_opts, NOPTS, c->seen, "cc");
-	c->rate_given = opt_seen(bench_opts, NOPTS, c->seen, "rate");
-	if (c->run_infinitely && !opt_seen(bench_opts, NOPTS, c->seen, "duration"))
+	c->gid_given = qp_opt_seen(bench_opts, NOPTS, c->seen, "gid-index");
+	c->cc_given = qp_opt_seen(bench_opts, NOPTS, c->seen, "cc");
+	c->rate_given = qp_opt_seen(bench_opts, NOPTS, c->seen, "rate");
+	if (c->run_infinitely && !qp_opt_seen(bench_opts, NOPTS, c->seen, "duration"))
 		c->duration_ns = 5 * QP_NS_PER_S;
 	return bench_conf_check(c, err, errlen);
 }

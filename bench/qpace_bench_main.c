@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/opt.h"
 #include "qpace/cc_help.h"
 #include "bench.h"
 
@@ -39,8 +40,10 @@ int main(int argc, char **argv)
 	bench_conf_defaults(&c, cmd);
 	c.prog = argv[0];
 	if (bench_conf_parse(&c, cmd, argc - 1, argv + 1, err, sizeof(err))) {
-		fprintf(stderr, "%s %s: %s\n\n", prog, argv[1], err);
-		bench_cmd_usage(stderr, prog, cmd);
+		char where[64];
+
+		snprintf(where, sizeof(where), "%s %s", prog, argv[1]);
+		qp_opt_fail(where, err);
 		return 1;
 	}
 	if (c.help) {

@@ -8,13 +8,12 @@
  *
  *   bench-cc [-n EVENTS] [-r ROUNDS] [-j]
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qpace/cc.h"
+#include "qpace/opt.h"
 #include "qpace/out.h"
 
 #define HOPS QP_INT_MAX_HOPS
@@ -124,57 +123,42 @@ static double round_ns(const struct cc_ops *ops, struct ev_slot *s, size_t n, ui
 	return (double)(t1 - t0) / (double)n;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: bench-cc [-n EVENTS] [-r ROUNDS] [-j]\n"
-		   "  Nanoseconds per event for each congestion-control algorithm.\n"
-		   "  -n EVENTS  events per round (default 200000, 1000..10000000)\n"
-		   "  -r ROUNDS  timed rounds; the median is printed (default 7, 1..100)\n"
-		   "  -j         one JSON object instead of the table\n");
-}
+struct opts {
+	uint64_t n, rounds;
+	bool json;
+};
+
+#define AT(field) QP_OPT_AT(struct opts, field)
+
+static const struct qp_opt opts[] = {
+	{ "events", 'n', QP_OPT_UINT, "EVENTS", AT(n), .min = 1000, .max = 10000000,
+	  .help = "events per round, 1000..10000000", .def = "200000" },
+	{ "rounds", 'r', QP_OPT_UINT, "ROUNDS", AT(rounds), .min = 1, .max = 100,
+	  .help = "timed rounds, 1..100; the median is printed", .def = "7" },
+	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
+
+static const struct qp_opt_prog prog = {
+	.name = "bench-cc",
+	.head = "usage: bench-cc [-n EVENTS] [-r ROUNDS] [-j]\n"
+		"  Nanoseconds per event for each congestion-control algorithm.\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 0,
+};
 
 int main(int argc, char **argv)
 {
-	unsigned long n = 200000, rounds = 7;
-	int json = 0, c;
+	struct opts args = { 0 };
 	uint64_t sink = 0;
 	struct qp_out o;
+	int rc = qp_opt_main(&prog, argc, argv, &args, NULL);
 
-	while ((c = getopt(argc, argv, "n:r:jh")) != -1) {
-		char *end;
-		switch (c) {
-		case 'n':
-			errno = 0;
-			n = strtoul(optarg, &end, 10);
-			if (errno || *end || n < 1000 || n > 10000000) {
-				fprintf(stderr, "bench-cc: -n %s: must be 1000..10000000\n", optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			errno = 0;
-			rounds = strtoul(optarg, &end, 10);
-			if (errno || *end || rounds < 1 || rounds > 100) {
-				fprintf(stderr, "bench-cc: -r %s: must be 1..100\n", optarg);
-				return 2;
-			}
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "bench-cc: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	unsigned long n = (unsigned long)args.n, rounds = (unsigned long)args.rounds;
+	bool json = args.json;
 
 	struct ev_slot *slots = calloc(n, sizeof(*slots));
 	double *ns = calloc(rounds, sizeof(*ns));

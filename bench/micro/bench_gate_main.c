@@ -15,15 +15,15 @@
  * is printed is numbered).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "qpace/errmsg.h"
 #include "qpace/gate.h"
-#include "qpace/optable.h"
+#include "qpace/opt.h"
 #include "qpace/out.h"
 #include "qpace/units.h"
 
@@ -50,146 +50,79 @@ struct result {
  * the pacer; stall_ms adds up such gaps beyond the ideal. */
 #define STALL_GAP_NS QP_NS_PER_MS
 
-/* ---- command line: one table drives parsing and usage ---- */
+/* ---- command line: one table (qpace/opt.h) drives parsing, checks and usage ---- */
 
-static int parse_rates(struct opts *o, const char *s);
-static int parse_modes(struct opts *o, const char *s);
-static int parse_chunk(struct opts *o, const char *s);
-static int parse_duration(struct opts *o, const char *s);
-static int parse_spin(struct opts *o, const char *s);
-static int parse_attempts(struct opts *o, const char *s);
-
-/* Help and parsers side by side, in the same order. */
-static int (*const option_parsers[])(struct opts *o, const char *s) = {
-	parse_rates, parse_modes, parse_chunk, parse_duration, parse_spin, parse_attempts,
-	NULL, NULL,
-};
-
-static const struct qp_optdoc option_docs[] = {
-	{ "rates", 'r', "LIST", "target rates, comma-separated (default 10M,100M,1G,2G,5G)" },
-	{ "modes", 'm', "LIST", "wait modes: sleep, hybrid, spin (default sleep,hybrid)" },
-	{ "chunk", 'c', "BYTES", "piece size (default 4K)" },
-	{ "duration", 'd', "TIME", "length of each run (default 1s)" },
-	{ "spin", 's', "TIME", "hybrid: spin this long before each deadline (default 80us)" },
-	{ "attempts", 'a', "N", "repeat a run the machine stalled (stall_ms over 1% of it) up "
-	  "to N times (default 1)" },
-	{ "json", 'j', NULL, "one JSON object per run instead of the table" },
-	{ "help", 'h', NULL, "this text" },
-};
-#define NOPTS (sizeof(option_docs) / sizeof(option_docs[0]))
-_Static_assert(sizeof(option_parsers) / sizeof(option_parsers[0]) == NOPTS,
-	       "one parser slot per option");
-
-static void usage(FILE *f)
+static int parse_rates(const struct qp_opt *opt, void *conf, const char *s, char *err,
+		       size_t len)
 {
-	fprintf(f, "usage: bench-gate [options]\n"
-		   "Achieved vs configured rate and CPU cost of the pacing gate, sleep-only vs "
-		   "sleep+spin.\n\n");
-	qp_optable_usage(f, option_docs, NOPTS);
-}
-
-static int bad(const char *what, const char *val, const char *range)
-{
-	fprintf(stderr, "bench-gate: %s '%s': %s\n", what, val, range);
-	return -EINVAL;
-}
-
-static int parse_rates(struct opts *o, const char *s)
-{
+	struct opts *o = conf;
 	char buf[256], *save = NULL, *tok;
 
+	(void)opt;
 	snprintf(buf, sizeof(buf), "%s", s);
 	o->nrates = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		qp_rate_bps r;
 
 		if (o->nrates == MAX_LIST)
-			return bad("rates", s, "at most 16 rates");
+			return qp_errmsg(-EINVAL, err, len, "at most %d rates", MAX_LIST);
 		if (qp_parse_rate(tok, &r) || r < QP_GATE_MIN_BPS || r > 100 * QP_GBPS)
-			return bad("rate", tok, "a rate from 1K to 100G, such as 100M or 5G");
+			return qp_errmsg(-EINVAL, err, len, "'%s' is not a rate from 1K to 100G, such "
+					 "as 100M or 5G", tok);
 		o->rates[o->nrates++] = r;
 	}
-	return o->nrates ? 0 : bad("rates", s, "give at least one rate");
+	return o->nrates ? 0 : qp_errmsg(-EINVAL, err, len, "give at least one rate");
 }
 
-static int parse_modes(struct opts *o, const char *s)
+static int parse_modes(const struct qp_opt *opt, void *conf, const char *s, char *err,
+		       size_t len)
 {
+	struct opts *o = conf;
 	char buf[128], *save = NULL, *tok;
 
+	(void)opt;
 	snprintf(buf, sizeof(buf), "%s", s);
 	o->nmodes = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->nmodes == QP_WAIT_MODE_COUNT ||
 		    qp_wait_mode_parse(tok, &o->modes[o->nmodes]))
-			return bad("mode", tok, "one of sleep, hybrid, spin, each at most once");
+			return qp_errmsg(-EINVAL, err, len, "'%s': modes are sleep, hybrid, spin, each "
+					 "at most once", tok);
 		o->nmodes++;
 	}
-	return o->nmodes ? 0 : bad("modes", s, "give at least one mode");
+	return o->nmodes ? 0 : qp_errmsg(-EINVAL, err, len, "give at least one mode");
 }
 
-static int parse_chunk(struct opts *o, const char *s)
-{
-	if (qp_parse_bytes(s, &o->chunk_bytes) || o->chunk_bytes < QP_GATE_MIN_BYTES ||
-	    o->chunk_bytes > QP_GATE_MAX_BYTES)
-		return bad("chunk", s, "a size from 64 to 64M bytes");
-	return 0;
-}
+#define AT(field) QP_OPT_AT(struct opts, field)
 
-static int parse_duration(struct opts *o, const char *s)
-{
-	if (qp_parse_time(s, &o->duration_ns) || o->duration_ns < 10 * QP_NS_PER_MS ||
-	    o->duration_ns > 600 * QP_NS_PER_S)
-		return bad("duration", s, "a time from 10ms to 600s");
-	return 0;
-}
+static const struct qp_opt opts[] = {
+	{ "rates", 'r', QP_OPT_FN, "LIST", .fn = parse_rates,
+	  .help = "target rates, comma-separated", .def = "10M,100M,1G,2G,5G" },
+	{ "modes", 'm', QP_OPT_FN, "LIST", .fn = parse_modes,
+	  .help = "wait modes: sleep, hybrid, spin", .def = "sleep,hybrid" },
+	{ "chunk", 'c', QP_OPT_BYTES, "BYTES", AT(chunk_bytes), .min = QP_GATE_MIN_BYTES,
+	  .max = QP_GATE_MAX_BYTES, .help = "piece size", .def = "4K" },
+	{ "duration", 'd', QP_OPT_TIME, "TIME", AT(duration_ns), .min = 10 * QP_NS_PER_MS,
+	  .max = 600 * QP_NS_PER_S, .help = "length of each run", .def = "1s" },
+	{ "spin", 's', QP_OPT_TIME, "TIME", AT(spin_ns), .min = QP_NS_PER_US,
+	  .max = 10 * QP_NS_PER_MS, .help = "hybrid: spin this long before each deadline",
+	  .def = "80us" },
+	{ "attempts", 'a', QP_OPT_UINT, "N", AT(attempts), .min = 1, .max = 100,
+	  .help = "repeat a run the machine stalled (stall_ms over 1% of it) up to N times",
+	  .def = "1" },
+	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object per run instead of the table" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
 
-static int parse_spin(struct opts *o, const char *s)
-{
-	if (qp_parse_time(s, &o->spin_ns) || o->spin_ns < QP_NS_PER_US ||
-	    o->spin_ns > 10 * QP_NS_PER_MS)
-		return bad("spin", s, "a time from 1us to 10ms");
-	return 0;
-}
-
-static int parse_attempts(struct opts *o, const char *s)
-{
-	if (qp_parse_u64(s, &o->attempts) || o->attempts < 1 || o->attempts > 100)
-		return bad("attempts", s, "1 to 100");
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	struct option longopts[NOPTS + 1];
-	char shortopts[2 * NOPTS + 1];
-	int c;
-
-	qp_optable_build(option_docs, NOPTS, longopts, shortopts);
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		size_t i;
-
-		for (i = 0; i < NOPTS && option_docs[i].key != c; i++)
-			;
-		if (i == NOPTS) {
-			usage(stderr);
-			return -EINVAL;
-		}
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (c == 'j')
-			o->json = 1;
-		else if (option_parsers[i](o, optarg))
-			return -EINVAL;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "bench-gate: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return -EINVAL;
-	}
-	return 0;
-}
+static const struct qp_opt_prog prog = {
+	.name = "bench-gate",
+	.head = "usage: bench-gate [options]\n"
+		"Achieved vs configured rate and CPU cost of the pacing gate, sleep-only vs "
+		"sleep+spin.\n\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 0,
+};
 
 /* ---- measurement ---- */
 
@@ -347,19 +280,11 @@ static void print_result(const struct opts *o, qp_rate_bps rate, enum qp_wait_mo
 
 int main(int argc, char **argv)
 {
-	struct opts o = {
-		.rates = { 10 * QP_MBPS, 100 * QP_MBPS, QP_GBPS, 2 * QP_GBPS, 5 * QP_GBPS },
-		.nrates = 5,
-		.modes = { QP_WAIT_SLEEP, QP_WAIT_HYBRID },
-		.nmodes = 2,
-		.chunk_bytes = 4096,
-		.duration_ns = QP_NS_PER_S,
-		.spin_ns = QP_WAIT_DEF_SPIN_NS,
-		.attempts = 1,
-	};
+	struct opts o = { 0 };
+	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
-	if (parse_args(argc, argv, &o))
-		return 1;
+	if (rc)
+		return rc > 0 ? 0 : 1;
 	if (!o.json) {
 		double load[3] = { 0 };
 

@@ -5,12 +5,13 @@
  *   qpace-soft-bw [-s 256M] [-m 1M] [-d 16] [--mtu 1024] [--switch P | --port P]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpace/optable.h"
+#include "qpace/errmsg.h"
+#include "qpace/gate.h"
+#include "qpace/opt.h"
 #include "qpace/out.h"
 #include "qpace/soft_bw.h"
 #include "qpace/units.h"
@@ -22,158 +23,57 @@ struct opts {
 	int json, verbose;
 };
 
-static int parse_bytes32(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+static int opt_mtu(const struct qp_opt *opt, void *conf, const char *s, char *err, size_t len)
 {
-	return qp_parse_bytes(s, out) == 0 && *out >= lo && *out <= hi ? 0 : -EINVAL;
-}
-
-static int opt_size(struct opts *o, const char *s)
-{
-	return parse_bytes32(s, 1, 1ull << 40, &o->p.bytes);
-}
-
-static int opt_msg(struct opts *o, const char *s)
-{
-	uint64_t v = 0;
-	int rc = parse_bytes32(s, 1, 1ull << 30, &v);
-
-	o->p.msg_bytes = (uint32_t)v;
-	return rc;
-}
-
-static int opt_buf(struct opts *o, const char *s)
-{
-	return parse_bytes32(s, 4096, 4ull << 30, &o->p.buf_bytes);
-}
-
-static int opt_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
-{
+	struct opts *o = conf;
 	uint64_t v;
 
-	if (qp_parse_u64(s, &v) || v < lo || v > hi)
-		return -EINVAL;
-	*out = (unsigned long)v;
+	(void)opt;
+	if (qp_parse_u64(s, &v) || v < 256 || v > 4096 || (v & (v - 1)))
+		return qp_errmsg(-EINVAL, err, len, "not one of 256, 512, 1024, 2048, 4096");
+	o->mtu = (unsigned long)v;
 	return 0;
 }
 
-static int opt_depth(struct opts *o, const char *s)
-{
-	unsigned long v = 0;
+#define AT(field) QP_OPT_AT(struct opts, field)
 
-	if (opt_ulong(s, 1, 4096, &v))
-		return -EINVAL;
-	o->p.sq_depth = (uint32_t)v;
-	return 0;
-}
-
-static int opt_mtu(struct opts *o, const char *s)
-{
-	return opt_ulong(s, 256, 4096, &o->mtu) || (o->mtu & (o->mtu - 1)) ? -EINVAL : 0;
-}
-
-static int opt_window(struct opts *o, const char *s)
-{
-	return opt_ulong(s, 1, 4096, &o->window);
-}
-
-static int opt_timeout(struct opts *o, const char *s)
-{
-	unsigned long v = 0;
-
-	if (opt_ulong(s, 1, 31, &v))
-		return -EINVAL;
-	o->p.timeout = (uint8_t)v;
-	return 0;
-}
-
-static int opt_rate(struct opts *o, const char *s)
-{
-	return qp_parse_rate(s, &o->p.rate_bps) || o->p.rate_bps < QP_GATE_MIN_BPS ||
-	       o->p.rate_bps > QP_GATE_MAX_BPS ? -EINVAL : 0;
-}
-
-static int opt_switch(struct opts *o, const char *s)
-{
-	return opt_ulong(s, 1, 65532, &o->sw_port);
-}
-
-static int opt_port(struct opts *o, const char *s)
-{
-	return opt_ulong(s, 1024, 65534, &o->port);
-}
-
-/* One table: getopt_long, usage and the parser of each option. */
-static const struct qp_optdoc docs[] = {
-	{ "size", 's', "BYTES", "bytes to WRITE, 1..1T (default 256M)" },
-	{ "msg", 'm', "BYTES", "bytes per WR, 1..1G (default 1M)" },
-	{ "buffer", 'b', "BYTES", "target region; WRs wrap around it (default min(size, 256M))" },
-	{ "depth", 'd', "N", "WRs in flight, 1..4096 (default 16)" },
-	{ "mtu", 'M', "BYTES", "RoCE MTU: 256, 512, 1024, 2048, 4096 (default 1024)" },
-	{ "window", 'w', "N", "unacknowledged packets per QP, 1..4096 (default 128)" },
-	{ "timeout", 't', "N", "local ACK timeout 4.096us << N, 1..31 (default 14: 67 ms)" },
-	{ "rate", 'r', "RATE", "pace the sender at RATE through the gate (default: unpaced)" },
-	{ "switch", 'S', "P", "hosts on star ports 0 and 1 of a qpace-switch with --base-port P" },
-	{ "port", 'p', "P", "no switch: host A receives on P, B on P+1 (default 18500)" },
-	{ "json", 'j', NULL, "one JSON object instead of the table" },
-	{ "verbose", 'v', NULL, "also every counter of both hosts (stderr)" },
-	{ "help", 'h', NULL, "this text" },
-};
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
-
-static int (*const parsers[128])(struct opts *o, const char *s) = {
-	['s'] = opt_size, ['m'] = opt_msg, ['b'] = opt_buf, ['d'] = opt_depth,
-	['M'] = opt_mtu, ['w'] = opt_window, ['t'] = opt_timeout, ['r'] = opt_rate,
-	['S'] = opt_switch, ['p'] = opt_port,
+static const struct qp_opt opts[] = {
+	{ "size", 's', QP_OPT_BYTES, "BYTES", AT(p.bytes), .min = 1, .max = 1ull << 40,
+	  .help = "bytes to WRITE, 1..1T", .def = "256M" },
+	{ "msg", 'm', QP_OPT_BYTES, "BYTES", AT(p.msg_bytes), .min = 1, .max = 1ull << 30,
+	  .help = "bytes per WR, 1..1G", .def = "1M" },
+	{ "buffer", 'b', QP_OPT_BYTES, "BYTES", AT(p.buf_bytes), .min = 4096, .max = 4ull << 30,
+	  .help = "target region; WRs wrap around it (default min(size, 256M))" },
+	{ "depth", 'd', QP_OPT_UINT, "N", AT(p.sq_depth), .min = 1, .max = 4096,
+	  .help = "WRs in flight, 1..4096", .def = "16" },
+	{ "mtu", 'M', QP_OPT_FN, "BYTES", .fn = opt_mtu,
+	  .help = "RoCE MTU: 256, 512, 1024, 2048, 4096", .def = "1024" },
+	{ "window", 'w', QP_OPT_UINT, "N", AT(window), .min = 1, .max = 4096,
+	  .help = "unacknowledged packets per QP, 1..4096", .def = "128" },
+	{ "timeout", 't', QP_OPT_UINT, "N", AT(p.timeout), .min = 1, .max = 31,
+	  .help = "local ACK timeout 4.096us << N, 1..31 (14: 67 ms)", .def = "14" },
+	{ "rate", 'r', QP_OPT_RATE, "RATE", AT(p.rate_bps), .min = QP_GATE_MIN_BPS,
+	  .max = QP_GATE_MAX_BPS, .help = "pace the sender at RATE through the gate (default: unpaced)" },
+	{ "switch", 'S', QP_OPT_UINT, "P", AT(sw_port), .min = 1, .max = 65532,
+	  .help = "hosts on star ports 0 and 1 of a qpace-switch with --base-port P" },
+	{ "port", 'p', QP_OPT_UINT, "P", AT(port), .min = 1024, .max = 65534,
+	  .help = "no switch: host A receives on P, B on P+1", .def = "18500" },
+	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
+	{ "verbose", 'v', QP_OPT_FLAG, NULL, AT(verbose),
+	  .help = "also every counter of both hosts (stderr)" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: qpace-soft-bw [options]\n\n"
-		   "RDMA WRITE throughput between two soft-backend hosts (userspace RoCEv2) in one\n"
-		   "process, directly over loopback UDP or through qpace-switch; data checked.\n\n"
-		   "Options:\n");
-	qp_optable_usage(f, docs, NDOCS);
-}
-
-static const char *help_of(int key)
-{
-	for (size_t i = 0; i < NDOCS; i++)
-		if (docs[i].key == key)
-			return docs[i].help;
-	return "";
-}
-
-static int parse_args(struct opts *o, int argc, char **argv)
-{
-	struct option lo[NDOCS + 1];
-	char so[2 * NDOCS + 1];
-	int c;
-
-	qp_optable_build(docs, NDOCS, lo, so);
-	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (c == 'j' || c == 'v') {
-			*(c == 'j' ? &o->json : &o->verbose) = 1;
-			continue;
-		}
-		if (c < 0 || c >= 128 || !parsers[c]) {
-			usage(stderr);
-			return -EINVAL;
-		}
-		if (parsers[c](o, optarg)) {
-			fprintf(stderr, "qpace-soft-bw: -%c '%s': %s\n", c, optarg, help_of(c));
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "qpace-soft-bw: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
+static const struct qp_opt_prog prog = {
+	.name = "qpace-soft-bw",
+	.head = "usage: qpace-soft-bw [options]\n\n"
+		"RDMA WRITE throughput between two soft-backend hosts (userspace RoCEv2) in one\n"
+		"process, directly over loopback UDP or through qpace-switch; data checked.\n\n"
+		"Options:\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 0,
+};
 
 static void print_side(const char *name, const struct rc_stats *rs,
 		       const struct soft_host_stats *hs, const struct qp_soft_io_stats *io)
@@ -204,14 +104,14 @@ static void print_side(const char *name, const struct rc_stats *rs,
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .p = { .bytes = 256ull << 20 }, .port = 18500, .mtu = 1024,
-			  .window = 128 };
+	struct opts o = { 0 };
 	struct soft_bw_result r;
 	char a[160], b[160];
 	int rc;
 
-	if (parse_args(&o, argc, argv))
-		return 1;
+	rc = qp_opt_main(&prog, argc, argv, &o, NULL);
+	if (rc)
+		return rc > 0 ? 0 : 1;
 	if (!o.p.buf_bytes)
 		o.p.buf_bytes = o.p.bytes < (256ull << 20) ? o.p.bytes : 256ull << 20;
 	if (o.sw_port) {

@@ -18,7 +18,6 @@
  *   qpaced-bench [-q 64] [-d 3s] [-l 10000,100000] [-a 0] [-s 1] [-p PATH] [-j]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,9 +28,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "qpace/ctl_client.h"
+#include "qpace/addr.h"
 #include "qpace/agent.h"
-#include "qpace/optable.h"
+#include "qpace/ctl_client.h"
+#include "qpace/errmsg.h"
+#include "qpace/opt.h"
 #include "qpace/out.h"
 #include "qpace/units.h"
 
@@ -254,8 +255,7 @@ static int udp_to(struct daemon *d, struct sockaddr_in *sa)
 	int fd = socket(AF_INET, SOCK_DGRAM, 0), buf = 4 << 20;
 
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	*sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(d->port),
-				    .sin_addr.s_addr = htonl(0x7f000001u) };
+	*sa = qp_sockaddr_in(INADDR_LOOPBACK, d->port);
 	return fd;
 }
 
@@ -353,93 +353,70 @@ static struct ctl_agent run_latency(const struct opts *o, struct daemon *d, uint
 
 /* ---- command line ---- */
 
-static const struct qp_optdoc docs[] = {
-	{ "qps", 'q', "N", "QPs registered, reports round-robin over them (default 64)" },
-	{ "duration", 'd', "TIME", "length of each run (default 3s)" },
-	{ "latency-rates", 'l', "LIST", "report rates for the latency runs (default 10000,100000)" },
-	{ "cpu-agent", 'a', "CPU", "CPU the agent is pinned to (default 0)" },
-	{ "cpu-sender", 's', "CPU", "CPU this program is pinned to (default 1)" },
-	{ "busy-poll", 'b', "TIME", "latency again with qpaced --busy-poll TIME (default 1ms; 0 = no)" },
-	{ "fifo", 'f', "PRIO", "run the agent SCHED_FIFO at PRIO (as chrt -f; default: normal)" },
-	{ "qpaced", 'p', "PATH", "the daemon (default: qpaced next to this program)" },
-	{ "json", 'j', NULL, "one JSON object instead of text" },
-	{ "help", 'h', NULL, "this text" },
-};
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
-
-static void usage(FILE *f)
+static int opt_rates(const struct qp_opt *opt, void *conf, const char *arg, char *err,
+		     size_t len)
 {
-	fprintf(f, "usage: qpaced-bench [options]\nReports per second one agent sustains (HPCC, "
-		   "5-hop INT) and arrival-to-rate-table delay.\n\n");
-	qp_optable_usage(f, docs, NDOCS);
+	struct opts *o = conf;
+	char list[128], *save = NULL, *tok;
+
+	(void)opt;
+	snprintf(list, sizeof(list), "%s", arg);
+	o->nrates = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nrates == MAX_RATES)
+			return qp_errmsg(-EINVAL, err, len, "at most %d rates", MAX_RATES);
+		if (qp_parse_u64(tok, &o->rates[o->nrates]) || o->rates[o->nrates] < 100)
+			return qp_errmsg(-EINVAL, err, len, "'%s' is not a rate of 100/s or more", tok);
+		o->nrates++;
+	}
+	return o->nrates ? 0 : qp_errmsg(-EINVAL, err, len, "give at least one rate");
 }
 
+#define AT(field) QP_OPT_AT(struct opts, field)
+
+static const struct qp_opt opts[] = {
+	{ "qps", 'q', QP_OPT_UINT, "N", AT(qps), .min = 1, .max = 4096,
+	  .help = "QPs registered, reports round-robin over them", .def = "64" },
+	{ "duration", 'd', QP_OPT_TIME, "TIME", AT(duration_ns), .min = QP_NS_PER_S / 10,
+	  .max = 86400 * QP_NS_PER_S, .help = "length of each run", .def = "3s" },
+	{ "latency-rates", 'l', QP_OPT_FN, "LIST", .fn = opt_rates,
+	  .help = "report rates for the latency runs", .def = "10000,100000" },
+	{ "cpu-agent", 'a', QP_OPT_UINT, "CPU", AT(cpu_agent), .max = 1023,
+	  .help = "CPU the agent is pinned to", .def = "0" },
+	{ "cpu-sender", 's', QP_OPT_UINT, "CPU", AT(cpu_sender), .max = 1023,
+	  .help = "CPU this program is pinned to", .def = "1" },
+	{ "busy-poll", 'b', QP_OPT_STRBUF, "TIME", AT(busy_poll),
+	  .help = "latency again with qpaced --busy-poll TIME (0 = no)", .def = "1ms" },
+	{ "fifo", 'f', QP_OPT_UINT, "PRIO", AT(fifo), .min = 1, .max = 99,
+	  .help = "run the agent SCHED_FIFO at PRIO (as chrt -f; default: normal)" },
+	{ "qpaced", 'p', QP_OPT_STRBUF, "PATH", AT(qpaced),
+	  .help = "the daemon (default: qpaced next to this program)" },
+	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of text" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
+
+static const struct qp_opt_prog prog = {
+	.name = "qpaced-bench",
+	.head = "usage: qpaced-bench [options]\nReports per second one agent sustains (HPCC, "
+		"5-hop INT) and arrival-to-rate-table delay.\n\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 0,
+};
+
+/* qpaced beside this program, the rows' defaults, then the command line: 0, 1 (--help printed) or
+ * -EINVAL (printed). */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	struct option longs[NDOCS + 1];
-	char shorts[2 * NDOCS + 1], exe[400];
+	char exe[400];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int c;
 
-	*o = (struct opts){ .qps = 64, .duration_ns = 3 * QP_NS_PER_S, .rates = { 10000, 100000 },
-			    .nrates = 2, .cpu_agent = 0, .cpu_sender = 1, .busy_poll = "1ms" };
+	*o = (struct opts){ 0 };
 	exe[n > 0 ? n : 0] = 0;
 	if (strrchr(exe, '/'))
 		*strrchr(exe, '/') = 0;
 	snprintf(o->qpaced, sizeof(o->qpaced), "%s/qpaced", exe);
-	qp_optable_build(docs, NDOCS, longs, shorts);
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		char *save = NULL, *tok, list[128];
-
-		switch (c) {
-		case 'q':
-			o->qps = (unsigned)atoi(optarg);
-			if (o->qps < 1 || o->qps > 4096)
-				return fprintf(stderr, "qpaced-bench: qps '%s': 1..4096\n", optarg), -1;
-			break;
-		case 'd':
-			if (qp_parse_time(optarg, &o->duration_ns) || o->duration_ns < QP_NS_PER_S / 10)
-				return fprintf(stderr, "qpaced-bench: duration '%s': 100ms or more\n",
-					       optarg), -1;
-			break;
-		case 'l':
-			snprintf(list, sizeof(list), "%s", optarg);
-			o->nrates = 0;
-			for (tok = strtok_r(list, ",", &save); tok && o->nrates < MAX_RATES;
-			     tok = strtok_r(NULL, ",", &save))
-				if ((o->rates[o->nrates++] = strtoull(tok, NULL, 10)) < 100)
-					return fprintf(stderr, "qpaced-bench: rate '%s': 100/s or more\n",
-						       tok), -1;
-			break;
-		case 'a':
-			o->cpu_agent = atoi(optarg);
-			break;
-		case 's':
-			o->cpu_sender = atoi(optarg);
-			break;
-		case 'b':
-			snprintf(o->busy_poll, sizeof(o->busy_poll), "%s", optarg);
-			break;
-		case 'f':
-			o->fifo = atoi(optarg);
-			if (o->fifo < 1 || o->fifo > 99)
-				return fprintf(stderr, "qpaced-bench: fifo '%s': 1..99\n", optarg), -1;
-			break;
-		case 'p':
-			snprintf(o->qpaced, sizeof(o->qpaced), "%s", optarg);
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	return 0;
+	return qp_opt_main(&prog, argc, argv, o, NULL);
 }
 
 static void print_latency(const char *variant, uint64_t rate, const struct ctl_agent *a)
@@ -472,9 +449,11 @@ int main(int argc, char **argv)
 	char variant[2][48];
 	unsigned nvar;
 	double core;
+	int rc;
 
-	if (parse(argc, argv, &o))
-		return 2;
+	rc = parse(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
 	nvar = strcmp(o.busy_poll, "0") ? 2 : 1;
 	snprintf(variant[0], sizeof(variant[0]), "sleeping");
 	snprintf(variant[1], sizeof(variant[1]), "busy-poll %s", o.busy_poll);

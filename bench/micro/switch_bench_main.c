@@ -23,7 +23,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "qpace/addr.h"
 #include "qpace/frame.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 #include "udp_forwarder.h"
 
@@ -33,10 +35,9 @@
 
 static int udp_at(unsigned port, int rcvbuf)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in a = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)port);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0), sz = 16 << 20;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -46,12 +47,6 @@ static int udp_at(unsigned port, int rcvbuf)
 	return fd;
 }
 
-static struct sockaddr_in loopback(unsigned port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return a;
-}
 
 static int drain(int fd)
 {
@@ -161,31 +156,50 @@ static void stop(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+struct opts {
+	qp_time_ns duration_ns;
+	const char *swpath;
+	uint64_t base;
+};
+
+#define AT(field) QP_OPT_AT(struct opts, field)
+
+static const struct qp_opt opts[] = {
+	{ "seconds", 0, QP_OPT_TIME, "S", AT(duration_ns), .min = QP_NS_PER_MS,
+	  .max = 60 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
+	  .help = "length of each round (a bare number is seconds)", .def = "1" },
+	{ "switch", 0, QP_OPT_STR, "PATH", AT(swpath),
+	  .help = "qpace-switch to measure (default: beside this program)" },
+	{ "base-port", 0, QP_OPT_UINT, "P", AT(base), .min = 1024, .max = 60000,
+	  .help = "UDP ports P..P+3", .def = "18000" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
+
+static const struct qp_opt_prog prog = {
+	.name = "switch-bench",
+	.head = "usage: switch-bench [--seconds S] [--switch PATH] [--base-port P]\n"
+		"Forwarding rate of qpace-switch against a plain UDP forwarder: 1 KB RoCEv2\n"
+		"frames through one port pair, 3 interleaved rounds, medians.\n\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 0,
+};
+
 int main(int argc, char **argv)
 {
-	double secs = 1, plain, full, sampled;
-	unsigned base = 18000;
+	double secs, plain, full, sampled;
+	unsigned base;
 	char self[4096], sw[4200];
-	const char *swpath = NULL;
+	const char *swpath;
 	struct timespec settle = { 0, 300 * 1000 * 1000 };
+	struct opts o = { 0 };
+	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--seconds"))
-			secs = atof(argv[i + 1]);
-		else if (!strcmp(argv[i], "--switch"))
-			swpath = argv[i + 1];
-		else if (!strcmp(argv[i], "--base-port"))
-			base = (unsigned)atoi(argv[i + 1]);
-		else {
-			fprintf(stderr, "usage: switch-bench [--seconds S] [--switch PATH] "
-				"[--base-port P]\n");
-			return 2;
-		}
-	}
-	if (!(secs > 0 && secs <= 60) || base < 1024 || base > 60000) {
-		fprintf(stderr, "switch-bench: --seconds in (0, 60], --base-port in 1024..60000\n");
-		return 2;
-	}
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	secs = (double)o.duration_ns / 1e9;
+	base = (unsigned)o.base;
+	swpath = o.swpath;
 	if (!swpath) {   /* beside this program: build/bin/qpace-switch */
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[n > 0 ? n : 0] = 0;
@@ -195,7 +209,8 @@ int main(int argc, char **argv)
 
 	/* The sender's socket only collects telemetry nobody reads: keep it small. */
 	int tx = udp_at(base + 1, 64 << 10), rx = udp_at(base + 3, 16 << 20);
-	struct sockaddr_in in = loopback(base), out = loopback(base + 3);
+	struct sockaddr_in in = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)base),
+			   out = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base + 3));
 	double r[3][ROUNDS], e[3][ROUNDS];
 
 	/* Rounds of the three runs, interleaved, so that what else the machine does falls on

@@ -1,4 +1,4 @@
-/* libFuzzer target for qpaced's config reader (qpace/agent_config.h): the input is a file,
+/* libFuzzer target for qpaced's config reader (qpace/agent_config.h, through qpace/opt.h's qp_opt_line): the input is a file,
  * fed line by line, then finished. `make fuzz` builds and runs it.
  * Property: no crash; every error message starts with "fuzz:LINE:". */
 #include <stddef.h>
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct qpaced_config c;
-	struct qpaced_config_reader r;
+	struct qp_opt_reader r;
 	char line[QPACED_LINE_MAX + 64], err[400];
 	size_t i = 0;
 
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		line[n] = 0;
 		i++;
-		if (qpaced_config_line(&r, line, err, sizeof(err)) && strncmp(err, "fuzz:", 5))
+		if (qp_opt_line(&r, line, err, sizeof(err)) && strncmp(err, "fuzz:", 5))
 			abort();
 	}
 	qpaced_config_finish(&c, err, sizeof(err));

@@ -21,7 +21,7 @@ expect "-N/--senders '99': not a whole number in 1..63" incast -N 99
 expect "-s/--size '12X'" write_bw -s 12X
 expect "--cc" incast --cc tcp
 expect "--credits 'maybe': one of: off, ia" incast --credits maybe
-expect "usage: qpace-bench incast" incast --bogus
+expect "try: qpace-bench incast --help" incast --bogus
 # Nothing listens on the named switch: one line that says so.
 expect "nothing listens there" incast --switch 127.0.0.1:29999 -N 2 -s 4K -R 1
 lines=$("$B" incast --switch 127.0.0.1:29999 -N 2 2>&1 | wc -l)

@@ -5,16 +5,17 @@
  * tests/integration/agent_register.sh and for trying an agent by hand.
  *
  *   qp-agent-check [-s SOCKET] [-r TABLE] [-p PORT] [-f FALLBACK] [-l LINK] [-t SECONDS]
- *                  [-i INTERVAL]
+ *                  [-i INTERVAL]     (qp-agent-check --help: what each means)
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/gate.h"
+#include "qpace/opt.h"
 #include "qpace/qp.h"
 #include "qpace/soft.h"
 #include "qpace/units.h"
@@ -167,39 +168,45 @@ static void run(struct check *c)
 	}
 }
 
-static uint64_t unit_arg(int (*parse)(const char *, uint64_t *), const char *s)
-{
-	uint64_t v;
+#define AT(field) QP_OPT_AT(struct check, field)
 
-	if (parse(s, &v))
-		die(s, "bad value (rates 200M, times 100ms)");
-	return v;
-}
+static const struct qp_opt opts[] = {
+	{ "socket", 's', QP_OPT_STR, "SOCKET", AT(sock),
+	  .help = "the agent's socket (default: $QPACE_SOCKET, else the agent's default)" },
+	{ "rate-table", 'r', QP_OPT_STR, "TABLE", AT(table), .help = "the agent's rate table",
+	  .def = QP_RATETABLE_DEFAULT },
+	{ "port", 'p', QP_OPT_UINT, "PORT", AT(port), .min = 1024, .max = 65534,
+	  .help = "UDP port of host A; B takes the next one", .def = "30500" },
+	{ "fallback", 'f', QP_OPT_RATE, "FALLBACK", AT(fallback_bps), .min = QP_GATE_MIN_BPS,
+	  .max = QP_GATE_MAX_BPS, .help = "the gate's rate while the agent gives none",
+	  .def = "100M" },
+	{ "link", 'l', QP_OPT_RATE, "LINK", AT(link_bps), .min = QP_KBPS, .max = 10000 * QP_GBPS,
+	  .help = "link rate the QPs register with", .def = "400M" },
+	{ "time", 't', QP_OPT_TIME, "SECONDS", AT(run_ns), .min = QP_NS_PER_MS,
+	  .max = 86400 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
+	  .help = "how long to stream (a bare number is seconds)", .def = "5s" },
+	{ "interval", 'i', QP_OPT_TIME, "INTERVAL", AT(every_ns), .min = QP_NS_PER_MS,
+	  .max = 60 * QP_NS_PER_S, .help = "one line per INTERVAL", .def = "100ms" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+};
+
+static const struct qp_opt_prog prog = {
+	.name = "qp-agent-check",
+	.head = "usage: qp-agent-check [options]\n"
+		"Two soft-backend hosts on loopback stream WRITEs from A to B through the gate,\n"
+		"their QPs registered with the host's agent; one line per interval.\n\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 0,
+};
 
 int main(int argc, char **argv)
 {
-	struct check c = { .table = QP_RATETABLE_DEFAULT, .port = 30500,
-			   .fallback_bps = 100 * QP_MBPS, .link_bps = 400 * QP_MBPS,
-			   .run_ns = 5 * QP_NS_PER_S, .every_ns = 100 * QP_NS_PER_MS };
-	int o;
+	struct check c = { 0 };
+	int rc = qp_opt_main(&prog, argc, argv, &c, NULL);
 
-	while ((o = getopt(argc, argv, "s:r:p:f:l:t:i:h")) != -1) {
-		switch (o) {
-		case 's': c.sock = optarg; break;
-		case 'r': c.table = optarg; break;
-		case 'p': c.port = (unsigned)atoi(optarg); break;
-		case 'f': c.fallback_bps = unit_arg(qp_parse_rate, optarg); break;
-		case 'l': c.link_bps = unit_arg(qp_parse_rate, optarg); break;
-		case 't': c.run_ns = unit_arg(qp_parse_time, optarg); break;
-		case 'i': c.every_ns = unit_arg(qp_parse_time, optarg); break;
-		default:
-			fprintf(stderr, "usage: qp-agent-check [-s SOCKET] [-r TABLE] [-p PORT] "
-				"[-f FALLBACK 100M] [-l LINK 400M] [-t SECONDS 5s] [-i INTERVAL 100ms]\n");
-			return o == 'h' ? 0 : 1;
-		}
-	}
-	if (c.port < 1024 || c.port > 65534)
-		die("-p", "a UDP port 1024..65534 (this one and the next)");
+	if (rc)
+		return rc > 0 ? 0 : 1;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	open_host(&c, 0);

@@ -12,12 +12,11 @@
  *   client: qp-check [options] SERVER
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpace/optable.h"
+#include "qpace/opt.h"
 #include "qpace/qp.h"
 #include "qpace/units.h"
 
@@ -31,88 +30,50 @@ struct opts {
 	int cm;
 };
 
-static const struct qp_optdoc option_docs[] = {
-	{ "backend", 'b', "NAME", "QP backend (default ibv)" },
-	{ "ib-dev", 'd', "DEV", "device (default: the first)" },
-	{ "port", 'p', "PORT", "TCP / rdma_cm port (default 18515)" },
-	{ "size", 's', "BYTES", "message size (default 256K)" },
-	{ "iters", 'n', "N", "messages (default 200)" },
-	{ "rate", 'r', "RATE", "pacing rate with no agent (default 200M)" },
-	{ "chunk", 'c', "BYTES", "gate piece size (default 4K)" },
-	{ "burst", 'B', "BYTES", "gate burst beyond one piece (default 2 x MTU)" },
-	{ "tx-depth", 't', "N", "send queue depth (default 16: forces queue reaping)" },
-	{ "options", 'o', "K=V,...", "backend options (ibv: gid=N)" },
-	{ "rate-table", 'T', "NAME", "agent rate table (default: none, the -r rate)" },
-	{ "rdma_cm", 'R', NULL, "connect through rdma_cm instead of TCP" },
-	{ "help", 'h', NULL, "this text" },
+#define AT(field) QP_OPT_AT(struct opts, field)
+
+static const struct qp_opt opts[] = {
+	{ "backend", 'b', QP_OPT_STR, "NAME", AT(backend), .help = "QP backend", .def = "ibv" },
+	{ "ib-dev", 'd', QP_OPT_STR, "DEV", AT(device), .help = "device (default: the first)" },
+	{ "port", 'p', QP_OPT_STR, "PORT", AT(port), .help = "TCP / rdma_cm port", .def = "18515" },
+	{ "size", 's', QP_OPT_BYTES, "BYTES", AT(size_bytes), .min = 1, .max = 64u << 20,
+	  .help = "message size", .def = "256K" },
+	{ "iters", 'n', QP_OPT_UINT, "N", AT(iters), .min = 1, .max = 1000000, .help = "messages",
+	  .def = "200" },
+	{ "rate", 'r', QP_OPT_RATE, "RATE", AT(rate_bps), .min = QP_KBPS, .max = 10000 * QP_GBPS,
+	  .help = "pacing rate with no agent", .def = "200M" },
+	{ "chunk", 'c', QP_OPT_BYTES, "BYTES", AT(chunk_bytes), .min = 64, .max = 64u << 20,
+	  .help = "gate piece size", .def = "4K" },
+	{ "burst", 'B', QP_OPT_BYTES, "BYTES", AT(burst_bytes), .min = 64, .max = 64u << 20,
+	  .help = "gate burst beyond one piece (default 2 x MTU)" },
+	{ "tx-depth", 't', QP_OPT_UINT, "N", AT(sq_depth), .min = 1, .max = 1000000,
+	  .help = "send queue depth (the default forces queue reaping)", .def = "16" },
+	{ "options", 'o', QP_OPT_STR, "K=V,...", AT(options), .help = "backend options (ibv: gid=N)" },
+	{ "rate-table", 'T', QP_OPT_STR, "NAME", AT(rate_table),
+	  .help = "agent rate table (default: none, the -r rate)" },
+	{ "rdma_cm", 'R', QP_OPT_FLAG, NULL, AT(cm), .help = "connect through rdma_cm instead of TCP" },
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
 };
-#define NOPTS (sizeof(option_docs) / sizeof(option_docs[0]))
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: qp-check [options] [SERVER]\n"
-		   "Moves verified, paced data between two hosts through the qpace QP API.\n\n");
-	qp_optable_usage(f, option_docs, NOPTS);
-}
+static const struct qp_opt_prog prog = {
+	.name = "qp-check",
+	.head = "usage: qp-check [options] [SERVER]\n"
+		"Moves verified, paced data between two hosts through the qpace QP API.\n\n",
+	.t = opts,
+	.n = sizeof(opts) / sizeof(opts[0]),
+	.max_args = 1,
+};
 
-static int bad(const char *what, const char *val, const char *range)
-{
-	fprintf(stderr, "qp-check: %s '%s': %s\n", what, val, range);
-	return -EINVAL;
-}
-
-static int parse_arg(struct opts *o, int c, const char *v)
-{
-	uint64_t n;
-
-	switch (c) {
-	case 'b': o->backend = v; return 0;
-	case 'd': o->device = v; return 0;
-	case 'p': o->port = v; return 0;
-	case 'o': o->options = v; return 0;
-	case 'T': o->rate_table = v; return 0;
-	case 'R': o->cm = 1; return 0;
-	case 's':
-		return qp_parse_bytes(v, &o->size_bytes) || !o->size_bytes ||
-		       o->size_bytes > (64u << 20) ? bad("size", v, "1 byte to 64M") : 0;
-	case 'c':
-	case 'B':
-		if (qp_parse_bytes(v, &n) || n < 64 || n > (64u << 20))
-			return bad(c == 'c' ? "chunk" : "burst", v, "64 bytes to 64M");
-		*(c == 'c' ? &o->chunk_bytes : &o->burst_bytes) = n;
-		return 0;
-	case 'r':
-		return qp_parse_rate(v, &o->rate_bps) || o->rate_bps < QP_KBPS ||
-		       o->rate_bps > 10000 * QP_GBPS ? bad("rate", v, "1K to 10T") : 0;
-	case 'n':
-	case 't':
-		if (qp_parse_u64(v, &n) || n < 1 || n > 1000000)
-			return bad(c == 'n' ? "iters" : "tx-depth", v, "1 to 1000000");
-		*(c == 'n' ? &o->iters : &o->sq_depth) = (uint32_t)n;
-		return 0;
-	}
-	usage(stderr);
-	return -EINVAL;
-}
-
+/* The defaults, then the command line; 0, 1 (--help printed) or -EINVAL (printed). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	struct option longopts[NOPTS + 1];
-	char shortopts[2 * NOPTS + 1];
-	int c;
+	int first, rc;
 
-	qp_optable_build(option_docs, NOPTS, longopts, shortopts);
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (parse_arg(o, c, optarg))
-			return -EINVAL;
-	}
-	if (optind + 1 < argc)
-		return bad("argument", argv[optind + 1], "at most one SERVER");
-	o->server = optind < argc ? argv[optind] : NULL;
+	*o = (struct opts){ .rate_table = "" };
+	rc = qp_opt_main(&prog, argc, argv, o, &first);
+	if (rc)
+		return rc;
+	o->server = first < argc ? argv[first] : NULL;
 	return 0;
 }
 
@@ -244,9 +205,7 @@ static int run_client(const struct opts *o, struct qp *qp, struct qp_mr *mr, uin
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .backend = "ibv", .port = "18515", .size_bytes = 256 << 10,
-			  .chunk_bytes = 4096, .rate_bps = 200 * QP_MBPS, .iters = 200,
-			  .sq_depth = 16, .rate_table = "" };
+	struct opts o;
 	struct qp_ctx_attr ca = { 0 };
 	struct qp_attr qa = { 0 };
 	struct qp_ctx *ctx;
@@ -257,8 +216,9 @@ int main(int argc, char **argv)
 	char err[300];
 	int rc;
 
-	if (parse_args(argc, argv, &o))
-		return 1;
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 1;
 	ca.device = o.device;
 	ca.options = o.options;
 	ca.rate_table = o.rate_table;

@@ -8,8 +8,9 @@
  *   qpace-probe rate qpn=N [table=NAME]
  *   qpace-probe sender qpn=N seconds=S [table=NAME fallback=R]
  *
- * Arguments are key=value (each subcommand's table below is its help); output lines are
- * key=value too, so shell tests can pick fields with grep/sed.
+ * Arguments are key=value, fed through one option table (qpace/opt.h) whose rows name the
+ * subcommands that take them, their ranges and defaults (`qpace-probe help` lists them);
+ * output lines are key=value too, so shell tests can pick fields with grep/sed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,27 +22,35 @@
 
 #include "qpace/addr.h"
 #include "qpace/ctl_client.h"
+#include "qpace/errmsg.h"
 #include "qpace/fb_auth.h"
 #include "qpace/feedback.h"
 #include "qpace/gate.h"
 #include "qpace/keyfile.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 
-#define MAX_ARGS 24
+enum { C_REGISTER = 1, C_SEND = 2, C_FUZZ = 4, C_LISTEN = 8, C_RATE = 16, C_SENDER = 32 };
 
-struct arg {
-	const char *key, *def, *help;
-};
+static const char *const type_names[] = { "int", "echo", "notice", "level", "credit", NULL };
+enum { T_INT, T_ECHO, T_NOTICE, T_LEVEL, T_CREDIT };
 
-struct cmd {
-	const char *name;
-	int (*fn)(void);
-	const struct arg *args;
-	const char *help;
-};
+/* Every argument of every subcommand; a row says which take it. */
+static struct probe {
+	const char *socket, *from, *key, *bind, *table;
+	char algo[AGENT_ALGO_MAX], params[AGENT_PARAMS_MAX];
+	uint32_t local, peer, src, dst;          /* host order */
+	struct sockaddr_in to;
+	uint64_t qpn, peer_qpn, qp, count, sport, hold, mtu, level, seq, bytes, psn, hops, qlen;
+	uint64_t replies, seed, port, timeout, seconds, chunk;
+	bool receiver, to_receiver;
+	unsigned type;
+	double util;
+	qp_rate_bps link_bps, fallback_bps;
+	qp_time_ns rtt_ns, interval_ns, gap_ns;
+	enum qp_wait_mode wait;
+} P;
 
-static const struct arg *cur_args;
-static const char *vals[MAX_ARGS];
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -58,62 +67,154 @@ static int die(const char *fmt, const char *a, const char *b)
 	exit(2);
 }
 
-static const char *get(const char *key)
-{
-	for (int i = 0; cur_args[i].key; i++)
-		if (strcmp(cur_args[i].key, key) == 0)
-			return vals[i] ? vals[i] : cur_args[i].def;
-	return die("internal: no argument %s%s", key, ""), NULL;
-}
+/* ---- the values that are not the engine's own types; each finds its field by .off ---- */
 
-static uint64_t get_u64(const char *key)
-{
-	const char *s = get(key);
-	char *end;
-	unsigned long long v;
+#define FIELD(type) ((type *)(void *)((char *)conf + o->off))
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (!*s || *end || errno)
-		die("%s=%s is not a number", key, s);
-	return v;
-}
-
-static uint32_t get_ip(const char *key)
+static int opt_ip(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
 {
 	uint32_t ip;
 
-	if (qp_ipv4_parse(get(key), &ip))
-		die("%s=%s is not an IPv4 address", key, get(key));
-	return ip;
+	if (qp_ipv4_parse(v, &ip))
+		return qp_errmsg(-EINVAL, err, len, "not an IPv4 address");
+	*FIELD(uint32_t) = ip;
+	return 0;
 }
 
-static uint64_t get_unit(const char *key, int (*parse)(const char *, uint64_t *))
+static int opt_addr(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
 {
-	uint64_t v;
-
-	if (parse(get(key), &v))
-		die("%s=%s: bad value (rates 10G, times 10us, sizes 4K)", key, get(key));
-	return v;
+	if (qp_sockaddr_parse(v, 0, 65535, 0, FIELD(struct sockaddr_in), NULL, 0))
+		return qp_errmsg(-EINVAL, err, len, "not IP:PORT");
+	return 0;
 }
 
-static struct sockaddr_in get_addr(const char *key)
+static int opt_util(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
 {
-	struct sockaddr_in sa;
+	double u;
 
-	if (qp_sockaddr_parse(get(key), 0, 65535, 0, &sa, NULL, 0))
-		die("%s=%s is not IP:PORT", key, get(key));
-	return sa;
+	if (qp_parse_double(v, &u) || u < 0 || u > 100)
+		return qp_errmsg(-EINVAL, err, len, "not a utilization in 0..100 (1.2 = 120%%)");
+	*FIELD(double) = u;
+	return 0;
 }
+
+static int opt_wait(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
+{
+	if (qp_wait_mode_parse(v, FIELD(enum qp_wait_mode)))
+		return qp_errmsg(-EINVAL, err, len, "not hybrid, sleep or spin");
+	return 0;
+}
+
+#define AT(field) QP_OPT_AT(struct probe, field)
+#define QPN(field) QP_OPT_UINT, "QPN", AT(field), .max = QP_RATE_QPN_MAX, .flags = QP_OPT_F_HEX
+#define IP(field) QP_OPT_FN, "IP", AT(field), .fn = opt_ip
+#define ADDR(field) QP_OPT_FN, "IP:PORT", AT(field), .fn = opt_addr
+#define N(lo, hi) .min = (lo), .max = (hi)
+
+static const struct qp_opt args[] = {
+	/* register */
+	{ "socket", 0, QP_OPT_STR, "PATH", AT(socket), .cmds = C_REGISTER,
+	  .help = "agent socket (default $QPACE_SOCKET or the agent's default)" },
+	{ "local", 0, IP(local), .cmds = C_REGISTER, .help = "this host's IP", .def = "10.0.0.1" },
+	{ "peer", 0, IP(peer), .cmds = C_REGISTER, .help = "the peer's IP", .def = "10.0.0.2" },
+	{ "qpn", 0, QPN(qpn), .cmds = C_REGISTER, .help = "first local QPN", .def = "0x11" },
+	{ "peer_qpn", 0, QPN(peer_qpn), .cmds = C_REGISTER, .help = "first peer QPN",
+	  .def = "0x21" },
+	{ "count", 0, QP_OPT_UINT, "N", AT(count), N(1, QP_RATE_QPN_MAX), .cmds = C_REGISTER,
+	  .help = "QPs to register (QPNs counting up)", .def = "1" },
+	{ "sport", 0, QP_OPT_UINT, "PORT", AT(sport), N(0, 65535), .cmds = C_REGISTER | C_SEND,
+	  .help = "UDP source port of the data (0 = unknown)", .def = "0" },
+	{ "algo", 0, QP_OPT_STRBUF, "ALGO", AT(algo), .cmds = C_REGISTER,
+	  .help = "algorithm (default: the agent's)" },
+	{ "params", 0, QP_OPT_STRBUF, "K=V,...", AT(params), .cmds = C_REGISTER,
+	  .help = "its params (default: its own)" },
+	{ "receiver", 0, QP_OPT_FLAG, "0|1", AT(receiver), .cmds = C_REGISTER,
+	  .help = "1 = receives data: the agent paces credits to the peer", .def = "0" },
+	{ "link", 0, QP_OPT_RATE, "RATE", AT(link_bps), N(QP_KBPS, 10000 * QP_GBPS),
+	  .cmds = C_REGISTER, .help = "link rate", .def = "1G" },
+	{ "rtt", 0, QP_OPT_TIME, "TIME", AT(rtt_ns), N(0, 100 * QP_NS_PER_S), .cmds = C_REGISTER,
+	  .help = "base RTT", .def = "100us" },
+	{ "mtu", 0, QP_OPT_UINT, "BYTES", AT(mtu), N(1, 65535), .cmds = C_REGISTER, .help = "MTU",
+	  .def = "1000" },
+	{ "hold", 0, QP_OPT_UINT, "S", AT(hold), N(0, 86400), .cmds = C_REGISTER,
+	  .help = "seconds to stay registered (0 = until killed)", .def = "0" },
+	/* send, fuzz */
+	{ "to", 0, ADDR(to), .cmds = C_SEND | C_FUZZ, .help = "agent feedback address",
+	  .def = "127.0.0.1:4792" },
+	{ "from", 0, QP_OPT_STR, "IP", AT(from), .cmds = C_SEND | C_FUZZ,
+	  .help = "source IP to bind (default: any)" },
+	{ "key", 0, QP_OPT_STR, "FILE", AT(key), .cmds = C_SEND | C_FUZZ | C_LISTEN,
+	  .help = "key file: send signs each message, listen checks tags (fuzz: unused)" },
+	{ "type", 0, QP_OPT_CHOICE, "TYPE", AT(type), .choices = type_names, .cmds = C_SEND,
+	  .help = "int, echo, notice, level or credit", .def = "level" },
+	{ "src", 0, IP(src), .cmds = C_SEND, .help = "flow: data sender", .def = "10.0.0.1" },
+	{ "dst", 0, IP(dst), .cmds = C_SEND, .help = "flow: receiver", .def = "10.0.0.2" },
+	{ "qp", 0, QPN(qp), .cmds = C_SEND, .help = "flow: dest QP", .def = "0x21" },
+	{ "level", 0, QP_OPT_UINT, "L", AT(level), N(0, 7), .cmds = C_SEND,
+	  .help = "level: 0..3 (7 = ack)", .def = "3" },
+	{ "seq", 0, QP_OPT_UINT, "N", AT(seq), N(0, UINT32_MAX), .cmds = C_SEND,
+	  .help = "level/credit sequence", .def = "1" },
+	{ "bytes", 0, QP_OPT_UINT, "N", AT(bytes), N(0, UINT32_MAX), .cmds = C_SEND,
+	  .help = "credit bytes", .def = "4000" },
+	{ "interval", 0, QP_OPT_TIME, "TIME", AT(interval_ns), N(0, 100 * QP_NS_PER_S),
+	  .cmds = C_SEND, .help = "credit interval", .def = "100us" },
+	{ "psn", 0, QP_OPT_UINT, "PSN", AT(psn), N(0, 0xffffff), .cmds = C_SEND,
+	  .help = "int: first PSN (+1 per message)", .def = "1" },
+	{ "hops", 0, QP_OPT_UINT, "N", AT(hops), N(1, QP_INT_MAX_HOPS), .cmds = C_SEND,
+	  .help = "int: hop count", .def = "5" },
+	{ "util", 0, QP_OPT_FN, "U", AT(util), .fn = opt_util, .cmds = C_SEND,
+	  .help = "int: utilization of the last hop (others 0.5)", .def = "1.2" },
+	{ "qlen", 0, QP_OPT_UINT, "BYTES", AT(qlen), N(0, UINT32_MAX), .cmds = C_SEND,
+	  .help = "int/notice/level: queue bytes", .def = "10000" },
+	{ "link", 0, QP_OPT_RATE, "RATE", AT(link_bps), N(QP_KBPS, 10000 * QP_GBPS),
+	  .cmds = C_SEND, .help = "hop link", .def = "10G" },
+	{ "to_receiver", 0, QP_OPT_FLAG, "0|1", AT(to_receiver), .cmds = C_SEND,
+	  .help = "int: 1 = delivered to the receiver (echo role)", .def = "0" },
+	{ "count", 0, QP_OPT_UINT, "N", AT(count), N(0, UINT32_MAX), .cmds = C_SEND,
+	  .help = "messages to send", .def = "1" },
+	{ "gap", 0, QP_OPT_TIME, "TIME", AT(gap_ns), N(0, 100 * QP_NS_PER_S), .cmds = C_SEND,
+	  .help = "time between messages", .def = "10us" },
+	{ "replies", 0, QP_OPT_UINT, "MS", AT(replies), N(0, 3600000), .cmds = C_SEND,
+	  .help = "then print replies to this socket for this many ms (level acks)", .def = "0" },
+	{ "count", 0, QP_OPT_UINT, "N", AT(count), N(0, UINT32_MAX), .cmds = C_FUZZ,
+	  .help = "datagrams", .def = "10000" },
+	{ "seed", 0, QP_OPT_UINT, "N", AT(seed), N(0, UINT64_MAX), .cmds = C_FUZZ,
+	  .help = "generator seed", .def = "1" },
+	/* listen */
+	{ "bind", 0, QP_OPT_STR, "IP", AT(bind), .cmds = C_LISTEN, .help = "address to listen on",
+	  .def = "127.0.0.1" },
+	{ "port", 0, QP_OPT_UINT, "PORT", AT(port), N(1, 65535), .cmds = C_LISTEN,
+	  .help = "UDP port", .def = "4792" },
+	{ "count", 0, QP_OPT_UINT, "N", AT(count), N(0, UINT32_MAX), .cmds = C_LISTEN,
+	  .help = "stop after this many (0 = no limit)", .def = "0" },
+	{ "timeout", 0, QP_OPT_UINT, "S", AT(timeout), N(0, 86400), .cmds = C_LISTEN,
+	  .help = "stop after this many seconds", .def = "5" },
+	/* rate, sender */
+	{ "table", 0, QP_OPT_STR, "NAME", AT(table), .cmds = C_RATE | C_SENDER,
+	  .help = "rate table name", .def = QP_RATETABLE_DEFAULT },
+	{ "qpn", 0, QPN(qpn), .cmds = C_RATE | C_SENDER, .help = "QPN", .def = "0x11" },
+	{ "seconds", 0, QP_OPT_UINT, "S", AT(seconds), N(0, 86400), .cmds = C_SENDER,
+	  .help = "how long to send", .def = "2" },
+	{ "fallback", 0, QP_OPT_RATE, "RATE", AT(fallback_bps), N(0, QP_GATE_MAX_BPS),
+	  .cmds = C_SENDER, .help = "gate fallback rate", .def = "100M" },
+	{ "chunk", 0, QP_OPT_BYTES, "BYTES", AT(chunk), N(QP_GATE_MIN_BYTES, QP_GATE_MAX_BYTES),
+	  .cmds = C_SENDER, .help = "piece size", .def = "4K" },
+	{ "interval", 0, QP_OPT_TIME, "TIME", AT(interval_ns), N(QP_NS_PER_MS, 60 * QP_NS_PER_S),
+	  .cmds = C_SENDER, .help = "report every", .def = "100ms" },
+	{ "wait", 0, QP_OPT_FN, "MODE", AT(wait), .fn = opt_wait, .cmds = C_SENDER,
+	  .help = "how the gate waits: hybrid, sleep or spin", .def = "hybrid" },
+};
+#define NARGS (sizeof(args) / sizeof(args[0]))
+_Static_assert(NARGS <= QP_OPT_MAX, "one table");
 
 static bool load_key(struct qp_siphash_key *k)
 {
 	uint8_t raw[QP_SIPHASH_KEY_BYTES];
 	char err[300];
 
-	if (!*get("key"))
+	if (!P.key)
 		return false;
-	if (qp_keyfile_read(get("key"), raw, NULL, err, sizeof(err)))
+	if (qp_keyfile_read(P.key, raw, NULL, err, sizeof(err)))
 		die("%s%s", err, "");
 	qp_siphash_key_load(k, raw);
 	return true;
@@ -124,7 +225,7 @@ static int udp_socket(const char *from)
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 	uint32_t ip;
 
-	if (*from && qp_ipv4_parse(from, &ip) == 0) {
+	if (from && qp_ipv4_parse(from, &ip) == 0) {
 		struct sockaddr_in sa = qp_sockaddr_in(ip, 0);
 
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
@@ -135,44 +236,32 @@ static int udp_socket(const char *from)
 
 /* ---- register ---- */
 
-static const struct arg register_args[] = {
-	{ "socket", "", "agent socket (default $QPACE_SOCKET or the agent's default)" },
-	{ "local", "10.0.0.1", "this host's IP" }, { "peer", "10.0.0.2", "the peer's IP" },
-	{ "qpn", "0x11", "first local QPN" }, { "peer_qpn", "0x21", "first peer QPN" },
-	{ "count", "1", "QPs to register (QPNs counting up)" },
-	{ "sport", "0", "UDP source port of our data (0 = unknown)" },
-	{ "algo", "", "algorithm (\"\" = the agent's default)" }, { "params", "", "its params" },
-	{ "receiver", "0", "1 = receives data: the agent paces credits to the peer" },
-	{ "link", "1G", "link rate" }, { "rtt", "100us", "base RTT" }, { "mtu", "1000", "MTU" },
-	{ "hold", "0", "seconds to stay registered (0 = until killed)" },
-	{ .key = NULL },
-};
 
 static int cmd_register(void)
 {
 	struct ctl_client *c;
 	char err[300];
-	uint64_t n = get_u64("count"), hold = get_u64("hold");
+	uint64_t n = P.count, hold = P.hold;
 	qp_time_ns end;
 
-	if (ctl_client_open(get("socket"), &c, err, sizeof(err)))
+	if (ctl_client_open(P.socket, &c, err, sizeof(err)))
 		die("%s%s", err, "");
 	for (uint64_t i = 0; i < n; i++) {
 		struct ctl_msg m = { .type = CTL_T_REGISTER };
 		struct agent_qp_reg *r = &m.u.reg;
 
 		*r = (struct agent_qp_reg){
-			.qpn = (uint32_t)(get_u64("qpn") + i),
-			.peer_qpn = (uint32_t)(get_u64("peer_qpn") + i),
-			.local_ip = get_ip("local"), .peer_ip = get_ip("peer"),
-			.sport = (uint16_t)get_u64("sport"),
-			.flags = get_u64("receiver") ? AGENT_QP_RECEIVER : 0,
-			.mtu_bytes = (uint32_t)get_u64("mtu"),
-			.link_bps = get_unit("link", qp_parse_rate),
-			.base_rtt_ns = get_unit("rtt", qp_parse_time),
+			.qpn = (uint32_t)(P.qpn + i),
+			.peer_qpn = (uint32_t)(P.peer_qpn + i),
+			.local_ip = P.local, .peer_ip = P.peer,
+			.sport = (uint16_t)P.sport,
+			.flags = P.receiver ? AGENT_QP_RECEIVER : 0,
+			.mtu_bytes = (uint32_t)P.mtu,
+			.link_bps = P.link_bps,
+			.base_rtt_ns = P.rtt_ns,
 		};
-		snprintf(r->algo, sizeof(r->algo), "%s", get("algo"));
-		snprintf(r->params, sizeof(r->params), "%s", get("params"));
+		snprintf(r->algo, sizeof(r->algo), "%s", P.algo);
+		snprintf(r->params, sizeof(r->params), "%s", P.params);
 		if (ctl_client_call(c, &m, NULL, NULL, 5 * QP_NS_PER_S, NULL, err, sizeof(err))) {
 			printf("register qpn=0x%06x status=error text=\"%s\"\n", r->qpn, err);
 			fflush(stdout);
@@ -194,79 +283,56 @@ static int cmd_register(void)
 static void receive(int fd, qp_time_ns start, qp_time_ns end, uint64_t count,
 		    const struct qp_siphash_key *k);
 
-static const struct arg send_args[] = {
-	{ "to", "127.0.0.1:4792", "agent feedback address" },
-	{ "from", "", "source IP to bind (\"\" = any)" },
-	{ "key", "", "key file: sign each message" },
-	{ "type", "level", "int, echo, notice, level or credit" },
-	{ "src", "10.0.0.1", "flow: data sender" }, { "dst", "10.0.0.2", "flow: receiver" },
-	{ "sport", "0", "flow: UDP source port" }, { "qp", "0x21", "flow: dest QP" },
-	{ "level", "3", "level: 0..3 (7 = ack)" }, { "seq", "1", "level/credit sequence" },
-	{ "bytes", "4000", "credit bytes" }, { "interval", "100us", "credit interval" },
-	{ "psn", "1", "int: first PSN (+1 per message)" }, { "hops", "5", "int: hop count" },
-	{ "util", "1.2", "int: utilization of the last hop (others 0.5)" },
-	{ "qlen", "10000", "int/notice/level: queue bytes" }, { "link", "10G", "hop link" },
-	{ "to_receiver", "0", "int: 1 = delivered to the receiver (echo role)" },
-	{ "count", "1", "messages to send" }, { "gap", "10us", "time between messages" },
-	{ "replies", "0", "then print replies to this socket for this many ms (level acks)" },
-	{ .key = NULL },
-};
 
 static void build(struct fb_msg *m, uint64_t i, qp_time_ns now, uint64_t *tx)
 {
-	struct fb_flow f = { get_ip("src"), get_ip("dst"), (uint16_t)get_u64("sport"),
-			     (uint32_t)get_u64("qp") };
-	const char *type = get("type");
-	qp_rate_bps link = get_unit("link", qp_parse_rate);
-	uint32_t qlen = (uint32_t)get_u64("qlen");
+	struct fb_flow f = { P.src, P.dst, (uint16_t)P.sport, (uint32_t)P.qp };
+	qp_rate_bps link = P.link_bps;
+	uint32_t qlen = (uint32_t)P.qlen;
 
 	memset(m, 0, sizeof(*m));
-	if (strcmp(type, "int") == 0 || strcmp(type, "echo") == 0) {
-		unsigned nh = (unsigned)get_u64("hops");
-		double util = atof(get("util"));
+	if (P.type == T_INT || P.type == T_ECHO) {
+		double util = P.util;
 
-		m->type = type[0] == 'i' ? FB_T_INT : FB_T_ECHO;
-		m->flags = get_u64("to_receiver") ? FB_F_TO_RECEIVER : 0;
+		m->type = P.type == T_INT ? FB_T_INT : FB_T_ECHO;
+		m->flags = P.to_receiver ? FB_F_TO_RECEIVER : 0;
 		m->u.int_report.flow = f;
-		m->u.int_report.psn = (uint32_t)(get_u64("psn") + i) & 0xffffff;
-		m->u.int_report.nhops = (uint8_t)(nh < 1 || nh > QP_INT_MAX_HOPS ? 1 : nh);
+		m->u.int_report.psn = (uint32_t)(P.psn + i) & 0xffffff;
+		m->u.int_report.nhops = (uint8_t)P.hops;
 		for (unsigned h = 0; h < m->u.int_report.nhops; h++) {
 			bool last = h + 1 == m->u.int_report.nhops;
 
 			tx[h] += (uint64_t)((last ? util : 0.5) * (double)link / 8e9 *
-					    (double)get_unit("gap", qp_parse_time));
+					    (double)P.gap_ns);
 			m->u.int_report.hops[h] = (struct qp_int_hop){
 				.switch_id = 100 + h, .port = 1, .ts_ns = now, .tx_bytes = tx[h],
 				.qlen_bytes = last ? qlen : 0, .link_bps = link };
 		}
-	} else if (strcmp(type, "notice") == 0) {
+	} else if (P.type == T_NOTICE) {
 		m->type = FB_T_NOTICE;
 		m->u.notice = (struct fb_notice){ .flow = f, .switch_id = 100, .flows = 2,
 						  .queue_bytes = qlen, .link_bps = link,
 						  .reflected_ts_ns = now };
-	} else if (strcmp(type, "level") == 0) {
+	} else if (P.type == T_LEVEL) {
 		m->type = FB_T_LEVEL;
 		m->u.level = (struct fb_level){ .flow = f, .switch_id = 100, .port = 1,
-						.level = (uint8_t)get_u64("level"), .queue_bytes = qlen,
-						.seq = (uint32_t)(get_u64("seq") + i) };
-	} else if (strcmp(type, "credit") == 0) {
-		m->type = FB_T_CREDIT;
-		m->u.credit = (struct fb_credit){ f, (uint32_t)(get_u64("seq") + i),
-						  (uint32_t)get_u64("bytes"),
-						  get_unit("interval", qp_parse_time) };
+						.level = (uint8_t)P.level, .queue_bytes = qlen,
+						.seq = (uint32_t)(P.seq + i) };
 	} else {
-		die("type=%s: not int, echo, notice, level or credit%s", type, "");
+		m->type = FB_T_CREDIT;
+		m->u.credit = (struct fb_credit){ f, (uint32_t)(P.seq + i), (uint32_t)P.bytes,
+						  P.interval_ns };
 	}
 }
 
 static int cmd_send(void)
 {
-	struct sockaddr_in to = get_addr("to");
+	struct sockaddr_in to = P.to;
 	struct qp_siphash_key k;
 	bool sign = load_key(&k);
-	int fd = udp_socket(get("from"));
-	uint64_t n = get_u64("count"), tx[QP_INT_MAX_HOPS] = { 0 }, sent = 0;
-	qp_time_ns gap = get_unit("gap", qp_parse_time), next = qp_now_ns();
+	int fd = udp_socket(P.from);
+	uint64_t n = P.count, tx[QP_INT_MAX_HOPS] = { 0 }, sent = 0;
+	qp_time_ns gap = P.gap_ns, next = qp_now_ns();
 
 	for (uint64_t i = 0; i < n && !stop; i++) {
 		uint8_t buf[FB_MAX_LEN];
@@ -280,25 +346,19 @@ static int cmd_send(void)
 		if (len > 0 && sign)
 			len = fb_auth_sign(buf, sizeof(buf), (size_t)len, &k);
 		if (len <= 0)
-			die("cannot encode this %s message%s", get("type"), "");
+			die("cannot encode this %s message%s", type_names[P.type], "");
 		sent += sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&to, sizeof(to)) == len;
 		next += gap;
 	}
-	printf("send type=%s sent=%llu\n", get("type"), (unsigned long long)sent);
+	printf("send type=%s sent=%llu\n", type_names[P.type], (unsigned long long)sent);
 	fflush(stdout);
-	if (get_u64("replies"))
-		receive(fd, qp_now_ns(), qp_now_ns() + get_u64("replies") * QP_NS_PER_MS, 0,
+	if (P.replies)
+		receive(fd, qp_now_ns(), qp_now_ns() + P.replies * QP_NS_PER_MS, 0,
 			sign ? &k : NULL);
 	close(fd);
 	return 0;
 }
 
-static const struct arg fuzz_args[] = {
-	{ "to", "127.0.0.1:4792", "agent feedback address" },
-	{ "from", "", "source IP to bind" }, { "key", "", "unused" },
-	{ "count", "10000", "datagrams" }, { "seed", "1", "generator seed" },
-	{ .key = NULL },
-};
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -313,9 +373,9 @@ static uint64_t splitmix(uint64_t *s)
  * datagrams, in a bounded, seeded stream. */
 static int cmd_fuzz(void)
 {
-	struct sockaddr_in to = get_addr("to");
-	int fd = udp_socket(get("from"));
-	uint64_t seed = get_u64("seed"), n = get_u64("count"), sent = 0;
+	struct sockaddr_in to = P.to;
+	int fd = udp_socket(P.from);
+	uint64_t seed = P.seed, n = P.count, sent = 0;
 	static const uint8_t types[] = { FB_T_INT, FB_T_NOTICE, FB_T_LEVEL, FB_T_CREDIT,
 					 FB_T_ECHO };
 
@@ -403,26 +463,26 @@ static void receive(int fd, qp_time_ns start, qp_time_ns end, uint64_t count,
 	}
 }
 
-static const struct arg listen_args[] = {
-	{ "bind", "127.0.0.1", "address to listen on" }, { "port", "4792", "UDP port" },
-	{ "count", "0", "stop after this many (0 = no limit)" },
-	{ "timeout", "5", "stop after this many seconds" }, { "key", "", "check tags" },
-	{ .key = NULL },
-};
 
 static int cmd_listen(void)
 {
-	struct sockaddr_in sa = qp_sockaddr_in(get_ip("bind"), (uint16_t)get_u64("port"));
+	struct sockaddr_in sa;
 	struct qp_siphash_key k;
 	bool check = load_key(&k);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 	qp_time_ns start = qp_now_ns();
+	char port[8];
+	uint32_t ip;
 
+	if (qp_ipv4_parse(P.bind, &ip))
+		die("bind=%s is not an IPv4 address%s", P.bind, "");
+	sa = qp_sockaddr_in(ip, (uint16_t)P.port);
+	snprintf(port, sizeof(port), "%u", (unsigned)P.port);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		die("bind port %s: %s", get("port"), strerror(errno));
-	printf("listen port=%s ready\n", get("port"));
+		die("bind port %s: %s", port, strerror(errno));
+	printf("listen port=%s ready\n", port);
 	fflush(stdout);
-	receive(fd, start, start + get_u64("timeout") * QP_NS_PER_S, get_u64("count"),
+	receive(fd, start, start + P.timeout * QP_NS_PER_S, P.count,
 		check ? &k : NULL);
 	close(fd);
 	return 0;
@@ -430,10 +490,6 @@ static int cmd_listen(void)
 
 /* ---- rate table: read a slot; pace a sender through the gate ---- */
 
-static const struct arg rate_args[] = {
-	{ "table", QP_RATETABLE_DEFAULT, "rate table name" }, { "qpn", "0x11", "QPN" },
-	{ .key = NULL },
-};
 
 static int cmd_rate(void)
 {
@@ -443,11 +499,11 @@ static int cmd_rate(void)
 	char err[300];
 	int rc;
 
-	if (qp_ratetable_open(get("table"), &t, err, sizeof(err))) {
+	if (qp_ratetable_open(P.table, &t, err, sizeof(err))) {
 		printf("rate status=no_table text=\"%s\"\n", err);
 		return 1;
 	}
-	rc = qp_ratetable_lookup(t, (uint32_t)get_u64("qpn"), &hint, &e);
+	rc = qp_ratetable_lookup(t, (uint32_t)P.qpn, &hint, &e);
 	if (rc)
 		printf("rate status=no_slot\n");
 	else
@@ -459,13 +515,6 @@ static int cmd_rate(void)
 	return rc ? 1 : 0;
 }
 
-static const struct arg sender_args[] = {
-	{ "table", QP_RATETABLE_DEFAULT, "rate table name" }, { "qpn", "0x11", "QPN" },
-	{ "seconds", "2", "how long to send" }, { "fallback", "100M", "gate fallback rate" },
-	{ "chunk", "4K", "piece size" }, { "interval", "100ms", "report every" },
-	{ "wait", "hybrid", "how the gate waits: hybrid, sleep or spin" },
-	{ .key = NULL },
-};
 
 static const char *fallback_key(enum qp_gate_fallback f)
 {
@@ -489,22 +538,19 @@ static void gate_log(void *arg, const char *line)
  * line per interval: what the gate let through, the rate in force, fallback or not. */
 static int cmd_sender(void)
 {
-	struct qp_gate_params gp = { .fallback_bps = get_unit("fallback", qp_parse_rate),
-				     .chunk_bytes = get_unit("chunk", qp_parse_bytes) };
-	struct qp_wait w = { .mode = QP_WAIT_HYBRID };
+	struct qp_gate_params gp = { .fallback_bps = P.fallback_bps, .chunk_bytes = P.chunk };
+	struct qp_wait w = { .mode = P.wait };
 	struct qp_rate_src src;
 	struct qp_pacer p;
 	char err[300];
-	qp_time_ns start = qp_now_ns(), end = start + get_u64("seconds") * QP_NS_PER_S;
-	qp_time_ns every = get_unit("interval", qp_parse_time), mark = start + every;
+	qp_time_ns start = qp_now_ns(), end = start + P.seconds * QP_NS_PER_S;
+	qp_time_ns every = P.interval_ns, mark = start + every;
 	uint64_t bytes = 0;
 
 	if (qp_gate_params_resolve(&gp, err, sizeof(err)))
 		die("%s%s", err, "");
-	if (qp_wait_mode_parse(get("wait"), &w.mode))
-		die("wait=%s: not hybrid, sleep or spin%s", get("wait"), "");
-	qp_rate_src_init(&src, get("table"), gp.stale_ns, gate_log, NULL);
-	qp_pacer_init(&p, &gp, &w, &src, (uint32_t)get_u64("qpn"), start);
+	qp_rate_src_init(&src, P.table, gp.stale_ns, gate_log, NULL);
+	qp_pacer_init(&p, &gp, &w, &src, (uint32_t)P.qpn, start);
 	while (!stop) {
 		struct qp_gate_verdict v;
 		qp_time_ns now;
@@ -527,13 +573,18 @@ static int cmd_sender(void)
 	return 0;
 }
 
-static const struct cmd cmds[] = {
-	{ "register", cmd_register, register_args, "register QPs with the agent and hold them" },
-	{ "send", cmd_send, send_args, "send feedback messages" },
-	{ "fuzz", cmd_fuzz, fuzz_args, "send random and mutated feedback datagrams" },
-	{ "listen", cmd_listen, listen_args, "print the feedback messages that arrive" },
-	{ "rate", cmd_rate, rate_args, "read a QP's rate-table slot" },
-	{ "sender", cmd_sender, sender_args, "pace a no-op sender through the gate" },
+static const struct cmd {
+	const char *name;
+	unsigned bit;
+	int (*fn)(void);
+	const char *help;
+} cmds[] = {
+	{ "register", C_REGISTER, cmd_register, "register QPs with the agent and hold them" },
+	{ "send", C_SEND, cmd_send, "send feedback messages" },
+	{ "fuzz", C_FUZZ, cmd_fuzz, "send random and mutated feedback datagrams" },
+	{ "listen", C_LISTEN, cmd_listen, "print the feedback messages that arrive" },
+	{ "rate", C_RATE, cmd_rate, "read a QP's rate-table slot" },
+	{ "sender", C_SENDER, cmd_sender, "pace a no-op sender through the gate" },
 	{ .name = NULL },
 };
 
@@ -542,9 +593,32 @@ static void usage(FILE *f)
 	fprintf(f, "usage: qpace-probe COMMAND [key=value...]\n");
 	for (const struct cmd *c = cmds; c->name; c++) {
 		fprintf(f, "\n%s: %s\n", c->name, c->help);
-		for (const struct arg *a = c->args; a->key; a++)
-			fprintf(f, "  %-12s %s (default \"%s\")\n", a->key, a->help, a->def);
+		qp_opt_usage_keys(f, args, NARGS, c->bit);
 	}
+}
+
+/* argv[2..]: key=value each, through the table's rows of @c (after their defaults). */
+static int parse_args(const struct cmd *c, int argc, char **argv)
+{
+	char err[400], msg[480], key[32];
+	int rc = qp_opt_defaults(args, NARGS, c->bit, &P, err, sizeof(err));
+
+	for (int i = 2; !rc && i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+
+		if (!eq || (size_t)(eq - argv[i]) >= sizeof(key)) {
+			rc = qp_errmsg(-EINVAL, err, sizeof(err), "\"%s\" is not key=value", argv[i]);
+			break;
+		}
+		memcpy(key, argv[i], (size_t)(eq - argv[i]));
+		key[eq - argv[i]] = 0;
+		rc = qp_opt_set(args, NARGS, c->bit, &P, key, eq + 1, err, sizeof(err));
+	}
+	if (rc) {
+		snprintf(msg, sizeof(msg), "%s: %s", c->name, err);
+		return qp_opt_fail("qpace-probe", msg);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -562,19 +636,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	cur_args = c->args;
-	for (int i = 2; i < argc; i++) {
-		const char *eq = strchr(argv[i], '=');
-		int k;
-
-		for (k = 0; eq && c->args[k].key; k++)
-			if (strlen(c->args[k].key) == (size_t)(eq - argv[i]) &&
-			    strncmp(c->args[k].key, argv[i], (size_t)(eq - argv[i])) == 0)
-				break;
-		if (!eq || !c->args[k].key)
-			die("%s: unknown argument \"%s\" (see qpace-probe help)", c->name, argv[i]);
-		vals[k] = eq + 1;
-	}
+	if (parse_args(c, argc, argv))
+		return 2;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	return c->fn();

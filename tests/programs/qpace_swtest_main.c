@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,11 +141,17 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	bool help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+	FILE *f = help ? stdout : stderr;
+
+	for (size_t i = 0; !help && argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc, argv);
-	fprintf(stderr, "usage: qpace-swtest COMMAND ...\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(stderr, "  %-5s %s\n", cmds[i].name, cmds[i].help);
-	return 2;
+	fprintf(f, "usage: qpace-swtest COMMAND ...\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		fprintf(f, "  %-5s %s\n", cmds[i].name, cmds[i].help);
+		if (help)
+			swt_usage(f, cmds[i].name);
+	}
+	return help ? 0 : 2;
 }

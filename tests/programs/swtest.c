@@ -1,7 +1,6 @@
 /* Helpers of qpace-swtest (see swtest.h). */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
@@ -13,53 +12,57 @@
 
 #include "qpace/addr.h"
 #include "qpace/jsonr.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 #include "swtest.h"
 
+/* The subcommands that take options, and one table for all of them (qpace/opt.h). */
+enum { SWT_INT = 1, SWT_HOPS = 2, SWT_RATE = 4, SWT_SEND = 8, SWT_RECV = 16 };
+
+static const char *const swt_cmds[] = { "int", "hops", "rate", "send", "recv" };
+
+#define AT(field) QP_OPT_AT(struct swt_args, field)
+
+static const struct qp_opt swt_opts[] = {
+	{ "to", 0, QP_OPT_STR, "IP:PORT", AT(to), .cmds = SWT_SEND, .help = "send here" },
+	{ "bind", 0, QP_OPT_STR, "IP:PORT", AT(bind), .cmds = SWT_RECV, .help = "receive here" },
+	{ "rate", 0, QP_OPT_RATE, "R", AT(rate_bps), .min = 1, .max = 10000 * QP_GBPS,
+	  .cmds = SWT_RATE | SWT_SEND, .help = "frame rate in bits/s of whole frames" },
+	{ "size", 0, QP_OPT_BYTES, "S", AT(size), .max = 8000, .cmds = SWT_RATE | SWT_SEND,
+	  .help = "UDP payload bytes", .def = "1000" },
+	{ "duration", 0, QP_OPT_TIME, "D", AT(duration_ns), .max = 60 * QP_NS_PER_S,
+	  .cmds = SWT_RATE | SWT_SEND | SWT_RECV, .help = "how long", .def = "1s" },
+	{ "base-port", 0, QP_OPT_UINT, "P", AT(base_port), .min = 1, .max = 65000,
+	  .cmds = SWT_INT | SWT_HOPS | SWT_RATE, .help = "the --star switch's base port" },
+};
+#define SWT_NOPTS (sizeof(swt_opts) / sizeof(swt_opts[0]))
+
+void swt_usage(FILE *f, const char *cmd)
+{
+	for (unsigned i = 0; i < sizeof(swt_cmds) / sizeof(swt_cmds[0]); i++)
+		if (!strcmp(cmd, swt_cmds[i]))
+			qp_opt_usage(f, swt_opts, SWT_NOPTS, 1u << i);
+}
+
 int swt_parse(struct swt_args *a, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "to", required_argument, NULL, 't' }, { "bind", required_argument, NULL, 'b' },
-		{ "rate", required_argument, NULL, 'r' }, { "size", required_argument, NULL, 's' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "base-port", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int ch;
+	struct qp_opt_spec spec = { .t = swt_opts, .n = SWT_NOPTS };
+	char err[300], where[64];
+	int first;
 
+	for (unsigned i = 0; argc > 1 && i < sizeof(swt_cmds) / sizeof(swt_cmds[0]); i++)
+		if (!strcmp(argv[1], swt_cmds[i]))
+			spec.cmd = 1u << i;
 	memset(a, 0, sizeof(*a));
-	a->size = 1000;
-	a->duration_ns = QP_NS_PER_S;
-	optind = 2;
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (ch) {
-		case 't':
-			a->to = optarg;
-			break;
-		case 'b':
-			a->bind = optarg;
-			break;
-		case 'r':
-			if (qp_parse_rate(optarg, &a->rate_bps) || !a->rate_bps)
-				return -EINVAL;
-			break;
-		case 's':
-			if (qp_parse_bytes(optarg, &v) || v > 8000)
-				return -EINVAL;
-			a->size = v;
-			break;
-		case 'd':
-			if (qp_parse_time(optarg, &a->duration_ns) || a->duration_ns > 60 * QP_NS_PER_S)
-				return -EINVAL;
-			break;
-		case 'p':
-			if (qp_parse_u64(optarg, &v) || v < 1 || v > 65000)
-				return -EINVAL;
-			a->base_port = (unsigned)v;
-			break;
-		default: return -EINVAL;
-		}
+	first = qp_opt_defaults(swt_opts, SWT_NOPTS, spec.cmd, a, err, sizeof(err));
+	if (!first)
+		first = qp_opt_parse(&spec, argc - 1, argv + 1, a, NULL, err, sizeof(err));
+	if (first < 0) {
+		snprintf(where, sizeof(where), "qpace-swtest %s", argc > 1 ? argv[1] : "");
+		fprintf(stderr, "%s: %s\ntry: qpace-swtest --help\n", where, err);
+		return first;
 	}
+	optind = first + 1;
 	return 0;
 }
 

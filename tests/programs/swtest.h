@@ -4,6 +4,7 @@
 
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "qpace/frame.h"
 #include "qpace/rate.h"
@@ -40,7 +41,11 @@ struct swt_pair {
 
 /* Calls that fail return a negative errno: -EINVAL for a bad argument, -ENOENT for a key
  * not in the JSON, else the system call's. */
+/* argv[1] is the subcommand; its options into @a (qpace/opt.h table). 0, with getopt's
+ * optind at the first positional argument, or -EINVAL (the error printed). */
 int swt_parse(struct swt_args *a, int argc, char **argv);
+/* The options of subcommand @cmd, for --help. */
+void swt_usage(FILE *f, const char *cmd);
 int swt_udp(const struct sockaddr_in *bind_addr);
 struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,
 				 qp_time_ns duration);

@@ -31,7 +31,7 @@ static void test_defaults_and_file(void **state)
 		"heartbeat = 5ms\r\n",
 	};
 	struct qpaced_config c;
-	struct qpaced_config_reader r;
+	struct qp_opt_reader r;
 	char err[300];
 	(void)state;
 
@@ -48,7 +48,7 @@ static void test_defaults_and_file(void **state)
 	assert_string_equal(c.key_file, "");
 	qpaced_config_reader_init(&r, &c, "test.conf");
 	for (size_t i = 0; i < sizeof(file) / sizeof(file[0]); i++)
-		if (qpaced_config_line(&r, file[i], err, sizeof(err)))
+		if (qp_opt_line(&r, file[i], err, sizeof(err)))
 			fail_msg("%s", err);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
 	assert_int_equal(c.fb_ip, 0x0a000001);
@@ -94,7 +94,7 @@ static void test_errors_name_file_line_key(void **state)
 		{ "just words", "expected key = value" },
 	};
 	struct qpaced_config c;
-	struct qpaced_config_reader r;
+	struct qp_opt_reader r;
 	char err[300], line[QPACED_LINE_MAX + 10];
 	(void)state;
 
@@ -103,8 +103,8 @@ static void test_errors_name_file_line_key(void **state)
 		char where[32];
 
 		qpaced_config_reader_init(&r, &c, "q.conf");
-		qpaced_config_line(&r, "# first line", err, sizeof(err));
-		assert_int_equal(qpaced_config_line(&r, bad[i].line, err, sizeof(err)), -EINVAL);
+		qp_opt_line(&r, "# first line", err, sizeof(err));
+		assert_int_equal(qp_opt_line(&r, bad[i].line, err, sizeof(err)), -EINVAL);
 		snprintf(where, sizeof(where), "q.conf:2: ");
 		assert_memory_equal(err, where, strlen(where));
 		if (!strstr(err, bad[i].named))
@@ -114,12 +114,12 @@ static void test_errors_name_file_line_key(void **state)
 	}
 	/* twice in one file; an overlong line */
 	qpaced_config_reader_init(&r, &c, "q.conf");
-	assert_int_equal(qpaced_config_line(&r, "cc = ffd", err, sizeof(err)), 0);
-	assert_int_equal(qpaced_config_line(&r, "cc = dcqcn", err, sizeof(err)), -EINVAL);
+	assert_int_equal(qp_opt_line(&r, "cc = ffd", err, sizeof(err)), 0);
+	assert_int_equal(qp_opt_line(&r, "cc = dcqcn", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "q.conf:2: cc: given twice"));
 	memset(line, 'a', sizeof(line) - 1);
 	line[sizeof(line) - 1] = 0;
-	assert_int_equal(qpaced_config_line(&r, line, err, sizeof(err)), -EINVAL);
+	assert_int_equal(qp_opt_line(&r, line, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "q.conf:3: line longer"));
 	/* parameters are checked against the algorithm once everything is read */
 	qpaced_config_init(&c);
@@ -136,7 +136,7 @@ static void test_help_lists_every_option(void **state)
 	(void)state;
 
 	assert_int_equal(qpaced_config_help(help, sizeof(help)), 0);
-	for (const struct qpaced_option *o = qpaced_options(); o->name; o++) {
+	for (const struct qp_opt *o = qpaced_options(); o->name; o++) {
 		char flag[64];
 
 		snprintf(flag, sizeof(flag), "--%s %s", o->name, o->arg);
@@ -155,7 +155,7 @@ static void test_fuzz_lines(void **state)
 		"max-qps = 64", "metrics = 127.0.0.1:9", "heartbeat = 1.5ms", "credits = ia",
 	};
 	struct qpaced_config c;
-	struct qpaced_config_reader r;
+	struct qp_opt_reader r;
 	char err[300], line[200];
 	uint64_t seed = 99;
 	unsigned ok = 0, bad = 0;
@@ -180,7 +180,7 @@ static void test_fuzz_lines(void **state)
 				line[test_rng(&seed) % len] = (char)(32 + test_rng(&seed) % 95);
 		}
 		r.seen = 0;
-		if (qpaced_config_line(&r, line, err, sizeof(err)) == 0) {
+		if (qp_opt_line(&r, line, err, sizeof(err)) == 0) {
 			ok++;
 			continue;
 		}
