@@ -537,7 +537,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		uint32_t swip;
 		uint16_t swport;
 
-		if (qp_hostport_parse(c->switch_addr, 1, 65535 - 2 * 64, 0, &swip, &swport, NULL, 0))
+		if (qp_hostport_parse(c->switch_addr, 1, 65535 - 2 * 64, 0, &swip, &swport, NULL,
+				      0))
 			return qp_errmsg(-EINVAL, err, errlen,
 					 "--switch '%s': not HOST:P with P in 1..%u",
 					 c->switch_addr, 65535 - 2 * 64);

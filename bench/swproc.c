@@ -257,7 +257,8 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 			}
 		}
 		if (rc)
-			qp_errmsg(rc, err, errlen, "switch stats %s: no port %s", s->json_path, port);
+			qp_errmsg(rc, err, errlen, "switch stats %s: no port %s", s->json_path,
+				  port);
 	}
 	free(w);
 	return rc;

@@ -262,11 +262,12 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 	s->nports = n;
 	for (int i = 0; i < n; i++) {
 		struct sw_port_conf *p = &s->ports[i];
+		uint16_t port = (uint16_t)(base_port + 2u * (unsigned)i);
+
 		snprintf(p->name, sizeof(p->name), "p%d", i);
 		p->kind = SW_PORT_UDP;
-		p->local = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base_port + 2u * (unsigned)i));
-		p->remote = qp_sockaddr_in(INADDR_LOOPBACK,
-					   (uint16_t)(base_port + 2u * (unsigned)i + 1));
+		p->local = qp_sockaddr_in(INADDR_LOOPBACK, port);
+		p->remote = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(port + 1));
 		p->q = s->def.q;
 		p->telem = s->def.telem;
 	}

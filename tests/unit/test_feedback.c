@@ -237,10 +237,10 @@ static void test_encode_int_parts(void **state)
 		}
 	}
 	struct fb_msg m = fb_sample_int(QP_INT_MAX_HOPS);
-	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, 0, &fb_sample_flow, 1, m.u.int_report.hops,
-				       0), -EINVAL);
-	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, 0, &fb_sample_flow, 1, m.u.int_report.hops,
-				       QP_INT_MAX_HOPS + 1), -EINVAL);
+	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, 0, &fb_sample_flow, 1,
+				       m.u.int_report.hops, 0), -EINVAL);
+	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, 0, &fb_sample_flow, 1,
+				       m.u.int_report.hops, QP_INT_MAX_HOPS + 1), -EINVAL);
 	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_NOTICE, 0, &fb_sample_flow, 1,
 				       m.u.int_report.hops, 1), -EINVAL);
 	print_message("fb_encode_int: %u reports byte-identical to fb_encode\n", checked);
