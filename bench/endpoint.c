@@ -31,9 +31,9 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	if (e->soft) {
 		char opts[256];
 		snprintf(opts, sizeof(opts), "attach=%s,ip=%s", c->attach, c->ip);
-		struct bench_host_conf hc = { .options = opts, .cc = c->cc,
+		struct host_conf hc = { .options = opts, .cc = c->cc,
 					      .credits = c->credits == CREDITS_IA, .seed = c->seed };
-		if ((rc = bench_host_open(&e->host, &hc, now, err, errlen)))
+		if ((rc = host_open(&e->host, &hc, now, err, errlen)))
 			return rc;
 		e->ctx = e->host.ctx;
 	} else {
@@ -109,7 +109,7 @@ int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 			return rc;
 		e->nqps = q + 1;
 		ep_service(e);   /* the agent's heartbeat: accept may have waited long */
-		if (e->soft && (rc = bench_host_register(&e->host, e->qp[q], c->link_bps,
+		if (e->soft && (rc = host_register(&e->host, e->qp[q], c->link_bps,
 							 50 * QP_NS_PER_US, !c->server, NULL, NULL,
 							 qp_now_ns(), err, errlen)))
 			return rc;
@@ -123,7 +123,7 @@ void ep_close(struct endpoint *e)
 		qp_destroy(e->qp[q]);
 	qp_mr_dereg(e->mr);
 	if (e->soft)
-		bench_host_close(&e->host);
+		host_close(&e->host);
 	else
 		qp_ctx_close(e->ctx);
 	free(e->buf);
@@ -137,7 +137,7 @@ void ep_service(struct endpoint *e)
 	if (qp_ctx_deadline(e->ctx) <= now)
 		qp_ctx_progress(e->ctx, now);
 	if (e->soft)
-		bench_host_service(&e->host, now);
+		host_service(&e->host, now);
 }
 
 int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len)

@@ -24,7 +24,7 @@ extern volatile sig_atomic_t ep_stop;   /* SIGINT/SIGTERM seen */
 
 struct endpoint {
 	const struct bench_conf *c;
-	struct bench_host host;      /* soft: the emulated host and its agent */
+	struct host host;      /* soft: the emulated host and its agent */
 	struct qp_ctx *ctx;
 	struct qp *qp[EP_MAX_QPS];
 	unsigned nqps;

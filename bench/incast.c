@@ -62,7 +62,7 @@ struct flow_state {
 struct incast {
 	const struct bench_conf *c;
 	uint64_t senders, bytes;
-	struct bench_host *hosts;    /* [0] receives */
+	struct host *hosts;    /* [0] receives */
 	struct flow_state *fl;       /* [1..N] */
 	uint8_t *rbuf, *sbuf;
 	struct qp_mr *rmr;
@@ -129,10 +129,10 @@ static int incast_hosts(struct incast *x, const char *cc, bool credits, bool cnp
 		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,window=%" PRIu64
 			 ",mtu=%" PRIu64, swhost, base + 2 * (unsigned)i, (unsigned)i + 1,
 			 x->c->window_pkts, x->c->mtu_bytes);
-		struct bench_host_conf hc = { .options = opts, .cc = cc, .credits = credits,
+		struct host_conf hc = { .options = opts, .cc = cc, .credits = credits,
 					      .cnp_from_notice = cnp, .seed = x->c->seed,
 					      .quiet = !x->c->verbose };
-		if ((rc = bench_host_open(&x->hosts[i], &hc, now, e, sizeof(e))))
+		if ((rc = host_open(&x->hosts[i], &hc, now, e, sizeof(e))))
 			return qp_errmsg(rc, err, errlen, "host %" PRIu64 " (%s): %s", i, opts, e);
 		int fd = qp_ctx_fd(x->hosts[i].ctx);
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = i };
@@ -155,7 +155,7 @@ static int incast_connect(struct incast *x, char *err, size_t errlen)
 			       * whose BDP is ~15 packets, a queue HPCC reads as congestion. */
 			      .gate = { .chunk_bytes = x->c->mtu_bytes,
 					.burst_bytes = x->c->mtu_bytes } };
-	struct bench_host *rh = &x->hosts[0];
+	struct host *rh = &x->hosts[0];
 	char e[300] = "";
 	int rc;
 
@@ -170,7 +170,7 @@ static int incast_connect(struct incast *x, char *err, size_t errlen)
 	if (rc < 0)
 		return qp_errmsg(rc, err, errlen, "receiver: cannot register memory");
 	for (uint64_t i = 1; i <= x->senders; i++) {
-		struct bench_host *sh = &x->hosts[i];
+		struct host *sh = &x->hosts[i];
 		struct flow_state *f = &x->fl[i];
 		struct qp_conn_info li, ri;
 		if ((rc = qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE, &x->smr[i])) < 0 ||
@@ -213,10 +213,10 @@ static int incast_register(struct incast *x, char *err, size_t errlen)
 		if (f->lost || f->registered)
 			continue;
 		f->registered = true;
-		if ((rc = bench_host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false,
+		if ((rc = host_register(&x->hosts[i], f->qp, line, x->base_rtt_ns, false,
 					      own ? x->cc : NULL, own ? params : NULL, now, e,
 					      sizeof(e))) ||
-		    (rc = bench_host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true,
+		    (rc = host_register(&x->hosts[0], f->rqp, line, x->base_rtt_ns, true,
 					      "none", NULL, now, e, sizeof(e))))
 			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": agent: %s", i, e);
 	}
@@ -251,8 +251,8 @@ static void flow_leave(struct incast *x, struct flow_state *f, uint64_t i, qp_ti
 {
 	if (!f->registered)
 		return;
-	bench_host_unregister(&x->hosts[i], f->qp->qpn, now);
-	bench_host_unregister(&x->hosts[0], f->rqp->qpn, now);
+	host_unregister(&x->hosts[i], f->qp->qpn, now);
+	host_unregister(&x->hosts[0], f->rqp->qpn, now);
 	f->registered = false;
 }
 
@@ -290,7 +290,7 @@ static void incast_sample(struct incast *x, qp_time_ns now)
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct qp_stats st;
 		struct flow_state *f = &x->fl[i];
-		x->row[i - 1] = f->registered ? bench_host_rate(&x->hosts[i], f->qp->qpn) : 0;
+		x->row[i - 1] = f->registered ? host_rate(&x->hosts[i], f->qp->qpn) : 0;
 		if (!f->registered)
 			continue;
 		qp_get_stats(f->qp, &st);
@@ -307,7 +307,7 @@ static void incast_pass(struct incast *x, bool round_on)
 	uint64_t nh = x->senders + 1;
 
 	for (uint64_t i = 0; i < nh; i++)
-		next = qp_time_min(next, bench_host_deadline(&x->hosts[i]));
+		next = qp_time_min(next, host_deadline(&x->hosts[i]));
 	int timeout_ms = next > now + INCAST_SPIN_NS ? (int)((next - now) / QP_NS_PER_MS) : 0;
 	int n = epoll_wait(x->ep, ev, 64, timeout_ms);
 	now = qp_now_ns();
@@ -319,14 +319,14 @@ static void incast_pass(struct incast *x, bool round_on)
 	for (int k = 0; k < n; k++)
 		qp_ctx_progress(x->hosts[ev[k].data.u64].ctx, now);
 	for (uint64_t i = 0; i < nh; i++) {
-		struct bench_host *h = &x->hosts[i];
+		struct host *h = &x->hosts[i];
 		if (qp_ctx_deadline(h->ctx) <= now)
 			qp_ctx_progress(h->ctx, now);
 		if (i > 0 && round_on) {
 			flow_poll(x, &x->fl[i], i, now);
 			flow_post(x, &x->fl[i], i);
 		}
-		bench_host_service(h, now);
+		host_service(h, now);
 	}
 	incast_sample(x, now);
 }
@@ -447,7 +447,7 @@ static void incast_free(struct incast *x)
 	if (x->hosts)
 		for (uint64_t i = 0; i <= x->senders; i++)
 			if (x->hosts[i].ctx)
-				bench_host_close(&x->hosts[i]);
+				host_close(&x->hosts[i]);
 	monitor_close(&x->mon);
 	free(x->agents);
 	if (x->ep >= 0)

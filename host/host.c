@@ -19,7 +19,7 @@ static void host_log_quiet(void *arg, const char *line)
 
 static void host_agent_log(void *arg, enum agent_log_kind kind, const char *line)
 {
-	const struct bench_host *h = arg;
+	const struct host *h = arg;
 	char ip[16];
 
 	if (kind == AGENT_LOG_WARN)
@@ -28,7 +28,7 @@ static void host_agent_log(void *arg, enum agent_log_kind kind, const char *line
 }
 
 /* DCQCN stand-in: an early notice about a flow this host sends is its CNP. */
-static void host_notice_cnp(struct bench_host *h, const uint8_t *buf, size_t len,
+static void host_notice_cnp(struct host *h, const uint8_t *buf, size_t len,
 			    qp_time_ns now)
 {
 	struct fb_msg m;
@@ -49,14 +49,14 @@ static void host_notice_cnp(struct bench_host *h, const uint8_t *buf, size_t len
 static void host_telemetry(void *arg, uint32_t src_ip, uint16_t src_port,
 			   const uint8_t *payload, size_t len, qp_time_ns now)
 {
-	struct bench_host *h = arg;
+	struct host *h = arg;
 
 	if (h->cnp_from_notice)
 		host_notice_cnp(h, payload, len, now);
 	agent_feed_datagram(h->agent, payload, len, src_ip, src_port, now);
 }
 
-int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_time_ns now,
+int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen)
 {
 	struct agent_params ap;
@@ -70,21 +70,21 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 		h->ip = ip;    /* else 0, and the soft context refuses the options */
 	h->cnp_from_notice = c->cnp_from_notice;
 	h->credits = c->credits;
-	if ((rc = qp_ratetable_create_mem(BENCH_HOST_MAX_QPS, &h->table, err, errlen)) < 0)
+	if ((rc = qp_ratetable_create_mem(HOST_MAX_QPS, &h->table, err, errlen)) < 0)
 		return rc;
 	qp_ratetable_heartbeat(h->table, now);
 	agent_params_default(&ap);
 	ap.cc = c->cc;
 	ap.credits = c->credits;
 	ap.seed = c->seed ^ h->ip;
-	ap.max_qps = BENCH_HOST_MAX_QPS;
+	ap.max_qps = HOST_MAX_QPS;
 	ap.allow[0] = (struct agent_net){ 0, 0 };   /* every source: the loopback star is ours */
 	ap.nallow = 1;
 	ap.log = c->quiet ? NULL : host_agent_log;   /* counted either way; -v prints */
 	ap.log_arg = h;
 	h->agent = agent_create(&ap, h->table, now, err, errlen);
 	if (!h->agent) {
-		bench_host_close(h);
+		host_close(h);
 		return -EINVAL;   /* agent_create said which parameter */
 	}
 	struct qp_ctx_attr attr = {
@@ -95,14 +95,14 @@ int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_ti
 	};
 	rc = qp_ctx_open("soft", &attr, &h->ctx, err, errlen);
 	if (rc < 0) {
-		bench_host_close(h);
+		host_close(h);
 		return rc;
 	}
 	h->next_heartbeat_ns = now + HOST_HEARTBEAT_NS;
 	return 0;
 }
 
-void bench_host_close(struct bench_host *h)
+void host_close(struct host *h)
 {
 	qp_ctx_close(h->ctx);
 	agent_destroy(h->agent);
@@ -111,7 +111,7 @@ void bench_host_close(struct bench_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
-int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bps,
+int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
 			const char *params, qp_time_ns now, char *err, size_t errlen)
 {
@@ -128,9 +128,9 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 	};
 	int rc;
 
-	if (h->nqps >= BENCH_HOST_MAX_QPS)
+	if (h->nqps >= HOST_MAX_QPS)
 		return qp_errmsg(-ENOSPC, err, errlen, "host: more than %u QPs",
-				 BENCH_HOST_MAX_QPS);
+				 HOST_MAX_QPS);
 	/* The peer's IPv4 address is the low 4 bytes of its IPv4-mapped GID. */
 	r.peer_ip = qp_get32(qp->remote.gid + 12);
 	if (algo)
@@ -149,11 +149,11 @@ int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bp
 		if (qp_ratetable_lookup(h->table, qp->qpn, &slot, &e) == 0)
 			qp_ratetable_set(h->table, slot, e.rate_bps, e.cap_bytes, e.flags | QP_RATE_F_CREDITS, now);
 	}
-	h->qps[h->nqps++] = (struct bench_host_qp){ qp->qpn, r.peer_qpn, r.peer_ip };
+	h->qps[h->nqps++] = (struct host_reg){ qp->qpn, r.peer_qpn, r.peer_ip };
 	return 0;
 }
 
-int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now)
+int host_unregister(struct host *h, uint32_t qpn, qp_time_ns now)
 {
 	for (unsigned i = 0; i < h->nqps; i++) {
 		if (h->qps[i].qpn == qpn) {
@@ -164,7 +164,7 @@ int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now)
 	return -ENOENT;
 }
 
-void bench_host_service(struct bench_host *h, qp_time_ns now)
+void host_service(struct host *h, qp_time_ns now)
 {
 	struct agent_dgram d[16];
 	unsigned n;
@@ -193,13 +193,13 @@ void bench_host_service(struct bench_host *h, qp_time_ns now)
 	}
 }
 
-qp_time_ns bench_host_deadline(struct bench_host *h)
+qp_time_ns host_deadline(struct host *h)
 {
 	return qp_time_min(qp_time_min(qp_ctx_deadline(h->ctx), agent_next_ns(h->agent)),
 			   h->next_heartbeat_ns);
 }
 
-qp_rate_bps bench_host_rate(const struct bench_host *h, uint32_t qpn)
+qp_rate_bps host_rate(const struct host *h, uint32_t qpn)
 {
 	struct agent_qp_view v;
 

@@ -1,6 +1,7 @@
-/* An emulated host for qpace-bench: one QP context (soft backend: a userspace RoCEv2 host on
- * a switch port) with its own agent core (qpace/agent.h) and in-process rate table, so
- * the bench runs the same congestion-control code as qpaced, with no daemon.
+/* An emulated host (host/): one QP context (soft backend: a userspace RoCEv2 host on a
+ * switch port) with its own agent core (qpace/agent.h) and in-process rate table, so
+ * qpace-bench (and anything else that emulates many hosts in one process) runs the same
+ * congestion-control code as qpaced, with no daemon.
  *
  * Wiring: telemetry frames (UDP 4792) that reach the host go to the agent
  * (agent_feed_datagram); the agent's rate-table writes are read by the QPs' pacing gates;
@@ -12,8 +13,8 @@
  * at enqueue, at most one per flow per interval: DCQCN's NP rule with a step marker)
  * stands in for the CNP (agent_qp_event CC_EV_CNP). See the bench handoff.
  */
-#ifndef BENCH_HOST_H
-#define BENCH_HOST_H
+#ifndef QPACE_HOST_H
+#define QPACE_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,13 +22,13 @@
 #include "qpace/agent.h"
 #include "qpace/qp.h"
 
-#define BENCH_HOST_MAX_QPS 128u
+#define HOST_MAX_QPS 128u
 
-struct bench_host_qp {
+struct host_reg {
 	uint32_t qpn, peer_qpn, peer_ip;
 };
 
-struct bench_host {
+struct host {
 	struct qp_ctx *ctx;
 	struct qp_ratetable *table;
 	struct agent *agent;
@@ -37,11 +38,11 @@ struct bench_host {
 	qp_time_ns next_heartbeat_ns;
 	uint64_t tx_sent, tx_failed; /* agent datagrams */
 	uint64_t cnps;
-	struct bench_host_qp qps[BENCH_HOST_MAX_QPS];
+	struct host_reg qps[HOST_MAX_QPS];
 	unsigned nqps;
 };
 
-struct bench_host_conf {
+struct host_conf {
 	const char *options;         /* soft: "attach=H:P,ip=A.B.C.D,mtu=M" */
 	const char *cc;              /* the agent's default algorithm */
 	bool credits;
@@ -50,22 +51,22 @@ struct bench_host_conf {
 	bool quiet;                  /* no log lines from the context */
 };
 
-int bench_host_open(struct bench_host *h, const struct bench_host_conf *c, qp_time_ns now,
+int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen);
-void bench_host_close(struct bench_host *h);
+void host_close(struct host *h);
 /* Register a connected QP with the agent. @algo NULL = the default (@params then ignored);
  * @params "k=v,..." or NULL for the algorithm's defaults; receiver: paces credits (when
  * on) to its peer. */
-int bench_host_register(struct bench_host *h, struct qp *qp, qp_rate_bps link_bps,
+int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
 			const char *params, qp_time_ns now, char *err, size_t errlen);
 /* The QP leaves the agent (its flow ended): slot freed, credits and controller state gone. */
-int bench_host_unregister(struct bench_host *h, uint32_t qpn, qp_time_ns now);
+int host_unregister(struct host *h, uint32_t qpn, qp_time_ns now);
 /* Run agent timers that are due, the heartbeat, and send the agent's datagrams. */
-void bench_host_service(struct bench_host *h, qp_time_ns now);
+void host_service(struct host *h, qp_time_ns now);
 /* The earliest of the context's and the agent's deadlines. */
-qp_time_ns bench_host_deadline(struct bench_host *h);
+qp_time_ns host_deadline(struct host *h);
 /* The rate the agent publishes for @qpn (0 when none). */
-qp_rate_bps bench_host_rate(const struct bench_host *h, uint32_t qpn);
+qp_rate_bps host_rate(const struct host *h, uint32_t qpn);
 
 #endif
