@@ -149,6 +149,7 @@ layers:
 	@sh tests/layers/selftest.sh
 	@sh scripts/layers.sh check
 	@sh scripts/layers.sh graph
+	@sh scripts/layers.sh deep
 
 test: deps
 	$(MAKE) layers

@@ -5,6 +5,8 @@
 #                             may not depend on, or a private header from another folder
 #   scripts/layers.sh graph   print the include graph between layers: "from -> to  N"
 #                             (N = #include lines); `make layers` runs both
+#   scripts/layers.sh deep    the same with what each .c file sees through headers
+#                             (cc -MM): "from -> to  N" with N = .c files
 #
 # Layers, lowest first. A file's layer is its folder's; a public header's layer
 # (include/qpace/X.h) is given in HEADERS below, and every public header must be listed.
@@ -185,8 +187,34 @@ graph() {
 		END { for (e in n) printf "  %-22s %4d\n", e, n[e] }' | sort
 }
 
+# Layer of a path that cc -MM reports (a header or a source).
+layer_of_dep() {
+	case "$1" in
+	include/qpace/*)
+		echo "$HEADERS" | awk -v h="$(basename "$1" .h)" '$1 == h { print $2 }'
+		;;
+	*) layer_of_path "$1" ;;
+	esac
+}
+
+deep() {
+	files | grep -E '^(lib|agent|verbs|switchsim|host|bench)/.*\.c$' | while read -r f; do
+		from=$(layer_of_path "$f")
+		${CC:-cc} -MM -D_GNU_SOURCE -Iinclude "$f" 2>/dev/null | tr ' \\' '\n\n' |
+			grep -E '\.h$' | sed 's|^\./||' | while read -r d; do
+			to=$(layer_of_dep "$d")
+			case "$to" in
+			"" | "$from" | other) ;;
+			*) echo "$f $from $to" ;;
+			esac
+		done
+	done | sort -u | awk '{ n[$2 " -> " $3]++ } END { for (e in n) printf "  %-22s %4d\n", e, n[e] }' |
+		sort
+}
+
 case "${1:-check}" in
 check) check ;;
+deep) echo "what .c files see through headers (from -> to, .c files):"; deep ;;
 graph) echo "include graph between layers (from -> to, #include lines):"; graph ;;
-*) echo "usage: $0 check|graph" >&2; exit 2 ;;
+*) echo "usage: $0 check|graph|deep" >&2; exit 2 ;;
 esac
