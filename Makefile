@@ -7,6 +7,9 @@
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
+#                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
+#                   ns-3 program's counts
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each)
@@ -101,7 +104,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration layers docs-check bench-cc demo clean \
-	fuzz test-rxe
+	fuzz test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -168,6 +171,35 @@ test-rxe: all
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
 
+# ns-3, for the speed comparison only (docs/performance.md, "Virtual time vs ns-3"): the
+# one C++ program, built against Debian's packaged ns-3 3.37 and qpace's lib layer, never
+# by `make all`. Libraries: pkg-config's -l flags only, because the packaged .pc files
+# also name libgsl.so (of libgsl-dev, which libns3-dev does not pull in) and a broken
+# "-I/usr;"; the headers are in /usr/include/ns3, on the compiler's default path.
+NS3_MODULES := core network internet point-to-point applications traffic-control
+NS3_LIBS = $(shell pkg-config --libs-only-l $(NS3_MODULES:%=ns3-%))
+NS3_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -Iinclude -MMD -MP
+ifeq ($(SAN),1)
+NS3_CXXFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+$(BUILD)/obj/bench/ns3/incast.o: bench/ns3/incast.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(NS3_CXXFLAGS) -c $< -o $@
+$(BUILD)/bin/ns3-incast: $(BUILD)/obj/bench/ns3/incast.o $(BUILD)/obj/bench/ns3/ns3_opts.o \
+		$(call layer_lib,lib)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) $^ $(lib.libs) $(NS3_LIBS) -o $@
+
+bench-ns3:
+	@sh bench/ns3/deps.sh
+	$(MAKE) -j2 all $(BUILD)/bin/ns3-incast
+	@sh bench/ns3/compare.sh $(BUILD)
+
+check-ns3:
+	@sh bench/ns3/deps.sh
+	$(MAKE) -j2 $(BUILD)/bin/ns3-incast
+	@sh bench/ns3/check.sh $(BUILD)
+
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
 # algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
 demo:
@@ -199,6 +231,7 @@ clean:
 	rm -rf build
 
 -include $(foreach l,$(LAYERS),$($(l).objs:.o=.d)) $(SUPPORT_OBJS:.o=.d) \
+	$(BUILD)/obj/bench/ns3/incast.d $(BUILD)/obj/bench/ns3/ns3_opts.d \
 	$(PROG_SRCS:%.c=$(BUILD)/obj/%.d) $(FUZZ_OBJS:.o=.d) \
 	$(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
 

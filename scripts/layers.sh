@@ -99,9 +99,10 @@ layer_of_path() {
 
 files() {
 	if git rev-parse --git-dir >/dev/null 2>&1; then
-		git ls-files -co --exclude-standard -- '*.c' '*.h'
+		git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc'
 	else
-		find lib agent verbs switchsim host bench tests include -name '*.[ch]' 2>/dev/null
+		find lib agent verbs switchsim host bench tests include -name '*.[ch]' -o \
+			-name '*.cc' 2>/dev/null
 	fi
 }
 
