@@ -18,6 +18,7 @@
 #   switchsim  the switch emulator
 #   agent      the agent core, qpaced, qpacectl
 #   host       the emulated host: a soft context + an agent core + an in-process table
+#   sim        virtual time: topology generators, flow-size CDFs, workloads, FCT figures
 #   bench      qpace-bench and the micro-benchmarks
 #   tests      unit tests, test support, fuzz targets, test-only programs (anything)
 #
@@ -34,8 +35,9 @@ verbs: lib verbs
 switchsim: lib switchsim
 agent: lib cc agent
 host: lib cc verbs agent host
-bench: lib cc verbs switchsim agent host bench
-tests: lib cc verbs switchsim agent host bench tests
+sim: lib cc verbs switchsim agent host sim
+bench: lib cc verbs switchsim agent host sim bench
+tests: lib cc verbs switchsim agent host sim bench tests
 '
 
 # public header: its layer
@@ -58,6 +60,7 @@ opt lib
 out lib
 rate lib
 ratetable lib
+rng lib
 siphash lib
 strbuf lib
 time lib
@@ -79,6 +82,10 @@ evtimer agent
 qpaced agent
 host host
 soft_bw host
+cdf sim
+fct sim
+topogen sim
+workload sim
 '}
 
 # The folder -> layer map: the longest matching prefix wins.
@@ -90,6 +97,7 @@ layer_of_path() {
 	switchsim/*) echo switchsim ;;
 	agent/*) echo agent ;;
 	host/*) echo host ;;
+	sim/*) echo sim ;;
 	bench/*) echo bench ;;
 	tests/*) echo tests ;;
 	include/qpace/*) echo header ;;
@@ -101,7 +109,7 @@ files() {
 	if git rev-parse --git-dir >/dev/null 2>&1; then
 		git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc'
 	else
-		find lib agent verbs switchsim host bench tests include -name '*.[ch]' -o \
+		find lib agent verbs switchsim host sim bench tests include -name '*.[ch]' -o \
 			-name '*.cc' 2>/dev/null
 	fi
 }
@@ -174,7 +182,7 @@ check() {
 		esac
 	done <"$tmp"
 	# Product code never reaches into tests/.
-	if files | grep -E '^(lib|agent|verbs|switchsim|host|bench)/' |
+	if files | grep -E '^(lib|agent|verbs|switchsim|host|sim|bench)/' |
 	   xargs grep -ln '#include "\.\./.*tests/\|#include "tests/' 2>/dev/null; then
 		echo "layers: the files above include from tests/"
 		bad=1
