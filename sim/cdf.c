@@ -96,40 +96,30 @@ int cdf_finish(struct cdf *c, char *err, size_t errlen)
 	return 0;
 }
 
-struct cdf_text {
-	struct cdf *c;
-	char *err;
-	size_t errlen;
-};
-
-static int text_line(void *ctx, const char *line, size_t len)
+static int line_step(void *c, const char *line, size_t len, char *err, size_t errlen)
 {
-	struct cdf_text *t = ctx;
-	return cdf_line(t->c, line, len, t->err, t->errlen);
+	return cdf_line(c, line, len, err, errlen);
 }
 
 int cdf_parse(struct cdf *c, const char *text, size_t len, const char *file, char *err,
 	      size_t errlen)
 {
-	struct cdf_text t = { c, err, errlen };
 	int rc;
 
 	cdf_init(c, file);
-	rc = sim_each_line(text, len, text_line, &t);
+	rc = sim_each_line(text, len, line_step, c, err, errlen);
 	return rc ? rc : cdf_finish(c, err, errlen);
+}
+
+static int text_step(void *c, const char *text, size_t len, const char *file, char *err,
+		     size_t errlen)
+{
+	return cdf_parse(c, text, len, file, err, errlen);
 }
 
 int cdf_load(struct cdf *c, const char *path, char *err, size_t errlen)
 {
-	char *text;
-	size_t len;
-	int rc = sim_read_file(path, &text, &len, err, errlen);
-
-	if (rc)
-		return rc;
-	rc = cdf_parse(c, text, len, path, err, errlen);
-	free(text);
-	return rc;
+	return sim_load_file(path, text_step, c, err, errlen);
 }
 
 double cdf_mean(const struct cdf *c)

@@ -35,20 +35,33 @@ int sim_read_file(const char *path, char **text, size_t *len, char *err, size_t 
 	return 0;
 }
 
-int sim_each_line(const char *text, size_t len,
-		  int (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+int sim_each_line(const char *text, size_t len, sim_line_fn fn, void *obj, char *err,
+		  size_t errlen)
 {
 	const char *p = text, *end = text + len;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		int rc = fn(ctx, p, n);
+		int rc = fn(obj, p, n, err, errlen);
 		if (rc)
 			return rc;
 		p += n + (nl ? 1 : 0);
 	}
 	return 0;
+}
+
+int sim_load_file(const char *path, sim_text_fn parse, void *obj, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = sim_read_file(path, &text, &len, err, errlen);
+
+	if (rc)
+		return rc;
+	rc = parse(obj, text, len, path, err, errlen);
+	free(text);
+	return rc;
 }
 
 int sim_words(char *line, char **words, int max)

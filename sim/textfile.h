@@ -12,10 +12,17 @@
  * "PATH: why" in @err. */
 int sim_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
-/* Call @fn for each line of @text (without its '\n'; a final line without one counts),
- * numbered from 1, until one returns non-zero: that value is returned, else 0. */
-int sim_each_line(const char *text, size_t len,
-		  int (*fn)(void *ctx, const char *line, size_t len), void *ctx);
+/* A parser's step for one line (without its '\n'), and for a whole text. */
+typedef int (*sim_line_fn)(void *obj, const char *line, size_t len, char *err, size_t errlen);
+typedef int (*sim_text_fn)(void *obj, const char *text, size_t len, const char *file,
+			   char *err, size_t errlen);
+
+/* Call @fn for each line of @text (a final line without a '\n' counts) until one returns
+ * non-zero: that value is returned, else 0. */
+int sim_each_line(const char *text, size_t len, sim_line_fn fn, void *obj, char *err,
+		  size_t errlen);
+/* @parse over the whole of the file @path (sim_read_file), which names it in messages. */
+int sim_load_file(const char *path, sim_text_fn parse, void *obj, char *err, size_t errlen);
 
 /* Split @line in place into at most @max words separated by blanks, after cutting a '#'
  * comment off; returns the count, or -1 when there are more than @max. */
