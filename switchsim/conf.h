@@ -10,9 +10,10 @@
 #include "queue.h"
 #include "telem.h"
 
-#define SW_MAX_SWITCHES 32
+#define SW_MAX_SWITCHES 128       /* a fat-tree of k = 10 has 125 */
 #define SW_MAX_PORTS 64           /* per switch */
-#define SW_MAX_STATIC 64          /* static MAC entries per switch */
+#define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
+				   * generated fabric (sim/topogen.c) */
 #define SW_NAME_LEN 32
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
 

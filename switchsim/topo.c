@@ -29,6 +29,8 @@
 #include "conf.h"
 
 #define MAX_TOKENS 32
+#define STR_(x) #x
+#define STR(x) STR_(x)   /* a limit in a message: "128" */
 
 struct topo {
 	struct sw_conf *c;
@@ -128,7 +130,7 @@ static int do_switch(struct topo *t, char **tok, int n)
 		return fail(t, "switch: name '%s' %s", tok[1],
 			    strlen(tok[1]) >= SW_NAME_LEN ? "too long" : "declared twice");
 	if (c->nswitches == SW_MAX_SWITCHES)
-		return fail(t, "switch: more than %s switches%s", "32", "");
+		return fail(t, "switch: more than %s switches%s", STR(SW_MAX_SWITCHES), "");
 	s = &c->sw[c->nswitches++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", tok[1]);
@@ -164,7 +166,7 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 		return NULL;
 	}
 	if (s->nports == SW_MAX_PORTS) {
-		fail(t, "switch '%s': more than %s ports", s->name, "64");
+		fail(t, "switch '%s': more than %s ports", s->name, STR(SW_MAX_PORTS));
 		return NULL;
 	}
 	p = &s->ports[s->nports++];
@@ -305,7 +307,7 @@ static int do_mac(struct topo *t, char **tok, int n)
 	if (port < 0)
 		return fail(t, "mac: port '%s' is not declared on switch '%s'", tok[3], s->name);
 	if (s->nstatic == SW_MAX_STATIC)
-		return fail(t, "mac: more than %s static entries on '%s'", "64", s->name);
+		return fail(t, "mac: more than %s static entries on '%s'", STR(SW_MAX_STATIC), s->name);
 	if (parse_mac(tok[2], s->statics[s->nstatic].mac))
 		return fail(t, "mac '%s': expected six hex bytes like 02:00:00:00:00:01%s", tok[2], "");
 	s->statics[s->nstatic++].port = port;
