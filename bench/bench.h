@@ -22,6 +22,7 @@ enum bench_cmd {
 	CMD_INCAST = 1u << 3,
 	CMD_COMPARE = 1u << 4,
 	CMD_SWEEP = 1u << 5,
+	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
 #define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
@@ -106,5 +107,7 @@ int bench_perf(const struct bench_conf *c);      /* write_bw, send_bw, write_lat
 int bench_incast(const struct bench_conf *c);
 int bench_compare(const struct bench_conf *c);
 int bench_sweep(const struct bench_conf *c);
+/* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status. */
+int bench_topo(const char *prog, int argc, char **argv);
 
 #endif

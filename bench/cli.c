@@ -130,6 +130,9 @@ static const struct bench_cmd_row bench_cmds[] = {
 	  "with --backend ibv or --attach: the receiver has no address, a sender names it)" },
 	{ "compare", CMD_COMPARE, "[options]", "the same incast once per algorithm (make demo)" },
 	{ "sweep", CMD_SWEEP, "[options]", "incasts over sender counts and sizes, CSV and plots" },
+	{ "topo", CMD_TOPO, "KIND [options] [-o FILE]",
+	  "a topology file for qpace-switch -c: star, dumbbell, leaf-spine,\n"
+	  "fat-tree, two-site" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 
