@@ -113,9 +113,9 @@ static int check(const struct topogen_params *p, char *err, size_t errlen)
 	if ((unsigned)p->kind >= TOPOGEN_NKINDS)
 		return qp_errmsg(-EINVAL, err, errlen, "topology kind %d: accepted star, dumbbell, "
 				 "leaf-spine, fat-tree, two-site", (int)p->kind);
-	if (p->kind == TOPOGEN_FAT_TREE && (p->k < 2 || p->k % 2 || p->k > 10))
-		return BAD("k %u: accepted an even number in 2..10 (5k^2/4 switches, at most %u)",
-			   p->k, TOPOGEN_MAX_SWITCHES);
+	if (p->kind == TOPOGEN_FAT_TREE && (p->k < 2 || p->k % 2 || p->k > 8))
+		return BAD("k %u: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
+			   "than qpace-switch reads)", p->k);
 	if (p->kind == TOPOGEN_LEAF_SPINE && (!p->leaves || !p->spines || !p->hosts_per_leaf))
 		return BAD("leaves %u, spines %u, hosts-per-leaf %u: each accepted from 1",
 			   p->leaves, p->spines, p->hosts_per_leaf);
@@ -309,6 +309,26 @@ static void build_fat_tree(struct topogen *g)
 	}
 }
 
+/* The file must be one sw_topo_load reads: write it once to know its size. */
+static int check_file(struct topogen *g, char *err, size_t errlen)
+{
+	const struct topogen_params params = g->p, *p = &params;   /* BAD's; g is freed */
+	const uint32_t nsw = g->nswitches, hosts = g->nhosts;
+	struct qp_strbuf text = { 0 };
+	bool ok = topogen_write(g, &text);
+	size_t len = text.len;
+
+	qp_strbuf_free(&text);
+	if (ok && len <= TOPOGEN_MAX_FILE)
+		return 0;
+	topogen_free(g);
+	if (!ok)
+		return qp_errmsg(-ENOMEM, err, errlen, "%s: out of memory", topogen_kind_name(p->kind));
+	return BAD("a file of %zu bytes (%u switches x %u hosts of mac lines), accepted at most "
+		   "%u: qpace-switch reads no more; fewer hosts or switches", len, nsw, hosts,
+		   TOPOGEN_MAX_FILE);
+}
+
 int topogen_build(struct topogen *g, const struct topogen_params *params, char *err,
 		  size_t errlen)
 {
@@ -366,7 +386,7 @@ int topogen_build(struct topogen *g, const struct topogen_params *params, char *
 		topogen_free(g);
 		return qp_errmsg(-ENOMEM, err, errlen, "%s: out of memory", topogen_kind_name(p->kind));
 	}
-	return 0;
+	return check_file(g, err, errlen);
 }
 
 void topogen_free(struct topogen *g)

@@ -10,7 +10,7 @@
 #include "queue.h"
 #include "telem.h"
 
-#define SW_MAX_SWITCHES 128       /* a fat-tree of k = 10 has 125 */
+#define SW_MAX_SWITCHES 128       /* generated fabrics: a fat-tree of k = 8 has 80 */
 #define SW_MAX_PORTS 64           /* per switch */
 #define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
 				   * generated fabric (sim/topogen.c) */

@@ -12,7 +12,8 @@
  *              capacity over its uplink capacity (1: non-blocking, 3: 3:1)
  *   fat-tree   Al-Fares et al. (SIGCOMM 2008): `k` pods of k/2 edge and k/2 aggregation
  *              switches, (k/2)^2 core switches, k/2 hosts per edge switch: k^3/4 hosts,
- *              5k^2/4 switches of k ports, every link at host_bps (or fabric_bps)
+ *              5k^2/4 switches of k ports, every link at host_bps (or fabric_bps); k is
+ *              even, 2..8 (k = 10's file, 1.1 MB, is more than qpace-switch reads)
  *   two-site   `hosts` hosts on each of two site switches joined by one WAN link (wan_bps,
  *              wan_delay_ns, wan_buffer_bytes)
  *
@@ -48,6 +49,8 @@
 #define TOPOGEN_MAX_SWITCHES 128
 #define TOPOGEN_MAX_PORTS 64          /* per switch */
 #define TOPOGEN_MAX_HOSTS 512         /* static MAC entries per switch: one per host */
+#define TOPOGEN_MAX_FILE (1u << 20)   /* bytes: the largest file sw_topo_load reads (its mac
+				       * lines, switches x hosts, are most of it) */
 #define TOPOGEN_NAME 32
 
 enum topogen_kind {
@@ -115,8 +118,8 @@ const char *topogen_kind_name(enum topogen_kind kind);
 int topogen_kind_find(const char *name);          /* -1 when unknown */
 
 /* Build @p's topology into @g (topogen_free it). 0, or -EINVAL with "KIND: what, the value,
- * the accepted range" (a parameter out of range, a fabric qpace-switch cannot load), or
- * -ENOMEM. */
+ * the accepted range" (a parameter out of range, a fabric qpace-switch cannot load: too
+ * many switches, ports or hosts, or a file over TOPOGEN_MAX_FILE), or -ENOMEM. */
 int topogen_build(struct topogen *g, const struct topogen_params *p, char *err,
 		  size_t errlen);
 void topogen_free(struct topogen *g);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "qpace/topogen.h"
+#include "tmpdir.h"
 #include "../../switchsim/conf.h"
 #include "../../switchsim/fwd.h"
 
@@ -251,6 +252,41 @@ static void test_128_hosts(void **state)
 	check_kind(&p, (struct counts){ 12, 128 + 2 * 32, 32, 128 }, hops_leaf_spine);
 }
 
+/* The largest fabric by hosts the limits allow (512 hosts, 48 switches, a 0.9 MB file),
+ * written to disk and read back by the switch's own file loader. */
+static void test_largest_file(void **state)
+{
+	struct topogen_params p;
+	struct topogen g;
+	struct qp_strbuf text = { 0 };
+	char dir[128], path[160];
+	FILE *f;
+	(void)state;
+
+	topogen_defaults(&p, TOPOGEN_LEAF_SPINE);
+	p.leaves = 32, p.spines = 16, p.hosts_per_leaf = 16;
+	assert_int_equal(topogen_build(&g, &p, err, sizeof(err)), 0);
+	assert_true(topogen_write(&g, &text));
+	assert_true(text.len > 900000 && text.len <= TOPOGEN_MAX_FILE);
+	assert_int_equal(tmpdir_make(dir, sizeof(dir), "topogen"), 0);
+	snprintf(path, sizeof(path), "%s/ls.topo", dir);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fwrite(text.p, 1, text.len, f), text.len);
+	assert_int_equal(fclose(f), 0);
+	sw_conf_defaults(&conf);
+	if (sw_topo_load(&conf, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(conf.nswitches, 48);
+	assert_statics(&g);
+	for (int a = 0; a < 512; a += 37)
+		for (int b = 5; b < 512; b += 41)
+			if (a != b)
+				assert_int_equal(walk(&g, a, b), a / 16 == b / 16 ? 1 : 3);
+	assert_int_equal(tmpdir_remove(dir), 0);
+	qp_strbuf_free(&text);
+	topogen_free(&g);
+}
+
 static void test_rates_and_settings(void **state)
 {
 	struct topogen_params p;
@@ -388,9 +424,15 @@ static void test_bad_parameters(void **state)
 		"leaf-spine: fabric-rate (hosts-per-leaf x rate / (spines x oversub)) 1 bits/s: "
 		"accepted 1K..10T");
 	REFUSED(TOPOGEN_FAT_TREE, p.k = 5,
-		"fat-tree: k 5: accepted an even number in 2..10 (5k^2/4 switches, at most 128)");
-	REFUSED(TOPOGEN_FAT_TREE, p.k = 12,
-		"fat-tree: k 12: accepted an even number in 2..10 (5k^2/4 switches, at most 128)");
+		"fat-tree: k 5: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
+		"than qpace-switch reads)");
+	REFUSED(TOPOGEN_FAT_TREE, p.k = 10,
+		"fat-tree: k 10: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
+		"than qpace-switch reads)");
+	/* 56 switches x 512 hosts of mac lines: more than the loader reads */
+	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 32, p.spines = 24, p.hosts_per_leaf = 16),
+		"leaf-spine: a file of 1078566 bytes (56 switches x 512 hosts of mac lines), "
+		"accepted at most 1048576: qpace-switch reads no more; fewer hosts or switches");
 	REFUSED(TOPOGEN_STAR, p.host_bps = 999, "star: rate 999 bits/s: accepted 1K..10T");
 	REFUSED(TOPOGEN_DUMBBELL, p.fabric_bps = 20000 * QP_GBPS,
 		"dumbbell: fabric-rate 20T bits/s: accepted 1K..10T");
@@ -439,6 +481,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_kind_loads_with_paths),
 		cmocka_unit_test(test_128_hosts),
+		cmocka_unit_test(test_largest_file),
 		cmocka_unit_test(test_rates_and_settings),
 		cmocka_unit_test(test_ecmp_spread),
 		cmocka_unit_test(test_bad_parameters),
