@@ -44,8 +44,8 @@
 #include "qpace/strbuf.h"
 #include "qpace/time.h"
 
-/* What qpace-switch's topology loader accepts (switchsim/conf.h SW_MAX_*; a unit test
- * holds them equal). */
+/* Within what qpace-switch's topology loader accepts (switchsim/conf.h SW_MAX_*; a unit
+ * test holds each at most the loader's). */
 #define TOPOGEN_MAX_SWITCHES 128
 #define TOPOGEN_MAX_PORTS 64          /* per switch */
 #define TOPOGEN_MAX_HOSTS 512         /* static MAC entries per switch: one per host */

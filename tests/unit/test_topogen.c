@@ -18,9 +18,9 @@
 #include "../../switchsim/conf.h"
 #include "../../switchsim/fwd.h"
 
-_Static_assert(TOPOGEN_MAX_SWITCHES == SW_MAX_SWITCHES, "the generator's limits are the loader's");
-_Static_assert(TOPOGEN_MAX_PORTS == SW_MAX_PORTS, "the generator's limits are the loader's");
-_Static_assert(TOPOGEN_MAX_HOSTS == SW_MAX_STATIC, "one static entry per host");
+_Static_assert(TOPOGEN_MAX_SWITCHES <= SW_MAX_SWITCHES, "within the loader's limits");
+_Static_assert(TOPOGEN_MAX_PORTS <= SW_MAX_PORTS, "within the loader's limits");
+_Static_assert(TOPOGEN_MAX_HOSTS <= SW_MAX_STATIC, "one static entry per host");
 
 static struct sw_conf conf;
 static struct sw_fwd fwd;
