@@ -54,6 +54,7 @@ jsonr lib
 keyfile lib
 opt lib
 out lib
+pause lib
 rate lib
 ratetable lib
 siphash lib
