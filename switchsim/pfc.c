@@ -78,14 +78,12 @@ void sw_pfc_input(struct sw_port *in, const struct frame_parsed *p, qp_time_ns n
 	sw_queue_hold(in->q, now, qp_pause_until(&in->pfc.rx, c->prio), in->tx_from_queue);
 }
 
-bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_enq *e,
-		  qp_time_ns now)
+bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_enq *e)
 {
 	const struct sw_pfc_params *c = params(in);
 	unsigned prio = (p->layers & FRAME_L_IPV4) ? frame_tos_priority(p->ip.tos) : 0;
 	uint32_t len = e->frame_len < SW_FRAME_MIN ? SW_FRAME_MIN : e->frame_len;
 
-	(void)now;
 	if (!c->on || prio != c->prio)
 		return true;
 	if (c->lossless && in->pfc.in_bytes + len > c->xoff_bytes + c->headroom_bytes) {

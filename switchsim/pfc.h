@@ -80,8 +80,7 @@ uint64_t sw_pfc_auto_headroom(qp_rate_bps bps, qp_time_ns delay_ns);
 void sw_pfc_input(struct sw_port *in, const struct frame_parsed *p, qp_time_ns now);
 /* Before @in's frame @p is enqueued as @e: marks it lossless and tagged when it is of
  * the class; false (counted) when it must be dropped for the headroom. */
-bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_enq *e,
-		  qp_time_ns now);
+bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_enq *e);
 /* A tagged frame of @in was admitted as @len bytes at @now. */
 void sw_pfc_charge(struct sw_port *in, uint32_t len, qp_time_ns now);
 /* The queue departure hook; @arg is the switch. */

@@ -318,7 +318,7 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 		ctrl_push(out, f, len, now);
 		return;
 	}
-	if (!sw_pfc_admit(src, p, &in, now) || sw_queue_enqueue(out->q, now, &in, &o))
+	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
 		return;
 	if (in.tag)
 		sw_pfc_charge(src, o.len, now);

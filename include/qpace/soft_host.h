@@ -19,7 +19,8 @@
  * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
  *      packets, one per QP in turn. A QP whose priority (frame_tos_priority of its TOS:
  *      DSCP >> 3) is paused sends nothing until the pause runs out or an XON comes; its
- *      RC timers keep running, as a NIC's do. ARP and UDP datagrams are not held. RoCEv2 frames as kernel rxe builds them (checked
+ *      RC timers keep running, as a NIC's do. ARP and UDP datagrams are not held.
+ *      RoCEv2 frames as kernel rxe builds them (checked
  *      against frames captured from Linux 6.1 rxe, tests/vectors/): UDP source port
  *      rdma_get_udp_sport(flow label 0, local QPN, remote QPN), TTL 64, DF, an IP id that
  *      counts frames, TOS = the QP's traffic class, UDP checksum 0, ICRC.

@@ -25,8 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int s = 0; s < c.nswitches; s++)
 			for (int i = 0; i < c.sw[s].nports; i++) {
 				const struct sw_pfc_params *p = &c.sw[s].ports[i].pfc;
-				if (p->on && (p->xon_bytes >= p->xoff_bytes || p->prio > 7 ||
-					      !p->quanta || p->headroom_bytes == SW_PFC_HEADROOM_AUTO))
+				bool bad = p->xon_bytes >= p->xoff_bytes || p->prio > 7 ||
+					   !p->quanta ||
+					   p->headroom_bytes == SW_PFC_HEADROOM_AUTO;
+				if (p->on && bad)
 					abort();
 			}
 	}

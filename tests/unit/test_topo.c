@@ -152,7 +152,8 @@ static void test_pfc_settings(void **state)
 		{ "xoff=0", "pfc 'xoff=0': xoff '0': accepted bytes in 1..1G" },
 		{ "xoff=2G", "xoff '2G': accepted bytes in 1..1G" },
 		{ "xoff=10K,xon=10K", "xon 10240 must be below xoff 10240" },
-		{ "xoff=10K,headroom=lots", "headroom 'lots': accepted bytes in 0..1G (e.g. 30K) or auto" },
+		{ "xoff=10K,headroom=lots",
+		  "headroom 'lots': accepted bytes in 0..1G (e.g. 30K) or auto" },
 		{ "xoff=10K,class=8", "class '8': accepted a priority in 0..7" },
 		{ "xoff=10K,quanta=65536", "quanta '65536': accepted a pause time in 1..65535" },
 		{ "xoff=10K,lossless=yes", "lossless 'yes': accepted lossless, lossless=on" },
@@ -196,18 +197,21 @@ static void test_pfc_settings(void **state)
 	}
 	sw_conf_defaults(&conf);
 	assert_int_equal(sw_topo_parse(&conf, "switch s\nport s p udp local=127.0.0.1:1 "
-				       "pfc=xoff=1K,xon=2K\n", "t.topo", err, sizeof(err)), -EINVAL);
+				       "pfc=xoff=1K,xon=2K\n", "t.topo", err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "t.topo:2: pfc 'xoff=1K,xon=2K': xon 2048 must be below"));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		d = conf.def;
-		assert_int_equal(sw_conf_setting(&d, "pfc", bad[i].spec, err, sizeof(err)), -EINVAL);
+		assert_int_equal(sw_conf_setting(&d, "pfc", bad[i].spec, err, sizeof(err)),
+				 -EINVAL);
 		if (!strstr(err, bad[i].want))
 			print_message("got: %s\nwant: %s\n", err, bad[i].want);
 		assert_non_null(strstr(err, bad[i].want));
 		assert_false(d.pfc.on);   /* a refused spec changes nothing */
 	}
 	conf.def.q.rate_bps = 100 * QP_GBPS;
-	assert_int_equal(sw_conf_setting(&conf.def, "pfc", "xoff=100K,class=0", err, sizeof(err)), 0);
+	assert_int_equal(sw_conf_setting(&conf.def, "pfc", "xoff=100K,class=0", err,
+					 sizeof(err)), 0);
 	assert_int_equal(sw_conf_star(&conf, 2, 7000, err, sizeof(err)), 0);
 	sw_conf_finish(&conf);
 	for (int i = 0; i < 2; i++) {
