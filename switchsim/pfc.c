@@ -46,6 +46,7 @@ static void xoff(struct sw_port *p, qp_time_ns now)
 	p->pfc.xoff_since = now;
 	p->pfc.refresh_ns = now + refresh_interval(p);
 	p->sw->pfc_xoff++;
+	p->sw->fab->pfc_xoff++;
 	send_pfc(p, params(p)->quanta, now);
 }
 
@@ -54,6 +55,7 @@ static void xon(struct sw_port *p, qp_time_ns now)
 	p->pfc.xoff = false;
 	p->pfc.xoff_closed_ns += qp_time_since(now, p->pfc.xoff_since);
 	p->sw->pfc_xoff--;
+	p->sw->fab->pfc_xoff--;
 	send_pfc(p, 0, now);
 }
 
@@ -117,8 +119,11 @@ void sw_pfc_depart(void *arg, const struct sw_qent *e)
 
 qp_time_ns sw_pfc_next_ns(const struct sw_port *p)
 {
-	qp_time_ns t = p->pfc.xoff ? p->pfc.refresh_ns : QP_TIME_NEVER;
+	qp_time_ns t;
 
+	if (!p->sw->fab->pfc_xoff)   /* the common case: nothing paused anywhere */
+		return QP_TIME_NEVER;
+	t = p->pfc.xoff ? p->pfc.refresh_ns : QP_TIME_NEVER;
 	if (p->sw->pfc_xoff)
 		t = qp_time_min(t, sw_queue_next_depart_ns(p->q));
 	return t;

@@ -510,7 +510,8 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 			 * the model, so they go out in batches; links never run ahead. */
 			for (int i = 0; i < f->nports; i++) {
 				qp_time_ns t = port_next(f->all[i]), d;
-				qp_time_ns pt = sw_pfc_next_ns(f->all[i]);
+				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+							    : QP_TIME_NEVER;
 				if (pt < due) {   /* PFC work (a repeat, an XON) is never early */
 					due = bt = pt;
 					best = f->all[i];

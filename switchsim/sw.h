@@ -137,6 +137,7 @@ struct sw_fabric {
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
