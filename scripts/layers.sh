@@ -58,6 +58,7 @@ jsonr lib
 keyfile lib
 opt lib
 out lib
+pause lib
 rate lib
 ratetable lib
 rng lib

@@ -80,6 +80,11 @@ static const struct qp_opt opts[] = {
 	{ "flows", 0, QP_OPT_FN, "N", SETTING,
 	  .help = "per-port flow table slots, power of two (default 1024)" },
 	{ "seed", 0, QP_OPT_FN, "N", SETTING, .help = "seed of RED's random numbers (default 1)" },
+	{ "pfc", 0, QP_OPT_FN, "SPEC", SETTING,
+	  .help = "PFC (802.1Qbb) per port: xoff=BYTES[,xon=BYTES (xoff/2)][,headroom=BYTES|\n"
+		  "auto][,class=0..7 (3)][,quanta=N (65535)][,lossless]; PAUSE upstream when a\n"
+		  "port's class bytes in the queues reach xoff, XON at xon; lossless: those\n"
+		  "frames drop only past xoff + headroom (default off)" },
 	{ "pcap", 0, QP_OPT_STR, "FILE", AT(pcap_path),
 	  .help = "write the frames ports send to a pcap file" },
 	{ "pcap-port", 0, QP_OPT_STR, "PORT", AT(pcap_port),

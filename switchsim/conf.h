@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "pfc.h"
 #include "queue.h"
 #include "telem.h"
 
@@ -30,6 +31,7 @@ struct sw_port_conf {
 	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
+	struct sw_pfc_params pfc;
 	int line;                    /* topology file line, 0 for the command line */
 };
 
@@ -38,6 +40,7 @@ struct sw_port_conf {
 struct sw_port_defaults {
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
+	struct sw_pfc_params pfc;
 };
 
 struct sw_static_mac {
@@ -75,11 +78,12 @@ struct sw_conf {
 
 /* Defaults for everything (one switch, no ports). */
 void sw_conf_defaults(struct sw_conf *c);
-/* Resolve per-port defaults: early threshold BDP, telemetry. Call after parsing. */
+/* Resolve per-port defaults: early threshold BDP, telemetry, PFC headroom. Call after
+ * parsing. */
 void sw_conf_finish(struct sw_conf *c);
 
 /* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
- * level-repeat, int, int-sample, flows, seed) from text: 0, or -EINVAL with
+ * level-repeat, int, int-sample, cnp, flows, seed, pfc) from text: 0, or -EINVAL with
  * "KEY 'VALUE': accepted ..." in @err. */
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
 		    size_t len);

@@ -22,10 +22,30 @@ static bool capture_wanted(const struct sw_conf *c, const struct sw_switch_conf 
 	return !strcmp(c->pcap_port, full) || !strcmp(c->pcap_port, p->name);
 }
 
+/* What lossless frames may add to egress @i of @s above its buffer: every other PFC
+ * lossless port's xoff + headroom, as much as a queue can store. */
+static uint64_t lossless_bytes(const struct sw_switch_conf *s, int i)
+{
+	const struct sw_queue_params *q = &s->ports[i].q;
+	uint64_t sum = 0, fit = (UINT32_MAX - 65536) / 2, used;
+
+	for (int j = 0; j < s->nports; j++) {
+		const struct sw_pfc_params *c = &s->ports[j].pfc;
+		if (j != i && c->on && c->lossless)
+			sum += c->xoff_bytes + c->headroom_bytes;
+	}
+	used = q->buffer_bytes + qp_bytes_in(q->rate_bps, q->delay_ns);
+	fit = used < fit ? fit - used : 0;   /* else the queue's own check refuses it */
+	if (sum > fit)
+		sum = fit;
+	return sum < (1ULL << 30) ? sum : 1ULL << 30;
+}
+
 static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *err, size_t len)
 {
 	const struct sw_port_conf *pc = &sw->conf->ports[i];
 	struct sw_port *p = &sw->ports[i];
+	struct sw_queue_params qp = pc->q;
 	char qerr[200];
 	int rc;
 
@@ -34,7 +54,10 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	p->conf = pc;
 	p->telem = pc->telem;
 	p->q_delay_ns = pc->q.delay_ns;
-	p->q = sw_queue_create(&pc->q, qerr, sizeof(qerr));
+	qp.lossless_bytes = lossless_bytes(sw->conf, i);
+	p->q = sw_queue_create(&qp, qerr, sizeof(qerr));
+	if (p->q)
+		sw_queue_on_depart(p->q, sw_pfc_depart, sw);
 	p->ctrl = calloc(SW_CTRL_SLOTS, sizeof(*p->ctrl));
 	if (!p->q || !p->ctrl)
 		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",

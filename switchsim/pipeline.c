@@ -29,6 +29,11 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	s->leave_ns = now + p->q_delay_ns;
 }
 
+void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
+{
+	ctrl_push(p, frame, len, now);
+}
+
 /* Where telemetry for the host at @dst_ip goes: its MAC from what the switch learned
  * (else @mac), and the port that MAC was seen on; NULL (counted) when unknown. */
 static struct sw_port *telem_route(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
@@ -295,7 +300,7 @@ static void classify(struct sw_meta *m, const struct frame_parsed *p)
 	}
 }
 
-static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
+static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, size_t len,
 		    const struct frame_parsed *p, const struct sw_meta *m, qp_time_ns now)
 {
 	bool data = m->flags & SW_M_ROCE_DATA;
@@ -313,8 +318,10 @@ static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
 		ctrl_push(out, f, len, now);
 		return;
 	}
-	if (sw_queue_enqueue(out->q, now, &in, &o))
+	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
 		return;
+	if (in.tag)
+		sw_pfc_charge(src, o.len, now);
 	if (o.mark)
 		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)
@@ -341,6 +348,10 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		in->st.malformed++;
 		return;
 	}
+	if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL) {   /* link-local: PFC */
+		sw_pfc_input(in, &p, now);
+		return;
+	}
 	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
 	if (p.layers & FRAME_L_IPV4)
 		sw_fwd_learn_ip(&sw->fwd, p.ip.src, p.eth.src, in->index, now);
@@ -361,12 +372,12 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		return;
 	}
 	if (out >= 0) {
-		enqueue(&sw->ports[out], f, len, &p, &m, now);
+		enqueue(in, &sw->ports[out], f, len, &p, &m, now);
 		return;
 	}
 	for (int i = 0; i < sw->nports; i++)   /* broadcast, multicast, unknown: flood */
 		if (i != in->index && !sw->ports[i].conf->no_flood)
-			enqueue(&sw->ports[i], f, len, &p, &m, now);
+			enqueue(in, &sw->ports[i], f, len, &p, &m, now);
 }
 
 /* ---- leaving ---- */
@@ -387,7 +398,7 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 	qp_time_ns t = QP_TIME_NEVER;
 
 	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, port_next(f->all[i]));
+		t = qp_time_min(t, qp_time_min(port_next(f->all[i]), sw_pfc_next_ns(f->all[i])));
 	return t;
 }
 
@@ -492,12 +503,20 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 		for (;;) {
 			struct sw_port *best = NULL;
 			qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
+			bool pfc = false;
 
 			/* Globally in time order, so frames crossing links arrive in order. I/O
 			 * ports may hand frames to the OS up to --tx-early before they leave in
 			 * the model, so they go out in batches; links never run ahead. */
 			for (int i = 0; i < f->nports; i++) {
 				qp_time_ns t = port_next(f->all[i]), d;
+				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+							    : QP_TIME_NEVER;
+				if (pt < due) {   /* PFC work (a repeat, an XON) is never early */
+					due = bt = pt;
+					best = f->all[i];
+					pfc = true;
+				}
 				if (t == QP_TIME_NEVER)
 					continue;
 				d = f->all[i]->io ? qp_time_since(t, early) : t;
@@ -505,10 +524,15 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 					due = d;
 					bt = t;
 					best = f->all[i];
+					pfc = false;
 				}
 			}
 			if (!best || due > now)
 				break;
+			if (pfc) {
+				sw_pfc_run(best, bt);
+				continue;
+			}
 			if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 			    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
 				leave_ctrl(best);

@@ -5,7 +5,8 @@
  *            is addressed to the switch (ARP for its IP, level acks), forward by
  *            destination MAC (static, learned; broadcast and unknown flooded)
  *   enqueue  each egress queue model (queue.h); RED marks CE; early notices and level
- *            changes for RoCEv2 data frames go back to the sender (telem.h)
+ *            changes for RoCEv2 data frames go back to the sender (telem.h); PFC
+ *            accounts the bytes per ingress port and pauses upstream (pfc.h)
  *   leave    at departure + propagation delay: onto a link (the next switch's ingress,
  *            with the INT hops so far in the frame's metadata) or out of an I/O port
  *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames.
@@ -26,6 +27,7 @@
 #include "qpace/int.h"
 #include "conf.h"
 #include "fwd.h"
+#include "pfc.h"
 #include "queue.h"
 #include "telem.h"
 
@@ -105,6 +107,7 @@ struct sw_port {
 	struct sw_ctrl_slot *ctrl;
 	uint32_t ctrl_head, ctrl_tail;
 	struct sw_pack pack;           /* reports on their way to the host behind this port */
+	struct sw_pfc_port pfc;        /* PFC: ingress accounting, PAUSEs received */
 	/* frames in the current tx batch: from the queue, then from the band */
 	struct iovec tx_iov[SW_BATCH];
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
@@ -119,6 +122,7 @@ struct sw_switch {
 	struct sw_port ports[SW_MAX_PORTS];
 	struct sw_fwd fwd;
 	uint16_t ip_id;
+	int pfc_xoff;                  /* ports whose upstream is paused */
 };
 
 struct sw_capture;
@@ -133,6 +137,7 @@ struct sw_fabric {
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
@@ -148,6 +153,8 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now);
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
+/* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
+void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now);
 
 /* The I/O shell (loop.c): libev around the fabric until a signal or --duration. */
 int sw_loop_run(struct sw_fabric *f, const struct sw_conf *c, char *err, size_t len);
