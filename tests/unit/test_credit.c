@@ -396,7 +396,8 @@ static void loop_step(struct loop *l, qp_time_ns t)
 	}
 	while ((k = credit_poll(l->cp, t, g, LOOP_SENDERS)) > 0)
 		for (unsigned i = 0; i < k; i++)
-			fifo_push(&l->grants, t + GRANT_NS, g[i].sender_id, g[i].bytes);
+			if (g[i].sender_id < l->n) /* others are registered but never send */
+				fifo_push(&l->grants, t + GRANT_NS, g[i].sender_id, g[i].bytes);
 }
 
 static void loop_run(struct loop *l, qp_time_ns from, qp_time_ns until)
