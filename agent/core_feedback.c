@@ -133,21 +133,21 @@ static void monitor_int(struct agent_qp *q, const struct qp_int_hop *hops, unsig
 }
 
 /* 24-bit PSN -> 64 bits: the value nearest to the highest seen (within 2^23). */
-static uint64_t psn_extend(struct agent_qp *q, uint32_t psn)
+uint64_t agent_psn_extend(bool *valid, uint64_t *max, uint32_t psn)
 {
 	int64_t d;
 
-	if (!q->psn_valid) {
-		q->psn_valid = true;
-		q->psn64_max = (1ULL << 24) + psn; /* room below for reordering */
-		return q->psn64_max;
+	if (!*valid) {
+		*valid = true;
+		*max = (1ULL << 24) + psn; /* room below for reordering */
+		return *max;
 	}
-	d = (int64_t)((psn - (uint32_t)q->psn64_max) & 0xffffffu);
+	d = (int64_t)((psn - (uint32_t)*max) & 0xffffffu);
 	if (d >= 1 << 23)
 		d -= 1 << 24;
 	if (d > 0)
-		q->psn64_max += (uint64_t)d;
-	return q->psn64_max + (uint64_t)(d > 0 ? 0 : d);
+		*max += (uint64_t)d;
+	return *max + (uint64_t)(d > 0 ? 0 : d);
 }
 
 /* ---- feedback -> cc events ---- */
@@ -198,7 +198,7 @@ static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_n
 	if (idx == AGENT_NO_IDX)
 		return 0;
 	q = &a->qps[idx];
-	psn64 = psn_extend(q, r->psn);
+	psn64 = agent_psn_extend(&q->psn_valid, &q->psn64_max, r->psn);
 	window = q->cc->cap_bytes != CC_CAP_NONE ? q->cc->cap_bytes
 						 : qp_bytes_in(q->cc->rate_bps, q->reg.base_rtt_ns);
 	fb_to_cc_event(m, &ev);
@@ -208,7 +208,7 @@ static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_n
 	return feed_cc(a, idx, &ev, now);
 }
 
-static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m)
+static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
 	uint32_t idx = receiver_qp(a, &r->flow);
@@ -221,6 +221,7 @@ static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m)
 	q->peer_sport = r->flow.sport;
 	q->feedback++;
 	monitor_int(q, r->hops, r->nhops);
+	agent_link_arrival(a, idx, r->psn, now);
 	echo = *m;
 	echo.type = FB_T_ECHO;
 	echo.flags = 0;
@@ -237,7 +238,7 @@ static unsigned on_int(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 	(void)src_ip;
 	(void)src_port;
 	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER))
-		return int_as_receiver(a, m);
+		return int_as_receiver(a, m, now);
 	return int_as_sender(a, m, now);
 }
 

@@ -43,6 +43,8 @@ struct agent_qp {
 	uint64_t credits_rx_bytes;
 	/* receiver side */
 	int link;                    /* index in links[], -1 when not a paced receiver */
+	bool rx_psn_valid;           /* the peer's data PSNs seen in echo INT (arrivals) */
+	uint64_t rx_psn64_max;
 	uint16_t peer_sport;         /* learned from INT sent to us; 0 = not known */
 	uint64_t credits_tx_bytes;
 	struct agent_level_src level_src;
@@ -124,6 +126,11 @@ unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns 
 int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, size_t errlen);
 void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now);
 void agent_links_poll(struct agent *a, qp_time_ns now);
+/* Echo INT about data the peer sent to local receiving QP @idx, PSN @psn: the data arrived;
+ * its link's pacer is told how many bytes (from the PSN's progress) and due grants go out. */
+void agent_link_arrival(struct agent *a, uint32_t idx, uint32_t psn, qp_time_ns now);
+/* The 24-bit @psn extended against *@max (the nearest value to the highest seen). */
+uint64_t agent_psn_extend(bool *valid, uint64_t *max, uint32_t psn);
 qp_time_ns agent_links_next_ns(const struct agent *a);
 unsigned agent_credit_rx(struct agent *a, uint32_t idx, const struct fb_credit *c,
 			 qp_time_ns now);

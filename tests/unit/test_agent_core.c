@@ -149,11 +149,11 @@ static void test_level_rate_and_ack(void **state)
 	assert_int_equal(got.u.level.switch_id, 7);
 	assert_int_equal(got.u.level.seq, 11);
 	assert_int_equal(got.u.level.psn, 0x123456);
-	/* level 2 one RTT later: x0.75; the level-3 re-application ran first at T0+1000+T */
+	/* level 2 one RTT later: x0.75 (a level's cut is applied once, not re-applied) */
 	agent_feed_datagram(f->a, (const uint8_t *)"garbage!garbage!", 16, SWITCH, 1, T0);
 	m = level_msg(0x21, r.sport, 2);
 	afx_feed(f, &m, SWITCH, T0 + 1000 + 10 * QP_NS_PER_US);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 1875 * QP_MBPS);
+	assert_int_equal(afx_slot(f, 0x11).rate_bps, 3750 * QP_MBPS);
 	/* a wrong source port means another flow */
 	m = level_msg(0x21, (uint16_t)(r.sport + 1), 3);
 	assert_int_equal(afx_feed(f, &m, SWITCH, T0 + 20000) & AGENT_RX_MATCHED, 0);
