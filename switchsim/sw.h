@@ -24,6 +24,7 @@
 #include <sys/uio.h>
 #include "qpace/frame.h"
 #include "qpace/int.h"
+#include "auth.h"
 #include "conf.h"
 #include "fwd.h"
 #include "queue.h"
@@ -119,6 +120,7 @@ struct sw_switch {
 	struct sw_port ports[SW_MAX_PORTS];
 	struct sw_fwd fwd;
 	uint16_t ip_id;
+	struct sw_auth auth;           /* with a key: signs telemetry, checks level acks */
 };
 
 struct sw_capture;
