@@ -10,6 +10,9 @@
 #     then to a fresh agent: all rejected as replays, the fresh agent's QP stays at its
 #     line rate; the same 50 to a fresh agent without a key do cut it (what the key stops)
 #   4 a switch without a key: every datagram rejected (notag), the rate does not move
+#   5 qpace-bench --key (emulated hosts, FFD): the switch it starts signs every level
+#     message and takes the hosts' signed acks, none refused; the same hosts on a switch
+#     without a key refuse its telemetry
 set -u
 . "$(dirname "$0")/lib/agent.sh"
 NA=qpt$RUN_ID-a NB=qpt$RUN_ID-b NS=qpt$RUN_ID-s
@@ -154,4 +157,26 @@ notag=$(counter feedback_rejected_notag)
 [ "$notag" -gt 200 ] || fail "unsigned telemetry: $(rejected)"
 [ "$(rate)" = 100000000 ] || fail "unsigned telemetry moved the rate: $(rate)"
 ok "4: a switch without a key: $notag datagrams rejected (notag), 0 accepted, rate 100M"
+
+# ---- 5 ----
+BENCH="$BIN/qpace-bench incast -N 4 -s 512K -R 2 --cc ffd --key $TMP/key --no-plots -v"
+$BENCH --base-port $((FBPORT + 100)) -o "$TMP/out" >/dev/null 2>"$TMP/bench.log" ||
+	fail "incast with a key: $(tail -3 "$TMP/bench.log")"
+J="$BIN/qpace-swtest json $TMP/out/switch.json s1"
+levels=$($J p0 levels) acks=$($J p0 level_acks)
+grep -q '"signed_messages": '"$levels"',' "$TMP/out/switch.json" ||
+	fail "not every level message signed ($levels levels)"
+grep -c '"acks_rejected_[a-z]*": 0,' "$TMP/out/switch.json" | grep -qx 4 ||
+	fail "the switch refused acks: $(grep acks_rejected "$TMP/out/switch.json")"
+[ "$acks" -gt 0 ] || fail "no level ack taken"
+! grep -q "dropped" "$TMP/bench.log" || fail "a host dropped feedback: $(grep dropped "$TMP/bench.log")"
+P=$((FBPORT + 200))
+"$BIN/qpace-switch" --star 5 --base-port $P --rate 250M --levels 20K,40K,80K --quiet \
+	--duration 30s 2>/dev/null &
+PIDS="$PIDS $!"
+sleep 0.3
+$BENCH --switch 127.0.0.1:$P >/dev/null 2>"$TMP/bench2.log" || fail "incast, keyless switch"
+grep -q "dropped: not signed" "$TMP/bench2.log" || fail "keyed hosts took unsigned telemetry"
+ok "5: qpace-bench --key: $levels level messages signed, $acks acks taken, none refused;" \
+	"on a keyless switch the hosts refuse its telemetry"
 echo "agent_trust: ok"
