@@ -387,10 +387,15 @@ static int check_auth(struct agent *a, const uint8_t *buf, size_t len, uint32_t 
 		agent_note(a, AGENT_C_FB_SENDERS_EVICTED, "sender 0x%08x: replay window table "
 			   "full (%u senders): the least recently heard sender of its set was "
 			   "forgotten", sender, a->p.max_senders);
-	if (rc && (o = OUTCOME_OF(auth_errors, rc)))
-		agent_note(a, o->counter, "feedback from %s (sender 0x%08x, seq %llu) dropped: %s",
-			   qp_hostport_fmt(src_ip, src_port, src, sizeof(src)), sender,
-			   (unsigned long long)seq, o->what);
+	if (rc && (o = OUTCOME_OF(auth_errors, rc))) {
+		char who[48] = "";
+
+		if (o->counter == AGENT_C_FB_REJ_REPLAY || o->counter == AGENT_C_FB_REJ_FUTURE)
+			snprintf(who, sizeof(who), " (sender 0x%08x, seq %llu)", sender,
+				 (unsigned long long)seq);
+		agent_note(a, o->counter, "feedback from %s%s dropped: %s",
+			   qp_hostport_fmt(src_ip, src_port, src, sizeof(src)), who, o->what);
+	}
 	return rc;
 }
 

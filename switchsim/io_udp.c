@@ -52,7 +52,8 @@ static void follow(struct sw_io *io, const struct sockaddr_in *to, qp_time_ns no
 	io->remote_changes++;
 	if (io->logged_ns == QP_TIME_NEVER || now >= io->logged_ns + QP_NS_PER_S) {
 		fprintf(stderr, "qpace-switch: port %s: peer %s -> %s (a frame from the new "
-			"address; change %llu, %llu not logged since the last line)\n", io->port_name,
+			"address; change %llu, %llu not logged since the last line)\n",
+			io->port_name,
 			qp_sockaddr_fmt(&io->remote, was, sizeof(was)),
 			qp_sockaddr_fmt(to, is, sizeof(is)),
 			(unsigned long long)io->remote_changes, (unsigned long long)io->unlogged);

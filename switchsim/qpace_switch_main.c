@@ -28,7 +28,8 @@ static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 				qp_fmt_time(p->q.delay_ns, d, sizeof(d)),
 				(unsigned long long)p->q.buffer_bytes);
 			if (p->kind == SW_PORT_UDP || p->kind == SW_PORT_VXLAN)
-				fprintf(stderr, "  %s -> %s%s", qp_sockaddr_fmt(&p->local, a, sizeof(a)),
+				fprintf(stderr, "  %s -> %s%s",
+					qp_sockaddr_fmt(&p->local, a, sizeof(a)),
 					qp_sockaddr_fmt(&p->remote, b, sizeof(b)),
 					p->no_learn ? " (fixed)" : "");
 			else if (p->kind == SW_PORT_PACKET)

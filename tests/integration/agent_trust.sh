@@ -169,7 +169,8 @@ grep -q '"signed_messages": '"$levels"',' "$TMP/out/switch.json" ||
 grep -c '"acks_rejected_[a-z]*": 0,' "$TMP/out/switch.json" | grep -qx 4 ||
 	fail "the switch refused acks: $(grep acks_rejected "$TMP/out/switch.json")"
 [ "$acks" -gt 0 ] || fail "no level ack taken"
-! grep -q "dropped" "$TMP/bench.log" || fail "a host dropped feedback: $(grep dropped "$TMP/bench.log")"
+! grep -q "dropped" "$TMP/bench.log" ||
+	fail "a host dropped feedback: $(grep dropped "$TMP/bench.log")"
 P=$((FBPORT + 200))
 "$BIN/qpace-switch" --star 5 --base-port $P --rate 250M --levels 20K,40K,80K --quiet \
 	--duration 30s 2>/dev/null &

@@ -156,8 +156,10 @@ static void test_reasons(void **state)
 	/* reordered: the later one first, then the earlier; both taken; then both refused */
 	nl = sign(late, &m, SW_SENDER, WALL(T0) + 400);
 	n = sign(buf, &m, SW_SENDER, WALL(T0) + 300);
-	assert_true(agent_feed_datagram(f->a, late, nl, SWITCH, 4792, T0 + 500) & AGENT_RX_ACCEPTED);
-	assert_true(agent_feed_datagram(f->a, buf, n, SWITCH, 4792, T0 + 501) & AGENT_RX_ACCEPTED);
+	assert_true(agent_feed_datagram(f->a, late, nl, SWITCH, 4792, T0 + 500) &
+		    AGENT_RX_ACCEPTED);
+	assert_true(agent_feed_datagram(f->a, buf, n, SWITCH, 4792, T0 + 501) &
+		    AGENT_RX_ACCEPTED);
 	assert_int_equal(agent_feed_datagram(f->a, late, nl, SWITCH, 4792, T0 + 502), 0);
 	assert_int_equal(agent_feed_datagram(f->a, buf, n, SWITCH, 4792, T0 + 503), 0);
 	assert_int_equal(ctr(f, AGENT_C_FB_ACCEPTED), 2);

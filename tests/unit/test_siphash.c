@@ -141,7 +141,8 @@ static void test_signer_sequence(void **state)
 		uint8_t buf[FB_MAX_LEN];
 		int n = fb_encode(buf, sizeof(buf), &m);
 
-		assert_int_equal(fb_signer_sign(&sg, buf, (size_t)n + 1, (size_t)n, 9000), -EMSGSIZE);
+		assert_int_equal(fb_signer_sign(&sg, buf, (size_t)n + 1, (size_t)n, 9000),
+				 -EMSGSIZE);
 		assert_true(sg.seq == 5003);
 	}
 }

@@ -284,7 +284,8 @@ static unsigned take_telemetry(struct rig *r, struct afx *f, uint8_t (*saved)[20
 			uint64_t seq;
 			struct fb_msg d;
 
-			assert_int_equal(fb_auth_verify(m, p.payload_len - off, &k, &sender, &seq), 0);
+			assert_int_equal(fb_auth_verify(m, p.payload_len - off, &k, &sender, &seq),
+					 0);
 			assert_int_equal(sender, SENDER);
 			assert_true(seq > last);
 			last = seq;
