@@ -58,8 +58,8 @@ layer_lib = $(BUILD)/lib/libqpace-$(1).a
 $(foreach l,$(LAYERS),$(eval $(l).objs := $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(l)))))
 ALL_LAYER_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
 
-# program: its main file, other sources of its own, and the layers it links (highest
-# first). Product programs, then micro-benchmarks, then programs only the tests use.
+# program: its main file, other sources of its own, the layers it links (highest first)
+# and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
 PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
 	bench-cc bench-gate qpaced-bench switch-bench qpace-soft-bw \
 	qp-check qp-agent-check qpace-probe qpace-swtest
@@ -87,7 +87,9 @@ qp-check.uses       := verbs lib
 qp-agent-check.main := tests/programs/qp_agent_check_main.c
 qp-agent-check.uses := verbs lib
 qpace-probe.main    := tests/programs/qpace_probe_main.c
+qpace-probe.srcs    := tests/support/pcap_frames.c
 qpace-probe.uses    := verbs lib
+qpace-probe.libs    := -lpcap
 qpace-swtest.main   := tests/programs/qpace_swtest_main.c
 qpace-swtest.srcs   := tests/programs/swtest.c tests/programs/swtest_hops.c \
 	tests/programs/swtest_int.c
@@ -132,7 +134,7 @@ define prog_rule
 $(BUILD)/bin/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,$($(1).main) $($(1).srcs)) \
 		$(foreach l,$($(1).uses),$(call layer_lib,$(l)))
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$^ $(sort $(foreach l,$($(1).uses),$($(l).libs))) -o $$@
+	$$(CC) $$(LDFLAGS) $$^ $(sort $(foreach l,$($(1).uses),$($(l).libs)) $($(1).libs)) -o $$@
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call prog_rule,$(p))))
 

@@ -96,7 +96,8 @@ void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now)
 	}
 }
 
-static void send_grant(struct agent *a, const struct agent_link *l, const struct credit_grant *g)
+static void send_grant(struct agent *a, const struct agent_link *l, const struct credit_grant *g,
+		       qp_time_ns now)
 {
 	struct agent_qp *q = &a->qps[g->sender_id];
 	struct fb_msg m = { .type = FB_T_CREDIT };
@@ -107,7 +108,7 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 		.credit_bytes = g->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)g->bytes,
 		.interval_ns = credit_period_ns(l->pacer),
 	};
-	if (!agent_send(a, &m, q->reg.peer_ip, a->p.peer_port))
+	if (!agent_send(a, &m, q->reg.peer_ip, a->p.peer_port, now))
 		return;
 	q->credits_tx_bytes += m.u.credit.credit_bytes;
 	a->counters[AGENT_C_GRANTS]++;
@@ -142,7 +143,7 @@ void agent_links_poll(struct agent *a, qp_time_ns now)
 		do {
 			n = credit_poll(l->pacer, now, a->grants, max);
 			for (unsigned k = 0; k < n; k++)
-				send_grant(a, l, &a->grants[k]);
+				send_grant(a, l, &a->grants[k], now);
 		} while (n == max);
 	}
 }

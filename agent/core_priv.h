@@ -5,6 +5,8 @@
 #include "qpace/addr.h"
 #include "qpace/agent.h"
 #include "qpace/credit.h"
+#include "qpace/fb_auth.h"
+#include "qpace/fb_replay.h"
 
 #define AGENT_NO_IDX UINT32_MAX
 
@@ -79,7 +81,8 @@ struct agent {
 	uint32_t grant_seq;
 	char cc_default[AGENT_ALGO_MAX];
 	char cc_default_params[AGENT_PARAMS_MAX];
-	struct qp_siphash_key key;
+	struct fb_signer signer;     /* with a key: what this agent sends */
+	struct fb_replay replay;     /* with a key: the senders it heard from */
 	struct qp_ratetable *table;
 	struct agent_qp *qps;        /* max_qps */
 	uint32_t nqps;
@@ -112,8 +115,10 @@ void agent_heap_remove(struct agent *a, uint32_t idx);
 /* core.c: shared by the other files */
 void agent_log(struct agent *a, enum agent_log_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Queue an encoded (and, with a key, signed) message to ip:port; true when queued. */
-bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port);
+/* Queue an encoded (and, with a key, signed at @now) message to ip:port; true when
+ * queued. */
+bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port,
+		qp_time_ns now);
 /* Publish a QP's rate and flags when they changed; true when the table was written. */
 bool agent_publish(struct agent *a, struct agent_qp *q, qp_time_ns now);
 /* Recompute a QP's deadline (controller timer, credit expiry) and its heap place. */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "qpace/siphash.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
@@ -84,6 +85,9 @@ struct bench_conf {
 	const char *senders_list;    /* sweep: "1,2,4,8" */
 	const char *sizes;           /* sweep: "64K,128K,256K" */
 	const char *switch_bin;      /* qpace-switch to start; NULL = beside this program */
+	const char *key_file;        /* --key: the hosts and the switch started sign feedback */
+	bool have_key;
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	const char *monitor;         /* unix socket qpacectl reads; NULL = the default */
 	bool no_plots;
 	bool verbose;

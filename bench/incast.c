@@ -131,7 +131,9 @@ static int incast_hosts(struct incast *x, const char *cc, bool credits, bool cnp
 			 x->c->window_pkts, x->c->mtu_bytes);
 		struct host_conf hc = { .options = opts, .cc = cc, .credits = credits,
 					      .cnp_from_notice = cnp, .seed = x->c->seed,
-					      .quiet = !x->c->verbose };
+					      .quiet = !x->c->verbose,
+					      .key = x->c->have_key ? x->c->key : NULL,
+					      .clock_offset_ns = qp_wall_offset_ns() };
 		if ((rc = host_open(&x->hosts[i], &hc, now, e, sizeof(e))))
 			return qp_errmsg(rc, err, errlen, "host %" PRIu64 " (%s): %s", i, opts, e);
 		int fd = qp_ctx_fd(x->hosts[i].ctx);
@@ -551,7 +553,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .ports = (unsigned)senders + 1, .base_port = (uint16_t)base,
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 					  .delay_ns = c->delay_ns, .seed = c->seed,
-					  .extra = x.fb.sw_args,
+					  .extra = x.fb.sw_args, .key_file = c->key_file,
 					  .dir = out_dir, .cpu = -1 };
 		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
 		 * so they never queue behind each other. */

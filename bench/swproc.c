@@ -134,6 +134,10 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 		argv[n++] = fixed[i];
 	for (const char *const *e = c->extra; e && *e && n < SWPROC_MAX_ARGS - 1; e++)
 		argv[n++] = *e;
+	if (c->key_file && n < SWPROC_MAX_ARGS - 2) {
+		argv[n++] = "--key";
+		argv[n++] = c->key_file;
+	}
 	argv[n] = NULL;
 
 	pid_t parent = getpid();

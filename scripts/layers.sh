@@ -49,6 +49,7 @@ ctl_client lib
 ctl_server lib
 errmsg lib
 fb_auth lib
+fb_replay lib
 feedback lib
 frame lib
 hist lib

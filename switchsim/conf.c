@@ -383,6 +383,8 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 	snprintf(s->name, sizeof(s->name), "s1");
 	s->id = 1;
 	s->def = c->def;
+	s->have_key = c->have_key;
+	memcpy(s->key, c->key, sizeof(s->key));
 	s->nports = n;
 	for (int i = 0; i < n; i++) {
 		struct sw_port_conf *p = &s->ports[i];

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "pfc.h"
+#include "qpace/siphash.h"
 #include "queue.h"
 #include "telem.h"
 
@@ -29,6 +30,7 @@ struct sw_port_conf {
 	char dev[IF_NAMESIZE];       /* packet */
 	int peer_switch, peer_port;  /* link: the other end */
 	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
+	bool no_learn;               /* udp, learn=no: only the configured remote, for good */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
 	struct sw_pfc_params pfc;
@@ -54,6 +56,8 @@ struct sw_switch_conf {
 	struct sw_port_defaults def;
 	uint8_t mac[6];              /* telemetry source */
 	uint32_t ip;                 /* telemetry source, host order */
+	bool have_key;               /* sign telemetry, check level acks (auth.h) */
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	int nports;
 	struct sw_port_conf ports[SW_MAX_PORTS];
 	int nstatic;
@@ -64,6 +68,9 @@ struct sw_conf {
 	int nswitches;
 	struct sw_switch_conf sw[SW_MAX_SWITCHES];
 	struct sw_port_defaults def;  /* from the command line */
+	bool have_key;                /* --key: every switch's unless its line says key= */
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
+	uint32_t auth_sender;         /* first switch's sender id; 0 = a random one */
 	/* run */
 	const char *pcap_path;
 	const char *pcap_port;        /* "SWITCH:PORT" or "PORT", NULL = all */

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "qpace/errmsg.h"
 #include "capture.h"
@@ -68,14 +70,28 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	rc = sw_io_open(pc, &p->io, err, len);
 	if (rc)
 		return rc;
+	memcpy(p->io->own_mac, sw->conf->mac, 6);
 	f->io_ports[f->nio++] = p;
 	p->capture = capture_wanted(f->conf, sw->conf, pc);
 	return 0;
 }
 
+/* The sender id of the first switch (the others count up from it): configured, or a new
+ * random one per run. */
+static uint32_t auth_sender(const struct sw_conf *c)
+{
+	uint32_t id = c->auth_sender;
+
+	if (!id && getrandom(&id, sizeof(id), GRND_NONBLOCK) != (ssize_t)sizeof(id))
+		id = (uint32_t)(qp_now_ns() ^ (uint64_t)getpid());
+	return id;
+}
+
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t len)
 {
 	struct sw_fabric *f = calloc(1, sizeof(*f));
+	qp_time_ns now = qp_now_ns(), wall = qp_wall_offset_ns();
+	uint32_t sender = auth_sender(c);
 
 	if (!f) {
 		qp_errmsg(-ENOMEM, err, len, "out of memory");
@@ -94,6 +110,9 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		sw->id = c->sw[s].id;
 		sw->nports = c->sw[s].nports;
 		sw_fwd_init(&sw->fwd);
+		if (sw_auth_init(&sw->auth, c->sw[s].have_key ? c->sw[s].key : NULL,
+				 sender + (uint32_t)s, now, wall, err, len))
+			goto fail;
 		for (int i = 0; i < sw->nports; i++)
 			if (port_build(f, sw, i, err, len))
 				goto fail;
@@ -127,6 +146,7 @@ void sw_fabric_destroy(struct sw_fabric *f)
 			sw_io_close(sw->ports[i].io);
 			free(sw->ports[i].ctrl);
 		}
+		sw_auth_fini(&sw->auth);
 		free(sw);
 	}
 	sw_capture_close(f->cap);

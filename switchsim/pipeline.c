@@ -76,6 +76,8 @@ static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac
 	uint8_t payload[FB_MAX_LEN];
 	int plen = fb_encode(payload, sizeof(payload), msg);
 
+	if (plen > 0)
+		plen = sw_auth_sign(&sw->auth, payload, sizeof(payload), (size_t)plen, now);
 	if (out && plen > 0)
 		telem_push(sw, out, &dst, payload, (size_t)plen, now);
 }
@@ -204,6 +206,15 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
 }
 
+/* One INT report into @buf, signed when the switch has a key: its length or -EMSGSIZE. */
+static int int_report(struct sw_switch *sw, uint8_t *buf, size_t cap, uint8_t flags,
+		      const struct fb_flow *flow, const struct sw_meta *m, qp_time_ns now)
+{
+	int n = fb_encode_int(buf, cap, FB_T_INT, flags, flow, m->psn, m->hops, m->nhops);
+
+	return n > 0 ? sw_auth_sign(&sw->auth, buf, cap, (size_t)n, now) : n;
+}
+
 /* An INT report, packed with the other reports of this pass to the same host: encoded
  * straight into the datagram (no struct fb_msg to fill per frame); when it does not fit,
  * the datagram so far is closed and the report starts the next one. */
@@ -224,15 +235,13 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 	if (!out)
 		return;
 	k = &out->pack;
-	n = fb_encode_int(k->payload + k->len, SW_PACK_MAX - k->len, FB_T_INT, flags, &flow,
-			  m->psn, m->hops, m->nhops);
+	n = int_report(p->sw, k->payload + k->len, SW_PACK_MAX - k->len, flags, &flow, m, now);
 	if (n == -EMSGSIZE && k->len) {
 		uint8_t dst_mac[6];
 		memcpy(dst_mac, k->dst_mac, 6);
 		pack_close(out);
 		pack_open(k, ip, dst_mac, now);
-		n = fb_encode_int(k->payload, SW_PACK_MAX, FB_T_INT, flags, &flow, m->psn,
-				  m->hops, m->nhops);
+		n = int_report(p->sw, k->payload, SW_PACK_MAX, flags, &flow, m, now);
 	}
 	if (n > 0)
 		k->len = (uint16_t)(k->len + n);
@@ -241,8 +250,9 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 /* ---- ingress ---- */
 
 /* Level acks travel to the switch (its MAC/IP) or along the data path to the receiver;
- * the switch whose id they name takes them either way. */
-static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p)
+ * the switch whose id they name takes them either way (with a key: signed and new). */
+static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p,
+			   qp_time_ns now)
 {
 	struct fb_msg msg;
 	struct sw_flow_key k;
@@ -251,7 +261,8 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 
 	if (fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_LEVEL ||
 	    msg.u.level.level != FB_LEVEL_ACK || msg.u.level.switch_id != sw->id ||
-	    msg.u.level.port >= sw->nports)
+	    msg.u.level.port >= sw->nports ||
+	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))
 		return;
 	port = &sw->ports[msg.u.level.port];
 	k = (struct sw_flow_key){ .src_ip = msg.u.level.flow.src_ip,
@@ -271,7 +282,7 @@ static bool to_switch(struct sw_port *in, const uint8_t *f, const struct frame_p
 	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
 
 	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
-		take_level_ack(sw, f, p);
+		take_level_ack(sw, f, p, now);
 	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
 	    p->arp.tpa == sw->conf->ip) {
 		uint8_t reply[FRAME_ETH_MIN];

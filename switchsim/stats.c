@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "qpace/addr.h"
 #include "qpace/out.h"
 #include "capture.h"
+#include "io.h"
 #include "sw.h"
 
 struct field {
@@ -79,6 +81,29 @@ static void json_pfc_conf(struct qp_out *o, const struct sw_pfc_params *c)
 	qp_out_bool(o, "pfc_lossless", c->on && c->lossless);
 }
 
+/* Signing: on or off, messages signed, level acks refused by reason. */
+static void json_auth(struct qp_out *o, const struct sw_auth *a)
+{
+	qp_out_bool(o, "signed", a->on);
+	qp_out_u64(o, "signed_messages", a->signed_msgs);
+	qp_out_u64(o, "acks_rejected_notag", a->acks_notag);
+	qp_out_u64(o, "acks_rejected_tag", a->acks_badtag);
+	qp_out_u64(o, "acks_rejected_replay", a->acks_replay);
+	qp_out_u64(o, "acks_rejected_future", a->acks_future);
+}
+
+/* The peer of a udp or vxlan port, and how often a udp port followed a new one or refused
+ * to (0 for ports that never learn). */
+static void json_peer(struct qp_out *o, const struct sw_io *io)
+{
+	char a[QP_HOSTPORT_STRLEN];
+
+	if (io && io->ops != &sw_io_packet_ops)
+		qp_out_str(o, "remote", qp_sockaddr_fmt(&io->remote, a, sizeof(a)));
+	qp_out_u64(o, "remote_changes", io ? io->remote_changes : 0);
+	qp_out_u64(o, "remote_refused", io ? io->remote_refused : 0);
+}
+
 void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 {
 	struct qp_out o;
@@ -96,6 +121,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 		qp_out_str(&o, "name", sw->conf->name);
 		qp_out_u64(&o, "id", sw->id);
 		qp_out_u64(&o, "mac_moves", sw->fwd.moves);
+		json_auth(&o, &sw->auth);
 		qp_out_arr(&o, "ports");
 		for (int i = 0; i < sw->nports; i++) {
 			const struct sw_port *p = &sw->ports[i];
@@ -109,6 +135,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 			qp_out_u64(&o, "buffer_bytes", qp->buffer_bytes);
 			json_pfc_conf(&o, &p->conf->pfc);
 			qp_out_u64(&o, "queue_bytes", sw_queue_bytes_at(p->q, now));
+			json_peer(&o, p->io);
 			json_fields(&o, port_fields, &p->st);
 			json_fields(&o, queue_fields, sw_queue_stats(p->q));
 			json_fields(&o, pfc_fields, &p->pfc.st);

@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include "qpace/frame.h"
 #include "qpace/int.h"
+#include "auth.h"
 #include "conf.h"
 #include "fwd.h"
 #include "pfc.h"
@@ -123,6 +124,7 @@ struct sw_switch {
 	struct sw_fwd fwd;
 	uint16_t ip_id;
 	int pfc_xoff;                  /* ports whose upstream is paused */
+	struct sw_auth auth;           /* with a key: signs telemetry, checks level acks */
 };
 
 struct sw_capture;

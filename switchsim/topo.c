@@ -1,8 +1,9 @@
 /* Topology files: several switches, their ports and the links between them.
  *
  *   # a comment; blank lines are ignored
- *   switch NAME [id=N] [mac=02:00:00:00:00:01] [ip=A.B.C.D] [SETTING=VALUE...]
- *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT]         [SETTING=VALUE...]
+ *   switch NAME [id=N] [mac=02:00:00:00:00:01] [ip=A.B.C.D] [key=FILE|none]
+ *               [SETTING=VALUE...]
+ *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT] [learn=no] [SETTING=VALUE...]
  *   port SWITCH NAME vxlan  local=IP[:PORT] remote=IP[:PORT] vni=N  [SETTING=VALUE...]
  *   port SWITCH NAME packet dev=IFNAME                               [SETTING=VALUE...]
  *   link SWITCH:PORT SWITCH:PORT [flood=no] [SETTING=VALUE...]
@@ -15,8 +16,10 @@
  * line's settings are for that port (a link: both of its ends, each end being the egress
  * queue towards the other switch). vxlan ports default to UDP port 4789. flood=no (on
  * ports and links) keeps broadcast and unknown-destination frames off a port, to cut
- * loops out of flooding (there is no spanning tree). Every error names the file, the
- * line and the key.
+ * loops out of flooding (there is no spanning tree). key= is the switch's signing key
+ * (default: --key's; auth.h). learn=no keeps a udp port on its remote= for good: frames
+ * from any other address are skipped, where by default a well-formed frame from a new
+ * address re-points the port (io.h). Every error names the file, the line and the key.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "qpace/keyfile.h"
 #include "qpace/units.h"
 #include "conf.h"
 
@@ -137,6 +141,8 @@ static int do_switch(struct topo *t, char **tok, int n)
 	snprintf(s->name, sizeof(s->name), "%s", tok[1]);
 	s->id = (uint32_t)c->nswitches;
 	s->def = c->def;
+	s->have_key = c->have_key;
+	memcpy(s->key, c->key, sizeof(s->key));
 	for (int i = 2; i < n; i++) {
 		if ((v = value_of(tok[i], "id"))) {
 			if (qp_parse_u64(v, &id) || id < 1 || id > UINT32_MAX)
@@ -149,7 +155,13 @@ static int do_switch(struct topo *t, char **tok, int n)
 		} else if ((v = value_of(tok[i], "ip"))) {
 			if (qp_ipv4_parse(v, &s->ip))
 				return fail(t, "ip '%s': expected an IPv4 address%s", v, "");
-		} else if (setting(t, &s->def, tok[i], "switch", "id, mac, ip, ")) {
+		} else if ((v = value_of(tok[i], "key"))) {
+			char msg[400];
+
+			s->have_key = strcmp(v, "none") != 0;
+			if (s->have_key && qp_keyfile_read(v, s->key, NULL, msg, sizeof(msg)))
+				return fail(t, "key: %s%s", msg, "");
+		} else if (setting(t, &s->def, tok[i], "switch", "id, mac, ip, key, ")) {
 			return -EINVAL;
 		}
 	}
@@ -190,6 +202,14 @@ static int flood_key(struct topo *t, struct sw_port_conf *p, const char *v)
 	return 0;
 }
 
+static int learn_key(struct topo *t, struct sw_port_conf *p, const char *v)
+{
+	if (p->kind != SW_PORT_UDP || (strcmp(v, "yes") && strcmp(v, "no")))
+		return fail(t, "learn '%s': accepted yes or no, on udp ports only%s", v, "");
+	p->no_learn = !strcmp(v, "no");
+	return 0;
+}
+
 static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 {
 	struct sw_port_defaults d = { p->q, p->telem, p->pfc };
@@ -198,6 +218,8 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 
 	if ((v = value_of(kv, "flood"))) {
 		return flood_key(t, p, v);
+	} else if ((v = value_of(kv, "learn"))) {
+		return learn_key(t, p, v);
 	} else if ((v = value_of(kv, "local"))) {
 		if (parse_addr(v, p->kind == SW_PORT_VXLAN ? 4789 : 0, &p->local))
 			return fail(t, "local '%s': expected IPv4:PORT (port 1..65535)%s", v, "");
@@ -213,7 +235,7 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 			return fail(t, "dev '%s': an interface name of 1..15 characters%s", v, "");
 		snprintf(p->dev, sizeof(p->dev), "%s", v);
 	} else {
-		if (setting(t, &d, kv, "port", "local, remote, vni, dev, flood, "))
+		if (setting(t, &d, kv, "port", "local, remote, vni, dev, flood, learn, "))
 			return -EINVAL;
 		p->q = d.q;
 		p->telem = d.telem;
@@ -250,6 +272,9 @@ static int do_port(struct topo *t, char **tok, int n)
 		return fail(t, "port %s: remote=IP is required for vxlan ports%s", p->name, "");
 	if (p->kind == SW_PORT_PACKET && !p->dev[0])
 		return fail(t, "port %s: dev=IFNAME is required for packet ports%s", p->name, "");
+	if (p->no_learn && !p->remote.sin_family)
+		return fail(t, "port %s: learn=no needs remote=IP:PORT (the one peer)%s", p->name,
+			    "");
 	return 0;
 }
 

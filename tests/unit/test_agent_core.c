@@ -221,12 +221,12 @@ static void test_allow_and_auth(void **state)
 	assert_int_equal(afx_feed(f, &m, SWITCH, T0), 0);
 	/* wrong key: rejected */
 	n = afx_encode(buf, &m);
-	sn = fb_auth_sign(buf, sizeof(buf), n, &bad);
+	sn = fb_auth_sign(buf, sizeof(buf), n, &bad, 7, T0);
 	assert_true(sn > 0);
 	assert_int_equal(agent_feed_datagram(f->a, buf, (size_t)sn, SWITCH, 4792, T0), 0);
 	/* right key, source outside 10.0.0.0/24: rejected */
 	n = afx_encode(buf, &m);
-	sn = fb_auth_sign(buf, sizeof(buf), n, &good);
+	sn = fb_auth_sign(buf, sizeof(buf), n, &good, 7, T0);
 	assert_int_equal(agent_feed_datagram(f->a, buf, (size_t)sn, 0x0b000001u, 4792, T0), 0);
 	assert_int_equal(afx_slot(f, 0x11).rate_bps, 10 * QP_GBPS);
 	/* one flipped bit in a signed message: rejected */
@@ -239,8 +239,8 @@ static void test_allow_and_auth(void **state)
 	{
 		struct agent_dgram d;
 		assert_int_equal(agent_tx_take(f->a, &d, 1), 1);
-		assert_int_equal(fb_auth_verify(d.buf, d.len, &good), 0);
-		assert_int_equal(fb_auth_verify(d.buf, d.len, &bad), -EACCES);
+		assert_int_equal(fb_auth_verify(d.buf, d.len, &good, NULL, NULL), 0);
+		assert_int_equal(fb_auth_verify(d.buf, d.len, &bad, NULL, NULL), -EACCES);
 	}
 	const uint64_t *c = agent_counters(f->a);
 	assert_int_equal(c[AGENT_C_FB_REJ_NOTAG], 1);
