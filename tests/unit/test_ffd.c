@@ -190,6 +190,22 @@ static void test_clamps(void **state)
 	cc_destroy(cc);
 }
 
+/* The reactions act on a window: bytes in flight are capped at W = R * T + MTU - 1 as the
+ * rate moves, so a held level after a cut cannot keep growing the queue. */
+static void test_window_follows_rate(void **state)
+{
+	struct cc *cc = make(NULL);
+	(void)state;
+
+	assert_int_equal(cc->cap_bytes, 125000 + 999); /* 100G x 10 us */
+	level(cc, CC_LEVEL_SEVERE, 1000);
+	assert_int_equal(cc->cap_bytes, 62500 + 999);
+	level(cc, CC_LEVEL_DOWN, 1000 + 2 * RTT);
+	assert_int_equal(cc->cap_bytes, cc_rate_window(cc->rate_bps, RTT) + 999);
+	assert_int_equal(cc->cap_bytes, 46875 + 999);
+	cc_destroy(cc);
+}
+
 static void test_invalid_level_rejected(void **state)
 {
 	struct cc *cc = make(NULL);
@@ -227,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_changes_nothing),
 		cmocka_unit_test(test_once_per_level_change),
 		cmocka_unit_test(test_clamps),
+		cmocka_unit_test(test_window_follows_rate),
 		cmocka_unit_test(test_invalid_level_rejected),
 		cmocka_unit_test(test_bad_params_named),
 	};
