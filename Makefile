@@ -25,9 +25,13 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -MMD -MP
+# SAN=1: clang with ASan and UBSan, float->integer overflow included (float-cast-overflow;
+# gcc's UBSan does not check that class), every report fatal.
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 ifeq ($(SAN),1)
-CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+CC := clang
+CFLAGS += $(SAN_FLAGS) -fno-omit-frame-pointer
+LDFLAGS += $(SAN_FLAGS)
 endif
 LDFLAGS += -Wl,--as-needed
 
@@ -100,8 +104,8 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
-.PHONY: all deps test unit check-unit integration layers docs-check bench-cc demo clean \
-	fuzz test-rxe
+.PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
+	demo clean fuzz fuzz-long test-rxe
 all: $(PROG_BINS)
 
 deps:
@@ -160,6 +164,12 @@ test: deps
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
+
+# The same scripts on the sanitizer build: every program they start is instrumented, and a
+# sanitizer report ends it non-zero (tests/run-integration.sh sets the options).
+integration-san:
+	$(MAKE) -j2 BUILD=build/san SAN=1 all
+	@sh tests/run-integration.sh build/san
 
 test-rxe: all
 	@sh tests/vm/test-rxe.sh

@@ -347,7 +347,9 @@ static int cmd_send(void)
 
 		while (qp_now_ns() < next)
 			;
-		build(&m, i, qp_now_ns(), tx);
+		/* stamped on schedule, as a switch would: the rates it implies do not hinge on
+		 * how late this process ran */
+		build(&m, i, next, tx);
 		len = fb_encode(buf, sizeof(buf), &m);
 		if (len > 0 && sign)
 			len = fb_auth_sign(buf, sizeof(buf), (size_t)len, &k);
