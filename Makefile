@@ -190,7 +190,8 @@ demo:
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
-	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+	-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 build/fuzz/obj/%.o: %.c

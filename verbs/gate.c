@@ -52,21 +52,21 @@ struct gate_param {
 
 static const struct gate_param gate_params[] = {
 	{ "burst_bytes", offsetof(struct qp_gate_params, burst_bytes), QP_GATE_DEF_BURST_BYTES,
-	  QP_GATE_MIN_BYTES, QP_GATE_MAX_BYTES, "bytes" },
+	  QP_GATE_MIN_BYTES, QP_GATE_MAX_BYTES, "bytes", NULL },
 	{ "chunk_bytes", offsetof(struct qp_gate_params, chunk_bytes), QP_GATE_DEF_CHUNK_BYTES,
-	  QP_GATE_MIN_BYTES, QP_GATE_MAX_BYTES, "bytes" },
+	  QP_GATE_MIN_BYTES, QP_GATE_MAX_BYTES, "bytes", NULL },
 	{ "line_bps", offsetof(struct qp_gate_params, line_bps), QP_GATE_DEF_LINE_BPS,
-	  QP_GATE_MIN_BPS, QP_GATE_MAX_BPS, "bits/s" },
+	  QP_GATE_MIN_BPS, QP_GATE_MAX_BPS, "bits/s", NULL },
 	{ "max_bps", offsetof(struct qp_gate_params, max_bps), 0,
 	  QP_GATE_MIN_BPS, QP_GATE_MAX_BPS, "bits/s", "none" },
 	{ "stale_ns", offsetof(struct qp_gate_params, stale_ns), QP_GATE_DEF_STALE_NS,
-	  QP_GATE_MIN_STALE_NS, QP_GATE_MAX_STALE_NS, "ns" },
+	  QP_GATE_MIN_STALE_NS, QP_GATE_MAX_STALE_NS, "ns", NULL },
 	{ "hold_ns", offsetof(struct qp_gate_params, hold_ns), 0,
 	  QP_GATE_MIN_HOLD_NS, QP_GATE_MAX_HOLD_NS, "ns", "the agent's policy" },
 	{ "safe_permille", offsetof(struct qp_gate_params, safe_permille), 0,
 	  1, QP_GATE_MAX_PERMILLE, "/1000 of line_bps", "the agent's policy" },
 	{ "credit_poll_ns", offsetof(struct qp_gate_params, credit_poll_ns),
-	  QP_GATE_DEF_CREDIT_POLL_NS, QP_NS_PER_US, QP_NS_PER_S, "ns" },
+	  QP_GATE_DEF_CREDIT_POLL_NS, QP_NS_PER_US, QP_NS_PER_S, "ns", NULL },
 };
 
 int qp_gate_params_resolve(struct qp_gate_params *p, char *err, size_t errlen)
