@@ -9,7 +9,9 @@
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
-#                   (default 20; `make test` runs them for 10 s each)
+#                   (default 20; `make test` runs them for 10 s each), seeded from
+#                   tests/fuzz/corpus/; make fuzz-long: 10M executions each (not in CI)
+#   make integration-san  the integration tests on the clang ASan+UBSan build (root)
 #   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
@@ -105,7 +107,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	demo clean fuzz fuzz-long test-rxe
+	demo clean fuzz fuzz-long fuzz-seeds test-rxe
 all: $(PROG_BINS)
 
 deps:
@@ -204,6 +206,20 @@ build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
 		$(sort $(ALL_LAYER_LIBS)) -o $@
 fuzz: deps $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# Not in CI: each target until FUZZ_LONG_RUNS executions (10M), or FUZZ_LONG_SECONDS (30
+# min) for the slow ones; prints executions and executions per second for each.
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 1800
+fuzz-long: deps $(FUZZ_BINS)
+	@FUZZ_RUNS=$(FUZZ_LONG_RUNS) sh tests/fuzz/run.sh $(FUZZ_LONG_SECONDS) $(FUZZ_BINS)
+
+# The binary seeds the codecs make (tests/fuzz/mkseeds.c), into tests/fuzz/corpus/.
+$(BUILD)/tests/mkseeds: $(BUILD)/obj/tests/fuzz/mkseeds.o $(SUPPORT_OBJS) $(TEST_ARCHIVES)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread -o $@
+fuzz-seeds: $(BUILD)/tests/mkseeds
+	$(BUILD)/tests/mkseeds tests/fuzz/corpus
 
 clean:
 	rm -rf build
