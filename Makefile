@@ -12,7 +12,9 @@
 #                   ns-3 program's counts
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
-#                   (default 20; `make test` runs them for 10 s each)
+#                   (default 20; `make test` runs them for 10 s each), seeded from
+#                   tests/fuzz/corpus/; make fuzz-long: 10M executions each (not in CI)
+#   make integration-san  the integration tests on the clang ASan+UBSan build (root)
 #   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
 #   make clean
 #
@@ -28,9 +30,13 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -MMD -MP
+# SAN=1: clang with ASan and UBSan, float->integer overflow included (float-cast-overflow;
+# gcc's UBSan does not check that class), every report fatal.
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 ifeq ($(SAN),1)
-CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+CC := clang
+CFLAGS += $(SAN_FLAGS) -fno-omit-frame-pointer
+LDFLAGS += $(SAN_FLAGS)
 endif
 LDFLAGS += -Wl,--as-needed
 
@@ -107,8 +113,8 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
-.PHONY: all deps test unit check-unit integration layers docs-check bench-cc demo clean \
-	fuzz test-rxe bench-ns3 check-ns3
+.PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
+	demo clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -169,6 +175,12 @@ test: deps
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
 
+# The same scripts on the sanitizer build: every program they start is instrumented, and a
+# sanitizer report ends it non-zero (tests/run-integration.sh sets the options).
+integration-san:
+	$(MAKE) -j2 BUILD=build/san SAN=1 all
+	@sh tests/run-integration.sh build/san
+
 test-rxe: all
 	@sh tests/vm/test-rxe.sh
 
@@ -217,7 +229,8 @@ demo:
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
-	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+	-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 build/fuzz/obj/%.o: %.c
@@ -230,6 +243,20 @@ build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
 		$(sort $(ALL_LAYER_LIBS)) -o $@
 fuzz: deps $(FUZZ_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# Not in CI: each target until FUZZ_LONG_RUNS executions (10M), or FUZZ_LONG_SECONDS (30
+# min) for the slow ones; prints executions and executions per second for each.
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 1800
+fuzz-long: deps $(FUZZ_BINS)
+	@FUZZ_RUNS=$(FUZZ_LONG_RUNS) sh tests/fuzz/run.sh $(FUZZ_LONG_SECONDS) $(FUZZ_BINS)
+
+# The binary seeds the codecs make (tests/fuzz/mkseeds.c), into tests/fuzz/corpus/.
+$(BUILD)/tests/mkseeds: $(BUILD)/obj/tests/fuzz/mkseeds.o $(SUPPORT_OBJS) $(TEST_ARCHIVES)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread -o $@
+fuzz-seeds: $(BUILD)/tests/mkseeds
+	$(BUILD)/tests/mkseeds tests/fuzz/corpus
 
 clean:
 	rm -rf build

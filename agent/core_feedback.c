@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/fb_auth.h"
+#include "qpace/units.h"
 #include "core_priv.h"
 
 /* ---- after a controller ran: publish, acknowledge, reschedule ---- */
@@ -99,6 +101,7 @@ static void monitor_int(struct agent_qp *q, const struct qp_int_hop *hops, unsig
 {
 	double u_max = -1, qdelay_ns = 0, t_ns = (double)q->reg.base_rtt_ns;
 	bool same = q->prev_nhops == nhops;
+	qp_time_ns qd;
 	uint32_t qmax = 0;
 
 	for (unsigned i = 0; i < nhops && same; i++)
@@ -126,7 +129,9 @@ static void monitor_int(struct agent_qp *q, const struct qp_int_hop *hops, unsig
 	if (u_max >= 0)
 		q->utilization = u_max;
 	q->queue_bytes = qmax;
-	q->rtt_ns = q->reg.base_rtt_ns + (qp_time_ns)qdelay_ns;
+	/* A hop can claim any queue and link (4e9 bytes at 1 b/s: 3.2e19 ns): saturate. */
+	qd = qp_u64_round_sat(qdelay_ns);
+	q->rtt_ns = qd < UINT64_MAX - q->reg.base_rtt_ns ? q->reg.base_rtt_ns + qd : UINT64_MAX;
 	memcpy(q->prev_hops, hops, nhops * sizeof(*hops));
 	q->prev_nhops = nhops;
 }

@@ -316,6 +316,13 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 	if ((rc = qp_ratetable_create(c->rate_table, d->cfg.agent.max_qps, &d->table, err,
 				      errlen)))
 		goto fail;
+	if (qp_ratetable_set_fallback(d->table, c->fb_hold_ns, (uint32_t)c->fb_safe_permille)) {
+		rc = qp_errmsg(-EINVAL, err, errlen, "fallback-hold %llu ns / fallback-safe %llu: "
+			       "accepted 1ms..60s in whole ms / 1..1000",
+			       (unsigned long long)c->fb_hold_ns,
+			       (unsigned long long)c->fb_safe_permille);
+		goto fail;
+	}
 	qp_ratetable_heartbeat(d->table, qp_now_ns());
 	d->agent = agent_create(&d->cfg.agent, d->table, qp_now_ns(), err, errlen);
 	if (!d->agent) {

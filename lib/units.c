@@ -55,6 +55,20 @@ static int parse_scaled(const char *s, const struct unit *units, double max, dou
 	return -EINVAL;
 }
 
+uint64_t qp_u64_round_sat(double v)
+{
+	uint64_t u;
+
+	if (!(v > 0))                          /* NaN, negatives, 0 */
+		return 0;
+	if (v >= 18446744073709551616.0)       /* 2^64 */
+		return UINT64_MAX;
+	u = (uint64_t)v;                       /* in range: truncates */
+	if (v - (double)u >= 0.5 && u != UINT64_MAX)
+		u++;
+	return u;
+}
+
 /* Case-sensitive for the one-letter byte and rate suffixes would be friendlier to "m" vs
  * "M", but nobody means milli-bits: accept either case. */
 int qp_parse_rate(const char *s, qp_rate_bps *out)
@@ -62,7 +76,7 @@ int qp_parse_rate(const char *s, qp_rate_bps *out)
 	double v;
 	if (parse_scaled(s, rate_units, 1.8e19, &v))
 		return -EINVAL;
-	*out = (qp_rate_bps)llround(v);
+	*out = qp_u64_round_sat(v);
 	return 0;
 }
 
@@ -71,7 +85,7 @@ int qp_parse_time(const char *s, qp_time_ns *out)
 	double v;
 	if (parse_scaled(s, time_units, 1.8e19, &v))
 		return -EINVAL;
-	*out = (qp_time_ns)llround(v);
+	*out = qp_u64_round_sat(v);
 	return 0;
 }
 
@@ -80,7 +94,7 @@ int qp_parse_bytes(const char *s, uint64_t *out)
 	double v;
 	if (parse_scaled(s, byte_units, 1.8e19, &v))
 		return -EINVAL;
-	*out = (uint64_t)llround(v);
+	*out = qp_u64_round_sat(v);
 	return 0;
 }
 

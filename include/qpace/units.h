@@ -20,6 +20,11 @@ int qp_parse_bytes(const char *s, uint64_t *out);
 int qp_parse_double(const char *s, double *out);
 int qp_parse_u64(const char *s, uint64_t *out);
 
+/* @v rounded to the nearest whole number, saturated to 0..UINT64_MAX (NaN and negatives:
+ * 0). How a double derived from input becomes an integer: a plain cast of a value the
+ * type cannot hold is undefined behaviour, and llround stops at 2^63. */
+uint64_t qp_u64_round_sat(double v);
+
 /* "1.25G", "800M"... into buf; returns buf. */
 const char *qp_fmt_rate(qp_rate_bps bps, char *buf, size_t len);
 /* "12.5us", "3ms"... into buf; returns buf. */

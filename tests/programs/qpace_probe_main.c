@@ -7,7 +7,7 @@
  *   qpace-probe listen port=P [count=N timeout=S]
  *   qpace-probe replay pcap=FILE to=IP:PORT [count=N port=4792]
  *   qpace-probe rate qpn=N [table=NAME]
- *   qpace-probe sender qpn=N seconds=S [table=NAME fallback=R]
+ *   qpace-probe sender qpn=N seconds=S [table=NAME link=R fb_hold=T safe=PERMILLE]
  *
  * Arguments are key=value, fed through one option table (qpace/opt.h) whose rows name the
  * subcommands that take them, their ranges and defaults (`qpace-probe help` lists them);
@@ -47,12 +47,12 @@ static struct probe {
 	uint32_t local, peer, src, dst;          /* host order */
 	struct sockaddr_in to;
 	uint64_t qpn, peer_qpn, qp, count, sport, hold, mtu, level, seq, bytes, psn, hops, qlen;
-	uint64_t replies, seed, port, timeout, seconds, chunk, sender;
+	uint64_t replies, seed, port, timeout, seconds, chunk, sender, safe;
 	bool receiver, to_receiver;
 	unsigned type;
 	double util;
-	qp_rate_bps link_bps, fallback_bps;
-	qp_time_ns rtt_ns, interval_ns, gap_ns;
+	qp_rate_bps link_bps;
+	qp_time_ns rtt_ns, interval_ns, gap_ns, fb_hold_ns;
 	enum qp_wait_mode wait;
 } P;
 
@@ -209,8 +209,14 @@ static const struct qp_opt args[] = {
 	{ "qpn", 0, QPN(qpn), .cmds = C_RATE | C_SENDER, .help = "QPN", .def = "0x11" },
 	{ "seconds", 0, QP_OPT_UINT, "S", AT(seconds), N(0, 86400), .cmds = C_SENDER,
 	  .help = "how long to send", .def = "2" },
-	{ "fallback", 0, QP_OPT_RATE, "RATE", AT(fallback_bps), N(0, QP_GATE_MAX_BPS),
-	  .cmds = C_SENDER, .help = "gate fallback rate", .def = "100M" },
+	{ "link", 0, QP_OPT_RATE, "RATE", AT(link_bps), N(QP_GATE_MIN_BPS, QP_GATE_MAX_BPS),
+	  .cmds = C_SENDER, .help = "the QP's line rate (the gate's line_bps)", .def = "400M" },
+	{ "fb_hold", 0, QP_OPT_TIME, "TIME", AT(fb_hold_ns), N(0, QP_GATE_MAX_HOLD_NS),
+	  .cmds = C_SENDER, .help = "agent lost: hold its rate this long (0 = the agent's policy)",
+	  .def = "0" },
+	{ "safe", 0, QP_OPT_UINT, "PERMILLE", AT(safe), N(0, QP_GATE_MAX_PERMILLE),
+	  .cmds = C_SENDER, .help = "then this share of link, 1/1000 (0 = the agent's policy)",
+	  .def = "0" },
 	{ "chunk", 0, QP_OPT_BYTES, "BYTES", AT(chunk), N(QP_GATE_MIN_BYTES, QP_GATE_MAX_BYTES),
 	  .cmds = C_SENDER, .help = "piece size", .def = "4K" },
 	{ "interval", 0, QP_OPT_TIME, "TIME", AT(interval_ns), N(QP_NS_PER_MS, 60 * QP_NS_PER_S),
@@ -361,7 +367,9 @@ static int cmd_send(void)
 
 		while (qp_now_ns() < next)
 			;
-		build(&m, i, qp_now_ns(), tx);
+		/* stamped on schedule, as a switch would: the rates it implies do not hinge on
+		 * how late this process ran */
+		build(&m, i, next, tx);
 		len = fb_encode(buf, sizeof(buf), &m);
 		if (len > 0 && sign)
 			len = fb_signer_sign(&signer, buf, sizeof(buf), (size_t)len,
@@ -598,10 +606,12 @@ static void gate_log(void *arg, const char *line)
 }
 
 /* A greedy sender through the real pacer (gate + rate source); the post is a no-op. One
- * line per interval: what the gate let through, the rate in force, fallback or not. */
+ * line per interval: what the gate let through, the rate in force, why no agent rate is in
+ * force (fallback) and the gate's mode (agent, hold, safe). */
 static int cmd_sender(void)
 {
-	struct qp_gate_params gp = { .fallback_bps = P.fallback_bps, .chunk_bytes = P.chunk };
+	struct qp_gate_params gp = { .line_bps = P.link_bps, .hold_ns = P.fb_hold_ns,
+				     .safe_permille = P.safe, .chunk_bytes = P.chunk };
 	struct qp_wait w = { .mode = P.wait };
 	struct qp_rate_src src;
 	struct qp_pacer p;
@@ -622,9 +632,10 @@ static int cmd_sender(void)
 		bytes += v.bytes;
 		now = qp_now_ns();
 		if (now >= mark) {
-			printf("sender t=%.3f rate_bps=%.0f in_force_bps=%llu fallback=%s\n",
+			printf("sender t=%.3f rate_bps=%.0f in_force_bps=%llu fallback=%s mode=%s\n",
 			       (now - start) / 1e9, bytes * 8e9 / (double)(now - mark + every),
-			       (unsigned long long)v.rate_bps, fallback_key(v.fallback));
+			       (unsigned long long)v.rate_bps, fallback_key(v.fallback),
+			       qp_gate_mode_str(v.mode));
 			fflush(stdout);
 			bytes = 0;
 			mark = now + every;
