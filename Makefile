@@ -32,7 +32,7 @@ endif
 LDFLAGS += -Wl,--as-needed
 
 # layer: its folders, and the system libraries its code calls
-LAYERS := lib cc verbs switch agent host bench
+LAYERS := lib cc verbs switch agent host sim bench
 lib.dirs    := lib
 lib.libs    := -lz -lm
 cc.dirs     := agent/cc agent/credit
@@ -45,6 +45,8 @@ agent.dirs  := agent
 agent.libs  := -lev
 host.dirs   := host
 host.libs   := -lz
+sim.dirs    := sim
+sim.libs    := -lm
 bench.dirs  := bench
 bench.libs  := -lm
 
@@ -52,6 +54,9 @@ layer_srcs = $(filter-out %_main.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)
 layer_lib = $(BUILD)/lib/libqpace-$(1).a
 $(foreach l,$(LAYERS),$(eval $(l).objs := $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(l)))))
 ALL_LAYER_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
+# sim/ drives the switch fabric as switchsim/loop.c does, through switchsim's own headers
+# (scripts/layers.sh: FRIENDS).
+$(sim.objs): CFLAGS += -Iswitchsim
 
 # program: its main file, other sources of its own, and the layers it links (highest
 # first). Product programs, then micro-benchmarks, then programs only the tests use.
@@ -65,7 +70,7 @@ qpaced.uses         := agent cc lib
 qpacectl.main       := agent/qpacectl_main.c
 qpacectl.uses       := agent cc lib
 qpace-bench.main    := bench/qpace_bench_main.c
-qpace-bench.uses    := bench host agent cc verbs lib
+qpace-bench.uses    := bench sim host agent cc verbs switch lib
 bench-cc.main       := bench/micro/bench_cc_main.c
 bench-cc.uses       := cc lib
 bench-gate.main     := bench/micro/bench_gate_main.c
@@ -92,13 +97,13 @@ PROG_BINS := $(PROGRAMS:%=$(BUILD)/bin/%)
 PROG_SRCS := $(foreach p,$(PROGRAMS),$($(p).main) $($(p).srcs))
 
 # Tests see private headers of every folder and their own support code.
-TEST_CFLAGS := -Itests/support -Iagent -Iagent/cc -Iverbs -Iswitchsim -Ihost -Ibench \
+TEST_CFLAGS := -Itests/support -Iagent -Iagent/cc -Iverbs -Iswitchsim -Ihost -Isim -Ibench \
 	-Ibench/micro -Itests/programs
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
-TEST_ARCHIVES := $(foreach l,bench host agent cc verbs switch lib,$(call layer_lib,$(l)))
+TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration layers docs-check bench-cc demo clean \
 	fuzz test-rxe
@@ -183,6 +188,7 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(sim.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -Iswitchsim
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@

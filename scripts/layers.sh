@@ -16,11 +16,13 @@
 #   switchsim  the switch emulator
 #   agent      the agent core, qpaced, qpacectl
 #   host       the emulated host: a soft context + an agent core + an in-process table
+#   sim        virtual time: the discrete-event engine around the switch fabric and the
+#              emulated hosts; topology generators, flow-size CDFs, workloads, FCT figures
 #   bench      qpace-bench and the micro-benchmarks
 #   tests      unit tests, test support, fuzz targets, test-only programs (anything)
 #
 # Product code includes public headers as "qpace/X.h" and private ones ("x.h") only from
-# its own folder; it never includes tests/.
+# its own folder (or a folder it is a friend of: FRIENDS); it never includes tests/.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -32,8 +34,16 @@ verbs: lib verbs
 switchsim: lib switchsim
 agent: lib cc agent
 host: lib cc verbs agent host
-bench: lib cc verbs switchsim agent host bench
-tests: lib cc verbs switchsim agent host bench tests
+sim: lib cc verbs switchsim agent host sim
+bench: lib cc verbs switchsim agent host sim bench
+tests: lib cc verbs switchsim agent host sim bench tests
+'
+
+# folder: a folder whose private headers it may include (built with -IFOLDER). sim/ drives
+# the switch fabric the way switchsim/loop.c does (sw.h, io.h, conf.h): a second shell
+# around the same pure core, not a second model of it.
+FRIENDS='
+sim switchsim
 '
 
 # public header: its layer
@@ -77,6 +87,7 @@ evtimer agent
 qpaced agent
 host host
 soft_bw host
+sim sim
 '}
 
 # The folder -> layer map: the longest matching prefix wins.
@@ -88,6 +99,7 @@ layer_of_path() {
 	switchsim/*) echo switchsim ;;
 	agent/*) echo agent ;;
 	host/*) echo host ;;
+	sim/*) echo sim ;;
 	bench/*) echo bench ;;
 	tests/*) echo tests ;;
 	include/qpace/*) echo header ;;
@@ -99,7 +111,7 @@ files() {
 	if git rev-parse --git-dir >/dev/null 2>&1; then
 		git ls-files -co --exclude-standard -- '*.c' '*.h'
 	else
-		find lib agent verbs switchsim host bench tests include -name '*.[ch]' 2>/dev/null
+		find lib agent verbs switchsim host sim bench tests include -name '*.[ch]' 2>/dev/null
 	fi
 }
 
@@ -123,8 +135,11 @@ edges() {
 				echo "$f $from $to public $inc"
 				;;
 			*)
+				friend=$(echo "$FRIENDS" | awk -v d="$(dirname "$f")" '$1 == d { print $2 }')
 				if [ -f "$(dirname "$f")/$inc" ]; then
 					echo "$f $from $from private $inc"
+				elif [ -n "$friend" ] && [ -f "$friend/$inc" ]; then
+					echo "$f $from $(layer_of_path "$friend/$inc") friend $inc"
 				else
 					echo "$f $from foreign private $inc"
 				fi
@@ -171,7 +186,7 @@ check() {
 		esac
 	done <"$tmp"
 	# Product code never reaches into tests/.
-	if files | grep -E '^(lib|agent|verbs|switchsim|host|bench)/' |
+	if files | grep -E '^(lib|agent|verbs|switchsim|host|sim|bench)/' |
 	   xargs grep -ln '#include "\.\./.*tests/\|#include "tests/' 2>/dev/null; then
 		echo "layers: the files above include from tests/"
 		bad=1
