@@ -11,12 +11,14 @@
 #include "telem.h"
 
 #define SW_MAX_SWITCHES 32
-#define SW_MAX_PORTS 64           /* per switch */
+#define SW_MAX_PORTS 128          /* per switch */
 #define SW_MAX_STATIC 64          /* static MAC entries per switch */
 #define SW_NAME_LEN 32
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
 
-enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK };
+/* SW_PORT_SIM: a port whose frames a virtual-time driver moves (io_sim.c); a driver turns
+ * the I/O ports of a configuration into these (sim/), no file or flag names them. */
+enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK, SW_PORT_SIM };
 
 struct sw_port_conf {
 	char name[SW_NAME_LEN];

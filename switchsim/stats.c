@@ -32,7 +32,7 @@ static const struct field queue_fields[] = {
 };
 #undef QS
 
-static const char *const kind_names[] = { "udp", "vxlan", "packet", "link" };
+static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim" };
 
 static uint64_t get(const void *base, size_t off)
 {

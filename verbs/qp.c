@@ -376,7 +376,8 @@ static int qp_finish(struct qp *qp, char *err, size_t errlen)
 	rc = qp_agent_qp_init(qp, err, errlen);
 	if (rc)
 		return rc;
-	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn, qp_now_ns());
+	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn,
+		      qp_ctx_now(qp->ctx));
 	if (qp->ctx->ops->unacked_bytes) {
 		qp->pacer.inflight = qp_inflight;
 		qp->pacer.inflight_arg = qp;
@@ -394,6 +395,12 @@ int qp_create(struct qp_ctx *ctx, const struct qp_attr *attr, struct qp **out,
 
 	if (rc)
 		return rc;
+	if (ctx->attr.clock && !(qp->attr.flags & QP_F_NONBLOCK)) {
+		free(qp);
+		return qp_errmsg(-EINVAL, err, errlen, "qp: this context runs on an injected clock "
+				 "(virtual time), where nothing may wait: create QPs with "
+				 "QP_F_NONBLOCK");
+	}
 	rc = ctx->ops->qp_init(qp, err, errlen);
 	if (rc == 0 && (rc = qp_finish(qp, err, errlen)) != 0)
 		ctx->ops->qp_fini(qp);
@@ -637,7 +644,7 @@ int qp_post_send(struct qp *qp, const struct qp_wr *wr)
 	if (rc)
 		return rc;
 	if (qp->ctx->agent)
-		qp_agent_tick(qp->ctx, qp_now_ns());
+		qp_agent_tick(qp->ctx, qp_ctx_now(qp->ctx));
 	if (!qp->connected || qp->broken)
 		return -ENOTCONN;
 	if (qp->pend.active) {
@@ -652,7 +659,7 @@ int qp_post_send(struct qp *qp, const struct qp_wr *wr)
 	qp->pend.offset = 0;
 	if (!nonblock)
 		return drain_blocking(qp);
-	rc = push_pieces(qp, qp_now_ns());
+	rc = push_pieces(qp, qp_ctx_now(qp->ctx));
 	if (rc == -EAGAIN && qp->pend.offset == 0) {
 		qp->pend.active = false; /* not accepted: the caller posts it again */
 		return -EAGAIN;

@@ -49,6 +49,12 @@ struct host_conf {
 	bool cnp_from_notice;
 	uint64_t seed;
 	bool quiet;                  /* no log lines from the context */
+	/* Virtual time: the context's clock and its frames' driver (qp_ctx_attr.clock,
+	 * qp_soft_arg.tx_ready; options then carry no attach=). NULL: real time, a socket. */
+	qp_time_ns (*clock)(void *arg);
+	void *clock_arg;
+	void (*tx_ready)(void *arg);
+	void *tx_ready_arg;
 };
 
 int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,

@@ -89,6 +89,12 @@ struct qp_ctx_attr {
 				  * /run/qpace/qpaced.sock; "" = do not register. QPs are
 				  * never registered with rate_table_mem or rate_table "" */
 	struct qp_agent_params agent; /* defaults for this context's QPs */
+	/* The clock of this context's QP API (posts, the pacing gate, backend progress):
+	 * NULL = qp_now_ns (CLOCK_MONOTONIC). A virtual-time driver installs its own; then
+	 * nothing may wait on it: qp_create refuses QPs without QP_F_NONBLOCK and
+	 * qp_dial/qp_accept refuse (connect in process: qp_local_info + qp_connect). */
+	qp_time_ns (*clock)(void *arg);
+	void *clock_arg;
 };
 
 struct qp_agent;
@@ -346,6 +352,12 @@ int qp_ctx_fd(struct qp_ctx *ctx);
 qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx);
 /* Hand on paced chunks that are due and run the backend; returns work done or -errno. */
 int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now);
+
+/* The context's clock: attr.clock when installed, else qp_now_ns(). */
+static inline qp_time_ns qp_ctx_now(const struct qp_ctx *ctx)
+{
+	return ctx->attr.clock ? ctx->attr.clock(ctx->attr.clock_arg) : qp_now_ns();
+}
 
 /* ---- memory ---- */
 

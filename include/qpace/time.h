@@ -30,5 +30,9 @@ static inline qp_time_ns qp_time_since(qp_time_ns a, qp_time_ns b)
 
 /* CLOCK_MONOTONIC in ns. Only shells call this (lib/clock.c). */
 qp_time_ns qp_now_ns(void);
+/* Virtual time's guard: while @why is set (NULL clears it), qp_now_ns() prints
+ * "qpace: qp_now_ns() called while WHY" and aborts, so no code run by a virtual-time
+ * driver can read the real clock unnoticed. */
+void qp_clock_forbid(const char *why);
 
 #endif
