@@ -127,9 +127,11 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
 		struct host *sh = x->h[i];
 		struct flow_state *f = &x->fl[i];
 		struct qp_conn_info li, ri;
-		/* Virtual time: PSNs from the seed, so the frames are the same bytes each run. */
+		/* Virtual time: PSNs from the seed, so the frames are the same bytes each run.
+		 * (Its gates poll for credits every credit_poll_ns as in real time: a pending
+		 * piece is tried again at its retry time, not at the grant's arrival.) */
 		struct qp_attr ra = qa, sa = qa;
-		ra.psn_fixed = sa.psn_fixed = x->psn_fixed;
+		ra.psn_fixed = sa.psn_fixed = x->virtual_time;
 		ra.psn = (uint32_t)((x->c->seed * 2654435761u + 2 * i) & 0xffffff);
 		sa.psn = (uint32_t)((x->c->seed * 2654435761u + 2 * i + 1) & 0xffffff);
 		if ((rc = qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE, &x->smr[i])) < 0 ||

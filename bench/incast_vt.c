@@ -24,6 +24,7 @@
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "qpace/sim.h"
+#include "qpace/soft.h"
 #include "qpace/units.h"
 #include "incast_priv.h"
 #include "swproc.h"
@@ -270,6 +271,30 @@ static void vt_sample(void *arg, qp_time_ns now)
 		vt_fail(v, -ENOMEM, "out of memory for events");
 }
 
+/* -v: frames the hosts dropped, by reason, summed; the switch's drops per port. */
+static void vt_host_drops(const struct vt *v)
+{
+	uint64_t sum[SOFT_DROP_COUNT] = { 0 };
+	struct sim_port_info p;
+
+	for (uint64_t i = 0; i <= v->x.senders; i++) {
+		const struct soft_host_stats *st = soft_host_stats(qp_soft_host(v->x.h[i]->ctx));
+		for (int d = 0; d < SOFT_DROP_COUNT; d++)
+			sum[d] += st->drops[d];
+	}
+	fprintf(stderr, "qpace-bench: hosts dropped:");
+	for (int d = 0; d < SOFT_DROP_COUNT; d++)
+		if (sum[d])
+			fprintf(stderr, " %s=%" PRIu64, soft_drop_str((enum soft_drop)d), sum[d]);
+	fprintf(stderr, "\nqpace-bench: switch drops:");
+	for (size_t i = 0; i < sim_nports(v->sim); i++) {
+		sim_port_info(v->sim, i, &p);
+		if (p.drops)
+			fprintf(stderr, " %s=%" PRIu64, p.name, p.drops);
+	}
+	fputc('\n', stderr);
+}
+
 /* ---- building ---- */
 
 static int vt_open(struct vt *v, bool credits, const char *out_dir, char *err, size_t errlen)
@@ -361,7 +386,7 @@ int incast_run_vt(const struct bench_conf *c, const char *algo, uint64_t senders
 	if (!v)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	v->x = (struct incast){ .c = c, .senders = senders, .bytes = bytes, .ep = -1,
-				.psn_fixed = true,
+				.virtual_time = true,
 				.mon = { .lfd = -1, .cfd = { -1, -1, -1, -1 } } };
 	v->run = run;
 	v->probe_sender = 1;
@@ -402,8 +427,10 @@ int incast_run_vt(const struct bench_conf *c, const char *algo, uint64_t senders
 	}
 	if (!v->t1)
 		v->t1 = sim_now(v->sim);
-	if (c->verbose)
+	if (c->verbose) {
 		incast_agent_counters(&v->x);
+		vt_host_drops(v);
+	}
 	struct incast_result *r = &run->res;
 	struct sim_stats st;
 	run->nflows = (size_t)(v->rounds_done * senders);

@@ -156,7 +156,8 @@ static void arrive(struct sim *s, struct sim_host *sh)
 }
 
 /* A host's turn, ordered as the real-time loop orders it: the context's progress when
- * due, the application, the agent's service; then its NIC, and its next wake-up. */
+ * due (frames in were handed to the host already), the application, the agent's service;
+ * then its NIC, and its next wake-up. */
 static void host_run(struct sim *s, struct sim_host *sh, qp_time_ns t)
 {
 	struct host *h = &sh->h;
