@@ -127,11 +127,14 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
 		struct host *sh = x->h[i];
 		struct flow_state *f = &x->fl[i];
 		struct qp_conn_info li, ri;
-		/* Virtual time: PSNs from the seed, so the frames are the same bytes each run.
-		 * (Its gates poll for credits every credit_poll_ns as in real time: a pending
-		 * piece is tried again at its retry time, not at the grant's arrival.) */
+		/* Virtual time: PSNs from the seed, so the frames are the same bytes each run;
+		 * and no polling for credits or the window: the engine offers pending pieces to
+		 * their gates at each event that can open them (qp_ctx_retry), so the poll
+		 * interval is the longest there is. */
 		struct qp_attr ra = qa, sa = qa;
 		ra.psn_fixed = sa.psn_fixed = x->virtual_time;
+		if (x->virtual_time)
+			ra.gate.credit_poll_ns = sa.gate.credit_poll_ns = QP_NS_PER_S;
 		ra.psn = (uint32_t)((x->c->seed * 2654435761u + 2 * i) & 0xffffff);
 		sa.psn = (uint32_t)((x->c->seed * 2654435761u + 2 * i + 1) & 0xffffff);
 		if ((rc = qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE, &x->smr[i])) < 0 ||

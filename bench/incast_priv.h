@@ -56,7 +56,7 @@ struct incast {
 	qp_time_ns last_pass_ns, max_gap_ns;   /* the loop's lateness (a busy machine) */
 	struct monitor mon;          /* qpacectl's view of the hosts' agents */
 	struct agent **agents;
-	bool virtual_time;           /* PSNs from the seed (incast_connect) */
+	bool virtual_time;           /* PSNs from the seed, no credit polls (incast_connect) */
 };
 
 /* The result's header fields from the configuration (algorithm, senders, link ...), the

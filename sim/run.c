@@ -72,10 +72,15 @@ int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
 
 /* ---- the fabric ---- */
 
-static void fabric_schedule(struct sim *s)
+/* After an ingress the next departure can only have moved to a frame queued since: the
+ * fabric's hint says when the earliest of those leaves. After an emit, a full scan. */
+static void fabric_schedule(struct sim *s, bool scan)
 {
-	qp_time_ns t = sw_fabric_next_ns(s->fab);
+	qp_time_ns t = scan ? sw_fabric_next_ns(s->fab) : s->fab->next_hint;
 
+	s->fab->next_hint = QP_TIME_NEVER;
+	if (t < s->now)
+		t = s->now;
 	if (t < s->fabric_at) {
 		s->fabric_at = t;
 		sim_push(s, t, SIM_EV_FABRIC, 0);
@@ -88,7 +93,7 @@ static void fabric_run(struct sim *s, qp_time_ns t)
 		return;              /* superseded by an earlier one */
 	s->fabric_at = QP_TIME_NEVER;
 	sw_fabric_emit(s->fab, s->now);
-	fabric_schedule(s);
+	fabric_schedule(s, true);
 }
 
 /* A sim port sends: the frame reaches the host behind it now, the model's leave time. */
@@ -152,12 +157,14 @@ static void arrive(struct sim *s, struct sim_host *sh)
 		sh->fly_tail = NULL;
 	sw_ingress(sh->port, k->data, k->len, NULL, s->now);
 	sim_pool_put(&s->pool, k);
-	fabric_schedule(s);
+	fabric_schedule(s, false);
 }
 
 /* A host's turn, ordered as the real-time loop orders it: the context's progress when
  * due (frames in were handed to the host already), the application, the agent's service;
- * then its NIC, and its next wake-up. */
+ * then its NIC, and its next wake-up. Nothing polls: a turn follows each event that can
+ * open a gate (a grant or an ACK in, an agent timer), so pending pieces are offered to
+ * their gates on every turn, before the application and again after the agent ran. */
 static void host_run(struct sim *s, struct sim_host *sh, qp_time_ns t)
 {
 	struct host *h = &sh->h;
@@ -168,9 +175,11 @@ static void host_run(struct sim *s, struct sim_host *sh, qp_time_ns t)
 	sh->wake_at = QP_TIME_NEVER;
 	if (qp_ctx_deadline(h->ctx) <= s->now)
 		qp_ctx_progress(h->ctx, s->now);
+	qp_ctx_retry(h->ctx, s->now);
 	if (s->app)
 		next = s->app(s->app_arg, sh->idx, s->now);
 	host_service(h, s->now);
+	qp_ctx_retry(h->ctx, s->now);
 	nic_try(sh);
 	next = qp_time_min(next, host_deadline(h));
 	/* Something due now again (a gate that reopens this nanosecond): the next ns. */

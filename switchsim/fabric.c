@@ -59,6 +59,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		return NULL;
 	}
 	f->conf = c;
+	f->next_hint = QP_TIME_NEVER;
 	for (int s = 0; s < c->nswitches; s++) {
 		struct sw_switch *sw = calloc(1, sizeof(*sw));
 		if (!sw) {

@@ -27,6 +27,7 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	memcpy(s->frame, frame, len);
 	s->len = (uint16_t)len;
 	s->leave_ns = now + p->q_delay_ns;
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, s->leave_ns);
 }
 
 /* Where telemetry for the host at @dst_ip goes: its MAC from what the switch learned
@@ -315,6 +316,8 @@ static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
 	}
 	if (sw_queue_enqueue(out->q, now, &in, &o))
 		return;
+	out->sw->fab->next_hint = qp_time_min(out->sw->fab->next_hint,
+					      o.depart_ns + out->q_delay_ns);
 	if (o.mark)
 		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)

@@ -133,6 +133,10 @@ struct sw_fabric {
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+	/* The earliest leave time of the frames queued since a driver last reset it to
+	 * QP_TIME_NEVER: with it the virtual-time driver (sim/) learns after an ingress
+	 * whether the fabric's next departure moved, without sw_fabric_next_ns's scan. */
+	qp_time_ns next_hint;
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
