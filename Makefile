@@ -7,6 +7,7 @@
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each)
@@ -105,7 +106,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
-.PHONY: all deps test unit check-unit integration layers docs-check bench-cc demo clean \
+.PHONY: all deps test unit check-unit integration layers docs-check bench-cc bench-vt demo clean \
 	fuzz test-rxe
 all: $(PROG_BINS)
 
@@ -171,6 +172,9 @@ test-rxe: all
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
+
+bench-vt: $(BUILD)/bin/qpace-bench
+	@sh bench/vt_speed.sh $(BUILD)
 
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
 # algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
