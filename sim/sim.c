@@ -30,6 +30,24 @@ struct sw_conf *sim_sw_conf_args(int argc, char **argv, char *err, size_t errlen
 	return c;
 }
 
+struct sw_conf *sim_sw_conf_text(const char *text, const char *name, char *err,
+				 size_t errlen)
+{
+	struct sw_conf *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+		return NULL;
+	}
+	sw_conf_defaults(c);
+	if (sw_topo_parse(c, text, name, err, errlen)) {
+		free(c);
+		return NULL;
+	}
+	sw_conf_finish(c);
+	return c;
+}
+
 void sim_sw_conf_free(struct sw_conf *c)
 {
 	free(c);

@@ -127,6 +127,53 @@ struct sim_stats {
 };
 void sim_stats(const struct sim *s, struct sim_stats *out);
 
+/* Flows: the general workload (qpace/workload.h makes the lists). Each flow is a WRITE of
+ * @bytes from host @src to host @dst at @start_ns (after SIM_START_NS), over a QP pair
+ * made for it at that time (connected in process, both ends registered with their hosts'
+ * agents: the sender with @algo, the receiver with "none" as a credit receiver), posted in
+ * WRs of wr_bytes as the gate allows, one MTU per gated piece; its completion time runs
+ * from its start to the sender's completion of its last WRITE. When a flow ends (done or
+ * lost) both ends leave their agents, its QPs are destroyed and @done is called. The flow
+ * runner is the engine's application (sim_set_app). Flows must be sorted by start time.
+ * A host's agent holds HOST_MAX_QPS QPs: a flow beyond that is lost (counted). */
+struct sim_flow {
+	uint32_t src, dst;            /* host indexes */
+	uint64_t bytes;
+	qp_time_ns start_ns;          /* after SIM_START_NS */
+	/* results */
+	qp_time_ns fct_ns;
+	uint64_t retransmits, timeouts;
+	bool done, lost;
+};
+
+struct sim_flow_conf {
+	const char *algo;             /* the senders' algorithm; NULL = the hosts' default */
+	const char *params;           /* its "k=v,..." (with algo) */
+	qp_rate_bps line_bps;         /* registered line rate; 0 = the sender NIC's payload rate */
+	qp_time_ns base_rtt_ns;       /* registered base RTT; 0 = 100 us */
+	uint32_t mtu_bytes;           /* 0 = 1024 */
+	uint32_t wr_bytes;            /* 0 = 64 KiB per WRITE */
+	uint64_t seed;                /* PSNs */
+	void (*done)(void *arg, const struct sim_flow *f, qp_time_ns now);
+	void *arg;
+};
+
+struct sim_flows;
+/* Schedule @n flows (kept by the caller, results written into them). 0, or -errno with one
+ * line in @err (unsorted, a host out of range, out of memory). */
+int sim_flows_start(struct sim *s, struct sim_flow *flows, size_t n,
+		    const struct sim_flow_conf *c, struct sim_flows **out, char *err,
+		    size_t errlen);
+/* Flows done or lost so far. */
+size_t sim_flows_finished(const struct sim_flows *fl);
+/* Before sim_destroy (the flows' QPs and regions are the hosts'). */
+void sim_flows_free(struct sim_flows *fl);
+
+/* A switchsim configuration from a topology file's text (qpace-switch -c's grammar; @name
+ * for messages): NULL with "NAME:LINE: ..." in @err. */
+struct sw_conf *sim_sw_conf_text(const char *text, const char *name, char *err,
+				 size_t errlen);
+
 /* Switch ports: every port of every switch, in the configuration's order. */
 struct sim_port_info {
 	const char *sw_name, *name;
