@@ -6,7 +6,7 @@
 #   hpcc       INT-driven rates: no drops, a first-RTT peak, a small standing queue
 #   none+ia    receiver credits: no drops, a queue of a few packets per sender
 #   none       windows alone: the buffer overflows, drops and retransmission timeouts
-# Asserted, with the margins measured (docs/bench.md, "Virtual time"): goodput ratios
+# Asserted (docs/bench.md, "Virtual time", has the figures): goodput ratios
 # within 0.12 of each other; peak queues within 30% (or 8 KiB) of each other; drops zero
 # in both or in neither, and within a factor of 2 where the buffer overflows. What real
 # time adds and virtual time does not: the loop's lateness and loopback (a few % of
