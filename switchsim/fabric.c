@@ -39,6 +39,8 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	if (!p->q || !p->ctrl)
 		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
 				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
+	p->gidx = f->nports;
+	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .io = pc->kind != SW_PORT_LINK };
 	f->all[f->nports++] = p;
 	if (pc->kind == SW_PORT_LINK)
 		return 0;
