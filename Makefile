@@ -10,6 +10,7 @@
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
+#   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each), seeded from
@@ -63,6 +64,9 @@ layer_srcs = $(filter-out %_main.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)
 layer_lib = $(BUILD)/lib/libqpace-$(1).a
 $(foreach l,$(LAYERS),$(eval $(l).objs := $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(l)))))
 ALL_LAYER_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
+# sim/ drives the switch fabric as switchsim/loop.c does, through switchsim's own headers
+# (scripts/layers.sh: FRIENDS).
+$(sim.objs): CFLAGS += -Iswitchsim
 
 # program: its main file, other sources of its own, the layers it links (highest first)
 # and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
@@ -76,7 +80,7 @@ qpaced.uses         := agent cc lib
 qpacectl.main       := agent/qpacectl_main.c
 qpacectl.uses       := agent cc lib
 qpace-bench.main    := bench/qpace_bench_main.c
-qpace-bench.uses    := bench sim host agent cc verbs lib
+qpace-bench.uses    := bench sim host agent cc verbs switch lib
 bench-cc.main       := bench/micro/bench_cc_main.c
 bench-cc.uses       := cc lib
 bench-gate.main     := bench/micro/bench_gate_main.c
@@ -114,7 +118,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	demo clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
+	bench-vt demo clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -215,6 +219,8 @@ check-ns3:
 	@sh bench/ns3/deps.sh
 	$(MAKE) -j2 $(BUILD)/bin/ns3-incast
 	@sh bench/ns3/check.sh $(BUILD)
+bench-vt: $(BUILD)/bin/qpace-bench
+	@sh bench/vt_speed.sh $(BUILD)
 
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
 # algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
@@ -233,6 +239,7 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
 	-fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(sim.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -Iswitchsim
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@

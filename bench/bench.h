@@ -32,9 +32,14 @@ enum bench_cmd {
 
 enum bench_backend { BACKEND_SOFT = 0, BACKEND_IBV };
 enum bench_credits { CREDITS_OFF = 0, CREDITS_IA };
+/* --clock: real time (sockets, a switch process, the machine's clock) or virtual time
+ * (qpace/sim.h: one process, a discrete-event clock, deterministic). */
+enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
 
 /* Limits (the option table quotes them in its messages). */
-#define BENCH_MAX_SENDERS 63u        /* qpace-switch --star has 64 ports; one receives */
+#define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */
+#define BENCH_MAX_SENDERS_VT 127u    /* virtual time: a star of SW_MAX_PORTS (128) */
+#define BENCH_MAX_RATE_REAL (10 * QP_GBPS)   /* real time: what the emulated hosts reach */
 #define BENCH_MAX_ROUNDS 1000u
 #define BENCH_MAX_ALGOS 16u
 #define BENCH_PERF_MAX_SIZE 8388608u /* perftest MAX_SIZE */
@@ -79,6 +84,7 @@ struct bench_conf {
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;
 	uint64_t seed;
+	unsigned clock;              /* enum bench_clock */
 	bool json;
 	const char *out_dir;         /* CSVs and plots; NULL = none (incast) */
 	const char *algos;           /* compare/sweep: "none,hpcc,hpcc+ia" */

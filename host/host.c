@@ -62,7 +62,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen)
 {
 	struct agent_params ap;
-	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h };
+	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h,
+				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
 	int rc;
@@ -100,6 +101,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		.backend_arg = &sarg,
 		.options = c->options,
 		.log = c->quiet ? host_log_quiet : NULL,
+		.clock = c->clock,
+		.clock_arg = c->clock_arg,
 	};
 	rc = qp_ctx_open("soft", &attr, &h->ctx, err, errlen);
 	if (rc < 0) {

@@ -18,12 +18,13 @@
 #   switchsim  the switch emulator
 #   agent      the agent core, qpaced, qpacectl
 #   host       the emulated host: a soft context + an agent core + an in-process table
-#   sim        virtual time: topology generators, flow-size CDFs, workloads, FCT figures
+#   sim        virtual time: the discrete-event engine around the switch fabric and the
+#              emulated hosts; topology generators, flow-size CDFs, workloads, FCT figures
 #   bench      qpace-bench and the micro-benchmarks
 #   tests      unit tests, test support, fuzz targets, test-only programs (anything)
 #
 # Product code includes public headers as "qpace/X.h" and private ones ("x.h") only from
-# its own folder; it never includes tests/.
+# its own folder (or a folder it is a friend of: FRIENDS); it never includes tests/.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,13 @@ host: lib cc verbs agent host
 sim: lib cc verbs switchsim agent host sim
 bench: lib cc verbs switchsim agent host sim bench
 tests: lib cc verbs switchsim agent host sim bench tests
+'
+
+# folder: a folder whose private headers it may include (built with -IFOLDER). sim/ drives
+# the switch fabric the way switchsim/loop.c does (sw.h, io.h, conf.h): a second shell
+# around the same pure core, not a second model of it.
+FRIENDS='
+sim switchsim
 '
 
 # public header: its layer
@@ -88,6 +96,7 @@ cdf sim
 fct sim
 topogen sim
 workload sim
+sim sim
 '}
 
 # The folder -> layer map: the longest matching prefix wins.
@@ -136,8 +145,11 @@ edges() {
 				echo "$f $from $to public $inc"
 				;;
 			*)
+				friend=$(echo "$FRIENDS" | awk -v d="$(dirname "$f")" '$1 == d { print $2 }')
 				if [ -f "$(dirname "$f")/$inc" ]; then
 					echo "$f $from $from private $inc"
+				elif [ -n "$friend" ] && [ -f "$friend/$inc" ]; then
+					echo "$f $from $(layer_of_path "$friend/$inc") friend $inc"
 				else
 					echo "$f $from foreign private $inc"
 				fi

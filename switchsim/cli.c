@@ -61,7 +61,7 @@ static int opt_key(const struct qp_opt *o, void *conf, const char *arg, char *er
 
 static const struct qp_opt opts[] = {
 	{ "star", 0, QP_OPT_UINT, "N", AT(star), NUM(1, SW_MAX_PORTS),
-	  .help = "one switch with N udp ports on 127.0.0.1 (1..64)" },
+	  .help = "one switch with N udp ports on 127.0.0.1 (1..128)" },
 	{ "base-port", 0, QP_OPT_UINT, "P", AT(base_port), NUM(1, 65535 - 2 * SW_MAX_PORTS),
 	  .help = "with --star: port i receives on P+2i, sends to P+2i+1 until it hears from\n"
 		  "another address, then to the last sender (default 7000)" },

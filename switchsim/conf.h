@@ -13,13 +13,15 @@
 #include "telem.h"
 
 #define SW_MAX_SWITCHES 128       /* generated fabrics: a fat-tree of k = 8 has 80 */
-#define SW_MAX_PORTS 64           /* per switch */
+#define SW_MAX_PORTS 128          /* per switch */
 #define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
 				   * generated fabric (sim/topogen.c) */
 #define SW_NAME_LEN 32
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
 
-enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK };
+/* SW_PORT_SIM: a port whose frames a virtual-time driver moves (io_sim.c); a driver turns
+ * the I/O ports of a configuration into these (sim/), no file or flag names them. */
+enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK, SW_PORT_SIM };
 
 struct sw_port_conf {
 	char name[SW_NAME_LEN];

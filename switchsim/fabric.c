@@ -64,6 +64,8 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	if (!p->q || !p->ctrl)
 		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
 				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
+	p->gidx = f->nports;
+	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .io = pc->kind != SW_PORT_LINK };
 	f->all[f->nports++] = p;
 	if (pc->kind == SW_PORT_LINK)
 		return 0;
@@ -98,6 +100,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		return NULL;
 	}
 	f->conf = c;
+	f->next_hint = QP_TIME_NEVER;
 	for (int s = 0; s < c->nswitches; s++) {
 		struct sw_switch *sw = calloc(1, sizeof(*sw));
 		if (!sw) {

@@ -12,6 +12,11 @@
  *           offload (veth) are completed from the virtio-net header
  *
  * All of them move up to SW_BATCH frames per system call (recvmmsg/sendmmsg).
+ *
+ *   sim     no socket: each frame sent is handed to the virtual-time driver's callback
+ *           (sim_tx, set after sw_fabric_create) at the model's leave time, when the
+ *           driver calls sw_fabric_emit at that time with tx_early_ns 0; nothing is
+ *           received (the driver calls sw_ingress itself)
  */
 #ifndef SW_IO_H
 #define SW_IO_H
@@ -66,6 +71,9 @@ struct sw_io {
 	uint8_t cmsg[SW_BATCH][64];  /* SO_TIMESTAMPNS */
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
 	uint8_t (*buf)[SW_FRAME_MAX];
+	/* sim: the driver's callback for each frame sent, and its argument */
+	void (*sim_tx)(void *arg, const uint8_t *frame, size_t len);
+	void *sim_arg;
 };
 
 /* Open the backend for @c into *@out. 0, or -errno with a message naming the address and
@@ -76,6 +84,7 @@ void sw_io_close(struct sw_io *io);
 extern const struct sw_io_ops sw_io_udp_ops;
 extern const struct sw_io_ops sw_io_vxlan_ops;
 extern const struct sw_io_ops sw_io_packet_ops;
+extern const struct sw_io_ops sw_io_sim_ops;
 
 /* Ask the kernel for receive timestamps on @fd. */
 void sw_io_timestamps(int fd);

@@ -15,6 +15,23 @@ static struct sw_ctrl_slot *ctrl_at(const struct sw_port *p, uint32_t i)
 	return &p->ctrl[i % SW_CTRL_SLOTS];
 }
 
+/* Leave time of the first frame of each band not yet in the tx batch. */
+static qp_time_ns port_next(const struct sw_port *p)
+{
+	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
+	qp_time_ns t = e ? e->depart_ns + p->q_delay_ns : QP_TIME_NEVER;
+
+	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
+		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
+	return t;
+}
+
+/* After any change of @p's bands: its entry in the fabric's array of next leave times. */
+static void port_touch(struct sw_port *p)
+{
+	p->sw->fab->next[p->gidx].t = port_next(p);
+}
+
 static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
 {
 	struct sw_ctrl_slot *s;
@@ -27,6 +44,8 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	memcpy(s->frame, frame, len);
 	s->len = (uint16_t)len;
 	s->leave_ns = now + p->q_delay_ns;
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, s->leave_ns);
+	port_touch(p);
 }
 
 void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
@@ -89,10 +108,14 @@ static void pack_close(struct sw_port *p)
 	memcpy(dst.mac, p->pack.dst_mac, 6);
 	telem_push(p->sw, p, &dst, p->pack.payload, p->pack.len, p->pack.t);
 	p->pack.open = false;
+	p->sw->fab->packs_open--;
 }
 
-static void pack_open(struct sw_pack *k, uint32_t dst_ip, const uint8_t *mac, qp_time_ns now)
+static void pack_open(struct sw_port *p, uint32_t dst_ip, const uint8_t *mac, qp_time_ns now)
 {
+	struct sw_pack *k = &p->pack;
+
+	p->sw->fab->packs_open++;
 	k->open = true;
 	k->dst_ip = dst_ip;
 	memcpy(k->dst_mac, mac, 6);
@@ -115,7 +138,7 @@ static struct sw_port *pack_port(struct sw_switch *sw, uint32_t dst_ip, const ui
 	if (k->open && (k->dst_ip != dst_ip || memcmp(k->dst_mac, dst.mac, 6)))
 		pack_close(out);
 	if (!k->open)
-		pack_open(k, dst_ip, dst.mac, now);
+		pack_open(out, dst_ip, dst.mac, now);
 	return out;
 }
 
@@ -124,7 +147,7 @@ static bool packs_close(struct sw_fabric *f)
 {
 	bool any = false;
 
-	for (int i = 0; i < f->nports; i++)
+	for (int i = 0; f->packs_open && i < f->nports; i++)
 		if (f->all[i]->pack.open) {
 			pack_close(f->all[i]);
 			any = true;
@@ -240,7 +263,7 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 		uint8_t dst_mac[6];
 		memcpy(dst_mac, k->dst_mac, 6);
 		pack_close(out);
-		pack_open(k, ip, dst_mac, now);
+		pack_open(out, ip, dst_mac, now);
 		n = int_report(p->sw, k->payload, SW_PACK_MAX, flags, &flow, m, now);
 	}
 	if (n > 0)
@@ -331,8 +354,16 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 	}
 	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
 		return;
-	if (in.tag)
+	out->sw->fab->next_hint = qp_time_min(out->sw->fab->next_hint,
+					      o.depart_ns + out->q_delay_ns);
+	port_touch(out);
+	if (in.tag) {
+		/* PFC: the ingress's count and timers moved; the driver's hint follows. */
 		sw_pfc_charge(src, o.len, now);
+		port_touch(src);
+		out->sw->fab->next_hint = qp_time_min(out->sw->fab->next_hint,
+						      sw_pfc_next_ns(src));
+	}
 	if (o.mark)
 		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)
@@ -361,6 +392,8 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	}
 	if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL) {   /* link-local: PFC */
 		sw_pfc_input(in, &p, now);
+		port_touch(in);   /* a PAUSE holds, an XON releases, this port's queue */
+		in->sw->fab->next_hint = qp_time_min(in->sw->fab->next_hint, port_next(in));
 		return;
 	}
 	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
@@ -393,23 +426,12 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 
 /* ---- leaving ---- */
 
-/* Leave time of the first frame of each band not yet in the tx batch. */
-static qp_time_ns port_next(const struct sw_port *p)
-{
-	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
-	qp_time_ns t = e ? e->depart_ns + p->q_delay_ns : QP_TIME_NEVER;
-
-	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
-		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
-	return t;
-}
-
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 {
 	qp_time_ns t = QP_TIME_NEVER;
 
 	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, qp_time_min(port_next(f->all[i]), sw_pfc_next_ns(f->all[i])));
+		t = qp_time_min(t, qp_time_min(f->next[i].t, sw_pfc_next_ns(f->all[i])));
 	return t;
 }
 
@@ -430,12 +452,17 @@ void sw_port_flush(struct sw_port *p)
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
+	port_touch(p);
 }
 
 static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
 {
 	if (p->capture)
 		sw_capture_frame(p->sw->fab->cap, p, frame, len, leave);
+	if (!p->tx_listed) {
+		p->tx_listed = true;
+		p->sw->fab->txp[p->sw->fab->ntxp++] = p;
+	}
 	p->tx_iov[p->tx_n++] = (struct iovec){ frame, len };
 }
 
@@ -448,10 +475,12 @@ static void leave_ctrl(struct sw_port *p)
 	if (p->peer) {
 		p->ctrl_head++;
 		p->st.ctrl_frames++;
+		port_touch(p);
 		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
 		return;
 	}
 	p->tx_from_ctrl++;
+	port_touch(p);
 	p->st.ctrl_frames++;
 	tx_add(p, s->frame, s->len, s->leave_ns);
 }
@@ -492,6 +521,7 @@ static void leave_data(struct sw_port *p)
 		/* The peer copies the frame; only then is its place in the store given back. */
 		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
 		sw_queue_pop(p->q, 1);
+		port_touch(p);
 		return;
 	}
 	if (data) {
@@ -503,6 +533,7 @@ static void leave_data(struct sw_port *p)
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
 	p->tx_from_queue++;
+	port_touch(p);
 	tx_add(p, frame, e->frame_len, leave);
 }
 
@@ -520,7 +551,7 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 			 * ports may hand frames to the OS up to --tx-early before they leave in
 			 * the model, so they go out in batches; links never run ahead. */
 			for (int i = 0; i < f->nports; i++) {
-				qp_time_ns t = port_next(f->all[i]), d;
+				qp_time_ns t = f->next[i].t, d;
 				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
 							    : QP_TIME_NEVER;
 				if (pt < due) {   /* PFC work (a repeat, an XON) is never early */
@@ -530,7 +561,7 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 				}
 				if (t == QP_TIME_NEVER)
 					continue;
-				d = f->all[i]->io ? qp_time_since(t, early) : t;
+				d = f->next[i].io ? qp_time_since(t, early) : t;
 				if (d < due) {
 					due = d;
 					bt = t;
@@ -553,6 +584,9 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 				sw_port_flush(best);
 		}
 	} while (packs_close(f));   /* the packed reports may be due now too */
-	for (int i = 0; i < f->nio; i++)
-		sw_port_flush(f->io_ports[i]);
+	for (int i = 0; i < f->ntxp; i++) {   /* the I/O ports that took frames */
+		sw_port_flush(f->txp[i]);
+		f->txp[i]->tx_listed = false;
+	}
+	f->ntxp = 0;
 }

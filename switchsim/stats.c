@@ -58,7 +58,7 @@ static const struct {
 };
 #define NTIMED (sizeof(timed_fields) / sizeof(timed_fields[0]))
 
-static const char *const kind_names[] = { "udp", "vxlan", "packet", "link" };
+static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim" };
 
 static uint64_t get(const void *base, size_t off)
 {

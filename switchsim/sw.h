@@ -97,6 +97,7 @@ struct sw_pack {
 struct sw_port {
 	struct sw_switch *sw;
 	int index;
+	int gidx;                      /* in sw_fabric.all and .next */
 	const struct sw_port_conf *conf;
 	struct sw_queue *q;
 	struct sw_telem_params telem;  /* early threshold resolved */
@@ -113,6 +114,7 @@ struct sw_port {
 	struct iovec tx_iov[SW_BATCH];
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
 	bool capture;
+	bool tx_listed;                /* in sw_fabric.txp until the end of this emit */
 };
 
 struct sw_switch {
@@ -135,11 +137,27 @@ struct sw_fabric {
 	struct sw_switch *sw[SW_MAX_SWITCHES];
 	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nports;
+	/* Each port's next leave time (the oldest frame of either band not yet in its tx
+	 * batch) and whether it is an I/O port, kept by every change of its bands, so that
+	 * finding the earliest is a scan of this array, not of the ports. */
+	struct sw_next {
+		qp_time_ns t;
+		bool io;
+	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
 	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
+	/* The earliest leave time of the frames queued since a driver last reset it to
+	 * QP_TIME_NEVER: with it the virtual-time driver (sim/) learns after an ingress
+	 * whether the fabric's next departure moved, without sw_fabric_next_ns's scan. */
+	qp_time_ns next_hint;
+	/* What an emit must finish: the open packs of reports, and the I/O ports whose tx
+	 * batch has frames (so it visits those, not every port). */
+	int packs_open;
+	int ntxp;
+	struct sw_port *txp[SW_MAX_SWITCHES * SW_MAX_PORTS];
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */

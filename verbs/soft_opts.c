@@ -179,7 +179,7 @@ static int parse_one(struct soft_opts *o, char *tok, char *err, size_t errlen)
 			 "window, max_qps, telemetry_port, link_rate", tok);
 }
 
-int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen)
+static int opts_parse(struct soft_opts *o, const char *s, bool wire, char *err, size_t errlen)
 {
 	char buf[SOFT_OPTS_MAX], *save = NULL, *tok;
 	int rc;
@@ -202,6 +202,12 @@ int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen
 	}
 	if (!(o->given & SOFT_OPT_IP))
 		return qp_errmsg(-EINVAL, err, errlen, "soft: ip=A.B.C.D is required");
+	if (wire && (o->given & (SOFT_OPT_ATTACH | SOFT_OPT_PEER | SOFT_OPT_BIND)))
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "soft: attach=, peer= and bind= name a socket; this host's frames "
+				 "are moved by its driver (virtual time), which has none");
+	if (wire)
+		goto done;
 	if ((o->given & SOFT_OPT_ATTACH) && (o->given & (SOFT_OPT_PEER | SOFT_OPT_BIND)))
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "soft: attach= replaces peer= and bind=; give one or the other");
@@ -210,7 +216,18 @@ int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "soft: attach=HOST:P (or both peer=HOST:PORT and bind=PORT) is "
 				 "required");
+done:
 	if (!(o->given & SOFT_OPT_MAC))
 		soft_mac_from_ip(o->ip, o->mac);
 	return 0;
+}
+
+int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen)
+{
+	return opts_parse(o, s, false, err, errlen);
+}
+
+int soft_opts_parse_wire(struct soft_opts *o, const char *s, char *err, size_t errlen)
+{
+	return opts_parse(o, s, true, err, errlen);
 }

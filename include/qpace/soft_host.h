@@ -45,7 +45,7 @@
 #define SOFT_UDP_PAYLOAD_MAX 1472     /* soft_host_send_udp: one 1500-byte IP packet */
 #define SOFT_HOST_PENDING 16          /* datagrams waiting for ARP */
 #define SOFT_HOST_CTRL 32             /* ARP and UDP frames waiting to go out */
-#define SOFT_ARP_ENTRIES 64
+#define SOFT_ARP_ENTRIES 256       /* one per peer: a 127-sender incast receiver has 127 */
 #define SOFT_ARP_TRIES 3
 #define SOFT_HOST_QPS_MAX 65536u
 #define SOFT_QPN_BASE 0x11            /* as rxe: QPNs 0 and 1 are special, rxe starts at 17 */

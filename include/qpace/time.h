@@ -35,5 +35,9 @@ qp_time_ns qp_now_ns(void);
  * numbers come from (qpace/fb_auth.h). Read once by a shell: later steps of the wall clock
  * then do not make the sequence jump. */
 qp_time_ns qp_wall_offset_ns(void);
+/* Virtual time's guard: while @why is set (NULL clears it), qp_now_ns() prints
+ * "qpace: qp_now_ns() called while WHY" and aborts, so no code run by a virtual-time
+ * driver can read the real clock unnoticed. */
+void qp_clock_forbid(const char *why);
 
 #endif

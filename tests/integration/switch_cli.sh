@@ -25,7 +25,7 @@ expect() {
 
 expect 2 "--rate '1X': not a rate in 1K..10T" --star 2 --rate 1X
 expect 2 "--buffer '10': not a size in 1514..1G" --star 2 --buffer 10
-expect 2 "--star '99': not a whole number in 1..64" --star 99
+expect 2 "--star '199': not a whole number in 1..128" --star 199
 expect 2 "--ecn '80K,20K,0.2': accepted KMIN,KMAX,PMAX" --star 2 --ecn 80K,20K,0.2
 expect 2 "--int 'maybe': accepted direct, echo, off" --star 2 --int maybe
 expect 2 "--int-sample 'often'" --star 2 --int-sample often
