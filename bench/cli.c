@@ -103,6 +103,11 @@ static const struct qp_opt bench_opts[] = {
 		  "~0.5 ms, so the BDP is ~15 packets, as many as the default senders)" },
 	{ "mtu", 0, QP_OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
 	  .help = "RoCE path MTU: 256, 512, 1024 (default), 2048, 4096" },
+	{ "fallback-safe", 0, QP_OPT_UINT, "PERMILLE", F(fallback_safe_permille), NUM(1, 1000),
+	  .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "ibv: with no agent (or after one is lost and its hold ends) each QP\n"
+		  "paces at PERMILLE/1000 of its line rate (default: the agent's policy,\n"
+		  "else 100); 1000 makes a no-agent run the uncontrolled baseline" },
 	{ "window", 0, QP_OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
 	  .help = "unacknowledged packets per QP, the NIC's window (default 128,\n"
 		  "rxe's; a window algorithm's own cap, e.g. HPCC's, comes on top)" },

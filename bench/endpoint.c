@@ -97,6 +97,7 @@ int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 	 * hands rxe a whole send queue at once. Stale means dead only after a second here. */
 	if (c->backend == BACKEND_IBV)
 		qa.gate.stale_ns = EP_IBV_STALE_NS;
+	qa.gate.safe_permille = c->fallback_safe_permille;
 	char port[8];
 
 	if (nqps > EP_MAX_QPS)
