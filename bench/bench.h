@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "qpace/siphash.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
@@ -22,6 +23,7 @@ enum bench_cmd {
 	CMD_INCAST = 1u << 3,
 	CMD_COMPARE = 1u << 4,
 	CMD_SWEEP = 1u << 5,
+	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
 #define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
@@ -89,6 +91,9 @@ struct bench_conf {
 	const char *senders_list;    /* sweep: "1,2,4,8" */
 	const char *sizes;           /* sweep: "64K,128K,256K" */
 	const char *switch_bin;      /* qpace-switch to start; NULL = beside this program */
+	const char *key_file;        /* --key: the hosts and the switch started sign feedback */
+	bool have_key;
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	const char *monitor;         /* unix socket qpacectl reads; NULL = the default */
 	bool no_plots;
 	bool verbose;
@@ -112,5 +117,7 @@ int bench_perf(const struct bench_conf *c);      /* write_bw, send_bw, write_lat
 int bench_incast(const struct bench_conf *c);
 int bench_compare(const struct bench_conf *c);
 int bench_sweep(const struct bench_conf *c);
+/* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status. */
+int bench_topo(const char *prog, int argc, char **argv);
 
 #endif

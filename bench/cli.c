@@ -6,6 +6,7 @@
 
 #include "qpace/cc_help.h"
 #include "qpace/errmsg.h"
+#include "qpace/keyfile.h"
 #include "qpace/units.h"
 #include "bench.h"
 #include "qpace/opt.h"
@@ -13,6 +14,17 @@
 static const char *const backend_names[] = { "soft", "ibv", NULL };
 static const char *const credits_names[] = { "off", "ia", NULL };
 static const char *const clock_names[] = { "real", "virtual", NULL };
+
+/* --key FILE: read at once, so a bad file stops the command before anything starts. */
+static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
+{
+	struct bench_conf *c = conf;
+
+	(void)o;
+	c->key_file = v;
+	c->have_key = true;
+	return qp_keyfile_read(v, c->key, NULL, err, len);
+}
 
 #define F(field) QP_OPT_AT(struct bench_conf, field)
 #define NUM(lo, hi) .min = (lo), .max = (hi)
@@ -111,6 +123,9 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "sender counts (default 1,2,4,8,16,32,63)" },
 	{ "sizes", 0, QP_OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
 	  .help = "bytes per sender (default 64K,128K,256K)" },
+	{ "key", 0, QP_OPT_FN, "FILE", .fn = opt_key, .cmds = CMD_ALL,
+	  .help = "shared key (as qpaced --key): the soft hosts' agents sign what they send\n"
+		  "and take only signed feedback; a switch this starts signs too" },
 	{ "switch-bin", 0, QP_OPT_STR, "PATH", F(switch_bin), .cmds = CMD_RUNS,
 	  .help = "qpace-switch to start (default: beside qpace-bench, then PATH)" },
 	{ "monitor", 0, QP_OPT_STR, "PATH", F(monitor), .cmds = CMD_INCAST,
@@ -139,6 +154,9 @@ static const struct bench_cmd_row bench_cmds[] = {
 	  "with --backend ibv or --attach: the receiver has no address, a sender names it)" },
 	{ "compare", CMD_COMPARE, "[options]", "the same incast once per algorithm (make demo)" },
 	{ "sweep", CMD_SWEEP, "[options]", "incasts over sender counts and sizes, CSV and plots" },
+	{ "topo", CMD_TOPO, "KIND [options] [-o FILE]",
+	  "a topology file for qpace-switch -c: star, dumbbell, leaf-spine,\n"
+	  "fat-tree, two-site" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 

@@ -95,7 +95,9 @@ void incast_host_conf(const struct incast *x, struct host_conf *hc, const char *
 {
 	*hc = (struct host_conf){ .options = opts, .cc = x->cc, .credits = credits,
 				  .cnp_from_notice = cnp, .seed = x->c->seed,
-				  .quiet = !x->c->verbose };
+				  .quiet = !x->c->verbose,
+				  .key = x->c->have_key ? x->c->key : NULL,
+				  .clock_offset_ns = qp_wall_offset_ns() };
 }
 
 int incast_connect(struct incast *x, char *err, size_t errlen)

@@ -5,6 +5,8 @@
 #                             may not depend on, or a private header from another folder
 #   scripts/layers.sh graph   print the include graph between layers: "from -> to  N"
 #                             (N = #include lines); `make layers` runs both
+#   scripts/layers.sh deep    the same with what each .c file sees through headers
+#                             (cc -MM): "from -> to  N" with N = .c files
 #
 # Layers, lowest first. A file's layer is its folder's; a public header's layer
 # (include/qpace/X.h) is given in HEADERS below, and every public header must be listed.
@@ -55,6 +57,7 @@ ctl_client lib
 ctl_server lib
 errmsg lib
 fb_auth lib
+fb_replay lib
 feedback lib
 frame lib
 hist lib
@@ -64,8 +67,10 @@ jsonr lib
 keyfile lib
 opt lib
 out lib
+pause lib
 rate lib
 ratetable lib
+rng lib
 siphash lib
 strbuf lib
 time lib
@@ -87,6 +92,10 @@ evtimer agent
 qpaced agent
 host host
 soft_bw host
+cdf sim
+fct sim
+topogen sim
+workload sim
 sim sim
 '}
 
@@ -109,9 +118,10 @@ layer_of_path() {
 
 files() {
 	if git rev-parse --git-dir >/dev/null 2>&1; then
-		git ls-files -co --exclude-standard -- '*.c' '*.h'
+		git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc'
 	else
-		find lib agent verbs switchsim host sim bench tests include -name '*.[ch]' 2>/dev/null
+		find lib agent verbs switchsim host sim bench tests include -name '*.[ch]' -o \
+			-name '*.cc' 2>/dev/null
 	fi
 }
 
@@ -200,8 +210,34 @@ graph() {
 		END { for (e in n) printf "  %-22s %4d\n", e, n[e] }' | sort
 }
 
+# Layer of a path that cc -MM reports (a header or a source).
+layer_of_dep() {
+	case "$1" in
+	include/qpace/*)
+		echo "$HEADERS" | awk -v h="$(basename "$1" .h)" '$1 == h { print $2 }'
+		;;
+	*) layer_of_path "$1" ;;
+	esac
+}
+
+deep() {
+	files | grep -E '^(lib|agent|verbs|switchsim|host|bench)/.*\.c$' | while read -r f; do
+		from=$(layer_of_path "$f")
+		${CC:-cc} -MM -D_GNU_SOURCE -Iinclude "$f" 2>/dev/null | tr ' \\' '\n\n' |
+			grep -E '\.h$' | sed 's|^\./||' | while read -r d; do
+			to=$(layer_of_dep "$d")
+			case "$to" in
+			"" | "$from" | other) ;;
+			*) echo "$f $from $to" ;;
+			esac
+		done
+	done | sort -u | awk '{ n[$2 " -> " $3]++ } END { for (e in n) printf "  %-22s %4d\n", e, n[e] }' |
+		sort
+}
+
 case "${1:-check}" in
 check) check ;;
+deep) echo "what .c files see through headers (from -> to, .c files):"; deep ;;
 graph) echo "include graph between layers (from -> to, #include lines):"; graph ;;
-*) echo "usage: $0 check|graph" >&2; exit 2 ;;
+*) echo "usage: $0 check|graph|deep" >&2; exit 2 ;;
 esac

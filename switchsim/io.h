@@ -1,8 +1,11 @@
 /* Port backends: how frames get in and out of the process. One small ops table per kind,
  * like Redis's ae backends; the pipeline never sees a socket.
  *
- *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to the
- *           address it last heard from, before that to its configured remote
+ *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to its
+ *           configured remote until a well-formed Ethernet frame (not the switch's own)
+ *           comes from another address, then to that one; with learn=no only to and
+ *           from the configured remote. Every change is counted and logged (at most a
+ *           line a second per port, with the changes it did not log)
  *   vxlan   RFC 7348: 8-byte VXLAN header (flags 0x08, VNI) in UDP, to and from a VTEP;
  *           inner UDP/TCP checksums a local VTEP left to offload are completed
  *   packet  AF_PACKET on a local interface; frames whose checksum the sender left to
@@ -53,6 +56,12 @@ struct sw_io {
 	uint32_t vni;
 	int ifindex;                 /* packet */
 	uint64_t remote_changes;     /* udp: peer address learned */
+	uint64_t remote_refused;     /* udp: datagrams from another address not followed */
+	const char *port_name;       /* for the log */
+	bool learn;                  /* udp: may follow a new peer */
+	uint8_t own_mac[6];          /* the switch's: a frame from it is a loop, not a peer */
+	qp_time_ns logged_ns;        /* udp: the last change logged, and those not since */
+	uint64_t unlogged;
 	uint64_t kernel_drops;       /* dropped by the kernel before we could read them */
 	uint32_t drops_seen;         /* the socket's own (32-bit) drop counter when last read */
 	struct mmsghdr msg[SW_BATCH];

@@ -26,10 +26,14 @@ static qp_time_ns port_next(const struct sw_port *p)
 	return t;
 }
 
-/* After any change of @p's bands: its entry in the fabric's array of next leave times. */
-static void port_touch(struct sw_port *p)
+/* After any change of @p's bands: its entry in the fabric's array of next leave times,
+ * and the driver's hint (an earlier departure, e.g. a queue an XON released). */
+void sw_port_touch(struct sw_port *p)
 {
-	p->sw->fab->next[p->gidx].t = port_next(p);
+	qp_time_ns t = port_next(p);
+
+	p->sw->fab->next[p->gidx].t = t;
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, t);
 }
 
 static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
@@ -44,8 +48,12 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	memcpy(s->frame, frame, len);
 	s->len = (uint16_t)len;
 	s->leave_ns = now + p->q_delay_ns;
-	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, s->leave_ns);
-	port_touch(p);
+	sw_port_touch(p);
+}
+
+void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
+{
+	ctrl_push(p, frame, len, now);
 }
 
 /* Where telemetry for the host at @dst_ip goes: its MAC from what the switch learned
@@ -90,6 +98,8 @@ static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac
 	uint8_t payload[FB_MAX_LEN];
 	int plen = fb_encode(payload, sizeof(payload), msg);
 
+	if (plen > 0)
+		plen = sw_auth_sign(&sw->auth, payload, sizeof(payload), (size_t)plen, now);
 	if (out && plen > 0)
 		telem_push(sw, out, &dst, payload, (size_t)plen, now);
 }
@@ -222,6 +232,15 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
 }
 
+/* One INT report into @buf, signed when the switch has a key: its length or -EMSGSIZE. */
+static int int_report(struct sw_switch *sw, uint8_t *buf, size_t cap, uint8_t flags,
+		      const struct fb_flow *flow, const struct sw_meta *m, qp_time_ns now)
+{
+	int n = fb_encode_int(buf, cap, FB_T_INT, flags, flow, m->psn, m->hops, m->nhops);
+
+	return n > 0 ? sw_auth_sign(&sw->auth, buf, cap, (size_t)n, now) : n;
+}
+
 /* An INT report, packed with the other reports of this pass to the same host: encoded
  * straight into the datagram (no struct fb_msg to fill per frame); when it does not fit,
  * the datagram so far is closed and the report starts the next one. */
@@ -242,15 +261,13 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 	if (!out)
 		return;
 	k = &out->pack;
-	n = fb_encode_int(k->payload + k->len, SW_PACK_MAX - k->len, FB_T_INT, flags, &flow,
-			  m->psn, m->hops, m->nhops);
+	n = int_report(p->sw, k->payload + k->len, SW_PACK_MAX - k->len, flags, &flow, m, now);
 	if (n == -EMSGSIZE && k->len) {
 		uint8_t dst_mac[6];
 		memcpy(dst_mac, k->dst_mac, 6);
 		pack_close(out);
 		pack_open(out, ip, dst_mac, now);
-		n = fb_encode_int(k->payload, SW_PACK_MAX, FB_T_INT, flags, &flow, m->psn,
-				  m->hops, m->nhops);
+		n = int_report(p->sw, k->payload, SW_PACK_MAX, flags, &flow, m, now);
 	}
 	if (n > 0)
 		k->len = (uint16_t)(k->len + n);
@@ -259,8 +276,9 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 /* ---- ingress ---- */
 
 /* Level acks travel to the switch (its MAC/IP) or along the data path to the receiver;
- * the switch whose id they name takes them either way. */
-static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p)
+ * the switch whose id they name takes them either way (with a key: signed and new). */
+static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p,
+			   qp_time_ns now)
 {
 	struct fb_msg msg;
 	struct sw_flow_key k;
@@ -269,7 +287,8 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 
 	if (fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_LEVEL ||
 	    msg.u.level.level != FB_LEVEL_ACK || msg.u.level.switch_id != sw->id ||
-	    msg.u.level.port >= sw->nports)
+	    msg.u.level.port >= sw->nports ||
+	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))
 		return;
 	port = &sw->ports[msg.u.level.port];
 	k = (struct sw_flow_key){ .src_ip = msg.u.level.flow.src_ip,
@@ -289,7 +308,7 @@ static bool to_switch(struct sw_port *in, const uint8_t *f, const struct frame_p
 	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
 
 	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
-		take_level_ack(sw, f, p);
+		take_level_ack(sw, f, p, now);
 	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
 	    p->arp.tpa == sw->conf->ip) {
 		uint8_t reply[FRAME_ETH_MIN];
@@ -318,7 +337,7 @@ static void classify(struct sw_meta *m, const struct frame_parsed *p)
 	}
 }
 
-static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
+static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, size_t len,
 		    const struct frame_parsed *p, const struct sw_meta *m, qp_time_ns now)
 {
 	bool data = m->flags & SW_M_ROCE_DATA;
@@ -336,11 +355,11 @@ static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
 		ctrl_push(out, f, len, now);
 		return;
 	}
-	if (sw_queue_enqueue(out->q, now, &in, &o))
+	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
 		return;
-	out->sw->fab->next_hint = qp_time_min(out->sw->fab->next_hint,
-					      o.depart_ns + out->q_delay_ns);
-	port_touch(out);
+	if (in.tag)
+		sw_pfc_charge(src, o.len, now);
+	sw_port_touch(out);
 	if (o.mark)
 		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)
@@ -367,6 +386,10 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		in->st.malformed++;
 		return;
 	}
+	if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL) {   /* link-local: PFC */
+		sw_pfc_input(in, &p, now);
+		return;
+	}
 	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
 	if (p.layers & FRAME_L_IPV4)
 		sw_fwd_learn_ip(&sw->fwd, p.ip.src, p.eth.src, in->index, now);
@@ -387,12 +410,12 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		return;
 	}
 	if (out >= 0) {
-		enqueue(&sw->ports[out], f, len, &p, &m, now);
+		enqueue(in, &sw->ports[out], f, len, &p, &m, now);
 		return;
 	}
 	for (int i = 0; i < sw->nports; i++)   /* broadcast, multicast, unknown: flood */
 		if (i != in->index && !sw->ports[i].conf->no_flood)
-			enqueue(&sw->ports[i], f, len, &p, &m, now);
+			enqueue(in, &sw->ports[i], f, len, &p, &m, now);
 }
 
 /* ---- leaving ---- */
@@ -402,7 +425,8 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 	qp_time_ns t = QP_TIME_NEVER;
 
 	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, f->next[i].t);
+		t = qp_time_min(t, qp_time_min(f->next[i].t, f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+								     : QP_TIME_NEVER));
 	return t;
 }
 
@@ -423,7 +447,7 @@ void sw_port_flush(struct sw_port *p)
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
-	port_touch(p);
+	sw_port_touch(p);
 }
 
 static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
@@ -446,12 +470,12 @@ static void leave_ctrl(struct sw_port *p)
 	if (p->peer) {
 		p->ctrl_head++;
 		p->st.ctrl_frames++;
-		port_touch(p);
+		sw_port_touch(p);
 		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
 		return;
 	}
 	p->tx_from_ctrl++;
-	port_touch(p);
+	sw_port_touch(p);
 	p->st.ctrl_frames++;
 	tx_add(p, s->frame, s->len, s->leave_ns);
 }
@@ -492,7 +516,7 @@ static void leave_data(struct sw_port *p)
 		/* The peer copies the frame; only then is its place in the store given back. */
 		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
 		sw_queue_pop(p->q, 1);
-		port_touch(p);
+		sw_port_touch(p);
 		return;
 	}
 	if (data) {
@@ -504,7 +528,7 @@ static void leave_data(struct sw_port *p)
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
 	p->tx_from_queue++;
-	port_touch(p);
+	sw_port_touch(p);
 	tx_add(p, frame, e->frame_len, leave);
 }
 
@@ -516,12 +540,20 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 		for (;;) {
 			struct sw_port *best = NULL;
 			qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
+			bool pfc = false;
 
 			/* Globally in time order, so frames crossing links arrive in order. I/O
 			 * ports may hand frames to the OS up to --tx-early before they leave in
 			 * the model, so they go out in batches; links never run ahead. */
 			for (int i = 0; i < f->nports; i++) {
 				qp_time_ns t = f->next[i].t, d;
+				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+							    : QP_TIME_NEVER;
+				if (pt < due) {   /* PFC work (a repeat, an XON) is never early */
+					due = bt = pt;
+					best = f->all[i];
+					pfc = true;
+				}
 				if (t == QP_TIME_NEVER)
 					continue;
 				d = f->next[i].io ? qp_time_since(t, early) : t;
@@ -529,10 +561,15 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 					due = d;
 					bt = t;
 					best = f->all[i];
+					pfc = false;
 				}
 			}
 			if (!best || due > now)
 				break;
+			if (pfc) {
+				sw_pfc_run(best, bt);
+				continue;
+			}
 			if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 			    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
 				leave_ctrl(best);

@@ -388,7 +388,8 @@ static int qp_inflight(void *arg, uint64_t *bytes, uint32_t *unit_bytes)
 	return 0;
 }
 
-/* After the backend set qpn and the MTU: the gate (burst default 2 x MTU) and the list. */
+/* After the backend set qpn and the MTU: the gate (burst default 2 x MTU; line rate, the
+ * base of its fallback, default the link rate the QP registers with) and the list. */
 static int qp_finish(struct qp *qp, char *err, size_t errlen)
 {
 	struct qp_gate_params gp = qp->attr.gate;
@@ -397,13 +398,20 @@ static int qp_finish(struct qp *qp, char *err, size_t errlen)
 
 	if (!gp.burst_bytes && mtu)
 		gp.burst_bytes = 2ull * mtu;
-	rc = qp_gate_params_resolve(&gp, err, errlen);
-	if (rc)
-		return rc;
-	qp->attr.gate = gp;
+	if (!gp.line_bps)
+		gp.line_bps = qp->attr.agent.link_bps ? qp->attr.agent.link_bps
+			      : qp->ctx->attr.agent.link_bps ? qp->ctx->attr.agent.link_bps
+			      : QP_AGENT_DEF_LINK_BPS;
+	/* The registration's parameters first: a bad link rate is named as such. */
 	rc = qp_agent_qp_init(qp, err, errlen);
 	if (rc)
 		return rc;
+	rc = qp_gate_params_resolve(&gp, err, errlen);
+	if (rc) {
+		qp_agent_qp_fini(qp);
+		return rc;
+	}
+	qp->attr.gate = gp;
 	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn,
 		      qp_ctx_now(qp->ctx));
 	if (qp->ctx->ops->unacked_bytes) {

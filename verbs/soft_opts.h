@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qpace/frame.h"
+#include "qpace/rate.h"
 
 struct soft_opts {
 	struct sockaddr_in peer;       /* frames go here (the switch port's receive address) */
@@ -17,6 +18,7 @@ struct soft_opts {
 	uint32_t window_pkts;
 	uint32_t max_qps;
 	uint16_t telemetry_port;
+	qp_rate_bps link_bps;          /* for PAUSE times */
 	unsigned given;                /* SOFT_OPT_* */
 };
 

@@ -6,7 +6,9 @@
  * through:
  *   1. a plain recvmmsg/sendmmsg forwarder (bench/micro/udp_forwarder.c), the ceiling;
  *   2. qpace-switch --star 2 at 100 Gb/s (the model never queues) with INT on every
- *      RoCEv2 data frame, and again with INT on every 16th frame of a QP.
+ *      RoCEv2 data frame, and again with INT on every 16th frame of a QP;
+ *   3. the same with INT on every frame and --key (every report signed: qpace/fb_auth.h).
+ * The signed run's switch says how many reports it signed, from its --stats-json.
  * Load: 1022-byte RoCEv2 frames (RC SEND_MIDDLE) sent as fast as one thread can with
  * sendmmsg, and counted by the same thread with recvmmsg at the far side; the forwarder
  * is the bottleneck. Prints frames/s of each and the ratio to the plain forwarder.
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +35,7 @@
 #define BATCH 32
 #define ROUNDS 3
 #define FRAME_LEN 1022   /* 1 KB: 58 B of headers and ICRC + 964 B, a multiple of 4 */
+#define RUNS 4
 
 static int udp_at(unsigned port, int rcvbuf)
 {
@@ -134,7 +138,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static pid_t run_switch(const char *path, unsigned base, const char *sample)
+/* The switch, INT on every @sample-th frame; signing with @key when not "none". */
+static pid_t run_switch(const char *path, unsigned base, const char *sample, const char *key,
+			const char *json)
 {
 	char bp[16];
 	pid_t pid = fork();
@@ -143,11 +149,31 @@ static pid_t run_switch(const char *path, unsigned base, const char *sample)
 	if (pid == 0) {
 		execl(path, path, "--star", "2", "--base-port", bp, "--rate", "100G", "--buffer",
 		      "16M", "--int", "direct", "--int-sample", sample, "--early", "off", "-q",
-		      (char *)NULL);
+		      "--key", key, "--stats-json", json, (char *)NULL);
 		fprintf(stderr, "switch-bench: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	return pid;
+}
+
+/* "signed_messages N, int_reports M" from the switch's --stats-json at @path. */
+static const char *signed_count(const char *path)
+{
+	static char out[128];
+	char line[256];
+	unsigned long long sig = 0, ints = 0, v;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " \"signed_messages\": %llu", &v) == 1)
+			sig += v;
+		else if (sscanf(line, " \"int_reports\": %llu", &v) == 1)
+			ints += v;
+	}
+	if (f)
+		fclose(f);
+	snprintf(out, sizeof(out), "%llu INT reports made, %llu messages signed", ints, sig);
+	return out;
 }
 
 static void stop(pid_t pid)
@@ -211,7 +237,18 @@ int main(int argc, char **argv)
 	int tx = udp_at(base + 1, 64 << 10), rx = udp_at(base + 3, 16 << 20);
 	struct sockaddr_in in = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)base),
 			   out = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base + 3));
-	double r[3][ROUNDS], e[3][ROUNDS];
+	double r[RUNS][ROUNDS], e[RUNS][ROUNDS];
+	char key[64], json[64];
+	FILE *kf;
+
+	snprintf(key, sizeof(key), "/tmp/switch-bench-%d.key", (int)getpid());
+	snprintf(json, sizeof(json), "/tmp/switch-bench-%d.json", (int)getpid());
+	kf = fopen(key, "w");
+	if (!kf || fputs("00112233445566778899aabbccddeeff\n", kf) < 0 || fclose(kf)) {
+		fprintf(stderr, "switch-bench: %s: %s\n", key, strerror(errno));
+		return 1;
+	}
+	chmod(key, 0600);
 
 	/* Rounds of the three runs, interleaved, so that what else the machine does falls on
 	 * all three alike; the median of each is reported. */
@@ -226,8 +263,9 @@ int main(int argc, char **argv)
 		r[0][round] = m.fps;
 		e[0][round] = m.per_cpu;
 		stop(pid);
-		for (int k = 1; k <= 2; k++) {   /* 2. the switch, INT every frame / 16th */
-			pid = run_switch(swpath, base, k == 1 ? "1" : "16");
+		for (int k = 1; k < RUNS; k++) {   /* 2. INT every frame / 16th; 3. signed */
+			pid = run_switch(swpath, base, k == 2 ? "16" : "1", k == 3 ? key : "none",
+					 json);
 			nanosleep(&settle, NULL);
 			m = measure(tx, &in, rx, secs, pid);
 			r[k][round] = m.fps;
@@ -236,7 +274,8 @@ int main(int argc, char **argv)
 			drain(rx);
 		}
 	}
-	for (int k = 0; k < 3; k++) {
+	unlink(key);
+	for (int k = 0; k < RUNS; k++) {
 		qsort(r[k], ROUNDS, sizeof(double), cmp_double);
 		qsort(e[k], ROUNDS, sizeof(double), cmp_double);
 	}
@@ -244,9 +283,10 @@ int main(int argc, char **argv)
 	full = r[1][ROUNDS / 2];
 	sampled = r[2][ROUNDS / 2];
 
-	static const char *const names[3] = { "plain recvmmsg/sendmmsg forwarder",
-					      "qpace-switch, INT every frame",
-					      "qpace-switch, INT every 16th frame" };
+	static const char *const names[RUNS] = { "plain recvmmsg/sendmmsg forwarder",
+						 "qpace-switch, INT every frame",
+						 "qpace-switch, INT every 16th frame",
+						 "qpace-switch, INT every frame, signed" };
 	FILE *la = fopen("/proc/loadavg", "r");
 	double load = -1;
 	if (la) {
@@ -259,11 +299,13 @@ int main(int argc, char **argv)
 	printf("1 KB RoCEv2 frames through one port pair, median of %d rounds of %.1f s\n"
 	       "(frames/s at the receiver; frames per CPU-second of the forwarding process,\n"
 	       "which a busy machine's scheduling does not change):\n", ROUNDS, secs);
-	for (int k = 0; k < 3; k++)
-		printf("  %-36s %8.0f frames/s  ratio %.2f   %8.0f frames/CPU-s  ratio %.2f\n",
+	for (int k = 0; k < RUNS; k++)
+		printf("  %-38s %8.0f frames/s  ratio %.2f   %8.0f frames/CPU-s  ratio %.2f\n",
 		       names[k], r[k][ROUNDS / 2], r[0][ROUNDS / 2] > 0 ?
 		       r[k][ROUNDS / 2] / r[0][ROUNDS / 2] : 0, e[k][ROUNDS / 2],
 		       e[0][ROUNDS / 2] > 0 ? e[k][ROUNDS / 2] / e[0][ROUNDS / 2] : 0);
+	printf("the signed run's switch, last round: %s\n", signed_count(json));
+	unlink(json);
 	(void)plain, (void)full, (void)sampled;
 	return 0;
 }

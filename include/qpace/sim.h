@@ -77,6 +77,7 @@ struct sim_host_conf {
 	uint64_t mtu_bytes;           /* the host's RoCE MTU (0 = 1024) */
 	const char *cc;               /* the agent's default algorithm */
 	bool credits, cnp_from_notice;/* as struct host_conf */
+	const uint8_t *key;           /* as struct host_conf (sequences from virtual time) */
 };
 
 struct sim_conf {

@@ -22,6 +22,7 @@
  *                      ask for another
  *   window=128         unacknowledged packets per QP
  *   max_qps=1024, telemetry_port=4792
+ *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
  *
  * QP attributes map to the RC core: timeout (4.096 us << timeout, doubled up to 8x on
  * repeated expiries), retry_cnt, rnr_retry, min_rnr_timer, traffic_class (the IPv4 TOS of
