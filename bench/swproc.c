@@ -116,6 +116,10 @@ void swproc_star_args(const struct swproc_conf *c, struct swproc_argv *a)
 		a->argv[n++] = "--key";
 		a->argv[n++] = c->key_file;
 	}
+	if (c->pfc) {
+		a->argv[n++] = "--pfc";
+		a->argv[n++] = c->pfc;
+	}
 	a->argv[n] = NULL;
 	a->argc = n;
 }
