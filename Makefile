@@ -7,10 +7,10 @@
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
-#   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each), seeded from
@@ -191,6 +191,9 @@ test-rxe: all
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
 
+bench-vt: $(BUILD)/bin/qpace-bench
+	@sh bench/vt_speed.sh $(BUILD)
+
 # ns-3, for the speed comparison only (docs/performance.md, "Virtual time vs ns-3"): the
 # one C++ program, built against Debian's packaged ns-3 3.37 and qpace's lib layer, never
 # by `make all`. Libraries: pkg-config's -l flags only, because the packaged .pc files
@@ -219,8 +222,6 @@ check-ns3:
 	@sh bench/ns3/deps.sh
 	$(MAKE) -j2 $(BUILD)/bin/ns3-incast
 	@sh bench/ns3/check.sh $(BUILD)
-bench-vt: $(BUILD)/bin/qpace-bench
-	@sh bench/vt_speed.sh $(BUILD)
 
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
 # algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).

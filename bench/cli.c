@@ -128,6 +128,9 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "sender counts (default 1,2,4,8,16,32,63)" },
 	{ "sizes", 0, QP_OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
 	  .help = "bytes per sender (default 64K,128K,256K)" },
+	{ "pfc", 0, QP_OPT_STR, "SPEC", F(pfc), .cmds = CMD_RUNS,
+	  .help = "PFC on the switch this run builds (qpace-switch --pfc: xoff=BYTES[,xon=]\n"
+		  "[,headroom=BYTES|auto][,class=N][,lossless]); its hosts obey PAUSE" },
 	{ "key", 0, QP_OPT_FN, "FILE", .fn = opt_key, .cmds = CMD_ALL,
 	  .help = "shared key (as qpaced --key): the soft hosts' agents sign what they send\n"
 		  "and take only signed feedback; a switch this starts signs too" },

@@ -161,11 +161,12 @@ int bench_sweep(const struct bench_conf *c)
 		fprintf(stderr, "qpace-bench sweep: %s\n", err);
 		return -1;
 	}
+	unsigned max_n = c->clock == BENCH_CLOCK_VIRTUAL ? BENCH_MAX_SENDERS_VT : BENCH_MAX_SENDERS;
 	for (int i = 0; i < nn; i++) {
 		uint64_t v;
-		if (qp_parse_u64(ns_s[i], &v) || v < 1 || v > BENCH_MAX_SENDERS) {
+		if (qp_parse_u64(ns_s[i], &v) || v < 1 || v > max_n) {
 			fprintf(stderr, "qpace-bench sweep: --senders-list '%s': not a count in 1..%u\n",
-				ns_s[i], BENCH_MAX_SENDERS);
+				ns_s[i], max_n);
 			return -1;
 		}
 		ns[i] = v;

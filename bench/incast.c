@@ -215,7 +215,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .ports = (unsigned)senders + 1, .base_port = (uint16_t)base,
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 					  .delay_ns = c->delay_ns, .seed = c->seed,
-					  .extra = x.fb.sw_args, .key_file = c->key_file,
+					  .extra = x.fb.sw_args, .key_file = c->key_file, .pfc = c->pfc,
 					  .dir = out_dir, .cpu = -1 };
 		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
 		 * so they never queue behind each other. */

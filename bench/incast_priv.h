@@ -66,7 +66,8 @@ int incast_setup(struct incast *x, struct incast_run *run, const char *algo, boo
 /* Buffers, flows and the rate series for @senders (one series row per 1 ms sample). */
 int incast_alloc(struct incast *x, struct incast_run *run, const char *out_dir, char *err,
 		 size_t errlen);
-/* The host options every host of the incast takes after its address part. */
+/* The host configuration every real-time host of the incast takes (its options string:
+ * the socket and address part). */
 void incast_host_conf(const struct incast *x, struct host_conf *hc, const char *opts,
 		      bool credits, bool cnp);
 /* Create and connect each sender's QP with its receiver QP, in process. */

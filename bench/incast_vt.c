@@ -303,7 +303,8 @@ static int vt_open(struct vt *v, bool credits, const char *out_dir, char *err, s
 	struct swproc_conf sc = { .ports = (unsigned)v->x.senders + 1, .base_port = 7000,
 				  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 				  .delay_ns = c->delay_ns, .seed = c->seed,
-				  .extra = v->x.fb.sw_args };
+				  .extra = v->x.fb.sw_args, .key_file = c->key_file,
+				  .pfc = c->pfc };
 	struct sim_host_conf *hc = calloc(v->x.senders + 1, sizeof(*hc));
 	struct swproc_argv a;
 	struct sw_conf *sw;
@@ -324,7 +325,8 @@ static int vt_open(struct vt *v, bool credits, const char *out_dir, char *err, s
 			.ip = 0x0a000000u | (uint32_t)(i + 1), .sw = 0, .port = (int)i,
 			.link_delay_ns = SIM_PORT_DELAY, .window_pkts = c->window_pkts,
 			.mtu_bytes = c->mtu_bytes, .cc = v->x.cc, .credits = credits,
-			.cnp_from_notice = v->x.fb.cnp_from_notice };
+			.cnp_from_notice = v->x.fb.cnp_from_notice,
+			.key = c->have_key ? c->key : NULL };
 	struct sim_conf conf = { .sw = sw, .hosts = hc, .nhosts = v->x.senders + 1,
 				 .seed = c->seed, .verbose = c->verbose, .progress = true };
 	rc = sim_create(&conf, &v->sim, err, errlen);

@@ -110,11 +110,15 @@ void swproc_star_args(const struct swproc_conf *c, struct swproc_argv *a)
 				"--seed", a->seed };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		a->argv[n++] = fixed[i];
-	for (const char *const *e = c->extra; e && *e && n < SWPROC_MAX_ARGS - 8; e++)
+	for (const char *const *e = c->extra; e && *e && n < SWPROC_MAX_ARGS - 10; e++)
 		a->argv[n++] = *e;
 	if (c->key_file) {
 		a->argv[n++] = "--key";
 		a->argv[n++] = c->key_file;
+	}
+	if (c->pfc) {
+		a->argv[n++] = "--pfc";
+		a->argv[n++] = c->pfc;
 	}
 	a->argv[n] = NULL;
 	a->argc = n;

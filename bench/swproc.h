@@ -47,6 +47,7 @@ struct swproc_conf {
 	uint64_t seed;
 	const char *const *extra;    /* more arguments (NULL-terminated), e.g. "--int", "off" */
 	const char *key_file;        /* --key for the switch; NULL = none */
+	const char *pfc;             /* --pfc SPEC for the switch; NULL = none */
 	const char *dir;             /* where the CSV and JSON go; NULL = a temporary dir */
 	int cpu;                     /* pin the switch to this CPU; -1 = no pinning */
 };

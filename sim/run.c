@@ -76,7 +76,8 @@ int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
  * fabric's hint says when the earliest of those leaves. After an emit, a full scan. */
 static void fabric_schedule(struct sim *s, bool scan)
 {
-	qp_time_ns t = scan ? sw_fabric_next_ns(s->fab) : s->fab->next_hint;
+	/* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
+	qp_time_ns t = scan || s->fab->pfc_xoff ? sw_fabric_next_ns(s->fab) : s->fab->next_hint;
 
 	s->fab->next_hint = QP_TIME_NEVER;
 	if (t < s->now)

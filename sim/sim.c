@@ -62,6 +62,7 @@ static void conf_for_sim(struct sw_conf *c)
 			if (c->sw[s].ports[i].kind != SW_PORT_LINK)
 				c->sw[s].ports[i].kind = SW_PORT_SIM;
 	c->tx_early_ns = 0;
+	c->driver_clock_ns = SIM_START_NS;
 	c->pcap_path = c->pcap_port = c->stats_path = c->stats_json_path = NULL;
 }
 
@@ -87,12 +88,15 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	sh->wake_at = QP_TIME_NEVER;
 	sh->nic_bps = hc->nic_bps ? hc->nic_bps : p->conf->q.rate_bps;
 	sh->delay_ns = hc->link_delay_ns == SIM_PORT_DELAY ? p->q_delay_ns : hc->link_delay_ns;
-	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu", ip,
+	/* link_rate: what a PAUSE's quanta mean to the host (its NIC's rate) */
+	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu", ip,
 		 (unsigned long long)(hc->window_pkts ? hc->window_pkts : 128),
-		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024));
+		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024),
+		 (unsigned long long)sh->nic_bps);
 	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
 			       .cnp_from_notice = hc->cnp_from_notice, .seed = c->seed,
-			       .quiet = !c->verbose, .clock = sim_clock, .clock_arg = s,
+			       .quiet = !c->verbose, .key = hc->key, .clock_offset_ns = 0,
+			       .clock = sim_clock, .clock_arg = s,
 			       .tx_ready = sim_nic_ready, .tx_ready_arg = sh };
 	if ((rc = host_open(&sh->h, &h, s->now, e, sizeof(e))))
 		return qp_errmsg(rc, err, errlen, "host %u (%s): %s", sh->idx, ip, e);

@@ -13,7 +13,7 @@
 #include "telem.h"
 
 #define SW_MAX_SWITCHES 128       /* generated fabrics: a fat-tree of k = 8 has 80 */
-#define SW_MAX_PORTS 128          /* per switch */
+#define SW_MAX_PORTS 128          /* per switch: a 127-sender star in virtual time */
 #define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
 				   * generated fabric (sim/topogen.c) */
 #define SW_NAME_LEN 32
@@ -73,6 +73,9 @@ struct sw_conf {
 	bool have_key;                /* --key: every switch's unless its line says key= */
 	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	uint32_t auth_sender;         /* first switch's sender id; 0 = a random one */
+	qp_time_ns driver_clock_ns;   /* virtual time: the driver's clock at create; then the
+				       * fabric reads no clock (sequences from it, no wall
+				       * offset) and a random sender id is 1. 0 = real time */
 	/* run */
 	const char *pcap_path;
 	const char *pcap_port;        /* "SWITCH:PORT" or "PORT", NULL = all */

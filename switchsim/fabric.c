@@ -84,6 +84,8 @@ static uint32_t auth_sender(const struct sw_conf *c)
 {
 	uint32_t id = c->auth_sender;
 
+	if (!id && c->driver_clock_ns)
+		return 1;
 	if (!id && getrandom(&id, sizeof(id), GRND_NONBLOCK) != (ssize_t)sizeof(id))
 		id = (uint32_t)(qp_now_ns() ^ (uint64_t)getpid());
 	return id;
@@ -92,7 +94,8 @@ static uint32_t auth_sender(const struct sw_conf *c)
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t len)
 {
 	struct sw_fabric *f = calloc(1, sizeof(*f));
-	qp_time_ns now = qp_now_ns(), wall = qp_wall_offset_ns();
+	qp_time_ns now = c->driver_clock_ns ? c->driver_clock_ns : qp_now_ns();
+	qp_time_ns wall = c->driver_clock_ns ? 0 : qp_wall_offset_ns();
 	uint32_t sender = auth_sender(c);
 
 	if (!f) {

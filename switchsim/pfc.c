@@ -78,6 +78,7 @@ void sw_pfc_input(struct sw_port *in, const struct frame_parsed *p, qp_time_ns n
 		in->pfc.st.xon_rx++;
 	/* XON: until 0 releases the hold at now. */
 	sw_queue_hold(in->q, now, qp_pause_until(&in->pfc.rx, c->prio), in->tx_from_queue);
+	sw_port_touch(in);   /* its departures moved */
 }
 
 bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_enq *e)

@@ -26,10 +26,14 @@ static qp_time_ns port_next(const struct sw_port *p)
 	return t;
 }
 
-/* After any change of @p's bands: its entry in the fabric's array of next leave times. */
-static void port_touch(struct sw_port *p)
+/* After any change of @p's bands: its entry in the fabric's array of next leave times,
+ * and the driver's hint (an earlier departure, e.g. a queue an XON released). */
+void sw_port_touch(struct sw_port *p)
 {
-	p->sw->fab->next[p->gidx].t = port_next(p);
+	qp_time_ns t = port_next(p);
+
+	p->sw->fab->next[p->gidx].t = t;
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, t);
 }
 
 static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
@@ -44,8 +48,7 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	memcpy(s->frame, frame, len);
 	s->len = (uint16_t)len;
 	s->leave_ns = now + p->q_delay_ns;
-	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, s->leave_ns);
-	port_touch(p);
+	sw_port_touch(p);
 }
 
 void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
@@ -354,16 +357,9 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 	}
 	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
 		return;
-	out->sw->fab->next_hint = qp_time_min(out->sw->fab->next_hint,
-					      o.depart_ns + out->q_delay_ns);
-	port_touch(out);
-	if (in.tag) {
-		/* PFC: the ingress's count and timers moved; the driver's hint follows. */
+	if (in.tag)
 		sw_pfc_charge(src, o.len, now);
-		port_touch(src);
-		out->sw->fab->next_hint = qp_time_min(out->sw->fab->next_hint,
-						      sw_pfc_next_ns(src));
-	}
+	sw_port_touch(out);
 	if (o.mark)
 		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)
@@ -392,8 +388,6 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	}
 	if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL) {   /* link-local: PFC */
 		sw_pfc_input(in, &p, now);
-		port_touch(in);   /* a PAUSE holds, an XON releases, this port's queue */
-		in->sw->fab->next_hint = qp_time_min(in->sw->fab->next_hint, port_next(in));
 		return;
 	}
 	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
@@ -431,7 +425,8 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 	qp_time_ns t = QP_TIME_NEVER;
 
 	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, qp_time_min(f->next[i].t, sw_pfc_next_ns(f->all[i])));
+		t = qp_time_min(t, qp_time_min(f->next[i].t, f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+								     : QP_TIME_NEVER));
 	return t;
 }
 
@@ -452,7 +447,7 @@ void sw_port_flush(struct sw_port *p)
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
-	port_touch(p);
+	sw_port_touch(p);
 }
 
 static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
@@ -475,12 +470,12 @@ static void leave_ctrl(struct sw_port *p)
 	if (p->peer) {
 		p->ctrl_head++;
 		p->st.ctrl_frames++;
-		port_touch(p);
+		sw_port_touch(p);
 		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
 		return;
 	}
 	p->tx_from_ctrl++;
-	port_touch(p);
+	sw_port_touch(p);
 	p->st.ctrl_frames++;
 	tx_add(p, s->frame, s->len, s->leave_ns);
 }
@@ -521,7 +516,7 @@ static void leave_data(struct sw_port *p)
 		/* The peer copies the frame; only then is its place in the store given back. */
 		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
 		sw_queue_pop(p->q, 1);
-		port_touch(p);
+		sw_port_touch(p);
 		return;
 	}
 	if (data) {
@@ -533,7 +528,7 @@ static void leave_data(struct sw_port *p)
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
 	p->tx_from_queue++;
-	port_touch(p);
+	sw_port_touch(p);
 	tx_add(p, frame, e->frame_len, leave);
 }
 

@@ -175,6 +175,9 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
 void sw_port_flush(struct sw_port *p);
 /* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
 void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now);
+/* After a change of @p's bands or of its queue's departure times (PFC's hold): its entry
+ * in the fabric's next leave times (sw_fabric.next) and the driver's hint. */
+void sw_port_touch(struct sw_port *p);
 
 /* The I/O shell (loop.c): libev around the fabric until a signal or --duration. */
 int sw_loop_run(struct sw_fabric *f, const struct sw_conf *c, char *err, size_t len);

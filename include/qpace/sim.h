@@ -31,7 +31,10 @@
  * context's progress (timers, paced pieces) and before its agent's service, exactly as
  * the real-time incast loop orders them; it returns when it must run again (the time a
  * gate opens, QP_TIME_NEVER to wait for frames). A host wakes at its deadlines (RC
- * timers, the agent, a 1 ms heartbeat, the app's) and when a frame reaches it.
+ * timers, the agent, a 1 ms heartbeat, the app's) and when a frame reaches it. Nothing
+ * needs to poll: every turn offers the host's pending pieces to their gates
+ * (qp_ctx_retry), so a gate waiting for credits or its window opens at the event that
+ * opens it (QPs may take the longest qp_gate_params.credit_poll_ns).
  *
  * Events (sim.c): a host wake-up, a NIC done, a frame arriving at a switch port, the
  * fabric's next departure, a timer. The queue is evq.h's heap (time, then insertion
@@ -74,6 +77,7 @@ struct sim_host_conf {
 	uint64_t mtu_bytes;           /* the host's RoCE MTU (0 = 1024) */
 	const char *cc;               /* the agent's default algorithm */
 	bool credits, cnp_from_notice;/* as struct host_conf */
+	const uint8_t *key;           /* as struct host_conf (sequences from virtual time) */
 };
 
 struct sim_conf {

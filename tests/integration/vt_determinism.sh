@@ -3,8 +3,9 @@
 # outputs (the JSON report, flows.csv, rates.csv, queue.csv, the switch's switch.csv and
 # switch.json) run after run, and with two CPU hogs on this 2-core machine. The JSON's
 # wall_s (wall-clock seconds of the simulation: a figure of the machine, not of the
-# network) is the one field taken out before comparing. Two algorithms: hpcc with IA
-# credits (INT reports, grants) and dcqcn (switch notices as CNPs, drops, timeouts).
+# network) is the one field taken out before comparing. Three runs: hpcc with IA credits
+# (INT reports, grants), dcqcn (switch notices as CNPs, drops, timeouts) and hpcc with
+# lossless PFC (291 PAUSE frames to the hosts, which obey them: no drops).
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
@@ -38,8 +39,8 @@ same() {  # same WHAT DIR1 DIR2
 	done
 }
 
-for algo in "hpcc --credits ia" "dcqcn"; do
-	name=$(echo "$algo" | tr -d ' -')
+for algo in "hpcc --credits ia" "dcqcn" "none --pfc xoff=16K,class=0,lossless"; do
+	name=$(echo "$algo" | tr -d ' -' | tr '=,' '__')
 	# shellcheck disable=SC2086
 	run "$tmp/$name.a" --cc $algo
 	# shellcheck disable=SC2086
