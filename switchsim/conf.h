@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "impair.h"
 #include "queue.h"
 #include "telem.h"
 
@@ -15,6 +16,7 @@
 #define SW_MAX_STATIC 64          /* static MAC entries per switch */
 #define SW_NAME_LEN 32
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
+#define SW_ICRC_EVERY 16          /* default of --icrc-check */
 
 enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK };
 
@@ -29,6 +31,7 @@ struct sw_port_conf {
 	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
+	struct sw_impair_params impair;  /* the link out of this port (impair.h) */
 	int line;                    /* topology file line, 0 for the command line */
 };
 
@@ -37,6 +40,7 @@ struct sw_port_conf {
 struct sw_port_defaults {
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
+	struct sw_impair_params impair;
 };
 
 struct sw_static_mac {
@@ -69,6 +73,8 @@ struct sw_conf {
 	qp_time_ns duration_ns;       /* 0 = until a signal */
 	qp_time_ns spin_ns;           /* busy-poll when the next departure is this close */
 	qp_time_ns tx_early_ns;       /* I/O ports may send this much before the model */
+	uint32_t icrc_every;          /* check the ICRC of every N-th RoCEv2 frame a port
+				       * receives (1: all, 0: none); ~1 us per KB with zlib */
 	bool quiet;
 };
 
@@ -78,7 +84,7 @@ void sw_conf_defaults(struct sw_conf *c);
 void sw_conf_finish(struct sw_conf *c);
 
 /* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
- * level-repeat, int, int-sample, flows, seed) from text: 0, or -EINVAL with
+ * level-repeat, int, int-sample, flows, seed, impair) from text: 0, or -EINVAL with
  * "KEY 'VALUE': accepted ..." in @err. */
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
 		    size_t len);

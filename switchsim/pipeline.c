@@ -327,6 +327,22 @@ static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
 		send_level(out, m, f, fl, &o);
 }
 
+/* Is this RoCEv2 frame one whose ICRC is checked (every --icrc-check-th, the first one
+ * included)? */
+static bool icrc_due(struct sw_port *in)
+{
+	uint32_t every = in->sw->fab->conf->icrc_every;
+
+	if (!every)
+		return false;
+	if (in->icrc_skip) {
+		in->icrc_skip--;
+		return false;
+	}
+	in->icrc_skip = every - 1;
+	return true;
+}
+
 void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct sw_meta *meta,
 		qp_time_ns now)
 {
@@ -340,6 +356,14 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	if (len > SW_FRAME_MAX || frame_parse(&p, f, len) < 0) {
 		in->st.malformed++;
 		return;
+	}
+	if ((p.layers & FRAME_L_IPV4) && frame_ipv4_csum(f + p.ip_off, p.ip.hlen)) {
+		in->st.ip_csum_drops++;
+		return;
+	}
+	if ((p.layers & FRAME_L_ROCE) && icrc_due(in)) {
+		in->st.icrc_checked++;
+		in->st.icrc_bad += !frame_icrc_ok(f, &p);   /* forwarded: the receiver drops it */
 	}
 	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
 	if (p.layers & FRAME_L_IPV4)
@@ -379,6 +403,8 @@ static qp_time_ns port_next(const struct sw_port *p)
 
 	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
 		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
+	if (p->imp)
+		t = qp_time_min(t, sw_impair_next_ns(p->imp));
 	return t;
 }
 
@@ -404,6 +430,8 @@ void sw_port_flush(struct sw_port *p)
 	p->st.tx_frames += (uint64_t)taken;
 	p->st.tx_errors += p->tx_n - (uint32_t)taken;
 	sw_queue_pop(p->q, p->tx_from_queue);
+	if (p->imp)
+		sw_impair_release(p->imp);
 	p->ctrl_head += p->tx_from_ctrl;
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
@@ -450,6 +478,34 @@ static const struct sw_meta *add_hop(struct sw_port *p, uint32_t i, const struct
 	return m;
 }
 
+/* @copies of a frame (with its metadata, onto a link) go out of @p at @leave. */
+static void hand_on(struct sw_port *p, uint8_t *frame, uint16_t len, const struct sw_meta *m,
+		    unsigned copies, qp_time_ns leave)
+{
+	for (unsigned c = 0; c < copies; c++) {
+		if (!p->peer) {
+			tx_add(p, frame, len, leave);
+			continue;
+		}
+		p->st.tx_frames++;
+		p->st.tx_bytes += len;
+		sw_ingress(p->peer, frame, len, m, leave);   /* the peer copies the frame */
+	}
+}
+
+/* The link's impairments (impair.h): how many copies leave now; 0 when the frame is lost
+ * or held back (it leaves later, by leave_held). */
+static unsigned impair(struct sw_port *p, uint8_t *frame, uint16_t len, const struct sw_meta *m,
+		       qp_time_ns leave)
+{
+	if (!p->imp)
+		return 1;
+	if (!p->peer && p->tx_n >= SW_BATCH - 1)
+		sw_port_flush(p);   /* room for a duplicate in this batch */
+	return sw_impair_frame(p->imp, frame, len, m, m ? (uint16_t)SW_META_LEN(m->nhops) : 0,
+			       leave);
+}
+
 /* The oldest data frame of @p leaves: its hop record is written now that every arrival
  * up to its dequeue is known (onto a link: always, for the next switches; out of the
  * process: when a report is due). */
@@ -457,22 +513,16 @@ static void leave_data(struct sw_port *p)
 {
 	uint32_t i = p->tx_from_queue;
 	const struct sw_qent *e = sw_queue_peek(p->q, i);
-	const struct sw_meta *qm = sw_queue_meta(p->q, e);
+	const struct sw_meta *qm = sw_queue_meta(p->q, e), *hm = NULL;
 	uint8_t *frame = sw_queue_frame(p->q, e);
 	qp_time_ns leave = e->depart_ns + p->q_delay_ns;
 	bool data = qm && (qm->flags & SW_M_ROCE_DATA);
 	struct sw_meta m;
+	unsigned copies;
 
 	if (p->peer) {
-		uint16_t len = e->frame_len;
-		p->st.tx_frames++;
-		p->st.tx_bytes += len;
-		/* The peer copies the frame; only then is its place in the store given back. */
-		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
-		sw_queue_pop(p->q, 1);
-		return;
-	}
-	if (data) {
+		hm = data ? add_hop(p, i, qm, &m) : NULL;
+	} else if (data) {
 		struct sw_flowtab *ft = sw_queue_flows(p->q);
 		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
 				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
@@ -480,8 +530,28 @@ static void leave_data(struct sw_port *p)
 		if (sw_telem_int_due(&p->telem, fl, leave))
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
-	p->tx_from_queue++;
-	tx_add(p, frame, e->frame_len, leave);
+	copies = impair(p, frame, e->frame_len, hm, leave);
+	if (!p->peer) {
+		p->tx_from_queue++;   /* its place in the store is given back at the flush */
+		hand_on(p, frame, e->frame_len, NULL, copies, leave);
+		return;
+	}
+	hand_on(p, frame, e->frame_len, hm, copies, leave);
+	sw_queue_pop(p->q, 1);
+}
+
+/* The held frame of @p whose time has come leaves (impair.h). */
+static void leave_held(struct sw_port *p)
+{
+	struct sw_impair_out o;
+
+	if (!p->peer && p->tx_n >= SW_BATCH - 1)
+		sw_port_flush(p);
+	if (!sw_impair_take(p->imp, &o))
+		return;
+	hand_on(p, o.frame, o.len, o.meta, o.copies, o.leave_ns);
+	if (p->peer)
+		sw_impair_release(p->imp);
 }
 
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
@@ -512,6 +582,8 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 			if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 			    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
 				leave_ctrl(best);
+			else if (best->imp && sw_impair_next_ns(best->imp) == bt)
+				leave_held(best);
 			else
 				leave_data(best);
 			if (best->tx_n == SW_BATCH)

@@ -16,7 +16,8 @@ struct field {
 
 #define PS(f) { #f, offsetof(struct sw_port_stats, f) }
 static const struct field port_fields[] = {
-	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed), PS(filtered),
+	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed),
+	PS(ip_csum_drops), PS(icrc_checked), PS(icrc_bad), PS(filtered),
 	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(cnps), PS(levels),
 	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped), PS(rx_kernel_drops), PS(rx_batches), PS(tx_batches),
 	{ NULL, 0 },
@@ -31,6 +32,22 @@ static const struct field queue_fields[] = {
 	{ NULL, 0 },
 };
 #undef QS
+
+#define IS(f) { #f, offsetof(struct sw_impair_stats, f) }
+static const struct field impair_fields[] = {
+	IS(impair_loss), IS(impair_ge_loss), IS(impair_ge_bad), IS(impair_corrupt),
+	IS(impair_corrupt_unchecked), IS(impair_dup), IS(impair_jitter), IS(impair_reorder), IS(impair_delay_ns),
+	IS(impair_hold_drops),
+	{ NULL, 0 },
+};
+#undef IS
+
+/* A port without impairments counts none. */
+static const struct sw_impair_stats *impair_stats(const struct sw_port *p)
+{
+	static const struct sw_impair_stats none;
+	return p->imp ? sw_impair_stats(p->imp) : &none;
+}
 
 static const char *const kind_names[] = { "udp", "vxlan", "packet", "link" };
 
@@ -66,6 +83,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 		for (int i = 0; i < sw->nports; i++) {
 			const struct sw_port *p = &sw->ports[i];
 			const struct sw_queue_params *qp = sw_queue_params(p->q);
+			char imp[200];
 
 			qp_out_obj(&o, NULL);
 			qp_out_str(&o, "name", p->conf->name);
@@ -73,9 +91,12 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 			qp_out_u64(&o, "rate_bps", qp->rate_bps);
 			qp_out_u64(&o, "delay_ns", qp->delay_ns);
 			qp_out_u64(&o, "buffer_bytes", qp->buffer_bytes);
+			qp_out_str(&o, "impair", sw_impair_format(&p->conf->impair, imp,
+								  sizeof(imp)));
 			qp_out_u64(&o, "queue_bytes", sw_queue_bytes_at(p->q, now));
 			json_fields(&o, port_fields, &p->st);
 			json_fields(&o, queue_fields, sw_queue_stats(p->q));
+			json_fields(&o, impair_fields, impair_stats(p));
 			qp_out_end(&o);
 		}
 		qp_out_end(&o);
@@ -92,6 +113,8 @@ void sw_stats_csv_header(FILE *out)
 		fprintf(out, ",%s", t->name);
 	for (const struct field *t = queue_fields; t->name; t++)
 		fprintf(out, ",%s", t->name);
+	for (const struct field *t = impair_fields; t->name; t++)
+		fprintf(out, ",%s", t->name);
 	fputc('\n', out);
 }
 
@@ -107,6 +130,8 @@ void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns
 				fprintf(out, ",%" PRIu64, get(&p->st, t->off));
 			for (const struct field *t = queue_fields; t->name; t++)
 				fprintf(out, ",%" PRIu64, get(sw_queue_stats(p->q), t->off));
+			for (const struct field *t = impair_fields; t->name; t++)
+				fprintf(out, ",%" PRIu64, get(impair_stats(p), t->off));
 			fputc('\n', out);
 		}
 	}

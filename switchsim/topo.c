@@ -9,7 +9,8 @@
  *   mac SWITCH MAC PORT
  *
  * SETTINGs are the per-port options of the command line without the dashes (rate, buffer,
- * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, flows, seed).
+ * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, flows, seed,
+ * impair: impair=loss=1%,reorder=1%:20us,seed=3 impairs the link out of that port).
  * A switch line's settings are the defaults of the ports declared after it; a port or link
  * line's settings are for that port (a link: both of its ends, each end being the egress
  * queue towards the other switch). vxlan ports default to UDP port 4789. flood=no (on
@@ -172,6 +173,7 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->q = s->def.q;
 	p->telem = s->def.telem;
+	p->impair = s->def.impair;
 	p->line = t->line;
 	return p;
 }
@@ -188,7 +190,7 @@ static int flood_key(struct topo *t, struct sw_port_conf *p, const char *v)
 
 static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 {
-	struct sw_port_defaults d = { p->q, p->telem };
+	struct sw_port_defaults d = { .q = p->q, .telem = p->telem, .impair = p->impair };
 	const char *v;
 	uint64_t vni;
 
@@ -213,6 +215,7 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 			return -EINVAL;
 		p->q = d.q;
 		p->telem = d.telem;
+		p->impair = d.impair;
 	}
 	return 0;
 }
@@ -274,7 +277,8 @@ static int do_link(struct topo *t, char **tok, int n)
 		p[e]->peer_switch = sw[1 - e];
 		p[e]->peer_port = idx[1 - e];
 		for (int i = 3; i < n; i++) {
-			struct sw_port_defaults d = { p[e]->q, p[e]->telem };
+			struct sw_port_defaults d = { .q = p[e]->q, .telem = p[e]->telem,
+						      .impair = p[e]->impair };
 			const char *v = value_of(tok[i], "flood");
 			if (v) {
 				if (flood_key(t, p[e], v))
@@ -285,6 +289,7 @@ static int do_link(struct topo *t, char **tok, int n)
 				return -EINVAL;
 			p[e]->q = d.q;
 			p[e]->telem = d.telem;
+			p[e]->impair = d.impair;
 		}
 	}
 	return 0;
