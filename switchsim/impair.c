@@ -220,6 +220,14 @@ static bool lost(struct sw_impair *im)
 	return rnd || ge;
 }
 
+/* A frame goes out (now or from a delay line) in @copies, @corrupt or not. */
+static void count_out(struct sw_impair *im, uint8_t copies, bool corrupt, bool unchecked)
+{
+	im->st.impair_dup += copies - 1u;
+	im->st.impair_corrupt += corrupt ? copies : 0;
+	im->st.impair_corrupt_unchecked += unchecked ? copies : 0;
+}
+
 unsigned sw_impair_frame(struct sw_impair *im, uint8_t *frame, uint16_t len, const void *meta,
 			 uint16_t meta_len, qp_time_ns leave_ns)
 {
@@ -228,19 +236,16 @@ unsigned sw_impair_frame(struct sw_impair *im, uint8_t *frame, uint16_t len, con
 	uint8_t copies = im->th_dup && draw(im, G_DUP, im->th_dup) ? 2 : 1;
 	qp_time_ns j = im->p.jitter_ns ?
 		sw_rng_next(&im->rng[G_JITTER]) % (im->p.jitter_ns + 1) : 0, t;
-	bool reorder = im->th_reorder && draw(im, G_REORDER, im->th_reorder);
+	bool reorder = im->th_reorder && draw(im, G_REORDER, im->th_reorder), unchecked = false;
 	struct line *l;
 
 	if (gone)
 		return 0;
 	if (bit >= 0) {
 		size_t at = FRAME_ETH_HLEN + (size_t)bit / 8;
-		if (unchecked_byte(frame, len, at))
-			im->st.impair_corrupt_unchecked += copies;
+		unchecked = unchecked_byte(frame, len, at);
 		frame[at] ^= (uint8_t)(1u << (bit % 8));
-		im->st.impair_corrupt += copies;
 	}
-	im->st.impair_dup += copies - 1u;
 	t = leave_ns + j > im->fifo_ns ? leave_ns + j : im->fifo_ns;
 	im->fifo_ns = t;
 	if (reorder) {
@@ -249,12 +254,14 @@ unsigned sw_impair_frame(struct sw_impair *im, uint8_t *frame, uint16_t len, con
 	} else if (t > leave_ns || line_waiting(&im->line[L_JITTER])) {
 		l = &im->line[L_JITTER];   /* behind what the jitter line holds: FIFO */
 	} else {
+		count_out(im, copies, bit >= 0, unchecked);
 		return copies;
 	}
 	if (!line_push(l, frame, len, meta, meta_len, copies, t)) {
 		im->st.impair_hold_drops++;
 		return 0;
 	}
+	count_out(im, copies, bit >= 0, unchecked);
 	if (reorder)
 		im->st.impair_reorder++;
 	else
