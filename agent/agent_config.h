@@ -40,6 +40,8 @@ struct qpaced_config {
 	char cc_params[AGENT_PARAMS_MAX];
 	qp_time_ns heartbeat_ns;
 	qp_time_ns busy_poll_ns;         /* keep polling feedback this long after traffic */
+	qp_time_ns fb_hold_ns;           /* the gates' fallback policy, published in the rate */
+	uint64_t fb_safe_permille;       /* table: hold this long, then this share of line */
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 

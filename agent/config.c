@@ -159,6 +159,14 @@ static const struct qp_opt options[] = {
 	{ "heartbeat", 0, QP_OPT_TIME, "TIME", AT(heartbeat_ns), .min = 100 * QP_NS_PER_US,
 	  .max = 10 * QP_NS_PER_S, .help = "rate-table heartbeat period (gates go stale at 100ms)",
 	  .def = "10ms" },
+	{ "fallback-hold", 0, QP_OPT_TIME, "TIME", AT(fb_hold_ns), .min = QP_NS_PER_MS,
+	  .max = 60 * QP_NS_PER_S, .def = "1s",
+	  .help = "if this agent dies, gates hold its last rate, window and credits this\n"
+		  "long (whole ms)" },
+	{ "fallback-safe", 0, QP_OPT_UINT, "PERMILLE", AT(fb_safe_permille), .min = 1,
+	  .max = 1000, .def = "100",
+	  .help = "then they pace at this share of each QP's line rate, in 1/1000\n"
+		  "(never above the last rate this agent set)" },
 	{ "busy-poll", 0, QP_OPT_TIME, "TIME", AT(busy_poll_ns), .max = 10 * QP_NS_PER_S,
 	  .help = "keep polling this long after feedback (CPU for latency)", .def = "0" },
 	{ .name = NULL },
@@ -211,6 +219,9 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 	free(p);
 	if (rc)
 		return qp_errmsg(-EINVAL, err, errlen, "cc-params: %s", msg);
+	if (c->fb_hold_ns % QP_NS_PER_MS)
+		return qp_errmsg(-EINVAL, err, errlen, "fallback-hold: %llu ns: whole milliseconds, "
+				 "1ms..60s", (unsigned long long)c->fb_hold_ns);
 	if (c->metrics_port && c->metrics_port == c->fb_port && c->metrics_ip == c->fb_ip)
 		return qp_errmsg(-EINVAL, err, errlen, "metrics: same address as feedback");
 	return 0;

@@ -304,6 +304,10 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 						    err, errlen)))
 		goto fail;
 	d->cfg.agent.have_key = c->key_file[0] != 0;
+	/* signed messages name this agent: a new id per run, a sequence from the wall clock */
+	if (getrandom(&d->cfg.agent.sender_id, sizeof(d->cfg.agent.sender_id), GRND_NONBLOCK) < 0)
+		d->cfg.agent.sender_id = (uint32_t)(qp_now_ns() ^ (uint64_t)getpid());
+	d->cfg.agent.clock_offset_ns = qp_wall_offset_ns();
 	d->loop = ev_loop_new(EVFLAG_AUTO);
 	if (!d->loop) {
 		rc = qp_errmsg(-ENOMEM, err, errlen, "libev: no event loop");
@@ -312,6 +316,13 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 	if ((rc = qp_ratetable_create(c->rate_table, d->cfg.agent.max_qps, &d->table, err,
 				      errlen)))
 		goto fail;
+	if (qp_ratetable_set_fallback(d->table, c->fb_hold_ns, (uint32_t)c->fb_safe_permille)) {
+		rc = qp_errmsg(-EINVAL, err, errlen, "fallback-hold %llu ns / fallback-safe %llu: "
+			       "accepted 1ms..60s in whole ms / 1..1000",
+			       (unsigned long long)c->fb_hold_ns,
+			       (unsigned long long)c->fb_safe_permille);
+		goto fail;
+	}
 	qp_ratetable_heartbeat(d->table, qp_now_ns());
 	d->agent = agent_create(&d->cfg.agent, d->table, qp_now_ns(), err, errlen);
 	if (!d->agent) {
@@ -347,9 +358,10 @@ int qpaced_run(struct qpaced *d)
 	qp_hostport_fmt(d->cfg.fb_ip, d->cfg.fb_port, fb, sizeof(fb));
 	qp_hostport_fmt(d->cfg.metrics_ip, d->cfg.metrics_port, m, sizeof(m));
 	qpaced_log(AGENT_LOG_INFO, "pid %d: feedback %s, control %s, metrics %s, rate "
-		   "table %s, cc %s, credits %s, auth %s, max %u QPs", (int)getpid(), fb,
-		   d->cfg.socket, d->cfg.metrics_port ? m : "off", d->cfg.rate_table, d->cfg.cc,
-		   d->cfg.agent.credits ? "ia" : "none", d->cfg.agent.have_key ? "siphash" : "off",
+		   "table %s, cc %s, credits %s, auth %s (sender 0x%08x), max %u QPs",
+		   (int)getpid(), fb, d->cfg.socket, d->cfg.metrics_port ? m : "off",
+		   d->cfg.rate_table, d->cfg.cc, d->cfg.agent.credits ? "ia" : "none",
+		   d->cfg.agent.have_key ? "siphash" : "off", d->cfg.agent.sender_id,
 		   d->cfg.agent.max_qps);
 	ev_run(d->loop, 0);
 	return 0;

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "agent_metrics.h"
+#include "http_req.h"
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "daemon_priv.h"
 
-#define HTTP_REQ_MAX 4096
 #define HTTP_IDLE_S 5.0
 
 struct qpaced_http {
@@ -87,26 +87,18 @@ static void serve_metrics(struct qpaced_http *h)
 	qp_strbuf_free(&body);
 }
 
-/* The request line is complete: answer it. */
+/* Answer what the bytes so far ask for (qpaced_http_route), or wait for more. */
 static void serve(struct qpaced_http *h)
 {
-	char method[16], path[256], version[16];
 	static const char home[] = "qpaced: Prometheus metrics at /metrics\n";
+	struct http_answer a = qpaced_http_route(h->req, h->rlen);
 
-	if (sscanf(h->req, "%15s %255s %15s", method, path, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7) != 0) {
-		refuse(h, "400 Bad Request", "expected: GET /metrics HTTP/1.1");
-		return;
-	}
-	path[strcspn(path, "?")] = 0;
-	if (strcmp(method, "GET") != 0)
-		refuse(h, "405 Method Not Allowed", "only GET is served");
-	else if (strcmp(path, "/metrics") == 0)
+	if (a.route == HTTP_METRICS)
 		serve_metrics(h);
-	else if (strcmp(path, "/") == 0)
+	else if (a.route == HTTP_HOME)
 		respond(h, "200 OK", "text/plain; charset=utf-8", home, sizeof(home) - 1);
-	else
-		refuse(h, "404 Not Found", "not found; the metrics are at /metrics");
+	else if (a.route == HTTP_REFUSED)
+		refuse(h, a.status, a.why);
 }
 
 static void http_ready(struct ev_loop *loop, ev_io *w, int revents)
@@ -130,10 +122,7 @@ static void http_ready(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	h->rlen += (size_t)n;
 	h->req[h->rlen] = 0;
-	if (strstr(h->req, "\r\n\r\n") || strstr(h->req, "\n\n"))
-		serve(h);
-	else if (h->rlen == HTTP_REQ_MAX)
-		refuse(h, "431 Request Header Fields Too Large", "request over 4 KiB");
+	serve(h);
 }
 
 static void http_idle(struct ev_loop *loop, ev_timer *w, int revents)

@@ -32,7 +32,9 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 		char opts[256];
 		snprintf(opts, sizeof(opts), "attach=%s,ip=%s", c->attach, c->ip);
 		struct host_conf hc = { .options = opts, .cc = c->cc,
-					      .credits = c->credits == CREDITS_IA, .seed = c->seed };
+					      .credits = c->credits == CREDITS_IA, .seed = c->seed,
+					      .key = c->have_key ? c->key : NULL,
+					      .clock_offset_ns = qp_wall_offset_ns() };
 		if ((rc = host_open(&e->host, &hc, now, err, errlen)))
 			return rc;
 		e->ctx = e->host.ctx;

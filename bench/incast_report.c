@@ -22,6 +22,7 @@ struct incast_field {
 	double text_scale;           /* text shows value * scale ... */
 	const char *text_unit;       /* ... in this unit */
 	bool needs_switch;           /* null in JSON, "n/a" in text without switch figures */
+	bool virtual_only;           /* only in a virtual-time result (text: one line) */
 };
 
 #define R(f) offsetof(struct incast_result, f)
@@ -55,6 +56,11 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true },
 	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-6, "ms", false },
 	{ NULL, "elapsed_s", NULL, FT_DBL, R(elapsed_s), 6, 1, "", false },
+	{ NULL, "clock", NULL, FT_STR, R(clock), 0, 1, "", false },
+	{ NULL, "events", NULL, FT_U64, R(events), 0, 1, "", false, true },
+	{ NULL, "packet_hops", NULL, FT_U64, R(packet_hops), 0, 1, "", false, true },
+	{ NULL, "sim_s", NULL, FT_DBL, R(sim_s), 6, 1, "", false, true },
+	{ NULL, "wall_s", NULL, FT_DBL, R(wall_s), 3, 1, "", false, true },
 };
 #undef R
 #define NFIELDS (sizeof(incast_fields) / sizeof(incast_fields[0]))
@@ -92,6 +98,8 @@ static void incast_json_obj(struct qp_out *o, const struct incast_result *r)
 	qp_out_obj(o, NULL);
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct incast_field *f = &incast_fields[i];
+		if (f->virtual_only && strcmp(r->clock, "virtual") != 0)
+			continue;
 		if (group && (!f->group || strcmp(group, f->group) != 0)) {
 			qp_out_end(o);
 			group = NULL;
@@ -180,6 +188,11 @@ void incast_print_text(FILE *out, const struct incast_result *r, const struct in
 	}
 	fputs("---------------------------------------------------------------------------------------\n", out);
 	incast_print_totals(out, r);
+	if (!strcmp(r->clock, "virtual"))
+		fprintf(out, " %-26s: %.6f s simulated in %.3f s wall, %" PRIu64 " events, %" PRIu64
+			" packet-hops (%.0f per wall second)\n", "virtual time", r->sim_s, r->wall_s,
+			r->events, r->packet_hops,
+			r->wall_s > 0 ? (double)r->packet_hops / r->wall_s : 0.0);
 	fputs("---------------------------------------------------------------------------------------\n", out);
 }
 

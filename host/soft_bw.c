@@ -36,7 +36,8 @@ static int open_side(struct bw_run *b, int i, const char *opts, uint8_t *buf, ui
 	struct qp_attr qa = { .sq_depth = p->sq_depth, .rq_depth = 16, .mtu_bytes = p->mtu_bytes,
 			      .timeout = p->timeout,
 			      .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL,
-			      .gate = { .chunk_bytes = p->chunk_bytes, .fallback_bps = p->rate_bps } };
+			      .gate = { .chunk_bytes = p->chunk_bytes, .line_bps = p->rate_bps,
+					.safe_permille = QP_GATE_MAX_PERMILLE } };
 	char *err = b->r->err;
 	size_t el = sizeof(b->r->err);
 	int rc = qp_ctx_open_ops(&qp_soft_ops, &ca, &b->ctx[i], err, el);

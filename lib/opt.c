@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,7 +176,7 @@ static int parse_number(const struct qp_opt *o, const char *arg, uint64_t *v)
 			d *= (double)o->unit_ns;
 			if (!(d >= 0 && d < 1.8e19))
 				return -EINVAL;
-			*v = (uint64_t)llround(d);
+			*v = qp_u64_round_sat(d);
 			return 0;
 		}
 		return qp_parse_time(arg, v);

@@ -355,6 +355,19 @@ void qp_ratetable_heartbeat(struct qp_ratetable *t, qp_time_ns now)
 		atomic_store_explicit(&t->hdr->heartbeat_ns, now, memory_order_release);
 }
 
+int qp_ratetable_set_fallback(struct qp_ratetable *t, qp_time_ns hold_ns,
+			      uint32_t safe_permille)
+{
+	uint64_t ms = hold_ns / QP_NS_PER_MS;
+
+	if (!t->writable || ms > QP_RATETABLE_FB_MAX_HOLD_MS || hold_ns % QP_NS_PER_MS ||
+	    safe_permille > QP_RATETABLE_FB_MAX_PERMILLE)
+		return -EINVAL;
+	atomic_store_explicit(&t->hdr->fb_hold_ms, (uint32_t)ms, memory_order_relaxed);
+	atomic_store_explicit(&t->hdr->fb_safe_permille, safe_permille, memory_order_relaxed);
+	return 0;
+}
+
 /* ---- readers ---- */
 
 int qp_ratetable_open(const char *where, struct qp_ratetable **out, char *err,
@@ -406,6 +419,18 @@ int qp_ratetable_open(const char *where, struct qp_ratetable **out, char *err,
 qp_time_ns qp_ratetable_heartbeat_ns(const struct qp_ratetable *t)
 {
 	return atomic_load_explicit(&t->hdr->heartbeat_ns, memory_order_acquire);
+}
+
+void qp_ratetable_fallback(const struct qp_ratetable *t, qp_time_ns *hold_ns,
+			   uint32_t *safe_permille)
+{
+	/* A foreign writer's values are clamped to the ranges the writer side enforces. */
+	uint32_t ms = atomic_load_explicit(&t->hdr->fb_hold_ms, memory_order_relaxed);
+	uint32_t pm = atomic_load_explicit(&t->hdr->fb_safe_permille, memory_order_relaxed);
+
+	*hold_ns = (qp_time_ns)(ms < QP_RATETABLE_FB_MAX_HOLD_MS ? ms : QP_RATETABLE_FB_MAX_HOLD_MS)
+		   * QP_NS_PER_MS;
+	*safe_permille = pm < QP_RATETABLE_FB_MAX_PERMILLE ? pm : QP_RATETABLE_FB_MAX_PERMILLE;
 }
 
 uint64_t qp_ratetable_epoch(const struct qp_ratetable *t)

@@ -55,6 +55,20 @@ static int parse_scaled(const char *s, const struct unit *units, double max, dou
 	return -EINVAL;
 }
 
+uint64_t qp_u64_round_sat(double v)
+{
+	uint64_t u;
+
+	if (!(v > 0))                          /* NaN, negatives, 0 */
+		return 0;
+	if (v >= 18446744073709551616.0)       /* 2^64 */
+		return UINT64_MAX;
+	u = (uint64_t)v;                       /* in range: truncates */
+	if (v - (double)u >= 0.5 && u != UINT64_MAX)
+		u++;
+	return u;
+}
+
 /* Case-sensitive for the one-letter byte and rate suffixes would be friendlier to "m" vs
  * "M", but nobody means milli-bits: accept either case. */
 int qp_parse_rate(const char *s, qp_rate_bps *out)
@@ -62,7 +76,7 @@ int qp_parse_rate(const char *s, qp_rate_bps *out)
 	double v;
 	if (parse_scaled(s, rate_units, 1.8e19, &v))
 		return -EINVAL;
-	*out = (qp_rate_bps)llround(v);
+	*out = qp_u64_round_sat(v);
 	return 0;
 }
 
@@ -71,7 +85,7 @@ int qp_parse_time(const char *s, qp_time_ns *out)
 	double v;
 	if (parse_scaled(s, time_units, 1.8e19, &v))
 		return -EINVAL;
-	*out = (qp_time_ns)llround(v);
+	*out = qp_u64_round_sat(v);
 	return 0;
 }
 
@@ -80,7 +94,7 @@ int qp_parse_bytes(const char *s, uint64_t *out)
 	double v;
 	if (parse_scaled(s, byte_units, 1.8e19, &v))
 		return -EINVAL;
-	*out = (uint64_t)llround(v);
+	*out = qp_u64_round_sat(v);
 	return 0;
 }
 
@@ -137,21 +151,44 @@ const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len)
 	return fmt_scaled((double)ns, u, sizeof(u) / sizeof(u[0]), buf, len);
 }
 
-const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	static const struct { const char *suffix; unsigned shift; } u[] = {
-		{ "G", 30 }, { "M", 20 }, { "K", 10 },
-	};
+/* Exactly: @v in the largest unit of @u (largest first) that divides it, else plain. */
+struct exact_unit {
+	const char *suffix;
+	uint64_t mult;
+};
 
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (bytes && bytes % (1ULL << u[i].shift) == 0) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)(bytes >> u[i].shift),
-				 u[i].suffix);
+static const char *fmt_exact(uint64_t v, const struct exact_unit *u, size_t n, char *buf,
+			     size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v && v % u[i].mult == 0) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(v / u[i].mult), u[i].suffix);
 			return buf;
 		}
 	}
-	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	snprintf(buf, len, "%llu", (unsigned long long)v);
 	return buf;
+}
+
+const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const struct exact_unit u[] = { { "G", 1ULL << 30 }, { "M", 1ULL << 20 },
+					       { "K", 1ULL << 10 } };
+	return fmt_exact(bytes, u, sizeof(u) / sizeof(u[0]), buf, len);
+}
+
+const char *qp_fmt_rate_exact(qp_rate_bps bps, char *buf, size_t len)
+{
+	static const struct exact_unit u[] = { { "T", 1000000000000ULL }, { "G", 1000000000ULL },
+					       { "M", 1000000ULL }, { "K", 1000ULL } };
+	return fmt_exact(bps, u, sizeof(u) / sizeof(u[0]), buf, len);
+}
+
+const char *qp_fmt_time_exact(qp_time_ns ns, char *buf, size_t len)
+{
+	static const struct exact_unit u[] = { { "s", QP_NS_PER_S }, { "ms", QP_NS_PER_MS },
+					       { "us", QP_NS_PER_US }, { "ns", 1 } };
+	return fmt_exact(ns, u, sizeof(u) / sizeof(u[0]), buf, len);
 }
 
 const char *qp_fmt_bytes_short(uint64_t b, char *buf, size_t len)

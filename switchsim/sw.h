@@ -7,7 +7,8 @@
  *            is addressed to the switch (ARP for its IP, level acks), forward by
  *            destination MAC (static, learned; broadcast and unknown flooded)
  *   enqueue  each egress queue model (queue.h); RED marks CE; early notices and level
- *            changes for RoCEv2 data frames go back to the sender (telem.h)
+ *            changes for RoCEv2 data frames go back to the sender (telem.h); PFC
+ *            accounts the bytes per ingress port and pauses upstream (pfc.h)
  *   leave    at departure + propagation delay: onto a link (the next switch's ingress,
  *            with the INT hops so far in the frame's metadata) or out of an I/O port
  *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames;
@@ -28,9 +29,11 @@
 #include <sys/uio.h>
 #include "qpace/frame.h"
 #include "qpace/int.h"
+#include "auth.h"
 #include "conf.h"
 #include "fwd.h"
 #include "impair.h"
+#include "pfc.h"
 #include "queue.h"
 #include "telem.h"
 
@@ -102,6 +105,7 @@ struct sw_pack {
 struct sw_port {
 	struct sw_switch *sw;
 	int index;
+	int gidx;                      /* in sw_fabric.all and .next */
 	const struct sw_port_conf *conf;
 	struct sw_queue *q;
 	struct sw_telem_params telem;  /* early threshold resolved */
@@ -115,10 +119,12 @@ struct sw_port {
 	struct sw_ctrl_slot *ctrl;
 	uint32_t ctrl_head, ctrl_tail;
 	struct sw_pack pack;           /* reports on their way to the host behind this port */
+	struct sw_pfc_port pfc;        /* PFC: ingress accounting, PAUSEs received */
 	/* frames in the current tx batch: from the queue, then from the band */
 	struct iovec tx_iov[SW_BATCH];
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
 	bool capture;
+	bool tx_listed;                /* in sw_fabric.txp until the end of this emit */
 };
 
 struct sw_switch {
@@ -129,6 +135,8 @@ struct sw_switch {
 	struct sw_port ports[SW_MAX_PORTS];
 	struct sw_fwd fwd;
 	uint16_t ip_id;
+	int pfc_xoff;                  /* ports whose upstream is paused */
+	struct sw_auth auth;           /* with a key: signs telemetry, checks level acks */
 };
 
 struct sw_capture;
@@ -139,10 +147,27 @@ struct sw_fabric {
 	struct sw_switch *sw[SW_MAX_SWITCHES];
 	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nports;
+	/* Each port's next leave time (the oldest frame of either band not yet in its tx
+	 * batch) and whether it is an I/O port, kept by every change of its bands, so that
+	 * finding the earliest is a scan of this array, not of the ports. */
+	struct sw_next {
+		qp_time_ns t;
+		bool io;
+	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
+	/* The earliest leave time of the frames queued since a driver last reset it to
+	 * QP_TIME_NEVER: with it the virtual-time driver (sim/) learns after an ingress
+	 * whether the fabric's next departure moved, without sw_fabric_next_ns's scan. */
+	qp_time_ns next_hint;
+	/* What an emit must finish: the open packs of reports, and the I/O ports whose tx
+	 * batch has frames (so it visits those, not every port). */
+	int packs_open;
+	int ntxp;
+	struct sw_port *txp[SW_MAX_SWITCHES * SW_MAX_PORTS];
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
@@ -158,6 +183,8 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now);
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
+/* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
+void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now);
 
 /* The I/O shell (loop.c): libev around the fabric until a signal or --duration. */
 int sw_loop_run(struct sw_fabric *f, const struct sw_conf *c, char *err, size_t len);

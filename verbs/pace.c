@@ -233,30 +233,43 @@ void qp_pacer_input(struct qp_pacer *p, qp_time_ns now, struct qp_gate_input *in
 	struct qp_ratetable *t = p->src ? qp_rate_src_get(p->src, now) : NULL;
 
 	memset(in, 0, sizeof(*in));
-	if (!t)
-		return;
-	in->have_table = true;
-	in->heartbeat_ns = qp_ratetable_heartbeat_ns(t);
-	in->have_slot = qp_ratetable_lookup(t, p->qpn, &p->slot_hint, &in->slot) == 0;
-	if (in->have_slot && in->slot.cap_bytes && p->inflight &&
+	if (t) {
+		in->have_table = true;
+		in->heartbeat_ns = qp_ratetable_heartbeat_ns(t);
+		qp_ratetable_fallback(t, &in->policy_hold_ns, &in->policy_safe_permille);
+		in->have_slot = qp_ratetable_lookup(t, p->qpn, &p->slot_hint, &in->slot) == 0;
+	}
+	/* The window applies under the agent's cap and in a hold, even with no table left. */
+	if (p->inflight && qp_gate_wants_inflight(&p->gate, in) &&
 	    p->inflight(p->inflight_arg, &in->inflight_bytes, &in->unit_bytes) == 0)
 		in->have_inflight = true;
 }
 
 static void pacer_log_events(struct qp_pacer *p, const struct qp_gate_verdict *v)
 {
-	char line[200], rate[32];
+	char line[300], rate[32], safe[32];
 	void (*log)(void *, const char *) = p->src ? p->src->log : default_log;
+	const struct qp_gate *g = &p->gate;
 
-	if (!(v->events & (QP_GATE_EV_FALLBACK | QP_GATE_EV_RECOVERED)))
+	if (!(v->events & (QP_GATE_EV_FALLBACK | QP_GATE_EV_RECOVERED | QP_GATE_EV_SAFE)))
 		return;
 	qp_fmt_rate(v->rate_bps, rate, sizeof(rate));
-	if (v->events & QP_GATE_EV_FALLBACK)
-		snprintf(line, sizeof(line), "qp 0x%06x: pacing at the fallback rate %sb/s: %s",
-			 p->qpn, rate, qp_gate_fallback_str(v->fallback));
-	else
+	qp_fmt_rate(qp_gate_safe_bps(g), safe, sizeof(safe));
+	if (v->events & QP_GATE_EV_RECOVERED)
 		snprintf(line, sizeof(line), "qp 0x%06x: the agent's rate is in force again (%sb/s)",
 			 p->qpn, rate);
+	else if (v->events & QP_GATE_EV_FALLBACK && v->mode == QP_GATE_HOLD)
+		snprintf(line, sizeof(line), "qp 0x%06x: %s: holding the agent's last rate %sb/s, "
+			 "window and credits for %llu ms, then the safe rate %sb/s", p->qpn,
+			 qp_gate_fallback_str(v->fallback), rate,
+			 (unsigned long long)(qp_gate_hold_ns(g) / QP_NS_PER_MS), safe);
+	else if (v->events & QP_GATE_EV_FALLBACK)
+		snprintf(line, sizeof(line), "qp 0x%06x: pacing at the safe rate %sb/s: %s", p->qpn,
+			 rate, qp_gate_fallback_str(v->fallback));
+	else
+		snprintf(line, sizeof(line), "qp 0x%06x: no agent for %llu ms: pacing at the safe "
+			 "rate %sb/s, window and credits off", p->qpn,
+			 (unsigned long long)(qp_gate_hold_ns(g) / QP_NS_PER_MS), rate);
 	log(p->src ? p->src->log_arg : NULL, line);
 }
 

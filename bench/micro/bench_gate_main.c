@@ -145,9 +145,10 @@ static int cmp_u64(const void *a, const void *b)
 static int run_one(const struct opts *o, qp_rate_bps rate, enum qp_wait_mode mode,
 		   struct result *r)
 {
-	/* The fallback is the target too, and the heartbeat never goes stale: a stall of the
-	 * machine must not change the rate under test. */
-	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .fallback_bps = rate,
+	/* The safe rate is the target too (all of a line of that rate), and the heartbeat
+	 * never goes stale: a stall of the machine must not change the rate under test. */
+	struct qp_gate_params gp = { .chunk_bytes = o->chunk_bytes, .line_bps = rate,
+				     .safe_permille = QP_GATE_MAX_PERMILLE,
 				     .stale_ns = QP_GATE_MAX_STALE_NS };
 	struct qp_wait w = { .mode = mode, .spin_ns = o->spin_ns };
 	struct qp_ratetable *t;

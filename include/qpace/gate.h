@@ -14,10 +14,22 @@
  *
  *   R is the rate the agent publishes for this QPN in the rate table (qpace/ratetable.h),
  *   capped by max_bps. It is read at every piece: a rate change takes effect at the next
- *   piece (tokens earned before it at the old rate are kept). With no table, no slot for
- *   this QPN, a rate of 0 or a heartbeat older than stale_ns, R = fallback_bps and the
- *   credit rule is off, so the gate never stalls on a dead agent; entering and leaving
- *   fallback is reported once each (QP_GATE_EV_* in the verdict, and counted).
+ *   piece (tokens earned before it at the old rate are kept).
+ *
+ *   Fallback. With no table, no slot for this QPN, a rate of 0 or a heartbeat older than
+ *   stale_ns there is no agent rate in force, and the gate never raises the rate on its own:
+ *     hold  for hold_ns after the agent's rate was last in force: the last rate, window cap
+ *           and credits that agent published (the rate capped at line_bps), all enforced as
+ *           before — a sender that spends its last credits waits, at most until the hold ends;
+ *     safe  afterwards (and from the start when no agent rate was ever in force):
+ *               R = min(line_bps * safe_permille / 1000, the last agent rate, max_bps),
+ *           credits and the window off (no one grants or acknowledges for a dead agent), so
+ *           the gate never stalls.
+ *   hold_ns and safe_permille are the QP's own when set, else the policy the agent last
+ *   published in the table header (qpaced --fallback-hold / --fallback-safe), else 1 s and
+ *   100 (1/10 of the line rate). Entering fallback, its reason changing, the hold ending and
+ *   the agent's rate returning are each reported once (QP_GATE_EV_* in the verdict, and
+ *   counted). A restarted agent takes over at its first published rate.
  *
  *   Credits (slot flag QP_RATE_F_CREDITS, the receiver paces): a piece also needs credits;
  *   available = credit_bytes granted (cumulative, from the table) − bytes spent in the
@@ -32,7 +44,7 @@
  *   when none fits the verdict is "wait for the window", retry after credit_poll_ns (an
  *   ACK frees it). A SEND waits until it fits whole. With nothing in flight one unit
  *   always goes, so a cap below one packet slows a flow to one packet per round trip and
- *   never stalls it. Like credits, the cap is off in fallback.
+ *   never stalls it. Like credits, the cap is enforced in hold and off in safe.
  *
  * Shell (verbs/pace.c): the rate source (maps the table, reopens it when it goes stale),
  * the wait (sleep, spin or sleep-then-spin until a deadline), and the pacer, which turns a
@@ -51,7 +63,9 @@
 /* Defaults and limits; a zero field in qp_gate_params takes the default. */
 #define QP_GATE_DEF_BURST_BYTES 8192u          /* two 4 KiB MTUs; the QP layer uses 2 x MTU */
 #define QP_GATE_DEF_CHUNK_BYTES 4096u
-#define QP_GATE_DEF_FALLBACK_BPS QP_GBPS
+#define QP_GATE_DEF_LINE_BPS (10 * QP_GBPS)     /* as the QP layer's default link rate */
+#define QP_GATE_DEF_HOLD_NS QP_NS_PER_S
+#define QP_GATE_DEF_SAFE_PERMILLE 100u         /* 1/10 of the line rate */
 #define QP_GATE_DEF_STALE_NS (100 * QP_NS_PER_MS)
 #define QP_GATE_DEF_CREDIT_POLL_NS (20 * QP_NS_PER_US)
 #define QP_GATE_MIN_BYTES 64u                  /* burst and chunk: 64 B .. 64 MiB */
@@ -60,17 +74,25 @@
 #define QP_GATE_MAX_BPS (10000 * QP_GBPS)
 #define QP_GATE_MIN_STALE_NS QP_NS_PER_MS      /* 1 ms .. 60 s */
 #define QP_GATE_MAX_STALE_NS (60 * QP_NS_PER_S)
+#define QP_GATE_MIN_HOLD_NS QP_NS_PER_MS       /* 1 ms .. 60 s, whole ms */
+#define QP_GATE_MAX_HOLD_NS (60 * QP_NS_PER_S)
+#define QP_GATE_MAX_PERMILLE 1000u             /* 1000 = the line rate: never a default */
 
 struct qp_gate_params {
 	uint64_t burst_bytes;       /* bytes that may gather beyond one piece */
 	uint64_t chunk_bytes;       /* largest piece of a splittable message, bytes */
-	qp_rate_bps fallback_bps;   /* rate with no live agent, bits/s */
+	qp_rate_bps line_bps;       /* the QP's line rate: ceiling of the held rate, base of
+				     * the safe rate, bits/s */
 	qp_rate_bps max_bps;        /* ceiling on any table rate, bits/s; 0 = none */
 	qp_time_ns stale_ns;        /* heartbeat age that means "no agent" */
+	qp_time_ns hold_ns;         /* hold the last agent rate this long; 0 = the agent's
+				     * policy, else QP_GATE_DEF_HOLD_NS */
+	uint64_t safe_permille;     /* then this share of line_bps, 1/1000; 0 = the agent's
+				     * policy, else QP_GATE_DEF_SAFE_PERMILLE */
 	qp_time_ns credit_poll_ns;  /* retry interval while waiting for credits or the window */
 };
 
-/* Why the gate runs at the fallback rate. */
+/* Why no agent rate is in force (the gate holds or runs safe). */
 enum qp_gate_fallback {
 	QP_GATE_FB_NONE = 0,        /* the agent's rate is in force */
 	QP_GATE_FB_NO_TABLE,        /* no rate table mapped */
@@ -80,11 +102,21 @@ enum qp_gate_fallback {
 	QP_GATE_FB_COUNT
 };
 
+/* Where the rate in force comes from. */
+enum qp_gate_mode {
+	QP_GATE_AGENT = 0,          /* the agent's rate, window and credits */
+	QP_GATE_HOLD,               /* agent lost: its last rate, window and credits */
+	QP_GATE_SAFE,               /* hold over (or never an agent): the safe rate only */
+	QP_GATE_MODE_COUNT
+};
+
 /* What the shell read for this QP: filled by qp_pacer_input or by a test. */
 struct qp_gate_input {
 	bool have_table;
 	bool have_slot;
 	qp_time_ns heartbeat_ns;
+	qp_time_ns policy_hold_ns;  /* the table's fallback policy; 0 = none */
+	uint32_t policy_safe_permille;
 	struct qp_rate_entry slot;  /* with have_slot */
 	bool have_inflight;         /* the backend counts unacknowledged bytes */
 	uint64_t inflight_bytes;    /* with have_inflight: sent or queued, not yet acknowledged */
@@ -106,6 +138,7 @@ enum qp_gate_events {
 	QP_GATE_EV_FALLBACK = 1u << 0,   /* entered fallback, or its reason changed: log once */
 	QP_GATE_EV_RECOVERED = 1u << 1,  /* the agent's rate is in force again */
 	QP_GATE_EV_RATE = 1u << 2,       /* the rate in force changed */
+	QP_GATE_EV_SAFE = 1u << 3,       /* the hold ended: the safe rate from now on */
 };
 
 struct qp_gate_verdict {
@@ -114,6 +147,7 @@ struct qp_gate_verdict {
 	enum qp_gate_wait_reason wait;
 	unsigned events;                 /* QP_GATE_EV_* */
 	enum qp_gate_fallback fallback;  /* the state after this call */
+	enum qp_gate_mode mode;
 	qp_rate_bps rate_bps;            /* the rate in force after this call */
 };
 
@@ -125,7 +159,9 @@ struct qp_gate_stats {
 	uint64_t window_waits;           /* closed verdicts: in-flight cap */
 	uint64_t debt_pieces;            /* whole messages larger than the bucket */
 	uint64_t fallback_entries;       /* times fallback began (or changed reason) */
-	uint64_t fallback_bytes;         /* bytes let through at the fallback rate */
+	uint64_t fallback_bytes;         /* bytes let through without an agent (hold, safe) */
+	uint64_t safe_entries;           /* times a hold ended */
+	uint64_t safe_bytes;             /* of fallback_bytes, at the safe rate */
 	uint64_t recoveries;
 	uint64_t rate_changes;
 	uint64_t credit_resets;          /* the slot's generation changed */
@@ -141,6 +177,13 @@ struct qp_gate {
 	qp_time_ns last_ns;              /* tokens are counted up to here */
 	qp_rate_bps rate_bps;            /* the rate in force */
 	enum qp_gate_fallback fallback;
+	enum qp_gate_mode mode;
+	bool have_last;                  /* an agent rate was in force once */
+	struct qp_rate_entry last;       /* the slot as it was when last in force */
+	qp_rate_bps last_bps;            /* the rate that was in force then */
+	qp_time_ns lost_ns;              /* when it stopped being in force */
+	qp_time_ns policy_hold_ns;       /* the agent's policy as last seen; 0 = none */
+	uint32_t policy_safe_permille;
 	uint32_t credit_gen;             /* slot generation the spent count belongs to */
 	bool credit_gen_known;
 	uint64_t credit_spent_bytes;
@@ -150,7 +193,7 @@ struct qp_gate {
 /* Fill zero fields with defaults, then check ranges. 0, or -EINVAL with one line naming the
  * field, the value and the accepted range. */
 int qp_gate_params_resolve(struct qp_gate_params *p, char *err, size_t errlen);
-/* Start with a full bucket at the fallback rate; @p must be resolved. */
+/* Start with a full bucket at the safe rate; @p must be resolved. */
 void qp_gate_init(struct qp_gate *g, const struct qp_gate_params *p, qp_time_ns now);
 /* Ask to hand on up to @want bytes of a message at @now. Returns 0 with v->bytes charged
  * (0 only when want is 0), or -EAGAIN with v->retry_ns and v->wait. */
@@ -159,6 +202,15 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 /* The bucket depth in force: chunk_bytes + burst_bytes. */
 uint64_t qp_gate_cap_bytes(const struct qp_gate *g);
 const char *qp_gate_fallback_str(enum qp_gate_fallback f);
+/* The fallback policy in force: the QP's own, else the agent's as last seen, else the
+ * defaults; the safe rate already capped by the last agent rate and max_bps. */
+qp_time_ns qp_gate_hold_ns(const struct qp_gate *g);
+qp_rate_bps qp_gate_safe_bps(const struct qp_gate *g);
+/* "agent", "hold", "safe". */
+const char *qp_gate_mode_str(enum qp_gate_mode m);
+/* Does the window cap apply to the next piece? (The shell then asks the backend for the
+ * bytes in flight.) */
+bool qp_gate_wants_inflight(const struct qp_gate *g, const struct qp_gate_input *in);
 
 /* ---- shell: waiting ---- */
 
@@ -189,7 +241,7 @@ int qp_wait_mode_parse(const char *s, enum qp_wait_mode *out);
 /* Where the rate table comes from: mapped lazily, reopened (at most once per retry_ns)
  * while absent or stale, so a restarted agent is picked up. Shared by a context's QPs. */
 struct qp_rate_src {
-	char name[128];                  /* "" = none: always the fallback rate */
+	char name[128];                  /* "" = none: always the safe rate */
 	struct qp_ratetable *table;
 	bool owned;                      /* false: a caller's in-process table, never reopened */
 	qp_time_ns retry_ns;             /* next reopen attempt */
@@ -214,7 +266,7 @@ void qp_rate_src_fini(struct qp_rate_src *s);
 struct qp_pacer {
 	struct qp_gate gate;
 	struct qp_wait wait;
-	struct qp_rate_src *src;         /* may be NULL: fallback rate */
+	struct qp_rate_src *src;         /* may be NULL: the safe rate */
 	uint32_t qpn;
 	uint32_t slot_hint;
 	/* The QP's unacknowledged bytes and its packet size (path MTU), for the in-flight

@@ -4,14 +4,16 @@
  * fixed header and a fixed array of 64-byte slots, one per registered QP:
  *
  *   header  magic "QPRT", version, header and slot sizes, slot count, a random epoch,
- *           the agent's heartbeat (CLOCK_MONOTONIC ns, stamped every few ms) and its pid
+ *           the agent's heartbeat (CLOCK_MONOTONIC ns, stamped every few ms), its pid and
+ *           its fallback policy for the gates (hold time, safe fraction; 0 = the gate's own)
  *   slot    QPN, rate (bits/s), in-flight cap (bytes; 0 = none), cumulative credit bytes
  *           granted, flags, the slot's generation, last update time; guarded by a per-slot
  *           sequence counter
  *
  * The in-flight cap (a window algorithm's W, e.g. HPCC's) sits in bytes that version 1
  * reserved as zero, so a table written without it reads as "no cap" and the version is
- * unchanged.
+ * unchanged. The fallback policy likewise sits in header bytes version 1 reserved as zero
+ * (zero = "no policy": each gate uses its own defaults).
  *
  * One writer (the agent; single-threaded) and any number of readers (the pacing gate in
  * each application), lock-free. A slot is a seqlock: the writer makes seq odd, writes the
@@ -49,6 +51,8 @@
 #define QP_RATETABLE_READ_TRIES 64u
 #define QP_RATE_QPN_FREE 0xffffffffu
 #define QP_RATE_QPN_MAX 0xffffffu       /* QPNs are 24 bits */
+#define QP_RATETABLE_FB_MAX_HOLD_MS 60000u
+#define QP_RATETABLE_FB_MAX_PERMILLE 1000u
 
 /* Slot flags. */
 enum qp_rate_flags {
@@ -64,7 +68,9 @@ struct qp_rate_hdr {
 	uint64_t epoch;                 /* random, per creation */
 	_Atomic uint64_t heartbeat_ns;  /* the writer's CLOCK_MONOTONIC; 0 = none yet */
 	_Atomic uint32_t writer_pid;
-	uint32_t reserved[7];
+	_Atomic uint32_t fb_hold_ms;    /* gates hold the last rate this long; 0 = their own */
+	_Atomic uint32_t fb_safe_permille; /* then this share of the line rate; 0 = their own */
+	uint32_t reserved[5];
 };
 
 struct qp_rate_slot {
@@ -133,6 +139,12 @@ int qp_ratetable_set(struct qp_ratetable *t, uint32_t slot, qp_rate_bps rate_bps
 int qp_ratetable_grant(struct qp_ratetable *t, uint32_t slot, uint64_t bytes, qp_time_ns now);
 /* Stamp the heartbeat. */
 void qp_ratetable_heartbeat(struct qp_ratetable *t, qp_time_ns now);
+/* Publish the fallback policy the gates follow when this agent is lost (qpace/gate.h):
+ * hold the last rate @hold_ns (whole ms, QP_RATETABLE_FB_MAX_HOLD_MS at most), then pace at
+ * @safe_permille / 1000 of the QP's line rate (1..1000). 0 for either = the gate's own.
+ * -EINVAL out of range. */
+int qp_ratetable_set_fallback(struct qp_ratetable *t, qp_time_ns hold_ns,
+			      uint32_t safe_permille);
 
 /* ---- readers (the gate) ---- */
 
@@ -142,6 +154,9 @@ int qp_ratetable_open(const char *where, struct qp_ratetable **out, char *err,
 		      size_t errlen);
 /* The agent's last heartbeat (0 = none). */
 qp_time_ns qp_ratetable_heartbeat_ns(const struct qp_ratetable *t);
+/* The agent's fallback policy (0 = none published), as set by qp_ratetable_set_fallback. */
+void qp_ratetable_fallback(const struct qp_ratetable *t, qp_time_ns *hold_ns,
+			   uint32_t *safe_permille);
 /* The table's creation epoch. */
 uint64_t qp_ratetable_epoch(const struct qp_ratetable *t);
 /* Consistent copy of slot @slot: 0, -EINVAL (index out of range), or -EAGAIN (the writer

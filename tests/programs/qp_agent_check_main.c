@@ -27,7 +27,8 @@
 struct check {
 	const char *sock, *table;
 	unsigned port;
-	qp_rate_bps fallback_bps, link_bps;
+	qp_rate_bps link_bps;
+	qp_time_ns hold_ns;
 	qp_time_ns run_ns, every_ns;
 	struct qp_ctx *ctx[2];
 	struct qp *qp[2], *spare;
@@ -59,7 +60,7 @@ static void open_host(struct check *c, int i)
 				  .agent = { .link_bps = c->link_bps } };
 	struct qp_attr qa = { .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL, .sq_depth = 64,
 			      .gate = { .chunk_bytes = MSG_BYTES, .burst_bytes = 4 * MSG_BYTES,
-					.fallback_bps = c->fallback_bps },
+					.hold_ns = c->hold_ns },
 			      .wait = { .mode = QP_WAIT_SLEEP } };
 
 	snprintf(opts, sizeof(opts), "bind=127.0.0.1:%u,peer=127.0.0.1:%u,ip=10.0.0.%d",
@@ -156,10 +157,11 @@ static void run(struct check *c)
 				 ? qp_gate_fallback_str(c->qp[0]->pacer.gate.fallback) : "none");
 			for (char *s = fb; *s; s++)
 				*s = *s == ' ' ? '_' : *s;
-			printf("interval t=%.3f rate_bps=%.0f in_force_bps=%llu fallback=%s a=%s b=%s\n",
-			       (double)(now - t0) / 1e9,
+			printf("interval t=%.3f rate_bps=%.0f in_force_bps=%llu fallback=%s mode=%s "
+			       "a=%s b=%s\n", (double)(now - t0) / 1e9,
 			       (double)(st.tx_bytes - last) * 8e9 / (double)(now - mark + c->every_ns),
 			       (unsigned long long)c->qp[0]->pacer.gate.rate_bps, fb,
+			       qp_gate_mode_str(c->qp[0]->pacer.gate.mode),
 			       qp_agent_state(c->qp[0]), qp_agent_state(c->qp[1]));
 			fflush(stdout);
 			last = st.tx_bytes;
@@ -177,9 +179,9 @@ static const struct qp_opt opts[] = {
 	  .def = QP_RATETABLE_DEFAULT },
 	{ "port", 'p', QP_OPT_UINT, "PORT", AT(port), .min = 1024, .max = 65534,
 	  .help = "UDP port of host A; B takes the next one", .def = "30500" },
-	{ "fallback", 'f', QP_OPT_RATE, "FALLBACK", AT(fallback_bps), .min = QP_GATE_MIN_BPS,
-	  .max = QP_GATE_MAX_BPS, .help = "the gate's rate while the agent gives none",
-	  .def = "100M" },
+	{ "hold", 'H', QP_OPT_TIME, "TIME", AT(hold_ns), .max = QP_GATE_MAX_HOLD_NS,
+	  .help = "agent lost: the gate holds its last rate this long, then 1/10 of the link\n"
+		  "(0 = the agent's policy)", .def = "0" },
 	{ "link", 'l', QP_OPT_RATE, "LINK", AT(link_bps), .min = QP_KBPS, .max = 10000 * QP_GBPS,
 	  .help = "link rate the QPs register with", .def = "400M" },
 	{ "time", 't', QP_OPT_TIME, "SECONDS", AT(run_ns), .min = QP_NS_PER_MS,

@@ -262,7 +262,9 @@ int main(int argc, char **argv)
 	qa.rq_depth = 2 * SLOTS;
 	qa.gate.chunk_bytes = o.chunk_bytes;
 	qa.gate.burst_bytes = o.burst_bytes;
-	qa.gate.fallback_bps = o.rate_bps;
+	/* -r: the rate with no agent, so the safe rate is all of it (line_bps = -r) */
+	qa.gate.line_bps = o.rate_bps;
+	qa.gate.safe_permille = QP_GATE_MAX_PERMILLE;
 	if (o.cm)
 		rc = o.server ? qp_dial_cm(ctx, &qa, o.server, o.port, mr, &qp, err, sizeof(err))
 			      : qp_accept_cm(ctx, &qa, NULL, o.port, mr, &qp, err, sizeof(err));

@@ -40,7 +40,8 @@ void soft_side_open_rates(struct soft_side *s, const char *opts, size_t len, uns
 	struct qp_ctx_attr ca = { .options = opts, .rate_table = "", .log = keep_log,
 				  .rate_table_mem = rates };
 	struct qp_attr dflt = { .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL, .timeout = 10,
-				.gate = { .fallback_bps = QP_GATE_MAX_BPS,
+				.gate = { .line_bps = QP_GATE_MAX_BPS,
+					  .safe_permille = QP_GATE_MAX_PERMILLE,
 					  .chunk_bytes = 64 << 10 } };
 	char err[200];
 

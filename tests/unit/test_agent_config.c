@@ -29,6 +29,8 @@ static void test_defaults_and_file(void **state)
 		"max-qps = 4096",
 		"peer-port = 4800",
 		"heartbeat = 5ms\r\n",
+		"fallback-hold = 250ms",
+		"fallback-safe = 50",
 	};
 	struct qpaced_config c;
 	struct qp_opt_reader r;
@@ -46,6 +48,8 @@ static void test_defaults_and_file(void **state)
 	assert_string_equal(c.cc, "hpcc");
 	assert_false(c.agent.credits);
 	assert_string_equal(c.key_file, "");
+	assert_int_equal(c.fb_hold_ns, QP_NS_PER_S);
+	assert_int_equal(c.fb_safe_permille, 100);
 	qpaced_config_reader_init(&r, &c, "test.conf");
 	for (size_t i = 0; i < sizeof(file) / sizeof(file[0]); i++)
 		if (qp_opt_line(&r, file[i], err, sizeof(err)))
@@ -66,6 +70,8 @@ static void test_defaults_and_file(void **state)
 	assert_int_equal(c.agent.max_qps, 4096);
 	assert_int_equal(c.agent.peer_port, 4800);
 	assert_int_equal(c.heartbeat_ns, 5 * QP_NS_PER_MS);
+	assert_int_equal(c.fb_hold_ns, 250 * QP_NS_PER_MS);
+	assert_int_equal(c.fb_safe_permille, 50);
 	/* the command line comes after the file and wins */
 	assert_int_equal(qpaced_config_set(&c, "max-qps", "8", err, sizeof(err)), 0);
 	assert_int_equal(c.agent.max_qps, 8);
@@ -89,6 +95,9 @@ static void test_errors_name_file_line_key(void **state)
 		{ "cc = reno", "unknown algorithm \"reno\"" },
 		{ "cc-params = eta = 1", "without spaces" },
 		{ "heartbeat = 5ns", "100us..10s" },
+		{ "fallback-safe = 0", "1..1000" },
+		{ "fallback-safe = 1001", "fallback-safe" },
+		{ "fallback-hold = 61s", "1ms..60s" },
 		{ "socket = ", "socket" },
 		{ "colour = blue", "unknown key \"colour\"" },
 		{ "just words", "expected key = value" },
@@ -128,6 +137,12 @@ static void test_errors_name_file_line_key(void **state)
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "cc-params: ffd: down=7"));
 	print_message("%s\n", err);
+	/* the gates' hold is published in whole milliseconds */
+	qpaced_config_init(&c);
+	assert_int_equal(qpaced_config_set(&c, "fallback-hold", "1500us", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "fallback-hold: 1500000 ns: whole milliseconds"));
 }
 
 static void test_help_lists_every_option(void **state)

@@ -1,6 +1,6 @@
 /* The agent's translation of feedback messages into cc events (fb_to_cc_event): INT, NOTICE
  * and LEVEL map onto their events with every field carried; level acks and credits are no
- * cc event. */
+ * cc event. Hop values no switch would send reach the agent's monitoring safely. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "agent_fx.h"
 #include "fb_samples.h"
 #include "qpace/agent.h"
 
@@ -38,10 +39,44 @@ static void test_cc_mapping(void **state)
 	assert_int_equal(fb_to_cc_event(&msgs[12], &ev), -ENOENT);  /* credit */
 }
 
+/* Regression (found by tests/fuzz/fuzz_agent.c): an INT hop claiming a 1 b/s link and a
+ * 4e9-byte queue made the queueing delay 3.2e19 ns, past what a uint64_t holds, and its
+ * conversion undefined (clang's float-cast-overflow check stops here under SAN=1). The RTT
+ * shown saturates; the algorithm's rate stays within the link. */
+static void test_absurd_hop_saturates(void **state)
+{
+	struct agent_params p = afx_params("hpcc");
+	struct afx *f = afx_new(&p);
+	struct agent_qp_reg r = afx_reg(0x11, 0x21);
+	struct agent_qp_view v;
+	struct fb_msg m = { .type = FB_T_INT };
+	(void)state;
+
+	afx_register(f, &r);
+	m.u.int_report = (struct fb_int){
+		.flow = { HOST_A, HOST_B, r.sport, 0x21 }, .psn = 1, .nhops = 1,
+		.hops = { { .switch_id = 1, .port = 1, .ts_ns = T0, .tx_bytes = 1000,
+			    .qlen_bytes = 4000000000u, .link_bps = 1 } },
+	};
+	assert_true(afx_feed(f, &m, SWITCH, T0 + 1000) & AGENT_RX_MATCHED);
+	m.u.int_report.psn = 2;
+	m.u.int_report.hops[0].ts_ns = T0 + 1000;
+	m.u.int_report.hops[0].tx_bytes = 2000;
+	assert_true(afx_feed(f, &m, SWITCH, T0 + 2000) & AGENT_RX_MATCHED);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v), 0);
+	print_message("rtt shown %llu ns, utilization %g, rate %llu b/s\n",
+		      (unsigned long long)v.rtt_ns, v.utilization,
+		      (unsigned long long)v.rate_bps);
+	assert_true(v.rtt_ns == UINT64_MAX);
+	assert_true(v.rate_bps > 0 && v.rate_bps <= r.link_bps);
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cc_mapping),
+		cmocka_unit_test(test_absurd_hop_saturates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,30 @@ static void test_units(void **state)
 	assert_int_equal(qp_parse_bytes("1500", &b), 0);
 	assert_int_equal(b, 1500);
 	assert_int_not_equal(qp_parse_bytes("1e30", &b), 0);
+	/* Above 2^63 (where llround stopped: it gave 2^63 for every such value). */
+	assert_int_equal(qp_parse_rate("1e19", &r), 0);
+	assert_true(r == 10000000000000000000ull);
+	assert_int_equal(qp_parse_time("17000000000s", &t), 0);
+	assert_true(t == 17000000000ull * QP_NS_PER_S);
+}
+
+/* The one double -> integer conversion for input-derived values: rounded, saturated. */
+static void test_u64_round_sat(void **state)
+{
+	static const struct { double v; uint64_t want; } cases[] = {
+		{ 0.0, 0 }, { -1.0, 0 }, { -1e300, 0 }, { 0.49, 0 }, { 0.5, 1 }, { 2.5, 3 },
+		{ 1e3, 1000 }, { 9223372036854775808.0, 9223372036854775808ull },
+		{ 1e19, 10000000000000000000ull }, { 18446744073709549568.0, 18446744073709549568ull },
+		{ 18446744073709551616.0, UINT64_MAX }, { 3.2e19, UINT64_MAX },
+		{ 1e300, UINT64_MAX },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_true(qp_u64_round_sat(cases[i].v) == cases[i].want);
+	assert_true(qp_u64_round_sat(__builtin_nan("")) == 0);
+	assert_true(qp_u64_round_sat(__builtin_inf()) == UINT64_MAX);
+	assert_true(qp_u64_round_sat(-__builtin_inf()) == 0);
 }
 
 /* qp_fmt_bytes is exact, and qp_parse_bytes reads every form it writes back. */
@@ -158,6 +182,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_u64_round_sat),
 		cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_tx_time),
 		cmocka_unit_test(test_none_defaults_and_param),

@@ -1,6 +1,6 @@
 /* The pacing gate's core in injected time: rate x time within one burst over every window,
- * the burst bound, chunking, credits, stale heartbeat -> fallback reported once, a rate
- * change taking effect at the next chunk, parameter checks. */
+ * the burst bound, chunking, credits, the in-flight cap, a rate change taking effect at the
+ * next chunk, parameter checks. What it does without an agent: test_gate_fallback.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,94 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gate_sim.h"
 #include "qpace/gate.h"
-
-struct sim {
-	struct qp_gate g;
-	struct qp_gate_input in;
-	qp_time_ns now;
-	unsigned events;       /* all events seen */
-	unsigned fallback_ev;  /* verdicts carrying QP_GATE_EV_FALLBACK */
-	unsigned recovered_ev;
-};
-
-/* A live agent giving @rate_bps, heartbeat kept fresh by beat(). */
-static void sim_init(struct sim *s, qp_rate_bps rate_bps, uint64_t burst, uint64_t chunk)
-{
-	struct qp_gate_params p = { .burst_bytes = burst, .chunk_bytes = chunk };
-
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(qp_gate_params_resolve(&p, NULL, 0), 0);
-	s->now = 1000 * QP_NS_PER_MS;
-	qp_gate_init(&s->g, &p, s->now);
-	s->in.have_table = true;
-	s->in.have_slot = true;
-	s->in.heartbeat_ns = s->now;
-	s->in.slot.qpn = 0x11;
-	s->in.slot.gen = 1;
-	s->in.slot.rate_bps = rate_bps;
-}
-
-static int sim_take(struct sim *s, uint64_t want, unsigned flags, struct qp_gate_verdict *v)
-{
-	int rc = qp_gate_take(&s->g, &s->in, want, flags, s->now, v);
-
-	s->events |= v->events;
-	s->fallback_ev += !!(v->events & QP_GATE_EV_FALLBACK);
-	s->recovered_ev += !!(v->events & QP_GATE_EV_RECOVERED);
-	if (rc == 0)
-		assert_true(v->bytes <= want);
-	else
-		assert_true(v->retry_ns > s->now); /* closed always means "later", never now */
-	return rc;
-}
-
-/* Worst window excess: max over i >= j of bytes(j..i) - R*(t_i - t_j)/8, in bytes. */
-struct window_check {
-	qp_rate_bps rate;
-	uint64_t cum;          /* bytes through the previous piece */
-	double min_base;       /* min over j of (cum_{j-1} - R*t_j/8) */
-	double worst;
-	bool started;
-};
-
-static void window_add(struct window_check *w, qp_time_ns t, uint64_t bytes)
-{
-	double budget = (double)w->rate * (double)t / 8e9;
-	double base = (double)w->cum - budget;
-
-	if (!w->started || base < w->min_base)
-		w->min_base = base;
-	w->started = true;
-	w->cum += bytes;
-	if ((double)w->cum - budget - w->min_base > w->worst)
-		w->worst = (double)w->cum - budget - w->min_base;
-}
-
-/* Greedy sender: messages of @msg bytes back to back until @until. Returns bytes passed. */
-static uint64_t run_greedy(struct sim *s, qp_time_ns until, uint64_t msg, unsigned flags,
-			   struct window_check *w, uint64_t *max_piece)
-{
-	uint64_t sent = 0, left = msg;
-	struct qp_gate_verdict v;
-
-	while (s->now < until) {
-		s->in.heartbeat_ns = s->now;
-		if (sim_take(s, left, flags, &v) < 0) {
-			s->now = v.retry_ns;
-			continue;
-		}
-		if (w)
-			window_add(w, s->now, v.bytes);
-		if (max_piece && v.bytes > *max_piece)
-			*max_piece = v.bytes;
-		sent += v.bytes;
-		left -= v.bytes;
-		if (!left)
-			left = msg;
-	}
-	return sent;
-}
 
 static void test_rate_times_time_within_one_burst(void **state)
 {
@@ -236,10 +150,16 @@ static void test_credits_gate_posts(void **state)
 	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
 	assert_int_equal(v.bytes, 4096);
 	assert_int_equal(s.g.stats.credit_resets, 1);
-	/* A dead agent never stalls a QP waiting for credits: stale -> fallback, no credits. */
+	/* A dead agent: its credits still bind while the gate holds its rate (none left: wait),
+	 * and a QP waiting for credits is released at the safe rate when the hold ends. */
 	s.now += 200 * QP_NS_PER_MS;
-	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
+	assert_int_equal(sim_take(&s, 65536, 0, &v), -EAGAIN);
 	assert_int_equal(v.fallback, QP_GATE_FB_STALE);
+	assert_int_equal(v.mode, QP_GATE_HOLD);
+	assert_int_equal(v.wait, QP_GATE_WAIT_CREDITS);
+	s.now += QP_GATE_DEF_HOLD_NS;
+	assert_int_equal(sim_take(&s, 65536, 0, &v), 0);
+	assert_int_equal(v.mode, QP_GATE_SAFE);
 	assert_int_equal(v.bytes, 4096);
 	print_message("credit waits %llu, pieces %llu\n",
 		      (unsigned long long)s.g.stats.credit_waits,
@@ -315,96 +235,16 @@ static void test_window_caps_inflight(void **state)
 	s.in.inflight_bytes = 0;
 	assert_int_equal(sim_take(&s, 2 * MTU, QP_GATE_WHOLE, &v), 0);
 	assert_int_equal(v.bytes, 2 * MTU);
-	/* Without an agent the cap is off, like credits: fallback never waits on a window. */
+	/* A dead agent: its cap still binds while the gate holds its rate, and is off once the
+	 * hold is over (the safe rate never waits on a window). */
 	s.in.inflight_bytes = 1 << 20;
 	s.now += 200 * QP_NS_PER_MS;
-	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
+	assert_int_equal(sim_take(&s, 4096, 0, &v), -EAGAIN);
 	assert_int_equal(v.fallback, QP_GATE_FB_STALE);
-}
-
-static void test_stale_heartbeat_fallback_reported_once(void **state)
-{
-	struct sim s;
-	struct qp_gate_verdict v;
-	qp_time_ns hb, t0;
-	uint64_t sent, expect;
-	(void)state;
-
-	sim_init(&s, 5 * QP_GBPS, 8192, 4096);
-	/* The agent stops beating at hb; the gate keeps the agent rate for stale_ns. */
-	hb = s.now;
-	s.in.heartbeat_ns = hb;
-	s.now = hb + 99 * QP_NS_PER_MS;
+	assert_int_equal(v.wait, QP_GATE_WAIT_WINDOW);
+	s.now += QP_GATE_DEF_HOLD_NS;
 	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
-	assert_int_equal(v.fallback, QP_GATE_FB_NONE);
-	assert_int_equal(v.rate_bps, 5 * QP_GBPS);
-	/* Past stale_ns: the fallback rate, said once however many pieces follow. */
-	s.now = hb + 101 * QP_NS_PER_MS;
-	t0 = s.now;
-	sent = 0;
-	while (s.now < t0 + 100 * QP_NS_PER_MS) {
-		if (sim_take(&s, 1 << 20, 0, &v) < 0) {
-			s.now = v.retry_ns;
-			continue;
-		}
-		sent += v.bytes;
-	}
-	expect = qp_bytes_in(QP_GATE_DEF_FALLBACK_BPS, s.now - t0);
-	print_message("stale: %llu bytes in 100 ms at fallback 1 Gb/s (rate x time %llu); "
-		      "fallback reported %u time(s), entries %llu\n",
-		      (unsigned long long)sent, (unsigned long long)expect, s.fallback_ev,
-		      (unsigned long long)s.g.stats.fallback_entries);
-	assert_int_equal(s.fallback_ev, 1);
-	assert_int_equal(s.g.stats.fallback_entries, 1);
-	assert_int_equal(v.fallback, QP_GATE_FB_STALE);
-	assert_true(sent <= expect + 8192 && sent + 4096 >= expect);
-	assert_int_equal(s.g.stats.fallback_bytes, sent);
-	/* The heartbeat comes back: recovered, once, and the agent's rate again. */
-	s.in.heartbeat_ns = s.now;
-	s.now += QP_NS_PER_MS;
-	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
-	assert_true(v.events & QP_GATE_EV_RECOVERED);
-	assert_int_equal(v.rate_bps, 5 * QP_GBPS);
-	assert_int_equal(sim_take(&s, 4096, 0, &v), 0);
-	assert_int_equal(s.recovered_ev, 1);
-	assert_int_equal(s.fallback_ev, 1);
-}
-
-static void test_no_agent_never_stalls(void **state)
-{
-	static const struct { bool table, slot; qp_time_ns hb; qp_rate_bps rate;
-			      enum qp_gate_fallback want; } cases[] = {
-		{ false, false, 0, 0, QP_GATE_FB_NO_TABLE },
-		{ true, false, 1, 0, QP_GATE_FB_NO_SLOT },
-		{ true, true, 0, QP_GBPS, QP_GATE_FB_STALE },  /* heartbeat never stamped */
-		{ true, true, 1, 0, QP_GATE_FB_NO_RATE },
-	};
-	(void)state;
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sim s;
-		struct qp_gate_verdict v;
-		uint64_t sent = 0;
-
-		sim_init(&s, cases[i].rate, 8192, 4096);
-		s.in.have_table = cases[i].table;
-		s.in.have_slot = cases[i].slot;
-		s.in.slot.flags = QP_RATE_F_CREDITS; /* ignored in fallback */
-		for (int k = 0; k < 1000; k++) {
-			s.in.heartbeat_ns = cases[i].hb ? s.now : 0;
-			if (sim_take(&s, 1 << 20, 0, &v) < 0)
-				s.now = v.retry_ns;
-			else
-				sent += v.bytes;
-		}
-		print_message("%s: %llu bytes passed, fallback said %u time(s)\n",
-			      qp_gate_fallback_str(cases[i].want), (unsigned long long)sent,
-			      s.fallback_ev);
-		assert_int_equal(v.fallback, cases[i].want);
-		assert_int_equal(v.rate_bps, QP_GATE_DEF_FALLBACK_BPS);
-		assert_int_equal(s.fallback_ev, 1);
-		assert_true(sent > 400 * 4096);
-	}
+	assert_int_equal(v.mode, QP_GATE_SAFE);
 }
 
 static void test_rate_change_at_next_chunk(void **state)
@@ -457,9 +297,11 @@ static void test_params(void **state)
 	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), 0);
 	assert_int_equal(p.burst_bytes, QP_GATE_DEF_BURST_BYTES);
 	assert_int_equal(p.chunk_bytes, QP_GATE_DEF_CHUNK_BYTES);
-	assert_int_equal(p.fallback_bps, QP_GATE_DEF_FALLBACK_BPS);
+	assert_int_equal(p.line_bps, QP_GATE_DEF_LINE_BPS);
 	assert_int_equal(p.stale_ns, QP_GATE_DEF_STALE_NS);
 	assert_int_equal(p.max_bps, 0);
+	assert_int_equal(p.hold_ns, 0);       /* 0 stays: the agent's policy, else the default */
+	assert_int_equal(p.safe_permille, 0);
 	p = (struct qp_gate_params){ .chunk_bytes = 10 };
 	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
@@ -472,6 +314,14 @@ static void test_params(void **state)
 	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "or 0 = none"));
+	p = (struct qp_gate_params){ .safe_permille = 1001 };
+	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "safe_permille 1001 /1000 of line_bps: accepted 1..1000 "
+				    "(or 0 = the agent's policy)"));
+	p = (struct qp_gate_params){ .hold_ns = 61 * QP_NS_PER_S };
+	assert_int_equal(qp_gate_params_resolve(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "hold_ns"));
 }
 
 int main(void)
@@ -482,8 +332,6 @@ int main(void)
 		cmocka_unit_test(test_chunking),
 		cmocka_unit_test(test_credits_gate_posts),
 		cmocka_unit_test(test_window_caps_inflight),
-		cmocka_unit_test(test_stale_heartbeat_fallback_reported_once),
-		cmocka_unit_test(test_no_agent_never_stalls),
 		cmocka_unit_test(test_rate_change_at_next_chunk),
 		cmocka_unit_test(test_params),
 	};

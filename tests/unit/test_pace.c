@@ -44,7 +44,7 @@ static void capture(void *arg, const char *line)
 	struct log_capture *c = arg;
 
 	c->lines++;
-	c->fallback_lines += strstr(line, "fallback rate") != NULL;
+	c->fallback_lines += strstr(line, "safe rate") != NULL;
 	c->mapped_lines += strstr(line, "mapped") != NULL;
 	snprintf(c->last, sizeof(c->last), "%s", line);
 	print_message("  log: %s\n", line);
@@ -166,6 +166,57 @@ static void test_rate_src_follows_restarted_agent(void **state)
 	qp_rate_src_fini(&src);
 }
 
+/* Injected time: the fallback policy the agent publishes in its table reaches the gate
+ * through the pacer, and outlives the agent: the heartbeat stops, the gate holds the last
+ * rate for the agent's 300 ms, then runs at its 50/1000 of the line; the lines say so. */
+static void test_pacer_follows_agent_policy(void **state)
+{
+	const qp_time_ns T = 10 * QP_NS_PER_S;
+	struct log_capture cap = { 0 };
+	struct qp_gate_params gp = { .line_bps = QP_GBPS };
+	struct qp_ratetable *t;
+	struct qp_rate_src src;
+	struct qp_pacer p;
+	struct qp_gate_verdict v;
+	qp_time_ns hold_from = 0, safe_from = 0;
+	char err[200];
+	int slot;
+	(void)state;
+
+	assert_int_equal(qp_gate_params_resolve(&gp, NULL, 0), 0);
+	assert_int_equal(qp_ratetable_create_mem(4, &t, err, sizeof(err)), 0);
+	assert_int_equal(qp_ratetable_set_fallback(t, 300 * QP_NS_PER_MS, 50), 0);
+	assert_int_equal(qp_ratetable_set_fallback(t, 1500 * QP_NS_PER_US, 50), -EINVAL);
+	assert_int_equal(qp_ratetable_set_fallback(t, QP_NS_PER_S, 1001), -EINVAL);
+	slot = qp_ratetable_assign(t, 9);
+	qp_ratetable_set(t, (uint32_t)slot, 600 * QP_MBPS, 0, 0, T);
+	qp_ratetable_heartbeat(t, T);
+	qp_rate_src_init_table(&src, t, 0, capture, &cap);
+	qp_pacer_init(&p, &gp, NULL, &src, 9, T);
+	qp_pacer_try(&p, 4096, 0, T, &v);
+	assert_int_equal(v.mode, QP_GATE_AGENT);
+	assert_int_equal(v.rate_bps, 600 * QP_MBPS);
+	for (qp_time_ns now = T; now < T + QP_NS_PER_S; now += QP_NS_PER_MS) {
+		qp_pacer_try(&p, 4096, 0, now, &v);
+		assert_true(v.rate_bps <= 600 * QP_MBPS);
+		if (v.mode == QP_GATE_HOLD && !hold_from)
+			hold_from = now;
+		if (v.mode == QP_GATE_SAFE && !safe_from)
+			safe_from = now;
+	}
+	print_message("heartbeat stopped at +0: hold from +%llu ms, safe (%llu b/s) from +%llu ms\n",
+		      (unsigned long long)((hold_from - T) / QP_NS_PER_MS),
+		      (unsigned long long)v.rate_bps,
+		      (unsigned long long)((safe_from - T) / QP_NS_PER_MS));
+	assert_int_equal(hold_from - T, QP_GATE_DEF_STALE_NS + QP_NS_PER_MS);
+	assert_int_equal(safe_from - hold_from, 300 * QP_NS_PER_MS);
+	assert_int_equal(v.rate_bps, 50 * QP_MBPS);
+	assert_int_equal(cap.fallback_lines, 2);   /* holding ..., then: no agent for 300 ms */
+	assert_non_null(strstr(cap.last, "no agent for 300 ms: pacing at the safe rate 50Mb/s"));
+	qp_rate_src_fini(&src);
+	qp_ratetable_close(t);
+}
+
 /* Real time: 1 Gb/s for 200 ms through a pacer and a live in-memory table.
  *
  * Honest margins on a shared machine: a gap between pieces longer than 1 ms (30 times the
@@ -270,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_wait_wakes_on_fd),
 		cmocka_unit_test(test_wait_mode_names),
 		cmocka_unit_test(test_rate_src_follows_restarted_agent),
+		cmocka_unit_test(test_pacer_follows_agent_policy),
 		cmocka_unit_test(test_realtime_1g_within_5pct),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, remove_dir);

@@ -244,7 +244,8 @@ static qp_time_ns env_open(struct env *e, const struct qp_agent_params *pa)
 {
 	struct qp_ctx_attr ca = { .agent_socket = e->sock, .log = env_log, .log_arg = e,
 				  .agent = { .link_bps = 25 * QP_GBPS, .base_rtt_ns = 12000 } };
-	struct qp_attr qa = { .gate = { .fallback_bps = QP_GATE_MAX_BPS } };
+	struct qp_attr qa = { .gate = { .line_bps = QP_GATE_MAX_BPS,
+					.safe_permille = QP_GATE_MAX_PERMILLE } };
 	struct qp_attr qb = qa;
 	struct qp_conn_info ia, ib;
 	char err[200], table[128];

@@ -59,6 +59,19 @@ static void round_trip(const char *where)
 	qp_ratetable_heartbeat(w, 123456789);
 
 	assert_int_equal(qp_ratetable_open(where, &r, err, sizeof(err)), 0);
+	/* The fallback policy: none until the agent publishes one, then as published. */
+	{
+		qp_time_ns hold;
+		uint32_t pm;
+
+		qp_ratetable_fallback(r, &hold, &pm);
+		assert_true(hold == 0 && pm == 0);
+		assert_int_equal(qp_ratetable_set_fallback(w, 250 * QP_NS_PER_MS, 125), 0);
+		qp_ratetable_fallback(r, &hold, &pm);
+		assert_true(hold == 250 * QP_NS_PER_MS && pm == 125);
+		assert_int_equal(qp_ratetable_set_fallback(r, QP_NS_PER_S, 100), -EINVAL);
+		assert_int_equal(qp_ratetable_set_fallback(w, 61 * QP_NS_PER_S, 100), -EINVAL);
+	}
 	assert_int_equal(qp_ratetable_nslots(r), 16);
 	assert_int_equal(qp_ratetable_heartbeat_ns(r), 123456789);
 	assert_int_equal(qp_ratetable_epoch(r), qp_ratetable_epoch(w));
