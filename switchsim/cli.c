@@ -20,12 +20,13 @@ struct cli {
 	unsigned learn;              /* index in yes_no */
 	const char *pcap_path, *pcap_port, *stats_path, *stats_json_path;
 	qp_time_ns stats_interval_ns, duration_ns, spin_ns, tx_early_ns;
+	uint32_t icrc_every;
 	bool quiet;
 };
 
 #define RUN_FIELDS(X)                                                                      \
 	X(pcap_path) X(pcap_port) X(stats_path) X(stats_json_path) X(stats_interval_ns)    \
-	X(duration_ns) X(spin_ns) X(tx_early_ns) X(quiet)
+	X(duration_ns) X(spin_ns) X(tx_early_ns) X(icrc_every) X(quiet)
 
 /* A per-port setting: sw_conf_setting's message is "KEY 'VALUE': accepted ...". */
 static int setting(const struct qp_opt *o, void *conf, const char *arg, char *err, size_t len)
@@ -110,6 +111,10 @@ static const struct qp_opt opts[] = {
 		  "auto][,class=0..7 (3)][,quanta=N (65535)][,lossless]; PAUSE upstream when a\n"
 		  "port's class bytes in the queues reach xoff, XON at xon; lossless: those\n"
 		  "frames drop only past xoff + headroom (default off)" },
+	{ "impair", 0, QP_OPT_FN, "SPEC", SETTING,
+	  .help = "impair the link out of every port, comma-separated: loss=P%,\n"
+		  "ge=P%:R%[:H%[:K%]] (Gilbert-Elliott), corrupt=P%, dup=P%, jitter=TIME,\n"
+		  "reorder=P%[:TIME], seed=N; e.g. loss=1%,reorder=1%,seed=7 (default off)" },
 	{ "pcap", 0, QP_OPT_STR, "FILE", AT(pcap_path),
 	  .help = "write the frames ports send to a pcap file" },
 	{ "pcap-port", 0, QP_OPT_STR, "PORT", AT(pcap_port),
@@ -128,6 +133,11 @@ static const struct qp_opt opts[] = {
 	{ "tx-early", 0, QP_OPT_TIME, "TIME", AT(tx_early_ns), NUM(0, QP_NS_PER_MS),
 	  .help = "hand frames to the OS up to TIME before their model departure, so they\n"
 		  "leave in batches (default 10us; the model and telemetry are unaffected)" },
+	{ "icrc-check", 0, QP_OPT_UINT, "N", AT(icrc_every), NUM(0, 1000000),
+	  .help = "check the ICRC of every N-th RoCEv2 frame a port receives, count\n"
+		  "the ones that fail (icrc_bad; forwarded all the same); 1 = all, 0 = none\n"
+		  "(default 16: a check costs ~1 us per KB, on every frame about a third\n"
+		  "of the forwarding rate)" },
 	{ "quiet", 'q', QP_OPT_FLAG, NULL, AT(quiet), .help = "no start-up summary" },
 	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
 };

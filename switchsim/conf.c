@@ -329,6 +329,17 @@ static int set_pfc(struct sw_port_defaults *d, const char *key, const char *v, c
 	return 0;
 }
 
+/* The spec's own message is "KEY 'VALUE': ..." for the item at fault. */
+static int set_impair(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		      size_t len)
+{
+	char msg[400];
+
+	if (sw_impair_parse(&d->impair, v, msg, sizeof(msg)))
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': %s", key, v, msg);
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	setting_fn fn;
@@ -337,7 +348,7 @@ static const struct {
 	{ "ecn", set_ecn }, { "early", set_early }, { "notice-interval", set_notice_interval },
 	{ "levels", set_levels }, { "level-repeat", set_level_repeat }, { "int", set_int },
 	{ "int-sample", set_int_sample }, { "cnp", set_cnp }, { "flows", set_flows },
-	{ "seed", set_seed }, { "pfc", set_pfc },
+	{ "seed", set_seed }, { "pfc", set_pfc }, { "impair", set_impair },
 };
 
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
@@ -352,7 +363,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 const char *sw_conf_setting_names(void)
 {
 	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, int, "
-	       "int-sample, cnp, flows, seed, pfc";
+	       "int-sample, cnp, flows, seed, pfc, impair";
 }
 
 void sw_conf_defaults(struct sw_conf *c)
@@ -369,6 +380,7 @@ void sw_conf_defaults(struct sw_conf *c)
 	c->stats_interval_ns = 10 * QP_NS_PER_MS;
 	c->spin_ns = 50 * QP_NS_PER_US;
 	c->tx_early_ns = 10 * QP_NS_PER_US;
+	c->icrc_every = SW_ICRC_EVERY;
 }
 
 int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t len)
@@ -397,6 +409,7 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 		p->q = s->def.q;
 		p->telem = s->def.telem;
 		p->pfc = s->def.pfc;
+		p->impair = s->def.impair;
 	}
 	return 0;
 }
@@ -420,6 +433,7 @@ void sw_conf_finish(struct sw_conf *c)
 				p->telem.early_bytes = bdp < 1500 ? 1500 : bdp;
 			}
 			p->q.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
+			p->impair.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
 			if (p->pfc.headroom_bytes == SW_PFC_HEADROOM_AUTO)
 				p->pfc.headroom_bytes = sw_pfc_auto_headroom(p->q.rate_bps,
 									     p->q.delay_ns);

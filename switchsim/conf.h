@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "impair.h"
 #include "pfc.h"
 #include "qpace/siphash.h"
 #include "queue.h"
@@ -18,6 +19,7 @@
 				   * generated fabric (sim/topogen.c) */
 #define SW_NAME_LEN 32
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
+#define SW_ICRC_EVERY 16          /* default of --icrc-check */
 
 /* SW_PORT_SIM: a port whose frames a virtual-time driver moves (io_sim.c); a driver turns
  * the I/O ports of a configuration into these (sim/), no file or flag names them. */
@@ -36,6 +38,7 @@ struct sw_port_conf {
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
 	struct sw_pfc_params pfc;
+	struct sw_impair_params impair;  /* the link out of this port (impair.h) */
 	int line;                    /* topology file line, 0 for the command line */
 };
 
@@ -45,6 +48,7 @@ struct sw_port_defaults {
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
 	struct sw_pfc_params pfc;
+	struct sw_impair_params impair;
 };
 
 struct sw_static_mac {
@@ -85,6 +89,8 @@ struct sw_conf {
 	qp_time_ns duration_ns;       /* 0 = until a signal */
 	qp_time_ns spin_ns;           /* busy-poll when the next departure is this close */
 	qp_time_ns tx_early_ns;       /* I/O ports may send this much before the model */
+	uint32_t icrc_every;          /* check the ICRC of every N-th RoCEv2 frame a port
+				       * receives (1: all, 0: none); ~1 us per KB with zlib */
 	bool quiet;
 };
 
@@ -95,7 +101,7 @@ void sw_conf_defaults(struct sw_conf *c);
 void sw_conf_finish(struct sw_conf *c);
 
 /* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
- * level-repeat, int, int-sample, cnp, flows, seed, pfc) from text: 0, or -EINVAL with
+ * level-repeat, int, int-sample, cnp, flows, seed, pfc, impair) from text: 0, or -EINVAL with
  * "KEY 'VALUE': accepted ..." in @err. */
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
 		    size_t len);

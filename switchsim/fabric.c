@@ -66,6 +66,11 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
 	p->gidx = f->nports;
 	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .io = pc->kind != SW_PORT_LINK };
+	if (sw_impair_on(&pc->impair) &&
+	    !(p->imp = sw_impair_create(&pc->impair, pc->q.rate_bps, sizeof(struct sw_meta),
+					qerr, sizeof(qerr))))
+		return qp_errmsg(-EINVAL, err, len, "switch %s port %s: %s", sw->conf->name,
+				 pc->name, qerr);
 	f->all[f->nports++] = p;
 	if (pc->kind == SW_PORT_LINK)
 		return 0;
@@ -150,6 +155,7 @@ void sw_fabric_destroy(struct sw_fabric *f)
 		for (int i = 0; i < sw->nports; i++) {
 			sw_queue_destroy(sw->ports[i].q);
 			sw_io_close(sw->ports[i].io);
+			sw_impair_destroy(sw->ports[i].imp);
 			free(sw->ports[i].ctrl);
 		}
 		sw_auth_fini(&sw->auth);

@@ -15,7 +15,8 @@ static struct sw_ctrl_slot *ctrl_at(const struct sw_port *p, uint32_t i)
 	return &p->ctrl[i % SW_CTRL_SLOTS];
 }
 
-/* Leave time of the first frame of each band not yet in the tx batch. */
+/* Leave time of the first frame of each band not yet in the tx batch, and of the first
+ * frame in the port's delay lines not yet taken (impair.h). */
 static qp_time_ns port_next(const struct sw_port *p)
 {
 	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
@@ -23,11 +24,13 @@ static qp_time_ns port_next(const struct sw_port *p)
 
 	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
 		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
+	if (p->imp)
+		t = qp_time_min(t, sw_impair_next_ns(p->imp));
 	return t;
 }
 
-/* After any change of @p's bands: its entry in the fabric's array of next leave times,
- * and the driver's hint (an earlier departure, e.g. a queue an XON released). */
+/* After any change of @p's bands or delay lines: its entry in the fabric's array of next
+ * leave times, and the driver's hint (an earlier departure, e.g. a queue an XON released). */
 void sw_port_touch(struct sw_port *p)
 {
 	qp_time_ns t = port_next(p);
@@ -372,6 +375,22 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 		send_level(out, m, f, fl, &o);
 }
 
+/* Is this RoCEv2 frame one whose ICRC is checked (every --icrc-check-th, the first one
+ * included)? */
+static bool icrc_due(struct sw_port *in)
+{
+	uint32_t every = in->sw->fab->conf->icrc_every;
+
+	if (!every)
+		return false;
+	if (in->icrc_skip) {
+		in->icrc_skip--;
+		return false;
+	}
+	in->icrc_skip = every - 1;
+	return true;
+}
+
 void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct sw_meta *meta,
 		qp_time_ns now)
 {
@@ -385,6 +404,14 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	if (len > SW_FRAME_MAX || frame_parse(&p, f, len) < 0) {
 		in->st.malformed++;
 		return;
+	}
+	if ((p.layers & FRAME_L_IPV4) && frame_ipv4_csum(f + p.ip_off, p.ip.hlen)) {
+		in->st.ip_csum_drops++;
+		return;
+	}
+	if ((p.layers & FRAME_L_ROCE) && icrc_due(in)) {
+		in->st.icrc_checked++;
+		in->st.icrc_bad += !frame_icrc_ok(f, &p);   /* forwarded: the receiver drops it */
 	}
 	if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL) {   /* link-local: PFC */
 		sw_pfc_input(in, &p, now);
@@ -443,6 +470,8 @@ void sw_port_flush(struct sw_port *p)
 	p->st.tx_frames += (uint64_t)taken;
 	p->st.tx_errors += p->tx_n - (uint32_t)taken;
 	sw_queue_pop(p->q, p->tx_from_queue);
+	if (p->imp)
+		sw_impair_release(p->imp);
 	p->ctrl_head += p->tx_from_ctrl;
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
@@ -496,6 +525,41 @@ static const struct sw_meta *add_hop(struct sw_port *p, uint32_t i, const struct
 	return m;
 }
 
+/* @copies of a frame (with its metadata, onto a link) go out of @p at @leave. */
+static void hand_on(struct sw_port *p, uint8_t *frame, uint16_t len, const struct sw_meta *m,
+		    unsigned copies, qp_time_ns leave)
+{
+	for (unsigned c = 0; c < copies; c++) {
+		if (!p->peer) {
+			tx_add(p, frame, len, leave);
+			continue;
+		}
+		p->st.tx_frames++;
+		p->st.tx_bytes += len;
+		sw_ingress(p->peer, frame, len, m, leave);   /* the peer copies the frame */
+	}
+}
+
+/* The link's impairments (impair.h): how many copies leave now; 0 when the frame is lost
+ * or held back (it leaves later, by leave_held). */
+static unsigned impair(struct sw_port *p, uint8_t *frame, uint16_t len, const struct sw_meta *m,
+		       qp_time_ns leave)
+{
+	unsigned copies;
+
+	if (!p->imp)
+		return 1;
+	if (!p->peer && p->tx_n >= SW_BATCH - 1)
+		sw_port_flush(p);   /* room for a duplicate in this batch */
+	copies = sw_impair_frame(p->imp, frame, len, m, m ? (uint16_t)SW_META_LEN(m->nhops) : 0,
+				 leave);
+	/* Into a delay line: a held frame may now be the port's next, and the driver's hint
+	 * follows. */
+	sw_port_touch(p);
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, sw_impair_next_ns(p->imp));
+	return copies;
+}
+
 /* The oldest data frame of @p leaves: its hop record is written now that every arrival
  * up to its dequeue is known (onto a link: always, for the next switches; out of the
  * process: when a report is due). */
@@ -503,23 +567,16 @@ static void leave_data(struct sw_port *p)
 {
 	uint32_t i = p->tx_from_queue;
 	const struct sw_qent *e = sw_queue_peek(p->q, i);
-	const struct sw_meta *qm = sw_queue_meta(p->q, e);
+	const struct sw_meta *qm = sw_queue_meta(p->q, e), *hm = NULL;
 	uint8_t *frame = sw_queue_frame(p->q, e);
 	qp_time_ns leave = e->depart_ns + p->q_delay_ns;
 	bool data = qm && (qm->flags & SW_M_ROCE_DATA);
 	struct sw_meta m;
+	unsigned copies;
 
 	if (p->peer) {
-		uint16_t len = e->frame_len;
-		p->st.tx_frames++;
-		p->st.tx_bytes += len;
-		/* The peer copies the frame; only then is its place in the store given back. */
-		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
-		sw_queue_pop(p->q, 1);
-		sw_port_touch(p);
-		return;
-	}
-	if (data) {
+		hm = data ? add_hop(p, i, qm, &m) : NULL;
+	} else if (data) {
 		struct sw_flowtab *ft = sw_queue_flows(p->q);
 		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
 				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
@@ -527,9 +584,32 @@ static void leave_data(struct sw_port *p)
 		if (sw_telem_int_due(&p->telem, fl, leave))
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
-	p->tx_from_queue++;
+	copies = impair(p, frame, e->frame_len, hm, leave);
+	if (!p->peer) {
+		p->tx_from_queue++;   /* its place in the store is given back at the flush */
+		sw_port_touch(p);
+		hand_on(p, frame, e->frame_len, NULL, copies, leave);
+		return;
+	}
+	/* The peer copies the frame; only then is its place in the store given back. */
+	hand_on(p, frame, e->frame_len, hm, copies, leave);
+	sw_queue_pop(p->q, 1);
 	sw_port_touch(p);
-	tx_add(p, frame, e->frame_len, leave);
+}
+
+/* The held frame of @p whose time has come leaves (impair.h). */
+static void leave_held(struct sw_port *p)
+{
+	struct sw_impair_out o;
+
+	if (!p->peer && p->tx_n >= SW_BATCH - 1)
+		sw_port_flush(p);
+	if (!sw_impair_take(p->imp, &o))
+		return;
+	sw_port_touch(p);   /* the next held frame, if any, is this port's next */
+	hand_on(p, o.frame, o.len, o.meta, o.copies, o.leave_ns);
+	if (p->peer)
+		sw_impair_release(p->imp);
 }
 
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
@@ -573,6 +653,8 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 			if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 			    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
 				leave_ctrl(best);
+			else if (best->imp && sw_impair_next_ns(best->imp) == bt)
+				leave_held(best);
 			else
 				leave_data(best);
 			if (best->tx_n == SW_BATCH)

@@ -22,7 +22,7 @@ static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 		fputc('\n', stderr);
 		for (int i = 0; i < sc->nports; i++) {
 			const struct sw_port_conf *p = &sc->ports[i];
-			char r[32], d[32], a[64], b[64];
+			char r[32], d[32], a[64], b[64], imp[200];
 			fprintf(stderr, "  %-8s %-6s %s %s buffer %llu", p->name, kind_names[p->kind],
 				qp_fmt_rate(p->q.rate_bps, r, sizeof(r)),
 				qp_fmt_time(p->q.delay_ns, d, sizeof(d)),
@@ -37,6 +37,9 @@ static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 			else
 				fprintf(stderr, "  to %s:%s", c->sw[p->peer_switch].name,
 					c->sw[p->peer_switch].ports[p->peer_port].name);
+			if (sw_impair_on(&p->impair))
+				fprintf(stderr, "  impair %s",
+					sw_impair_format(&p->impair, imp, sizeof(imp)));
 			fputc('\n', stderr);
 		}
 	}

@@ -18,7 +18,8 @@ struct field {
 
 #define PS(f) { #f, offsetof(struct sw_port_stats, f) }
 static const struct field port_fields[] = {
-	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed), PS(filtered),
+	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed),
+	PS(ip_csum_drops), PS(icrc_checked), PS(icrc_bad), PS(filtered),
 	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(cnps), PS(levels),
 	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped), PS(rx_kernel_drops), PS(rx_batches), PS(tx_batches),
 	{ NULL, 0 },
@@ -57,6 +58,22 @@ static const struct {
 	{ "pfc_ingress_bytes", ingress_bytes },
 };
 #define NTIMED (sizeof(timed_fields) / sizeof(timed_fields[0]))
+
+#define IS(f) { #f, offsetof(struct sw_impair_stats, f) }
+static const struct field impair_fields[] = {
+	IS(impair_loss), IS(impair_ge_loss), IS(impair_ge_bad), IS(impair_corrupt),
+	IS(impair_corrupt_unchecked), IS(impair_dup), IS(impair_jitter), IS(impair_reorder), IS(impair_delay_ns),
+	IS(impair_hold_drops),
+	{ NULL, 0 },
+};
+#undef IS
+
+/* A port without impairments counts none. */
+static const struct sw_impair_stats *impair_stats(const struct sw_port *p)
+{
+	static const struct sw_impair_stats none;
+	return p->imp ? sw_impair_stats(p->imp) : &none;
+}
 
 static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim" };
 
@@ -126,6 +143,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 		for (int i = 0; i < sw->nports; i++) {
 			const struct sw_port *p = &sw->ports[i];
 			const struct sw_queue_params *qp = sw_queue_params(p->q);
+			char imp[200];
 
 			qp_out_obj(&o, NULL);
 			qp_out_str(&o, "name", p->conf->name);
@@ -134,6 +152,8 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 			qp_out_u64(&o, "delay_ns", qp->delay_ns);
 			qp_out_u64(&o, "buffer_bytes", qp->buffer_bytes);
 			json_pfc_conf(&o, &p->conf->pfc);
+			qp_out_str(&o, "impair", sw_impair_format(&p->conf->impair, imp,
+								  sizeof(imp)));
 			qp_out_u64(&o, "queue_bytes", sw_queue_bytes_at(p->q, now));
 			json_peer(&o, p->io);
 			json_fields(&o, port_fields, &p->st);
@@ -141,6 +161,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 			json_fields(&o, pfc_fields, &p->pfc.st);
 			for (size_t k = 0; k < NTIMED; k++)
 				qp_out_u64(&o, timed_fields[k].name, timed_fields[k].fn(p, now));
+			json_fields(&o, impair_fields, impair_stats(p));
 			qp_out_end(&o);
 		}
 		qp_out_end(&o);
@@ -161,6 +182,8 @@ void sw_stats_csv_header(FILE *out)
 		fprintf(out, ",%s", t->name);
 	for (size_t k = 0; k < NTIMED; k++)
 		fprintf(out, ",%s", timed_fields[k].name);
+	for (const struct field *t = impair_fields; t->name; t++)
+		fprintf(out, ",%s", t->name);
 	fputc('\n', out);
 }
 
@@ -180,6 +203,8 @@ void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns
 				fprintf(out, ",%" PRIu64, get(&p->pfc.st, t->off));
 			for (size_t k = 0; k < NTIMED; k++)
 				fprintf(out, ",%" PRIu64, timed_fields[k].fn(p, now));
+			for (const struct field *t = impair_fields; t->name; t++)
+				fprintf(out, ",%" PRIu64, get(impair_stats(p), t->off));
 			fputc('\n', out);
 		}
 	}

@@ -1,7 +1,9 @@
 /* The switch fabric: switches, their ports and the links between them, in one process.
  *
  * Data path, per frame (pipeline.c):
- *   ingress  parse (malformed: counted, dropped), learn MAC->port and IP->MAC, take what
+ *   ingress  parse (malformed: counted, dropped), check the IPv4 header checksum (wrong:
+ *            counted, dropped) and the RoCEv2 ICRC of every N-th frame (wrong: counted,
+ *            forwarded as a real switch does), learn MAC->port and IP->MAC, take what
  *            is addressed to the switch (ARP for its IP, level acks), forward by
  *            destination MAC (static, learned; broadcast and unknown flooded)
  *   enqueue  each egress queue model (queue.h); RED marks CE; early notices and level
@@ -9,7 +11,9 @@
  *            accounts the bytes per ingress port and pauses upstream (pfc.h)
  *   leave    at departure + propagation delay: onto a link (the next switch's ingress,
  *            with the INT hops so far in the frame's metadata) or out of an I/O port
- *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames.
+ *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames;
+ *            then the link's impairments (impair.h): lost, corrupted, duplicated, or
+ *            held in a delay line and handed on later.
  * Telemetry frames are ordinary Ethernet/IPv4/UDP frames to the host's MAC and IP. They
  * travel in a priority band per port: ahead of the data queue and not charged to its
  * model, but delayed by each link's propagation delay. The INT reports of one pass over
@@ -28,6 +32,7 @@
 #include "auth.h"
 #include "conf.h"
 #include "fwd.h"
+#include "impair.h"
 #include "pfc.h"
 #include "queue.h"
 #include "telem.h"
@@ -55,6 +60,9 @@ struct sw_port_stats {
 	uint64_t rx_frames, rx_bytes;
 	uint64_t tx_frames, tx_bytes;
 	uint64_t malformed;          /* dropped at ingress: truncated or impossible headers */
+	uint64_t ip_csum_drops;      /* dropped at ingress: wrong IPv4 header checksum */
+	uint64_t icrc_checked;       /* RoCEv2 frames whose ICRC was checked (--icrc-check) */
+	uint64_t icrc_bad;           /* of those, the ones that did not verify (forwarded) */
 	uint64_t filtered;           /* forwarded back to where it came from: dropped */
 	uint64_t to_switch;          /* addressed to the switch itself */
 	uint64_t int_reports;        /* INT reports made for frames leaving here */
@@ -103,6 +111,8 @@ struct sw_port {
 	struct sw_telem_params telem;  /* early threshold resolved */
 	qp_time_ns q_delay_ns;         /* propagation delay of the link out of this port */
 	struct sw_port *peer;          /* link: the far end */
+	struct sw_impair *imp;         /* impairments of the link out, NULL when none */
+	uint32_t icrc_skip;            /* RoCEv2 frames to let by before the next ICRC check */
 	struct sw_io *io;              /* I/O port: its socket */
 	struct sw_port_stats st;
 	/* priority band */

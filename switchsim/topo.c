@@ -11,7 +11,8 @@
  *
  * SETTINGs are the per-port options of the command line without the dashes (rate, buffer,
  * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, cnp, flows,
- * seed, pfc: e.g. pfc=xoff=40K,xon=20K,headroom=auto,lossless).
+ * seed, pfc, impair: e.g. pfc=xoff=40K,xon=20K,headroom=auto,lossless; impair=loss=1%,
+ * reorder=1%:20us,seed=3 impairs the link out of that port).
  * A switch line's settings are the defaults of the ports declared after it; a port or link
  * line's settings are for that port (a link: both of its ends, each end being the egress
  * queue towards the other switch). vxlan ports default to UDP port 4789. flood=no (on
@@ -188,6 +189,7 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 	p->q = s->def.q;
 	p->telem = s->def.telem;
 	p->pfc = s->def.pfc;
+	p->impair = s->def.impair;
 	p->line = t->line;
 	return p;
 }
@@ -212,7 +214,8 @@ static int learn_key(struct topo *t, struct sw_port_conf *p, const char *v)
 
 static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 {
-	struct sw_port_defaults d = { p->q, p->telem, p->pfc };
+	struct sw_port_defaults d = { .q = p->q, .telem = p->telem, .pfc = p->pfc,
+				      .impair = p->impair };
 	const char *v;
 	uint64_t vni;
 
@@ -240,6 +243,7 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 		p->q = d.q;
 		p->telem = d.telem;
 		p->pfc = d.pfc;
+		p->impair = d.impair;
 	}
 	return 0;
 }
@@ -304,7 +308,8 @@ static int do_link(struct topo *t, char **tok, int n)
 		p[e]->peer_switch = sw[1 - e];
 		p[e]->peer_port = idx[1 - e];
 		for (int i = 3; i < n; i++) {
-			struct sw_port_defaults d = { p[e]->q, p[e]->telem, p[e]->pfc };
+			struct sw_port_defaults d = { .q = p[e]->q, .telem = p[e]->telem,
+						      .pfc = p[e]->pfc, .impair = p[e]->impair };
 			const char *v = value_of(tok[i], "flood");
 			if (v) {
 				if (flood_key(t, p[e], v))
@@ -316,6 +321,7 @@ static int do_link(struct topo *t, char **tok, int n)
 			p[e]->q = d.q;
 			p[e]->telem = d.telem;
 			p[e]->pfc = d.pfc;
+			p[e]->impair = d.impair;
 		}
 	}
 	return 0;

@@ -342,11 +342,6 @@ static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct 
 		drop(h, SOFT_DROP_NO_HOOK);
 		return;
 	}
-	if (p->udp.csum && frame_udp_csum(p->ip.src, p->ip.dst, f + p->udp_off, p->udp.len) !=
-				   0xffff) {
-		drop(h, SOFT_DROP_UDP_CSUM);
-		return;
-	}
 	h->st.telemetry_rx++;
 	h->p.telemetry(h->p.telemetry_arg, p->ip.src, p->udp.sport, f + p->payload_off,
 		       p->payload_len, now);
@@ -373,14 +368,19 @@ static enum soft_drop dispatch(struct soft_host *h, const uint8_t *f,
 	}
 	if (!(p->layers & FRAME_L_IPV4))
 		return SOFT_DROP_PROTO;
-	if (p->ip.dst != h->p.ip)
-		return SOFT_DROP_NOT_FOR_US;
+	/* As Linux: the header checksum before the address, and a UDP checksum that is
+	 * not 0 before the payload goes anywhere (rxe's too: the ICRC does not cover it). */
 	if (frame_ipv4_csum(f + p->ip_off, p->ip.hlen) != 0)
 		return SOFT_DROP_IP_CSUM;
+	if (p->ip.dst != h->p.ip)
+		return SOFT_DROP_NOT_FOR_US;
 	if (p->ip.frag & (FRAME_IPV4_MF | FRAME_IPV4_OFFMASK))
 		return SOFT_DROP_FRAGMENT;
 	if (!(p->layers & FRAME_L_UDP))
 		return SOFT_DROP_PROTO;
+	if (p->udp.csum &&
+	    frame_udp_csum(p->ip.src, p->ip.dst, f + p->udp_off, p->udp.len) != 0xffff)
+		return SOFT_DROP_UDP_CSUM;
 	if (p->udp.dport == FRAME_ROCEV2_PORT)
 		roce_input(h, f, p, now);
 	else if (p->udp.dport == h->p.telemetry_port)

@@ -11,7 +11,8 @@
  *      Ethernet to our MAC or broadcast.
  *        ARP: a request for our IP is answered; sender addresses of requests and replies
  *        addressed to us are learned (RFC 826).
- *        IPv4 to our IP (header checksum checked, no fragments), UDP:
+ *        IPv4 to our IP (header checksum checked, no fragments), UDP (a checksum that
+ *        is not 0 checked, as Linux checks it before rxe sees the datagram):
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
  *                  the QP's peer address (CNPs from anywhere);
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
@@ -71,7 +72,7 @@ enum soft_drop {
 	SOFT_DROP_PROTO,          /* not IPv4/ARP, not UDP */
 	SOFT_DROP_IP_CSUM,        /* IPv4 header checksum */
 	SOFT_DROP_FRAGMENT,       /* IPv4 fragment */
-	SOFT_DROP_UDP_CSUM,       /* telemetry with a wrong UDP checksum */
+	SOFT_DROP_UDP_CSUM,       /* a wrong UDP checksum (0 means none) */
 	SOFT_DROP_ICRC,           /* RoCEv2 ICRC */
 	SOFT_DROP_NO_QP,          /* no QP with that number (or not connected) */
 	SOFT_DROP_SOURCE,         /* RoCE from an address that is not the QP's peer */

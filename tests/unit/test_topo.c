@@ -97,6 +97,10 @@ static void test_errors_name_file_line_key(void **state)
 		  "t.topo:2: vni '99999999'" },
 		{ "switch s\nport s p udp local=127.0.0.1:1\nlink s:x t:y\n", "t.topo:3: link: switch 't'" },
 		{ "switch s\nport s p udp local=127.0.0.1:1\nmac s 02:00 p\n", "t.topo:3: mac '02:00'" },
+		{ "switch s\nport s p udp local=127.0.0.1:1 impair=loss=2\n",
+		  "t.topo:2: impair 'loss=2': loss '2': a percentage in 0..100%" },
+		{ "switch s\nswitch t\nlink s:a t:b impair=ge=1%:0%\n", "t.topo:3: impair 'ge=1%:0%'" },
+		{ "switch s impair=bits=1%\n", "t.topo:1: impair 'bits=1%': unknown key 'bits'" },
 		{ "switch s\n", "switch 's' has no ports" },
 		{ "# nothing\n", "no switch declared" },
 	};
@@ -140,6 +144,43 @@ static void test_settings(void **state)
 	assert_int_equal(sw_conf_star(&conf, 3, 7000, err, sizeof(err)), 0);
 	assert_int_equal(ntohs(conf.sw[0].ports[2].local.sin_port), 7004);
 	assert_int_equal(ntohs(conf.sw[0].ports[2].remote.sin_port), 7005);
+}
+
+/* impair= on a switch line is its ports' default, on a port or link line that port's
+ * (a link: both ends, each with a seed of its own); the command line's --impair is every
+ * port's default. */
+static void test_impair_keys(void **state)
+{
+	char err[512];
+	const char *text =
+		"switch a impair=loss=1%,seed=10\n"
+		"port a p udp local=127.0.0.1:9000\n"
+		"port a q udp local=127.0.0.1:9002 impair=corrupt=0.1%,jitter=10us\n"
+		"switch b\n"
+		"port b x udp local=127.0.0.1:9004\n"
+		"link a:up b:down impair=reorder=2%:30us,seed=4\n";
+	(void)state;
+
+	sw_conf_defaults(&conf);
+	assert_int_equal(sw_conf_setting(&conf.def, "impair", "dup=1%", err, sizeof(err)), 0);
+	assert_int_equal(sw_topo_parse(&conf, text, "t.topo", err, sizeof(err)), 0);
+	sw_conf_finish(&conf);
+	const struct sw_impair_params *p = &conf.sw[0].ports[0].impair,
+				      *q = &conf.sw[0].ports[1].impair,
+				      *up = &conf.sw[0].ports[2].impair,
+				      *x = &conf.sw[1].ports[0].impair,
+				      *down = &conf.sw[1].ports[1].impair;
+	assert_true(p->loss == 0.01 && p->dup == 0 && p->seed == 10);   /* switch line */
+	assert_true(q->corrupt == 0.001 && q->jitter_ns == 10000 && q->loss == 0);
+	assert_int_equal(q->seed, 1);                   /* seed 0 + its port index */
+	assert_true(x->dup == 0.01 && x->loss == 0);    /* the command line's default */
+	assert_int_equal(x->seed, SW_MAX_PORTS);        /* switch 1, port 0 */
+	assert_true(up->reorder == 0.02 && up->reorder_ns == 30000 && up->loss == 0);
+	assert_true(down->reorder == 0.02 && down->reorder_ns == 30000);
+	assert_int_equal(up->seed, 4 + 2);
+	assert_int_equal(down->seed, 4 + SW_MAX_PORTS + 1);
+	assert_int_equal(sw_conf_setting(&conf.def, "impair", "off", err, sizeof(err)), 0);
+	assert_false(sw_impair_on(&conf.def.impair));
 }
 
 /* pfc=...: a switch line's spec is its ports' default, a link's applies to both ends,
@@ -228,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_inheritance),
 		cmocka_unit_test(test_errors_name_file_line_key),
 		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_impair_keys),
 		cmocka_unit_test(test_pfc_settings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
