@@ -34,11 +34,11 @@ ok "level 2 after 3 within the RTT cuts nothing (5G), level 0 +100M (5.1G)"
 register hpcc local=127.0.0.1 peer=10.0.0.2 qpn=0x12 peer_qpn=0x22 link=10G rtt=10us algo=hpcc
 probe send to=127.0.0.1:$FBPORT type=int hops=5 util=1.2 qlen=20000 src=127.0.0.1 \
 	dst=10.0.0.2 qp=0x22 count=200 gap=20us >/dev/null
-down=$(rate_of 0x12)
+down=$(wait_rate 0x12 -lt 5000000000)
 [ "$down" -lt 5000000000 ] || fail "hpcc under overload: rate $down, want < 5G"
 probe send to=127.0.0.1:$FBPORT type=int hops=5 util=0.3 qlen=0 src=127.0.0.1 \
 	dst=10.0.0.2 qp=0x22 psn=1000 count=2000 gap=20us >/dev/null
-up=$(rate_of 0x12)
+up=$(wait_rate 0x12 -gt "$down")
 [ "$up" -gt "$down" ] || fail "hpcc after the overload cleared: rate $up, not above $down"
 ok "hpcc: 10G -> $down b/s under 120% load, back up to $up b/s at 30%"
 
