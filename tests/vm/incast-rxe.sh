@@ -96,9 +96,11 @@ run() { # TAG PORT [OPTION...]
 	[ \$role = receiver ] && echo "QPACE-VM: done-\$1 \$QPACE_NAME"
 	return \$rc
 }
-# Without an agent the QPs are the uncontrolled baseline: their gates pace at line rate
-# (by default a QP with no agent gets a tenth of its line: the safe fallback).
-run none 18900 "--fallback-safe 1000" || exit 1
+# Without an agent the QPs are the uncontrolled baseline, as before the safe fallback: their
+# gates pace at 1 Gb/s, far above the 20 Mb/s ports (by default a QP with no agent gets a
+# tenth of its registered line, which would make the baseline a paced one). --buffer
+# 6400K keeps the QPs' ACK timeout what 128K at 20 Mb/s gives (the same drain time).
+run none 18900 "--fallback-safe 1000 --rate 1G --buffer 6400K" || exit 1
 sleep 4
 qpaced --cc hpcc --cc-params $CC_PARAMS --allow any --metrics off >/tmp/qpaced.log 2>&1 &
 sleep 2
