@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "qpace/jsonr.h"
 #include "soft_net.h"
 
 char soft_last_log[256];
@@ -160,4 +161,34 @@ int soft_switch_stop(pid_t pid)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct port_walk {
+	const char *const *keys;
+	unsigned nkeys, nports;
+	long long *v;
+};
+
+static void port_value(void *arg, const char *path, const struct jsonr_val *val)
+{
+	struct port_walk *w = arg;
+	unsigned i;
+	int used = 0;
+
+	if (sscanf(path, "switches.0.ports.%u.%n", &i, &used) != 1 || !used || i >= w->nports ||
+	    !val->is_u64)
+		return;
+	for (unsigned k = 0; k < w->nkeys; k++)
+		if (!strcmp(path + used, w->keys[k]))
+			w->v[i * w->nkeys + k] = (long long)val->u64;
+}
+
+int soft_switch_port_counters(const char *json_path, const char *const *keys, unsigned nkeys,
+			      unsigned nports, long long *v, char *err, size_t errlen)
+{
+	struct port_walk w = { keys, nkeys, nports, v };
+
+	for (unsigned i = 0; i < nkeys * nports; i++)
+		v[i] = -1;
+	return jsonr_walk_file(json_path, port_value, &w, err, errlen);
 }

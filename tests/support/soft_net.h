@@ -45,5 +45,9 @@ extern char soft_last_log[256];
 pid_t soft_switch_start(const char *const *args);
 /* SIGTERM, wait; returns its exit status (or -1). Safe with pid <= 0. */
 int soft_switch_stop(pid_t pid);
+/* Counters @keys[0..nkeys) of ports 0..nports-1 of switch 0 from a --stats-json file:
+ * v[port * nkeys + k], -1 where the file has none. 0, or a negative errno with a message. */
+int soft_switch_port_counters(const char *json_path, const char *const *keys, unsigned nkeys,
+			      unsigned nports, long long *v, char *err, size_t errlen);
 
 #endif

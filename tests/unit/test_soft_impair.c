@@ -42,26 +42,11 @@ struct counters {
 	long long v[2][C_N];
 };
 
-static void on_value(void *arg, const char *path, const struct jsonr_val *v)
-{
-	struct counters *c = arg;
-	unsigned i;
-	int used = 0;
-
-	if (sscanf(path, "switches.0.ports.%u.%n", &i, &used) != 1 || !used || i > 1 ||
-	    !v->is_u64)
-		return;
-	for (int k = 0; k < C_N; k++)
-		if (!strcmp(path + used, cname[k]))
-			c->v[i][k] = (long long)v->u64;
-}
-
 static void read_counters(struct counters *c)
 {
 	char err[256];
 
-	memset(c, 0xff, sizeof(*c));   /* -1: absent */
-	if (jsonr_walk_file(stats_path, on_value, c, err, sizeof(err)))
+	if (soft_switch_port_counters(stats_path, cname, C_N, 2, &c->v[0][0], err, sizeof(err)))
 		fail_msg("%s", err);
 	for (int i = 0; i < 2; i++)
 		for (int k = 0; k < C_N; k++)

@@ -44,19 +44,6 @@ struct ports {
 	long long v[2][NKEYS];
 };
 
-static void on_value(void *arg, const char *path, const struct jsonr_val *v)
-{
-	struct ports *p = arg;
-	unsigned i;
-	int used = 0;
-
-	if (sscanf(path, "switches.0.ports.%u.%n", &i, &used) != 1 || !used || i > 1 || !v->is_u64)
-		return;
-	for (int k = 0; k < NKEYS; k++)
-		if (!strcmp(path + used, keys[k]))
-			p->v[i][k] = (long long)v->u64;
-}
-
 /* tshark's reading of the capture: PFC frames, and those that decode as anything else
  * (an opcode other than 0x0101, a vector other than class 0, a time other than 65535 or
  * 0, or an expert error). */
@@ -129,8 +116,12 @@ static void test_lossless_write_through_switch(void **state)
 		fail_msg("%s", r.err);
 	assert_int_equal(soft_switch_stop(sw_pid), 0);
 	sw_pid = -1;
-	if (jsonr_walk_file(json_path, on_value, &sw, err, sizeof(err)))
+	if (soft_switch_port_counters(json_path, keys, NKEYS, 2, &sw.v[0][0], err, sizeof(err)))
 		fail_msg("%s", err);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < NKEYS; k++)
+			if (sw.v[i][k] < 0)
+				fail_msg("port %d: no %s in %s", i, keys[k], json_path);
 	decoded = tshark_pfc(pcap_path, &pfc, &pauses, &bad);
 	print_message("switch (500M, 32K buffer, pfc xoff=16K xon=8K headroom=160K lossless): "
 		      "%llu MB in %.2f s = %.0f Mb/s; p1 drops %lld, peak queue %lld B; p0 sent "
