@@ -8,6 +8,10 @@
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
+#   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
+#                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
+#                   ns-3 program's counts
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each), seeded from
@@ -39,7 +43,7 @@ endif
 LDFLAGS += -Wl,--as-needed
 
 # layer: its folders, and the system libraries its code calls
-LAYERS := lib cc verbs switch agent host bench
+LAYERS := lib cc verbs switch agent host sim bench
 lib.dirs    := lib
 lib.libs    := -lz -lm
 cc.dirs     := agent/cc agent/credit
@@ -52,6 +56,8 @@ agent.dirs  := agent
 agent.libs  := -lev
 host.dirs   := host
 host.libs   := -lz
+sim.dirs    := sim
+sim.libs    := -lm
 bench.dirs  := bench
 bench.libs  := -lm
 
@@ -59,9 +65,12 @@ layer_srcs = $(filter-out %_main.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)
 layer_lib = $(BUILD)/lib/libqpace-$(1).a
 $(foreach l,$(LAYERS),$(eval $(l).objs := $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(l)))))
 ALL_LAYER_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
+# sim/ drives the switch fabric as switchsim/loop.c does, through switchsim's own headers
+# (scripts/layers.sh: FRIENDS).
+$(sim.objs): CFLAGS += -Iswitchsim
 
-# program: its main file, other sources of its own, and the layers it links (highest
-# first). Product programs, then micro-benchmarks, then programs only the tests use.
+# program: its main file, other sources of its own, the layers it links (highest first)
+# and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
 PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
 	bench-cc bench-gate qpaced-bench switch-bench qpace-soft-bw \
 	qp-check qp-agent-check qpace-probe qpace-swtest
@@ -72,7 +81,7 @@ qpaced.uses         := agent cc lib
 qpacectl.main       := agent/qpacectl_main.c
 qpacectl.uses       := agent cc lib
 qpace-bench.main    := bench/qpace_bench_main.c
-qpace-bench.uses    := bench host agent cc verbs lib
+qpace-bench.uses    := bench sim host agent cc verbs switch lib
 bench-cc.main       := bench/micro/bench_cc_main.c
 bench-cc.uses       := cc lib
 bench-gate.main     := bench/micro/bench_gate_main.c
@@ -89,7 +98,9 @@ qp-check.uses       := verbs lib
 qp-agent-check.main := tests/programs/qp_agent_check_main.c
 qp-agent-check.uses := verbs lib
 qpace-probe.main    := tests/programs/qpace_probe_main.c
+qpace-probe.srcs    := tests/support/pcap_frames.c
 qpace-probe.uses    := verbs lib
+qpace-probe.libs    := -lpcap
 qpace-swtest.main   := tests/programs/qpace_swtest_main.c
 qpace-swtest.srcs   := tests/programs/swtest.c tests/programs/swtest_hops.c \
 	tests/programs/swtest_int.c
@@ -99,16 +110,16 @@ PROG_BINS := $(PROGRAMS:%=$(BUILD)/bin/%)
 PROG_SRCS := $(foreach p,$(PROGRAMS),$($(p).main) $($(p).srcs))
 
 # Tests see private headers of every folder and their own support code.
-TEST_CFLAGS := -Itests/support -Iagent -Iagent/cc -Iverbs -Iswitchsim -Ihost -Ibench \
+TEST_CFLAGS := -Itests/support -Iagent -Iagent/cc -Iverbs -Iswitchsim -Ihost -Isim -Ibench \
 	-Ibench/micro -Itests/programs
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
-TEST_ARCHIVES := $(foreach l,bench host agent cc verbs switch lib,$(call layer_lib,$(l)))
+TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	demo clean fuzz fuzz-long fuzz-seeds test-rxe
+	bench-vt demo clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -134,7 +145,7 @@ define prog_rule
 $(BUILD)/bin/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,$($(1).main) $($(1).srcs)) \
 		$(foreach l,$($(1).uses),$(call layer_lib,$(l)))
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$^ $(sort $(foreach l,$($(1).uses),$($(l).libs))) -o $$@
+	$$(CC) $$(LDFLAGS) $$^ $(sort $(foreach l,$($(1).uses),$($(l).libs)) $($(1).libs)) -o $$@
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call prog_rule,$(p))))
 
@@ -156,6 +167,7 @@ layers:
 	@sh tests/layers/selftest.sh
 	@sh scripts/layers.sh check
 	@sh scripts/layers.sh graph
+	@sh scripts/layers.sh deep
 
 test: deps
 	$(MAKE) layers
@@ -181,6 +193,38 @@ test-rxe: all
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
 
+bench-vt: $(BUILD)/bin/qpace-bench
+	@sh bench/vt_speed.sh $(BUILD)
+
+# ns-3, for the speed comparison only (docs/performance.md, "Virtual time vs ns-3"): the
+# one C++ program, built against Debian's packaged ns-3 3.37 and qpace's lib layer, never
+# by `make all`. Libraries: pkg-config's -l flags only, because the packaged .pc files
+# also name libgsl.so (of libgsl-dev, which libns3-dev does not pull in) and a broken
+# "-I/usr;"; the headers are in /usr/include/ns3, on the compiler's default path.
+NS3_MODULES := core network internet point-to-point applications traffic-control
+NS3_LIBS = $(shell pkg-config --libs-only-l $(NS3_MODULES:%=ns3-%))
+NS3_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -Iinclude -MMD -MP
+ifeq ($(SAN),1)
+NS3_CXXFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+$(BUILD)/obj/bench/ns3/incast.o: bench/ns3/incast.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(NS3_CXXFLAGS) -c $< -o $@
+$(BUILD)/bin/ns3-incast: $(BUILD)/obj/bench/ns3/incast.o $(BUILD)/obj/bench/ns3/ns3_opts.o \
+		$(call layer_lib,lib)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) $^ $(lib.libs) $(NS3_LIBS) -o $@
+
+bench-ns3:
+	@sh bench/ns3/deps.sh
+	$(MAKE) -j2 all $(BUILD)/bin/ns3-incast
+	@sh bench/ns3/compare.sh $(BUILD)
+
+check-ns3:
+	@sh bench/ns3/deps.sh
+	$(MAKE) -j2 $(BUILD)/bin/ns3-incast
+	@sh bench/ns3/check.sh $(BUILD)
+
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
 # algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
 demo:
@@ -198,6 +242,7 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
 	-fno-sanitize-recover=undefined,float-cast-overflow
 FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(sim.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -Iswitchsim
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
@@ -227,6 +272,7 @@ clean:
 	rm -rf build
 
 -include $(foreach l,$(LAYERS),$($(l).objs:.o=.d)) $(SUPPORT_OBJS:.o=.d) \
+	$(BUILD)/obj/bench/ns3/incast.d $(BUILD)/obj/bench/ns3/ns3_opts.d \
 	$(PROG_SRCS:%.c=$(BUILD)/obj/%.d) $(FUZZ_OBJS:.o=.d) \
 	$(TEST_BINS:$(BUILD)/tests/%=$(BUILD)/obj/tests/unit/%.d)
 

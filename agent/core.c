@@ -59,6 +59,12 @@ static const struct {
 	[AGENT_C_CTL_REJECTED] = { "control_rejected", "control requests refused" },
 	[AGENT_C_OVERRIDES] = { "overrides", "manual rate or algorithm changes" },
 	[AGENT_C_HTTP_BAD] = { "metrics_bad_requests", "metrics HTTP requests refused" },
+	[AGENT_C_FB_REJ_REPLAY] = { "feedback_rejected_replay",
+				    "signed feedback seen before or too old (key set)" },
+	[AGENT_C_FB_REJ_FUTURE] = { "feedback_rejected_future",
+				    "signed feedback from a clock too far ahead (key set)" },
+	[AGENT_C_FB_SENDERS_EVICTED] = { "feedback_senders_evicted",
+					 "replay windows forgotten to make room for a sender" },
 };
 
 const char *agent_counter_name(enum agent_counter c)
@@ -168,6 +174,7 @@ void agent_params_default(struct agent_params *p)
 	p->cc = "hpcc";
 	p->peer_port = FB_PORT;
 	p->tx_queue = AGENT_DEF_TX_QUEUE;
+	p->max_senders = AGENT_DEF_SENDERS;
 	p->seed = 1;
 	p->allow[0] = (struct agent_net){ 0x7f000000u, 8 };
 	p->nallow = 1;
@@ -191,6 +198,9 @@ static int check_params(const struct agent_params *p, const struct qp_ratetable 
 				 AGENT_MAX_ALLOW);
 	if (p->peer_port == 0)
 		return qp_errmsg(-EINVAL, err, errlen, "peer port 0 out of range 1..65535");
+	if (p->have_key && (p->max_senders < 1 || p->max_senders > FB_REPLAY_MAX_SENDERS))
+		return qp_errmsg(-EINVAL, err, errlen, "max senders %u out of range 1..%u",
+				 p->max_senders, FB_REPLAY_MAX_SENDERS);
 	if (!t || qp_ratetable_nslots(t) < p->max_qps)
 		return qp_errmsg(-EINVAL, err, errlen, "rate table has %u slots, max-qps is %u",
 				 t ? qp_ratetable_nslots(t) : 0, p->max_qps);
@@ -215,7 +225,6 @@ struct agent *agent_create(const struct agent_params *p, struct qp_ratetable *ta
 			   qp_time_ns now, char *err, size_t errlen)
 {
 	struct agent *a;
-	(void)now;
 
 	if (check_params(p, table, err, errlen))
 		return NULL;
@@ -229,13 +238,14 @@ struct agent *agent_create(const struct agent_params *p, struct qp_ratetable *ta
 		 p->cc_params ? p->cc_params : "");
 	a->p.cc = a->cc_default;
 	a->p.cc_params = a->cc_default_params;
-	qp_siphash_key_load(&a->key, p->key);
+	fb_signer_init(&a->signer, p->key, p->sender_id);
 	a->table = table;
 	a->qps = calloc(p->max_qps, sizeof(*a->qps));
 	a->free_idx = calloc(p->max_qps, sizeof(*a->free_idx));
 	a->heap = calloc(p->max_qps, sizeof(*a->heap));
 	a->txq = calloc(p->tx_queue, sizeof(*a->txq));
 	if (!a->qps || !a->free_idx || !a->heap || !a->txq ||
+	    (p->have_key && fb_replay_init(&a->replay, p->max_senders, now + p->clock_offset_ns)) ||
 	    agent_map_init(&a->by_qpn, p->max_qps) || agent_map_init(&a->by_flow, p->max_qps))
 		goto oom;
 	for (uint32_t i = 0; i < p->max_qps; i++)
@@ -258,6 +268,7 @@ void agent_destroy(struct agent *a)
 		credit_destroy(a->links[i].pacer);
 	agent_map_fini(&a->by_qpn);
 	agent_map_fini(&a->by_flow);
+	fb_replay_fini(&a->replay);
 	free(a->qps);
 	free(a->free_idx);
 	free(a->heap);
@@ -293,7 +304,8 @@ void agent_reschedule(struct agent *a, uint32_t idx)
 	agent_heap_update(a, idx);
 }
 
-bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port)
+bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port,
+		qp_time_ns now)
 {
 	struct agent_dgram *d;
 	int len;
@@ -309,7 +321,8 @@ bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t p
 	d = &a->txq[(a->tx_head + a->tx_len) % a->p.tx_queue];
 	len = fb_encode(d->buf, sizeof(d->buf), m);
 	if (len > 0 && a->p.have_key)
-		len = fb_auth_sign(d->buf, sizeof(d->buf), (size_t)len, &a->key);
+		len = fb_signer_sign(&a->signer, d->buf, sizeof(d->buf), (size_t)len,
+				     now + a->p.clock_offset_ns);
 	if (len <= 0)
 		return false; /* our own message: cannot happen with the sizes used */
 	d->len = (uint16_t)len;

@@ -2,7 +2,12 @@
  *
  * Receiver: one credit pacer per local IP (link), created when its first receiving QP
  * registers and freed with its last; each grant goes to the peer's agent as a CREDIT
- * message about the data flow (peer -> us), with the period as its interval.
+ * message about the data flow (peer -> us), with the period as its interval. Arrivals:
+ * echo INT about data a receiving QP got (FB_F_TO_RECEIVER) tells the pacer how many
+ * bytes arrived (the PSN's progress times the MTU), which clocks its grants, bounds each
+ * sender to its window W and measures the RTT (qpace/credit.h). Until the first echo INT
+ * of a link its pacer grants on the timer schedule: a shell whose switch sends no INT to
+ * receivers (qpace-bench's none+ia today) still gets IA pacing, without the bound.
  * Sender: a grant adds to the QP's cumulative credits in the rate table and turns credit
  * gating on; gating ends after AGENT_CREDIT_EXPIRY_GRANTS silent intervals.
  */
@@ -91,7 +96,8 @@ void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now)
 	}
 }
 
-static void send_grant(struct agent *a, const struct agent_link *l, const struct credit_grant *g)
+static void send_grant(struct agent *a, const struct agent_link *l, const struct credit_grant *g,
+		       qp_time_ns now)
 {
 	struct agent_qp *q = &a->qps[g->sender_id];
 	struct fb_msg m = { .type = FB_T_CREDIT };
@@ -102,10 +108,26 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 		.credit_bytes = g->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)g->bytes,
 		.interval_ns = credit_period_ns(l->pacer),
 	};
-	if (!agent_send(a, &m, q->reg.peer_ip, a->p.peer_port))
+	if (!agent_send(a, &m, q->reg.peer_ip, a->p.peer_port, now))
 		return;
 	q->credits_tx_bytes += m.u.credit.credit_bytes;
 	a->counters[AGENT_C_GRANTS]++;
+}
+
+void agent_link_arrival(struct agent *a, uint32_t idx, uint32_t psn, qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+	bool first = !q->rx_psn_valid;
+	uint64_t before = q->rx_psn64_max, packets;
+
+	if (q->link < 0 || !a->links[q->link].pacer)
+		return;
+	agent_psn_extend(&q->rx_psn_valid, &q->rx_psn64_max, psn);
+	packets = first ? 1 : q->rx_psn64_max - before;
+	if (!packets)
+		return; /* a reordered or repeated report: nothing new arrived */
+	credit_arrived(a->links[q->link].pacer, idx, packets * q->reg.mtu_bytes, now);
+	agent_links_poll(a, now);
 }
 
 void agent_links_poll(struct agent *a, qp_time_ns now)
@@ -121,7 +143,7 @@ void agent_links_poll(struct agent *a, qp_time_ns now)
 		do {
 			n = credit_poll(l->pacer, now, a->grants, max);
 			for (unsigned k = 0; k < n; k++)
-				send_grant(a, l, &a->grants[k]);
+				send_grant(a, l, &a->grants[k], now);
 		} while (n == max);
 	}
 }

@@ -11,7 +11,7 @@
 
 /* ---- after a controller ran: publish, acknowledge, reschedule ---- */
 
-static bool send_level_ack(struct agent *a, struct agent_qp *q)
+static bool send_level_ack(struct agent *a, struct agent_qp *q, qp_time_ns now)
 {
 	const struct agent_level_src *s = &q->level_src;
 	struct fb_msg m = { .type = FB_T_LEVEL };
@@ -23,7 +23,7 @@ static bool send_level_ack(struct agent *a, struct agent_qp *q)
 		.switch_id = s->switch_id, .port = s->port, .level = FB_LEVEL_ACK,
 		.acked = q->cc->level_to_ack, .seq = s->seq, .psn = s->psn,
 	};
-	if (!agent_send(a, &m, s->ip, s->udp_port))
+	if (!agent_send(a, &m, s->ip, s->udp_port, now))
 		return false;
 	a->counters[AGENT_C_LEVEL_ACKS]++;
 	return true;
@@ -36,7 +36,7 @@ unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns 
 
 	if (agent_publish(a, q, now))
 		res |= AGENT_RX_RATE;
-	if ((act & CC_ACT_ACK_LEVEL) && send_level_ack(a, q))
+	if ((act & CC_ACT_ACK_LEVEL) && send_level_ack(a, q, now))
 		res |= AGENT_RX_TX;
 	agent_reschedule(a, idx);
 	return res;
@@ -137,21 +137,21 @@ static void monitor_int(struct agent_qp *q, const struct qp_int_hop *hops, unsig
 }
 
 /* 24-bit PSN -> 64 bits: the value nearest to the highest seen (within 2^23). */
-static uint64_t psn_extend(struct agent_qp *q, uint32_t psn)
+uint64_t agent_psn_extend(bool *valid, uint64_t *max, uint32_t psn)
 {
 	int64_t d;
 
-	if (!q->psn_valid) {
-		q->psn_valid = true;
-		q->psn64_max = (1ULL << 24) + psn; /* room below for reordering */
-		return q->psn64_max;
+	if (!*valid) {
+		*valid = true;
+		*max = (1ULL << 24) + psn; /* room below for reordering */
+		return *max;
 	}
-	d = (int64_t)((psn - (uint32_t)q->psn64_max) & 0xffffffu);
+	d = (int64_t)((psn - (uint32_t)*max) & 0xffffffu);
 	if (d >= 1 << 23)
 		d -= 1 << 24;
 	if (d > 0)
-		q->psn64_max += (uint64_t)d;
-	return q->psn64_max + (uint64_t)(d > 0 ? 0 : d);
+		*max += (uint64_t)d;
+	return *max + (uint64_t)(d > 0 ? 0 : d);
 }
 
 /* ---- feedback -> cc events ---- */
@@ -202,7 +202,7 @@ static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_n
 	if (idx == AGENT_NO_IDX)
 		return 0;
 	q = &a->qps[idx];
-	psn64 = psn_extend(q, r->psn);
+	psn64 = agent_psn_extend(&q->psn_valid, &q->psn64_max, r->psn);
 	window = q->cc->cap_bytes != CC_CAP_NONE ? q->cc->cap_bytes
 						 : qp_bytes_in(q->cc->rate_bps, q->reg.base_rtt_ns);
 	fb_to_cc_event(m, &ev);
@@ -212,7 +212,7 @@ static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_n
 	return feed_cc(a, idx, &ev, now);
 }
 
-static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m)
+static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
 	uint32_t idx = receiver_qp(a, &r->flow);
@@ -225,11 +225,12 @@ static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m)
 	q->peer_sport = r->flow.sport;
 	q->feedback++;
 	monitor_int(q, r->hops, r->nhops);
+	agent_link_arrival(a, idx, r->psn, now);
 	echo = *m;
 	echo.type = FB_T_ECHO;
 	echo.flags = 0;
 	echo.auth_len = 0;
-	if (!agent_send(a, &echo, r->flow.src_ip, a->p.peer_port))
+	if (!agent_send(a, &echo, r->flow.src_ip, a->p.peer_port, now))
 		return AGENT_RX_MATCHED;
 	a->counters[AGENT_C_ECHOES]++;
 	return AGENT_RX_MATCHED | AGENT_RX_TX;
@@ -241,7 +242,7 @@ static unsigned on_int(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 	(void)src_ip;
 	(void)src_port;
 	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER))
-		return int_as_receiver(a, m);
+		return int_as_receiver(a, m, now);
 	return int_as_sender(a, m, now);
 }
 
@@ -328,11 +329,24 @@ static bool allowed(const struct agent *a, uint32_t ip)
 	return false;
 }
 
-static const struct {
+/* What a failing check's errno means: the counter it goes to and the words for the log. */
+struct rc_outcome {
 	int rc;
 	enum agent_counter counter;
 	const char *what;
-} decode_errors[] = {
+};
+
+#define OUTCOME_OF(table, rc) outcome_of(table, sizeof(table) / sizeof(table[0]), rc)
+
+static const struct rc_outcome *outcome_of(const struct rc_outcome *t, size_t n, int rc)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].rc == rc)
+			return &t[i];
+	return NULL;
+}
+
+static const struct rc_outcome decode_errors[] = {
 	{ -EPROTO, AGENT_C_FB_MAL_PROTO, "wrong magic or version" },
 	{ -EMSGSIZE, AGENT_C_FB_MAL_TRUNC, "truncated" },
 	{ -EINVAL, AGENT_C_FB_MAL_FIELD, "a field out of range" },
@@ -342,14 +356,53 @@ static const struct {
 static void note_decode_error(struct agent *a, int rc, size_t len, const uint8_t *buf,
 			      const char *src)
 {
-	for (size_t i = 0; i < sizeof(decode_errors) / sizeof(decode_errors[0]); i++) {
-		if (decode_errors[i].rc != rc)
-			continue;
-		agent_note(a, decode_errors[i].counter, "feedback from %s: %s (%zu bytes, type %d)",
-			   src, decode_errors[i].what, len, len > 3 ? buf[3] : -1);
-		return;
+	const struct rc_outcome *o = OUTCOME_OF(decode_errors, rc);
+
+	if (o)
+		agent_note(a, o->counter, "feedback from %s: %s (%zu bytes, type %d)", src,
+			   o->what, len, len > 3 ? buf[3] : -1);
+	else
+		agent_note(a, AGENT_C_FB_MAL_FIELD, "feedback from %s: undecodable (%d)", src, rc);
+}
+
+/* Why a signed message is refused: fb_auth_verify's and fb_replay_check's results. */
+static const struct rc_outcome auth_errors[] = {
+	{ -ENOKEY, AGENT_C_FB_REJ_NOTAG, "not signed (--key is set)" },
+	{ -EACCES, AGENT_C_FB_REJ_TAG, "authentication tag does not match the key" },
+	{ -EBADMSG, AGENT_C_FB_REJ_TAG, "malformed signed header or tag" },
+	{ -EALREADY, AGENT_C_FB_REJ_REPLAY, "a replay: accepted before" },
+	{ -ESTALE, AGENT_C_FB_REJ_REPLAY, "a replay or too old: signed before this agent "
+					  "started, or below the sender's window" },
+	{ -ERANGE, AGENT_C_FB_REJ_FUTURE, "its sequence is ahead of this agent's clock by more "
+					  "than 10 s (clocks not in sync?)" },
+};
+
+/* With a key: the tag, then the sender's replay window. 0 when the message may be read. */
+static int check_auth(struct agent *a, const uint8_t *buf, size_t len, uint32_t src_ip,
+		      uint16_t src_port, qp_time_ns now)
+{
+	uint64_t seq = 0, evicted = a->replay.evictions;
+	char src[QP_HOSTPORT_STRLEN];
+	const struct rc_outcome *o;
+	uint32_t sender = 0;
+	int rc = fb_auth_verify(buf, len, &a->signer.key, &sender, &seq);
+
+	if (!rc)
+		rc = fb_replay_check(&a->replay, sender, seq, now + a->p.clock_offset_ns);
+	if (a->replay.evictions != evicted)
+		agent_note(a, AGENT_C_FB_SENDERS_EVICTED, "sender 0x%08x: replay window table "
+			   "full (%u senders): the least recently heard sender of its set was "
+			   "forgotten", sender, a->p.max_senders);
+	if (rc && (o = OUTCOME_OF(auth_errors, rc))) {
+		char who[48] = "";
+
+		if (o->counter == AGENT_C_FB_REJ_REPLAY || o->counter == AGENT_C_FB_REJ_FUTURE)
+			snprintf(who, sizeof(who), " (sender 0x%08x, seq %llu)", sender,
+				 (unsigned long long)seq);
+		agent_note(a, o->counter, "feedback from %s%s dropped: %s",
+			   qp_hostport_fmt(src_ip, src_port, src, sizeof(src)), who, o->what);
 	}
-	agent_note(a, AGENT_C_FB_MAL_FIELD, "feedback from %s: undecodable (%d)", src, rc);
+	return rc;
 }
 
 /* One message at the start of @buf (@len bytes left in the datagram): checked, decoded and
@@ -363,15 +416,8 @@ static unsigned feed_one(struct agent *a, const uint8_t *buf, size_t len, uint32
 	int rc;
 
 	*used = 0;
-	if (a->p.have_key && (rc = fb_auth_verify(buf, len, &a->key)) != 0) {
-		agent_note(a, rc == -ENOKEY ? AGENT_C_FB_REJ_NOTAG : AGENT_C_FB_REJ_TAG,
-			   "feedback from %s dropped: %s",
-			   qp_hostport_fmt(src_ip, src_port, src, sizeof(src)),
-			   rc == -ENOKEY ? "no authentication tag (--key is set)"
-			   : rc == -EACCES ? "authentication tag does not match the key"
-			   : "malformed authentication tag");
+	if (a->p.have_key && check_auth(a, buf, len, src_ip, src_port, now))
 		return 0;
-	}
 	rc = fb_decode(&m, buf, len);
 	if (rc) {
 		qp_hostport_fmt(src_ip, src_port, src, sizeof(src));

@@ -5,6 +5,8 @@
 #include "qpace/addr.h"
 #include "qpace/agent.h"
 #include "qpace/credit.h"
+#include "qpace/fb_auth.h"
+#include "qpace/fb_replay.h"
 
 #define AGENT_NO_IDX UINT32_MAX
 
@@ -43,6 +45,8 @@ struct agent_qp {
 	uint64_t credits_rx_bytes;
 	/* receiver side */
 	int link;                    /* index in links[], -1 when not a paced receiver */
+	bool rx_psn_valid;           /* the peer's data PSNs seen in echo INT (arrivals) */
+	uint64_t rx_psn64_max;
 	uint16_t peer_sport;         /* learned from INT sent to us; 0 = not known */
 	uint64_t credits_tx_bytes;
 	struct agent_level_src level_src;
@@ -77,7 +81,8 @@ struct agent {
 	uint32_t grant_seq;
 	char cc_default[AGENT_ALGO_MAX];
 	char cc_default_params[AGENT_PARAMS_MAX];
-	struct qp_siphash_key key;
+	struct fb_signer signer;     /* with a key: what this agent sends */
+	struct fb_replay replay;     /* with a key: the senders it heard from */
 	struct qp_ratetable *table;
 	struct agent_qp *qps;        /* max_qps */
 	uint32_t nqps;
@@ -110,8 +115,10 @@ void agent_heap_remove(struct agent *a, uint32_t idx);
 /* core.c: shared by the other files */
 void agent_log(struct agent *a, enum agent_log_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Queue an encoded (and, with a key, signed) message to ip:port; true when queued. */
-bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port);
+/* Queue an encoded (and, with a key, signed at @now) message to ip:port; true when
+ * queued. */
+bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t port,
+		qp_time_ns now);
 /* Publish a QP's rate and flags when they changed; true when the table was written. */
 bool agent_publish(struct agent *a, struct agent_qp *q, qp_time_ns now);
 /* Recompute a QP's deadline (controller timer, credit expiry) and its heap place. */
@@ -124,6 +131,11 @@ unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns 
 int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, size_t errlen);
 void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now);
 void agent_links_poll(struct agent *a, qp_time_ns now);
+/* Echo INT about data the peer sent to local receiving QP @idx, PSN @psn: the data arrived;
+ * its link's pacer is told how many bytes (from the PSN's progress) and due grants go out. */
+void agent_link_arrival(struct agent *a, uint32_t idx, uint32_t psn, qp_time_ns now);
+/* The 24-bit @psn extended against *@max (the nearest value to the highest seen). */
+uint64_t agent_psn_extend(bool *valid, uint64_t *max, uint32_t psn);
 qp_time_ns agent_links_next_ns(const struct agent *a);
 unsigned agent_credit_rx(struct agent *a, uint32_t idx, const struct fb_credit *c,
 			 qp_time_ns now);

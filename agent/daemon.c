@@ -304,6 +304,10 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 						    err, errlen)))
 		goto fail;
 	d->cfg.agent.have_key = c->key_file[0] != 0;
+	/* signed messages name this agent: a new id per run, a sequence from the wall clock */
+	if (getrandom(&d->cfg.agent.sender_id, sizeof(d->cfg.agent.sender_id), GRND_NONBLOCK) < 0)
+		d->cfg.agent.sender_id = (uint32_t)(qp_now_ns() ^ (uint64_t)getpid());
+	d->cfg.agent.clock_offset_ns = qp_wall_offset_ns();
 	d->loop = ev_loop_new(EVFLAG_AUTO);
 	if (!d->loop) {
 		rc = qp_errmsg(-ENOMEM, err, errlen, "libev: no event loop");
@@ -354,9 +358,10 @@ int qpaced_run(struct qpaced *d)
 	qp_hostport_fmt(d->cfg.fb_ip, d->cfg.fb_port, fb, sizeof(fb));
 	qp_hostport_fmt(d->cfg.metrics_ip, d->cfg.metrics_port, m, sizeof(m));
 	qpaced_log(AGENT_LOG_INFO, "pid %d: feedback %s, control %s, metrics %s, rate "
-		   "table %s, cc %s, credits %s, auth %s, max %u QPs", (int)getpid(), fb,
-		   d->cfg.socket, d->cfg.metrics_port ? m : "off", d->cfg.rate_table, d->cfg.cc,
-		   d->cfg.agent.credits ? "ia" : "none", d->cfg.agent.have_key ? "siphash" : "off",
+		   "table %s, cc %s, credits %s, auth %s (sender 0x%08x), max %u QPs",
+		   (int)getpid(), fb, d->cfg.socket, d->cfg.metrics_port ? m : "off",
+		   d->cfg.rate_table, d->cfg.cc, d->cfg.agent.credits ? "ia" : "none",
+		   d->cfg.agent.have_key ? "siphash" : "off", d->cfg.agent.sender_id,
 		   d->cfg.agent.max_qps);
 	ev_run(d->loop, 0);
 	return 0;

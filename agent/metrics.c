@@ -18,6 +18,8 @@ static const struct {
 	{ AGENT_C_FB_REJ_SOURCE, "feedback_rejected", "reason", "source" },
 	{ AGENT_C_FB_REJ_NOTAG, "feedback_rejected", "reason", "notag" },
 	{ AGENT_C_FB_REJ_TAG, "feedback_rejected", "reason", "tag" },
+	{ AGENT_C_FB_REJ_REPLAY, "feedback_rejected", "reason", "replay" },
+	{ AGENT_C_FB_REJ_FUTURE, "feedback_rejected", "reason", "future" },
 	{ AGENT_C_FB_MAL_PROTO, "feedback_malformed", "kind", "proto" },
 	{ AGENT_C_FB_MAL_TRUNC, "feedback_malformed", "kind", "truncated" },
 	{ AGENT_C_FB_MAL_FIELD, "feedback_malformed", "kind", "field" },
@@ -35,6 +37,16 @@ static int labelled_at(enum agent_counter c)
 	return -1;
 }
 
+/* A family is written whole at its first member in the table (later members of it may
+ * come anywhere in the counters' order: counters are appended). */
+static bool family_first(int l)
+{
+	for (int k = 0; k < l; k++)
+		if (strcmp(labelled[k].family, labelled[l].family) == 0)
+			return false;
+	return true;
+}
+
 static void family_head(struct qp_strbuf *b, const char *name, const char *type,
 			const char *help)
 {
@@ -44,10 +56,10 @@ static void family_head(struct qp_strbuf *b, const char *name, const char *type,
 static void render_counters(const struct agent *a, struct qp_strbuf *b)
 {
 	const uint64_t *c = agent_counters(a);
-	const char *done_family = "";
 
 	for (int i = 0; i < AGENT_C_COUNT; i++) {
 		int l = labelled_at((enum agent_counter)i);
+		const char *family;
 		char name[96];
 
 		if (l < 0) {
@@ -56,15 +68,16 @@ static void render_counters(const struct agent *a, struct qp_strbuf *b)
 			qp_strbuf_printf(b, "%s %llu\n", name, (unsigned long long)c[i]);
 			continue;
 		}
-		if (strcmp(done_family, labelled[l].family) == 0)
+		if (!family_first(l))
 			continue;
-		done_family = labelled[l].family;
-		snprintf(name, sizeof(name), "qpace_agent_%s_total", done_family);
-		family_head(b, name, "counter", strcmp(done_family, "feedback_rejected") == 0
-				? "feedback dropped: source not allowed, or tag missing or wrong"
+		family = labelled[l].family;
+		snprintf(name, sizeof(name), "qpace_agent_%s_total", family);
+		family_head(b, name, "counter", strcmp(family, "feedback_rejected") == 0
+				? "feedback dropped: source not allowed; with a key: unsigned, tag "
+				  "wrong, a replay, or a clock too far ahead"
 				: "feedback that did not decode, by kind");
 		for (size_t k = 0; k < N_LABELLED; k++)
-			if (strcmp(labelled[k].family, done_family) == 0)
+			if (strcmp(labelled[k].family, family) == 0)
 				qp_strbuf_printf(b, "%s{%s=\"%s\"} %llu\n", name, labelled[k].label,
 						 labelled[k].value,
 						 (unsigned long long)c[labelled[k].c]);

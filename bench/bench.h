@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "qpace/siphash.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
@@ -22,6 +23,7 @@ enum bench_cmd {
 	CMD_INCAST = 1u << 3,
 	CMD_COMPARE = 1u << 4,
 	CMD_SWEEP = 1u << 5,
+	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
 #define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
@@ -30,9 +32,14 @@ enum bench_cmd {
 
 enum bench_backend { BACKEND_SOFT = 0, BACKEND_IBV };
 enum bench_credits { CREDITS_OFF = 0, CREDITS_IA };
+/* --clock: real time (sockets, a switch process, the machine's clock) or virtual time
+ * (qpace/sim.h: one process, a discrete-event clock, deterministic). */
+enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
 
 /* Limits (the option table quotes them in its messages). */
-#define BENCH_MAX_SENDERS 63u        /* qpace-switch --star has 64 ports; one receives */
+#define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */
+#define BENCH_MAX_SENDERS_VT 127u    /* virtual time: a star of SW_MAX_PORTS (128) */
+#define BENCH_MAX_RATE_REAL (10 * QP_GBPS)   /* real time: what the emulated hosts reach */
 #define BENCH_MAX_ROUNDS 1000u
 #define BENCH_MAX_ALGOS 16u
 #define BENCH_PERF_MAX_SIZE 8388608u /* perftest MAX_SIZE */
@@ -74,15 +81,21 @@ struct bench_conf {
 	qp_time_ns delay_ns;
 	uint64_t mtu_bytes;
 	uint64_t window_pkts;         /* RC: unacknowledged packets per QP */
+	uint64_t fallback_safe_permille; /* the gates' safe rate, 1/1000 of line; 0 = policy */
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;
 	uint64_t seed;
+	unsigned clock;              /* enum bench_clock */
 	bool json;
 	const char *out_dir;         /* CSVs and plots; NULL = none (incast) */
 	const char *algos;           /* compare/sweep: "none,hpcc,hpcc+ia" */
 	const char *senders_list;    /* sweep: "1,2,4,8" */
 	const char *sizes;           /* sweep: "64K,128K,256K" */
 	const char *switch_bin;      /* qpace-switch to start; NULL = beside this program */
+	const char *key_file;        /* --key: the hosts and the switch started sign feedback */
+	const char *pfc;             /* --pfc SPEC for the switch the run builds; NULL = off */
+	bool have_key;
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	const char *monitor;         /* unix socket qpacectl reads; NULL = the default */
 	bool no_plots;
 	bool verbose;
@@ -106,5 +119,7 @@ int bench_perf(const struct bench_conf *c);      /* write_bw, send_bw, write_lat
 int bench_incast(const struct bench_conf *c);
 int bench_compare(const struct bench_conf *c);
 int bench_sweep(const struct bench_conf *c);
+/* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status. */
+int bench_topo(const char *prog, int argc, char **argv);
 
 #endif

@@ -6,12 +6,25 @@
 
 #include "qpace/cc_help.h"
 #include "qpace/errmsg.h"
+#include "qpace/keyfile.h"
 #include "qpace/units.h"
 #include "bench.h"
 #include "qpace/opt.h"
 
 static const char *const backend_names[] = { "soft", "ibv", NULL };
 static const char *const credits_names[] = { "off", "ia", NULL };
+static const char *const clock_names[] = { "real", "virtual", NULL };
+
+/* --key FILE: read at once, so a bad file stops the command before anything starts. */
+static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
+{
+	struct bench_conf *c = conf;
+
+	(void)o;
+	c->key_file = v;
+	c->have_key = true;
+	return qp_keyfile_read(v, c->key, NULL, err, len);
+}
 
 #define F(field) QP_OPT_AT(struct bench_conf, field)
 #define NUM(lo, hi) .min = (lo), .max = (hi)
@@ -61,18 +74,26 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "soft: the switch port (send to P, receive on P+1)" },
 	{ "ip", 0, QP_OPT_STR, "A.B.C.D", F(ip), .cmds = CMD_PERF | CMD_INCAST, .help = "soft: this host's IPv4 address" },
 	/* incast and the runs built on it */
-	{ "senders", 'N', QP_OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS),
-	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "senders (default 16)" },
+	{ "senders", 'N', QP_OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS_VT),
+	  .cmds = CMD_INCAST | CMD_COMPARE,
+	  .help = "senders (default 16; 1..63 in real time, 1..127 in virtual time)" },
+	{ "clock", 0, QP_OPT_CHOICE, "real|virtual", F(clock), .choices = clock_names,
+	  .cmds = CMD_RUNS,
+	  .help = "real: hosts and a switch process on loopback, the machine's clock\n"
+		  "(default); virtual: the same switch, hosts, RC and agents in one\n"
+		  "process on a discrete-event clock: deterministic, load-independent,\n"
+		  "any rate (--timeout is then simulated time)" },
 	{ "rounds", 'R', QP_OPT_UINT, "ROUNDS", F(rounds), NUM(1, BENCH_MAX_ROUNDS), .cmds = CMD_RUNS,
 	  .help = "queries: each round starts when the last one's flows finished\n(default 5)" },
 	{ "switch", 0, QP_OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,
 	  .help = "a running `qpace-switch --star` with base port P (default:\nstart one)" },
-	{ "rate", 0, QP_OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 10 * QP_GBPS), .cmds = CMD_RUNS,
+	{ "rate", 0, QP_OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 400 * QP_GBPS), .cmds = CMD_RUNS,
 	  .help = "link rate of the switch this starts (default 250M: the 17 emulated\n"
 		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
 		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck);\n"
 		  "networked (--backend ibv): the line rate the QPs register with\n"
-		  "qpaced, as payload at --mtu (default: the library's, 10G)" },
+		  "qpaced, as payload at --mtu (default: the library's, 10G); at most\n"
+		  "10G in real time, 400G in virtual time" },
 	{ "buffer", 0, QP_OPT_BYTES, "BYTES", F(buffer_bytes), NUM(4096, 1ULL << 30), .cmds = CMD_RUNS,
 	  .help = "egress buffer per port of that switch (default 512K: N x BDP\n"
 		  "fits for N = 16, N x window does not); --backend ibv: the\n"
@@ -82,6 +103,11 @@ static const struct qp_opt bench_opts[] = {
 		  "~0.5 ms, so the BDP is ~15 packets, as many as the default senders)" },
 	{ "mtu", 0, QP_OPT_UINT, "BYTES", F(mtu_bytes), NUM(256, 4096), .cmds = CMD_RUNS,
 	  .help = "RoCE path MTU: 256, 512, 1024 (default), 2048, 4096" },
+	{ "fallback-safe", 0, QP_OPT_UINT, "PERMILLE", F(fallback_safe_permille), NUM(1, 1000),
+	  .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "ibv: with no agent (or after one is lost and its hold ends) each QP\n"
+		  "paces at PERMILLE/1000 of its line rate (default: the agent's policy,\n"
+		  "else 100); 1000 makes a no-agent run the uncontrolled baseline" },
 	{ "window", 0, QP_OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
 	  .help = "unacknowledged packets per QP, the NIC's window (default 128,\n"
 		  "rxe's; a window algorithm's own cap, e.g. HPCC's, comes on top)" },
@@ -102,6 +128,12 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "sender counts (default 1,2,4,8,16,32,63)" },
 	{ "sizes", 0, QP_OPT_STR, "LIST", F(sizes), .cmds = CMD_SWEEP,
 	  .help = "bytes per sender (default 64K,128K,256K)" },
+	{ "pfc", 0, QP_OPT_STR, "SPEC", F(pfc), .cmds = CMD_RUNS,
+	  .help = "PFC on the switch this run builds (qpace-switch --pfc: xoff=BYTES[,xon=]\n"
+		  "[,headroom=BYTES|auto][,class=N][,lossless]); its hosts obey PAUSE" },
+	{ "key", 0, QP_OPT_FN, "FILE", .fn = opt_key, .cmds = CMD_ALL,
+	  .help = "shared key (as qpaced --key): the soft hosts' agents sign what they send\n"
+		  "and take only signed feedback; a switch this starts signs too" },
 	{ "switch-bin", 0, QP_OPT_STR, "PATH", F(switch_bin), .cmds = CMD_RUNS,
 	  .help = "qpace-switch to start (default: beside qpace-bench, then PATH)" },
 	{ "monitor", 0, QP_OPT_STR, "PATH", F(monitor), .cmds = CMD_INCAST,
@@ -130,6 +162,9 @@ static const struct bench_cmd_row bench_cmds[] = {
 	  "with --backend ibv or --attach: the receiver has no address, a sender names it)" },
 	{ "compare", CMD_COMPARE, "[options]", "the same incast once per algorithm (make demo)" },
 	{ "sweep", CMD_SWEEP, "[options]", "incasts over sender counts and sizes, CSV and plots" },
+	{ "topo", CMD_TOPO, "KIND [options] [-o FILE]",
+	  "a topology file for qpace-switch -c: star, dumbbell, leaf-spine,\n"
+	  "fat-tree, two-site" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 
@@ -242,6 +277,26 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "--attach/--ip belong to --backend soft");
 	bool networked = c->cmd == CMD_INCAST && (c->backend == BACKEND_IBV || c->attach);
+	if (c->clock == BENCH_CLOCK_VIRTUAL && networked)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--clock virtual runs every host in this process: no --backend "
+				 "ibv, --attach or server address");
+	if (c->clock == BENCH_CLOCK_VIRTUAL && c->switch_addr)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--clock virtual builds its own switch: no --switch");
+	if (c->clock == BENCH_CLOCK_REAL && c->senders > BENCH_MAX_SENDERS)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "-N/--senders '%llu': not a whole number in 1..%u in real time "
+				 "(one switch process of 64 ports; --clock virtual takes 1..%u)",
+				 (unsigned long long)c->senders, BENCH_MAX_SENDERS,
+				 BENCH_MAX_SENDERS_VT);
+	if (c->clock == BENCH_CLOCK_REAL && c->link_bps > BENCH_MAX_RATE_REAL && !networked) {
+		char r[32];
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "--rate '%s': above 10G in real time (one core emulates every "
+				 "host; --clock virtual takes up to 400G)",
+				 qp_fmt_rate(c->link_bps, r, sizeof(r)));
+	}
 	if ((c->cmd & CMD_RUNS) && c->server && !networked)
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "%s takes no server address ('%s'): the embedded incast runs "

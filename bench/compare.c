@@ -33,9 +33,14 @@ static int algos_parse(const char *list, char *buf, size_t buflen, const char **
 static void run_line(FILE *out, const struct incast_result *r, double wall_s)
 {
 	fprintf(out, "  %-9s goodput %5.1f%% of payload rate, jain %.3f, drops %" PRIu64
-		", timeouts %" PRIu64 ", peak queue %.1f KiB (%.1f s; loop late <= %.1f ms)\n",
-		r->algorithm, r->goodput_ratio * 100, r->jain, r->drops, r->timeouts,
-		(double)r->max_queue_bytes / 1024, wall_s, (double)r->loop_late_max_ns / 1e6);
+		", timeouts %" PRIu64 ", peak queue %.1f KiB ", r->algorithm,
+		r->goodput_ratio * 100, r->jain, r->drops, r->timeouts,
+		(double)r->max_queue_bytes / 1024);
+	if (!strcmp(r->clock, "virtual"))
+		fprintf(out, "(%.3f s simulated in %.1f s)\n", r->sim_s, wall_s);
+	else
+		fprintf(out, "(%.1f s; loop late <= %.1f ms)\n", wall_s,
+			(double)r->loop_late_max_ns / 1e6);
 }
 
 /* 0 or -errno (the caller names the file). */
@@ -156,11 +161,12 @@ int bench_sweep(const struct bench_conf *c)
 		fprintf(stderr, "qpace-bench sweep: %s\n", err);
 		return -1;
 	}
+	unsigned max_n = c->clock == BENCH_CLOCK_VIRTUAL ? BENCH_MAX_SENDERS_VT : BENCH_MAX_SENDERS;
 	for (int i = 0; i < nn; i++) {
 		uint64_t v;
-		if (qp_parse_u64(ns_s[i], &v) || v < 1 || v > BENCH_MAX_SENDERS) {
+		if (qp_parse_u64(ns_s[i], &v) || v < 1 || v > max_n) {
 			fprintf(stderr, "qpace-bench sweep: --senders-list '%s': not a count in 1..%u\n",
-				ns_s[i], BENCH_MAX_SENDERS);
+				ns_s[i], max_n);
 			return -1;
 		}
 		ns[i] = v;

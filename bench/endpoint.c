@@ -32,7 +32,9 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 		char opts[256];
 		snprintf(opts, sizeof(opts), "attach=%s,ip=%s", c->attach, c->ip);
 		struct host_conf hc = { .options = opts, .cc = c->cc,
-					      .credits = c->credits == CREDITS_IA, .seed = c->seed };
+					      .credits = c->credits == CREDITS_IA, .seed = c->seed,
+					      .key = c->have_key ? c->key : NULL,
+					      .clock_offset_ns = qp_wall_offset_ns() };
 		if ((rc = host_open(&e->host, &hc, now, err, errlen)))
 			return rc;
 		e->ctx = e->host.ctx;
@@ -95,6 +97,7 @@ int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 	 * hands rxe a whole send queue at once. Stale means dead only after a second here. */
 	if (c->backend == BACKEND_IBV)
 		qa.gate.stale_ns = EP_IBV_STALE_NS;
+	qa.gate.safe_permille = c->fallback_safe_permille;
 	char port[8];
 
 	if (nqps > EP_MAX_QPS)

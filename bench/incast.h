@@ -77,6 +77,12 @@ struct incast_result {
 	double elapsed_s;            /* sum of the rounds' durations */
 	qp_time_ns base_rtt_ns;      /* unloaded RTT measured before the rounds (HPCC's T) */
 	qp_time_ns loop_late_max_ns; /* the longest the loop ran late (a busy machine) */
+	char clock[8];               /* "real" or "virtual" (--clock) */
+	/* virtual time only (JSON and text carry them only then): the engine's figures */
+	uint64_t events;             /* events run */
+	uint64_t packet_hops;        /* completed transmissions on any link */
+	double sim_s;                /* simulated seconds (setup and RTT probes included) */
+	double wall_s;               /* wall-clock seconds of the simulation */
 };
 
 struct incast_run {
@@ -85,7 +91,8 @@ struct incast_run {
 	size_t nflows;
 };
 
-/* Run one incast as @c says (cc, credits from @algo: "hpcc+ia"). Writes CSVs into
+/* Run one incast as @c says (cc, credits from @algo: "hpcc+ia"; the clock from
+ * c->clock: real time here, virtual time in incast_vt.c). Writes CSVs into
  * @out_dir when not NULL. 0, or -errno with one line in @err. Fills @run (flows allocated:
  * incast_run_free). */
 int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders,

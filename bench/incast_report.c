@@ -22,39 +22,45 @@ struct incast_field {
 	double text_scale;           /* text shows value * scale ... */
 	const char *text_unit;       /* ... in this unit */
 	bool needs_switch;           /* null in JSON, "n/a" in text without switch figures */
+	bool virtual_only;           /* only in a virtual-time result (text: one line) */
 };
 
 #define R(f) offsetof(struct incast_result, f)
 static const struct incast_field incast_fields[] = {
-	{ NULL, "algorithm", "algorithm", FT_STR, R(algorithm), 0, 1, "", false },
-	{ NULL, "cc", NULL, FT_STR, R(cc), 0, 1, "", false },
-	{ NULL, "credits", NULL, FT_BOOL, R(credits), 0, 1, "", false },
-	{ NULL, "senders", "senders", FT_U64, R(senders), 0, 1, "", false },
-	{ NULL, "bytes_per_sender", "bytes per sender", FT_U64, R(bytes_per_sender), 0, 1, "B", false },
-	{ NULL, "rounds", "rounds", FT_U64, R(rounds), 0, 1, "", false },
-	{ NULL, "link_bps", "link", FT_U64, R(link_bps), 1, 1e-6, "Mb/s", false },
-	{ NULL, "mtu_bytes", NULL, FT_U64, R(mtu_bytes), 0, 1, "", false },
-	{ NULL, "buffer_bytes", NULL, FT_U64, R(buffer_bytes), 0, 1, "", false },
-	{ NULL, "base_rtt_ns", "base RTT (measured)", FT_U64, R(base_rtt_ns), 1, 1e-3, "us", false },
-	{ NULL, "payload_bps", "bottleneck payload rate", FT_DBL, R(payload_bps), 0, 1e-6, "Mb/s", false },
-	{ NULL, "goodput_bps", "goodput", FT_DBL, R(goodput_bps), 0, 1e-6, "Mb/s", false },
-	{ NULL, "goodput_ratio", "goodput / payload rate", FT_DBL, R(goodput_ratio), 4, 100, "%", false },
-	{ NULL, "jain", "Jain's fairness index", FT_DBL, R(jain), 4, 1, "", false },
-	{ "fct_us", "p50", "FCT p50", FT_DBL, R(fct.p50_us), 1, 1, "us", false },
-	{ "fct_us", "p99", "FCT p99", FT_DBL, R(fct.p99_us), 1, 1, "us", false },
-	{ "fct_us", "max", "FCT max", FT_DBL, R(fct.max_us), 1, 1, "us", false },
-	{ "slowdown", "p50", "FCT slowdown p50", FT_DBL, R(fct.slowdown_p50), 2, 1, "", false },
-	{ "slowdown", "p99", "FCT slowdown p99", FT_DBL, R(fct.slowdown_p99), 2, 1, "", false },
-	{ NULL, "flows", NULL, FT_U64, R(flows), 0, 1, "", false },
-	{ NULL, "flows_done", "flows completed", FT_U64, R(flows_done), 0, 1, "", false },
-	{ NULL, "retransmits", "retransmitted packets", FT_U64, R(retransmits), 0, 1, "", false },
-	{ NULL, "timeouts", "retransmission timeouts", FT_U64, R(timeouts), 0, 1, "", false },
-	{ NULL, "drops", "switch drops", FT_U64, R(drops), 0, 1, "", true },
-	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true },
-	{ NULL, "max_queue_bytes", "peak queue", FT_U64, R(max_queue_bytes), 1, 1.0 / 1024, "KiB", true },
-	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true },
-	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-6, "ms", false },
-	{ NULL, "elapsed_s", NULL, FT_DBL, R(elapsed_s), 6, 1, "", false },
+	{ NULL, "algorithm", "algorithm", FT_STR, R(algorithm), 0, 1, "", false, false },
+	{ NULL, "cc", NULL, FT_STR, R(cc), 0, 1, "", false, false },
+	{ NULL, "credits", NULL, FT_BOOL, R(credits), 0, 1, "", false, false },
+	{ NULL, "senders", "senders", FT_U64, R(senders), 0, 1, "", false, false },
+	{ NULL, "bytes_per_sender", "bytes per sender", FT_U64, R(bytes_per_sender), 0, 1, "B", false, false },
+	{ NULL, "rounds", "rounds", FT_U64, R(rounds), 0, 1, "", false, false },
+	{ NULL, "link_bps", "link", FT_U64, R(link_bps), 1, 1e-6, "Mb/s", false, false },
+	{ NULL, "mtu_bytes", NULL, FT_U64, R(mtu_bytes), 0, 1, "", false, false },
+	{ NULL, "buffer_bytes", NULL, FT_U64, R(buffer_bytes), 0, 1, "", false, false },
+	{ NULL, "base_rtt_ns", "base RTT (measured)", FT_U64, R(base_rtt_ns), 1, 1e-3, "us", false, false },
+	{ NULL, "payload_bps", "bottleneck payload rate", FT_DBL, R(payload_bps), 0, 1e-6, "Mb/s", false, false },
+	{ NULL, "goodput_bps", "goodput", FT_DBL, R(goodput_bps), 0, 1e-6, "Mb/s", false, false },
+	{ NULL, "goodput_ratio", "goodput / payload rate", FT_DBL, R(goodput_ratio), 4, 100, "%", false, false },
+	{ NULL, "jain", "Jain's fairness index", FT_DBL, R(jain), 4, 1, "", false, false },
+	{ "fct_us", "p50", "FCT p50", FT_DBL, R(fct.p50_us), 1, 1, "us", false, false },
+	{ "fct_us", "p99", "FCT p99", FT_DBL, R(fct.p99_us), 1, 1, "us", false, false },
+	{ "fct_us", "max", "FCT max", FT_DBL, R(fct.max_us), 1, 1, "us", false, false },
+	{ "slowdown", "p50", "FCT slowdown p50", FT_DBL, R(fct.slowdown_p50), 2, 1, "", false, false },
+	{ "slowdown", "p99", "FCT slowdown p99", FT_DBL, R(fct.slowdown_p99), 2, 1, "", false, false },
+	{ NULL, "flows", NULL, FT_U64, R(flows), 0, 1, "", false, false },
+	{ NULL, "flows_done", "flows completed", FT_U64, R(flows_done), 0, 1, "", false, false },
+	{ NULL, "retransmits", "retransmitted packets", FT_U64, R(retransmits), 0, 1, "", false, false },
+	{ NULL, "timeouts", "retransmission timeouts", FT_U64, R(timeouts), 0, 1, "", false, false },
+	{ NULL, "drops", "switch drops", FT_U64, R(drops), 0, 1, "", true, false },
+	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true, false },
+	{ NULL, "max_queue_bytes", "peak queue", FT_U64, R(max_queue_bytes), 1, 1.0 / 1024, "KiB", true, false },
+	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true, false },
+	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-6, "ms", false, false },
+	{ NULL, "elapsed_s", NULL, FT_DBL, R(elapsed_s), 6, 1, "", false, false },
+	{ NULL, "clock", NULL, FT_STR, R(clock), 0, 1, "", false, false },
+	{ NULL, "events", NULL, FT_U64, R(events), 0, 1, "", false, true },
+	{ NULL, "packet_hops", NULL, FT_U64, R(packet_hops), 0, 1, "", false, true },
+	{ NULL, "sim_s", NULL, FT_DBL, R(sim_s), 6, 1, "", false, true },
+	{ NULL, "wall_s", NULL, FT_DBL, R(wall_s), 3, 1, "", false, true },
 };
 #undef R
 #define NFIELDS (sizeof(incast_fields) / sizeof(incast_fields[0]))
@@ -92,6 +98,8 @@ static void incast_json_obj(struct qp_out *o, const struct incast_result *r)
 	qp_out_obj(o, NULL);
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct incast_field *f = &incast_fields[i];
+		if (f->virtual_only && strcmp(r->clock, "virtual") != 0)
+			continue;
 		if (group && (!f->group || strcmp(group, f->group) != 0)) {
 			qp_out_end(o);
 			group = NULL;
@@ -180,6 +188,11 @@ void incast_print_text(FILE *out, const struct incast_result *r, const struct in
 	}
 	fputs("---------------------------------------------------------------------------------------\n", out);
 	incast_print_totals(out, r);
+	if (!strcmp(r->clock, "virtual"))
+		fprintf(out, " %-26s: %.6f s simulated in %.3f s wall, %" PRIu64 " events, %" PRIu64
+			" packet-hops (%.0f per wall second)\n", "virtual time", r->sim_s, r->wall_s,
+			r->events, r->packet_hops,
+			r->wall_s > 0 ? (double)r->packet_hops / r->wall_s : 0.0);
 	fputs("---------------------------------------------------------------------------------------\n", out);
 }
 

@@ -37,6 +37,8 @@ int main(int argc, char **argv)
 		bench_usage(stderr, prog);
 		return 1;
 	}
+	if (cmd == CMD_TOPO)
+		return bench_topo(prog, argc - 1, argv + 1);
 	bench_conf_defaults(&c, cmd);
 	c.prog = argv[0];
 	if (bench_conf_parse(&c, cmd, argc - 1, argv + 1, err, sizeof(err))) {

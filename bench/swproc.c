@@ -95,10 +95,39 @@ static bool csv_has_row(const char *path)
 	return lines >= 2;
 }
 
+void swproc_star_args(const struct swproc_conf *c, struct swproc_argv *a)
+{
+	int n = 0;
+
+	snprintf(a->ports, sizeof(a->ports), "%u", c->ports);
+	snprintf(a->base, sizeof(a->base), "%u", (unsigned)c->base_port);
+	snprintf(a->rate, sizeof(a->rate), "%" PRIu64, c->rate_bps);
+	snprintf(a->buf, sizeof(a->buf), "%" PRIu64, c->buffer_bytes);
+	snprintf(a->delay, sizeof(a->delay), "%" PRIu64 "ns", c->delay_ns);
+	snprintf(a->seed, sizeof(a->seed), "%" PRIu64, c->seed);
+	const char *fixed[] = { "qpace-switch", "--star", a->ports, "--base-port", a->base,
+				"--rate", a->rate, "--buffer", a->buf, "--delay", a->delay,
+				"--seed", a->seed };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		a->argv[n++] = fixed[i];
+	for (const char *const *e = c->extra; e && *e && n < SWPROC_MAX_ARGS - 10; e++)
+		a->argv[n++] = *e;
+	if (c->key_file) {
+		a->argv[n++] = "--key";
+		a->argv[n++] = c->key_file;
+	}
+	if (c->pfc) {
+		a->argv[n++] = "--pfc";
+		a->argv[n++] = c->pfc;
+	}
+	a->argv[n] = NULL;
+	a->argc = n;
+}
+
 int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_t errlen)
 {
-	char bin[PATH_MAX], a_ports[16], a_base[16], a_rate[32], a_buf[32], a_delay[32],
-		a_seed[32];
+	char bin[PATH_MAX];
+	struct swproc_argv a;
 	const char *argv[SWPROC_MAX_ARGS];
 	int n = 0, rc;
 
@@ -120,20 +149,14 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 	snprintf(s->json_path, sizeof(s->json_path), "%s/switch.json", s->dir);
 	unlink(s->csv_path);
 	unlink(s->json_path);
-	snprintf(a_ports, sizeof(a_ports), "%u", c->ports);
-	snprintf(a_base, sizeof(a_base), "%u", (unsigned)c->base_port);
-	snprintf(a_rate, sizeof(a_rate), "%" PRIu64, c->rate_bps);
-	snprintf(a_buf, sizeof(a_buf), "%" PRIu64, c->buffer_bytes);
-	snprintf(a_delay, sizeof(a_delay), "%" PRIu64 "ns", c->delay_ns);
-	snprintf(a_seed, sizeof(a_seed), "%" PRIu64, c->seed);
-	const char *fixed[] = { bin, "--star", a_ports, "--base-port", a_base, "--rate", a_rate,
-				"--buffer", a_buf, "--delay", a_delay, "--seed", a_seed,
-				"--stats", s->csv_path, "--stats-interval", "1ms",
-				"--stats-json", s->json_path, "--quiet" };
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		argv[n++] = fixed[i];
-	for (const char *const *e = c->extra; e && *e && n < SWPROC_MAX_ARGS - 1; e++)
-		argv[n++] = *e;
+	swproc_star_args(c, &a);
+	argv[n++] = bin;
+	for (int i = 1; i < a.argc; i++)
+		argv[n++] = a.argv[i];
+	const char *run[] = { "--stats", s->csv_path, "--stats-interval", "1ms",
+			      "--stats-json", s->json_path, "--quiet" };
+	for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++)
+		argv[n++] = run[i];
 	argv[n] = NULL;
 
 	pid_t parent = getpid();

@@ -46,9 +46,20 @@ struct swproc_conf {
 	qp_time_ns delay_ns;
 	uint64_t seed;
 	const char *const *extra;    /* more arguments (NULL-terminated), e.g. "--int", "off" */
+	const char *key_file;        /* --key for the switch; NULL = none */
+	const char *pfc;             /* --pfc SPEC for the switch; NULL = none */
 	const char *dir;             /* where the CSV and JSON go; NULL = a temporary dir */
 	int cpu;                     /* pin the switch to this CPU; -1 = no pinning */
 };
+
+/* The star's own words, the same in both clocks: "--star N --base-port P --rate R --buffer B
+ * --delay D --seed S" and c->extra (argv[0] a placeholder; the strings live in @a). */
+struct swproc_argv {
+	const char *argv[SWPROC_MAX_ARGS];
+	int argc;
+	char ports[16], base[16], rate[32], buf[32], delay[32], seed[32];
+};
+void swproc_star_args(const struct swproc_conf *c, struct swproc_argv *a);
 
 int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_t errlen);
 /* SIGTERM, wait (up to 5 s, then SIGKILL), read port @port's figures from the final JSON.

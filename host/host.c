@@ -46,21 +46,24 @@ static void host_notice_cnp(struct host *h, const uint8_t *buf, size_t len,
 	}
 }
 
+/* The agent checks the datagram (allow-list, and with a key tag and replay window) before
+ * a notice in it stands in for a CNP. */
 static void host_telemetry(void *arg, uint32_t src_ip, uint16_t src_port,
 			   const uint8_t *payload, size_t len, qp_time_ns now)
 {
 	struct host *h = arg;
+	unsigned res = agent_feed_datagram(h->agent, payload, len, src_ip, src_port, now);
 
-	if (h->cnp_from_notice)
+	if (h->cnp_from_notice && (res & AGENT_RX_ACCEPTED))
 		host_notice_cnp(h, payload, len, now);
-	agent_feed_datagram(h->agent, payload, len, src_ip, src_port, now);
 }
 
 int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen)
 {
 	struct agent_params ap;
-	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h };
+	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h,
+				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
 	int rc;
@@ -80,6 +83,12 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 	ap.max_qps = HOST_MAX_QPS;
 	ap.allow[0] = (struct agent_net){ 0, 0 };   /* every source: the loopback star is ours */
 	ap.nallow = 1;
+	if (c->key) {
+		ap.have_key = true;
+		memcpy(ap.key, c->key, sizeof(ap.key));
+		ap.sender_id = h->ip;   /* unique among the emulated hosts */
+		ap.clock_offset_ns = c->clock_offset_ns;
+	}
 	ap.log = c->quiet ? NULL : host_agent_log;   /* counted either way; -v prints */
 	ap.log_arg = h;
 	h->agent = agent_create(&ap, h->table, now, err, errlen);
@@ -92,6 +101,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		.backend_arg = &sarg,
 		.options = c->options,
 		.log = c->quiet ? host_log_quiet : NULL,
+		.clock = c->clock,
+		.clock_arg = c->clock_arg,
 	};
 	rc = qp_ctx_open("soft", &attr, &h->ctx, err, errlen);
 	if (rc < 0) {

@@ -236,22 +236,24 @@ int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len)
 {
 	const struct fb_type_ops *o;
 	struct fb_msg m;
-	size_t mlen, body;
+	size_t mlen, body, hlen;
 	int rc;
 
 	if (len < FB_HDR_LEN)
 		return -EMSGSIZE;
-	if (qp_get16(buf) != FB_MAGIC || buf[2] != FB_VERSION)
+	if (qp_get16(buf) != FB_MAGIC || (buf[2] != FB_VERSION && buf[2] != FB_VERSION_SIGNED))
 		return -EPROTO;
+	hlen = buf[2] == FB_VERSION ? FB_HDR_LEN : FB_HDR_SIGNED_LEN;
 	mlen = qp_get16(buf + 4);
-	if (mlen > len)
+	if (mlen > len || len < hlen)
 		return -EMSGSIZE;
-	if (buf[7] > FB_AUTH_MAX || mlen < (size_t)FB_HDR_LEN + buf[7])
+	if (buf[7] > FB_AUTH_MAX || (hlen == FB_HDR_SIGNED_LEN && !buf[7]) ||
+	    mlen < hlen + buf[7])
 		return -EINVAL;
 	o = ops_of(buf[3]);
 	if (!o)
 		return -ENOMSG;
-	body = mlen - FB_HDR_LEN - buf[7];
+	body = mlen - hlen - buf[7];
 	if (body < o->fixed)
 		return -EMSGSIZE;
 	memset(&m, 0, sizeof(m));
@@ -259,7 +261,11 @@ int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len)
 	m.flags = buf[6];
 	m.auth_len = buf[7];
 	m.length = (uint16_t)mlen;
-	rc = o->decode(&m, buf + FB_HDR_LEN, body);
+	if (hlen == FB_HDR_SIGNED_LEN) {
+		m.sender = qp_get32(buf + FB_HDR_LEN);
+		m.seq = qp_get64(buf + FB_HDR_LEN + 4);
+	}
+	rc = o->decode(&m, buf + hlen, body);
 	if (rc < 0)
 		return rc;
 	*out = m;

@@ -1,4 +1,5 @@
-/* Frame codecs: Ethernet, ARP, IPv4, UDP, RoCEv2 (see qpace/frame.h). */
+/* Frame codecs: Ethernet, ARP, IPv4, UDP, RoCEv2 (see qpace/frame.h); PFC's own codec is
+ * lib/frame_pfc.c. */
 #include <errno.h>
 #include <string.h>
 #include <zlib.h>
@@ -347,6 +348,11 @@ int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len)
 			p.layers |= FRAME_L_ARP;
 		else if (rc == -EBADMSG)
 			rc = 0;   /* ARP for another protocol: forward it, do not read it */
+	} else if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL && len >= FRAME_ETH_HLEN + 2 &&
+		   qp_get16(buf + FRAME_ETH_HLEN) == FRAME_PFC_OPCODE) {
+		rc = frame_pfc_decode(&p.pfc, buf, len);
+		if (rc > 0)
+			p.layers |= FRAME_L_PFC;
 	}
 	if (rc < 0)
 		return rc;

@@ -151,21 +151,44 @@ const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len)
 	return fmt_scaled((double)ns, u, sizeof(u) / sizeof(u[0]), buf, len);
 }
 
-const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	static const struct { const char *suffix; unsigned shift; } u[] = {
-		{ "G", 30 }, { "M", 20 }, { "K", 10 },
-	};
+/* Exactly: @v in the largest unit of @u (largest first) that divides it, else plain. */
+struct exact_unit {
+	const char *suffix;
+	uint64_t mult;
+};
 
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (bytes && bytes % (1ULL << u[i].shift) == 0) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)(bytes >> u[i].shift),
-				 u[i].suffix);
+static const char *fmt_exact(uint64_t v, const struct exact_unit *u, size_t n, char *buf,
+			     size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v && v % u[i].mult == 0) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(v / u[i].mult), u[i].suffix);
 			return buf;
 		}
 	}
-	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	snprintf(buf, len, "%llu", (unsigned long long)v);
 	return buf;
+}
+
+const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const struct exact_unit u[] = { { "G", 1ULL << 30 }, { "M", 1ULL << 20 },
+					       { "K", 1ULL << 10 } };
+	return fmt_exact(bytes, u, sizeof(u) / sizeof(u[0]), buf, len);
+}
+
+const char *qp_fmt_rate_exact(qp_rate_bps bps, char *buf, size_t len)
+{
+	static const struct exact_unit u[] = { { "T", 1000000000000ULL }, { "G", 1000000000ULL },
+					       { "M", 1000000ULL }, { "K", 1000ULL } };
+	return fmt_exact(bps, u, sizeof(u) / sizeof(u[0]), buf, len);
+}
+
+const char *qp_fmt_time_exact(qp_time_ns ns, char *buf, size_t len)
+{
+	static const struct exact_unit u[] = { { "s", QP_NS_PER_S }, { "ms", QP_NS_PER_MS },
+					       { "us", QP_NS_PER_US }, { "ns", 1 } };
+	return fmt_exact(ns, u, sizeof(u) / sizeof(u[0]), buf, len);
 }
 
 const char *qp_fmt_bytes_short(uint64_t b, char *buf, size_t len)

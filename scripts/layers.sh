@@ -5,6 +5,8 @@
 #                             may not depend on, or a private header from another folder
 #   scripts/layers.sh graph   print the include graph between layers: "from -> to  N"
 #                             (N = #include lines); `make layers` runs both
+#   scripts/layers.sh deep    the same with what each .c file sees through headers
+#                             (cc -MM): "from -> to  N" with N = .c files
 #
 # Layers, lowest first. A file's layer is its folder's; a public header's layer
 # (include/qpace/X.h) is given in HEADERS below, and every public header must be listed.
@@ -16,11 +18,13 @@
 #   switchsim  the switch emulator
 #   agent      the agent core, qpaced, qpacectl
 #   host       the emulated host: a soft context + an agent core + an in-process table
+#   sim        virtual time: the discrete-event engine around the switch fabric and the
+#              emulated hosts; topology generators, flow-size CDFs, workloads, FCT figures
 #   bench      qpace-bench and the micro-benchmarks
 #   tests      unit tests, test support, fuzz targets, test-only programs (anything)
 #
 # Product code includes public headers as "qpace/X.h" and private ones ("x.h") only from
-# its own folder; it never includes tests/.
+# its own folder (or a folder it is a friend of: FRIENDS); it never includes tests/.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -32,8 +36,16 @@ verbs: lib verbs
 switchsim: lib switchsim
 agent: lib cc agent
 host: lib cc verbs agent host
-bench: lib cc verbs switchsim agent host bench
-tests: lib cc verbs switchsim agent host bench tests
+sim: lib cc verbs switchsim agent host sim
+bench: lib cc verbs switchsim agent host sim bench
+tests: lib cc verbs switchsim agent host sim bench tests
+'
+
+# folder: a folder whose private headers it may include (built with -IFOLDER). sim/ drives
+# the switch fabric the way switchsim/loop.c does (sw.h, io.h, conf.h): a second shell
+# around the same pure core, not a second model of it.
+FRIENDS='
+sim switchsim
 '
 
 # public header: its layer
@@ -45,6 +57,7 @@ ctl_client lib
 ctl_server lib
 errmsg lib
 fb_auth lib
+fb_replay lib
 feedback lib
 frame lib
 hist lib
@@ -54,8 +67,10 @@ jsonr lib
 keyfile lib
 opt lib
 out lib
+pause lib
 rate lib
 ratetable lib
+rng lib
 siphash lib
 strbuf lib
 time lib
@@ -77,6 +92,11 @@ evtimer agent
 qpaced agent
 host host
 soft_bw host
+cdf sim
+fct sim
+topogen sim
+workload sim
+sim sim
 '}
 
 # The folder -> layer map: the longest matching prefix wins.
@@ -88,6 +108,7 @@ layer_of_path() {
 	switchsim/*) echo switchsim ;;
 	agent/*) echo agent ;;
 	host/*) echo host ;;
+	sim/*) echo sim ;;
 	bench/*) echo bench ;;
 	tests/*) echo tests ;;
 	include/qpace/*) echo header ;;
@@ -97,9 +118,10 @@ layer_of_path() {
 
 files() {
 	if git rev-parse --git-dir >/dev/null 2>&1; then
-		git ls-files -co --exclude-standard -- '*.c' '*.h'
+		git ls-files -co --exclude-standard -- '*.c' '*.h' '*.cc'
 	else
-		find lib agent verbs switchsim host bench tests include -name '*.[ch]' 2>/dev/null
+		find lib agent verbs switchsim host sim bench tests include -name '*.[ch]' -o \
+			-name '*.cc' 2>/dev/null
 	fi
 }
 
@@ -123,8 +145,11 @@ edges() {
 				echo "$f $from $to public $inc"
 				;;
 			*)
+				friend=$(echo "$FRIENDS" | awk -v d="$(dirname "$f")" '$1 == d { print $2 }')
 				if [ -f "$(dirname "$f")/$inc" ]; then
 					echo "$f $from $from private $inc"
+				elif [ -n "$friend" ] && [ -f "$friend/$inc" ]; then
+					echo "$f $from $(layer_of_path "$friend/$inc") friend $inc"
 				else
 					echo "$f $from foreign private $inc"
 				fi
@@ -171,7 +196,7 @@ check() {
 		esac
 	done <"$tmp"
 	# Product code never reaches into tests/.
-	if files | grep -E '^(lib|agent|verbs|switchsim|host|bench)/' |
+	if files | grep -E '^(lib|agent|verbs|switchsim|host|sim|bench)/' |
 	   xargs grep -ln '#include "\.\./.*tests/\|#include "tests/' 2>/dev/null; then
 		echo "layers: the files above include from tests/"
 		bad=1
@@ -185,8 +210,34 @@ graph() {
 		END { for (e in n) printf "  %-22s %4d\n", e, n[e] }' | sort
 }
 
+# Layer of a path that cc -MM reports (a header or a source).
+layer_of_dep() {
+	case "$1" in
+	include/qpace/*)
+		echo "$HEADERS" | awk -v h="$(basename "$1" .h)" '$1 == h { print $2 }'
+		;;
+	*) layer_of_path "$1" ;;
+	esac
+}
+
+deep() {
+	files | grep -E '^(lib|agent|verbs|switchsim|host|bench)/.*\.c$' | while read -r f; do
+		from=$(layer_of_path "$f")
+		${CC:-cc} -MM -D_GNU_SOURCE -Iinclude "$f" 2>/dev/null | tr ' \\' '\n\n' |
+			grep -E '\.h$' | sed 's|^\./||' | while read -r d; do
+			to=$(layer_of_dep "$d")
+			case "$to" in
+			"" | "$from" | other) ;;
+			*) echo "$f $from $to" ;;
+			esac
+		done
+	done | sort -u | awk '{ n[$2 " -> " $3]++ } END { for (e in n) printf "  %-22s %4d\n", e, n[e] }' |
+		sort
+}
+
 case "${1:-check}" in
 check) check ;;
+deep) echo "what .c files see through headers (from -> to, .c files):"; deep ;;
 graph) echo "include graph between layers (from -> to, #include lines):"; graph ;;
-*) echo "usage: $0 check|graph" >&2; exit 2 ;;
+*) echo "usage: $0 check|graph|deep" >&2; exit 2 ;;
 esac

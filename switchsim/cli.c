@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qpace/errmsg.h"
+#include "qpace/keyfile.h"
 #include "qpace/opt.h"
 #include "qpace/units.h"
 #include "conf.h"
@@ -16,14 +17,16 @@ struct cli {
 	struct sw_conf *c;
 	uint64_t star, base_port, switch_id;
 	const char *config;
+	unsigned learn;              /* index in yes_no */
 	const char *pcap_path, *pcap_port, *stats_path, *stats_json_path;
 	qp_time_ns stats_interval_ns, duration_ns, spin_ns, tx_early_ns;
+	uint32_t icrc_every;
 	bool quiet;
 };
 
 #define RUN_FIELDS(X)                                                                      \
 	X(pcap_path) X(pcap_port) X(stats_path) X(stats_json_path) X(stats_interval_ns)    \
-	X(duration_ns) X(spin_ns) X(tx_early_ns) X(quiet)
+	X(duration_ns) X(spin_ns) X(tx_early_ns) X(icrc_every) X(quiet)
 
 /* A per-port setting: sw_conf_setting's message is "KEY 'VALUE': accepted ...". */
 static int setting(const struct qp_opt *o, void *conf, const char *arg, char *err, size_t len)
@@ -36,13 +39,30 @@ static int setting(const struct qp_opt *o, void *conf, const char *arg, char *er
 	return 0;
 }
 
+static const char *const yes_no[] = { "yes", "no", NULL };
+
+static void key_warning(const char *line)
+{
+	fprintf(stderr, "qpace-switch: warning: %s\n", line);
+}
+
+/* --key FILE|none: the key every switch signs with unless its topology line says key=. */
+static int opt_key(const struct qp_opt *o, void *conf, const char *arg, char *err, size_t len)
+{
+	struct cli *s = conf;
+
+	(void)o;
+	s->c->have_key = strcmp(arg, "none") != 0;
+	return s->c->have_key ? qp_keyfile_read(arg, s->c->key, key_warning, err, len) : 0;
+}
+
 #define AT(field) QP_OPT_AT(struct cli, field)
 #define NUM(lo, hi) .min = (lo), .max = (hi)
 #define SETTING .fn = setting, .flags = QP_OPT_F_OWN_MSG
 
 static const struct qp_opt opts[] = {
 	{ "star", 0, QP_OPT_UINT, "N", AT(star), NUM(1, SW_MAX_PORTS),
-	  .help = "one switch with N udp ports on 127.0.0.1 (1..64)" },
+	  .help = "one switch with N udp ports on 127.0.0.1 (1..128)" },
 	{ "base-port", 0, QP_OPT_UINT, "P", AT(base_port), NUM(1, 65535 - 2 * SW_MAX_PORTS),
 	  .help = "with --star: port i receives on P+2i, sends to P+2i+1 until it hears from\n"
 		  "another address, then to the last sender (default 7000)" },
@@ -51,6 +71,12 @@ static const struct qp_opt opts[] = {
 		  "switches; see switchsim/examples/*.topo" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
+	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
+	  .help = "with --star: yes = a port follows a new peer on a well-formed frame from\n"
+		  "it (default); no = it talks to P+2i+1 only (topology files: learn=no)" },
+	{ "key", 'k', QP_OPT_FN, "FILE|none", .fn = opt_key,
+	  .help = "shared key (32 hex digits, as qpaced --key): sign every telemetry message\n"
+		  "and take only signed, new level acks (default none; topology: key=)" },
 	{ "rate", 0, QP_OPT_FN, "RATE", SETTING,
 	  .help = "link rate of each port, bits/s (default 1G; 1K..10T)" },
 	{ "buffer", 0, QP_OPT_FN, "BYTES", SETTING,
@@ -80,6 +106,15 @@ static const struct qp_opt opts[] = {
 	{ "flows", 0, QP_OPT_FN, "N", SETTING,
 	  .help = "per-port flow table slots, power of two (default 1024)" },
 	{ "seed", 0, QP_OPT_FN, "N", SETTING, .help = "seed of RED's random numbers (default 1)" },
+	{ "pfc", 0, QP_OPT_FN, "SPEC", SETTING,
+	  .help = "PFC (802.1Qbb) per port: xoff=BYTES[,xon=BYTES (xoff/2)][,headroom=BYTES|\n"
+		  "auto][,class=0..7 (3)][,quanta=N (65535)][,lossless]; PAUSE upstream when a\n"
+		  "port's class bytes in the queues reach xoff, XON at xon; lossless: those\n"
+		  "frames drop only past xoff + headroom (default off)" },
+	{ "impair", 0, QP_OPT_FN, "SPEC", SETTING,
+	  .help = "impair the link out of every port, comma-separated: loss=P%,\n"
+		  "ge=P%:R%[:H%[:K%]] (Gilbert-Elliott), corrupt=P%, dup=P%, jitter=TIME,\n"
+		  "reorder=P%[:TIME], seed=N; e.g. loss=1%,reorder=1%,seed=7 (default off)" },
 	{ "pcap", 0, QP_OPT_STR, "FILE", AT(pcap_path),
 	  .help = "write the frames ports send to a pcap file" },
 	{ "pcap-port", 0, QP_OPT_STR, "PORT", AT(pcap_port),
@@ -98,6 +133,11 @@ static const struct qp_opt opts[] = {
 	{ "tx-early", 0, QP_OPT_TIME, "TIME", AT(tx_early_ns), NUM(0, QP_NS_PER_MS),
 	  .help = "hand frames to the OS up to TIME before their model departure, so they\n"
 		  "leave in batches (default 10us; the model and telemetry are unaffected)" },
+	{ "icrc-check", 0, QP_OPT_UINT, "N", AT(icrc_every), NUM(0, 1000000),
+	  .help = "check the ICRC of every N-th RoCEv2 frame a port receives, count\n"
+		  "the ones that fail (icrc_bad; forwarded all the same); 1 = all, 0 = none\n"
+		  "(default 16: a check costs ~1 us per KB, on every frame about a third\n"
+		  "of the forwarding rate)" },
 	{ "quiet", 'q', QP_OPT_FLAG, NULL, AT(quiet), .help = "no start-up summary" },
 	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
 };
@@ -141,14 +181,22 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 		qp_opt_fail(prog.name, "give exactly one of --star N or -c FILE");
 		return -1;
 	}
+	if (s.learn && !s.star) {
+		qp_opt_fail(prog.name, "--learn no is for --star; in a topology file, learn=no on "
+			    "a udp port's line");
+		return -1;
+	}
 	rc = s.star ? sw_conf_star(c, (int)s.star, (unsigned)s.base_port, err, sizeof(err))
 		    : sw_topo_load(c, s.config, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "qpace-switch: %s\n", err);
 		return -1;
 	}
-	if (s.star)
+	if (s.star) {
 		c->sw[0].id = (uint32_t)s.switch_id;
+		for (int i = 0; i < c->sw[0].nports; i++)
+			c->sw[0].ports[i].no_learn = s.learn == 1;
+	}
 	sw_conf_finish(c);
 	return 0;
 }

@@ -205,6 +205,141 @@ static int set_seed(struct sw_port_defaults *d, const char *key, const char *v, 
 	return 0;
 }
 
+/* ---- pfc=xoff=BYTES[,xon=BYTES][,headroom=BYTES|auto][,class=N][,quanta=N][,lossless] ---- */
+
+static bool pfc_bytes(const char *v, uint64_t lo, uint64_t *out)
+{
+	return v && !qp_parse_bytes(v, out) && *out >= lo && *out <= (1ULL << 30);
+}
+
+static bool pfc_xoff(struct sw_pfc_params *c, const char *v)
+{
+	return pfc_bytes(v, 1, &c->xoff_bytes);
+}
+
+static bool pfc_xon(struct sw_pfc_params *c, const char *v)
+{
+	return pfc_bytes(v, 0, &c->xon_bytes);
+}
+
+static bool pfc_headroom(struct sw_pfc_params *c, const char *v)
+{
+	if (v && !strcmp(v, "auto")) {
+		c->headroom_bytes = SW_PFC_HEADROOM_AUTO;
+		return true;
+	}
+	return pfc_bytes(v, 0, &c->headroom_bytes);
+}
+
+static bool pfc_class(struct sw_pfc_params *c, const char *v)
+{
+	uint64_t n;
+
+	if (!v || qp_parse_u64(v, &n) || n >= FRAME_PFC_PRIOS)
+		return false;
+	c->prio = (uint8_t)n;
+	return true;
+}
+
+static bool pfc_quanta(struct sw_pfc_params *c, const char *v)
+{
+	uint64_t n;
+
+	if (!v || qp_parse_u64(v, &n) || n < 1 || n > 65535)
+		return false;
+	c->quanta = (uint16_t)n;
+	return true;
+}
+
+static bool pfc_lossless(struct sw_pfc_params *c, const char *v)
+{
+	if (v && strcmp(v, "on") && strcmp(v, "off"))
+		return false;
+	c->lossless = !v || !strcmp(v, "on");
+	return true;
+}
+
+static const struct {
+	const char *name;
+	bool (*fn)(struct sw_pfc_params *c, const char *v);
+	const char *accepted;
+} pfc_keys[] = {
+	{ "xoff", pfc_xoff, "bytes in 1..1G (e.g. 40K)" },
+	{ "xon", pfc_xon, "bytes in 0..1G, below xoff (e.g. 20K)" },
+	{ "headroom", pfc_headroom, "bytes in 0..1G (e.g. 30K) or auto" },
+	{ "class", pfc_class, "a priority in 0..7" },
+	{ "quanta", pfc_quanta, "a pause time in 1..65535 quanta of 512 bit times" },
+	{ "lossless", pfc_lossless, "lossless, lossless=on or lossless=off" },
+};
+#define PFC_SPEC "xoff=BYTES[,xon=BYTES][,headroom=BYTES|auto][,class=0..7][,quanta=1..65535]" \
+		 "[,lossless], or off"
+
+/* One KEY[=VALUE] item of a pfc spec: 0, or -EINVAL with the item's message. */
+static int pfc_item(struct sw_pfc_params *c, char *tok, bool *have_xon, const char *key,
+		    const char *v, char *err, size_t len)
+{
+	char *val = strchr(tok, '=');
+
+	if (val)
+		*val++ = 0;
+	for (size_t i = 0; i < sizeof(pfc_keys) / sizeof(pfc_keys[0]); i++) {
+		if (strcmp(tok, pfc_keys[i].name))
+			continue;
+		if (!pfc_keys[i].fn(c, val))
+			return qp_errmsg(-EINVAL, err, len, "%s '%s': %s '%s': accepted %s", key,
+					 v, tok, val ? val : "", pfc_keys[i].accepted);
+		*have_xon |= !strcmp(tok, "xon");
+		return 0;
+	}
+	return qp_errmsg(-EINVAL, err, len, "%s '%s': unknown item '%s': accepted %s", key, v, tok,
+			 PFC_SPEC);
+}
+
+static int set_pfc(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		   size_t len)
+{
+	struct sw_pfc_params c = { .on = true, .prio = 3, .quanta = 65535,
+				   .headroom_bytes = SW_PFC_HEADROOM_AUTO };
+	char buf[256], *save = NULL;
+	bool have_xon = false;
+
+	if (!strcmp(v, "off")) {
+		d->pfc = (struct sw_pfc_params){ 0 };
+		return 0;
+	}
+	if (strlen(v) >= sizeof(buf))
+		return qp_errmsg(-EINVAL, err, len, "%s: longer than %zu characters: accepted %s",
+				 key, sizeof(buf) - 1, PFC_SPEC);
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int rc = pfc_item(&c, tok, &have_xon, key, v, err, len);
+		if (rc)
+			return rc;
+	}
+	if (!c.xoff_bytes)
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': xoff=BYTES is required: accepted %s",
+				 key, v, PFC_SPEC);
+	if (!have_xon)
+		c.xon_bytes = c.xoff_bytes / 2;
+	if (c.xon_bytes >= c.xoff_bytes)
+		return qp_errmsg(-EINVAL, err, len,
+				 "%s '%s': xon %" PRIu64 " must be below xoff %" PRIu64, key, v,
+				 c.xon_bytes, c.xoff_bytes);
+	d->pfc = c;
+	return 0;
+}
+
+/* The spec's own message is "KEY 'VALUE': ..." for the item at fault. */
+static int set_impair(struct sw_port_defaults *d, const char *key, const char *v, char *err,
+		      size_t len)
+{
+	char msg[400];
+
+	if (sw_impair_parse(&d->impair, v, msg, sizeof(msg)))
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': %s", key, v, msg);
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	setting_fn fn;
@@ -213,7 +348,7 @@ static const struct {
 	{ "ecn", set_ecn }, { "early", set_early }, { "notice-interval", set_notice_interval },
 	{ "levels", set_levels }, { "level-repeat", set_level_repeat }, { "int", set_int },
 	{ "int-sample", set_int_sample }, { "cnp", set_cnp }, { "flows", set_flows },
-	{ "seed", set_seed },
+	{ "seed", set_seed }, { "pfc", set_pfc }, { "impair", set_impair },
 };
 
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
@@ -228,7 +363,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 const char *sw_conf_setting_names(void)
 {
 	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, int, "
-	       "int-sample, cnp, flows, seed";
+	       "int-sample, cnp, flows, seed, pfc, impair";
 }
 
 void sw_conf_defaults(struct sw_conf *c)
@@ -245,6 +380,7 @@ void sw_conf_defaults(struct sw_conf *c)
 	c->stats_interval_ns = 10 * QP_NS_PER_MS;
 	c->spin_ns = 50 * QP_NS_PER_US;
 	c->tx_early_ns = 10 * QP_NS_PER_US;
+	c->icrc_every = SW_ICRC_EVERY;
 }
 
 int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t len)
@@ -259,6 +395,8 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 	snprintf(s->name, sizeof(s->name), "s1");
 	s->id = 1;
 	s->def = c->def;
+	s->have_key = c->have_key;
+	memcpy(s->key, c->key, sizeof(s->key));
 	s->nports = n;
 	for (int i = 0; i < n; i++) {
 		struct sw_port_conf *p = &s->ports[i];
@@ -270,6 +408,8 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 		p->remote = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(port + 1));
 		p->q = s->def.q;
 		p->telem = s->def.telem;
+		p->pfc = s->def.pfc;
+		p->impair = s->def.impair;
 	}
 	return 0;
 }
@@ -293,6 +433,10 @@ void sw_conf_finish(struct sw_conf *c)
 				p->telem.early_bytes = bdp < 1500 ? 1500 : bdp;
 			}
 			p->q.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
+			p->impair.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
+			if (p->pfc.headroom_bytes == SW_PFC_HEADROOM_AUTO)
+				p->pfc.headroom_bytes = sw_pfc_auto_headroom(p->q.rate_bps,
+									     p->q.delay_ns);
 		}
 	}
 }

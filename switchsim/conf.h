@@ -7,16 +7,23 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "impair.h"
+#include "pfc.h"
+#include "qpace/siphash.h"
 #include "queue.h"
 #include "telem.h"
 
-#define SW_MAX_SWITCHES 32
-#define SW_MAX_PORTS 64           /* per switch */
-#define SW_MAX_STATIC 64          /* static MAC entries per switch */
+#define SW_MAX_SWITCHES 128       /* generated fabrics: a fat-tree of k = 8 has 80 */
+#define SW_MAX_PORTS 128          /* per switch: a 127-sender star in virtual time */
+#define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
+				   * generated fabric (sim/topogen.c) */
 #define SW_NAME_LEN 32
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
+#define SW_ICRC_EVERY 16          /* default of --icrc-check */
 
-enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK };
+/* SW_PORT_SIM: a port whose frames a virtual-time driver moves (io_sim.c); a driver turns
+ * the I/O ports of a configuration into these (sim/), no file or flag names them. */
+enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK, SW_PORT_SIM };
 
 struct sw_port_conf {
 	char name[SW_NAME_LEN];
@@ -27,8 +34,11 @@ struct sw_port_conf {
 	char dev[IF_NAMESIZE];       /* packet */
 	int peer_switch, peer_port;  /* link: the other end */
 	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
+	bool no_learn;               /* udp, learn=no: only the configured remote, for good */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
+	struct sw_pfc_params pfc;
+	struct sw_impair_params impair;  /* the link out of this port (impair.h) */
 	int line;                    /* topology file line, 0 for the command line */
 };
 
@@ -37,6 +47,8 @@ struct sw_port_conf {
 struct sw_port_defaults {
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
+	struct sw_pfc_params pfc;
+	struct sw_impair_params impair;
 };
 
 struct sw_static_mac {
@@ -50,6 +62,8 @@ struct sw_switch_conf {
 	struct sw_port_defaults def;
 	uint8_t mac[6];              /* telemetry source */
 	uint32_t ip;                 /* telemetry source, host order */
+	bool have_key;               /* sign telemetry, check level acks (auth.h) */
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	int nports;
 	struct sw_port_conf ports[SW_MAX_PORTS];
 	int nstatic;
@@ -60,6 +74,12 @@ struct sw_conf {
 	int nswitches;
 	struct sw_switch_conf sw[SW_MAX_SWITCHES];
 	struct sw_port_defaults def;  /* from the command line */
+	bool have_key;                /* --key: every switch's unless its line says key= */
+	uint8_t key[QP_SIPHASH_KEY_BYTES];
+	uint32_t auth_sender;         /* first switch's sender id; 0 = a random one */
+	qp_time_ns driver_clock_ns;   /* virtual time: the driver's clock at create; then the
+				       * fabric reads no clock (sequences from it, no wall
+				       * offset) and a random sender id is 1. 0 = real time */
 	/* run */
 	const char *pcap_path;
 	const char *pcap_port;        /* "SWITCH:PORT" or "PORT", NULL = all */
@@ -69,16 +89,19 @@ struct sw_conf {
 	qp_time_ns duration_ns;       /* 0 = until a signal */
 	qp_time_ns spin_ns;           /* busy-poll when the next departure is this close */
 	qp_time_ns tx_early_ns;       /* I/O ports may send this much before the model */
+	uint32_t icrc_every;          /* check the ICRC of every N-th RoCEv2 frame a port
+				       * receives (1: all, 0: none); ~1 us per KB with zlib */
 	bool quiet;
 };
 
 /* Defaults for everything (one switch, no ports). */
 void sw_conf_defaults(struct sw_conf *c);
-/* Resolve per-port defaults: early threshold BDP, telemetry. Call after parsing. */
+/* Resolve per-port defaults: early threshold BDP, telemetry, PFC headroom. Call after
+ * parsing. */
 void sw_conf_finish(struct sw_conf *c);
 
 /* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
- * level-repeat, int, int-sample, flows, seed) from text: 0, or -EINVAL with
+ * level-repeat, int, int-sample, cnp, flows, seed, pfc, impair) from text: 0, or -EINVAL with
  * "KEY 'VALUE': accepted ..." in @err. */
 int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val, char *err,
 		    size_t len);

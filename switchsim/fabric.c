@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "qpace/errmsg.h"
 #include "capture.h"
@@ -22,10 +24,30 @@ static bool capture_wanted(const struct sw_conf *c, const struct sw_switch_conf 
 	return !strcmp(c->pcap_port, full) || !strcmp(c->pcap_port, p->name);
 }
 
+/* What lossless frames may add to egress @i of @s above its buffer: every other PFC
+ * lossless port's xoff + headroom, as much as a queue can store. */
+static uint64_t lossless_bytes(const struct sw_switch_conf *s, int i)
+{
+	const struct sw_queue_params *q = &s->ports[i].q;
+	uint64_t sum = 0, fit = (UINT32_MAX - 65536) / 2, used;
+
+	for (int j = 0; j < s->nports; j++) {
+		const struct sw_pfc_params *c = &s->ports[j].pfc;
+		if (j != i && c->on && c->lossless)
+			sum += c->xoff_bytes + c->headroom_bytes;
+	}
+	used = q->buffer_bytes + qp_bytes_in(q->rate_bps, q->delay_ns);
+	fit = used < fit ? fit - used : 0;   /* else the queue's own check refuses it */
+	if (sum > fit)
+		sum = fit;
+	return sum < (1ULL << 30) ? sum : 1ULL << 30;
+}
+
 static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *err, size_t len)
 {
 	const struct sw_port_conf *pc = &sw->conf->ports[i];
 	struct sw_port *p = &sw->ports[i];
+	struct sw_queue_params qp = pc->q;
 	char qerr[200];
 	int rc;
 
@@ -34,31 +56,59 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	p->conf = pc;
 	p->telem = pc->telem;
 	p->q_delay_ns = pc->q.delay_ns;
-	p->q = sw_queue_create(&pc->q, qerr, sizeof(qerr));
+	qp.lossless_bytes = lossless_bytes(sw->conf, i);
+	p->q = sw_queue_create(&qp, qerr, sizeof(qerr));
+	if (p->q)
+		sw_queue_on_depart(p->q, sw_pfc_depart, sw);
 	p->ctrl = calloc(SW_CTRL_SLOTS, sizeof(*p->ctrl));
 	if (!p->q || !p->ctrl)
 		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
 				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
+	p->gidx = f->nports;
+	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .io = pc->kind != SW_PORT_LINK };
+	if (sw_impair_on(&pc->impair) &&
+	    !(p->imp = sw_impair_create(&pc->impair, pc->q.rate_bps, sizeof(struct sw_meta),
+					qerr, sizeof(qerr))))
+		return qp_errmsg(-EINVAL, err, len, "switch %s port %s: %s", sw->conf->name,
+				 pc->name, qerr);
 	f->all[f->nports++] = p;
 	if (pc->kind == SW_PORT_LINK)
 		return 0;
 	rc = sw_io_open(pc, &p->io, err, len);
 	if (rc)
 		return rc;
+	memcpy(p->io->own_mac, sw->conf->mac, 6);
 	f->io_ports[f->nio++] = p;
 	p->capture = capture_wanted(f->conf, sw->conf, pc);
 	return 0;
 }
 
+/* The sender id of the first switch (the others count up from it): configured, or a new
+ * random one per run. */
+static uint32_t auth_sender(const struct sw_conf *c)
+{
+	uint32_t id = c->auth_sender;
+
+	if (!id && c->driver_clock_ns)
+		return 1;
+	if (!id && getrandom(&id, sizeof(id), GRND_NONBLOCK) != (ssize_t)sizeof(id))
+		id = (uint32_t)(qp_now_ns() ^ (uint64_t)getpid());
+	return id;
+}
+
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t len)
 {
 	struct sw_fabric *f = calloc(1, sizeof(*f));
+	qp_time_ns now = c->driver_clock_ns ? c->driver_clock_ns : qp_now_ns();
+	qp_time_ns wall = c->driver_clock_ns ? 0 : qp_wall_offset_ns();
+	uint32_t sender = auth_sender(c);
 
 	if (!f) {
 		qp_errmsg(-ENOMEM, err, len, "out of memory");
 		return NULL;
 	}
 	f->conf = c;
+	f->next_hint = QP_TIME_NEVER;
 	for (int s = 0; s < c->nswitches; s++) {
 		struct sw_switch *sw = calloc(1, sizeof(*sw));
 		if (!sw) {
@@ -71,6 +121,9 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		sw->id = c->sw[s].id;
 		sw->nports = c->sw[s].nports;
 		sw_fwd_init(&sw->fwd);
+		if (sw_auth_init(&sw->auth, c->sw[s].have_key ? c->sw[s].key : NULL,
+				 sender + (uint32_t)s, now, wall, err, len))
+			goto fail;
 		for (int i = 0; i < sw->nports; i++)
 			if (port_build(f, sw, i, err, len))
 				goto fail;
@@ -102,8 +155,10 @@ void sw_fabric_destroy(struct sw_fabric *f)
 		for (int i = 0; i < sw->nports; i++) {
 			sw_queue_destroy(sw->ports[i].q);
 			sw_io_close(sw->ports[i].io);
+			sw_impair_destroy(sw->ports[i].imp);
 			free(sw->ports[i].ctrl);
 		}
+		sw_auth_fini(&sw->auth);
 		free(sw);
 	}
 	sw_capture_close(f->cap);

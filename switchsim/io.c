@@ -17,6 +17,7 @@ static const struct sw_io_ops *const io_ops[] = {
 	[SW_PORT_UDP] = &sw_io_udp_ops,
 	[SW_PORT_VXLAN] = &sw_io_vxlan_ops,
 	[SW_PORT_PACKET] = &sw_io_packet_ops,
+	[SW_PORT_SIM] = &sw_io_sim_ops,
 };
 
 int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err, size_t len)
@@ -157,9 +158,9 @@ int sw_io_open(const struct sw_port_conf *c, struct sw_io **out, char *err, size
 	if ((size_t)c->kind >= sizeof(io_ops) / sizeof(io_ops[0]) || !io_ops[c->kind])
 		return qp_errmsg(-EINVAL, err, len, "port %s: not an I/O port", c->name);
 	io = calloc(1, sizeof(*io));
-	if (io)
+	if (io && c->kind != SW_PORT_SIM)   /* receive buffers: a sim port receives nothing */
 		io->buf = malloc(SW_BATCH * sizeof(*io->buf));
-	if (!io || !io->buf) {
+	if (!io || (!io->buf && c->kind != SW_PORT_SIM)) {
 		free(io);
 		return qp_errmsg(-ENOMEM, err, len, "port %s: out of memory", c->name);
 	}

@@ -1,14 +1,22 @@
 /* Port backends: how frames get in and out of the process. One small ops table per kind,
  * like Redis's ae backends; the pipeline never sees a socket.
  *
- *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to the
- *           address it last heard from, before that to its configured remote
+ *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to its
+ *           configured remote until a well-formed Ethernet frame (not the switch's own)
+ *           comes from another address, then to that one; with learn=no only to and
+ *           from the configured remote. Every change is counted and logged (at most a
+ *           line a second per port, with the changes it did not log)
  *   vxlan   RFC 7348: 8-byte VXLAN header (flags 0x08, VNI) in UDP, to and from a VTEP;
  *           inner UDP/TCP checksums a local VTEP left to offload are completed
  *   packet  AF_PACKET on a local interface; frames whose checksum the sender left to
  *           offload (veth) are completed from the virtio-net header
  *
  * All of them move up to SW_BATCH frames per system call (recvmmsg/sendmmsg).
+ *
+ *   sim     no socket: each frame sent is handed to the virtual-time driver's callback
+ *           (sim_tx, set after sw_fabric_create) at the model's leave time, when the
+ *           driver calls sw_fabric_emit at that time with tx_early_ns 0; nothing is
+ *           received (the driver calls sw_ingress itself)
  */
 #ifndef SW_IO_H
 #define SW_IO_H
@@ -48,6 +56,12 @@ struct sw_io {
 	uint32_t vni;
 	int ifindex;                 /* packet */
 	uint64_t remote_changes;     /* udp: peer address learned */
+	uint64_t remote_refused;     /* udp: datagrams from another address not followed */
+	const char *port_name;       /* for the log */
+	bool learn;                  /* udp: may follow a new peer */
+	uint8_t own_mac[6];          /* the switch's: a frame from it is a loop, not a peer */
+	qp_time_ns logged_ns;        /* udp: the last change logged, and those not since */
+	uint64_t unlogged;
 	uint64_t kernel_drops;       /* dropped by the kernel before we could read them */
 	uint32_t drops_seen;         /* the socket's own (32-bit) drop counter when last read */
 	struct mmsghdr msg[SW_BATCH];
@@ -57,6 +71,9 @@ struct sw_io {
 	uint8_t cmsg[SW_BATCH][64];  /* SO_TIMESTAMPNS */
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
 	uint8_t (*buf)[SW_FRAME_MAX];
+	/* sim: the driver's callback for each frame sent, and its argument */
+	void (*sim_tx)(void *arg, const uint8_t *frame, size_t len);
+	void *sim_arg;
 };
 
 /* Open the backend for @c into *@out. 0, or -errno with a message naming the address and
@@ -67,6 +84,7 @@ void sw_io_close(struct sw_io *io);
 extern const struct sw_io_ops sw_io_udp_ops;
 extern const struct sw_io_ops sw_io_vxlan_ops;
 extern const struct sw_io_ops sw_io_packet_ops;
+extern const struct sw_io_ops sw_io_sim_ops;
 
 /* Ask the kernel for receive timestamps on @fd. */
 void sw_io_timestamps(int fd);

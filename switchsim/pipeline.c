@@ -15,6 +15,30 @@ static struct sw_ctrl_slot *ctrl_at(const struct sw_port *p, uint32_t i)
 	return &p->ctrl[i % SW_CTRL_SLOTS];
 }
 
+/* Leave time of the first frame of each band not yet in the tx batch, and of the first
+ * frame in the port's delay lines not yet taken (impair.h). */
+static qp_time_ns port_next(const struct sw_port *p)
+{
+	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
+	qp_time_ns t = e ? e->depart_ns + p->q_delay_ns : QP_TIME_NEVER;
+
+	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
+		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
+	if (p->imp)
+		t = qp_time_min(t, sw_impair_next_ns(p->imp));
+	return t;
+}
+
+/* After any change of @p's bands or delay lines: its entry in the fabric's array of next
+ * leave times, and the driver's hint (an earlier departure, e.g. a queue an XON released). */
+void sw_port_touch(struct sw_port *p)
+{
+	qp_time_ns t = port_next(p);
+
+	p->sw->fab->next[p->gidx].t = t;
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, t);
+}
+
 static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
 {
 	struct sw_ctrl_slot *s;
@@ -27,6 +51,12 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 	memcpy(s->frame, frame, len);
 	s->len = (uint16_t)len;
 	s->leave_ns = now + p->q_delay_ns;
+	sw_port_touch(p);
+}
+
+void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
+{
+	ctrl_push(p, frame, len, now);
 }
 
 /* Where telemetry for the host at @dst_ip goes: its MAC from what the switch learned
@@ -71,6 +101,8 @@ static void telem_send(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac
 	uint8_t payload[FB_MAX_LEN];
 	int plen = fb_encode(payload, sizeof(payload), msg);
 
+	if (plen > 0)
+		plen = sw_auth_sign(&sw->auth, payload, sizeof(payload), (size_t)plen, now);
 	if (out && plen > 0)
 		telem_push(sw, out, &dst, payload, (size_t)plen, now);
 }
@@ -82,10 +114,14 @@ static void pack_close(struct sw_port *p)
 	memcpy(dst.mac, p->pack.dst_mac, 6);
 	telem_push(p->sw, p, &dst, p->pack.payload, p->pack.len, p->pack.t);
 	p->pack.open = false;
+	p->sw->fab->packs_open--;
 }
 
-static void pack_open(struct sw_pack *k, uint32_t dst_ip, const uint8_t *mac, qp_time_ns now)
+static void pack_open(struct sw_port *p, uint32_t dst_ip, const uint8_t *mac, qp_time_ns now)
 {
+	struct sw_pack *k = &p->pack;
+
+	p->sw->fab->packs_open++;
 	k->open = true;
 	k->dst_ip = dst_ip;
 	memcpy(k->dst_mac, mac, 6);
@@ -108,7 +144,7 @@ static struct sw_port *pack_port(struct sw_switch *sw, uint32_t dst_ip, const ui
 	if (k->open && (k->dst_ip != dst_ip || memcmp(k->dst_mac, dst.mac, 6)))
 		pack_close(out);
 	if (!k->open)
-		pack_open(k, dst_ip, dst.mac, now);
+		pack_open(out, dst_ip, dst.mac, now);
 	return out;
 }
 
@@ -117,7 +153,7 @@ static bool packs_close(struct sw_fabric *f)
 {
 	bool any = false;
 
-	for (int i = 0; i < f->nports; i++)
+	for (int i = 0; f->packs_open && i < f->nports; i++)
 		if (f->all[i]->pack.open) {
 			pack_close(f->all[i]);
 			any = true;
@@ -199,6 +235,15 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
 }
 
+/* One INT report into @buf, signed when the switch has a key: its length or -EMSGSIZE. */
+static int int_report(struct sw_switch *sw, uint8_t *buf, size_t cap, uint8_t flags,
+		      const struct fb_flow *flow, const struct sw_meta *m, qp_time_ns now)
+{
+	int n = fb_encode_int(buf, cap, FB_T_INT, flags, flow, m->psn, m->hops, m->nhops);
+
+	return n > 0 ? sw_auth_sign(&sw->auth, buf, cap, (size_t)n, now) : n;
+}
+
 /* An INT report, packed with the other reports of this pass to the same host: encoded
  * straight into the datagram (no struct fb_msg to fill per frame); when it does not fit,
  * the datagram so far is closed and the report starts the next one. */
@@ -219,15 +264,13 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 	if (!out)
 		return;
 	k = &out->pack;
-	n = fb_encode_int(k->payload + k->len, SW_PACK_MAX - k->len, FB_T_INT, flags, &flow,
-			  m->psn, m->hops, m->nhops);
+	n = int_report(p->sw, k->payload + k->len, SW_PACK_MAX - k->len, flags, &flow, m, now);
 	if (n == -EMSGSIZE && k->len) {
 		uint8_t dst_mac[6];
 		memcpy(dst_mac, k->dst_mac, 6);
 		pack_close(out);
-		pack_open(k, ip, dst_mac, now);
-		n = fb_encode_int(k->payload, SW_PACK_MAX, FB_T_INT, flags, &flow, m->psn,
-				  m->hops, m->nhops);
+		pack_open(out, ip, dst_mac, now);
+		n = int_report(p->sw, k->payload, SW_PACK_MAX, flags, &flow, m, now);
 	}
 	if (n > 0)
 		k->len = (uint16_t)(k->len + n);
@@ -236,8 +279,9 @@ static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 /* ---- ingress ---- */
 
 /* Level acks travel to the switch (its MAC/IP) or along the data path to the receiver;
- * the switch whose id they name takes them either way. */
-static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p)
+ * the switch whose id they name takes them either way (with a key: signed and new). */
+static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct frame_parsed *p,
+			   qp_time_ns now)
 {
 	struct fb_msg msg;
 	struct sw_flow_key k;
@@ -246,7 +290,8 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 
 	if (fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_LEVEL ||
 	    msg.u.level.level != FB_LEVEL_ACK || msg.u.level.switch_id != sw->id ||
-	    msg.u.level.port >= sw->nports)
+	    msg.u.level.port >= sw->nports ||
+	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))
 		return;
 	port = &sw->ports[msg.u.level.port];
 	k = (struct sw_flow_key){ .src_ip = msg.u.level.flow.src_ip,
@@ -266,7 +311,7 @@ static bool to_switch(struct sw_port *in, const uint8_t *f, const struct frame_p
 	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
 
 	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
-		take_level_ack(sw, f, p);
+		take_level_ack(sw, f, p, now);
 	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
 	    p->arp.tpa == sw->conf->ip) {
 		uint8_t reply[FRAME_ETH_MIN];
@@ -295,7 +340,7 @@ static void classify(struct sw_meta *m, const struct frame_parsed *p)
 	}
 }
 
-static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
+static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, size_t len,
 		    const struct frame_parsed *p, const struct sw_meta *m, qp_time_ns now)
 {
 	bool data = m->flags & SW_M_ROCE_DATA;
@@ -313,8 +358,11 @@ static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
 		ctrl_push(out, f, len, now);
 		return;
 	}
-	if (sw_queue_enqueue(out->q, now, &in, &o))
+	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
 		return;
+	if (in.tag)
+		sw_pfc_charge(src, o.len, now);
+	sw_port_touch(out);
 	if (o.mark)
 		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)
@@ -325,6 +373,22 @@ static void enqueue(struct sw_port *out, const uint8_t *f, size_t len,
 		send_notice(out, m, f, &o);
 	if (what & SW_T_LEVEL)
 		send_level(out, m, f, fl, &o);
+}
+
+/* Is this RoCEv2 frame one whose ICRC is checked (every --icrc-check-th, the first one
+ * included)? */
+static bool icrc_due(struct sw_port *in)
+{
+	uint32_t every = in->sw->fab->conf->icrc_every;
+
+	if (!every)
+		return false;
+	if (in->icrc_skip) {
+		in->icrc_skip--;
+		return false;
+	}
+	in->icrc_skip = every - 1;
+	return true;
 }
 
 void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct sw_meta *meta,
@@ -339,6 +403,18 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	in->st.rx_bytes += len;
 	if (len > SW_FRAME_MAX || frame_parse(&p, f, len) < 0) {
 		in->st.malformed++;
+		return;
+	}
+	if ((p.layers & FRAME_L_IPV4) && frame_ipv4_csum(f + p.ip_off, p.ip.hlen)) {
+		in->st.ip_csum_drops++;
+		return;
+	}
+	if ((p.layers & FRAME_L_ROCE) && icrc_due(in)) {
+		in->st.icrc_checked++;
+		in->st.icrc_bad += !frame_icrc_ok(f, &p);   /* forwarded: the receiver drops it */
+	}
+	if (p.eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL) {   /* link-local: PFC */
+		sw_pfc_input(in, &p, now);
 		return;
 	}
 	sw_fwd_learn(&sw->fwd, p.eth.src, in->index, now);
@@ -361,33 +437,23 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 		return;
 	}
 	if (out >= 0) {
-		enqueue(&sw->ports[out], f, len, &p, &m, now);
+		enqueue(in, &sw->ports[out], f, len, &p, &m, now);
 		return;
 	}
 	for (int i = 0; i < sw->nports; i++)   /* broadcast, multicast, unknown: flood */
 		if (i != in->index && !sw->ports[i].conf->no_flood)
-			enqueue(&sw->ports[i], f, len, &p, &m, now);
+			enqueue(in, &sw->ports[i], f, len, &p, &m, now);
 }
 
 /* ---- leaving ---- */
-
-/* Leave time of the first frame of each band not yet in the tx batch. */
-static qp_time_ns port_next(const struct sw_port *p)
-{
-	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
-	qp_time_ns t = e ? e->depart_ns + p->q_delay_ns : QP_TIME_NEVER;
-
-	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
-		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
-	return t;
-}
 
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 {
 	qp_time_ns t = QP_TIME_NEVER;
 
 	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, port_next(f->all[i]));
+		t = qp_time_min(t, qp_time_min(f->next[i].t, f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+								     : QP_TIME_NEVER));
 	return t;
 }
 
@@ -404,16 +470,23 @@ void sw_port_flush(struct sw_port *p)
 	p->st.tx_frames += (uint64_t)taken;
 	p->st.tx_errors += p->tx_n - (uint32_t)taken;
 	sw_queue_pop(p->q, p->tx_from_queue);
+	if (p->imp)
+		sw_impair_release(p->imp);
 	p->ctrl_head += p->tx_from_ctrl;
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
+	sw_port_touch(p);
 }
 
 static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
 {
 	if (p->capture)
 		sw_capture_frame(p->sw->fab->cap, p, frame, len, leave);
+	if (!p->tx_listed) {
+		p->tx_listed = true;
+		p->sw->fab->txp[p->sw->fab->ntxp++] = p;
+	}
 	p->tx_iov[p->tx_n++] = (struct iovec){ frame, len };
 }
 
@@ -426,10 +499,12 @@ static void leave_ctrl(struct sw_port *p)
 	if (p->peer) {
 		p->ctrl_head++;
 		p->st.ctrl_frames++;
+		sw_port_touch(p);
 		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
 		return;
 	}
 	p->tx_from_ctrl++;
+	sw_port_touch(p);
 	p->st.ctrl_frames++;
 	tx_add(p, s->frame, s->len, s->leave_ns);
 }
@@ -450,6 +525,41 @@ static const struct sw_meta *add_hop(struct sw_port *p, uint32_t i, const struct
 	return m;
 }
 
+/* @copies of a frame (with its metadata, onto a link) go out of @p at @leave. */
+static void hand_on(struct sw_port *p, uint8_t *frame, uint16_t len, const struct sw_meta *m,
+		    unsigned copies, qp_time_ns leave)
+{
+	for (unsigned c = 0; c < copies; c++) {
+		if (!p->peer) {
+			tx_add(p, frame, len, leave);
+			continue;
+		}
+		p->st.tx_frames++;
+		p->st.tx_bytes += len;
+		sw_ingress(p->peer, frame, len, m, leave);   /* the peer copies the frame */
+	}
+}
+
+/* The link's impairments (impair.h): how many copies leave now; 0 when the frame is lost
+ * or held back (it leaves later, by leave_held). */
+static unsigned impair(struct sw_port *p, uint8_t *frame, uint16_t len, const struct sw_meta *m,
+		       qp_time_ns leave)
+{
+	unsigned copies;
+
+	if (!p->imp)
+		return 1;
+	if (!p->peer && p->tx_n >= SW_BATCH - 1)
+		sw_port_flush(p);   /* room for a duplicate in this batch */
+	copies = sw_impair_frame(p->imp, frame, len, m, m ? (uint16_t)SW_META_LEN(m->nhops) : 0,
+				 leave);
+	/* Into a delay line: a held frame may now be the port's next, and the driver's hint
+	 * follows. */
+	sw_port_touch(p);
+	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, sw_impair_next_ns(p->imp));
+	return copies;
+}
+
 /* The oldest data frame of @p leaves: its hop record is written now that every arrival
  * up to its dequeue is known (onto a link: always, for the next switches; out of the
  * process: when a report is due). */
@@ -457,22 +567,16 @@ static void leave_data(struct sw_port *p)
 {
 	uint32_t i = p->tx_from_queue;
 	const struct sw_qent *e = sw_queue_peek(p->q, i);
-	const struct sw_meta *qm = sw_queue_meta(p->q, e);
+	const struct sw_meta *qm = sw_queue_meta(p->q, e), *hm = NULL;
 	uint8_t *frame = sw_queue_frame(p->q, e);
 	qp_time_ns leave = e->depart_ns + p->q_delay_ns;
 	bool data = qm && (qm->flags & SW_M_ROCE_DATA);
 	struct sw_meta m;
+	unsigned copies;
 
 	if (p->peer) {
-		uint16_t len = e->frame_len;
-		p->st.tx_frames++;
-		p->st.tx_bytes += len;
-		/* The peer copies the frame; only then is its place in the store given back. */
-		sw_ingress(p->peer, frame, len, data ? add_hop(p, i, qm, &m) : NULL, leave);
-		sw_queue_pop(p->q, 1);
-		return;
-	}
-	if (data) {
+		hm = data ? add_hop(p, i, qm, &m) : NULL;
+	} else if (data) {
 		struct sw_flowtab *ft = sw_queue_flows(p->q);
 		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
 				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
@@ -480,8 +584,32 @@ static void leave_data(struct sw_port *p)
 		if (sw_telem_int_due(&p->telem, fl, leave))
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
-	p->tx_from_queue++;
-	tx_add(p, frame, e->frame_len, leave);
+	copies = impair(p, frame, e->frame_len, hm, leave);
+	if (!p->peer) {
+		p->tx_from_queue++;   /* its place in the store is given back at the flush */
+		sw_port_touch(p);
+		hand_on(p, frame, e->frame_len, NULL, copies, leave);
+		return;
+	}
+	/* The peer copies the frame; only then is its place in the store given back. */
+	hand_on(p, frame, e->frame_len, hm, copies, leave);
+	sw_queue_pop(p->q, 1);
+	sw_port_touch(p);
+}
+
+/* The held frame of @p whose time has come leaves (impair.h). */
+static void leave_held(struct sw_port *p)
+{
+	struct sw_impair_out o;
+
+	if (!p->peer && p->tx_n >= SW_BATCH - 1)
+		sw_port_flush(p);
+	if (!sw_impair_take(p->imp, &o))
+		return;
+	sw_port_touch(p);   /* the next held frame, if any, is this port's next */
+	hand_on(p, o.frame, o.len, o.meta, o.copies, o.leave_ns);
+	if (p->peer)
+		sw_impair_release(p->imp);
 }
 
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
@@ -492,32 +620,50 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 		for (;;) {
 			struct sw_port *best = NULL;
 			qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
+			bool pfc = false;
 
 			/* Globally in time order, so frames crossing links arrive in order. I/O
 			 * ports may hand frames to the OS up to --tx-early before they leave in
 			 * the model, so they go out in batches; links never run ahead. */
 			for (int i = 0; i < f->nports; i++) {
-				qp_time_ns t = port_next(f->all[i]), d;
+				qp_time_ns t = f->next[i].t, d;
+				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+							    : QP_TIME_NEVER;
+				if (pt < due) {   /* PFC work (a repeat, an XON) is never early */
+					due = bt = pt;
+					best = f->all[i];
+					pfc = true;
+				}
 				if (t == QP_TIME_NEVER)
 					continue;
-				d = f->all[i]->io ? qp_time_since(t, early) : t;
+				d = f->next[i].io ? qp_time_since(t, early) : t;
 				if (d < due) {
 					due = d;
 					bt = t;
 					best = f->all[i];
+					pfc = false;
 				}
 			}
 			if (!best || due > now)
 				break;
+			if (pfc) {
+				sw_pfc_run(best, bt);
+				continue;
+			}
 			if (best->ctrl_head + best->tx_from_ctrl != best->ctrl_tail &&
 			    ctrl_at(best, best->ctrl_head + best->tx_from_ctrl)->leave_ns == bt)
 				leave_ctrl(best);
+			else if (best->imp && sw_impair_next_ns(best->imp) == bt)
+				leave_held(best);
 			else
 				leave_data(best);
 			if (best->tx_n == SW_BATCH)
 				sw_port_flush(best);
 		}
 	} while (packs_close(f));   /* the packed reports may be due now too */
-	for (int i = 0; i < f->nio; i++)
-		sw_port_flush(f->io_ports[i]);
+	for (int i = 0; i < f->ntxp; i++) {   /* the I/O ports that took frames */
+		sw_port_flush(f->txp[i]);
+		f->txp[i]->tx_listed = false;
+	}
+	f->ntxp = 0;
 }

@@ -29,6 +29,10 @@ struct sw_queue {
 	qp_time_ns model_ns;         /* the model has been advanced to here */
 	qp_time_ns last_depart_ns;
 	uint64_t rem;                /* bits*1e9 not yet turned into whole ns, this busy period */
+	qp_time_ns hold_until;       /* PFC: nothing starts before this */
+	qp_time_ns pop_depart_ns;    /* departure of the last frame handed on */
+	sw_queue_depart_fn dep_fn;
+	void *dep_arg;
 };
 
 static uint64_t next_pow2(uint64_t v)
@@ -39,16 +43,22 @@ static uint64_t next_pow2(uint64_t v)
 	return p;
 }
 
-/* Bytes that can be stored: B plus what is in flight over D, with slack for metadata. */
+/* Bytes the queue may hold at once: B, what lossless frames add, what is in flight
+ * over D. */
+static uint64_t held_max(const struct sw_queue_params *p)
+{
+	return p->buffer_bytes + p->lossless_bytes + qp_bytes_in(p->rate_bps, p->delay_ns);
+}
+
+/* Bytes that can be stored: held_max with slack for metadata. */
 static uint64_t store_need(const struct sw_queue_params *p)
 {
-	return 2 * (p->buffer_bytes + qp_bytes_in(p->rate_bps, p->delay_ns)) + 65536;
+	return 2 * held_max(p) + 65536;
 }
 
 static uint64_t ents_need(const struct sw_queue_params *p)
 {
-	return next_pow2((p->buffer_bytes + qp_bytes_in(p->rate_bps, p->delay_ns)) /
-			 SW_FRAME_MIN + 64);
+	return next_pow2(held_max(p) / SW_FRAME_MIN + 64);
 }
 
 int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len)
@@ -68,10 +78,13 @@ int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len)
 				 "flow table %" PRIu32 " slots: a power of two 8..1M",
 				 p->flow_slots);
 	}
+	if (p->lossless_bytes > BUFFER_MAX)
+		return qp_errmsg(-EINVAL, err, len, "lossless allowance %" PRIu64
+				 " bytes outside 0..1G", p->lossless_bytes);
 	if (store_need(p) > UINT32_MAX || ents_need(p) > (1ULL << 26))
 		return qp_errmsg(-EINVAL, err, len,
-				 "buffer plus bytes in flight (rate x delay) too large to "
-				 "store: at most ~1.5 GB");
+				 "buffer, lossless headroom and bytes in flight (rate x delay) "
+				 "too large to store: at most ~1.5 GB");
 	return sw_red_check(&p->red, p->buffer_bytes, err, len);
 }
 
@@ -145,16 +158,28 @@ static struct sw_qent *ent(const struct sw_queue *q, uint64_t i)
 	return &q->ents[i & q->ent_mask];
 }
 
+void sw_queue_on_depart(struct sw_queue *q, sw_queue_depart_fn fn, void *arg)
+{
+	q->dep_fn = fn;
+	q->dep_arg = arg;
+}
+
+/* @e leaves Q. */
+static void leave_q(struct sw_queue *q, const struct sw_qent *e)
+{
+	q->qbytes -= e->len;
+	sw_flowtab_sub(&q->flows, e->flow, e->len);
+	if (e->tag && q->dep_fn)
+		q->dep_fn(q->dep_arg, e);
+}
+
 /* Frames whose departure is at or before @t leave Q. */
 static void advance(struct sw_queue *q, qp_time_ns t)
 {
 	if (t > q->model_ns)
 		q->model_ns = t;
-	while (q->mhead < q->tail && ent(q, q->mhead)->depart_ns <= q->model_ns) {
-		struct sw_qent *e = ent(q, q->mhead++);
-		q->qbytes -= e->len;
-		sw_flowtab_sub(&q->flows, e->flow, e->len);
-	}
+	while (q->mhead < q->tail && ent(q, q->mhead)->depart_ns <= q->model_ns)
+		leave_q(q, ent(q, q->mhead++));
 }
 
 uint64_t sw_queue_bytes(struct sw_queue *q, qp_time_ns now)
@@ -188,11 +213,14 @@ static int store_alloc(struct sw_queue *q, uint32_t n, uint32_t *off, uint32_t *
 	return 0;
 }
 
-/* s_i and d_i; the remainder keeps a long busy period exact at any rate. */
+/* s_i and d_i; the remainder keeps a long busy period exact at any rate. A PFC hold
+ * delays the start. */
 static void schedule(struct sw_queue *q, qp_time_ns a, uint32_t len, struct sw_qent *e)
 {
 	uint64_t num;
 
+	if (a < q->hold_until)
+		a = q->hold_until;
 	if (a >= q->last_depart_ns) {
 		e->start_ns = a;
 		q->rem = 0;
@@ -216,7 +244,7 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	memset(out, 0, sizeof(*out));
 	out->arrival_ns = q->model_ns;
 	out->flow = SW_FLOW_NONE;
-	if (q->qbytes + len > q->p.buffer_bytes) {
+	if (!in->lossless && q->qbytes + len > q->p.buffer_bytes) {
 		q->st.drop_tail++;
 		q->st.drop_tail_bytes += len;
 		out->verdict = SW_ENQ_DROP_TAIL;
@@ -235,6 +263,7 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	e->meta_len = (uint16_t)meta;
 	e->store_off = off;
 	e->store_span = span;
+	e->tag = in->tag;
 	schedule(q, e->arrival_ns, len, e);
 	if (in->meta_len)
 		memcpy(q->store + off, in->meta, in->meta_len);
@@ -263,12 +292,39 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 		}
 	}
 	out->flow = e->flow;
+	out->len = len;
 	out->depart_ns = e->depart_ns;
 	out->frame = q->store + off + meta;
 done:
 	out->qbytes = q->qbytes;
 	out->flows = (uint16_t)(q->flows.active > UINT16_MAX ? UINT16_MAX : q->flows.active);
 	return out->verdict == SW_ENQ_OK ? 0 : -ENOBUFS;
+}
+
+void sw_queue_hold(struct sw_queue *q, qp_time_ns now, qp_time_ns until, uint32_t committed)
+{
+	uint64_t i = q->head + committed;
+
+	advance(q, now);
+	/* What has not started by now starts at now at the earliest, even after an XON. */
+	q->hold_until = until > q->model_ns ? until : q->model_ns;
+	if (i < q->mhead)
+		i = q->mhead;
+	while (i < q->tail && ent(q, i)->start_ns < q->model_ns)   /* on the wire: finishes */
+		i++;
+	if (i == q->tail)
+		return;
+	q->last_depart_ns = i > q->head ? ent(q, i - 1)->depart_ns : q->pop_depart_ns;
+	q->rem = 0;
+	for (; i < q->tail; i++) {
+		struct sw_qent *e = ent(q, i);
+		schedule(q, e->arrival_ns, e->len, e);
+	}
+}
+
+qp_time_ns sw_queue_next_depart_ns(const struct sw_queue *q)
+{
+	return q->mhead < q->tail ? ent(q, q->mhead)->depart_ns : QP_TIME_NEVER;
 }
 
 qp_time_ns sw_queue_next_ns(const struct sw_queue *q)
@@ -323,9 +379,9 @@ void sw_queue_pop(struct sw_queue *q, uint32_t n)
 		struct sw_qent *e = ent(q, q->head);
 		if (q->head == q->mhead) {   /* handed on before the model caught up */
 			q->mhead++;
-			q->qbytes -= e->len;
-			sw_flowtab_sub(&q->flows, e->flow, e->len);
+			leave_q(q, e);
 		}
+		q->pop_depart_ns = e->depart_ns;
 		q->st.deq_frames++;
 		q->st.deq_bytes += e->len;
 		q->store_used -= e->store_span;

@@ -14,6 +14,16 @@
  * INT at dequeue (HPCC's PushHop): ts = s_i, tx_bytes = bytes sent before frame i,
  * qlen = bytes that arrived by s_i behind frame i (the queue left after its dequeue).
  *
+ * PFC (pfc.h drives it):
+ *   hold     a PAUSE from downstream: sw_queue_hold(q, now, until) makes every frame that
+ *            has not started by now start no earlier than until (s_i = max(a_i, d_{i-1},
+ *            until), the frame on the wire finishes); until <= now (XON) lets them go at
+ *            once. The queue is one FIFO, so a hold stops every frame of the port.
+ *   lossless a frame enqueued with lossless set is admitted whatever Q is (its ingress
+ *            port's headroom bounds it); the store is sized for lossless_bytes more.
+ *   tag      each frame carries a caller's tag; when a tagged frame leaves Q (at d_i,
+ *            seen when the model advances past it) the departure hook is called.
+ *
  * Parameters (sch_red style: check, create, change swaps them in):
  *   rate_bps      R, 1 kb/s .. 10 Tb/s
  *   delay_ns      D, propagation, 0 .. 10 s
@@ -21,6 +31,7 @@
  *   red           ECN marking (red.h)
  *   flow_slots    per-flow table size, power of two 8 .. 1M (default 1024)
  *   seed          RED's generator
+ *   lossless_bytes  bytes that lossless frames may add above B (store sizing), 0 .. 1 GiB
  * The queue also keeps each frame's bytes (and a small metadata record) from enqueue to
  * leave; that store is sized at create for B plus the bytes in flight over D.
  */
@@ -45,6 +56,7 @@ struct sw_queue_params {
 	struct sw_red_params red;
 	uint32_t flow_slots;
 	uint64_t seed;
+	uint64_t lossless_bytes;
 };
 
 /* One counter per outcome. */
@@ -68,6 +80,7 @@ struct sw_qent {
 	uint32_t store_span;    /* bytes of store released with it */
 	uint16_t frame_len;
 	uint16_t meta_len;
+	uint16_t tag;           /* the caller's, 0 = none */
 };
 
 enum sw_verdict { SW_ENQ_OK = 0, SW_ENQ_DROP_TAIL, SW_ENQ_DROP_STORE };
@@ -79,12 +92,15 @@ struct sw_enq {
 	uint16_t meta_len;
 	const struct sw_flow_key *key;   /* NULL: not tracked */
 	bool ect;               /* ECN-capable: RED may mark it */
+	bool lossless;          /* not dropped for Q + L > B (only when the store is full) */
+	uint16_t tag;           /* 0 = none; else the departure hook sees the frame leave Q */
 };
 
 struct sw_enq_out {
 	enum sw_verdict verdict;
 	bool mark;              /* caller sets CE in the stored copy */
 	uint64_t qbytes;        /* Q after admission (at a drop: Q as it stands) */
+	uint32_t len;           /* bytes the model charges: the frame, at least 60 */
 	uint16_t flows;         /* flows with bytes in the queue */
 	uint32_t flow;          /* slot, SW_FLOW_NONE when untracked */
 	qp_time_ns arrival_ns;
@@ -106,6 +122,15 @@ struct sw_flowtab *sw_queue_flows(struct sw_queue *q);
 
 int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in,
 		     struct sw_enq_out *out);
+/* Called for each tagged frame as it leaves Q (its departure time in e->depart_ns). The
+ * hook must not call back into this queue. */
+typedef void (*sw_queue_depart_fn)(void *arg, const struct sw_qent *e);
+void sw_queue_on_depart(struct sw_queue *q, sw_queue_depart_fn fn, void *arg);
+/* PFC hold (above): frames not started by @now, except the @committed oldest ones not
+ * yet handed on (already given to an I/O port's batch), start no earlier than @until. */
+void sw_queue_hold(struct sw_queue *q, qp_time_ns now, qp_time_ns until, uint32_t committed);
+/* The departure time of the next frame to leave Q, QP_TIME_NEVER when Q is empty. */
+qp_time_ns sw_queue_next_depart_ns(const struct sw_queue *q);
 /* Q(now): advances the model to @now (never backwards). */
 uint64_t sw_queue_bytes(struct sw_queue *q, qp_time_ns now);
 /* Q(t) for an observer (stats): the model is not advanced, so a frame that arrived before

@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "qpace/addr.h"
 #include "qpace/out.h"
 #include "capture.h"
+#include "io.h"
 #include "sw.h"
 
 struct field {
@@ -16,7 +18,8 @@ struct field {
 
 #define PS(f) { #f, offsetof(struct sw_port_stats, f) }
 static const struct field port_fields[] = {
-	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed), PS(filtered),
+	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed),
+	PS(ip_csum_drops), PS(icrc_checked), PS(icrc_bad), PS(filtered),
 	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(cnps), PS(levels),
 	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped), PS(rx_kernel_drops), PS(rx_batches), PS(tx_batches),
 	{ NULL, 0 },
@@ -32,7 +35,47 @@ static const struct field queue_fields[] = {
 };
 #undef QS
 
-static const char *const kind_names[] = { "udp", "vxlan", "packet", "link" };
+#define FS(f) { "pfc_" #f, offsetof(struct sw_pfc_stats, f) }
+static const struct field pfc_fields[] = {
+	FS(pause_tx), FS(xon_tx), FS(pause_rx), FS(xon_rx), FS(ignored_rx), FS(headroom_drops),
+	FS(headroom_drop_bytes), FS(ingress_max_bytes),
+	{ NULL, 0 },
+};
+#undef FS
+
+/* Counters that depend on the time they are read at. */
+static qp_time_ns ingress_bytes(const struct sw_port *p, qp_time_ns now)
+{
+	(void)now;
+	return p->pfc.in_bytes;
+}
+
+static const struct {
+	const char *name;
+	qp_time_ns (*fn)(const struct sw_port *p, qp_time_ns now);
+} timed_fields[] = {
+	{ "pfc_paused_ns", sw_pfc_paused_ns }, { "pfc_xoff_ns", sw_pfc_xoff_ns },
+	{ "pfc_ingress_bytes", ingress_bytes },
+};
+#define NTIMED (sizeof(timed_fields) / sizeof(timed_fields[0]))
+
+#define IS(f) { #f, offsetof(struct sw_impair_stats, f) }
+static const struct field impair_fields[] = {
+	IS(impair_loss), IS(impair_ge_loss), IS(impair_ge_bad), IS(impair_corrupt),
+	IS(impair_corrupt_unchecked), IS(impair_dup), IS(impair_jitter), IS(impair_reorder), IS(impair_delay_ns),
+	IS(impair_hold_drops),
+	{ NULL, 0 },
+};
+#undef IS
+
+/* A port without impairments counts none. */
+static const struct sw_impair_stats *impair_stats(const struct sw_port *p)
+{
+	static const struct sw_impair_stats none;
+	return p->imp ? sw_impair_stats(p->imp) : &none;
+}
+
+static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim" };
 
 static uint64_t get(const void *base, size_t off)
 {
@@ -43,6 +86,39 @@ static void json_fields(struct qp_out *o, const struct field *t, const void *bas
 {
 	for (; t->name; t++)
 		qp_out_u64(o, t->name, get(base, t->off));
+}
+
+/* The port's PFC settings (xoff 0: PFC off). */
+static void json_pfc_conf(struct qp_out *o, const struct sw_pfc_params *c)
+{
+	qp_out_u64(o, "pfc_xoff_bytes", c->on ? c->xoff_bytes : 0);
+	qp_out_u64(o, "pfc_xon_bytes", c->on ? c->xon_bytes : 0);
+	qp_out_u64(o, "pfc_headroom_bytes", c->on ? c->headroom_bytes : 0);
+	qp_out_u64(o, "pfc_class", c->prio);
+	qp_out_bool(o, "pfc_lossless", c->on && c->lossless);
+}
+
+/* Signing: on or off, messages signed, level acks refused by reason. */
+static void json_auth(struct qp_out *o, const struct sw_auth *a)
+{
+	qp_out_bool(o, "signed", a->on);
+	qp_out_u64(o, "signed_messages", a->signed_msgs);
+	qp_out_u64(o, "acks_rejected_notag", a->acks_notag);
+	qp_out_u64(o, "acks_rejected_tag", a->acks_badtag);
+	qp_out_u64(o, "acks_rejected_replay", a->acks_replay);
+	qp_out_u64(o, "acks_rejected_future", a->acks_future);
+}
+
+/* The peer of a udp or vxlan port, and how often a udp port followed a new one or refused
+ * to (0 for ports that never learn). */
+static void json_peer(struct qp_out *o, const struct sw_io *io)
+{
+	char a[QP_HOSTPORT_STRLEN];
+
+	if (io && io->ops != &sw_io_packet_ops)
+		qp_out_str(o, "remote", qp_sockaddr_fmt(&io->remote, a, sizeof(a)));
+	qp_out_u64(o, "remote_changes", io ? io->remote_changes : 0);
+	qp_out_u64(o, "remote_refused", io ? io->remote_refused : 0);
 }
 
 void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
@@ -62,10 +138,12 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 		qp_out_str(&o, "name", sw->conf->name);
 		qp_out_u64(&o, "id", sw->id);
 		qp_out_u64(&o, "mac_moves", sw->fwd.moves);
+		json_auth(&o, &sw->auth);
 		qp_out_arr(&o, "ports");
 		for (int i = 0; i < sw->nports; i++) {
 			const struct sw_port *p = &sw->ports[i];
 			const struct sw_queue_params *qp = sw_queue_params(p->q);
+			char imp[200];
 
 			qp_out_obj(&o, NULL);
 			qp_out_str(&o, "name", p->conf->name);
@@ -73,9 +151,17 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 			qp_out_u64(&o, "rate_bps", qp->rate_bps);
 			qp_out_u64(&o, "delay_ns", qp->delay_ns);
 			qp_out_u64(&o, "buffer_bytes", qp->buffer_bytes);
+			json_pfc_conf(&o, &p->conf->pfc);
+			qp_out_str(&o, "impair", sw_impair_format(&p->conf->impair, imp,
+								  sizeof(imp)));
 			qp_out_u64(&o, "queue_bytes", sw_queue_bytes_at(p->q, now));
+			json_peer(&o, p->io);
 			json_fields(&o, port_fields, &p->st);
 			json_fields(&o, queue_fields, sw_queue_stats(p->q));
+			json_fields(&o, pfc_fields, &p->pfc.st);
+			for (size_t k = 0; k < NTIMED; k++)
+				qp_out_u64(&o, timed_fields[k].name, timed_fields[k].fn(p, now));
+			json_fields(&o, impair_fields, impair_stats(p));
 			qp_out_end(&o);
 		}
 		qp_out_end(&o);
@@ -92,6 +178,12 @@ void sw_stats_csv_header(FILE *out)
 		fprintf(out, ",%s", t->name);
 	for (const struct field *t = queue_fields; t->name; t++)
 		fprintf(out, ",%s", t->name);
+	for (const struct field *t = pfc_fields; t->name; t++)
+		fprintf(out, ",%s", t->name);
+	for (size_t k = 0; k < NTIMED; k++)
+		fprintf(out, ",%s", timed_fields[k].name);
+	for (const struct field *t = impair_fields; t->name; t++)
+		fprintf(out, ",%s", t->name);
 	fputc('\n', out);
 }
 
@@ -107,6 +199,12 @@ void sw_stats_csv_row(struct sw_fabric *f, FILE *out, qp_time_ns now, qp_time_ns
 				fprintf(out, ",%" PRIu64, get(&p->st, t->off));
 			for (const struct field *t = queue_fields; t->name; t++)
 				fprintf(out, ",%" PRIu64, get(sw_queue_stats(p->q), t->off));
+			for (const struct field *t = pfc_fields; t->name; t++)
+				fprintf(out, ",%" PRIu64, get(&p->pfc.st, t->off));
+			for (size_t k = 0; k < NTIMED; k++)
+				fprintf(out, ",%" PRIu64, timed_fields[k].fn(p, now));
+			for (const struct field *t = impair_fields; t->name; t++)
+				fprintf(out, ",%" PRIu64, get(impair_stats(p), t->off));
 			fputc('\n', out);
 		}
 	}

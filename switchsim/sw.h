@@ -1,14 +1,19 @@
 /* The switch fabric: switches, their ports and the links between them, in one process.
  *
  * Data path, per frame (pipeline.c):
- *   ingress  parse (malformed: counted, dropped), learn MAC->port and IP->MAC, take what
+ *   ingress  parse (malformed: counted, dropped), check the IPv4 header checksum (wrong:
+ *            counted, dropped) and the RoCEv2 ICRC of every N-th frame (wrong: counted,
+ *            forwarded as a real switch does), learn MAC->port and IP->MAC, take what
  *            is addressed to the switch (ARP for its IP, level acks), forward by
  *            destination MAC (static, learned; broadcast and unknown flooded)
  *   enqueue  each egress queue model (queue.h); RED marks CE; early notices and level
- *            changes for RoCEv2 data frames go back to the sender (telem.h)
+ *            changes for RoCEv2 data frames go back to the sender (telem.h); PFC
+ *            accounts the bytes per ingress port and pauses upstream (pfc.h)
  *   leave    at departure + propagation delay: onto a link (the next switch's ingress,
  *            with the INT hops so far in the frame's metadata) or out of an I/O port
- *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames.
+ *            (udp, vxlan, packet), where the INT report is made for RoCEv2 data frames;
+ *            then the link's impairments (impair.h): lost, corrupted, duplicated, or
+ *            held in a delay line and handed on later.
  * Telemetry frames are ordinary Ethernet/IPv4/UDP frames to the host's MAC and IP. They
  * travel in a priority band per port: ahead of the data queue and not charged to its
  * model, but delayed by each link's propagation delay. The INT reports of one pass over
@@ -24,8 +29,11 @@
 #include <sys/uio.h>
 #include "qpace/frame.h"
 #include "qpace/int.h"
+#include "auth.h"
 #include "conf.h"
 #include "fwd.h"
+#include "impair.h"
+#include "pfc.h"
 #include "queue.h"
 #include "telem.h"
 
@@ -52,6 +60,9 @@ struct sw_port_stats {
 	uint64_t rx_frames, rx_bytes;
 	uint64_t tx_frames, tx_bytes;
 	uint64_t malformed;          /* dropped at ingress: truncated or impossible headers */
+	uint64_t ip_csum_drops;      /* dropped at ingress: wrong IPv4 header checksum */
+	uint64_t icrc_checked;       /* RoCEv2 frames whose ICRC was checked (--icrc-check) */
+	uint64_t icrc_bad;           /* of those, the ones that did not verify (forwarded) */
 	uint64_t filtered;           /* forwarded back to where it came from: dropped */
 	uint64_t to_switch;          /* addressed to the switch itself */
 	uint64_t int_reports;        /* INT reports made for frames leaving here */
@@ -94,21 +105,26 @@ struct sw_pack {
 struct sw_port {
 	struct sw_switch *sw;
 	int index;
+	int gidx;                      /* in sw_fabric.all and .next */
 	const struct sw_port_conf *conf;
 	struct sw_queue *q;
 	struct sw_telem_params telem;  /* early threshold resolved */
 	qp_time_ns q_delay_ns;         /* propagation delay of the link out of this port */
 	struct sw_port *peer;          /* link: the far end */
+	struct sw_impair *imp;         /* impairments of the link out, NULL when none */
+	uint32_t icrc_skip;            /* RoCEv2 frames to let by before the next ICRC check */
 	struct sw_io *io;              /* I/O port: its socket */
 	struct sw_port_stats st;
 	/* priority band */
 	struct sw_ctrl_slot *ctrl;
 	uint32_t ctrl_head, ctrl_tail;
 	struct sw_pack pack;           /* reports on their way to the host behind this port */
+	struct sw_pfc_port pfc;        /* PFC: ingress accounting, PAUSEs received */
 	/* frames in the current tx batch: from the queue, then from the band */
 	struct iovec tx_iov[SW_BATCH];
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
 	bool capture;
+	bool tx_listed;                /* in sw_fabric.txp until the end of this emit */
 };
 
 struct sw_switch {
@@ -119,6 +135,8 @@ struct sw_switch {
 	struct sw_port ports[SW_MAX_PORTS];
 	struct sw_fwd fwd;
 	uint16_t ip_id;
+	int pfc_xoff;                  /* ports whose upstream is paused */
+	struct sw_auth auth;           /* with a key: signs telemetry, checks level acks */
 };
 
 struct sw_capture;
@@ -129,10 +147,27 @@ struct sw_fabric {
 	struct sw_switch *sw[SW_MAX_SWITCHES];
 	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nports;
+	/* Each port's next leave time (the oldest frame of either band not yet in its tx
+	 * batch) and whether it is an I/O port, kept by every change of its bands, so that
+	 * finding the earliest is a scan of this array, not of the ports. */
+	struct sw_next {
+		qp_time_ns t;
+		bool io;
+	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
+	/* The earliest leave time of the frames queued since a driver last reset it to
+	 * QP_TIME_NEVER: with it the virtual-time driver (sim/) learns after an ingress
+	 * whether the fabric's next departure moved, without sw_fabric_next_ns's scan. */
+	qp_time_ns next_hint;
+	/* What an emit must finish: the open packs of reports, and the I/O ports whose tx
+	 * batch has frames (so it visits those, not every port). */
+	int packs_open;
+	int ntxp;
+	struct sw_port *txp[SW_MAX_SWITCHES * SW_MAX_PORTS];
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
@@ -148,6 +183,11 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now);
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
+/* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
+void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now);
+/* After a change of @p's bands or of its queue's departure times (PFC's hold): its entry
+ * in the fabric's next leave times (sw_fabric.next) and the driver's hint. */
+void sw_port_touch(struct sw_port *p);
 
 /* The I/O shell (loop.c): libev around the fabric until a signal or --duration. */
 int sw_loop_run(struct sw_fabric *f, const struct sw_conf *c, char *err, size_t len);

@@ -1,21 +1,26 @@
 /* Topology files: several switches, their ports and the links between them.
  *
  *   # a comment; blank lines are ignored
- *   switch NAME [id=N] [mac=02:00:00:00:00:01] [ip=A.B.C.D] [SETTING=VALUE...]
- *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT]         [SETTING=VALUE...]
+ *   switch NAME [id=N] [mac=02:00:00:00:00:01] [ip=A.B.C.D] [key=FILE|none]
+ *               [SETTING=VALUE...]
+ *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT] [learn=no] [SETTING=VALUE...]
  *   port SWITCH NAME vxlan  local=IP[:PORT] remote=IP[:PORT] vni=N  [SETTING=VALUE...]
  *   port SWITCH NAME packet dev=IFNAME                               [SETTING=VALUE...]
  *   link SWITCH:PORT SWITCH:PORT [flood=no] [SETTING=VALUE...]
  *   mac SWITCH MAC PORT
  *
  * SETTINGs are the per-port options of the command line without the dashes (rate, buffer,
- * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, flows, seed).
+ * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, cnp, flows,
+ * seed, pfc, impair: e.g. pfc=xoff=40K,xon=20K,headroom=auto,lossless; impair=loss=1%,
+ * reorder=1%:20us,seed=3 impairs the link out of that port).
  * A switch line's settings are the defaults of the ports declared after it; a port or link
  * line's settings are for that port (a link: both of its ends, each end being the egress
  * queue towards the other switch). vxlan ports default to UDP port 4789. flood=no (on
  * ports and links) keeps broadcast and unknown-destination frames off a port, to cut
- * loops out of flooding (there is no spanning tree). Every error names the file, the
- * line and the key.
+ * loops out of flooding (there is no spanning tree). key= is the switch's signing key
+ * (default: --key's; auth.h). learn=no keeps a udp port on its remote= for good: frames
+ * from any other address are skipped, where by default a well-formed frame from a new
+ * address re-points the port (io.h). Every error names the file, the line and the key.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,10 +30,13 @@
 
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "qpace/keyfile.h"
 #include "qpace/units.h"
 #include "conf.h"
 
 #define MAX_TOKENS 32
+#define STR_(x) #x
+#define STR(x) STR_(x)   /* a limit in a message: "128" */
 
 struct topo {
 	struct sw_conf *c;
@@ -128,12 +136,14 @@ static int do_switch(struct topo *t, char **tok, int n)
 		return fail(t, "switch: name '%s' %s", tok[1],
 			    strlen(tok[1]) >= SW_NAME_LEN ? "too long" : "declared twice");
 	if (c->nswitches == SW_MAX_SWITCHES)
-		return fail(t, "switch: more than %s switches%s", "32", "");
+		return fail(t, "switch: more than %s switches%s", STR(SW_MAX_SWITCHES), "");
 	s = &c->sw[c->nswitches++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", tok[1]);
 	s->id = (uint32_t)c->nswitches;
 	s->def = c->def;
+	s->have_key = c->have_key;
+	memcpy(s->key, c->key, sizeof(s->key));
 	for (int i = 2; i < n; i++) {
 		if ((v = value_of(tok[i], "id"))) {
 			if (qp_parse_u64(v, &id) || id < 1 || id > UINT32_MAX)
@@ -146,7 +156,13 @@ static int do_switch(struct topo *t, char **tok, int n)
 		} else if ((v = value_of(tok[i], "ip"))) {
 			if (qp_ipv4_parse(v, &s->ip))
 				return fail(t, "ip '%s': expected an IPv4 address%s", v, "");
-		} else if (setting(t, &s->def, tok[i], "switch", "id, mac, ip, ")) {
+		} else if ((v = value_of(tok[i], "key"))) {
+			char msg[400];
+
+			s->have_key = strcmp(v, "none") != 0;
+			if (s->have_key && qp_keyfile_read(v, s->key, NULL, msg, sizeof(msg)))
+				return fail(t, "key: %s%s", msg, "");
+		} else if (setting(t, &s->def, tok[i], "switch", "id, mac, ip, key, ")) {
 			return -EINVAL;
 		}
 	}
@@ -164,7 +180,7 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 		return NULL;
 	}
 	if (s->nports == SW_MAX_PORTS) {
-		fail(t, "switch '%s': more than %s ports", s->name, "64");
+		fail(t, "switch '%s': more than %s ports", s->name, STR(SW_MAX_PORTS));
 		return NULL;
 	}
 	p = &s->ports[s->nports++];
@@ -172,6 +188,8 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->q = s->def.q;
 	p->telem = s->def.telem;
+	p->pfc = s->def.pfc;
+	p->impair = s->def.impair;
 	p->line = t->line;
 	return p;
 }
@@ -186,14 +204,25 @@ static int flood_key(struct topo *t, struct sw_port_conf *p, const char *v)
 	return 0;
 }
 
+static int learn_key(struct topo *t, struct sw_port_conf *p, const char *v)
+{
+	if (p->kind != SW_PORT_UDP || (strcmp(v, "yes") && strcmp(v, "no")))
+		return fail(t, "learn '%s': accepted yes or no, on udp ports only%s", v, "");
+	p->no_learn = !strcmp(v, "no");
+	return 0;
+}
+
 static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 {
-	struct sw_port_defaults d = { p->q, p->telem };
+	struct sw_port_defaults d = { .q = p->q, .telem = p->telem, .pfc = p->pfc,
+				      .impair = p->impair };
 	const char *v;
 	uint64_t vni;
 
 	if ((v = value_of(kv, "flood"))) {
 		return flood_key(t, p, v);
+	} else if ((v = value_of(kv, "learn"))) {
+		return learn_key(t, p, v);
 	} else if ((v = value_of(kv, "local"))) {
 		if (parse_addr(v, p->kind == SW_PORT_VXLAN ? 4789 : 0, &p->local))
 			return fail(t, "local '%s': expected IPv4:PORT (port 1..65535)%s", v, "");
@@ -209,10 +238,12 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 			return fail(t, "dev '%s': an interface name of 1..15 characters%s", v, "");
 		snprintf(p->dev, sizeof(p->dev), "%s", v);
 	} else {
-		if (setting(t, &d, kv, "port", "local, remote, vni, dev, flood, "))
+		if (setting(t, &d, kv, "port", "local, remote, vni, dev, flood, learn, "))
 			return -EINVAL;
 		p->q = d.q;
 		p->telem = d.telem;
+		p->pfc = d.pfc;
+		p->impair = d.impair;
 	}
 	return 0;
 }
@@ -245,6 +276,9 @@ static int do_port(struct topo *t, char **tok, int n)
 		return fail(t, "port %s: remote=IP is required for vxlan ports%s", p->name, "");
 	if (p->kind == SW_PORT_PACKET && !p->dev[0])
 		return fail(t, "port %s: dev=IFNAME is required for packet ports%s", p->name, "");
+	if (p->no_learn && !p->remote.sin_family)
+		return fail(t, "port %s: learn=no needs remote=IP:PORT (the one peer)%s", p->name,
+			    "");
 	return 0;
 }
 
@@ -274,7 +308,8 @@ static int do_link(struct topo *t, char **tok, int n)
 		p[e]->peer_switch = sw[1 - e];
 		p[e]->peer_port = idx[1 - e];
 		for (int i = 3; i < n; i++) {
-			struct sw_port_defaults d = { p[e]->q, p[e]->telem };
+			struct sw_port_defaults d = { .q = p[e]->q, .telem = p[e]->telem,
+						      .pfc = p[e]->pfc, .impair = p[e]->impair };
 			const char *v = value_of(tok[i], "flood");
 			if (v) {
 				if (flood_key(t, p[e], v))
@@ -285,6 +320,8 @@ static int do_link(struct topo *t, char **tok, int n)
 				return -EINVAL;
 			p[e]->q = d.q;
 			p[e]->telem = d.telem;
+			p[e]->pfc = d.pfc;
+			p[e]->impair = d.impair;
 		}
 	}
 	return 0;
@@ -305,7 +342,7 @@ static int do_mac(struct topo *t, char **tok, int n)
 	if (port < 0)
 		return fail(t, "mac: port '%s' is not declared on switch '%s'", tok[3], s->name);
 	if (s->nstatic == SW_MAX_STATIC)
-		return fail(t, "mac: more than %s static entries on '%s'", "64", s->name);
+		return fail(t, "mac: more than %s static entries on '%s'", STR(SW_MAX_STATIC), s->name);
 	if (parse_mac(tok[2], s->statics[s->nstatic].mac))
 		return fail(t, "mac '%s': expected six hex bytes like 02:00:00:00:00:01%s", tok[2], "");
 	s->statics[s->nstatic++].port = port;

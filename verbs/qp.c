@@ -200,7 +200,7 @@ qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx)
 {
 	qp_time_ns t = ctx->ops->ctx_deadline(ctx);
 
-	for (struct qp *qp = ctx->qps; qp; qp = qp->next)
+	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next)
 		if (qp->pend.active)
 			t = qp_time_min(t, qp->retry_ns);
 	return qp_time_min(t, qp_agent_next_ns(ctx));
@@ -208,12 +208,25 @@ qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx)
 
 static int push_pieces(struct qp *qp, qp_time_ns now);
 
+/* Every change of a QP's pending state goes through here: the context counts them, so its
+ * deadline and progress skip the QP list when none is pending (a receiver of many QPs). */
+static void pend_set(struct qp *qp, bool on)
+{
+	if (qp->pend.active == on)
+		return;
+	qp->pend.active = on;
+	if (on)
+		qp->ctx->npend++;
+	else
+		qp->ctx->npend--;
+}
+
 int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
 {
 	int done = 0, rc;
 
 	qp_agent_tick(ctx, now);
-	for (struct qp *qp = ctx->qps; qp; qp = qp->next) {
+	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next) {
 		if (!qp->pend.active || qp->retry_ns > now)
 			continue;
 		rc = push_pieces(qp, now);
@@ -223,6 +236,21 @@ int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
 	}
 	rc = ctx->ops->ctx_progress(ctx, now);
 	return rc < 0 ? rc : done + rc;
+}
+
+int qp_ctx_retry(struct qp_ctx *ctx, qp_time_ns now)
+{
+	int done = 0, rc;
+
+	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next) {
+		if (!qp->pend.active)
+			continue;
+		rc = push_pieces(qp, now);
+		if (rc < 0 && rc != -EAGAIN)
+			return rc;
+		done++;
+	}
+	return done;
 }
 
 /* ---- memory ---- */
@@ -384,7 +412,8 @@ static int qp_finish(struct qp *qp, char *err, size_t errlen)
 		return rc;
 	}
 	qp->attr.gate = gp;
-	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn, qp_now_ns());
+	qp_pacer_init(&qp->pacer, &gp, &qp->attr.wait, &qp->ctx->rates, qp->qpn,
+		      qp_ctx_now(qp->ctx));
 	if (qp->ctx->ops->unacked_bytes) {
 		qp->pacer.inflight = qp_inflight;
 		qp->pacer.inflight_arg = qp;
@@ -402,6 +431,12 @@ int qp_create(struct qp_ctx *ctx, const struct qp_attr *attr, struct qp **out,
 
 	if (rc)
 		return rc;
+	if (ctx->attr.clock && !(qp->attr.flags & QP_F_NONBLOCK)) {
+		free(qp);
+		return qp_errmsg(-EINVAL, err, errlen, "qp: this context runs on an injected clock "
+				 "(virtual time), where nothing may wait: create QPs with "
+				 "QP_F_NONBLOCK");
+	}
 	rc = ctx->ops->qp_init(qp, err, errlen);
 	if (rc == 0 && (rc = qp_finish(qp, err, errlen)) != 0)
 		ctx->ops->qp_fini(qp);
@@ -417,6 +452,7 @@ int qp_destroy(struct qp *qp)
 {
 	if (!qp)
 		return 0;
+	pend_set(qp, false);
 	qp_unlink(qp);
 	qp_agent_qp_fini(qp);
 	qp->ctx->ops->qp_fini(qp);
@@ -561,14 +597,14 @@ static int post_piece(struct qp *qp, uint64_t n)
 		return -EAGAIN;
 	}
 	if (rc) {
-		qp->pend.active = false;
+		pend_set(qp, false);
 		return rc < 0 ? rc : -rc;
 	}
 	qp->pend.offset += n;
 	qp->stats.tx_bytes += n;
 	qp->stats.tx_chunks++;
 	if (last) {
-		qp->pend.active = false;
+		pend_set(qp, false);
 		qp->stats.tx_msgs++;
 	}
 	return 0;
@@ -645,7 +681,7 @@ int qp_post_send(struct qp *qp, const struct qp_wr *wr)
 	if (rc)
 		return rc;
 	if (qp->ctx->agent)
-		qp_agent_tick(qp->ctx, qp_now_ns());
+		qp_agent_tick(qp->ctx, qp_ctx_now(qp->ctx));
 	if (!qp->connected || qp->broken)
 		return -ENOTCONN;
 	if (qp->pend.active) {
@@ -656,13 +692,13 @@ int qp_post_send(struct qp *qp, const struct qp_wr *wr)
 			return rc;
 	}
 	qp->pend_wr = *wr;
-	qp->pend.active = true;
+	pend_set(qp, true);
 	qp->pend.offset = 0;
 	if (!nonblock)
 		return drain_blocking(qp);
-	rc = push_pieces(qp, qp_now_ns());
+	rc = push_pieces(qp, qp_ctx_now(qp->ctx));
 	if (rc == -EAGAIN && qp->pend.offset == 0) {
-		qp->pend.active = false; /* not accepted: the caller posts it again */
+		pend_set(qp, false); /* not accepted: the caller posts it again */
 		return -EAGAIN;
 	}
 	return rc == -EAGAIN ? 0 : rc;

@@ -444,10 +444,12 @@ void qp_agent_qp_connected(struct qp *qp)
 	struct qp_ctx *ctx = qp->ctx;
 	struct qp_agent_qp *q = qp->agent;
 	struct qp_agent *a = ctx->agent;
-	qp_time_ns now = qp_now_ns(), until = now + QP_AGENT_REPLY_WAIT_NS;
+	qp_time_ns now, until;
 
 	if (!q)
-		return;
+		return;   /* no registration (an in-process table): no clock read either */
+	now = qp_now_ns();
+	until = now + QP_AGENT_REPLY_WAIT_NS;
 	if (!qp_agent_reg_build(qp, &q->reg)) {
 		if (!a->said_no_ip)
 			say(ctx, "qp 0x%06x: not registered with the agent: its GIDs carry no IPv4 "

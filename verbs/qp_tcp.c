@@ -245,10 +245,20 @@ static int tcp_run(bool dial, struct qp_ctx *ctx, const struct qp_attr *attr,
 	return 0;
 }
 
+/* The exchange waits on the real clock: not for a context on an injected one. */
+static int tcp_refused(char *err, size_t errlen)
+{
+	return qp_errmsg(-EINVAL, err, errlen, "qp: a context on an injected clock (virtual "
+			 "time) cannot wait for a TCP exchange: connect with qp_local_info and "
+			 "qp_connect");
+}
+
 int qp_dial(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
 	    const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
 	    struct qp **out, char *err, size_t errlen)
 {
+	if (ctx->attr.clock)
+		return tcp_refused(err, errlen);
 	return tcp_run(true, ctx, attr, host, port, expose, timeout_ns, out, err, errlen);
 }
 
@@ -256,5 +266,7 @@ int qp_accept(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
 	      const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
 	      struct qp **out, char *err, size_t errlen)
 {
+	if (ctx->attr.clock)
+		return tcp_refused(err, errlen);
 	return tcp_run(false, ctx, attr, bind, port, expose, timeout_ns, out, err, errlen);
 }

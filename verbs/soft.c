@@ -76,6 +76,9 @@ static int rx_batch(struct soft_ctx *c, qp_time_ns now)
 	struct iovec iov[SOFT_IO_BATCH];
 	int n;
 
+	if (c->fd < 0)    /* virtual time: the driver hands frames in */
+		return 0;
+
 	for (int i = 0; i < SOFT_IO_BATCH; i++) {
 		iov[i] = (struct iovec){ .iov_base = c->rx[i].b, .iov_len = sizeof(c->rx[i].b) };
 		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
@@ -104,6 +107,11 @@ static int tx_batch(struct soft_ctx *c, qp_time_ns now)
 	struct iovec iov[SOFT_IO_BATCH];
 	int n = 0, sent;
 
+	if (c->arg.tx_ready) {   /* virtual time: the driver's NIC pulls the frames */
+		if (soft_host_tx_pending(c->host))
+			c->arg.tx_ready(c->arg.tx_ready_arg);
+		return 0;
+	}
 	while (n < SOFT_IO_BATCH) {
 		int len = soft_host_output(c->host, now, c->tx[n].b, sizeof(c->tx[n].b));
 
@@ -207,17 +215,21 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 {
 	struct soft_ctx *c = to_sctx(ctx);
 	struct soft_host_params hp = { 0 };
-	int rc = soft_opts_parse(&c->o, ctx->attr.options, err, errlen);
+	const struct qp_soft_arg *arg = ctx->attr.backend_arg;
+	bool wire = arg && arg->tx_ready;
+	int rc = wire ? soft_opts_parse_wire(&c->o, ctx->attr.options, err, errlen)
+		      : soft_opts_parse(&c->o, ctx->attr.options, err, errlen);
 
 	c->fd = -1;
 	if (rc)
 		return rc;
-	if (ctx->attr.backend_arg)
-		c->arg = *(const struct qp_soft_arg *)ctx->attr.backend_arg;
+	if (arg)
+		c->arg = *arg;
 	hp.ip = c->o.ip;
 	memcpy(hp.mac, c->o.mac, FRAME_ETH_ALEN);
 	hp.max_qps = c->o.max_qps;
 	hp.telemetry_port = c->o.telemetry_port;
+	hp.link_bps = c->o.link_bps;
 	hp.telemetry = c->arg.telemetry;
 	hp.telemetry_arg = c->arg.telemetry_arg;
 	c->host = soft_host_create(&hp, err, errlen);
@@ -225,7 +237,7 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 	c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));
 	if (!c->host || !c->rx || !c->tx)
 		rc = c->host ? qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory") : -EINVAL;
-	if (!rc)
+	if (!rc && !wire)
 		rc = open_socket(c, err, errlen);
 	if (rc) {
 		soft_host_destroy(c->host);
@@ -361,7 +373,7 @@ static int soft_qp_connect(struct qp *qp, char *err, size_t errlen)
 static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 {
 	struct soft_ctx *c = to_sctx(qp->ctx);
-	qp_time_ns now = qp_now_ns(), give_up = now + SOFT_SQ_WAIT_NS;
+	qp_time_ns now = qp_ctx_now(qp->ctx), give_up = now + SOFT_SQ_WAIT_NS;
 	int rc;
 
 	while ((rc = rc_post_send(to_sqp(qp)->rc, wr, now)) == -ENOMEM) {
@@ -371,7 +383,7 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 		if ((qp->attr.flags & QP_F_NONBLOCK) || now > give_up)
 			return (qp->attr.flags & QP_F_NONBLOCK) ? -EAGAIN : -ETIMEDOUT;
 		soft_progress(qp->ctx, now);
-		now = qp_now_ns();
+		now = qp_ctx_now(qp->ctx);
 	}
 	if (rc == 0)
 		tx_batch(c, now);   /* start sending now, not at the next progress */
@@ -389,7 +401,7 @@ static int soft_poll(struct qp *qp, struct qp_wc *wc, int n)
 	int got = rc_poll_cq(rc, wc, n);
 
 	if (got == 0) {   /* like a NIC, make progress on our own */
-		soft_progress(qp->ctx, qp_now_ns());
+		soft_progress(qp->ctx, qp_ctx_now(qp->ctx));
 		got = rc_poll_cq(rc, wc, n);
 	}
 	return got;

@@ -3,12 +3,38 @@
 
 #include "soft_arp.h"
 
+static int find_index(const struct soft_arp *t, uint32_t ip)
+{
+	if (!ip)
+		return -1;
+	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
+		if (t->ip[i] == ip && t->e[i].state != SOFT_ARP_FREE)
+			return i;
+	return -1;
+}
+
 static struct soft_arp_entry *find(struct soft_arp *t, uint32_t ip)
 {
-	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
-		if (t->e[i].state != SOFT_ARP_FREE && t->e[i].ip == ip)
-			return &t->e[i];
-	return NULL;
+	int i = find_index(t, ip);
+
+	return i < 0 ? NULL : &t->e[i];
+}
+
+/* Every state change goes through here, so the count of INCOMPLETE entries holds. */
+static void set_state(struct soft_arp *t, struct soft_arp_entry *e, uint8_t state)
+{
+	t->incomplete -= e->state == SOFT_ARP_INCOMPLETE;
+	t->incomplete += state == SOFT_ARP_INCOMPLETE;
+	e->state = state;
+}
+
+/* @e now holds @ip, nothing else of it kept. */
+static void reuse(struct soft_arp *t, struct soft_arp_entry *e, uint32_t ip)
+{
+	set_state(t, e, SOFT_ARP_FREE);
+	memset(e, 0, sizeof(*e));
+	e->ip = ip;
+	t->ip[e - t->e] = ip;
 }
 
 /* A free entry, or the least recently used one that is not being resolved. */
@@ -40,12 +66,9 @@ const uint8_t *soft_arp_lookup(struct soft_arp *t, uint32_t ip, qp_time_ns now, 
 		return NULL;   /* soft_arp_due repeats the request */
 	if (e && now < e->next_try_ns)
 		return NULL;   /* failed recently: do not flood */
-	if (!e) {
-		e = victim(t);
-		memset(e, 0, sizeof(*e));
-		e->ip = ip;
-	}
-	e->state = SOFT_ARP_INCOMPLETE;
+	if (!e)
+		reuse(t, e = victim(t), ip);
+	set_state(t, e, SOFT_ARP_INCOMPLETE);
 	e->tries = 1;
 	e->used_ns = now;
 	e->next_try_ns = now + t->retry_ns;
@@ -60,13 +83,10 @@ bool soft_arp_learn(struct soft_arp *t, uint32_t ip, const uint8_t *mac, qp_time
 
 	if (!e && !create)
 		return false;
-	if (!e) {
-		e = victim(t);
-		memset(e, 0, sizeof(*e));
-		e->ip = ip;
-	}
+	if (!e)
+		reuse(t, e = victim(t), ip);
 	memcpy(e->mac, mac, FRAME_ETH_ALEN);
-	e->state = SOFT_ARP_REACHABLE;
+	set_state(t, e, SOFT_ARP_REACHABLE);
 	e->tries = 0;
 	e->used_ns = now;
 	return true;
@@ -76,6 +96,8 @@ qp_time_ns soft_arp_deadline(const struct soft_arp *t)
 {
 	qp_time_ns d = QP_TIME_NEVER;
 
+	if (!t->incomplete)
+		return d;
 	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
 		if (t->e[i].state == SOFT_ARP_INCOMPLETE)
 			d = qp_time_min(d, t->e[i].next_try_ns);
@@ -85,6 +107,8 @@ qp_time_ns soft_arp_deadline(const struct soft_arp *t)
 uint32_t soft_arp_due(struct soft_arp *t, qp_time_ns now, uint32_t *failed)
 {
 	*failed = 0;
+	if (!t->incomplete)
+		return 0;
 	for (int i = 0; i < SOFT_ARP_ENTRIES; i++) {
 		struct soft_arp_entry *e = &t->e[i];
 
@@ -92,7 +116,7 @@ uint32_t soft_arp_due(struct soft_arp *t, qp_time_ns now, uint32_t *failed)
 			continue;
 		e->next_try_ns = now + t->retry_ns;
 		if (e->tries >= SOFT_ARP_TRIES) {
-			e->state = SOFT_ARP_FAILED;
+			set_state(t, e, SOFT_ARP_FAILED);
 			*failed = e->ip;
 			return 0;
 		}
@@ -104,8 +128,7 @@ uint32_t soft_arp_due(struct soft_arp *t, qp_time_ns now, uint32_t *failed)
 
 enum soft_arp_state soft_arp_state(const struct soft_arp *t, uint32_t ip)
 {
-	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
-		if (t->e[i].state != SOFT_ARP_FREE && t->e[i].ip == ip)
-			return (enum soft_arp_state)t->e[i].state;
-	return SOFT_ARP_FREE;
+	int i = find_index(t, ip);
+
+	return i < 0 ? SOFT_ARP_FREE : (enum soft_arp_state)t->e[i].state;
 }

@@ -20,8 +20,13 @@ struct soft_arp_entry {
 	qp_time_ns used_ns;      /* for replacement */
 };
 
+/* ip[i] mirrors e[i].ip (0 while free), so a lookup scans 4 bytes per entry; incomplete
+ * counts INCOMPLETE entries, so the deadline of a table with none is found at once (both
+ * are asked for on every frame and wake-up of a host with many peers). */
 struct soft_arp {
+	uint32_t ip[SOFT_ARP_ENTRIES];
 	struct soft_arp_entry e[SOFT_ARP_ENTRIES];
+	uint32_t incomplete;
 	qp_time_ns retry_ns;
 };
 

@@ -39,6 +39,7 @@ struct soft_host {
 	uint32_t ctrl_head, ctrl_tail;
 	struct ctrl_frame pend[SOFT_HOST_PENDING];
 	uint32_t npend;
+	struct qp_pause pause;   /* PFC: per priority */
 };
 
 static const uint8_t bcast[FRAME_ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -120,6 +121,8 @@ struct soft_host *soft_host_create(const struct soft_host_params *p, char *err,
 	}
 	h->p = *p;
 	h->p.max_qps = max;
+	if (!h->p.link_bps)
+		h->p.link_bps = QP_GBPS;
 	if (!h->p.telemetry_port)
 		h->p.telemetry_port = FB_PORT;
 	h->arp.retry_ns = p->arp_retry_ns ? p->arp_retry_ns : 100 * QP_NS_PER_MS;
@@ -339,11 +342,6 @@ static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct 
 		drop(h, SOFT_DROP_NO_HOOK);
 		return;
 	}
-	if (p->udp.csum && frame_udp_csum(p->ip.src, p->ip.dst, f + p->udp_off, p->udp.len) !=
-				   0xffff) {
-		drop(h, SOFT_DROP_UDP_CSUM);
-		return;
-	}
 	h->st.telemetry_rx++;
 	h->p.telemetry(h->p.telemetry_arg, p->ip.src, p->udp.sport, f + p->payload_off,
 		       p->payload_len, now);
@@ -353,6 +351,13 @@ static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct 
 static enum soft_drop dispatch(struct soft_host *h, const uint8_t *f,
 			       const struct frame_parsed *p, qp_time_ns now)
 {
+	if (p->layers & FRAME_L_PFC) {   /* its destination is the MAC control address */
+		h->st.pfc_rx++;
+		qp_pause_rx(&h->pause, &p->pfc, h->p.link_bps, now);
+		return SOFT_DROP_COUNT;
+	}
+	if (p->eth.ethertype == FRAME_ETHERTYPE_MAC_CONTROL)   /* 802.3x PAUSE and the rest */
+		return SOFT_DROP_PROTO;
 	if (memcmp(p->eth.dst, h->p.mac, FRAME_ETH_ALEN) &&
 	    memcmp(p->eth.dst, bcast, FRAME_ETH_ALEN))
 		return SOFT_DROP_NOT_FOR_US;
@@ -363,14 +368,19 @@ static enum soft_drop dispatch(struct soft_host *h, const uint8_t *f,
 	}
 	if (!(p->layers & FRAME_L_IPV4))
 		return SOFT_DROP_PROTO;
-	if (p->ip.dst != h->p.ip)
-		return SOFT_DROP_NOT_FOR_US;
+	/* As Linux: the header checksum before the address, and a UDP checksum that is
+	 * not 0 before the payload goes anywhere (rxe's too: the ICRC does not cover it). */
 	if (frame_ipv4_csum(f + p->ip_off, p->ip.hlen) != 0)
 		return SOFT_DROP_IP_CSUM;
+	if (p->ip.dst != h->p.ip)
+		return SOFT_DROP_NOT_FOR_US;
 	if (p->ip.frag & (FRAME_IPV4_MF | FRAME_IPV4_OFFMASK))
 		return SOFT_DROP_FRAGMENT;
 	if (!(p->layers & FRAME_L_UDP))
 		return SOFT_DROP_PROTO;
+	if (p->udp.csum &&
+	    frame_udp_csum(p->ip.src, p->ip.dst, f + p->udp_off, p->udp.len) != 0xffff)
+		return SOFT_DROP_UDP_CSUM;
 	if (p->udp.dport == FRAME_ROCEV2_PORT)
 		roce_input(h, f, p, now);
 	else if (p->udp.dport == h->p.telemetry_port)
@@ -430,13 +440,15 @@ int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t c
 		len = ctrl_pop(h, buf, cap);
 		goto out;
 	}
+	qp_pause_expire(&h->pause, now);
 	for (uint32_t k = 0; k < h->hw && len == 0; k++) {
 		uint32_t i = (h->rr + k) % h->hw;
 		struct host_qp *q = &h->qps[i];
 		const uint8_t *mac;
 		bool ask;
 
-		if (q->state != SLOT_CONNECTED || !rc_tx_pending(q->rc))
+		if (q->state != SLOT_CONNECTED || !rc_tx_pending(q->rc) ||
+		    qp_pause_active(&h->pause, frame_tos_priority(q->tos), now))
 			continue;
 		mac = soft_arp_lookup(&h->arp, q->peer_ip, now, &ask);
 		if (ask)
@@ -464,6 +476,7 @@ bool soft_host_tx_pending(struct soft_host *h)
 		const struct host_qp *q = &h->qps[i];
 
 		if (q->state == SLOT_CONNECTED && rc_tx_pending(q->rc) &&
+		    !qp_pause_until(&h->pause, frame_tos_priority(q->tos)) &&
 		    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
 			return true;
 	}
@@ -474,6 +487,9 @@ qp_time_ns soft_host_deadline(struct soft_host *h)
 {
 	qp_time_ns d = soft_arp_deadline(&h->arp);
 
+	for (unsigned prio = 0; prio < FRAME_PFC_PRIOS; prio++)
+		if (qp_pause_until(&h->pause, prio))
+			d = qp_time_min(d, qp_pause_until(&h->pause, prio));
 	for (uint32_t i = 0; i < h->hw; i++)
 		if (h->qps[i].state == SLOT_CONNECTED)
 			d = qp_time_min(d, rc_deadline(h->qps[i].rc));
@@ -484,6 +500,7 @@ void soft_host_tick(struct soft_host *h, qp_time_ns now)
 {
 	uint32_t ip, failed;
 
+	qp_pause_expire(&h->pause, now);
 	for (uint32_t i = 0; i < h->hw; i++) {
 		struct host_qp *q = &h->qps[i];
 
@@ -504,6 +521,11 @@ void soft_host_tick(struct soft_host *h, qp_time_ns now)
 const struct soft_host_stats *soft_host_stats(const struct soft_host *h)
 {
 	return &h->st;
+}
+
+const struct qp_pause *soft_host_pause(const struct soft_host *h)
+{
+	return &h->pause;
 }
 
 uint32_t soft_host_ip(const struct soft_host *h)

@@ -8,6 +8,7 @@
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "qpace/soft_host.h"
+#include "qpace/units.h"
 #include "soft_opts.h"
 
 #define SOFT_OPTS_MAX 512
@@ -116,6 +117,12 @@ static bool opt_telemetry_port(struct soft_opts *o, const char *v)
 	return true;
 }
 
+static bool opt_link_rate(struct soft_opts *o, const char *v)
+{
+	return !qp_parse_rate(v, &o->link_bps) && o->link_bps >= 1000 &&
+	       o->link_bps <= 10000 * QP_GBPS;
+}
+
 static const struct soft_opt {
 	const char *name;
 	bool (*parse)(struct soft_opts *o, const char *v);
@@ -134,6 +141,9 @@ static const struct soft_opt {
 	{ "max_qps", opt_max_qps, 0, "1..65536 QPs on this host (default 1024)" },
 	{ "telemetry_port", opt_telemetry_port, 0,
 	  "1..65535 but not 4791: UDP port of telemetry (default 4792)" },
+	{ "link_rate", opt_link_rate, 0,
+	  "1K..10T bits/s: the port's line rate, which PFC pause times are counted in "
+	  "(default 1G; give the switch port's --rate)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -166,10 +176,10 @@ static int parse_one(struct soft_opts *o, char *tok, char *err, size_t errlen)
 	}
 	return qp_errmsg(-EINVAL, err, errlen,
 			 "soft: unknown option '%s'; accepted: attach, peer, bind, ip, mac, mtu, "
-			 "window, max_qps, telemetry_port", tok);
+			 "window, max_qps, telemetry_port, link_rate", tok);
 }
 
-int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen)
+static int opts_parse(struct soft_opts *o, const char *s, bool wire, char *err, size_t errlen)
 {
 	char buf[SOFT_OPTS_MAX], *save = NULL, *tok;
 	int rc;
@@ -179,6 +189,7 @@ int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen
 	o->window_pkts = 128;
 	o->max_qps = 1024;
 	o->telemetry_port = 4792;
+	o->link_bps = QP_GBPS;
 	if (!s || strlen(s) >= sizeof(buf))
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "soft: options are required (at most %d bytes): "
@@ -191,6 +202,12 @@ int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen
 	}
 	if (!(o->given & SOFT_OPT_IP))
 		return qp_errmsg(-EINVAL, err, errlen, "soft: ip=A.B.C.D is required");
+	if (wire && (o->given & (SOFT_OPT_ATTACH | SOFT_OPT_PEER | SOFT_OPT_BIND)))
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "soft: attach=, peer= and bind= name a socket; this host's frames "
+				 "are moved by its driver (virtual time), which has none");
+	if (wire)
+		goto done;
 	if ((o->given & SOFT_OPT_ATTACH) && (o->given & (SOFT_OPT_PEER | SOFT_OPT_BIND)))
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "soft: attach= replaces peer= and bind=; give one or the other");
@@ -199,7 +216,18 @@ int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "soft: attach=HOST:P (or both peer=HOST:PORT and bind=PORT) is "
 				 "required");
+done:
 	if (!(o->given & SOFT_OPT_MAC))
 		soft_mac_from_ip(o->ip, o->mac);
 	return 0;
+}
+
+int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen)
+{
+	return opts_parse(o, s, false, err, errlen);
+}
+
+int soft_opts_parse_wire(struct soft_opts *o, const char *s, char *err, size_t errlen)
+{
+	return opts_parse(o, s, true, err, errlen);
 }

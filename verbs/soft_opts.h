@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qpace/frame.h"
+#include "qpace/rate.h"
 
 struct soft_opts {
 	struct sockaddr_in peer;       /* frames go here (the switch port's receive address) */
@@ -17,6 +18,7 @@ struct soft_opts {
 	uint32_t window_pkts;
 	uint32_t max_qps;
 	uint16_t telemetry_port;
+	qp_rate_bps link_bps;          /* for PAUSE times */
 	unsigned given;                /* SOFT_OPT_* */
 };
 
@@ -31,6 +33,9 @@ enum {
 /* Parse and check: defaults filled, the MAC derived from the IP unless given. 0, or
  * -EINVAL with one line naming the option, the value and what is accepted. */
 int soft_opts_parse(struct soft_opts *o, const char *s, char *err, size_t errlen);
+/* The same for a host whose frames a driver moves (qp_soft_arg.tx_ready: virtual time):
+ * no socket, so attach, peer and bind are refused rather than required. */
+int soft_opts_parse_wire(struct soft_opts *o, const char *s, char *err, size_t errlen);
 /* "attach=HOST:P  ..." one line per option, for --help. */
 const char *soft_opts_help(void);
 

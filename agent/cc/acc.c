@@ -1,63 +1,72 @@
-/* acc: HPCC plus early switch feedback inside the first RTT and a proactive ramp-up into
- * bandwidth that finishing flows free.
+/* acc: HPCC plus early switch feedback inside the first RTT and a ramp-up into the
+ * bandwidth that finishing flows free, perceived in advance from the switch.
  *
- * Sources: HPCC (see hpcc.c; the whole HPCC core is reused through hpcc_core.h, not
- * copied) and, in spirit, Bolt (Arslan et al., NSDI 2023; ns-3 code serhatarslan-hub/
- * bolt_cc_ns3): SRC, a switch notice sent straight back to the sender at enqueue, and
- * PRU/SM, taking over freed bandwidth at once instead of by additive steps. qpace's rules
- * are its own, rate-based like HPCC's:
+ * Source: ACC, "agile congestion control in datacenter networks" (Yuan, Lu, Zhou, Dong,
+ * Peng; Scientia Sinica Informationis 2025(1):46-63; only the abstract is in
+ * ../shared/seeds/001_*.txt). What it says: INT-based, compared with HPCC; (1) in a flow's
+ * first RTT, before any ACK-borne INT can arrive, the switch sends the path's congestion
+ * straight back to the sender; (2) long flows are helped to "perceive idle bandwidth in
+ * advance" (提前感知空闲带宽) when flows finish, by switch-host cooperation; (3) the
+ * result keeps "the same high throughput as HPCC" with a shorter queue. HPCC is reused
+ * whole through hpcc_core.h (see hpcc.c). The rules below are qpace's reading, rate-based
+ * like HPCC's; the switch side is in the spirit of Bolt's SRC (Arslan et al., NSDI 2023).
  *
  * (a) Early feedback. On CC_EV_NOTICE {queue q bytes, link B bits/s, flows n (0 = unknown,
- *     taken as 1)}, at most one cut per base RTT T (a notice within T of the last cut is
- *     ignored):
+ *     taken as 1)}, with F = eta * B / n the fair share:
  *
- *       share = (eta * B - q * 8 / T) / n
+ *       share = max(F, (eta * B - q * 8 / T) / n)       (fair = 1, the default)
+ *       share = (eta * B - q * 8 / T) / n               (fair = 0)
  *
- *     the rate which, if all n flows sent at it, keeps eta of the link busy and drains q
- *     within one RTT. When share is below the current pacing rate R:
+ *     (eta*B - q*8/T)/n is the rate at which n flows keep eta of the link busy and drain
+ *     q within one RTT. When share is below the current pacing rate R, at most once per
+ *     base RTT T (a notice within T of the last cut is held):
  *
- *       R = Rc = max(min_rate, share),  incStage = 0,  cut_seq = largest snd_nxt seen
+ *       R = Rc = max(min_rate, share),  incStage = 0
  *
- *     A notice whose share is not below R changes nothing (the QP already sends at or
- *     below its share) and does not start the hold-off. snd_nxt arrives only in INT
- *     reports, so cut_seq is the largest one seen (0 before the first report: nothing is
- *     filtered in the very first RTT). INT reports with seq < cut_seq carry data sent
- *     before the cut: they describe the queue the notice already reported, so they update
- *     the stored hops and the EWMA U but never the rate. last_update_seq is raised to
- *     cut_seq, so the first report on post-cut data makes the next full update.
+ *     Why fair = 1 by default: with a notice threshold >= eta * BDP (the switch's default
+ *     is one BDP), q * 8 / T >= eta * B at every notice, so the drain rule alone sends
+ *     every noticed flow to min_rate (measured: 0.100 G = line/1000 in a 16 -> 1). Flows
+ *     at min_rate cannot keep "the same high throughput as HPCC" the source claims; the
+ *     fair floor leaves the queue to HPCC's own updates, whose U carries it.
  *
- * (b) Ramp-up. Over each reference period (from one full update or cut to the next full
- *     update) u_peak is the largest instantaneous most-congested-hop utilization u of the
- *     reports (pre-cut reports included: they are real measurements of the bottleneck).
- *     At the full update, after HPCC's own update gives Rc', if u_peak < eta (the
- *     bottleneck had idle capacity for the whole period):
+ * (b) The first-RTT filter. INT reports on data sent before a cut describe the queue the
+ *     notice already reported: they update the stored hops and the EWMA U but never the
+ *     rate, and last_update_seq is raised to the cut's sequence so the first report on
+ *     post-cut data makes the next full update. The cut's sequence cut_seq is the
+ *     sender's snd_nxt at the cut. snd_nxt arrives only in INT reports; when the cut
+ *     comes before any (the first RTT, the case the notice is for), the first report
+ *     after it sets
  *
- *       jump = Rc_meas * eta / max(u_peak, u_floor)
- *       if jump > Rc':  Rc = R = min(line, jump),  incStage = 0
+ *       cut_seq = snd_nxt - R_cut * (now - t_cut) / 8 - MTU
  *
- *     Rc_meas is the reference the period's reports measured: the one in force before the
- *     previous full update (or the cut rate after a cut). The reports arriving between two
- *     full updates carry data sent before the first of them, so scaling the current Rc by
- *     them would apply the same idle capacity twice (one jump on top of the last); scaled
- *     from Rc_meas, a period that still shows the idle capacity an earlier jump already
- *     took asks for no more than that jump. One jump is at most eta/u_floor times Rc_meas
- *     (9.5x with the defaults) and never less than what HPCC alone would do.
+ *     the most the QP can have sent since the cut at its paced rate taken off its current
+ *     snd_nxt: a lower bound of the true one, so data sent after the cut is never
+ *     filtered (a window-limited sender sent less: a few pre-cut reports may then pass).
+ *     Without it (cut_seq = 0 until the first report) a flow was cut twice in its first
+ *     RTT: 23.75 G by the notice, then 13.7 G by stale INT.
  *
- * (c) Fair anchor (fair = 1). The notice's n gives the fair share F = eta * B / n. A
- *     cut goes no lower than F (share = max(share, F)): draining is left to HPCC's own
- *     updates, whose U carries the queue. And a ramp-up jump goes no higher than the F of
- *     the last notice (jump = min(jump, F); 0 notices: no bound), so one flow that hears
- *     of idle capacity first does not take all of it. Why: with a notice threshold of one
- *     BDP, q * 8 / T >= eta * B at every notice, so rule (a) alone cuts every flow of an
- *     incast to min_rate; flows at min_rate hear INT once per many RTTs, and the first to
- *     hear of the idle link jumped far past the others (Jain 0.7-0.8 in qpace-bench's
- *     16 -> 1 incast, 0.96-0.99 with the anchor).
+ * (c) Ramp-up, in advance. A switch counts the flows active at its port (n); when flows
+ *     finish, a later notice from the same switch carries a smaller n. The flows that are
+ *     left take the freed share at once, before any INT report can show the idle link:
+ *
+ *       n < n_last (same switch):  R = Rc = min(line, F, R * n_last / n),  incStage = 0
+ *
+ *     (fair = 0: also no higher than max(R, the drain share)). A notice that raises the
+ *     rate is not a cut: it neither waits for nor starts the hold-off.
+ *
+ * Deviations, and why:
+ *  - The finishing flow's own signal (CC_EV_FLOW_FINISH, Bolt's last-window flag) goes to
+ *    the switch, which turns it into the count n; the cc reads only the count. A switch
+ *    that sends notices only above a queue threshold tells the survivors nothing while
+ *    the queue is short: the notice on a falling count is the switch's to send
+ *    (qpace-switch today sends notices above the threshold only).
+ *  - Before this, ACC also jumped after a reference period whose INT showed idle capacity
+ *    (Rc * eta / u_peak); that reacts after the fact, which the source's "in advance"
+ *    is not, and HPCC at max_stage = 0 already does the same multiplicative increase.
  *
  * Parameters: HPCC's (eta, max_stage, rate_ai, min_rate, fast_react, window; see hpcc.c)
  * plus
- *   u_floor   fraction, (0, 1], default 0.1: the utilization a jump divides by at least,
- *             which bounds one jump to eta/u_floor times the reference rate.
- *   fair      0/1, default 0: the fair anchor (c).
+ *   fair      0/1, default 1: the fair floor F in (a).
  *
  * Cost: every handler is O(hops) with no allocation.
  */
@@ -66,16 +75,13 @@
 
 struct acc_params {
 	struct hpcc_params hpcc;
-	double u_floor;
 	uint32_t fair;
 };
 
 static const struct cc_param acc_params_table[] = {
 	HPCC_PARAM_ENTRIES(offsetof(struct acc_params, hpcc)),
-	{ "u_floor", CC_P_DOUBLE, offsetof(struct acc_params, u_floor), 0.1, 0, 1, CC_P_MIN_OPEN,
-	  "smallest utilization a ramp-up jump divides by (one jump <= eta/u_floor times)" },
-	{ "fair", CC_P_U32, offsetof(struct acc_params, fair), 0, 0, 1, 0,
-	  "1: a notice cuts to no less, and a jump rises to no more, than eta*B/n" },
+	{ "fair", CC_P_U32, offsetof(struct acc_params, fair), 1, 0, 1, 0,
+	  "1: a notice cuts to no less than eta*B/n; 0: the drain share alone" },
 	{ .name = NULL },
 };
 
@@ -84,22 +90,22 @@ struct acc_stats {
 	uint64_t notices_held;    /* notices within T of the last cut */
 	uint64_t notices_no_cut;  /* notices whose share was not below the rate */
 	uint64_t pre_cut_reports; /* INT reports on data sent before the last cut */
-	uint64_t jumps;           /* full updates that took the ramp-up jump */
+	uint64_t ramps;           /* notices whose falling flow count raised the rate */
 };
 
 struct acc_state {
 	struct cc cc;
 	struct hpcc_core core;
-	double u_floor;
-	double u_peak;            /* largest u in this reference period */
-	double rc_measured;       /* the reference the period's reports measure: the one
-				   * before the last full update (or the cut rate) */
 	uint64_t max_snd_nxt;     /* largest snd_nxt seen in an INT report */
-	uint64_t cut_seq;         /* max_snd_nxt at the last cut */
+	bool seen_int;            /* an INT report came: max_snd_nxt is meaningful */
+	uint64_t cut_seq;         /* snd_nxt at the last cut (or its lower bound) */
+	bool cut_seq_pending;     /* cut before any INT: cut_seq set by the next report */
+	double cut_bps;           /* the rate the last cut set */
 	qp_time_ns last_cut_ns;
 	bool cut_once;            /* a cut happened: last_cut_ns is meaningful */
-	bool fair;                /* the fair anchor (c) */
-	double fair_bps;          /* eta * B / n of the last notice; 0 = none yet */
+	bool fair;                /* the fair floor in (a) */
+	uint32_t last_switch;     /* switch and flow count of the last notice */
+	uint16_t last_flows;      /* 0 = no notice yet */
 	struct acc_stats stats;
 };
 
@@ -121,14 +127,33 @@ static void acc_init(struct cc *cc, const void *params, qp_time_ns now)
 
 	(void)now;
 	hpcc_core_init(&s->core, cc, &p->hpcc);
-	s->u_floor = p->u_floor;
 	s->fair = p->fair;
-	s->fair_bps = 0;
-	s->u_peak = 0;
-	s->rc_measured = s->core.rc_bps;
-	s->max_snd_nxt = 0;
-	s->cut_seq = 0;
-	s->cut_once = false;
+}
+
+/* The cut's sequence is known: what the reports are filtered against from now on. */
+static void acc_set_cut_seq(struct acc_state *s, uint64_t seq)
+{
+	s->cut_seq = seq;
+	s->cut_seq_pending = false;
+	if (seq > s->core.last_update_seq)
+		s->core.last_update_seq = seq;
+}
+
+/* (c): the count of the same switch fell; 0 = no ramp. */
+static double acc_ramp_target(const struct acc_state *s, const struct cc_notice *n,
+			      double fair_bps, double drain_bps)
+{
+	double r = (double)s->cc.rate_bps, t;
+
+	if (!s->last_flows || !n->flows || n->switch_id != s->last_switch ||
+	    n->flows >= s->last_flows)
+		return 0;
+	t = r * s->last_flows / n->flows;
+	if (t > fair_bps)
+		t = fair_bps;
+	if (!s->fair && t > drain_bps)
+		t = drain_bps > r ? drain_bps : r;
+	return t > r ? t : 0;
 }
 
 static unsigned acc_on_notice(struct cc *cc, const struct cc_event *ev, qp_time_ns now)
@@ -137,19 +162,21 @@ static unsigned acc_on_notice(struct cc *cc, const struct cc_event *ev, qp_time_
 	struct hpcc_core *h = &s->core;
 	const struct cc_notice *n = &ev->u.notice;
 	double flows = n->flows ? (double)n->flows : 1.0;
-	double share;
-	unsigned act;
+	double fair_bps = h->p.eta * (double)n->link_bps / flows;
+	double drain = (h->p.eta * (double)n->link_bps -
+			(double)n->queue_bytes * 8.0 * 1e9 / (double)h->t_ns) / flows;
+	double share = s->fair && drain < fair_bps ? fair_bps : drain;
+	double ramp = acc_ramp_target(s, n, fair_bps, drain);
 
+	s->last_switch = n->switch_id;
+	s->last_flows = n->flows;
+	if (ramp > 0) {
+		s->stats.ramps++;
+		return hpcc_core_set_reference(h, cc, ramp);
+	}
 	if (s->cut_once && qp_time_since(now, s->last_cut_ns) < h->t_ns) {
 		s->stats.notices_held++;
 		return 0;
-	}
-	share = (h->p.eta * (double)n->link_bps -
-		 (double)n->queue_bytes * 8.0 * 1e9 / (double)h->t_ns) / flows;
-	if (s->fair) {
-		s->fair_bps = h->p.eta * (double)n->link_bps / flows;
-		if (share < s->fair_bps)
-			share = s->fair_bps;
 	}
 	if (share >= (double)cc->rate_bps) {
 		s->stats.notices_no_cut++;
@@ -157,37 +184,24 @@ static unsigned acc_on_notice(struct cc *cc, const struct cc_event *ev, qp_time_
 	}
 	s->cut_once = true;
 	s->last_cut_ns = now;
-	s->cut_seq = s->max_snd_nxt;
-	if (s->cut_seq > h->last_update_seq)
-		h->last_update_seq = s->cut_seq;
-	s->u_peak = 0;
 	s->stats.cuts++;
-	act = hpcc_core_set_reference(h, cc, share); /* clamps at min_rate */
-	s->rc_measured = h->rc_bps;
-	return act;
+	if (s->seen_int)
+		acc_set_cut_seq(s, s->max_snd_nxt);
+	else
+		s->cut_seq_pending = true;
+	hpcc_core_set_reference(h, cc, share); /* clamps at min_rate */
+	s->cut_bps = (double)cc->rate_bps;
+	return CC_ACT_RATE;
 }
 
-/* Full update: HPCC's, then the ramp-up jump when the period showed idle capacity. */
-static unsigned acc_full_update(struct acc_state *s, const struct cc_int_report *r)
+/* (b): a cut came before any report: bound its sequence from this first report. */
+static void acc_bound_cut_seq(struct acc_state *s, const struct cc_int_report *r,
+			      qp_time_ns now)
 {
-	struct hpcc_core *h = &s->core;
-	double rc_measured = s->rc_measured;
-	double u_peak = s->u_peak;
-	unsigned act;
+	double sent = s->cut_bps * (double)qp_time_since(now, s->last_cut_ns) / 8e9 +
+		      (double)s->cc.path.mtu_bytes;
 
-	s->rc_measured = h->rc_bps;
-	act = hpcc_core_react(h, &s->cc, r, true);
-	s->u_peak = 0;
-	if (u_peak < h->p.eta) {
-		double jump = rc_measured * h->p.eta / (u_peak > s->u_floor ? u_peak : s->u_floor);
-		if (s->fair_bps > 0 && jump > s->fair_bps)
-			jump = s->fair_bps;
-		if (jump > h->rc_bps) {
-			s->stats.jumps++;
-			act |= hpcc_core_set_reference(h, &s->cc, jump);
-		}
-	}
-	return act;
+	acc_set_cut_seq(s, (double)r->snd_nxt > sent ? r->snd_nxt - (uint64_t)sent : 0);
 }
 
 static unsigned acc_on_int(struct cc *cc, const struct cc_event *ev, qp_time_ns now)
@@ -197,27 +211,25 @@ static unsigned acc_on_int(struct cc *cc, const struct cc_event *ev, qp_time_ns 
 	enum hpcc_kind kind;
 	double u = 0;
 
-	(void)now;
-	if (r->snd_nxt > s->max_snd_nxt)
+	if (s->cut_seq_pending)
+		acc_bound_cut_seq(s, r, now);
+	if (!s->seen_int || r->snd_nxt > s->max_snd_nxt)
 		s->max_snd_nxt = r->snd_nxt;
+	s->seen_int = true;
 	kind = hpcc_core_observe(&s->core, r, &u);
 	if (kind != HPCC_FULL && kind != HPCC_FAST)
 		return 0;
-	if (u > s->u_peak)
-		s->u_peak = u;
 	if (r->seq < s->cut_seq) { /* data sent before the cut: hops and EWMA only */
 		s->stats.pre_cut_reports++;
 		return 0;
 	}
-	if (kind == HPCC_FAST)
-		return hpcc_core_react(&s->core, cc, r, false);
-	return acc_full_update(s, r);
+	return hpcc_core_react(&s->core, cc, r, kind == HPCC_FULL);
 }
 
 const struct cc_ops cc_acc_ops = {
 	.name = "acc",
-	.summary = "HPCC plus a sub-RTT cut on switch notices and a one-step ramp-up into "
-		   "idle capacity",
+	.summary = "HPCC plus a first-RTT cut on switch notices and a ramp-up when the "
+		   "switch's flow count falls",
 	.params = acc_params_table,
 	.params_size = sizeof(struct acc_params),
 	.state_size = sizeof(struct acc_state),
@@ -225,7 +237,8 @@ const struct cc_ops cc_acc_ops = {
 	.init = acc_init,
 	.on = { [CC_EV_INT] = acc_on_int, [CC_EV_NOTICE] = acc_on_notice },
 	/* Notices from a queue of one BDP (the switch's default) are what ACC's first RTT is
-	 * designed for; at that threshold a cut alone would send an incast to min_rate, so
-	 * it runs with the fair anchor (c). */
+	 * designed for; at that threshold the drain share alone would send an incast to
+	 * min_rate, so it runs with the fair floor (fair=1, also the default; named here so
+	 * the bench says what it runs). */
 	.feedback = { .notice_bytes = 0, .params = "fair=1" },
 };

@@ -53,7 +53,11 @@
  *   rate_hai      hyper step R_HAI, bits/s, <= line; 0 = line*50/25000 (200 Mb/s at 100G),
  *                 default 0
  *   min_rate      floor R_min, bits/s, <= line; 0 = line/100 (1 Gb/s at 100G), default 0
- *   clamp_target  1: every cut sets target = R; 0: only when stage != 0, [0, 1], default 1
+ *   clamp_target  1: every cut sets target = R; 0: only when stage != 0, [0, 1], default 0
+ *                 (run.py's config template writes CLAMP_TARGET_RATE 0 for every cc, dcqcn
+ *                 included: alibaba-edu/High-Precision-Congestion-Control simulation/run.py;
+ *                 rdma-hw.cc sets the target on a cut only if m_EcnClampTgtRate or
+ *                 rpTimeStage != 0)
  */
 #include <errno.h>
 #include <math.h>
@@ -96,7 +100,7 @@ static const struct cc_param dcqcn_params_table[] = {
 	  "hyper increase step, bits/s; 0 = line*50/25000" },
 	{ "min_rate", CC_P_RATE, DCQCN_P(min_rate), 0, 0, 1e13, 0,
 	  "rate floor, bits/s; 0 = line/100" },
-	{ "clamp_target", CC_P_U32, DCQCN_P(clamp_target), 1, 0, 1, 0,
+	{ "clamp_target", CC_P_U32, DCQCN_P(clamp_target), 0, 0, 1, 0,
 	  "1: each cut sets target = rate; 0: only when stage != 0" },
 	{ .name = NULL },
 };

@@ -13,7 +13,8 @@ struct cc_ffd_stats {
 	uint64_t entered[CC_LEVEL_SEVERE + 1]; /* levels entered (a change of level), by level */
 	uint64_t repeats;      /* the current level received again: acknowledged, nothing else */
 	uint64_t acks;         /* CC_ACT_ACK_LEVEL returned */
-	uint64_t reapplied;    /* RTT periods re-applied (a late timer counts each it covers) */
+	uint64_t reapplied;    /* level-0 RTT periods applied (a late timer counts each) */
+	uint64_t cuts_merged;  /* decrease levels within T of a cut at least as deep: no cut */
 	uint64_t catch_ups;    /* timer calls that applied more than one RTT at once */
 };
 

@@ -1,24 +1,32 @@
-/* idcc: INT-and-delay congestion control. Two PID loops, one on the INT queue depth
- * (congestion inside the data centre), one on the RTT (congestion on a WAN); the more
- * congested loop drives a multiplicative increase or decrease of the rate.
+/* idcc: INT-and-delay congestion control (IDCC, "INT and Delay based Congestion Control"
+ * for cross-datacenter networks; the source is ../shared/seeds/003_*.txt, a summary whose
+ * pseudocode, Fig. 3, was an image and is missing). What the source says, and where:
+ *  - INT measures the queueing inside the DC, the RTT measures the queueing on the WAN
+ *    ("分别利用 INT 和 RTT 来测量 DC 内部和广域网中的排队延迟"); the WAN may not support INT;
+ *  - one PID controller per signal (Fig. 3 lines 6-7), the more congested location rules
+ *    (lines 8-12), MIMD on the window/rate;
+ *  - the INT loop serves "the strict queue requirements of the DC's shallow buffers": when
+ *    a DC queue builds, the long (inter-DC) flows yield to the short (intra-DC) ones.
+ * The equations below are qpace's (the pseudocode is missing). The PID pieces are textbook
+ * (Astrom & Murray, "Feedback Systems", ch. 10: filtered derivative on the measurement,
+ * integrator clamping and conditional integration; a max selector over two loops is
+ * "override control"). The additive term for fairness is HPCC's W_AI / DCQCN's R_AI idea.
  *
- * Source: designed here. qpace's design names the idea (two PID loops, the more congested
- * one rules, a multiplicative change); no public paper or code with these equations was
- * found, so every rule below is qpace's own. The PID pieces are textbook (Astrom & Murray,
- * "Feedback Systems", ch. 10: filtered derivative on the measurement, integrator clamping
- * and conditional integration; a max selector over two loops is "override control").
- * The additive term for fairness is HPCC's W_AI / DCQCN's R_AI idea.
+ * Units: T = the path's base RTT (ns); D = dc_rtt, the DC's own round-trip scale (ns, a
+ * parameter: 12 us, the source's largest intra-DC RTT); B_h = hop h's link rate (bits/s);
+ * q bytes; rtt ns.
  *
- * Units: T = the path's base RTT (ns); B_h = hop h's link rate (bits/s); q bytes; rtt ns.
- *
- * 1. Errors, both in base RTTs of excess delay, so the two compare and one set of gains
- *    fits any target, link rate and RTT:
- *      e_q = max over the report's hops h of (qlen_h - q_target) * 8 / (B_h * T)
- *            (the hop with the most queueing delay; with equal link rates, the hop with
- *            the largest qlen_bytes)
- *      e_r = (rtt - rtt_target) / T
- *    A queue fed at an excess rate u = (input - B)/B raises e_q by u per T whatever the
- *    path; normalising by q_target instead would scale the loop gain by 1/q_frac.
+ * 1. Errors, the queue's in DC round trips D, the RTT's in base RTTs T:
+ *      e_q = max over the report's hops h of (qlen_h - qt_h) * 8 / (B_h * D)
+ *            qt_h = q_target, or (default) q_frac * B_h * D / 8, at least one MTU:
+ *            the same target queueing delay at every DC hop
+ *      e_r = (rtt - a - rtt_target) / T
+ *            a = sum over the hops h of the latest INT report of qlen_h * 8 / B_h: the
+ *            queueing INT accounts for, so the RTT loop sees the WAN part of the RTT only
+ *            (a is 0 when the last report is older than 4 control intervals)
+ *    The queue loop's target and error do not depend on the flow's own T: a WAN flow
+ *    (T = 100 ms) and a DC flow (T = 10 us) sharing a DC queue aim at the same queue, and
+ *    a full DC queue is the same large error for both, so the WAN flow yields.
  *
  * 2. Each loop, on each of its samples (CC_EV_INT: q, CC_EV_RTT: r), with dt = time since
  *    its previous sample, at most one control interval Ti:
@@ -37,6 +45,8 @@
  *    reports the queue as it is now), the sample itself for the RTT (an RTT sample is as
  *    old as the RTT), so a long queue cannot make the RTT loop act several times on one
  *    stale measurement. The targets are constants, so D acts on the measurement alone.
+ *    The loop dynamics (I's growth, D's filter, the step) stay in the flow's own T: a
+ *    flow can act once per RTT of its own.
  *
  * 3. Control step, at most once per Ti (default T), run by the first sample at or after
  *    the deadline or by the timer (cc->timer_ns), whichever comes first:
@@ -55,9 +65,17 @@
  * oscillation in the closed-loop tests (tests/unit/test_idcc.c). With fewer than ~20
  * packets per BDP the queue signal is too coarse (one packet is a large error).
  *
+ * Deviations, and why:
+ *  - Rate-based (the source adjusts a window); qpace's senders are paced QPs.
+ *  - The INT-accounted delay a comes from the latest INT report, not from the same packet
+ *    as the RTT sample: the cc gets the two as separate events.
+ *  - A WAN link that adds an INT hop is counted as DC queueing (INT loop, DC target):
+ *    keeping WAN links out of INT is the switch's configuration, not the cc's.
+ *
  * Parameters (name: unit, range, default):
- *   q_target    bytes, [0, 4G], 0 = q_frac * line * T / 8, at least one MTU
- *   q_frac      fraction of the line-rate BDP, (0, 10], 0.15
+ *   q_target    bytes, [0, 4G], 0 = q_frac * B_h * dc_rtt / 8 per hop, at least one MTU
+ *   q_frac      fraction of a hop's BDP over dc_rtt, (0, 10], 0.15
+ *   dc_rtt      ns, [1 ns, 1 s], 12 us: the DC round trip that scales the queue loop
  *   rtt_target  ns, 0 or above T, 0 = 1.5 T
  *   kp_q ki_q kd_q        queue loop gains, [0, 100] each: 0.1, 0.01, 0.6
  *   kp_rtt ki_rtt kd_rtt  RTT loop gains, [0, 100] each: 0.1, 0.01, 0.6
@@ -93,6 +111,7 @@ struct idcc_gains {
 struct idcc_params {
 	uint64_t q_target_bytes;
 	double q_frac;
+	qp_time_ns dc_rtt_ns;
 	qp_time_ns rtt_target_ns;
 	struct idcc_gains gains[IDCC_LOOPS];
 	double i_max;
@@ -110,9 +129,11 @@ struct idcc_params {
 
 static const struct cc_param idcc_params_table[] = {
 	{ "q_target", CC_P_BYTES, offsetof(struct idcc_params, q_target_bytes), 0, 0, 4294967295.0,
-	  0, "queue target in bytes; 0 = q_frac of the line-rate BDP" },
+	  0, "queue target in bytes per hop; 0 = q_frac of the hop's rate * dc_rtt" },
 	{ "q_frac", CC_P_DOUBLE, offsetof(struct idcc_params, q_frac), 0.15, 0, 10, CC_P_MIN_OPEN,
-	  "derived queue target as a fraction of line * T / 8" },
+	  "derived queue target as a fraction of a hop's rate * dc_rtt / 8" },
+	{ "dc_rtt", CC_P_TIME, offsetof(struct idcc_params, dc_rtt_ns), 12e3, 1, 1e9, 0,
+	  "DC round trip that scales the queue loop's target and error (not the flow's T)" },
 	{ "rtt_target", CC_P_TIME, offsetof(struct idcc_params, rtt_target_ns), 0, 0, 1e10, 0,
 	  "RTT target in ns, above the base RTT; 0 = 1.5 base RTTs" },
 	IDCC_GAIN("kp_q", IDCC_Q, kp, 0.1, "queue loop P gain: y = kp * e"),
@@ -146,7 +167,9 @@ static const struct cc_param idcc_params_table[] = {
 
 /* Parameters resolved against the path: every 0 = derived replaced, times in ns. */
 struct idcc_cfg {
-	double q_target_bytes;
+	double q_target_bytes;    /* 0: derived per hop from q_frac */
+	double q_frac;
+	double dc_rtt_ns;
 	double rtt_target_ns;
 	struct idcc_gains gains[IDCC_LOOPS];
 	bool enabled[IDCC_LOOPS];
@@ -182,6 +205,9 @@ struct idcc_state {
 	struct idcc_cfg cfg;
 	struct idcc_loop loop[IDCC_LOOPS];
 	int ruler;    /* loop that decided the last step, -1 before the first */
+	bool has_int;             /* an INT report came */
+	double int_delay_ns;      /* queueing the latest INT report accounts for */
+	qp_time_ns int_ns;        /* when it came; int_delay_ns counts while fresh */
 	qp_time_ns next_step_ns;
 	struct idcc_stats stats;
 };
@@ -239,10 +265,10 @@ static int idcc_check(const void *params, const struct cc_path *path, char *err,
 static void idcc_resolve(struct idcc_cfg *c, const struct idcc_params *p, const struct cc_path *path)
 {
 	double t_ns = (double)path->base_rtt_ns;
-	double q_derived = p->q_frac * (double)path->line_bps * t_ns / 8e9;
 
-	c->q_target_bytes = p->q_target_bytes ? (double)p->q_target_bytes :
-			    (q_derived > path->mtu_bytes ? q_derived : path->mtu_bytes);
+	c->q_target_bytes = (double)p->q_target_bytes;
+	c->q_frac = p->q_frac;
+	c->dc_rtt_ns = (double)p->dc_rtt_ns;
 	c->rtt_target_ns = p->rtt_target_ns ? (double)p->rtt_target_ns : 1.5 * t_ns;
 	for (int l = 0; l < IDCC_LOOPS; l++) {
 		c->gains[l] = p->gains[l];
@@ -374,22 +400,39 @@ static unsigned idcc_after_sample(struct idcc_state *st, qp_time_ns now)
 	return 0;
 }
 
+/* Hop @h's queue target in bytes: the same queueing delay at every hop (or q_target). */
+static double hop_target(const struct idcc_cfg *c, const struct qp_int_hop *h, uint32_t mtu)
+{
+	double qt = c->q_frac * (double)h->link_bps * c->dc_rtt_ns / 8e9;
+
+	if (c->q_target_bytes > 0)
+		return c->q_target_bytes;
+	return qt > mtu ? qt : mtu;
+}
+
 static unsigned idcc_on_int(struct cc *cc, const struct cc_event *ev, qp_time_ns now)
 {
 	struct idcc_state *st = to_idcc(cc);
 	const struct cc_int_report *r = &ev->u.int_report;
-	double t_ns = (double)cc->path.base_rtt_ns;
-	double e = 0;
+	double t_ns = (double)cc->path.base_rtt_ns, d_ns = st->cfg.dc_rtt_ns;
+	double e = 0, delay = 0;
 
-	if (!st->cfg.enabled[IDCC_Q])
-		return 0;
+	/* cc_event rejects reports with no hop or a zero link rate before they get here. */
 	for (unsigned i = 0; i < r->nhops; i++) {
 		const struct qp_int_hop *h = &r->hops[i];
-		double eh = ((double)h->qlen_bytes - st->cfg.q_target_bytes) * 8e9 /
-			    ((double)h->link_bps * t_ns);
+		double qd_ns = (double)h->qlen_bytes * 8e9 / (double)h->link_bps;
+		double eh = qd_ns / d_ns - hop_target(&st->cfg, h, cc->path.mtu_bytes) * 8e9 /
+			    ((double)h->link_bps * d_ns);
+
+		delay += qd_ns;
 		if (i == 0 || eh > e)
 			e = eh;
 	}
+	st->has_int = true;
+	st->int_delay_ns = delay;
+	st->int_ns = now;
+	if (!st->cfg.enabled[IDCC_Q])
+		return 0;
 	loop_sample(st, IDCC_Q, e, t_ns, now);
 	return idcc_after_sample(st, now);
 }
@@ -398,12 +441,17 @@ static unsigned idcc_on_rtt(struct cc *cc, const struct cc_event *ev, qp_time_ns
 {
 	struct idcc_state *st = to_idcc(cc);
 	double t_ns = (double)cc->path.base_rtt_ns;
-	double rtt_ns = (double)ev->u.rtt_ns;
+	double rtt_ns = (double)ev->u.rtt_ns, wan_ns = rtt_ns;
+	bool int_fresh = st->has_int && qp_time_since(now, st->int_ns) <=
+					       IDCC_STALE_INTERVALS * st->cfg.interval_ns;
 
 	if (!st->cfg.enabled[IDCC_RTT])
 		return 0;
+	/* The WAN part: what INT accounts for is the queue loop's. */
+	if (int_fresh)
+		wan_ns = rtt_ns > st->int_delay_ns ? rtt_ns - st->int_delay_ns : 0;
 	/* An RTT sample is as old as the RTT: that, not T, is this loop's feedback delay. */
-	loop_sample(st, IDCC_RTT, (rtt_ns - st->cfg.rtt_target_ns) / t_ns,
+	loop_sample(st, IDCC_RTT, (wan_ns - st->cfg.rtt_target_ns) / t_ns,
 		    rtt_ns > t_ns ? rtt_ns : t_ns, now);
 	return idcc_after_sample(st, now);
 }

@@ -1,37 +1,56 @@
-/* IA credit pacing, receiver side, in the style of IA-TCP (Hwang, Yoo, Choi, "IA-TCP: a
- * rate based incast-avoidance algorithm for TCP in data center networks", ICC 2012): the
- * receiver (the paper's aggregator) controls both how much each sender may send and when.
+/* IA credit pacing, receiver side, as IA-TCP describes it (Hwang, Yoo, Choi, "IA-TCP: a
+ * rate based incast-avoidance algorithm for TCP in data center networks", ICC 2012; the
+ * patent JP5819530B2 is ../shared/seeds/000_*.txt): the receiver (the aggregator)
+ * controls both how much each sender may have outstanding and when it may send more.
  *
- * For one receiving link of capacity C (bits/s) and base RTT, with n active senders:
+ * For one receiving link of capacity C (bits/s) and RTT, with n active senders:
  *
- *     W = max(1, floor(C·RTT / (8·MTU·n)))   messages of one MTU per grant
- *     Δ = max(0, n·W·MTU·8/C − RTT)          extra spacing when n·MTU exceeds C·RTT
- *     period = RTT + Δ                       each sender gets W·MTU bytes once per period
+ *     W = max(1, floor(C·RTT / (8·MTU·n)))   the advertised window, in MTUs
+ *     Δ = max(0, n·W·MTU·8/C − RTT)          the ACK delay when n·MTU exceeds C·RTT
  *
- * The aggregate is n·W·MTU per period <= C·(RTT + Δ): with W >= 1 from the floor,
- * n·W·MTU <= C·RTT and Δ = 0; Δ > 0 only when n > C·RTT/MTU, which forces W = 1, and then
- * the period is exactly the time C needs for n MTUs. The paper's abstract confirms the
- * rate-based window-and-delay control; the formulas themselves come from qpace's design
- * notes (references.md §4), which clamp Δ at 0.
+ * The aggregate is n·W·MTU per RTT + Δ <= C·(RTT + Δ). The patent's formulas were images;
+ * these are qpace's design notes' (references.md §4), self-consistent with its prose ("if
+ * the link carries 10 MSS per RTT, 20 MSS can be allowed by adding one RTT of delay").
  *
- * Rules chosen here:
- *  - Integer arithmetic, 128-bit intermediates. n·W·MTU/C is rounded UP to the ns, so the
- *    period never gives the senders more than C carries in it.
- *  - A sender's first grant falls at a uniformly random time in [add, add + RTT + Δ]
- *    (splitmix64 seeded from the params; unbiased to within 2^-64 by multiply-shift), so
- *    senders added together do not fire together.
- *  - When n changes (add/remove), W, Δ and the period are recomputed at once. Senders
- *    already there keep their next grant time (their phase); that grant carries the new
- *    W, and the one after it comes one new period later.
- *  - A poll grants each due sender once. If the shell polled a period or more late, the
- *    older grants of that sender are dropped (stats.skipped), not sent in a burst, and the
- *    grant sent is the latest one on the sender's grid. So in steady state any half-open
- *    window of one period holds at most one grant per sender, whatever the poll times.
+ * What the patent says, and how it is followed here:
+ *  - "Whenever the aggregator needs to send an ACK" it computes the window, and sends the
+ *    ACK Δ later (at once when Δ <= 0); it uses immediate ACKs, one per data packet. So a
+ *    grant is clocked by the receiver's arrivals: credit_arrived(b bytes) makes the grant
+ *    due Δ later.
+ *  - The window W bounds what a sender may have outstanding: a grant tops the sender's
+ *    outstanding credit (granted − arrived) up to W·MTU, never beyond. A sender that sends
+ *    nothing gets nothing more than its window: an idle QP cannot bank credit and burst.
+ *    When n grows, W shrinks and arrivals are answered by nothing until the outstanding
+ *    bytes are below the new window; when n falls, the next arrival grants the larger one.
+ *  - The first ACK is delayed by a uniformly random time in [0, RTT + Δ], so senders that
+ *    start together do not send together: a sender's first grant (W·MTU) falls at a
+ *    uniform time in [add, add + RTT + Δ] (splitmix64 seeded from the params; unbiased to
+ *    within 2^-64 by multiply-shift).
+ *  - "RTT is the minimum round trip time", measured by the aggregator (claim 1: "sending
+ *    an ACK to the worker and measuring the RTT"): a grant starts a probe; the first
+ *    arrival of data beyond everything granted before it (so data that grant released)
+ *    ends it, and the sample is the time between. The pacer uses the smallest sample
+ *    (params.rtt_ns until the first), and recomputes W and Δ when it falls. A probe open
+ *    for more than 16 RTTs measured an idle sender, not the path, and gives no sample.
  *
- * Parameters (struct credit_params): link_bps > 0; rtt_ns > 0; mtu_bytes > 0;
- * max_senders in 1..CREDIT_MAX_SENDERS; seed any. At create the window for n = 1 and the
- * period for n = max_senders must fit (W < 2^32, period < 2^63 ns), so no later add or
- * remove can fail to recompute.
+ * A shell that cannot see arrivals (it never calls credit_arrived) gets the older timer
+ * schedule: W·MTU per sender once every RTT + Δ, on each sender's own phase; a poll a
+ * period or more late sends the latest grant of the sender's grid and drops the older ones
+ * (stats.skipped). That schedule is not bounded by the window (the pacer cannot know what
+ * was used); the first credit_arrived switches the whole pacer to arrival clocking for
+ * good (params.arrivals: from the start, so no sender gets more than its first window
+ * before the first arrival). Deviation, and why: qpace's senders are RoCE QPs paced by a gate, not TCP, so a
+ * grant is a credit message (bytes) rather than an ACK's advertised window.
+ *
+ * Arithmetic is integer, with 128-bit intermediates. n·W·MTU/C is rounded UP to the ns, so
+ * the period never gives the senders more than C carries in it. When n or the RTT changes,
+ * W, Δ and the period are recomputed at once; senders keep their next grant time.
+ *
+ * Parameters (struct credit_params): link_bps > 0; rtt_ns > 0 (initial RTT, until the first
+ * sample); mtu_bytes > 0; max_senders in 1..CREDIT_MAX_SENDERS; seed any. At create the
+ * window for n = 1 and the period for n = max_senders must fit (W < 2^32, period < 2^63 ns),
+ * so no later add or remove can fail to recompute; a measured RTT is taken only when the
+ * same two bounds hold for it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +62,13 @@
 
 struct credit_sender {
 	uint32_t id;
-	qp_time_ns next_ns;       /* next grant */
+	qp_time_ns next_ns;       /* next grant; arrival clocking: QP_TIME_NEVER for none */
+	bool started;             /* its first grant went out */
+	uint64_t granted, arrived; /* cumulative bytes */
+	uint64_t pending;         /* arrival clocking: bytes to grant at next_ns */
+	bool probing;             /* an RTT probe is open: */
+	qp_time_ns probe_ns;      /*   the grant that started it went out then, and */
+	uint64_t probe_above;     /*   its data is what arrives beyond this many bytes */
 };
 
 struct credit_pacer {
@@ -53,12 +78,16 @@ struct credit_pacer {
 	qp_time_ns delta_ns;
 	qp_time_ns period_ns;     /* RTT + Δ; 0 when n = 0 */
 	uint32_t cursor;          /* where the next poll starts scanning */
+	bool arrivals;            /* grants clocked by arrivals (credit_arrived was called) */
+	qp_time_ns rtt_ns;        /* in use: params.rtt_ns, then the smallest sample */
+	bool rtt_measured;
 	uint64_t rng;             /* splitmix64 state */
 	struct credit_stats stats;
 	struct credit_sender senders[]; /* max_senders, allocated at create */
 };
 
 #define CREDIT_PERIOD_MAX_NS (UINT64_MAX / 2)
+#define CREDIT_PROBE_MAX_RTTS 16u
 
 /* One row per input that must lie in [min, max]. */
 struct credit_limit {
@@ -157,6 +186,8 @@ struct credit_pacer *credit_create(const struct credit_params *p, char *err, siz
 	}
 	cp->p = *p;
 	cp->rng = p->seed;
+	cp->rtt_ns = p->rtt_ns;
+	cp->arrivals = p->arrivals;
 	return cp;
 }
 
@@ -190,9 +221,9 @@ static void credit_recompute(struct credit_pacer *cp)
 	cp->delta_ns = 0;
 	cp->period_ns = 0;
 	/* Cannot fail: credit_check bounded n = 1 .. max_senders at create. */
-	if (cp->n && credit_window(cp->p.link_bps, cp->p.rtt_ns, cp->p.mtu_bytes, cp->n, &cp->w,
+	if (cp->n && credit_window(cp->p.link_bps, cp->rtt_ns, cp->p.mtu_bytes, cp->n, &cp->w,
 				   &cp->delta_ns, NULL, 0) == 0)
-		cp->period_ns = cp->p.rtt_ns + cp->delta_ns;
+		cp->period_ns = cp->rtt_ns + cp->delta_ns;
 }
 
 /* Slot of sender @id, or cp->n when it is not there. */
@@ -219,7 +250,7 @@ int credit_add(struct credit_pacer *cp, uint32_t sender_id, qp_time_ns now)
 	}
 	s = &cp->senders[cp->n++];
 	credit_recompute(cp);
-	s->id = sender_id;
+	*s = (struct credit_sender){ .id = sender_id };
 	s->next_ns = now + credit_uniform(cp, cp->period_ns);
 	cp->stats.adds++;
 	return 0;
@@ -264,10 +295,41 @@ qp_time_ns credit_next_ns(const struct credit_pacer *cp)
 	return next;
 }
 
+/* Bytes sender @s may still be granted: W·MTU less what it has outstanding. */
+static uint64_t credit_room(const struct credit_pacer *cp, const struct credit_sender *s)
+{
+	uint64_t window = (uint64_t)cp->w * cp->p.mtu_bytes;
+	uint64_t out = s->granted > s->arrived ? s->granted - s->arrived : 0;
+
+	return window > out ? window - out : 0;
+}
+
+/* The grant for sender @s due now: its bytes (0 = nothing to send) and its next time. */
+static uint64_t credit_due(struct credit_pacer *cp, struct credit_sender *s, qp_time_ns now,
+			   qp_time_ns *due)
+{
+	uint64_t bytes, missed;
+
+	*due = s->next_ns;
+	if (cp->arrivals) {
+		uint64_t room = credit_room(cp, s);
+
+		bytes = s->started ? s->pending : (uint64_t)cp->w * cp->p.mtu_bytes;
+		bytes = bytes < room ? bytes : room;
+		s->pending = 0;
+		s->next_ns = QP_TIME_NEVER;
+		return bytes;
+	}
+	missed = (now - s->next_ns) / cp->period_ns;
+	cp->stats.skipped += missed;
+	*due = s->next_ns + missed * cp->period_ns;
+	s->next_ns = *due + cp->period_ns;
+	return (uint64_t)cp->w * cp->p.mtu_bytes;
+}
+
 unsigned credit_poll(struct credit_pacer *cp, qp_time_ns now, struct credit_grant *out,
 		     unsigned max)
 {
-	uint64_t bytes = (uint64_t)cp->w * cp->p.mtu_bytes;
 	unsigned k = 0;
 
 	if (!out)
@@ -275,7 +337,8 @@ unsigned credit_poll(struct credit_pacer *cp, qp_time_ns now, struct credit_gran
 	for (uint32_t scanned = 0; scanned < cp->n; scanned++) {
 		uint32_t i = (cp->cursor + scanned) % cp->n;
 		struct credit_sender *s = &cp->senders[i];
-		uint64_t missed;
+		qp_time_ns due;
+		uint64_t bytes;
 
 		if (s->next_ns > now)
 			continue;
@@ -283,17 +346,117 @@ unsigned credit_poll(struct credit_pacer *cp, qp_time_ns now, struct credit_gran
 			cp->cursor = i; /* served first next time */
 			return k;
 		}
-		missed = (now - s->next_ns) / cp->period_ns;
-		cp->stats.skipped += missed;
+		bytes = credit_due(cp, s, now, &due);
+		if (!bytes)
+			continue;
+		if (!s->probing) {
+			s->probing = true;
+			s->probe_ns = now;
+			s->probe_above = s->granted;
+		}
+		s->started = true;
+		s->granted += bytes;
 		out[k].sender_id = s->id;
 		out[k].bytes = bytes;
-		out[k].due_ns = s->next_ns + missed * cp->period_ns;
-		s->next_ns = out[k].due_ns + cp->period_ns;
+		out[k].due_ns = due;
 		cp->stats.grants++;
 		cp->stats.granted_bytes += bytes;
 		k++;
 	}
 	return k;
+}
+
+/* A sample of the RTT: the smallest so far is the pacer's RTT. A probe open for more than
+ * CREDIT_PROBE_MAX_RTTS RTTs measured an idle sender, not the path: no sample. A sample
+ * whose window or period would not fit (credit_check's bounds) is not taken either. */
+static void credit_rtt_sample(struct credit_pacer *cp, qp_time_ns sample)
+{
+	uint32_t w;
+	qp_time_ns d;
+
+	if (sample == 0)
+		sample = 1;
+	if (sample / CREDIT_PROBE_MAX_RTTS > cp->rtt_ns) {
+		cp->stats.rtt_idle_probes++;
+		return;
+	}
+	cp->stats.rtt_samples++;
+	if (cp->rtt_measured && sample >= cp->rtt_ns)
+		return;
+	if (credit_window(cp->p.link_bps, sample, cp->p.mtu_bytes, 1, &w, &d, NULL, 0) ||
+	    credit_window(cp->p.link_bps, sample, cp->p.mtu_bytes, cp->p.max_senders, &w, &d,
+			  NULL, 0) || sample > CREDIT_PERIOD_MAX_NS / 2)
+		return;
+	cp->rtt_measured = true;
+	if (sample != cp->rtt_ns) {
+		cp->rtt_ns = sample;
+		credit_recompute(cp);
+	}
+}
+
+/* The first arrival: from now on every sender is clocked by its arrivals. */
+static void credit_clock_by_arrivals(struct credit_pacer *cp)
+{
+	cp->arrivals = true;
+	for (uint32_t i = 0; i < cp->n; i++)
+		if (cp->senders[i].started)
+			cp->senders[i].next_ns = QP_TIME_NEVER;
+}
+
+int credit_arrived(struct credit_pacer *cp, uint32_t sender_id, uint64_t bytes, qp_time_ns now)
+{
+	uint32_t i = credit_slot(cp, sender_id);
+	struct credit_sender *s;
+	uint64_t room;
+
+	if (i == cp->n) {
+		cp->stats.rejected_unknown++;
+		return -ENOENT;
+	}
+	if (!cp->arrivals)
+		credit_clock_by_arrivals(cp);
+	s = &cp->senders[i];
+	s->arrived += bytes;
+	cp->stats.arrivals++;
+	cp->stats.arrived_bytes += bytes;
+	if (s->probing && s->arrived > s->probe_above) {
+		s->probing = false;
+		credit_rtt_sample(cp, now > s->probe_ns ? now - s->probe_ns : 0);
+	}
+	if (!s->started)
+		return 0; /* its first grant is still to come, W·MTU */
+	room = credit_room(cp, s);
+	if (room <= s->pending) {
+		cp->stats.window_full++;
+		return 0;
+	}
+	if (!s->pending)
+		s->next_ns = now + cp->delta_ns; /* the ACK delay */
+	s->pending = room;
+	return 0;
+}
+
+int credit_sender_outstanding(const struct credit_pacer *cp, uint32_t sender_id,
+			      uint64_t *bytes)
+{
+	uint32_t i = credit_slot(cp, sender_id);
+	const struct credit_sender *s;
+
+	if (i == cp->n)
+		return -ENOENT;
+	s = &cp->senders[i];
+	*bytes = s->granted > s->arrived ? s->granted - s->arrived : 0;
+	return 0;
+}
+
+qp_time_ns credit_rtt_ns(const struct credit_pacer *cp)
+{
+	return cp->rtt_ns;
+}
+
+bool credit_arrival_clocked(const struct credit_pacer *cp)
+{
+	return cp->arrivals;
 }
 
 uint32_t credit_senders(const struct credit_pacer *cp)

@@ -27,22 +27,37 @@ struct ev_slot {
 	qp_time_ns now;
 };
 
-/* What each algorithm is fed besides INT: one in every `every` events is `type`. */
+/* What an algorithm is fed besides INT: one in every `every` events is `extra` (every = 1:
+ * only `extra`). Derived from the feedback the algorithm declares (cc_needs), so a new
+ * algorithm in the registry is benchmarked with no change here. */
 struct mix {
-	const char *alg;
 	enum cc_event_type extra;
 	unsigned every;
 	const char *label;
 };
 
-static const struct mix mixes[] = {
-	{ "hpcc", CC_EV_INT, 0, "INT 5 hops" },
-	{ "acc", CC_EV_NOTICE, 64, "INT 5 hops + 1/64 notice" },
-	{ "dcqcn", CC_EV_CNP, 1, "CNP + timers" },
-	{ "ffd", CC_EV_LEVEL, 1, "level + timers" },
-	{ "idcc", CC_EV_RTT, 2, "INT 5 hops + RTT" },
-	{ "none", CC_EV_INT, 0, "INT 5 hops" },
+/* The benchmark's share of each kind, in the order one is chosen: an algorithm driven by
+ * CNPs or levels gets them on every event (with its timers); one driven by INT gets 5-hop
+ * INT reports with notices or RTT samples mixed in. */
+static const struct {
+	unsigned need;
+	struct mix mix;
+} kinds[] = {
+	{ CC_NEED_CNP, { CC_EV_CNP, 1, "CNP + timers" } },
+	{ CC_NEED_LEVEL, { CC_EV_LEVEL, 1, "level + timers" } },
+	{ CC_NEED_NOTICE, { CC_EV_NOTICE, 64, "INT 5 hops + 1/64 notice" } },
+	{ CC_NEED_RTT, { CC_EV_RTT, 2, "INT 5 hops + RTT" } },
 };
+
+static struct mix mix_of(const struct cc_ops *ops)
+{
+	unsigned needs = cc_needs(ops);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (needs & kinds[i].need)
+			return kinds[i].mix;
+	return (struct mix){ CC_EV_INT, 0, "INT 5 hops" };
+}
 
 static void fill(struct ev_slot *s, size_t n, const struct mix *m)
 {
@@ -175,27 +190,25 @@ int main(int argc, char **argv)
 	} else {
 		printf("%-8s %-28s %12s %12s %12s\n", "algo", "events", "ns/event p50", "min", "max");
 	}
-	for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
-		const struct cc_ops *ops = cc_find(mixes[m].alg);
-		if (!ops) {
-			fprintf(stderr, "bench-cc: algorithm %s is not built in\n", mixes[m].alg);
-			return 1;
-		}
-		fill(slots, n, &mixes[m]);
+	for (const struct cc_ops *const *all = cc_all(); *all; all++) {
+		const struct cc_ops *ops = *all;
+		struct mix mix = mix_of(ops);
+
+		fill(slots, n, &mix);
 		round_ns(ops, slots, n, &sink); /* warm-up */
 		for (unsigned long r = 0; r < rounds; r++)
 			ns[r] = round_ns(ops, slots, n, &sink);
 		qsort(ns, rounds, sizeof(ns[0]), cmp_double);
 		if (json) {
 			qp_out_obj(&o, NULL);
-			qp_out_str(&o, "algorithm", mixes[m].alg);
-			qp_out_str(&o, "events", mixes[m].label);
+			qp_out_str(&o, "algorithm", ops->name);
+			qp_out_str(&o, "events", mix.label);
 			qp_out_double(&o, "ns_per_event_p50", ns[rounds / 2], "%.1f");
 			qp_out_double(&o, "min", ns[0], "%.1f");
 			qp_out_double(&o, "max", ns[rounds - 1], "%.1f");
 			qp_out_end(&o);
 		} else {
-			printf("%-8s %-28s %12.1f %12.1f %12.1f\n", mixes[m].alg, mixes[m].label,
+			printf("%-8s %-28s %12.1f %12.1f %12.1f\n", ops->name, mix.label,
 			       ns[rounds / 2], ns[0], ns[rounds - 1]);
 		}
 	}

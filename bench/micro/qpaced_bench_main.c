@@ -32,6 +32,7 @@
 #include "qpace/agent.h"
 #include "qpace/ctl_client.h"
 #include "qpace/errmsg.h"
+#include "qpace/fb_auth.h"
 #include "qpace/opt.h"
 #include "qpace/out.h"
 #include "qpace/units.h"
@@ -113,10 +114,15 @@ static struct agent_qp_reg bench_reg(unsigned i)
 
 /* ---- the core alone ---- */
 
-static double bench_core(const struct opts *o)
+/* Reports per second through agent_feed_datagram; @keyed: each report signed here first
+ * (fb_signer) and checked by the agent (tag, replay window), so the figure bounds what
+ * checking costs from above. */
+static double bench_core(const struct opts *o, bool keyed)
 {
+	static const uint8_t key[QP_SIPHASH_KEY_BYTES] = { 1, 2, 3, 4 };
 	struct agent_params p;
 	struct qp_ratetable *t;
+	struct fb_signer sg;
 	struct agent *a;
 	struct gen g;
 	char err[256];
@@ -126,6 +132,9 @@ static double bench_core(const struct opts *o)
 
 	agent_params_default(&p);
 	p.max_qps = o->qps;
+	p.have_key = keyed;
+	memcpy(p.key, key, sizeof(key));
+	fb_signer_init(&sg, key, 1);
 	if (qp_ratetable_create_mem(o->qps, &t, err, sizeof(err)) ||
 	    !(a = agent_create(&p, t, 1, err, sizeof(err))) || gen_init(&g, o->qps)) {
 		fprintf(stderr, "qpaced-bench: %s\n", err);
@@ -143,6 +152,8 @@ static double bench_core(const struct opts *o)
 	for (unsigned i = 0; i < n; i++) {
 		int len = gen_next(&g, buf, sizeof(buf));
 
+		if (keyed)
+			len = fb_signer_sign(&sg, buf, sizeof(buf), (size_t)len, 1 + i);
 		agent_feed_datagram(a, buf, (size_t)len, 0x7f000001u, 4792, t0 + i * 500);
 	}
 	t1 = qp_now_ns();
@@ -448,7 +459,7 @@ int main(int argc, char **argv)
 	struct ctl_agent lat[2][MAX_RATES];
 	char variant[2][48];
 	unsigned nvar;
-	double core;
+	double core, core_keyed;
 	int rc;
 
 	rc = parse(argc, argv, &o);
@@ -458,7 +469,8 @@ int main(int argc, char **argv)
 	snprintf(variant[0], sizeof(variant[0]), "sleeping");
 	snprintf(variant[1], sizeof(variant[1]), "busy-poll %s", o.busy_poll);
 	pin(o.cpu_sender);
-	core = bench_core(&o);
+	core = bench_core(&o, false);
+	core_keyed = bench_core(&o, true);
 	if (daemon_start(&o, &d, 0, "0"))
 		return daemon_stop(&d), 1;
 	t = run_throughput(&o, &d);
@@ -481,6 +493,7 @@ int main(int argc, char **argv)
 		qp_out_i64(&j, "hops", HOPS);
 		qp_out_str(&j, "cc", "hpcc");
 		qp_out_double(&j, "core_reports_per_s", core, "%.0f");
+		qp_out_double(&j, "core_signed_reports_per_s", core_keyed, "%.0f");
 		qp_out_double(&j, "sent_per_s", t.sent_per_s, "%.0f");
 		qp_out_double(&j, "agent_reports_per_s", t.agent_per_s, "%.0f");
 		qp_out_u64(&j, "kernel_drops", t.drops);
@@ -498,6 +511,8 @@ int main(int argc, char **argv)
 	       "CPU %d, %.1f s per run\n", HOPS, o.qps, o.cpu_agent,
 	       o.fifo ? " (SCHED_FIFO)" : "", o.cpu_sender, o.duration_ns / 1e9);
 	printf("  core alone (no sockets)   %9.0f reports/s  (%.0f ns each)\n", core, 1e9 / core);
+	printf("    signed, checked         %9.0f reports/s  (%.0f ns each, signing here "
+	       "included)\n", core_keyed, 1e9 / core_keyed);
 	printf("  daemon, saturated         %9.0f reports/s  (target >= 300000; sender %.0f/s, "
 	       "kernel drops %llu)\n", t.agent_per_s, t.sent_per_s, (unsigned long long)t.drops);
 	printf("    delay while saturated   p50 %.1f us, p99 %.1f us (socket queueing included)\n",

@@ -6,7 +6,13 @@
  * through:
  *   1. a plain recvmmsg/sendmmsg forwarder (bench/micro/udp_forwarder.c), the ceiling;
  *   2. qpace-switch --star 2 at 100 Gb/s (the model never queues) with INT on every
- *      RoCEv2 data frame, and again with INT on every 16th frame of a QP.
+ *      RoCEv2 data frame, and again with INT on every 16th frame of a QP (both with the
+ *      switch's default ICRC check of every 16th frame);
+ *   3. INT on every frame and the ICRC of every frame checked (--icrc-check 1);
+ *   4. INT on every frame and --key (every report signed: qpace/fb_auth.h).
+ * The signed run's switch says how many reports it signed, from its --stats-json.
+ * It also times one ICRC check of the load's frame in this process (frame_icrc_ok, zlib's
+ * crc32), next to the time per frame of the switch's default run.
  * Load: 1022-byte RoCEv2 frames (RC SEND_MIDDLE) sent as fast as one thread can with
  * sendmmsg, and counted by the same thread with recvmmsg at the far side; the forwarder
  * is the bottleneck. Prints frames/s of each and the ratio to the plain forwarder.
@@ -14,10 +20,12 @@
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,7 +142,45 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static pid_t run_switch(const char *path, unsigned base, const char *sample)
+/* Nanoseconds per ICRC check (parse included, as the switch does it) of a 1 KB frame:
+ * the median of 5 runs of 20,000. */
+static double icrc_ns(void)
+{
+	static uint8_t frame[FRAME_LEN];
+	struct frame_roce_spec s = {
+		.src = { .ip = 0x0a000001 }, .dst = { .ip = 0x0a000002 },
+		.bth = { .opcode = FRAME_OP_RC_SEND_MIDDLE, .dest_qp = 0x33 },
+		.payload_len = FRAME_LEN - 58,
+	};
+	int len = frame_build_roce(frame, sizeof(frame), &s);
+	double t[5];
+	struct frame_parsed p;
+	volatile unsigned ok = 0;
+
+	for (int r = 0; r < 5; r++) {
+		qp_time_ns t0 = qp_now_ns();
+		for (int i = 0; i < 20000; i++)
+			ok += frame_parse(&p, frame, (size_t)len) == 0 && frame_icrc_ok(frame, &p);
+		t[r] = (double)(qp_now_ns() - t0) / 20000;
+	}
+	qsort(t, 5, sizeof(t[0]), cmp_double);
+	return ok == 5 * 20000 ? t[2] : -1;
+}
+
+/* The switch runs measured: INT on every @sample-th frame, the ICRC of every @icrc-th,
+ * reports signed when @sign. */
+struct sw_run {
+	const char *sample, *icrc;
+	bool sign;
+};
+static const struct sw_run sw_runs[] = {
+	{ "1", "16", false }, { "16", "16", false }, { "1", "1", false }, { "1", "16", true },
+};
+#define NRUNS (1 + (int)(sizeof(sw_runs) / sizeof(sw_runs[0])))
+
+/* The switch of run @w; signing with @key when @w->sign. */
+static pid_t run_switch(const char *path, unsigned base, const struct sw_run *w, const char *key,
+			const char *json)
 {
 	char bp[16];
 	pid_t pid = fork();
@@ -142,12 +188,33 @@ static pid_t run_switch(const char *path, unsigned base, const char *sample)
 	snprintf(bp, sizeof(bp), "%u", base);
 	if (pid == 0) {
 		execl(path, path, "--star", "2", "--base-port", bp, "--rate", "100G", "--buffer",
-		      "16M", "--int", "direct", "--int-sample", sample, "--early", "off", "-q",
-		      (char *)NULL);
+		      "16M", "--int", "direct", "--int-sample", w->sample, "--early", "off",
+		      "--icrc-check", w->icrc, "-q", "--key", w->sign ? key : "none",
+		      "--stats-json", json, (char *)NULL);
 		fprintf(stderr, "switch-bench: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	return pid;
+}
+
+/* "signed_messages N, int_reports M" from the switch's --stats-json at @path. */
+static const char *signed_count(const char *path)
+{
+	static char out[128];
+	char line[256];
+	unsigned long long sig = 0, ints = 0, v;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " \"signed_messages\": %llu", &v) == 1)
+			sig += v;
+		else if (sscanf(line, " \"int_reports\": %llu", &v) == 1)
+			ints += v;
+	}
+	if (f)
+		fclose(f);
+	snprintf(out, sizeof(out), "%llu INT reports made, %llu messages signed", ints, sig);
+	return out;
 }
 
 static void stop(pid_t pid)
@@ -187,7 +254,7 @@ static const struct qp_opt_prog prog = {
 
 int main(int argc, char **argv)
 {
-	double secs, plain, full, sampled;
+	double secs;
 	unsigned base;
 	char self[4096], sw[4200];
 	const char *swpath;
@@ -211,10 +278,21 @@ int main(int argc, char **argv)
 	int tx = udp_at(base + 1, 64 << 10), rx = udp_at(base + 3, 16 << 20);
 	struct sockaddr_in in = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)base),
 			   out = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base + 3));
-	double r[3][ROUNDS], e[3][ROUNDS];
+	double r[NRUNS][ROUNDS], e[NRUNS][ROUNDS];
+	char key[64], json[64];
+	FILE *kf;
 
-	/* Rounds of the three runs, interleaved, so that what else the machine does falls on
-	 * all three alike; the median of each is reported. */
+	snprintf(key, sizeof(key), "/tmp/switch-bench-%d.key", (int)getpid());
+	snprintf(json, sizeof(json), "/tmp/switch-bench-%d.json", (int)getpid());
+	kf = fopen(key, "w");
+	if (!kf || fputs("00112233445566778899aabbccddeeff\n", kf) < 0 || fclose(kf)) {
+		fprintf(stderr, "switch-bench: %s: %s\n", key, strerror(errno));
+		return 1;
+	}
+	chmod(key, 0600);
+
+	/* Rounds of the runs, interleaved, so that what else the machine does falls on all of
+	 * them alike; the median of each is reported. */
 	for (int round = 0; round < ROUNDS; round++) {
 		pid_t pid = fork();
 		if (pid == 0) {   /* 1. the plain forwarder: in at base, out to base + 3 */
@@ -226,8 +304,8 @@ int main(int argc, char **argv)
 		r[0][round] = m.fps;
 		e[0][round] = m.per_cpu;
 		stop(pid);
-		for (int k = 1; k <= 2; k++) {   /* 2. the switch, INT every frame / 16th */
-			pid = run_switch(swpath, base, k == 1 ? "1" : "16");
+		for (int k = 1; k < NRUNS; k++) {   /* 2, 3, 4. the switch */
+			pid = run_switch(swpath, base, &sw_runs[k - 1], key, json);
 			nanosleep(&settle, NULL);
 			m = measure(tx, &in, rx, secs, pid);
 			r[k][round] = m.fps;
@@ -236,17 +314,17 @@ int main(int argc, char **argv)
 			drain(rx);
 		}
 	}
-	for (int k = 0; k < 3; k++) {
+	unlink(key);
+	for (int k = 0; k < NRUNS; k++) {
 		qsort(r[k], ROUNDS, sizeof(double), cmp_double);
 		qsort(e[k], ROUNDS, sizeof(double), cmp_double);
 	}
-	plain = r[0][ROUNDS / 2];
-	full = r[1][ROUNDS / 2];
-	sampled = r[2][ROUNDS / 2];
 
-	static const char *const names[3] = { "plain recvmmsg/sendmmsg forwarder",
-					      "qpace-switch, INT every frame",
-					      "qpace-switch, INT every 16th frame" };
+	static const char *const names[NRUNS] = { "plain recvmmsg/sendmmsg forwarder",
+						  "qpace-switch, INT every frame",
+						  "qpace-switch, INT every 16th frame",
+						  "qpace-switch, INT + ICRC every frame",
+						  "qpace-switch, INT every frame, signed" };
 	FILE *la = fopen("/proc/loadavg", "r");
 	double load = -1;
 	if (la) {
@@ -259,11 +337,18 @@ int main(int argc, char **argv)
 	printf("1 KB RoCEv2 frames through one port pair, median of %d rounds of %.1f s\n"
 	       "(frames/s at the receiver; frames per CPU-second of the forwarding process,\n"
 	       "which a busy machine's scheduling does not change):\n", ROUNDS, secs);
-	for (int k = 0; k < 3; k++)
-		printf("  %-36s %8.0f frames/s  ratio %.2f   %8.0f frames/CPU-s  ratio %.2f\n",
+	for (int k = 0; k < NRUNS; k++)
+		printf("  %-38s %8.0f frames/s  ratio %.2f   %8.0f frames/CPU-s  ratio %.2f\n",
 		       names[k], r[k][ROUNDS / 2], r[0][ROUNDS / 2] > 0 ?
 		       r[k][ROUNDS / 2] / r[0][ROUNDS / 2] : 0, e[k][ROUNDS / 2],
 		       e[0][ROUNDS / 2] > 0 ? e[k][ROUNDS / 2] / e[0][ROUNDS / 2] : 0);
-	(void)plain, (void)full, (void)sampled;
+	double icrc = icrc_ns(), per_frame = e[1][ROUNDS / 2] > 0 ? 1e9 / e[1][ROUNDS / 2] : 0;
+	printf("one ICRC check of this frame here: %.0f ns; the switch's CPU time per frame in "
+	       "its default run: %.0f ns\n(every frame checked would add %.0f%%, every 16th "
+	       "(the default) %.1f%%)\n", icrc, per_frame,
+	       per_frame > 0 ? 100 * icrc / per_frame : 0,
+	       per_frame > 0 ? 100 * icrc / 16 / per_frame : 0);
+	printf("the signed run's switch, last round: %s\n", signed_count(json));
+	unlink(json);
 	return 0;
 }

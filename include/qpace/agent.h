@@ -5,8 +5,8 @@
  *
  *     agent_create(&params, table, now)     limits fixed, memory for max_qps allocated
  *     agent_register(a, &reg, owner, now)   a local QP: its controller and rate-table slot
- *     agent_feed_datagram(a, buf, len, src) one feedback datagram: allow-list, tag, decode,
- *                                           then agent_feed_msg
+ *     agent_feed_datagram(a, buf, len, src) one feedback datagram: allow-list, tag, replay
+ *                                           window, decode, then agent_feed_msg
  *     agent_feed_msg(a, &msg, src, now)     one decoded message -> the QP's controller
  *     agent_poll(a, now)                    controller timers, credit grants, credit expiry
  *     agent_next_ns(a)                      when agent_poll must run next
@@ -73,6 +73,7 @@ _Static_assert(FB_LEVEL_MAX == CC_LEVEL_SEVERE && FB_LEVEL_ACK == CC_LEVEL_ACK,
 #define AGENT_MAX_ALLOW 32u           /* allow-list entries */
 #define AGENT_DEF_TX_QUEUE 1024u      /* datagrams queued for the shell */
 #define AGENT_MAX_TX_QUEUE 65536u
+#define AGENT_DEF_SENDERS 256u        /* signers whose replay windows are kept */
 /* Credit gating ends after 4 silent grant intervals, and never sooner than 100 ms: the
  * gate's own "dead agent" age (QP_GATE_DEF_STALE_NS). A 1 ms floor ended gating whenever
  * a busy machine held the receiver's agent up for a few ms, and the ungated senders'
@@ -101,14 +102,20 @@ struct agent_params {
 	uint64_t seed;               /* credit pacers' first-grant phases */
 	struct agent_net allow[AGENT_MAX_ALLOW];
 	unsigned nallow;             /* 0 = no source is accepted */
-	bool have_key;               /* feedback must carry a tag (qpace/fb_auth.h) */
+	bool have_key;               /* feedback must be signed (qpace/fb_auth.h) */
 	uint8_t key[QP_SIPHASH_KEY_BYTES];
+	uint32_t sender_id;          /* with a key: who this agent signs as, unique in the
+				      * deployment (qpaced: random at start) */
+	uint32_t max_senders;        /* with a key: replay windows kept (qpace/fb_replay.h) */
+	qp_time_ns clock_offset_ns;  /* now + this = the clock of sequence numbers, signed
+				      * and checked (qpaced: qp_wall_offset_ns(); 0 when every
+				      * party shares one clock) */
 	void (*log)(void *arg, enum agent_log_kind kind, const char *line);
 	void *log_arg;
 };
 
 /* Fill @p with the defaults: 1024 QPs, cc "hpcc", no credits, peer port 4792, tx queue
- * 1024, allow 127.0.0.0/8, no key, no log. */
+ * 1024, allow 127.0.0.0/8, no key (256 senders' windows with one), no log. */
 void agent_params_default(struct agent_params *p);
 
 const char *agent_counter_name(enum agent_counter c);  /* "feedback_accepted"... */
@@ -151,8 +158,10 @@ int agent_unregister(struct agent *a, uint32_t qpn, qp_time_ns now);
 /* Remove every QP of @owner (reaping a dead process); returns how many. */
 unsigned agent_unregister_owner(struct agent *a, uint32_t owner, qp_time_ns now);
 
-/* One feedback datagram from @src_ip:@src_port: allow-list, tag (when a key is set),
- * decode, then agent_feed_msg. Returns enum agent_rx_result bits (0 = dropped, counted). */
+/* One feedback datagram from @src_ip:@src_port: allow-list; when a key is set, each
+ * message's tag and its sender's replay window (qpace/fb_replay.h, at @now +
+ * clock_offset_ns); decode, then agent_feed_msg. Returns enum agent_rx_result bits
+ * (0 = dropped, counted). */
 unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
 			     uint32_t src_ip, uint16_t src_port, qp_time_ns now);
 /* One decoded message (already trusted). Returns enum agent_rx_result bits. */

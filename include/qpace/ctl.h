@@ -150,6 +150,9 @@ enum agent_counter {
 	AGENT_C_CTL_REJECTED,        /* control requests refused (unknown QP, bad value) */
 	AGENT_C_OVERRIDES,           /* manual rate / algorithm changes */
 	AGENT_C_HTTP_BAD,            /* metrics requests refused (shell) */
+	AGENT_C_FB_REJ_REPLAY,       /* key set, signed message seen before or too old */
+	AGENT_C_FB_REJ_FUTURE,       /* key set, sequence too far ahead of the agent's clock */
+	AGENT_C_FB_SENDERS_EVICTED,  /* replay windows forgotten to make room for a sender */
 	AGENT_C_COUNT
 };
 

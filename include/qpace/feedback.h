@@ -1,14 +1,19 @@
 /* qpace telemetry wire format: what switches tell senders (and agents tell each other).
  *
- * Carried in UDP, default port 4792. Every message starts with an 8-byte header, all
- * fields network order:
+ * Carried in UDP, default port 4792. Every message starts with a header, all fields
+ * network order; version 1 (unsigned) has the first 8 bytes, version 2 (signed, see
+ * qpace/fb_auth.h) 20:
  *
  *   0  magic    u16  0x5146 ("QF")
- *   2  version  u8   1
+ *   2  version  u8   1 = unsigned, 2 = signed
  *   3  type     u8   enum fb_type
  *   4  length   u16  whole message: header + body + auth tag
  *   6  flags    u8   FB_F_*
- *   7  auth_len u8   bytes of authentication tag at the end (0 today; at most 64)
+ *   7  auth_len u8   bytes of authentication tag at the end (version 1: skipped, at most
+ *                    64; version 2: 1..64, 8 from qpace's signers)
+ *   8  sender   u32  version 2: who signed it (a switch process, an agent)
+ *  12  seq      u64  version 2: the signer's sequence number, strictly increasing, from
+ *                    its clock in ns (so a restarted signer continues above itself)
  *
  * Bodies (offsets from the body start; "flow" is the 16-byte data-flow key:
  * src IPv4 u32, dst IPv4 u32, UDP source port u16, reserved u16, dest QP u32 (24 bits)):
@@ -46,7 +51,9 @@
 #define FB_PORT 4792
 #define FB_MAGIC 0x5146
 #define FB_VERSION 1
+#define FB_VERSION_SIGNED 2
 #define FB_HDR_LEN 8
+#define FB_HDR_SIGNED_LEN 20
 #define FB_FLOW_LEN 16
 #define FB_HOP_LEN 40
 #define FB_AUTH_MAX 64
@@ -54,7 +61,7 @@
 #define FB_NOTICE_LEN (FB_FLOW_LEN + 32)
 #define FB_LEVEL_LEN (FB_FLOW_LEN + 20)
 #define FB_CREDIT_LEN (FB_FLOW_LEN + 16)
-#define FB_MAX_LEN (FB_HDR_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + FB_AUTH_MAX)
+#define FB_MAX_LEN (FB_HDR_SIGNED_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + FB_AUTH_MAX)
 
 enum fb_type {
 	FB_T_INT = 1,     /* switch -> sender (direct) or receiver (echo, FB_F_TO_RECEIVER) */
@@ -121,6 +128,8 @@ struct fb_msg {
 	uint8_t flags;       /* FB_F_* */
 	uint8_t auth_len;    /* decode: the tag is the last auth_len bytes of the message */
 	uint16_t length;     /* decode: message length */
+	uint32_t sender;     /* decode, version 2: the signer's id and sequence (0 in 1) */
+	uint64_t seq;
 	union {
 		struct fb_int int_report;  /* FB_T_INT and FB_T_ECHO */
 		struct fb_notice notice;
@@ -129,11 +138,13 @@ struct fb_msg {
 	} u;
 };
 
-/* Decode one message from a UDP payload. 0, or -EPROTO (magic or version),
+/* Decode one message (version 1 or 2) from a UDP payload; the tag is not checked here
+ * (fb_auth_verify). 0, or -EPROTO (magic or version),
  * -EMSGSIZE (truncated), -EINVAL (a field out of range), -ENOMSG (unknown type). */
 int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len);
 
-/* Encode @m (type, flags and body; length is computed, auth_len must be 0 for now).
+/* Encode @m as a version 1 message (type, flags and body; length is computed, auth_len
+ * must be 0; fb_auth_sign makes it a signed one).
  * Returns the message length, or -EMSGSIZE (cap) / -EINVAL (a field out of range). */
 int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m);
 

@@ -4,6 +4,8 @@
  *   Ethernet / IPv4 / UDP / payload
  *   Ethernet / IPv4 / UDP 4791 / BTH [/ RETH | AETH | ImmDt | IETH | DETH ...] / payload
  *            / pad / ICRC                                            (RoCEv2, IBTA A17)
+ *   Ethernet 0x8808 / opcode 0x0101 / class-enable vector / 8 pause times
+ *                                                                    (PFC, IEEE 802.1Qbb)
  *
  * Decoders: int frame_X_decode(struct frame_X *out, const uint8_t *buf, size_t len)
  * check len before every read, write *out only on success and return the header length
@@ -28,6 +30,7 @@
 #define FRAME_ETH_MIN 60           /* without FCS; shorter frames are padded */
 #define FRAME_ETHERTYPE_IPV4 0x0800
 #define FRAME_ETHERTYPE_ARP 0x0806
+#define FRAME_ETHERTYPE_MAC_CONTROL 0x8808   /* IEEE 802.3 Annex 31B: PAUSE, PFC */
 #define FRAME_ARP_LEN 28
 #define FRAME_IPV4_HLEN 20         /* without options */
 #define FRAME_IPPROTO_UDP 17
@@ -178,6 +181,48 @@ int frame_bth_encode(uint8_t *buf, size_t cap, const struct frame_bth *h);
 int frame_reth_encode(uint8_t *buf, size_t cap, const struct frame_reth *h);
 int frame_aeth_encode(uint8_t *buf, size_t cap, const struct frame_aeth *h);
 
+/* ---- PFC: priority-based flow control (IEEE 802.1Qbb clause 36, 802.3 Annex 31D) ----
+ *
+ *   0  DA 01-80-C2-00-00-01 (MAC control, never forwarded by a bridge)
+ *   6  SA (the sending port's individual MAC)
+ *  12  EtherType 0x8808
+ *  14  opcode 0x0101
+ *  16  class-enable vector: a reserved octet (0), then bit i = priority i
+ *  18  time[0..7]: 16 bits each, in quanta of 512 bit times at the link's rate; 0 = XON
+ *  34  zeros to the 60-byte minimum
+ *
+ * A receiver pauses priority i for time[i] quanta when bit i is set (a new frame restarts
+ * the timer; 0 ends it) and ignores time[i] of priorities whose bit is clear. */
+#define FRAME_PFC_OPCODE 0x0101
+#define FRAME_PFC_LEN 34                 /* bytes the fields take, before the padding */
+#define FRAME_PFC_PRIOS 8
+#define FRAME_PFC_QUANTUM_BITS 512
+#define FRAME_PFC_DST_INIT { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 }
+
+struct frame_pfc {
+	uint8_t src[FRAME_ETH_ALEN];
+	uint8_t enable;                  /* class-enable vector, bit i = priority i */
+	uint16_t quanta[FRAME_PFC_PRIOS];
+};
+
+/* The whole frame from its first byte: the length taken (FRAME_PFC_LEN), -EMSGSIZE when
+ * shorter, -EBADMSG for another EtherType or opcode, a destination other than
+ * 01-80-C2-00-00-01, a multicast source, or a non-zero reserved octet. */
+int frame_pfc_decode(struct frame_pfc *out, const uint8_t *buf, size_t len);
+/* The frame padded to FRAME_ETH_MIN: its length, or -EMSGSIZE when @cap is short, -EINVAL
+ * for a multicast source. */
+int frame_build_pfc(uint8_t *buf, size_t cap, const struct frame_pfc *p);
+/* How long @quanta pause a link of @bps: quanta x 512 bit times, rounded up to the ns
+ * (0 for a zero rate, which configurations refuse). */
+uint64_t frame_pfc_quanta_ns(uint16_t quanta, uint64_t bps);
+/* The 802.1p priority of an untagged IPv4 frame with this TOS byte: DSCP >> 3, the
+ * default DSCP-to-priority map of DSCP-trusting RoCE NICs and switches (DSCP 26, RoCE's
+ * usual marking, is priority 3). */
+static inline unsigned frame_tos_priority(uint8_t tos)
+{
+	return tos >> 5;
+}
+
 /* ---- a whole frame ---- */
 enum {
 	FRAME_L_ETH = 1u << 0,
@@ -185,6 +230,7 @@ enum {
 	FRAME_L_IPV4 = 1u << 2,
 	FRAME_L_UDP = 1u << 3,   /* first (or only) fragment of a UDP datagram */
 	FRAME_L_ROCE = 1u << 4,  /* UDP dport 4791 with a whole BTH */
+	FRAME_L_PFC = 1u << 5,   /* MAC control with the PFC opcode, decoded */
 };
 
 struct frame_parsed {
@@ -198,6 +244,7 @@ struct frame_parsed {
 	struct frame_reth reth;   /* when op->ext has FRAME_X_RETH */
 	struct frame_aeth aeth;   /* FRAME_X_AETH */
 	uint32_t imm;             /* FRAME_X_IMMDT (or IETH's rkey), host order */
+	struct frame_pfc pfc;     /* FRAME_L_PFC */
 	uint16_t ip_off;          /* offsets into the frame */
 	uint16_t udp_off;
 	uint16_t bth_off;
@@ -210,7 +257,9 @@ struct frame_parsed {
 /* Parse everything we know. A frame that is not IPv4 (or not UDP, or not RoCEv2) is fine
  * and simply has fewer layers; a layer that is present but cut short or impossible (IPv4
  * header length < 20, total length beyond the frame, UDP length beyond the IP payload, a
- * known RoCE opcode whose headers, pad and ICRC do not fit) fails the whole parse:
+ * known RoCE opcode whose headers, pad and ICRC do not fit, a MAC control frame with the
+ * PFC opcode that frame_pfc_decode refuses; other MAC control opcodes are Ethernet
+ * only) fails the whole parse:
  * returns 0, or -EMSGSIZE / -EBADMSG. Checksums are not verified here. */
 int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len);
 

@@ -49,6 +49,16 @@ struct host_conf {
 	bool cnp_from_notice;
 	uint64_t seed;
 	bool quiet;                  /* no log lines from the context */
+	const uint8_t *key;          /* NULL, or the shared key (QP_SIPHASH_KEY_BYTES): the
+				      * agent signs what it sends, as itself (its IP), and takes
+				      * only signed, new telemetry (qpace/fb_auth.h) */
+	qp_time_ns clock_offset_ns;  /* with a key: now + this = the sequences' clock */
+	/* Virtual time: the context's clock and its frames' driver (qp_ctx_attr.clock,
+	 * qp_soft_arg.tx_ready; options then carry no attach=). NULL: real time, a socket. */
+	qp_time_ns (*clock)(void *arg);
+	void *clock_arg;
+	void (*tx_ready)(void *arg);
+	void *tx_ready_arg;
 };
 
 int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,

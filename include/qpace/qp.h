@@ -89,6 +89,12 @@ struct qp_ctx_attr {
 				  * /run/qpace/qpaced.sock; "" = do not register. QPs are
 				  * never registered with rate_table_mem or rate_table "" */
 	struct qp_agent_params agent; /* defaults for this context's QPs */
+	/* The clock of this context's QP API (posts, the pacing gate, backend progress):
+	 * NULL = qp_now_ns (CLOCK_MONOTONIC). A virtual-time driver installs its own; then
+	 * nothing may wait on it: qp_create refuses QPs without QP_F_NONBLOCK and
+	 * qp_dial/qp_accept refuse (connect in process: qp_local_info + qp_connect). */
+	qp_time_ns (*clock)(void *arg);
+	void *clock_arg;
 };
 
 struct qp_agent;
@@ -101,6 +107,7 @@ struct qp_ctx {
 	struct qp *qps;                    /* this context's QPs (intrusive list) */
 	struct qp_mr *mrs;                 /* registered regions (freed at close) */
 	struct qp_agent *agent;            /* registration with qpaced; NULL = off */
+	unsigned npend;                    /* QPs with a WR pending (verbs/qp.c keeps it) */
 };
 
 /* Memory access rights, as IBV_ACCESS_*. */
@@ -346,6 +353,17 @@ int qp_ctx_fd(struct qp_ctx *ctx);
 qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx);
 /* Hand on paced chunks that are due and run the backend; returns work done or -errno. */
 int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now);
+/* Offer every QP's pending piece to its gate now, whatever its retry time: for a driver
+ * that knows when a gate may have opened (virtual time: a frame in, an agent timer), so
+ * nothing has to poll for credits or the window (qp_gate_params.credit_poll_ns). Returns
+ * the QPs tried, or -errno. */
+int qp_ctx_retry(struct qp_ctx *ctx, qp_time_ns now);
+
+/* The context's clock: attr.clock when installed, else qp_now_ns(). */
+static inline qp_time_ns qp_ctx_now(const struct qp_ctx *ctx)
+{
+	return ctx->attr.clock ? ctx->attr.clock(ctx->attr.clock_arg) : qp_now_ns();
+}
 
 /* ---- memory ---- */
 

@@ -22,6 +22,7 @@
  *                      ask for another
  *   window=128         unacknowledged packets per QP
  *   max_qps=1024, telemetry_port=4792
+ *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
  *
  * QP attributes map to the RC core: timeout (4.096 us << timeout, doubled up to 8x on
  * repeated expiries), retry_cnt, rnr_retry, min_rnr_timer, traffic_class (the IPv4 TOS of
@@ -31,7 +32,13 @@
  * most, then -ETIMEDOUT); a non-blocking QP gets -EAGAIN.
  *
  * Telemetry (UDP 4792) addressed to the host is handed to qp_soft_arg.telemetry, given as
- * qp_ctx_attr.backend_arg. Frames the host drops are counted by reason and the first of
+ * qp_ctx_attr.backend_arg.
+ *
+ * Virtual time (qp_soft_arg.tx_ready set): the context opens no socket and its options
+ * take no attach/peer/bind. A driver moves the frames: it hands frames in to
+ * soft_host_input (on qp_soft_host) and pulls frames out with soft_host_output when its
+ * NIC model is free; tx_ready says that frames may be waiting (after a post, a timer,
+ * progress). Progress runs the host's timers; qp_ctx_fd is -1. Frames the host drops are counted by reason and the first of
  * each reason is logged once.
  */
 #ifndef QPACE_SOFT_H
@@ -50,6 +57,8 @@ extern const struct qp_backend_ops qp_soft_ops;
 struct qp_soft_arg {
 	soft_telemetry_fn telemetry;
 	void *telemetry_arg;
+	void (*tx_ready)(void *arg);   /* virtual time: see above; NULL = the UDP socket */
+	void *tx_ready_arg;
 };
 
 struct qp_soft_io_stats {

@@ -5,16 +5,23 @@
  * (soft_host_deadline / soft_host_tick); time passed in; no I/O, no printing, allocation
  * only in soft_host_create. The I/O shell (verbs/soft.c) moves the frames.
  *
- * In:  Ethernet to our MAC or broadcast.
+ * In:  PFC frames (IEEE 802.1Qbb, to 01-80-C2-00-00-01): each enabled priority is paused
+ *        for its time in quanta of 512 bit times at link_bps, or resumed by time 0 (XON);
+ *        other MAC control frames (802.3x PAUSE) are dropped as protocol.
+ *      Ethernet to our MAC or broadcast.
  *        ARP: a request for our IP is answered; sender addresses of requests and replies
  *        addressed to us are learned (RFC 826).
- *        IPv4 to our IP (header checksum checked, no fragments), UDP:
+ *        IPv4 to our IP (header checksum checked, no fragments), UDP (a checksum that
+ *        is not 0 checked, as Linux checks it before rxe sees the datagram):
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
  *                  the QP's peer address (CNPs from anywhere);
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
  *        Everything else is dropped and counted by reason (enum soft_drop).
  * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
- *      packets, one per QP in turn. RoCEv2 frames as kernel rxe builds them (checked
+ *      packets, one per QP in turn. A QP whose priority (frame_tos_priority of its TOS:
+ *      DSCP >> 3) is paused sends nothing until the pause runs out or an XON comes; its
+ *      RC timers keep running, as a NIC's do. ARP and UDP datagrams are not held.
+ *      RoCEv2 frames as kernel rxe builds them (checked
  *      against frames captured from Linux 6.1 rxe, tests/vectors/): UDP source port
  *      rdma_get_udp_sport(flow label 0, local QPN, remote QPN), TTL 64, DF, an IP id that
  *      counts frames, TOS = the QP's traffic class, UDP checksum 0, ICRC.
@@ -30,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qpace/frame.h"
+#include "qpace/pause.h"
+#include "qpace/rate.h"
 #include "qpace/rc.h"
 #include "qpace/time.h"
 
@@ -37,7 +46,7 @@
 #define SOFT_UDP_PAYLOAD_MAX 1472     /* soft_host_send_udp: one 1500-byte IP packet */
 #define SOFT_HOST_PENDING 16          /* datagrams waiting for ARP */
 #define SOFT_HOST_CTRL 32             /* ARP and UDP frames waiting to go out */
-#define SOFT_ARP_ENTRIES 64
+#define SOFT_ARP_ENTRIES 256       /* one per peer: a 127-sender incast receiver has 127 */
 #define SOFT_ARP_TRIES 3
 #define SOFT_HOST_QPS_MAX 65536u
 #define SOFT_QPN_BASE 0x11            /* as rxe: QPNs 0 and 1 are special, rxe starts at 17 */
@@ -52,6 +61,7 @@ struct soft_host_params {
 	uint16_t telemetry_port;      /* 0 = 4792 (FB_PORT) */
 	qp_time_ns arp_retry_ns;      /* 0 = 100 ms */
 	uint32_t max_qps;             /* 1..SOFT_HOST_QPS_MAX; 0 = 1024 */
+	qp_rate_bps link_bps;         /* line rate, for PAUSE times; 0 = 1 Gb/s */
 	soft_telemetry_fn telemetry;  /* NULL: telemetry frames are dropped and counted */
 	void *telemetry_arg;
 };
@@ -62,7 +72,7 @@ enum soft_drop {
 	SOFT_DROP_PROTO,          /* not IPv4/ARP, not UDP */
 	SOFT_DROP_IP_CSUM,        /* IPv4 header checksum */
 	SOFT_DROP_FRAGMENT,       /* IPv4 fragment */
-	SOFT_DROP_UDP_CSUM,       /* telemetry with a wrong UDP checksum */
+	SOFT_DROP_UDP_CSUM,       /* a wrong UDP checksum (0 means none) */
 	SOFT_DROP_ICRC,           /* RoCEv2 ICRC */
 	SOFT_DROP_NO_QP,          /* no QP with that number (or not connected) */
 	SOFT_DROP_SOURCE,         /* RoCE from an address that is not the QP's peer */
@@ -81,6 +91,7 @@ struct soft_host_stats {
 	uint64_t tx_frames, tx_bytes;
 	uint64_t arp_rx, arp_requests_tx, arp_replies_tx, arp_learned;
 	uint64_t roce_rx, telemetry_rx, udp_tx;
+	uint64_t pfc_rx;              /* PFC frames obeyed (per priority: soft_host_pause) */
 	uint64_t drops[SOFT_DROP_COUNT];
 	enum soft_drop last_drop;
 };
@@ -104,11 +115,14 @@ void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
 
 /* One received frame. */
 void soft_host_input(struct soft_host *h, const uint8_t *frame, size_t len, qp_time_ns now);
-/* The next frame to send into buf (cap >= SOFT_FRAME_MAX); its length, or 0 when none. */
+/* The next frame to send into buf (cap >= SOFT_FRAME_MAX); its length, or 0 when none.
+ * 0 also while every QP with packets is paused: soft_host_deadline then names the end of
+ * the pause, when it may send again (an XON, through soft_host_input, ends it sooner). */
 int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t cap);
-/* soft_host_output has a frame now (ignoring QPs whose peer is unresolved). */
+/* soft_host_output has a frame now (ignoring QPs whose peer is unresolved or whose
+ * priority is paused). */
 bool soft_host_tx_pending(struct soft_host *h);
-/* Earliest timer: RC timers, ARP retries. QP_TIME_NEVER when none. */
+/* Earliest timer: RC timers, ARP retries, the end of a pause. QP_TIME_NEVER when none. */
 qp_time_ns soft_host_deadline(struct soft_host *h);
 void soft_host_tick(struct soft_host *h, qp_time_ns now);
 
@@ -118,6 +132,9 @@ int soft_host_send_udp(struct soft_host *h, uint32_t dst_ip, uint16_t sport, uin
 		       const uint8_t *payload, size_t len, qp_time_ns now);
 
 const struct soft_host_stats *soft_host_stats(const struct soft_host *h);
+/* The PFC pause timers: per priority, pauses and XONs received; time paused up to now
+ * with qp_pause_time(). */
+const struct qp_pause *soft_host_pause(const struct soft_host *h);
 uint32_t soft_host_ip(const struct soft_host *h);
 const uint8_t *soft_host_mac(const struct soft_host *h);
 

@@ -30,5 +30,14 @@ static inline qp_time_ns qp_time_since(qp_time_ns a, qp_time_ns b)
 
 /* CLOCK_MONOTONIC in ns. Only shells call this (lib/clock.c). */
 qp_time_ns qp_now_ns(void);
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now (0 if the wall clock reads earlier): a qp_now_ns()
+ * time plus this is the wall clock in ns since 1970, the clock signed feedback's sequence
+ * numbers come from (qpace/fb_auth.h). Read once by a shell: later steps of the wall clock
+ * then do not make the sequence jump. */
+qp_time_ns qp_wall_offset_ns(void);
+/* Virtual time's guard: while @why is set (NULL clears it), qp_now_ns() prints
+ * "qpace: qp_now_ns() called while WHY" and aborts, so no code run by a virtual-time
+ * driver can read the real clock unnoticed. */
+void qp_clock_forbid(const char *why);
 
 #endif

@@ -32,6 +32,10 @@ const char *qp_fmt_time(qp_time_ns ns, char *buf, size_t len);
 /* "16K", "48M", "1500"... into buf, exactly: the largest binary unit that divides the
  * count (qp_parse_bytes reads it back); returns buf. */
 const char *qp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+/* Rates and times exactly, in the same way: "100G", "2500M", "1234" (SI, as qp_parse_rate
+ * reads them); "10ms", "1500ns", "0" (qp_parse_time). For files that must read back. */
+const char *qp_fmt_rate_exact(qp_rate_bps bps, char *buf, size_t len);
+const char *qp_fmt_time_exact(qp_time_ns ns, char *buf, size_t len);
 /* For display: "1500", "64K", "1.5M" — binary prefixes, one decimal below 10 (not
  * exact: qp_fmt_bytes is the form qp_parse_bytes reads back). */
 const char *qp_fmt_bytes_short(uint64_t bytes, char *buf, size_t len);

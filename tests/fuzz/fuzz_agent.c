@@ -44,6 +44,7 @@ struct run {
 	struct qp_siphash_key key;
 	bool have_key;
 	qp_time_ns now;
+	uint64_t seq;                /* the last sequence signed as the peer */
 	uint8_t buf[FB_MAX_LEN + 64];
 };
 
@@ -59,8 +60,12 @@ static void feed_msg(struct run *r, const struct fb_msg *m, uint32_t src, bool s
 
 	if (len <= 0)
 		return;
-	if (r->have_key && sign)
-		len = fb_auth_sign(r->buf, sizeof(r->buf), (size_t)len, &r->key);
+	if (r->have_key && sign) {
+		/* As a signer does: the next sequence, max(last + 1, its clock); the agent's
+		 * clock_offset_ns is 0 here, so the peer's clock is the agent's. */
+		r->seq = r->seq + 1 > r->now ? r->seq + 1 : r->now;
+		len = fb_auth_sign(r->buf, sizeof(r->buf), (size_t)len, &r->key, src, r->seq);
+	}
 	if (len > 0)
 		feed(r, r->buf, (size_t)len, src);
 }
@@ -193,7 +198,7 @@ static void drain(struct run *r)
 			struct fb_msg m;
 
 			if (fb_decode(&m, out[i].buf, out[i].len) ||
-			    (r->have_key && fb_auth_verify(out[i].buf, out[i].len, &r->key)))
+			    (r->have_key && fb_auth_verify(out[i].buf, out[i].len, &r->key, NULL, NULL)))
 				abort();
 		}
 	}

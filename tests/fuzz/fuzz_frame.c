@@ -1,4 +1,5 @@
-/* libFuzzer target: the frame parser and everything that reads a frame's bytes. */
+/* libFuzzer target: the frame parser and everything that reads a frame's bytes (the PFC
+ * decoder and its round trip included). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct frame_bth bth;
 		struct frame_reth reth;
 		struct frame_aeth aeth;
+		struct frame_pfc pfc;
 	} u;
 	uint8_t *copy;
 
@@ -28,7 +30,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	frame_bth_decode(&u.bth, data, size);
 	frame_reth_decode(&u.reth, data, size);
 	frame_aeth_decode(&u.aeth, data, size);
+	/* PFC: what decodes re-encodes to the same 34 bytes, and the pause it asks for is
+	 * finite at any rate. */
+	if (frame_pfc_decode(&u.pfc, data, size) > 0) {
+		uint8_t again[FRAME_ETH_MIN];
+		if (frame_build_pfc(again, sizeof(again), &u.pfc) != FRAME_ETH_MIN ||
+		    memcmp(again, data, FRAME_PFC_LEN))
+			abort();
+		for (int i = 0; i < FRAME_PFC_PRIOS; i++)
+			if (frame_pfc_quanta_ns(u.pfc.quanta[i], 1000) > 65535ull * 512 * 1000000)
+				abort();
+	}
 	if (frame_parse(&p, data, size) == 0) {
+		if ((p.layers & FRAME_L_PFC) && p.eth.ethertype != FRAME_ETHERTYPE_MAC_CONTROL)
+			abort();
 		if (p.layers & FRAME_L_ROCE) {
 			(void)frame_icrc_ok(data, &p);
 			if ((size_t)p.payload_off + p.payload_len > size)

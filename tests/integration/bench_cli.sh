@@ -19,6 +19,13 @@ expect() {  # expect "WANT" ARGS...: non-zero exit and WANT in stderr
 expect "unknown command 'frobnicate'" frobnicate
 expect "-N/--senders '99': not a whole number in 1..63" incast -N 99
 expect "-s/--size '12X'" write_bw -s 12X
+# The clocks: virtual time takes what real time cannot, and nothing of a network.
+expect "--clock virtual takes 1..127" incast -N 99
+expect "-N/--senders '200': not a whole number in 1..127" incast --clock virtual -N 200
+expect "--rate '20G': above 10G in real time" incast --rate 20G
+expect "--clock 'later': one of: real, virtual" incast --clock later
+expect "--clock virtual builds its own switch" incast --clock virtual --switch 127.0.0.1:7000
+expect "--clock virtual runs every host in this process" incast --clock virtual --attach 127.0.0.1:7000 --ip 10.0.0.2 10.0.0.1
 expect "--cc" incast --cc tcp
 expect "--credits 'maybe': one of: off, ia" incast --credits maybe
 expect "try: qpace-bench incast --help" incast --bogus

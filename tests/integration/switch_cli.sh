@@ -25,15 +25,23 @@ expect() {
 
 expect 2 "--rate '1X': not a rate in 1K..10T" --star 2 --rate 1X
 expect 2 "--buffer '10': not a size in 1514..1G" --star 2 --buffer 10
-expect 2 "--star '99': not a whole number in 1..64" --star 99
+expect 2 "--star '199': not a whole number in 1..128" --star 199
 expect 2 "--ecn '80K,20K,0.2': accepted KMIN,KMAX,PMAX" --star 2 --ecn 80K,20K,0.2
 expect 2 "--int 'maybe': accepted direct, echo, off" --star 2 --int maybe
 expect 2 "--int-sample 'often'" --star 2 --int-sample often
+expect 2 "--pfc 'xoff=40K,xon=50K': xon 51200 must be below xoff 40960" \
+	--star 2 --pfc xoff=40K,xon=50K
+expect 2 "--pfc 'xon=1K': xoff=BYTES is required" --star 2 --pfc xon=1K
+expect 2 "--pfc 'xoff=40K,class=8': class '8': accepted a priority in 0..7" \
+	--star 2 --pfc xoff=40K,class=8
 expect 2 "unknown option '--bogus'" --star 2 --bogus
 expect 2 "give exactly one of --star N or -c FILE" --rate 1G
 expect 1 "ecn: Kmax 1048576 is above the buffer of 131072 bytes" --star 1 --base-port 19200 --ecn 10K,1M,0.1
 printf 'switch s\nport s p udp local=127.0.0.1:19210\nport s q udp local=127.0.0.1:19212 delay=forever\n' > "$tmp/bad.topo"
 expect 2 "bad.topo:3: delay 'forever': not a time" -c "$tmp/bad.topo"
+printf 'switch s\nport s p udp local=127.0.0.1:19214 pfc=xoff=40K,headroom=huge\n' > "$tmp/pfc.topo"
+expect 2 "pfc.topo:2: pfc 'xoff=40K,headroom=huge': headroom 'huge': accepted bytes" \
+	-c "$tmp/pfc.topo"
 expect 0 "Options:" --help
 timeout 10 $SW --star 1 --base-port 19220 --duration 8s -q &
 pid=$!

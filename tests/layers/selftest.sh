@@ -41,6 +41,16 @@ tree; printf '/* new */\n' >"$tmp/t/include/qpace/newthing.h"
 expect fail "a public header with no layer" "newthing.h: public header with no layer"
 tree; printf '#include "../tests/unit/x.h"\n' >>"$tmp/t/lib/units.c"
 expect fail "product code reaching into tests/"
+friends() {   # sim/ drives switchsim through its private headers; agent/ may not
+	tree
+	mkdir -p "$tmp/t/switchsim" "$tmp/t/sim"
+	printf '/* private */\n' >"$tmp/t/switchsim/sw.h"
+	printf '#include "sw.h"\n' >"$tmp/t/switchsim/pipeline.c"
+	printf '#include "sw.h"\n' >"$tmp/t/sim/run.c"
+}
+friends; expect pass "sim includes switchsim's private header (a friend)"
+friends; printf '#include "sw.h"\n' >>"$tmp/t/agent/core.c"
+expect fail "a folder that is no friend includes it" "agent/core.c: includes private header"
 
-echo "layers selftest: $((6 - fails)) passed, $fails failed"
+echo "layers selftest: $((8 - fails)) passed, $fails failed"
 [ $fails = 0 ]

@@ -18,6 +18,7 @@
 
 #include "qpace/opt.h"
 #include "qpace/qp.h"
+#include "qpace/soft.h"
 #include "qpace/units.h"
 
 #define SLOTS 8u
@@ -203,6 +204,29 @@ static int run_client(const struct opts *o, struct qp *qp, struct qp_mr *mr, uin
 	return 0;
 }
 
+/* Loss recovery as the backend saw it, one line each side: the QP's retransmissions
+ * (where the backend counts them: not rdma-core), and for the soft backend the frames
+ * its host refused, by reason (corrupted frames end there). */
+static void print_recovery(const char *role, struct qp *qp)
+{
+	struct soft_host *h = qp_soft_host(qp->ctx);
+	struct qp_stats st;
+
+	qp_get_stats(qp, &st);
+	if (st.have & QP_STAT_RETRANS)
+		printf("qp-check %s rc: %llu retransmitted, %llu timeouts, %llu NAKs\n", role,
+		       (unsigned long long)st.retransmissions, (unsigned long long)st.timeouts,
+		       (unsigned long long)st.naks);
+	if (!h)
+		return;
+	printf("qp-check %s host drops:", role);
+	for (int d = 0; d < SOFT_DROP_COUNT; d++)
+		if (soft_host_stats(h)->drops[d])
+			printf(" %s %llu", soft_drop_str((enum soft_drop)d),
+			       (unsigned long long)soft_host_stats(h)->drops[d]);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -260,6 +284,7 @@ int main(int argc, char **argv)
 	}
 	printf("qp-check: remote %s\n", qp_conn_info_str(&qp->remote, err, sizeof(err)));
 	rc = o.server ? run_client(&o, qp, mr, buf) : run_server(&o, qp, mr, buf);
+	print_recovery(o.server ? "client" : "server", qp);
 	if (rc)
 		fprintf(stderr, "qp-check: failed: %s\n", strerror(-rc));
 	qp_ctx_close(ctx);

@@ -5,6 +5,7 @@
  *   qpace-probe send to=IP:PORT type=level|int|echo|notice|credit [fields...]
  *   qpace-probe fuzz to=IP:PORT count=N seed=S
  *   qpace-probe listen port=P [count=N timeout=S]
+ *   qpace-probe replay pcap=FILE to=IP:PORT [count=N port=4792]
  *   qpace-probe rate qpn=N [table=NAME]
  *   qpace-probe sender qpn=N seconds=S [table=NAME link=R fb_hold=T safe=PERMILLE]
  *
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "qpace/addr.h"
@@ -25,24 +27,27 @@
 #include "qpace/errmsg.h"
 #include "qpace/fb_auth.h"
 #include "qpace/feedback.h"
+#include "qpace/frame.h"
 #include "qpace/gate.h"
 #include "qpace/keyfile.h"
 #include "qpace/opt.h"
 #include "qpace/units.h"
+#include "pcap_frames.h"
 
-enum { C_REGISTER = 1, C_SEND = 2, C_FUZZ = 4, C_LISTEN = 8, C_RATE = 16, C_SENDER = 32 };
+enum { C_REGISTER = 1, C_SEND = 2, C_FUZZ = 4, C_LISTEN = 8, C_RATE = 16, C_SENDER = 32,
+       C_REPLAY = 64 };
 
 static const char *const type_names[] = { "int", "echo", "notice", "level", "credit", NULL };
 enum { T_INT, T_ECHO, T_NOTICE, T_LEVEL, T_CREDIT };
 
 /* Every argument of every subcommand; a row says which take it. */
 static struct probe {
-	const char *socket, *from, *key, *bind, *table;
+	const char *socket, *from, *key, *bind, *table, *pcap;
 	char algo[AGENT_ALGO_MAX], params[AGENT_PARAMS_MAX];
 	uint32_t local, peer, src, dst;          /* host order */
 	struct sockaddr_in to;
 	uint64_t qpn, peer_qpn, qp, count, sport, hold, mtu, level, seq, bytes, psn, hops, qlen;
-	uint64_t replies, seed, port, timeout, seconds, chunk, safe;
+	uint64_t replies, seed, port, timeout, seconds, chunk, sender, safe;
 	bool receiver, to_receiver;
 	unsigned type;
 	double util;
@@ -139,12 +144,14 @@ static const struct qp_opt args[] = {
 	{ "hold", 0, QP_OPT_UINT, "S", AT(hold), N(0, 86400), .cmds = C_REGISTER,
 	  .help = "seconds to stay registered (0 = until killed)", .def = "0" },
 	/* send, fuzz */
-	{ "to", 0, ADDR(to), .cmds = C_SEND | C_FUZZ, .help = "agent feedback address",
+	{ "to", 0, ADDR(to), .cmds = C_SEND | C_FUZZ | C_REPLAY, .help = "agent feedback address",
 	  .def = "127.0.0.1:4792" },
-	{ "from", 0, QP_OPT_STR, "IP", AT(from), .cmds = C_SEND | C_FUZZ,
+	{ "from", 0, QP_OPT_STR, "IP", AT(from), .cmds = C_SEND | C_FUZZ | C_REPLAY,
 	  .help = "source IP to bind (default: any)" },
 	{ "key", 0, QP_OPT_STR, "FILE", AT(key), .cmds = C_SEND | C_FUZZ | C_LISTEN,
 	  .help = "key file: send signs each message, listen checks tags (fuzz: unused)" },
+	{ "sender", 0, QP_OPT_UINT, "ID", AT(sender), N(0, UINT32_MAX), .cmds = C_SEND,
+	  .help = "with key: the signer id the messages carry (0 = a random one)", .def = "0" },
 	{ "type", 0, QP_OPT_CHOICE, "TYPE", AT(type), .choices = type_names, .cmds = C_SEND,
 	  .help = "int, echo, notice, level or credit", .def = "level" },
 	{ "src", 0, IP(src), .cmds = C_SEND, .help = "flow: data sender", .def = "10.0.0.1" },
@@ -189,6 +196,13 @@ static const struct qp_opt args[] = {
 	  .help = "stop after this many (0 = no limit)", .def = "0" },
 	{ "timeout", 0, QP_OPT_UINT, "S", AT(timeout), N(0, 86400), .cmds = C_LISTEN,
 	  .help = "stop after this many seconds", .def = "5" },
+	/* replay */
+	{ "pcap", 0, QP_OPT_STR, "FILE", AT(pcap), .cmds = C_REPLAY,
+	  .help = "capture to replay (qpace-switch --pcap, tcpdump -w)" },
+	{ "port", 0, QP_OPT_UINT, "PORT", AT(port), N(1, 65535), .cmds = C_REPLAY,
+	  .help = "replay the UDP payloads of frames to this destination port", .def = "4792" },
+	{ "count", 0, QP_OPT_UINT, "N", AT(count), N(0, UINT32_MAX), .cmds = C_REPLAY,
+	  .help = "at most this many datagrams (0 = all)", .def = "0" },
 	/* rate, sender */
 	{ "table", 0, QP_OPT_STR, "NAME", AT(table), .cmds = C_RATE | C_SENDER,
 	  .help = "rate table name", .def = QP_RATETABLE_DEFAULT },
@@ -213,9 +227,8 @@ static const struct qp_opt args[] = {
 #define NARGS (sizeof(args) / sizeof(args[0]))
 _Static_assert(NARGS <= QP_OPT_MAX, "one table");
 
-static bool load_key(struct qp_siphash_key *k)
+static bool load_key(struct qp_siphash_key *k, uint8_t raw[QP_SIPHASH_KEY_BYTES])
 {
-	uint8_t raw[QP_SIPHASH_KEY_BYTES];
 	char err[300];
 
 	if (!P.key)
@@ -334,11 +347,18 @@ static void build(struct fb_msg *m, uint64_t i, qp_time_ns now, uint64_t *tx)
 static int cmd_send(void)
 {
 	struct sockaddr_in to = P.to;
+	uint8_t raw[QP_SIPHASH_KEY_BYTES];
 	struct qp_siphash_key k;
-	bool sign = load_key(&k);
+	struct fb_signer signer;
+	bool sign = load_key(&k, raw);
 	int fd = udp_socket(P.from);
 	uint64_t n = P.count, tx[QP_INT_MAX_HOPS] = { 0 }, sent = 0;
-	qp_time_ns gap = P.gap_ns, next = qp_now_ns();
+	qp_time_ns gap = P.gap_ns, next = qp_now_ns(), wall = qp_wall_offset_ns();
+	uint32_t sender = (uint32_t)P.sender;
+
+	if (sign && !sender && getrandom(&sender, sizeof(sender), GRND_NONBLOCK) < 0)
+		sender = (uint32_t)(next ^ (uint64_t)getpid());
+	fb_signer_init(&signer, raw, sender);
 
 	for (uint64_t i = 0; i < n && !stop; i++) {
 		uint8_t buf[FB_MAX_LEN];
@@ -352,7 +372,8 @@ static int cmd_send(void)
 		build(&m, i, next, tx);
 		len = fb_encode(buf, sizeof(buf), &m);
 		if (len > 0 && sign)
-			len = fb_auth_sign(buf, sizeof(buf), (size_t)len, &k);
+			len = fb_signer_sign(&signer, buf, sizeof(buf), (size_t)len,
+					     qp_now_ns() + wall);
 		if (len <= 0)
 			die("cannot encode this %s message%s", type_names[P.type], "");
 		sent += sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&to, sizeof(to)) == len;
@@ -446,8 +467,15 @@ static void print_dgram(const uint8_t *buf, ssize_t len, qp_time_ns start,
 		printf(" level=%u acked=%u seq=%u", m.u.level.level, m.u.level.acked, m.u.level.seq);
 	if (m.type == FB_T_INT || m.type == FB_T_ECHO)
 		printf(" psn=%u hops=%u", m.u.int_report.psn, m.u.int_report.nhops);
-	if (k)
-		printf(" tag=%s", fb_auth_verify(buf, (size_t)len, k) ? "bad" : "ok");
+	if (k) {
+		uint64_t seq = 0;
+		uint32_t sender = 0;
+		bool ok = fb_auth_verify(buf, (size_t)len, k, &sender, &seq) == 0;
+
+		printf(" tag=%s", ok ? "ok" : "bad");
+		if (ok)
+			printf(" sender=0x%08x seq=%llu", sender, (unsigned long long)seq);
+	}
 	printf("\n");
 	fflush(stdout);
 }
@@ -475,8 +503,9 @@ static void receive(int fd, qp_time_ns start, qp_time_ns end, uint64_t count,
 static int cmd_listen(void)
 {
 	struct sockaddr_in sa;
+	uint8_t raw[QP_SIPHASH_KEY_BYTES];
 	struct qp_siphash_key k;
-	bool check = load_key(&k);
+	bool check = load_key(&k, raw);
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 	qp_time_ns start = qp_now_ns();
 	char port[8];
@@ -492,6 +521,40 @@ static int cmd_listen(void)
 	fflush(stdout);
 	receive(fd, start, start + P.timeout * QP_NS_PER_S, P.count,
 		check ? &k : NULL);
+	close(fd);
+	return 0;
+}
+
+/* ---- replay: what an attacker who captured telemetry can send ---- */
+
+#define REPLAY_MAX_FRAMES 100000
+
+/* The UDP payload of every frame to port=P in the capture, once, in order, from=IP. */
+static int cmd_replay(void)
+{
+	struct pcap_frame *f = calloc(REPLAY_MAX_FRAMES, sizeof(*f));
+	struct sockaddr_in to = P.to;
+	int fd = udp_socket(P.from);
+	size_t n = 0;
+	uint64_t sent = 0, frames = 0;
+
+	if (!f || !P.pcap || pcap_frames_load(P.pcap, f, REPLAY_MAX_FRAMES, &n))
+		die("replay: %s%s", P.pcap ? "cannot read the capture" : "pcap=FILE is required",
+		    "");
+	for (size_t i = 0; i < n && !stop && (!P.count || sent < P.count); i++) {
+		struct frame_parsed p;
+
+		if (frame_parse(&p, f[i].b, f[i].len) || !(p.layers & FRAME_L_UDP) ||
+		    p.udp.dport != P.port)
+			continue;
+		frames++;
+		sent += sendto(fd, f[i].b + p.payload_off, p.payload_len, 0,
+			       (struct sockaddr *)&to, sizeof(to)) == (ssize_t)p.payload_len;
+		usleep(100);
+	}
+	printf("replay frames=%zu matching=%llu sent=%llu\n", n, (unsigned long long)frames,
+	       (unsigned long long)sent);
+	free(f);
 	close(fd);
 	return 0;
 }
@@ -596,6 +659,7 @@ static const struct cmd {
 	{ "listen", C_LISTEN, cmd_listen, "print the feedback messages that arrive" },
 	{ "rate", C_RATE, cmd_rate, "read a QP's rate-table slot" },
 	{ "sender", C_SENDER, cmd_sender, "pace a no-op sender through the gate" },
+	{ "replay", C_REPLAY, cmd_replay, "send the UDP payloads captured in a pcap file again" },
 	{ .name = NULL },
 };
 

@@ -6,7 +6,8 @@
  *   qpace-swtest rate --base-port P --rate R --size S --duration D
  *                                               Ethernet/IPv4/UDP frames in udp ports at R;
  *                                               prints sent, received, received rate
- *   qpace-swtest send --to IP:PORT --rate R --size S --duration D     plain UDP socket
+ *   qpace-swtest send --to IP:PORT --rate R --size S --duration D [--qp N]
+ *                                               plain UDP socket (--qp: RoCEv2 data)
  *   qpace-swtest recv --bind IP:PORT --duration D                     plain UDP socket
  *   qpace-swtest json FILE SWITCH PORT KEY      one counter from --stats-json output
  *
@@ -51,7 +52,8 @@ static int cmd_send(int argc, char **argv)
 		perror("qpace-swtest send: socket");
 		return 1;
 	}
-	struct swt_counts c = swt_paced_send(fd, a.rate_bps, a.size, a.size + 42, a.duration_ns);
+	struct swt_counts c = swt_paced_send(fd, a.rate_bps, a.size, a.size + 42, a.duration_ns,
+					     (uint32_t)a.qp);
 	printf("sent %" PRIu64 " frames of %zu B (%zu B on the wire) in %.3f s\n", c.frames,
 	       a.size, a.size + 42, (double)c.ns / 1e9);
 	close(fd);

@@ -34,6 +34,9 @@ static const struct qp_opt swt_opts[] = {
 	  .cmds = SWT_RATE | SWT_SEND | SWT_RECV, .help = "how long", .def = "1s" },
 	{ "base-port", 0, QP_OPT_UINT, "P", AT(base_port), .min = 1, .max = 65000,
 	  .cmds = SWT_INT | SWT_HOPS | SWT_RATE, .help = "the --star switch's base port" },
+	{ "qp", 0, QP_OPT_UINT, "QPN", AT(qp), .max = 0xffffff, .flags = QP_OPT_F_HEX,
+	  .cmds = SWT_SEND, .help = "start each payload with a BTH to this dest QP (RoCEv2\n"
+				    "data when sent to port 4791; payload >= 12 B)", .def = "0" },
 };
 #define SWT_NOPTS (sizeof(swt_opts) / sizeof(swt_opts[0]))
 
@@ -100,17 +103,21 @@ static void nap(void)
 }
 
 struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,
-				 qp_time_ns duration)
+				 qp_time_ns duration, uint32_t dest_qp)
 {
 	static uint8_t buf[SW_TEST_FRAME];
 	struct swt_counts c = { 0 };
 	qp_time_ns start = qp_now_ns(), gap = qp_tx_time_ns(wire, rate ? rate : QP_GBPS);
 	uint64_t k = 0, total = duration / gap;
+	struct frame_bth bth = { .opcode = FRAME_OP_RC_WRITE_MIDDLE, .dest_qp = dest_qp };
 
 	while (k < total) {
 		uint64_t due = (qp_now_ns() - start) / gap + 1;
 		for (; k < due && k < total; k++) {
 			memcpy(buf, &k, sizeof(k));
+			bth.psn = (uint32_t)k & 0xffffff;
+			if (dest_qp)
+				frame_bth_encode(buf, payload, &bth);
 			if (send(fd, buf, payload, 0) == (ssize_t)payload) {
 				c.frames++;
 				c.bytes += wire;

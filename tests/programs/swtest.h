@@ -18,6 +18,7 @@ struct swt_args {
 	size_t size;
 	qp_time_ns duration_ns;
 	unsigned base_port;
+	uint64_t qp;            /* send: 0, or a BTH to this dest QP begins each payload */
 };
 
 struct swt_counts {
@@ -47,8 +48,11 @@ int swt_parse(struct swt_args *a, int argc, char **argv);
 /* The options of subcommand @cmd, for --help. */
 void swt_usage(FILE *f, const char *cmd);
 int swt_udp(const struct sockaddr_in *bind_addr);
+/* Datagrams of @payload bytes (@wire on the wire) at @rate for @duration; with @dest_qp,
+ * each starts with a BTH (RC WRITE_MIDDLE to it, PSN counting up): RoCEv2 data to a
+ * switch when sent to UDP port 4791. */
 struct swt_counts swt_paced_send(int fd, qp_rate_bps rate, size_t payload, size_t wire,
-				 qp_time_ns duration);
+				 qp_time_ns duration, uint32_t dest_qp);
 struct swt_rx swt_count_rx(int fd, qp_time_ns max_ns, size_t overhead,
 			   const struct swt_rx *so_far);
 void swt_print_rx(const char *what, const struct swt_rx *r);

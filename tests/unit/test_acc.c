@@ -9,10 +9,12 @@
 #include <cmocka.h>
 
 #include "cc_algs.h"
+#include "hpcc_core.h"
 #include "int_feed.h"
 #include "cc_loop.h"
 #include "cc_assert.h"
 #include "cc_expect.h"
+#include "netmodel.h"
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
@@ -49,46 +51,79 @@ static uint32_t queue_for_share(double share_bps)
 	return (uint32_t)((ETA * (double)LINE - share_bps) * (double)T_NS / 8e9);
 }
 
-/* share = (eta*B - q*8/T)/n; one cut per T; a notice above the rate changes nothing;
- * flows = 0 counts as 1; a queue beyond one RTT's drain gives min_rate. */
+/* fair=0: share = (eta*B - q*8/T)/n; one cut per T; a notice above the rate changes
+ * nothing; flows = 0 counts as 1; a queue beyond one RTT's drain gives min_rate. */
 static void test_notice_cut(void **state)
 {
-	struct cc *cc = mk(NULL);
+	struct cc *cc = mk("fair=0");
 	(void)state;
 
 	/* q = 31250 B: 25 Gb/s to drain in T; (95 - 25) / 4 = 17.5 Gb/s. */
 	assert_int_equal(notice(cc, 31250, 4, 1000), CC_ACT_RATE);
 	assert_int_equal(cc->rate_bps, 17500 * QP_MBPS);
 	assert_int_equal(cc->cap_bytes, CAP(17500 * QP_MBPS));
-	assert_int_equal(notice(cc, 100000, 16, 1000 + T_NS - 1), 0); /* within T: held */
+	assert_int_equal(notice(cc, 100000, 4, 1000 + T_NS - 1), 0); /* within T: held */
 	assert_int_equal(cc->rate_bps, 17500 * QP_MBPS);
-	assert_int_equal(notice(cc, 0, 1, 1000 + T_NS), 0);           /* 95G >= rate */
+	assert_int_equal(notice(cc, 0, 4, 1000 + T_NS), 0);           /* 23.75G >= rate */
 	assert_int_equal(cc->rate_bps, 17500 * QP_MBPS);
 	assert_int_equal(notice(cc, 0, 10, 1000 + T_NS), CC_ACT_RATE); /* 9.5G */
 	assert_int_equal(cc->rate_bps, 9500 * QP_MBPS);
-	assert_int_equal(notice(cc, 200000, 0, 1000 + 2 * T_NS), CC_ACT_RATE); /* < 0 */
+	assert_int_equal(notice(cc, 200000, 10, 1000 + 2 * T_NS), CC_ACT_RATE); /* < 0 */
 	assert_int_equal(cc->rate_bps, 100 * QP_MBPS);
 	cc_destroy(cc);
 
-	cc = mk(NULL); /* flows = 0 is one flow: (95 - 25) / 1 */
+	cc = mk("fair=0"); /* flows = 0 is one flow: (95 - 25) / 1 */
 	notice(cc, 31250, 0, 5);
 	assert_int_equal(cc->rate_bps, 70 * QP_GBPS);
 	cc_destroy(cc);
 }
 
-/* The cut moves the reference Rc too: the next fast reaction works from it. */
+/* The default floor (fair=1): a notice cuts to no less than eta*B/n. At a queue beyond one
+ * RTT's drain, the drain rule alone (fair=0) sends the flow to min_rate = line/1000; the
+ * default gives each of 4 flows 23.75G, of 16 flows 5.94G. */
+static void test_default_cut_not_min_rate(void **state)
+{
+	static const struct {
+		const char *params;
+		uint32_t q;
+		uint16_t n;
+		qp_rate_bps want;
+	} cases[] = {
+		{ NULL, 200000, 4, 23750 * QP_MBPS },
+		{ NULL, 125000, 16, 5937500 * QP_KBPS },
+		{ "fair=0", 200000, 4, 100 * QP_MBPS },
+		{ "fair=0", 125000, 16, 100 * QP_MBPS },
+		{ NULL, 31250, 4, 23750 * QP_MBPS },    /* drain 17.5G < F */
+		{ NULL, 0, 8, 11875 * QP_MBPS },        /* drain = F */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cc *cc = mk(cases[i].params);
+
+		assert_int_equal(notice(cc, cases[i].q, cases[i].n, 0), CC_ACT_RATE);
+		print_message("%-6s q %6u B, %2u flows: cut to %.4g Gb/s\n",
+			      cases[i].params ? cases[i].params : "fair=1", cases[i].q, cases[i].n,
+			      cc->rate_bps / 1e9);
+		assert_int_equal(cc->rate_bps, cases[i].want);
+		cc_destroy(cc);
+	}
+}
+
+/* The cut moves the reference Rc too: the next fast reaction (on data sent after the cut)
+ * works from it. */
 static void test_cut_sets_reference(void **state)
 {
-	struct cc *cc = mk(NULL);
+	struct cc *cc = mk("fair=0");
 	struct int_feed f;
 	double u;
 	(void)state;
 
-	notice(cc, 31250, 4, 0); /* 17.5G, before any INT report */
 	int_feed_init(&f, cc, 1, &link_b, BDP);
-	int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP); /* baseline */
+	int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP); /* baseline; snd_nxt seq + BDP */
+	notice(cc, 31250, 4, f.now);                      /* 17.5G, cut_seq = that snd_nxt */
 	assert_int_equal(cc->rate_bps, 17500 * QP_MBPS);
-	int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP); /* fast reaction, U: 1 -> 0.95 */
+	int_feed_step_all(&f, STEP_NS, 0.5, 0, BDP);      /* seq = cut_seq: fast reaction */
 	u = (1.0 * (T_NS - STEP_NS) + 0.5 * STEP_NS) / T_NS;
 	cc_assert_rate_near(cc->rate_bps, 17.5e9 * ETA / u + (double)AI, 1e-6);
 	cc_destroy(cc);
@@ -98,7 +133,7 @@ static void test_cut_sets_reference(void **state)
  * first report on later data does. */
 static void test_pre_cut_reports_ignored(void **state)
 {
-	struct cc *cc = mk(NULL);
+	struct cc *cc = mk("fair=0");
 	struct int_feed f;
 	(void)state;
 
@@ -117,101 +152,110 @@ static void test_pre_cut_reports_ignored(void **state)
 	cc_destroy(cc);
 }
 
-/* Cut to 10G, then a link with idle capacity (u = 0.2) for a whole period: one jump to
- * Rc*eta/u = 47.5G instead of HPCC's Rc + R_AI. The next period still carries data sent
- * before the jump (u = 0.2 again): no second jump on top. A period measured at 47.5G with
- * u = 0.475 asks for 95G. */
-static void test_ramp_up_jump(void **state)
+/* The first RTT: the notice cuts before any INT report (the case it is for). The reports
+ * that follow are on data sent at line rate before the cut (a 2x overload, one BDP
+ * queued): the first sets cut_seq = snd_nxt - (what 23.75G sent since the cut) - MTU,
+ * and none of the pre-cut ones moves the rate. Without the bound (cut_seq 0 until the
+ * first report) the second report cut the flow again, to 13.7G. */
+static void test_first_rtt_filter(void **state)
 {
 	struct cc *cc = mk(NULL);
 	struct int_feed f;
-	(void)state;
-
-	notice(cc, queue_for_share(10e9), 1, 0);
-	cc_assert_rate_near(cc->rate_bps, 10e9, 1e-6);
-	int_feed_init(&f, cc, 1, &link_b, BDP);
-	for (int k = 0; k < 12; k++) /* baseline, 10 fast reactions, full update */
-		int_feed_step_all(&f, STEP_NS, 0.2, 0, SEQ_STEP);
-	cc_assert_rate_near(cc->rate_bps, 10e9 * ETA / 0.2, 1e-6);
-	for (int k = 0; k < 11; k++)
-		int_feed_step_all(&f, STEP_NS, 0.2, 0, SEQ_STEP);
-	cc_assert_rate_near(cc->rate_bps, 47.5e9 + (double)AI, 1e-6); /* HPCC's additive step */
-	for (int k = 0; k < 11; k++)
-		int_feed_step_all(&f, STEP_NS, 0.475, 0, SEQ_STEP);
-	cc_assert_rate_near(cc->rate_bps, 95e9, 1e-3);
-	cc_destroy(cc);
-}
-
-/* One report at or above eta in the period: no jump, HPCC's own update. */
-static void test_no_jump_after_busy_report(void **state)
-{
-	struct cc *cc = mk(NULL);
-	struct int_feed f;
-	(void)state;
-
-	notice(cc, queue_for_share(10e9), 1, 0);
-	int_feed_init(&f, cc, 1, &link_b, BDP);
-	for (int k = 0; k < 12; k++)
-		int_feed_step_all(&f, STEP_NS, k == 5 ? ETA : 0.2, 0, SEQ_STEP);
-	assert_true(cc->rate_bps < 11 * QP_GBPS);
-	cc_destroy(cc);
-}
-
-/* u_floor bounds one jump to eta/u_floor times the reference. */
-static void test_u_floor_bounds_jump(void **state)
-{
-	const char *params[2] = { NULL, "u_floor=0.5" };
-	const double want[2] = { 10e9 * ETA / 0.1, 10e9 * ETA / 0.5 };
-	(void)state;
-
-	for (int i = 0; i < 2; i++) {
-		struct cc *cc = mk(params[i]);
-		struct int_feed f;
-
-		notice(cc, queue_for_share(10e9), 1, 0);
-		int_feed_init(&f, cc, 1, &link_b, BDP);
-		for (int k = 0; k < 12; k++)
-			int_feed_step_all(&f, STEP_NS, 0.01, 0, SEQ_STEP);
-		cc_assert_rate_near(cc->rate_bps, want[i], 1e-6);
-		cc_destroy(cc);
-	}
-}
-
-/* fair=1: a notice cuts to no less than eta*B/n (here (95 - 200) / 4 < 0 would be
- * min_rate; the anchor gives 23.75G), and a ramp-up jump rises to no more than it. */
-static void test_fair_anchor(void **state)
-{
-	struct cc *cc = mk("fair=1");
-	struct int_feed f;
+	int moved_at = -1;
 	(void)state;
 
 	assert_int_equal(notice(cc, 200000, 4, 0), CC_ACT_RATE);
 	assert_int_equal(cc->rate_bps, 23750 * QP_MBPS);
-	cc_destroy(cc);
-
-	cc = mk("fair=1");
-	notice(cc, queue_for_share(10e9), 8, 0);           /* (95 - 85) / 8 < 95 / 8 */
-	cc_assert_rate_near(cc->rate_bps, 95e9 / 8, 1e-6);
 	int_feed_init(&f, cc, 1, &link_b, BDP);
-	/* The bottleneck idle (u = 0.01): without the anchor one jump would be 0.95/0.1
-	 * times the reference (112.8G, clamped to the line); with it no jump, only HPCC's
-	 * additive steps (max_stage 5). */
-	for (int k = 0; k < 12; k++)
-		int_feed_step_all(&f, STEP_NS, 0.01, 0, SEQ_STEP);
-	assert_true(cc->rate_bps <= 95e9 / 8 + 12.0 * (double)AI);
+	/* Pre-cut data: seq 12500 .. 125000 (snd_nxt at the cut = BDP). */
+	for (int k = 1; k <= 10; k++) {
+		int_feed_step_all(&f, STEP_NS, 1.0, BDP, SEQ_STEP);
+		if (moved_at < 0 && cc->rate_bps != 23750 * QP_MBPS)
+			moved_at = k;
+	}
+	print_message("first RTT: notice cut to 23.75G; 10 reports on pre-cut data: rate %s\n",
+		      moved_at < 0 ? "unchanged" : "moved");
+	assert_int_equal(moved_at, -1);
+	/* seq 137500 > the bound (137500 - 2969 - 1000): post-cut data moves it. */
+	int_feed_step_all(&f, STEP_NS, 1.0, BDP, SEQ_STEP);
+	assert_true(cc->rate_bps < 23750 * QP_MBPS);
+	cc_destroy(cc);
+}
+
+/* The ramp-up: a later notice from the same switch with fewer flows raises the rate at
+ * once to min(line, eta*B/n, R * n_last / n); not from another switch, not when the count
+ * rises or stays; with fair=0 no higher than the drain share allows. */
+static void test_ramp_on_falling_flow_count(void **state)
+{
+	struct cc *cc = mk(NULL);
+	struct cc_event ev = { .type = CC_EV_NOTICE };
+	(void)state;
+
+	notice(cc, 0, 2, 0);                                 /* F = 47.5G: cut */
+	assert_int_equal(cc->rate_bps, 47500 * QP_MBPS);
+	assert_int_equal(notice(cc, 0, 2, 100), 0);          /* same count: nothing */
+	assert_int_equal(notice(cc, 0, 1, 200), CC_ACT_RATE); /* within T of the cut, too */
+	assert_int_equal(cc->rate_bps, 95 * QP_GBPS);
+	assert_int_equal(cc->cap_bytes, CAP(95 * QP_GBPS));
 	cc_destroy(cc);
 
-	cc = mk(NULL);                                    /* default: the drain rule alone */
-	notice(cc, queue_for_share(10e9), 8, 0);
-	cc_assert_rate_near(cc->rate_bps, 10e9 / 8, 1e-6);
+	cc = mk(NULL);                                       /* 16 -> 15: 95/16 -> 95/15 */
+	notice(cc, 0, 16, 0);
+	assert_int_equal(cc->rate_bps, 5937500 * QP_KBPS);
+	notice(cc, 0, 15, T_NS);
+	cc_assert_rate_near(cc->rate_bps, 95e9 / 15, 1e-9);
 	cc_destroy(cc);
+
+	cc = mk(NULL);                                       /* another switch: no ramp */
+	notice(cc, 0, 4, 0);
+	ev.u.notice = (struct cc_notice){ .switch_id = 2, .link_bps = LINE, .flows = 1 };
+	cc_event(cc, &ev, 100);
+	assert_int_equal(cc->rate_bps, 23750 * QP_MBPS);
+	cc_destroy(cc);
+
+	cc = mk("fair=0");                                   /* drain share bounds the ramp */
+	notice(cc, 0, 4, 0);                                 /* 23.75G */
+	notice(cc, 100000, 2, 100);                          /* drain (95 - 80)/2 = 7.5G < R */
+	assert_int_equal(cc->rate_bps, 23750 * QP_MBPS);
+	notice(cc, 31250, 1, 200);                           /* drain 70G: ramp to 47.5G */
+	assert_int_equal(cc->rate_bps, 47500 * QP_MBPS);
+	cc_destroy(cc);
+}
+
+/* Idle capacity alone (no notice) is HPCC's to take: after the same cut to 10G, ACC and
+ * HPCC (max_stage 0) fed the same reports of an idle bottleneck (u = 0.2) move exactly
+ * alike; ACC adds no jump after the fact. */
+static void test_no_reactive_jump(void **state)
+{
+	struct cc *acc = mk("fair=0,max_stage=0");
+	struct cc *hpcc = cc_expect_create(&cc_hpcc_ops, &path, "max_stage=0");
+	struct hpcc_state *hs = (struct hpcc_state *)(void *)hpcc;
+	struct int_feed fa, fh;
+	(void)state;
+
+	int_feed_init(&fa, acc, 1, &link_b, BDP);
+	int_feed_init(&fh, hpcc, 1, &link_b, BDP);
+	int_feed_step_all(&fa, STEP_NS, 0.2, 0, SEQ_STEP); /* baselines */
+	int_feed_step_all(&fh, STEP_NS, 0.2, 0, SEQ_STEP);
+	notice(acc, queue_for_share(10e9), 1, fa.now);
+	hpcc_core_set_reference(&hs->core, hpcc, 10e9);
+	assert_int_equal(acc->rate_bps, hpcc->rate_bps);
+	for (int k = 0; k < 30; k++) {
+		int_feed_step_all(&fa, STEP_NS, 0.2, 0, BDP); /* every report after the cut */
+		int_feed_step_all(&fh, STEP_NS, 0.2, 0, BDP);
+		assert_int_equal(acc->rate_bps, hpcc->rate_bps);
+	}
+	print_message("after the cut to 10G, 30 reports at u = 0.2: acc %.4g Gb/s, hpcc %.4g Gb/s\n",
+		      acc->rate_bps / 1e9, hpcc->rate_bps / 1e9);
+	cc_destroy(acc);
+	cc_destroy(hpcc);
 }
 
 static void test_bad_params(void **state)
 {
 	static const struct cc_expect_bad bad[] = {
-		{ "u_floor=0", "u_floor" },     { "u_floor=1.5", "u_floor" },
-		{ "min_rate=200G", "min_rate" }, { "eta=0", "eta" }, { "fair=2", "fair" },
+		{ "u_floor=0.1", "u_floor" },    { "min_rate=200G", "min_rate" },
+		{ "eta=0", "eta" },              { "fair=2", "fair" },
 	};
 	char help[2048];
 	(void)state;
@@ -219,7 +263,7 @@ static void test_bad_params(void **state)
 	cc_expect_bad_params(&cc_acc_ops, &path, bad, sizeof(bad) / sizeof(bad[0]));
 	assert_ptr_equal(cc_find("acc"), &cc_acc_ops);
 	assert_int_equal(cc_params_help(&cc_acc_ops, help, sizeof(help)), 0);
-	assert_non_null(strstr(help, "u_floor"));
+	assert_non_null(strstr(help, "fair"));
 	assert_non_null(strstr(help, "max_stage"));
 }
 
@@ -227,69 +271,141 @@ static void test_bad_params(void **state)
 
 /* 16 senders start together at line rate into one 100G port whose switch sends notices
  * above 0.25 BDP. ACC's first cut comes half an RTT after the start instead of one RTT:
- * its peak queue must be well below HPCC's, and it must not buy that with an idle link. */
-static void test_incast_peak_queue(void **state)
+ * its peak queue must be well below HPCC's, and it must not buy that with an idle link.
+ * Finite buffers: at 2 MB (16 BDP, what HPCC's window bound N * W needs) neither drops;
+ * at 1.25 MB (10 BDP) HPCC must drop (its first RTT alone queues 15 BDP) and ACC must not. */
+static void incast_run(const struct cc_ops *ops, uint64_t buffer, struct cc_loop_result *r,
+		       double *total)
 {
-	const struct cc_ops *ops[2] = { &cc_hpcc_ops, &cc_acc_ops };
-	struct cc_loop_result r[2];
-	double total[2] = { 0, 0 };
-	(void)state;
+	struct cc_loop_cfg c = cc_loop_defaults(16);
 
-	for (int a = 0; a < 2; a++) {
-		struct cc_loop_cfg c = cc_loop_defaults(16);
-		c.ops = ops[a];
-		c.early_threshold_bytes = 31250;
-		c.duration_rtts = 100;
-		c.measure_rtts = 50;
-		cc_assert_loop(&c, &r[a]);
-		for (unsigned i = 0; i < 16; i++)
-			total[a] += r[a].rate_bps[i];
-		print_message("16->1 incast, %-4s: peak queue %7llu B (%.2f BDP), standing queue "
-			      "< 0.1 BDP from %.0f RTT, notices %llu, late total %.2f Gb/s\n",
-			      ops[a]->name, (unsigned long long)r[a].max_queue_bytes,
-			      (double)r[a].max_queue_bytes / r[a].bdp_bytes,
-			      (double)r[a].drained_ns / (double)r[a].rtt_ns,
-			      (unsigned long long)r[a].notices, total[a] / 1e9);
-	}
-	assert_true(r[1].max_queue_bytes < r[0].max_queue_bytes);
-	assert_true((double)r[1].max_queue_bytes < 0.75 * (double)r[0].max_queue_bytes);
-	assert_true(r[1].drained_ns < r[0].drained_ns);
-	assert_int_equal(r[1].drops, 0);
-	assert_true(r[1].late_mean_queue_bytes < r[1].bdp_bytes / 10);
-	assert_true(total[1] > 0.93 * (double)LINE);
+	c.ops = ops;
+	c.early_threshold_bytes = 31250;
+	c.buffer_bytes = buffer;
+	c.duration_rtts = 100;
+	c.measure_rtts = 50;
+	cc_assert_loop(&c, r);
+	*total = 0;
+	for (unsigned i = 0; i < 16; i++)
+		*total += r->rate_bps[i];
+	print_message("16->1 incast, %-4s, buffer %7llu B: peak queue %7llu B (%.2f BDP), "
+		      "standing queue < 0.1 BDP from %.0f RTT, notices %llu, drops %llu, lowest "
+		      "rate %.3g Gb/s, late total %.2f Gb/s\n", ops->name,
+		      (unsigned long long)buffer, (unsigned long long)r->max_queue_bytes,
+		      (double)r->max_queue_bytes / r->bdp_bytes,
+		      (double)r->drained_ns / (double)r->rtt_ns, (unsigned long long)r->notices,
+		      (unsigned long long)r->drops, r->min_rate_bps[0] / 1e9, *total / 1e9);
 }
 
-/* Two long flows share the link; flow 1 ends. Time from its completion until the survivor
- * paces at >= 90% of eta*B: ACC's jump against HPCC's additive stages (max_stage 5).
- * Two flow sizes, so the finish falls at different points of the stage cycle. */
+static void test_incast_peak_queue(void **state)
+{
+	struct cc_loop_result h, a, hs, as;
+	double th, ta, tmp;
+	(void)state;
+
+	incast_run(&cc_hpcc_ops, 2000000, &h, &th);
+	incast_run(&cc_acc_ops, 2000000, &a, &ta);
+	assert_int_equal(h.drops, 0);
+	assert_int_equal(a.drops, 0);
+	assert_true((double)a.max_queue_bytes < 0.75 * (double)h.max_queue_bytes);
+	assert_true(a.drained_ns < h.drained_ns);
+	assert_true(a.late_mean_queue_bytes < a.bdp_bytes / 10);
+	assert_true(ta > 0.93 * (double)LINE);
+	/* The default floor: no noticed flow goes near min_rate (line/1000 = 0.1G). */
+	for (unsigned i = 0; i < 16; i++)
+		assert_true(a.min_rate_bps[i] > 10 * (LINE / 1000));
+	incast_run(&cc_hpcc_ops, 1250000, &hs, &tmp);
+	incast_run(&cc_acc_ops, 1250000, &as, &tmp);
+	assert_true(hs.drops > 0);
+	assert_int_equal(as.drops, 0);
+}
+
+/* Two long flows share the 100G bottleneck (400G uplinks, 2.5 us per link, T ~ 10 us);
+ * flow 1 (3 MB or 5 MB) ends. The test plays the switch's side of (c): the bottleneck's
+ * switch counts the flows active at the port and sends each a notice when the count
+ * changes: {2 flows} at the start, {1 flow} to the survivor when flow 1's last byte has
+ * left the port (delivered; it reaches the survivor one uplink delay later). Measured:
+ * time from that moment until the survivor paces at >= 90% of eta*B, ACC against HPCC,
+ * both at max_stage=0 (the setting the bench uses), where HPCC's own update is already
+ * multiplicative: R = Rc * eta / U. ACC must get there first, within one RTT. */
+struct freed_run {
+	qp_time_ns rtt_ns, free_ns, reach_ns;
+	uint64_t drops;
+};
+
+static void freed_share_run(const struct cc_ops *ops, uint64_t bytes, struct freed_run *out)
+{
+	enum { UP0, UP1, BOTTLE, NL };
+	struct nm_link links[NL] = {
+		[UP0] = { .rate_bps = 400 * QP_GBPS, .prop_ns = 2500, .switch_id = 10, .port = 1 },
+		[UP1] = { .rate_bps = 400 * QP_GBPS, .prop_ns = 2500, .switch_id = 11, .port = 1 },
+		[BOTTLE] = { .rate_bps = LINE, .prop_ns = 2500, .switch_id = 1, .port = 1,
+			     .buffer_bytes = 1250000 },
+	};
+	unsigned p0[2] = { UP0, BOTTLE }, p1[2] = { UP1, BOTTLE };
+	struct nm *nm = nm_create(links, NL, 1000, 3);
+	struct cc *cc[2];
+	struct cc_event ev = { .type = CC_EV_NOTICE };
+	qp_time_ns t, dt, sig_ns = QP_TIME_NEVER;
+	struct cc_path p;
+
+	assert_non_null(nm);
+	p = (struct cc_path){ .line_bps = LINE, .base_rtt_ns = nm_path_rtt(nm, p0, 2),
+			      .mtu_bytes = 1000 };
+	out->rtt_ns = p.base_rtt_ns;
+	out->free_ns = out->reach_ns = QP_TIME_NEVER;
+	dt = p.base_rtt_ns / 50;
+	for (int i = 0; i < 2; i++)
+		cc[i] = cc_expect_create(ops, &p, "max_stage=0");
+	assert_true(nm_add_flow(nm, cc[0], p0, 2, 0, 0) == 0);
+	assert_true(nm_add_flow(nm, cc[1], p1, 2, bytes, 0) == 1);
+	ev.u.notice = (struct cc_notice){ .switch_id = 1, .link_bps = LINE, .flows = 2 };
+	if (ops->on[CC_EV_NOTICE])
+		for (int i = 0; i < 2; i++)
+			cc_event(cc[i], &ev, 0);
+	for (t = dt; t < 200 * p.base_rtt_ns && out->reach_ns == QP_TIME_NEVER; t += dt) {
+		nm_run_until(nm, t);
+		if (out->free_ns == QP_TIME_NEVER && nm_flow_delivered(nm, 1) >= bytes) {
+			out->free_ns = t;
+			sig_ns = t + links[UP0].prop_ns;
+		}
+		if (t >= sig_ns && ops->on[CC_EV_NOTICE]) {
+			ev.u.notice.flows = 1;
+			ev.u.notice.queue_bytes = (uint32_t)nm_queue_bytes(nm, BOTTLE);
+			cc_event(cc[0], &ev, t);
+			sig_ns = QP_TIME_NEVER;
+		}
+		if (out->free_ns != QP_TIME_NEVER && cc[0]->rate_bps >= 0.9 * ETA * (double)LINE)
+			out->reach_ns = t - out->free_ns;
+	}
+	out->drops = nm_link_drops(nm, BOTTLE);
+	nm_destroy(nm);
+	for (int i = 0; i < 2; i++)
+		cc_destroy(cc[i]);
+}
+
 static void test_takes_freed_share_faster(void **state)
 {
 	const uint64_t sizes[2] = { 3000000, 5000000 };
-	const struct cc_ops *ops[2] = { &cc_hpcc_ops, &cc_acc_ops };
 	(void)state;
 
 	for (int s = 0; s < 2; s++) {
-		struct cc_loop_result r[2];
-		for (int a = 0; a < 2; a++) {
-			struct cc_loop_cfg c = cc_loop_defaults(2);
-			c.ops = ops[a];
-			c.early_threshold_bytes = 31250;
-			c.flow_bytes[1] = sizes[s];
-			c.duration_rtts = 120;
-			c.measure_rtts = 10;
-			c.reach_flow = 0;
-			c.reach_bps = 0.9 * ETA * (double)LINE;
-			cc_assert_loop(&c, &r[a]);
-			assert_true(r[a].first_finish_ns != QP_TIME_NEVER);
-			assert_true(r[a].reach_ns != QP_TIME_NEVER);
-		}
-		print_message("flow of %llu B ends at %.1f RTT: survivor at 90%% of eta*B after "
-			      "%.2f RTT (hpcc) vs %.2f RTT (acc)\n", (unsigned long long)sizes[s],
-			      (double)r[1].first_finish_ns / (double)r[1].rtt_ns,
-			      (double)r[0].reach_ns / (double)r[0].rtt_ns,
-			      (double)r[1].reach_ns / (double)r[1].rtt_ns);
-		assert_true(r[1].reach_ns < r[0].reach_ns);
-		assert_true(r[1].reach_ns <= 3 * r[1].rtt_ns);
+		struct freed_run h, a;
+
+		freed_share_run(&cc_hpcc_ops, sizes[s], &h);
+		freed_share_run(&cc_acc_ops, sizes[s], &a);
+		assert_true(h.free_ns != QP_TIME_NEVER && a.free_ns != QP_TIME_NEVER);
+		assert_true(h.reach_ns != QP_TIME_NEVER && a.reach_ns != QP_TIME_NEVER);
+		print_message("flow of %llu B ends at %.1f RTT (hpcc) / %.1f RTT (acc): survivor at "
+			      "90%% of eta*B after %.2f RTT (hpcc, max_stage=0) vs %.2f RTT (acc)\n",
+			      (unsigned long long)sizes[s], (double)h.free_ns / (double)h.rtt_ns,
+			      (double)a.free_ns / (double)a.rtt_ns,
+			      (double)h.reach_ns / (double)h.rtt_ns,
+			      (double)a.reach_ns / (double)a.rtt_ns);
+		assert_true(a.reach_ns < h.reach_ns);
+		assert_true(a.reach_ns <= a.rtt_ns);
+		assert_int_equal(a.drops, 0);
+		assert_int_equal(h.drops, 0);
 	}
 }
 
@@ -297,12 +413,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_notice_cut),
+		cmocka_unit_test(test_default_cut_not_min_rate),
 		cmocka_unit_test(test_cut_sets_reference),
 		cmocka_unit_test(test_pre_cut_reports_ignored),
-		cmocka_unit_test(test_ramp_up_jump),
-		cmocka_unit_test(test_no_jump_after_busy_report),
-		cmocka_unit_test(test_u_floor_bounds_jump),
-		cmocka_unit_test(test_fair_anchor),
+		cmocka_unit_test(test_first_rtt_filter),
+		cmocka_unit_test(test_ramp_on_falling_flow_count),
+		cmocka_unit_test(test_no_reactive_jump),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_incast_peak_queue),
 		cmocka_unit_test(test_takes_freed_share_faster),

@@ -149,11 +149,11 @@ static void test_level_rate_and_ack(void **state)
 	assert_int_equal(got.u.level.switch_id, 7);
 	assert_int_equal(got.u.level.seq, 11);
 	assert_int_equal(got.u.level.psn, 0x123456);
-	/* level 2 one RTT later: x0.75; the level-3 re-application ran first at T0+1000+T */
+	/* level 2 one RTT later: x0.75 (a level's cut is applied once, not re-applied) */
 	agent_feed_datagram(f->a, (const uint8_t *)"garbage!garbage!", 16, SWITCH, 1, T0);
 	m = level_msg(0x21, r.sport, 2);
 	afx_feed(f, &m, SWITCH, T0 + 1000 + 10 * QP_NS_PER_US);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 1875 * QP_MBPS);
+	assert_int_equal(afx_slot(f, 0x11).rate_bps, 3750 * QP_MBPS);
 	/* a wrong source port means another flow */
 	m = level_msg(0x21, (uint16_t)(r.sport + 1), 3);
 	assert_int_equal(afx_feed(f, &m, SWITCH, T0 + 20000) & AGENT_RX_MATCHED, 0);
@@ -221,12 +221,12 @@ static void test_allow_and_auth(void **state)
 	assert_int_equal(afx_feed(f, &m, SWITCH, T0), 0);
 	/* wrong key: rejected */
 	n = afx_encode(buf, &m);
-	sn = fb_auth_sign(buf, sizeof(buf), n, &bad);
+	sn = fb_auth_sign(buf, sizeof(buf), n, &bad, 7, T0);
 	assert_true(sn > 0);
 	assert_int_equal(agent_feed_datagram(f->a, buf, (size_t)sn, SWITCH, 4792, T0), 0);
 	/* right key, source outside 10.0.0.0/24: rejected */
 	n = afx_encode(buf, &m);
-	sn = fb_auth_sign(buf, sizeof(buf), n, &good);
+	sn = fb_auth_sign(buf, sizeof(buf), n, &good, 7, T0);
 	assert_int_equal(agent_feed_datagram(f->a, buf, (size_t)sn, 0x0b000001u, 4792, T0), 0);
 	assert_int_equal(afx_slot(f, 0x11).rate_bps, 10 * QP_GBPS);
 	/* one flipped bit in a signed message: rejected */
@@ -239,8 +239,8 @@ static void test_allow_and_auth(void **state)
 	{
 		struct agent_dgram d;
 		assert_int_equal(agent_tx_take(f->a, &d, 1), 1);
-		assert_int_equal(fb_auth_verify(d.buf, d.len, &good), 0);
-		assert_int_equal(fb_auth_verify(d.buf, d.len, &bad), -EACCES);
+		assert_int_equal(fb_auth_verify(d.buf, d.len, &good, NULL, NULL), 0);
+		assert_int_equal(fb_auth_verify(d.buf, d.len, &bad, NULL, NULL), -EACCES);
 	}
 	const uint64_t *c = agent_counters(f->a);
 	assert_int_equal(c[AGENT_C_FB_REJ_NOTAG], 1);

@@ -1,6 +1,7 @@
 /* The agent core's IA credits with injected time: the receiver's grants on the exact W/Δ
- * schedule as senders come and go, grant sequence numbers across registrations, and the
- * sender's side: cumulative grants, duplicates, expiry. */
+ * schedule as senders come and go, grant sequence numbers across registrations, grants
+ * clocked by arrivals (echo INT) and bounded to the window, and the sender's side:
+ * cumulative grants, duplicates, expiry. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +184,105 @@ static void test_grant_seq_across_registrations(void **state)
 	afx_free(tx);
 }
 
+/* ---- receiver role: grants clocked by arrivals (echo INT), bounded to the window ---- */
+
+/* Echo INT about data HOST_B's QP sent to our receiving QP @qpn, PSN @psn. */
+static unsigned feed_arrival(struct afx *f, uint32_t qpn, uint32_t psn, qp_time_ns now)
+{
+	struct fb_msg m = { .type = FB_T_INT, .flags = FB_F_TO_RECEIVER };
+
+	m.u.int_report.flow = (struct fb_flow){ HOST_B, HOST_A, 4791, qpn };
+	m.u.int_report.psn = psn;
+	m.u.int_report.nhops = 1;
+	m.u.int_report.hops[0] = (struct qp_int_hop){ .switch_id = 1, .port = 1, .ts_ns = now,
+						      .link_bps = QP_GBPS };
+	return afx_feed(f, &m, 0x0a0000feu, now);
+}
+
+/* CREDIT bytes in the datagrams queued now, per receiving QP (0x11 + i); echoes skipped. */
+static void take_grants(struct afx *f, uint64_t *bytes, unsigned *count)
+{
+	struct agent_dgram d[16];
+	unsigned n;
+
+	while ((n = agent_tx_take(f->a, d, 16)))
+		for (unsigned i = 0; i < n; i++) {
+			struct fb_msg m;
+
+			assert_int_equal(fb_decode(&m, d[i].buf, d[i].len), 0);
+			if (m.type != FB_T_CREDIT)
+				continue;
+			bytes[m.u.credit.flow.dest_qp - 0x11] += m.u.credit.credit_bytes;
+			count[m.u.credit.flow.dest_qp - 0x11]++;
+		}
+}
+
+/* Two receiving QPs on a 1 Gb/s link (RTT 100 us, MTU 1000: W = 6 for n = 2). Both get
+ * their first window; then only QP 0x11's data arrives (echo INT, PSN 100..129), about one
+ * RTT after its first grant and W per RTT after that (as its window allows, so the pacer's
+ * RTT samples are the 100 us it was registered with): each arrival is answered at once
+ * (Δ = 0) by a grant of the bytes it freed, and 0x12, idle, gets nothing more in 50 RTTs:
+ * it cannot bank credit and burst. A reordered (older) PSN grants nothing. */
+static void test_arrivals_clock_grants(void **state)
+{
+	struct agent_params p = afx_params("none");
+	struct afx *f;
+	uint64_t bytes[2] = { 0, 0 };
+	unsigned count[2] = { 0, 0 };
+	qp_time_ns t = T0, first = 0, gap = 100 * QP_NS_PER_US / 6 + 1;
+	(void)state;
+
+	p.credits = true;
+	f = afx_new(&p);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct agent_qp_reg r = afx_reg(0x11 + i, 0x21 + i);
+
+		r.link_bps = QP_GBPS;
+		r.base_rtt_ns = 100 * QP_NS_PER_US;
+		r.flags = AGENT_QP_RECEIVER;
+		afx_register(f, &r);
+	}
+	for (; t <= T0 + 100 * QP_NS_PER_US; t += QP_NS_PER_US) { /* the first windows */
+		agent_poll(f->a, t);
+		take_grants(f, bytes, count);
+		if (!first && bytes[0])
+			first = t;
+	}
+	assert_int_equal(bytes[0], 6000);
+	assert_int_equal(bytes[1], 6000);
+	t = first + 99 * QP_NS_PER_US; /* before the timer schedule's second grant */
+	for (uint32_t k = 0; k < 30; k++, t += gap) {
+		uint64_t before = bytes[0];
+
+		agent_poll(f->a, t);
+		take_grants(f, bytes, count);
+		feed_arrival(f, 0x11, 100 + k, t);
+		take_grants(f, bytes, count);
+		assert_int_equal(bytes[0] - before, 1000); /* at once, one MTU freed */
+	}
+	feed_arrival(f, 0x11, 110, t); /* older PSN: no new data */
+	take_grants(f, bytes, count);
+	assert_int_equal(bytes[0], 6000 + 30 * 1000);
+	for (qp_time_ns end = t + 50 * 100 * QP_NS_PER_US; t <= end; t += 10 * QP_NS_PER_US) {
+		agent_poll(f->a, t);
+		take_grants(f, bytes, count);
+	}
+	print_message("arrivals: busy QP granted %llu B in %u grants for 30 arrivals; idle QP "
+		      "%llu B in %u grant(s) over 50 RTTs\n", (unsigned long long)bytes[0],
+		      count[0], (unsigned long long)bytes[1], count[1]);
+	assert_int_equal(bytes[0], 6000 + 30 * 1000);
+	assert_int_equal(bytes[1], 6000);
+	assert_int_equal(count[1], 1);
+	{
+		uint32_t n, w;
+		qp_time_ns delta, per;
+
+		assert_int_equal(agent_link_view(f->a, HOST_A, &n, &w, &delta, &per), 0);
+		assert_int_equal(w, 6); /* the measured RTT is the registered one here */
+	}
+	afx_free(f);
+}
+
 /* ---- sender side of credits: cumulative grants, duplicates, expiry ---- */
 
 static void test_credit_rx_and_expiry(void **state)
@@ -225,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ia_five_senders),
 		cmocka_unit_test(test_grant_seq_across_registrations),
+		cmocka_unit_test(test_arrivals_clock_grants),
 		cmocka_unit_test(test_credit_rx_and_expiry),
 	};
 

@@ -30,7 +30,7 @@ static const struct {
 	{ "hpcc", { "--int", "direct", "--early", "off" }, false, "" },
 	{ "acc", { "--int", "direct", "--early", "bdp" }, false, "fair=1" },
 	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, NULL },
-	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,24K,48K" }, false, NULL },
+	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,28K,48K" }, false, NULL },
 	{ "idcc", { "--int", "direct", "--early", "off" }, false, NULL },
 };
 #define NOLD (sizeof(old_table) / sizeof(old_table[0]))

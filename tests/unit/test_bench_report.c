@@ -126,6 +126,43 @@ static void test_incast_json_keys(void **state)
 	free(text);
 }
 
+/* The clocks: every result names its clock; the engine's figures (the names agreed with
+ * the ns-3 comparison) are in a virtual-time result only, and its text has them on one
+ * line. */
+static void test_incast_clock_keys(void **state)
+{
+	static const char *const vt[] = { "events", "packet_hops", "sim_s", "wall_s" };
+	struct incast_result r = { .algorithm = "hpcc", .cc = "hpcc", .clock = "real",
+				   .senders = 2, .have_switch = true, .events = 7,
+				   .packet_hops = 5, .sim_s = 0.25, .wall_s = 0.5 };
+	char *text = NULL, err[128];
+	struct keys k = { .n = 0 };
+	(void)state;
+
+	CAPTURE(text, incast_print_json(out, &r, false));
+	assert_int_equal(jsonr_walk(text, strlen(text), collect, &k, err, sizeof(err)), 0);
+	assert_true(has(&k, "clock"));
+	assert_non_null(strstr(text, "\"clock\":\"real\""));
+	for (size_t i = 0; i < 4; i++)
+		if (has(&k, vt[i]))
+			fail_msg("a real-time result carries %s: %s", vt[i], text);
+	free(text);
+	snprintf(r.clock, sizeof(r.clock), "virtual");
+	memset(&k, 0, sizeof(k));
+	CAPTURE(text, incast_print_json(out, &r, false));
+	assert_int_equal(jsonr_walk(text, strlen(text), collect, &k, err, sizeof(err)), 0);
+	for (size_t i = 0; i < 4; i++)
+		if (!has(&k, vt[i]))
+			fail_msg("a virtual-time result lacks %s: %s", vt[i], text);
+	assert_non_null(strstr(text, "\"events\":7,\"packet_hops\":5,\"sim_s\":0.250000,"
+				     "\"wall_s\":0.500"));
+	free(text);
+	CAPTURE(text, incast_print_text(out, &r, NULL, 0));
+	assert_non_null(strstr(text, "virtual time              : 0.250000 s simulated in "
+				     "0.500 s wall, 7 events, 5 packet-hops (10 per wall second)"));
+	free(text);
+}
+
 static void count_top(void *arg, const char *path, const struct jsonr_val *v)
 {
 	(void)v;
@@ -168,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_bw_table_is_perftests),
 		cmocka_unit_test(test_lat_table_is_perftests),
 		cmocka_unit_test(test_incast_json_keys),
+		cmocka_unit_test(test_incast_clock_keys),
 		cmocka_unit_test(test_summary_and_compare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

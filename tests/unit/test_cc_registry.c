@@ -96,7 +96,7 @@ static void test_needs_pinned(void **state)
 	assert_int_equal(alg("dcqcn")->feedback.notice_bytes, 16384);
 	assert_int_equal(alg("dcqcn")->feedback.notice_interval_ns, 50 * QP_NS_PER_US);
 	assert_int_equal(alg("ffd")->feedback.level_bytes[0], 8192);
-	assert_int_equal(alg("ffd")->feedback.level_bytes[1], 24576);
+	assert_int_equal(alg("ffd")->feedback.level_bytes[1], 28672);
 	assert_int_equal(alg("ffd")->feedback.level_bytes[2], 49152);
 }
 
@@ -145,7 +145,7 @@ static void test_feedback_describe(void **state)
 	assert_string_equal(buf, "CNPs (an early notice stands in) at a queue of 16K, one per flow "
 				 "per 50us");
 	assert_int_equal(cc_feedback_describe(alg("ffd"), buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "congestion levels at a queue of 8K, 24K, 48K");
+	assert_string_equal(buf, "congestion levels at a queue of 8K, 28K, 48K");
 	assert_int_equal(cc_feedback_describe(alg("idcc"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "INT reports, RTT samples");
 	assert_int_equal(cc_feedback_describe(alg("acc"), buf, 10), -ENOSPC);
@@ -277,7 +277,7 @@ static void test_cli_requests(void **state)
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(strncmp(r.out, text, strlen(text)), 0);
 	assert_string_equal(r.out + strlen(text),
-			    "  feedback it needs: congestion levels at a queue of 8K, 24K, 48K\n");
+			    "  feedback it needs: congestion levels at a queue of 8K, 28K, 48K\n");
 	run_free(&r);
 
 	r = run_args("--help-params", "all", "--format", "md", NULL);

@@ -4,6 +4,7 @@
  * The link: C = 10 Gb/s, RTT = 8 us, MTU = 1000 B, so C·RTT = 10 MTU and one MTU takes
  * 800 ns on the link. */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,13 +23,15 @@ static const struct credit_params params = {
 	.link_bps = C_BPS, .rtt_ns = RTT, .mtu_bytes = MTU, .max_senders = 64, .seed = 42,
 };
 
-static struct credit_pacer *make_seeded(uint32_t n_senders, qp_time_ns now, uint64_t seed)
+static struct credit_pacer *make_mode(uint32_t n_senders, qp_time_ns now, uint64_t seed,
+				      bool arrivals)
 {
 	struct credit_params p = params;
 	char err[256] = "";
 	struct credit_pacer *cp;
 
 	p.seed = seed;
+	p.arrivals = arrivals;
 	cp = credit_create(&p, err, sizeof(err));
 
 	if (!cp)
@@ -37,6 +40,11 @@ static struct credit_pacer *make_seeded(uint32_t n_senders, qp_time_ns now, uint
 	for (uint32_t i = 0; i < n_senders; i++)
 		assert_int_equal(credit_add(cp, 100 + i, now), 0);
 	return cp;
+}
+
+static struct credit_pacer *make_seeded(uint32_t n_senders, qp_time_ns now, uint64_t seed)
+{
+	return make_mode(n_senders, now, seed, false);
 }
 
 static struct credit_pacer *make(uint32_t n_senders, qp_time_ns now)
@@ -280,6 +288,253 @@ static void test_bounds(void **state)
 	credit_destroy(cp);
 }
 
+/* ---- closed loop: senders, one bottleneck, the receiver's pacer ----
+ *
+ * Time steps of 100 ns. A grant reaches its sender GRANT_NS after the poll; a sender with
+ * at least one MTU of credit puts one packet per step on the wire; it reaches the
+ * bottleneck (C, FIFO, 800 ns per packet) FWD_NS later and the receiver FWD_NS after its
+ * departure, where the shell reports the arrival and polls. Unloaded grant-to-data time:
+ * 3.2 + 2 + 0.8 + 2 = 8 us = RTT. */
+#define LOOP_STEP 100u
+#define GRANT_NS 3200u
+#define FWD_NS 2000u
+#define LOOP_MAX_PKTS 200000u
+#define LOOP_SENDERS 8u
+
+struct loop_pkt {
+	qp_time_ns t;
+	uint32_t sender;
+	uint64_t bytes;
+};
+
+struct loop_fifo {
+	struct loop_pkt *e;
+	size_t head, tail;
+};
+
+struct loop {
+	struct credit_pacer *cp;
+	bool feed_arrivals;           /* the shell reports arrivals (else: timer schedule) */
+	unsigned n;
+	qp_time_ns active_from[LOOP_SENDERS]; /* a sender has data from then on */
+	uint64_t credit[LOOP_SENDERS], max_credit[LOOP_SENDERS], sent[LOOP_SENDERS];
+	uint64_t max_burst[LOOP_SENDERS];     /* most packets sent back to back */
+	uint64_t run[LOOP_SENDERS];
+	struct loop_fifo grants, to_q, queue, to_rx;
+	qp_time_ns q_free;            /* the bottleneck is busy until then */
+	uint64_t q_bytes, q_max, delivered;
+};
+
+static struct loop_pkt loop_mem[4][LOOP_MAX_PKTS];
+
+static void fifo_push(struct loop_fifo *f, qp_time_ns t, uint32_t sender, uint64_t bytes)
+{
+	assert_true(f->tail < LOOP_MAX_PKTS);
+	f->e[f->tail++] = (struct loop_pkt){ t, sender, bytes };
+}
+
+static bool fifo_due(const struct loop_fifo *f, qp_time_ns t)
+{
+	return f->head < f->tail && f->e[f->head].t <= t;
+}
+
+static void loop_init(struct loop *l, struct credit_pacer *cp, unsigned n, bool feed)
+{
+	memset(l, 0, sizeof(*l));
+	l->cp = cp;
+	l->n = n;
+	l->feed_arrivals = feed;
+	l->grants.e = loop_mem[0];
+	l->to_q.e = loop_mem[1];
+	l->queue.e = loop_mem[2];
+	l->to_rx.e = loop_mem[3];
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(credit_add(cp, i, 0), 0);
+}
+
+static void loop_step(struct loop *l, qp_time_ns t)
+{
+	struct credit_grant g[LOOP_SENDERS];
+	unsigned k;
+
+	while (fifo_due(&l->grants, t)) { /* grants reach their senders */
+		struct loop_pkt *e = &l->grants.e[l->grants.head++];
+		l->credit[e->sender] += e->bytes;
+	}
+	for (unsigned i = 0; i < l->n; i++) { /* senders with data and credit send */
+		if (l->credit[i] > l->max_credit[i])
+			l->max_credit[i] = l->credit[i];
+		if (t < l->active_from[i] || l->credit[i] < MTU) {
+			l->run[i] = 0;
+			continue;
+		}
+		l->credit[i] -= MTU;
+		l->sent[i] += MTU;
+		if (++l->run[i] > l->max_burst[i])
+			l->max_burst[i] = l->run[i];
+		fifo_push(&l->to_q, t + FWD_NS, i, MTU);
+	}
+	while (fifo_due(&l->to_q, t)) { /* enqueue at the bottleneck */
+		struct loop_pkt *e = &l->to_q.e[l->to_q.head++];
+		l->q_bytes += e->bytes;
+		l->q_max = l->q_bytes > l->q_max ? l->q_bytes : l->q_max;
+		fifo_push(&l->queue, 0, e->sender, e->bytes);
+	}
+	while (l->queue.head < l->queue.tail && l->q_free <= t) { /* serve one */
+		struct loop_pkt *e = &l->queue.e[l->queue.head++];
+		qp_time_ns start = l->q_free > t - LOOP_STEP ? l->q_free : t;
+
+		l->q_free = start + qp_tx_time_ns(e->bytes, C_BPS);
+		l->q_bytes -= e->bytes;
+		fifo_push(&l->to_rx, l->q_free + FWD_NS, e->sender, e->bytes);
+	}
+	while (fifo_due(&l->to_rx, t)) { /* the receiver */
+		struct loop_pkt *e = &l->to_rx.e[l->to_rx.head++];
+		l->delivered += e->bytes;
+		if (l->feed_arrivals)
+			assert_int_equal(credit_arrived(l->cp, e->sender, e->bytes, t), 0);
+	}
+	while ((k = credit_poll(l->cp, t, g, LOOP_SENDERS)) > 0)
+		for (unsigned i = 0; i < k; i++)
+			if (g[i].sender_id < l->n) /* others are registered but never send */
+				fifo_push(&l->grants, t + GRANT_NS, g[i].sender_id, g[i].bytes);
+}
+
+static void loop_run(struct loop *l, qp_time_ns from, qp_time_ns until)
+{
+	for (qp_time_ns t = from; t < until; t += LOOP_STEP)
+		loop_step(l, t);
+}
+
+/* The window bounds credit: 5 senders (W = 2), four busy, one registered but idle for 500
+ * RTTs and then busy. With arrival clocking the idle one holds at most W MTUs of credit and
+ * bursts at most W packets when it starts; the queue stays within n*W MTUs and the link
+ * stays busy. The timer schedule (a shell that reports no arrivals) banks 500 RTTs of
+ * grants for the idle sender, which then bursts them: the bound is what the arrivals buy. */
+static void test_window_bounds_idle_sender(void **state)
+{
+	static struct loop l;
+	const qp_time_ns idle = 500 * RTT, end = idle + 100 * RTT;
+	(void)state;
+
+	for (int feed = 1; feed >= 0; feed--) {
+		struct credit_pacer *cp = make_mode(0, 0, params.seed, feed);
+		uint64_t busy_before, w_bytes;
+
+		loop_init(&l, cp, 5, feed);
+		l.active_from[4] = idle;
+		loop_run(&l, 0, idle);
+		busy_before = l.delivered;
+		w_bytes = (uint64_t)credit_w(cp) * MTU;
+		loop_run(&l, idle, end);
+		print_message("%s: W=%u; idle sender: most credit %llu B, longest burst %llu "
+			      "packets; queue peak %llu B; link %.3f of C while it idled\n",
+			      feed ? "arrival clocking" : "timer schedule  ", credit_w(cp),
+			      (unsigned long long)l.max_credit[4], (unsigned long long)l.max_burst[4],
+			      (unsigned long long)l.q_max,
+			      (double)busy_before / (double)qp_bytes_in(C_BPS, idle));
+		if (feed) {
+			assert_true(l.max_credit[4] <= w_bytes);
+			assert_true(l.max_burst[4] <= credit_w(cp));
+			assert_true(l.q_max <= 5 * w_bytes);
+			assert_true(busy_before > 0.75 * (double)qp_bytes_in(C_BPS, idle));
+			for (unsigned i = 0; i < 5; i++) {
+				uint64_t out;
+				assert_int_equal(credit_sender_outstanding(cp, i, &out), 0);
+				assert_true(out <= w_bytes);
+			}
+			assert_true(credit_arrival_clocked(cp));
+		} else {
+			assert_true(l.max_credit[4] > 100 * w_bytes);
+			assert_true(l.max_burst[4] > 100 * credit_w(cp));
+		}
+		credit_destroy(cp);
+	}
+}
+
+/* Grants are clocked by arrivals: after its first grant, every grant of a sender falls
+ * exactly Δ after an arrival from it. 20 senders (W = 1, Δ = RTT): the aggregate stays
+ * within C and the queue within n MTUs. */
+static void test_grants_clocked_by_arrivals(void **state)
+{
+	static struct loop l;
+	struct credit_pacer *cp;
+	uint64_t grants_before;
+	(void)state;
+
+	(void)grants_before;
+	cp = make_mode(0, 0, params.seed, true);
+	loop_init(&l, cp, 8, true);
+	for (uint32_t i = 8; i < 20; i++) /* 12 more that never send */
+		assert_int_equal(credit_add(cp, 100 + i, 0), 0);
+	assert_int_equal(credit_w(cp), 1);
+	assert_int_equal(credit_delta_ns(cp), RTT);
+	loop_run(&l, 0, 300 * RTT);
+	print_message("20 senders (8 busy), W=1, delta=%llu ns: delivered %.3f of C, queue peak "
+		      "%llu B, grants %llu, arrivals %llu\n", (unsigned long long)credit_delta_ns(cp),
+		      (double)l.delivered / (double)qp_bytes_in(C_BPS, 300 * RTT),
+		      (unsigned long long)l.q_max,
+		      (unsigned long long)credit_get_stats(cp)->grants,
+		      (unsigned long long)credit_get_stats(cp)->arrivals);
+	/* Each busy sender: one MTU per RTT + delta = 2 RTT: 8 senders fill 8/20 of C... */
+	assert_true(l.q_max <= 20 * MTU);
+	/* ...and every grant beyond the 20 first ones answers one arrival. */
+	assert_true(credit_get_stats(cp)->grants <= 20 + credit_get_stats(cp)->arrivals);
+	assert_true(credit_get_stats(cp)->grants >= credit_get_stats(cp)->arrivals);
+	{
+		/* Exactness: a fresh arrival at t from a sender with nothing pending (one that
+		 * had its first grant and sent nothing yet) makes its grant due at t + delta. */
+		qp_time_ns next, t = 300 * RTT + 123;
+		uint64_t out;
+
+		assert_int_equal(credit_sender_next_ns(cp, 119, &next), 0);
+		assert_int_equal(next, QP_TIME_NEVER);
+		assert_int_equal(credit_sender_outstanding(cp, 119, &out), 0);
+		assert_int_equal(out, MTU);
+		assert_int_equal(credit_arrived(cp, 119, MTU, t), 0);
+		assert_int_equal(credit_sender_next_ns(cp, 119, &next), 0);
+		assert_int_equal(next, t + credit_delta_ns(cp));
+	}
+	credit_destroy(cp);
+}
+
+/* RTT measured: configured 10x too long (80 us: W = 100 for one sender) the pacer finds the
+ * 8 us loop from its first grant-to-data sample and shrinks the window to 10; configured
+ * too short (2 us: W = 2) it grows to 10. The queue then holds no more than the window. */
+static void test_rtt_measured(void **state)
+{
+	static struct loop l;
+	static const qp_time_ns configured[] = { 80000, 2000 };
+	(void)state;
+
+	for (unsigned c = 0; c < 2; c++) {
+		struct credit_params p = params;
+		struct credit_pacer *cp;
+		uint32_t w0;
+
+		p.rtt_ns = configured[c];
+		p.arrivals = true;
+		cp = credit_create(&p, NULL, 0);
+		assert_non_null(cp);
+		loop_init(&l, cp, 1, true);
+		w0 = credit_w(cp);
+		loop_run(&l, 0, 50 * RTT);
+		l.q_max = 0;
+		loop_run(&l, 50 * RTT, 100 * RTT);
+		print_message("configured RTT %llu ns (W %u): measured %llu ns, W %u, %llu samples, "
+			      "late queue peak %llu B, delivered %.3f of C\n",
+			      (unsigned long long)configured[c], w0,
+			      (unsigned long long)credit_rtt_ns(cp), credit_w(cp),
+			      (unsigned long long)credit_get_stats(cp)->rtt_samples,
+			      (unsigned long long)l.q_max,
+			      (double)l.delivered / (double)qp_bytes_in(C_BPS, 100 * RTT));
+		assert_true(credit_rtt_ns(cp) >= RTT && credit_rtt_ns(cp) <= RTT + 2 * LOOP_STEP);
+		assert_int_equal(credit_w(cp), 10);
+		assert_true(l.q_max <= 10 * MTU);
+		credit_destroy(cp);
+	}
+}
+
 static void test_bad_params_named(void **state)
 {
 	static const struct {
@@ -336,6 +591,9 @@ int main(void)
 		cmocka_unit_test(test_grants_within_capacity),
 		cmocka_unit_test(test_n_changes_recompute),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_window_bounds_idle_sender),
+		cmocka_unit_test(test_grants_clocked_by_arrivals),
+		cmocka_unit_test(test_rtt_measured),
 		cmocka_unit_test(test_bad_params_named),
 	};
 	return cmocka_run_group_tests_name("credit", tests, NULL, NULL);

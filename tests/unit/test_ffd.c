@@ -1,5 +1,5 @@
-/* FFD: each level's action and its acknowledgement, repeats, per-RTT re-application,
- * clamps, parameters. */
+/* FFD: each level's action and its acknowledgement, repeats, one decrease per level change
+ * (at most one per RTT), level 0's per-RTT increase, clamps, parameters. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -37,37 +37,43 @@ static struct cc_ffd_view view(const struct cc *cc)
 	return v;
 }
 
-/* Entering each level applies its action once, at once, and asks for an ack of it. */
+/* Entering each level applies its action once, at once, and asks for an ack of it. Only
+ * level 0 arms a timer (its increase runs on per RTT); a decrease within one RTT of the
+ * last cut applies only what it cuts beyond it. */
 static void test_each_level_action(void **state)
 {
 	static const struct {
+		qp_time_ns t;
 		uint8_t level;
 		double factor, add_bps; /* R' = R * factor + add, before clamps */
-		int timer;              /* a re-application is armed */
+		int timer;              /* the level-0 increase is armed */
 	} steps[] = {
-		{ CC_LEVEL_SEVERE, 0.5, 0, 1 },     /* 100G -> 50G */
-		{ CC_LEVEL_DOWN, 0.75, 0, 1 },      /* -> 37.5G */
-		{ CC_LEVEL_HOLD, 1, 0, 0 },         /* hold */
-		{ CC_LEVEL_FREE, 1, 1e9, 1 },       /* + line/100 */
-		{ CC_LEVEL_SEVERE, 0.5, 0, 1 },
-		{ CC_LEVEL_FREE, 1, 1e9, 1 },
+		{ 1 * RTT, CC_LEVEL_SEVERE, 0.5, 0, 0 },        /* 100G -> 50G */
+		{ 3 * RTT, CC_LEVEL_DOWN, 0.75, 0, 0 },         /* -> 37.5G (a new RTT) */
+		{ 4 * RTT + 1, CC_LEVEL_HOLD, 1, 0, 0 },        /* hold */
+		{ 4 * RTT + 2, CC_LEVEL_FREE, 1, 1e9, 1 },      /* + line/100 */
+		{ 6 * RTT + 2, CC_LEVEL_SEVERE, 0.5, 0, 0 },    /* +2G due at 5 and 6 RTT + 2, x0.5 */
+		{ 6 * RTT + 3, CC_LEVEL_DOWN, 1, 0, 0 },        /* within T of a deeper cut: none */
+		{ 6 * RTT + 4, CC_LEVEL_FREE, 1, 1e9, 1 },
 	};
 	struct cc *cc = make(NULL);
 	double want = (double)path.line_bps;
 	(void)state;
 
 	for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		qp_time_ns t = (i + 1) * RTT / 4; /* new levels inside one RTT: no timer runs */
+		qp_time_ns t = steps[i].t;
 		unsigned act;
 
+		if (i == 4)
+			want += 2e9; /* level 0's increases due by then run first */
 		cc->level_to_ack = 0xff;
 		act = level(cc, steps[i].level, t);
 		want = want * steps[i].factor + steps[i].add_bps;
-		print_message("level %u: rate %.4g (want %.4g), act %#x, ack %u\n",
-			      steps[i].level, view(cc).rate_bps, want, act, cc->level_to_ack);
+		print_message("level %u at %.2f RTT: rate %.4g (want %.4g), act %#x, ack %u\n",
+			      steps[i].level, (double)t / RTT, view(cc).rate_bps, want, act,
+			      cc->level_to_ack);
 		assert_true(act & CC_ACT_ACK_LEVEL);
 		assert_int_equal(cc->level_to_ack, steps[i].level);
-		assert_int_equal(!!(act & CC_ACT_RATE), steps[i].level != CC_LEVEL_HOLD);
 		assert_true(fabs(view(cc).rate_bps - want) < 1.0);
 		assert_int_equal(view(cc).level, steps[i].level);
 		if (steps[i].timer)
@@ -76,6 +82,7 @@ static void test_each_level_action(void **state)
 			assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
 	}
 	assert_int_equal(view(cc).stats.entered[CC_LEVEL_SEVERE], 2);
+	assert_int_equal(view(cc).stats.cuts_merged, 1);
 	cc_destroy(cc);
 }
 
@@ -106,9 +113,12 @@ static void test_repeat_changes_nothing(void **state)
 	cc_destroy(cc);
 }
 
-/* A persisting level re-applies its action once per RTT from when it was entered; a timer
- * k RTTs late applies it k times; level 1 never re-applies. */
-static void test_per_rtt_reapplication(void **state)
+/* A decrease is the reaction to one notification: a persisting level 2 or 3 cuts once,
+ * however long it lasts (the switch sends again only when the level changes). A level
+ * flapping at a threshold cuts at most once per RTT, to the deepest level of that RTT.
+ * Level 0's increase runs on per RTT, a timer k RTTs late applying it k times; level 1
+ * holds. */
+static void test_once_per_level_change(void **state)
 {
 	struct cc *cc = make("min_rate=1M");
 	const qp_time_ns t0 = 5000;
@@ -117,40 +127,42 @@ static void test_per_rtt_reapplication(void **state)
 
 	level(cc, CC_LEVEL_DOWN, t0);
 	want = 75e9;
-	for (unsigned k = 1; k <= 5; k++) {
-		assert_int_equal(cc->timer_ns, t0 + k * RTT);
-		assert_int_equal(cc_timer(cc, t0 + k * RTT - 1), 0); /* not before */
-		cc_timer(cc, t0 + k * RTT);
-		want *= 0.75;
-		assert_true(fabs(view(cc).rate_bps - want) < 1.0);
-	}
-	/* 10 RTTs late (plus a bit): ten cuts at once, phase kept. */
-	cc_timer(cc, t0 + 15 * RTT + RTT / 2);
-	want *= pow(0.75, 10);
-	print_message("level 2: 5 on-time + 10 late RTTs: %.6g (want %.6g), next %llu\n",
-		      view(cc).rate_bps, want, (unsigned long long)cc->timer_ns);
-	assert_true(fabs(view(cc).rate_bps - want) < want * 1e-12 + 1.0);
-	assert_int_equal(cc->timer_ns, t0 + 16 * RTT);
-	assert_int_equal(view(cc).stats.reapplied, 15);
-	assert_int_equal(view(cc).stats.catch_ups, 1);
+	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+	assert_int_equal(cc_timer(cc, t0 + 100 * RTT), 0);
+	level(cc, CC_LEVEL_DOWN, t0 + 100 * RTT);          /* a repeat: nothing */
+	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+	print_message("level 2 for 100 RTTs: %.4g Gb/s (one cut)\n", view(cc).rate_bps / 1e9);
 
-	/* Level 0 now probes: + R_AI per RTT. */
-	level(cc, CC_LEVEL_FREE, t0 + 15 * RTT + RTT / 2 + 1);
+	/* 2 -> 1 -> 2 -> 1 -> 3 within one RTT: one cut to x0.5 in all. */
+	level(cc, CC_LEVEL_HOLD, t0 + 101 * RTT);
+	level(cc, CC_LEVEL_DOWN, t0 + 101 * RTT + 1000);   /* x0.75 */
+	level(cc, CC_LEVEL_HOLD, t0 + 101 * RTT + 2000);
+	level(cc, CC_LEVEL_DOWN, t0 + 101 * RTT + 3000);   /* merged */
+	level(cc, CC_LEVEL_HOLD, t0 + 101 * RTT + 4000);
+	level(cc, CC_LEVEL_SEVERE, t0 + 101 * RTT + 5000); /* x0.5 / 0.75 more */
+	want *= 0.5;
+	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+	/* The next RTT: a new change cuts again. */
+	level(cc, CC_LEVEL_HOLD, t0 + 102 * RTT + 1000);
+	level(cc, CC_LEVEL_DOWN, t0 + 102 * RTT + 1001);
+	want *= 0.75;
+	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+
+	/* Level 0 probes: + R_AI per RTT, 3 late periods at once. */
+	level(cc, CC_LEVEL_FREE, t0 + 110 * RTT);
 	want += 1e9;
-	cc_timer(cc, t0 + 18 * RTT + RTT / 2 + 1);
+	assert_int_equal(cc->timer_ns, t0 + 111 * RTT);
+	assert_int_equal(cc_timer(cc, t0 + 111 * RTT - 1), 0); /* not before */
+	cc_timer(cc, t0 + 113 * RTT + RTT / 2);
 	want += 3e9;
 	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
+	assert_int_equal(view(cc).stats.reapplied, 3);
+	assert_int_equal(view(cc).stats.catch_ups, 1);
 
 	/* Level 1 holds, however long. */
-	level(cc, CC_LEVEL_HOLD, t0 + 19 * RTT);
+	level(cc, CC_LEVEL_HOLD, t0 + 113 * RTT + RTT / 2 + 1);
 	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
 	assert_int_equal(cc_timer(cc, t0 + 1000 * RTT), 0);
-	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
-
-	/* An event due after missed re-applications runs them first. */
-	level(cc, CC_LEVEL_SEVERE, t0 + 1000 * RTT);      /* x0.5 */
-	level(cc, CC_LEVEL_HOLD, t0 + 1003 * RTT);        /* 3 more x0.5 first */
-	want *= pow(0.5, 4);
 	assert_true(fabs(view(cc).rate_bps - want) < 1.0);
 	cc_destroy(cc);
 }
@@ -158,26 +170,39 @@ static void test_per_rtt_reapplication(void **state)
 /* Level 0 stops at the line rate, levels 2/3 at min_rate; the timer stops with them. */
 static void test_clamps(void **state)
 {
-	struct cc *cc = make("min_rate=10G");
+	struct cc *cc = make("min_rate=60G");
 	(void)state;
 
 	level(cc, CC_LEVEL_FREE, 0); /* at line already: nothing to probe */
 	assert_int_equal(cc->rate_bps, path.line_bps);
 	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
 
-	level(cc, CC_LEVEL_SEVERE, 1); /* 50, 25, 12.5, then 10 (floor) */
-	cc_timer(cc, 1 + 100 * RTT);
-	print_message("level 3 for 100 RTTs: %llu (floor 10G)\n",
-		      (unsigned long long)cc->rate_bps);
-	assert_int_equal(cc->rate_bps, 10 * QP_GBPS);
+	level(cc, CC_LEVEL_SEVERE, 1); /* 50G, floored at 60G */
+	assert_int_equal(cc->rate_bps, 60 * QP_GBPS);
 	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
 
-	level(cc, CC_LEVEL_FREE, 2 + 100 * RTT); /* 11G, then +1G per RTT to 100G */
-	assert_int_equal(cc->rate_bps, 11 * QP_GBPS);
+	level(cc, CC_LEVEL_FREE, 2 + 100 * RTT); /* 61G, then +1G per RTT to 100G */
+	assert_int_equal(cc->rate_bps, 61 * QP_GBPS);
 	cc_timer(cc, 2 + 1000 * RTT);
 	assert_int_equal(cc->rate_bps, path.line_bps);
 	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
-	assert_int_equal(view(cc).stats.reapplied, 100 + 900); /* periods covered */
+	assert_int_equal(view(cc).stats.reapplied, 900); /* periods covered */
+	cc_destroy(cc);
+}
+
+/* The reactions act on a window: bytes in flight are capped at W = R * T + MTU - 1 as the
+ * rate moves, so a held level after a cut cannot keep growing the queue. */
+static void test_window_follows_rate(void **state)
+{
+	struct cc *cc = make(NULL);
+	(void)state;
+
+	assert_int_equal(cc->cap_bytes, 125000 + 999); /* 100G x 10 us */
+	level(cc, CC_LEVEL_SEVERE, 1000);
+	assert_int_equal(cc->cap_bytes, 62500 + 999);
+	level(cc, CC_LEVEL_DOWN, 1000 + 2 * RTT);
+	assert_int_equal(cc->cap_bytes, cc_rate_window(cc->rate_bps, RTT) + 999);
+	assert_int_equal(cc->cap_bytes, 46875 + 999);
 	cc_destroy(cc);
 }
 
@@ -216,8 +241,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_level_action),
 		cmocka_unit_test(test_repeat_changes_nothing),
-		cmocka_unit_test(test_per_rtt_reapplication),
+		cmocka_unit_test(test_once_per_level_change),
 		cmocka_unit_test(test_clamps),
+		cmocka_unit_test(test_window_follows_rate),
 		cmocka_unit_test(test_invalid_level_rejected),
 		cmocka_unit_test(test_bad_params_named),
 	};

@@ -24,6 +24,10 @@
 #define AI (40 * QP_MBPS)  /* default rate_ai at 100G */
 #define ETA 0.95
 #define CAP(rate) (cc_rate_window((rate), T_NS) + 999) /* W = R*T, plus MTU - 1 (hpcc.c) */
+/* One flow's initial window in the closed loops (cc_loop_defaults: T = 10.1 us at 100G,
+ * W = line * T + MTU - 1 = 126,249 B), rounded up: a buffer of N of these holds what N
+ * windows can put in flight, as HPCC's design bounds it. */
+#define LOOP_W_BYTES 126250u
 
 static const struct cc_path path = { .line_bps = LINE, .base_rtt_ns = T_NS, .mtu_bytes = 1000 };
 
@@ -389,8 +393,10 @@ static double jain_index(const double *x, unsigned n)
 	return sum * sum / ((double)n * sq);
 }
 
-/* N flows at line rate into one 100G link (T ~ 10 us, MTU 1000 B), 200 RTTs, goodput over
+/* N flows at line rate into one 100G link (T ~ 10 us, MTU 1000 B) with a finite buffer of
+ * N windows (what HPCC claims to need: N * W in flight at most), 200 RTTs, goodput over
  * the last 100:
+ *   - nothing is dropped (test_loop_window_bounds_queue shows the buffer matters);
  *   - the standing queue (mean over an RTT) is below 0.1 BDP within 20 RTTs of the first
  *     windows having drained (N * BDP are in flight at start, which takes N RTTs to
  *     serve whatever the controller does), and stays there;
@@ -409,6 +415,7 @@ static void check_convergence(const char *params, unsigned n)
 	c.params = params;
 	c.duration_rtts = 200;
 	c.measure_rtts = 100;
+	c.buffer_bytes = n * LOOP_W_BYTES; /* finite: what the window bound N * W needs */
 	cc_assert_loop(&c, &r);
 	for (unsigned i = 0; i < n; i++) {
 		lo = fmin(lo, r.rate_bps[i]);
@@ -417,10 +424,11 @@ static void check_convergence(const char *params, unsigned n)
 	}
 	jain = jain_index(r.rate_bps, n);
 	print_message("hpcc %-11s N=%-2u eta*B/N %.3f Gb/s: flows %.3f..%.3f Gb/s (%+.1f%%..%+.1f%%), "
-		      "Jain %.4f, total %.2f Gb/s; queue peak %.1f BDP, standing queue < 0.1 BDP "
-		      "from %.0f RTT, late standing max %.3f BDP\n",
+		      "Jain %.4f, total %.2f Gb/s; queue peak %.1f BDP in a %.1f BDP buffer, %llu "
+		      "drops, standing queue < 0.1 BDP from %.0f RTT, late standing max %.3f BDP\n",
 		      params, n, fair / 1e9, lo / 1e9, hi / 1e9, 100 * (lo / fair - 1),
 		      100 * (hi / fair - 1), jain, sum / 1e9, (double)r.max_queue_bytes / r.bdp_bytes,
+		      (double)c.buffer_bytes / r.bdp_bytes, (unsigned long long)r.drops,
 		      (double)r.drained_ns / (double)r.rtt_ns, r.late_mean_queue_bytes / r.bdp_bytes);
 	assert_true(r.drained_ns <= (n + 20) * r.rtt_ns);
 	assert_true(r.late_mean_queue_bytes < r.bdp_bytes / 10);
@@ -432,6 +440,34 @@ static void check_convergence(const char *params, unsigned n)
 		if (r.rate_bps[i] < (1 - tol) * fair || (n == 2 && r.rate_bps[i] > (1 + tol) * fair))
 			fail_msg("flow %u: %.3f Gb/s against eta*B/N = %.3f", i, r.rate_bps[i] / 1e9,
 				 fair / 1e9);
+	}
+}
+
+/* The buffer above is small enough to matter: the same N flows without the in-flight cap
+ * (window=0, a deliberately broken HPCC) overflow it. */
+static void test_loop_window_bounds_queue(void **state)
+{
+	static const unsigned ns[] = { 8, 16, 32 };
+	(void)state;
+
+	for (unsigned k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		struct cc_loop_cfg c = cc_loop_defaults(ns[k]);
+		struct cc_loop_result r[2];
+
+		c.ops = &cc_hpcc_ops;
+		c.duration_rtts = 100;
+		c.measure_rtts = 50;
+		c.buffer_bytes = ns[k] * LOOP_W_BYTES;
+		for (int w = 0; w < 2; w++) {
+			c.params = w ? "window=1" : "window=0";
+			cc_assert_loop(&c, &r[w]);
+		}
+		print_message("N=%-2u buffer %llu B: window=1 peak %llu B, %llu drops; window=0 "
+			      "peak %llu B, %llu drops\n", ns[k], (unsigned long long)c.buffer_bytes,
+			      (unsigned long long)r[1].max_queue_bytes, (unsigned long long)r[1].drops,
+			      (unsigned long long)r[0].max_queue_bytes, (unsigned long long)r[0].drops);
+		assert_int_equal(r[1].drops, 0);
+		assert_true(r[0].drops > 0);
 	}
 }
 
@@ -466,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_window_param),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_loop_idle_path),
+		cmocka_unit_test(test_loop_window_bounds_queue),
 		cmocka_unit_test(test_loop_converges_max_stage5),
 		cmocka_unit_test(test_loop_converges_max_stage0),
 	};

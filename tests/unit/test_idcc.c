@@ -17,8 +17,10 @@
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
-#define BDP_BYTES 125000.0 /* LINE * T / 8 */
-#define QT_BYTES 18750.0   /* default q_target: 0.15 BDP */
+#define DC_RTT_NS 12000    /* default dc_rtt: the queue loop's scale, not the flow's T */
+#define BDP_BYTES 150000.0 /* LINE * dc_rtt / 8: a DC round trip of queue at the hop */
+#define QT_BYTES 22500.0   /* default per-hop target: 0.15 of it */
+#define Q_DELAY_NS(q) ((q) * 8e9 / (double)LINE) /* queueing delay of q bytes at a hop */
 
 static const struct cc_path path = { .line_bps = LINE, .base_rtt_ns = T_NS, .mtu_bytes = 1000 };
 
@@ -77,7 +79,7 @@ static void test_queue_loop_proportion(void **state)
 	struct cc *cc;
 	(void)state;
 
-	/* e_q = (q - q_target) / BDP; step: R *= 1 - kp * e_q (kp 0.1). */
+	/* e_q = (q - q_target) * 8 / (B * dc_rtt); step: R *= 1 - kp * e_q (kp 0.1). */
 	cc = mk(ONLY_KP_Q);
 	expect_ratio("queue q_t + 0.5 BDP (e=+0.5): decrease", one_step(cc, QT_BYTES + 0.5 * BDP_BYTES, -1, T_NS),
 		     1 - 0.1 * 0.5);
@@ -116,16 +118,61 @@ static void test_more_congested_loop_rules(void **state)
 	struct cc *cc = mk(ONLY_KP_BOTH);
 	(void)state;
 
-	/* y_q = 0.1 * 0.2 = 0.02; y_r = 0.1 * 1.0 / 2.5 = 0.04: the RTT loop rules. */
-	expect_ratio("queue e=0.2 vs rtt e=1 (y 0.02 vs 0.04)",
-		     one_step(cc, QT_BYTES + 0.2 * BDP_BYTES, 2.5 * T_NS, T_NS), 0.96);
-	/* y_q = 0.2; y_r = -0.05: the queue rules. */
+	/* The RTT loop sees the RTT minus the queueing INT accounts for: an RTT of 2.5 T plus
+	 * the DC queue's delay is e_r = 1. y_q = 0.1 * 0.2 = 0.02; y_r = 0.1 * 1 / (rtt / T)
+	 * = 0.034: the RTT loop rules. */
+	expect_ratio("queue e=0.2 vs WAN part e=1 (y 0.02 vs 0.034)",
+		     one_step(cc, QT_BYTES + 0.2 * BDP_BYTES,
+			      2.5 * T_NS + Q_DELAY_NS(QT_BYTES + 0.2 * BDP_BYTES), T_NS),
+		     1 - 0.1 / (2.5 + Q_DELAY_NS(QT_BYTES + 0.2 * BDP_BYTES) / T_NS));
+	/* y_q = 0.2; the RTT (T) is all DC queue, its WAN part 0 (e_r = -1.5): the queue rules. */
 	expect_ratio("queue e=2 vs rtt e=-0.5 (y 0.2 vs -0.05)",
 		     one_step(cc, QT_BYTES + 2 * BDP_BYTES, T_NS, 2 * T_NS), 0.8);
 	/* Both ask for more: the smaller increase wins (y -0.015 vs -0.05). */
 	expect_ratio("queue empty vs rtt T (y -0.015 vs -0.05)", one_step(cc, 0, T_NS, 3 * T_NS),
 		     1.015);
 	cc_destroy(cc);
+
+	/* A DC queue seen by both signals counts once, in the queue loop: with the queue loop
+	 * off, an RTT of T plus exactly the INT-accounted delay is a WAN part of T (e_r =
+	 * -0.5): an increase, 0.1 * 0.5 / (rtt / T). The raw RTT (3.58 T) would cut by 6%. */
+	cc = mk(ONLY_KP_RTT);
+	expect_ratio("RTT = T + INT-accounted delay: WAN part T",
+		     one_step(cc, QT_BYTES + 2 * BDP_BYTES, T_NS + Q_DELAY_NS(QT_BYTES + 2 * BDP_BYTES),
+			      T_NS),
+		     1 + 0.1 * 0.5 / (1 + Q_DELAY_NS(QT_BYTES + 2 * BDP_BYTES) / T_NS));
+	cc_destroy(cc);
+}
+
+/* The queue loop's target and error do not scale with the flow's own T: a WAN flow (T =
+ * 100 ms on 10 Gb/s) facing a full 1 MB DC queue at a 10 Gb/s hop cuts by max_dec (50%)
+ * each of its RTTs, like a DC flow would; before the fix (target 0.15 * line * T / 8 =
+ * 18.75 MB) it raised its rate instead. */
+static void test_queue_loop_independent_of_t(void **state)
+{
+	const qp_time_ns wan_t = 100 * QP_NS_PER_MS;
+	struct cc_path wp = { .line_bps = 10 * QP_GBPS, .base_rtt_ns = wan_t, .mtu_bytes = 1000 };
+	struct cc *wan = cc_expect_create(&cc_idcc_ops, &wp, "init_rate=5G");
+	struct qp_int_hop hop = { .switch_id = 1, .qlen_bytes = 1000000, .link_bps = 10 * QP_GBPS };
+	struct cc_event ev = { .type = CC_EV_INT };
+	qp_time_ns t = 0;
+	double r0 = (double)wan->rate_bps;
+	(void)state;
+
+	ev.u.int_report.hops = &hop;
+	ev.u.int_report.nhops = 1;
+	for (unsigned k = 1; k <= 10; k++) {
+		for (unsigned i = 0; i < 100; i++)
+			cc_event(wan, &ev, t += wan_t / 100);
+		print_message("WAN flow, full 1 MB DC queue, after %u T: %.4g Gb/s\n", k,
+			      wan->rate_bps / 1e9);
+		/* Each RTT: at most (1 - max_dec) of the last, plus ai (10 Mb/s). */
+		assert_true((double)wan->rate_bps <= r0 * 0.5 + 10e6 + 1);
+		r0 = (double)wan->rate_bps;
+	}
+	/* R = R/2 + ai: 20M + (5G - 20M) / 2^10 after 10 T */
+	assert_true(wan->rate_bps <= 25 * QP_MBPS);
+	cc_destroy(wan);
 }
 
 /* Defaults (I and D on): still the direction and roughly the size of kp * e. */
@@ -324,7 +371,7 @@ static void test_closed_loop_join_step(void **state)
 	assert_non_null(nm);
 	t_ns = nm_path_rtt(nm, p0, 2);
 	bdp = (double)qp_bytes_in(NM_LINE, t_ns);
-	qt = 0.15 * bdp;
+	qt = 0.15 * (double)qp_bytes_in(NM_LINE, DC_RTT_NS); /* the default per-hop target */
 	for (unsigned i = 0; i < N; i++) {
 		struct cc_path p = { .line_bps = NM_LINE, .base_rtt_ns = t_ns, .mtu_bytes = 1000 };
 		unsigned fp[2] = { i, N };
@@ -371,6 +418,95 @@ static void test_closed_loop_join_step(void **state)
 		cc_destroy(cc[i]);
 }
 
+/* ---- closed loop 1b: a WAN flow and DC flows on one DC queue (netmodel) ---- */
+
+/* The source's point: when a DC queue builds, the inter-DC flow yields to the intra-DC
+ * ones. A WAN flow (T ~2 ms: a 1 ms link on its way in, which INT sees with an empty
+ * queue) runs alone at the 10 Gb/s line rate of the DC bottleneck (1 MB buffer, as the
+ * source's switches); at 10 WAN RTTs four DC flows (T ~6 us) join at line rate. Every
+ * WAN RTT after that the WAN flow must have fallen by half within 3 WAN RTTs and stay
+ * below half the link while the DC flows run; over the last 10 WAN RTTs the DC flows carry
+ * more than twice its bytes, the queue sits within 20 KB of the target and nothing is
+ * dropped. With the
+ * queue target scaled by the flow's own T (0.15 x 10G x 2 ms = 375 KB) the WAN flow saw
+ * the DC flows' small queue as below target and kept its line rate. */
+static void test_closed_loop_wan_yields_to_dc(void **state)
+{
+	enum { NDC = 4, WAN = NDC, BOTTLE = NDC + 1, NL = NDC + 2, JOIN = 10, END = 40, LAST = 10 };
+	const qp_rate_bps line = 10 * QP_GBPS;
+	struct nm_link links[NL] = { 0 };
+	struct cc *cc[NDC + 1];
+	struct nm *nm;
+	unsigned wp[2] = { WAN, BOTTLE };
+	qp_time_ns t_wan;
+	double qt = 0.15 * (double)qp_bytes_in(line, DC_RTT_NS), r_join = 0, dc_rtt_prev = 0;
+	double dc_tx = 0, wan_tx = 0, dc_prev = 0, wan_prev = 0;
+	unsigned halved = 0;
+	struct window last = { 0 };
+	(void)state;
+
+	for (unsigned i = 0; i < NL; i++) {
+		links[i].rate_bps = line;
+		links[i].prop_ns = i == WAN ? QP_NS_PER_MS : QP_NS_PER_US;
+		links[i].switch_id = 100 + i;
+		links[i].port = (uint16_t)i;
+	}
+	links[BOTTLE].buffer_bytes = 1000000;
+	nm = nm_create(links, NL, 1000, 11);
+	assert_non_null(nm);
+	t_wan = nm_path_rtt(nm, wp, 2);
+	for (unsigned i = 0; i <= NDC; i++) {
+		unsigned fp[2] = { i, BOTTLE };
+		struct cc_path p = { .line_bps = line, .base_rtt_ns = nm_path_rtt(nm, fp, 2),
+				     .mtu_bytes = 1000 };
+
+		cc[i] = cc_expect_create(&cc_idcc_ops, &p, NULL);
+		assert_true(nm_add_flow(nm, cc[i], fp, 2, 0, i == WAN ? 0 : JOIN * t_wan) >= 0);
+	}
+	for (unsigned k = 1; k <= END; k++) {
+		double q, r;
+
+		nm_run_until(nm, k * t_wan);
+		q = (double)nm_queue_bytes(nm, BOTTLE);
+		r = (double)cc[WAN]->rate_bps;
+		wan_tx = (double)nm_flow_delivered(nm, 0 + NDC);
+		dc_tx = 0;
+		for (unsigned i = 0; i < NDC; i++)
+			dc_tx += (double)nm_flow_delivered(nm, i);
+		if (k == JOIN)
+			r_join = r;
+		if ((k > JOIN && k <= JOIN + 5) || k == END)
+			print_message("WAN RTT %u: queue %.1f KB (target %.1f), WAN %.3f Gb/s, "
+				      "DC flows %.3f Gb/s\n", k, q / 1e3, qt / 1e3, r / 1e9,
+				      (dc_tx - dc_rtt_prev) * 8 / (double)t_wan);
+		dc_rtt_prev = dc_tx;
+		if (k > JOIN && !halved && r <= r_join / 2)
+			halved = k - JOIN;
+		if (k > END - LAST)
+			window_add(&last, q);
+		if (k >= JOIN + 3)
+			assert_true(r <= 0.5 * (double)line);
+		if (k == END - LAST) {
+			dc_prev = dc_tx;
+			wan_prev = wan_tx;
+		}
+	}
+	print_message("WAN flow T %.3f ms: %.2f Gb/s before the DC flows, halved %u RTTs after; "
+		      "last %u RTTs: DC flows %.2f Gb/s, WAN %.2f Gb/s, queue %.1f..%.1f KB "
+		      "(target %.1f KB)\n", t_wan / 1e6, r_join / 1e9, halved, LAST,
+		      (dc_tx - dc_prev) * 8 / ((double)LAST * t_wan),
+		      (wan_tx - wan_prev) * 8 / ((double)LAST * t_wan), last.lo / 1e3,
+		      last.hi / 1e3, qt / 1e3);
+	assert_true(r_join > 0.95 * (double)line);
+	assert_true(halved >= 1 && halved <= 3);
+	assert_true(dc_tx - dc_prev > 2 * (wan_tx - wan_prev));
+	assert_true(last.hi < qt + 20000);
+	assert_int_equal(nm_link_drops(nm, BOTTLE), 0);
+	nm_destroy(nm);
+	for (unsigned i = 0; i <= NDC; i++)
+		cc_destroy(cc[i]);
+}
+
 /* ---- closed loop 2: the RTT loop alone on a fluid WAN queue ---- */
 
 /* One sender at up to 100 Gb/s over a 10 Gb/s WAN bottleneck with T = 1 ms and no INT.
@@ -394,15 +530,17 @@ struct wan {
 
 static struct wan wan; /* big: not on the stack */
 
-static void test_rtt_loop_fluid_step(void **state)
+/* @with_int: both loops on, and INT reports (every tick) show the DC hops empty: the RTT
+ * step is the WAN's, so the RTT loop must drive the rate as it does alone. */
+static void rtt_fluid_step(bool with_int)
 {
 	enum { STEP_ON = 100, STEP_OFF = 200, LAST = 20 };
 	struct cc_path p = { .line_bps = LINE, .base_rtt_ns = WAN_T, .mtu_bytes = 1000 };
-	struct cc *cc = cc_expect_create(&cc_idcc_ops, &p, "kp_q=0,ki_q=0,kd_q=0,init_rate=5G");
+	struct cc *cc = cc_expect_create(&cc_idcc_ops, &p, with_int ? "init_rate=5G" :
+						 "kp_q=0,ki_q=0,kd_q=0,init_rate=5G");
 	double e_rtt[WAN_RTTS + 1] = { 0 };
 	unsigned settle_on = 0, settle_off = 0;
 	struct window before_off = { 0 }, end = { 0 }, first = { 0 };
-	(void)state;
 
 	memset(&wan, 0, sizeof(wan));
 	for (unsigned k = 0; k < WAN_TICKS; k++) {
@@ -416,6 +554,8 @@ static void test_rtt_loop_fluid_step(void **state)
 			feed_rtt(cc, wan.ret_rtt[wan.head], wan.ret_ns[wan.head]);
 			wan.head++;
 		}
+		if (with_int)
+			feed_int(cc, 0, now);
 		if (cc->timer_ns <= now)
 			cc_timer(cc, now);
 		wan.rate_hist[k] = (double)cc->rate_bps;
@@ -446,11 +586,11 @@ static void test_rtt_loop_fluid_step(void **state)
 		if (r >= WAN_RTTS - LAST)
 			window_add(&end, e_rtt[r]);
 	}
-	print_message("WAN, RTT loop only: before the step e_rtt %.3f; cross traffic on at %u T: "
+	print_message("WAN, %s: before the step e_rtt %.3f; cross traffic on at %u T: "
 		      "settled (|e_rtt| < 0.1) after %u T, first %u T %.3f..%.3f, last %u T before "
 		      "off %.3f..%.3f; off at %u T: settled after %u T, last %u T %.3f..%.3f; "
-		      "final rate %.2f Gb/s\n",
-		      e_rtt[STEP_ON - 1], STEP_ON, settle_on, LAST, first.lo, first.hi, LAST,
+		      "final rate %.2f Gb/s\n", with_int ? "both loops, INT shows empty DC hops" :
+		      "RTT loop only", e_rtt[STEP_ON - 1], STEP_ON, settle_on, LAST, first.lo, first.hi, LAST,
 		      before_off.lo, before_off.hi, STEP_OFF, settle_off, LAST, end.lo, end.hi,
 		      cc->rate_bps / 1e9);
 	assert_true(e_rtt[STEP_ON - 1] > -0.1 && e_rtt[STEP_ON - 1] < 0.1);
@@ -463,19 +603,34 @@ static void test_rtt_loop_fluid_step(void **state)
 	cc_destroy(cc);
 }
 
+static void test_rtt_loop_fluid_step(void **state)
+{
+	(void)state;
+	rtt_fluid_step(false);
+}
+
+static void test_rtt_loop_fluid_step_with_int(void **state)
+{
+	(void)state;
+	rtt_fluid_step(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queue_loop_proportion),
 		cmocka_unit_test(test_rtt_loop_proportion),
 		cmocka_unit_test(test_more_congested_loop_rules),
+		cmocka_unit_test(test_queue_loop_independent_of_t),
 		cmocka_unit_test(test_defaults_direction),
 		cmocka_unit_test(test_anti_windup_bounded),
 		cmocka_unit_test(test_interval_timer_and_hold),
 		cmocka_unit_test(test_stale_loop_ignored),
 		cmocka_unit_test(test_bad_params_named),
 		cmocka_unit_test(test_closed_loop_join_step),
+		cmocka_unit_test(test_closed_loop_wan_yields_to_dc),
 		cmocka_unit_test(test_rtt_loop_fluid_step),
+		cmocka_unit_test(test_rtt_loop_fluid_step_with_int),
 	};
 	return cmocka_run_group_tests_name("idcc", tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* SipHash-2-4 against the reference vectors, and feedback tags (qpace/fb_auth.h). */
+/* SipHash-2-4 against the reference vectors, and signed feedback (qpace/fb_auth.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,11 +57,15 @@ static void test_reference_vectors(void **state)
 		      (unsigned long long)qp_siphash24(&k, msg, 15));
 }
 
+/* Signing: a version 2 message with the signer's id and sequence under the tag; every
+ * byte of it (header, id, sequence, body, tag) is covered, so a changed sequence fails. */
 static void test_sign_verify(void **state)
 {
 	struct qp_siphash_key k = ref_key(), other = k;
 	struct fb_msg m = { .type = FB_T_CREDIT }, got;
-	uint8_t buf[FB_MAX_LEN];
+	uint8_t buf[FB_MAX_LEN], plain[FB_MAX_LEN];
+	uint64_t seq = 0;
+	uint32_t sender = 0;
 	int n, s;
 	(void)state;
 
@@ -69,26 +73,78 @@ static void test_sign_verify(void **state)
 	m.u.credit = (struct fb_credit){ { 1, 2, 3, 4 }, 5, 6000, 7000 };
 	n = fb_encode(buf, sizeof(buf), &m);
 	assert_true(n > 0);
-	assert_int_equal(fb_auth_verify(buf, (size_t)n, &k), -ENOKEY);
-	assert_int_equal(fb_auth_sign(buf, (size_t)n + 7, (size_t)n, &k), -EMSGSIZE);
-	assert_int_equal(fb_auth_sign(buf, sizeof(buf), (size_t)n - 1, &k), -EINVAL);
-	s = fb_auth_sign(buf, sizeof(buf), (size_t)n, &k);
-	assert_int_equal(s, n + FB_AUTH_TAG_LEN);
-	assert_int_equal(fb_auth_verify(buf, (size_t)s, &k), 0);
-	assert_int_equal(fb_auth_verify(buf, (size_t)s, &other), -EACCES);
-	/* a signed message still decodes, and signing twice is refused */
+	memcpy(plain, buf, (size_t)n);
+	assert_int_equal(fb_auth_verify(buf, (size_t)n, &k, NULL, NULL), -ENOKEY);
+	assert_int_equal(fb_auth_sign(buf, (size_t)n + FB_AUTH_OVERHEAD - 1, (size_t)n, &k, 9, 1),
+			 -EMSGSIZE);
+	assert_int_equal(fb_auth_sign(buf, sizeof(buf), (size_t)n - 1, &k, 9, 1), -EINVAL);
+	s = fb_auth_sign(buf, sizeof(buf), (size_t)n, &k, 0xa1b2c3d4u, 0x0102030405060708ULL);
+	assert_int_equal(s, n + 20);
+	assert_int_equal(buf[2], FB_VERSION_SIGNED);
+	assert_int_equal(fb_auth_verify(buf, (size_t)s, &k, &sender, &seq), 0);
+	assert_int_equal(sender, 0xa1b2c3d4u);
+	assert_true(seq == 0x0102030405060708ULL);
+	assert_int_equal(fb_auth_verify(buf, (size_t)s, &other, NULL, NULL), -EACCES);
+	/* the body is the unsigned message's, after the 20-byte header */
+	assert_memory_equal(buf + FB_HDR_SIGNED_LEN, plain + FB_HDR_LEN, (size_t)n - FB_HDR_LEN);
+	/* a signed message still decodes, with its signer; signing twice is refused */
 	assert_int_equal(fb_decode(&got, buf, (size_t)s), 0);
 	assert_int_equal(got.u.credit.credit_bytes, 6000);
-	assert_int_equal(fb_auth_sign(buf, sizeof(buf), (size_t)s, &k), -EINVAL);
+	assert_int_equal(got.sender, 0xa1b2c3d4u);
+	assert_true(got.seq == 0x0102030405060708ULL);
+	assert_int_equal(got.auth_len, FB_AUTH_TAG_LEN);
+	assert_int_equal(fb_auth_sign(buf, sizeof(buf), (size_t)s, &k, 9, 1), -EINVAL);
+	/* a replayed message with its sequence moved on (the attacker's way past a window)
+	 * fails: the sequence is under the tag */
+	buf[FB_HDR_LEN + 4 + 7]++;
+	assert_int_equal(fb_auth_verify(buf, (size_t)s, &k, NULL, NULL), -EACCES);
+	buf[FB_HDR_LEN + 4 + 7]--;
 	/* every truncation and every single-bit flip is refused, never read past the end */
 	for (int len = 0; len < s; len++)
-		assert_int_not_equal(fb_auth_verify(buf, (size_t)len, &k), 0);
+		assert_int_not_equal(fb_auth_verify(buf, (size_t)len, &k, NULL, NULL), 0);
 	for (int bit = 0; bit < s * 8; bit++) {
 		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-		assert_int_not_equal(fb_auth_verify(buf, (size_t)s, &k), 0);
+		assert_int_not_equal(fb_auth_verify(buf, (size_t)s, &k, NULL, NULL), 0);
 		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 	}
-	assert_int_equal(fb_auth_verify(buf, (size_t)s, &k), 0);
+	assert_int_equal(fb_auth_verify(buf, (size_t)s, &k, NULL, NULL), 0);
+}
+
+/* A signer's sequence: its clock, or one more than the last when the clock did not move
+ * on (several messages in one ns, a clock stepped back). */
+static void test_signer_sequence(void **state)
+{
+	static const uint64_t clocks[] = { 1000, 1000, 999, 5000, 4000, 4000, 5003 };
+	static const uint64_t want[] = { 1000, 1001, 1002, 5000, 5001, 5002, 5003 };
+	uint8_t key[QP_SIPHASH_KEY_BYTES] = { 1, 2, 3 };
+	struct fb_msg m = { .type = FB_T_CREDIT };
+	struct qp_siphash_key k;
+	struct fb_signer sg;
+	(void)state;
+
+	fb_signer_init(&sg, key, 77);
+	qp_siphash_key_load(&k, key);
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		uint8_t buf[FB_MAX_LEN];
+		uint64_t seq;
+		uint32_t sender;
+		int n = fb_encode(buf, sizeof(buf), &m);
+
+		n = fb_signer_sign(&sg, buf, sizeof(buf), (size_t)n, clocks[i]);
+		assert_true(n > 0);
+		assert_int_equal(fb_auth_verify(buf, (size_t)n, &k, &sender, &seq), 0);
+		assert_int_equal(sender, 77);
+		assert_true(seq == want[i]);
+	}
+	/* a failed signing does not use up a sequence number */
+	{
+		uint8_t buf[FB_MAX_LEN];
+		int n = fb_encode(buf, sizeof(buf), &m);
+
+		assert_int_equal(fb_signer_sign(&sg, buf, (size_t)n + 1, (size_t)n, 9000),
+				 -EMSGSIZE);
+		assert_true(sg.seq == 5003);
+	}
 }
 
 int main(void)
@@ -96,6 +152,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reference_vectors),
 		cmocka_unit_test(test_sign_verify),
+		cmocka_unit_test(test_signer_sequence),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,9 @@ static void test_options(void **state)
 		{ "ip=10.0.0.1,attach=127.0.0.1:7000,colour=blue", "unknown option 'colour'" },
 		{ "ip=10.0.0.1,attach=127.0.0.1:7000,window=0", "window '0'" },
 		{ "ip=10.0.0.1,attach=127.0.0.1:7000,telemetry_port=4791", "telemetry_port" },
+		{ "ip=10.0.0.1,attach=127.0.0.1:7000,link_rate=fast",
+		  "link_rate 'fast': accepted 1K..10T" },
+		{ "ip=10.0.0.1,attach=127.0.0.1:7000,link_rate=100", "link_rate '100'" },
 		{ "ip=10.0.0.1,bind=7000", "attach=HOST:P (or both" },
 		{ NULL, "options are required" },
 	};

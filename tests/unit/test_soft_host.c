@@ -1,6 +1,7 @@
 /* The soft host: ARP (answering, resolving, retrying, the bounded pending queue), rxe's
  * frame format on the wire, demultiplexing with a counter per drop reason, the telemetry
- * hook, and many QPs sharing two hosts over a lossy in-memory link in injected time. */
+ * hook, many QPs sharing two hosts over a lossy in-memory link in injected time, and PFC
+ * (a paused priority holds its QPs until the pause ends or an XON comes). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -463,6 +464,129 @@ static void test_many_qps_lossy(void **state)
 	soft_host_destroy(b);
 }
 
+/* ---- PFC: a paused priority sends nothing until the pause ends or an XON comes ---- */
+
+static void pfc_to(struct soft_host *h, uint8_t enable, uint16_t quanta, qp_time_ns now)
+{
+	struct frame_pfc f = { .src = { 0x02, 0x51, 0x46, 0, 0, 1 }, .enable = enable };
+	uint8_t buf[FRAME_ETH_MIN];
+
+	for (int i = 0; i < FRAME_PFC_PRIOS; i++)
+		f.quanta[i] = quanta;
+	assert_int_equal(frame_build_pfc(buf, sizeof(buf), &f), FRAME_ETH_MIN);
+	soft_host_input(h, buf, sizeof(buf), now);
+}
+
+/* Frames @a sends at @now, delivered to @b (and b's answers back); how many of them were
+ * RoCE data of priority @prio. */
+static int send_count(struct soft_host *a, struct soft_host *b, qp_time_ns now, unsigned prio,
+		      int *other)
+{
+	uint8_t buf[SOFT_FRAME_MAX];
+	struct frame_parsed p;
+	int n, mine = 0;
+
+	while ((n = out1(a, now, buf)) > 0) {
+		assert_int_equal(frame_parse(&p, buf, (size_t)n), 0);
+		if ((p.layers & FRAME_L_ROCE) && frame_tos_priority(p.ip.tos) == prio)
+			mine++;
+		else if (other)
+			(*other)++;
+		soft_host_input(b, buf, (size_t)n, now);
+		while ((n = out1(b, now, buf)) > 0)
+			soft_host_input(a, buf, (size_t)n, now);
+	}
+	return mine;
+}
+
+static void test_pfc_pause_and_resume(void **state)
+{
+	struct soft_host *a = host(IP_A, NULL), *b = host(IP_B, NULL);
+	struct tmem m3 = { .buf = calloc(1, 65536), .len = 65536, .rkey = 3 };
+	struct tmem m0 = { .buf = calloc(1, 65536), .len = 65536, .rkey = 4 };
+	/* QP 0x11 in priority 3 (DSCP 26, ECT0), QP 0x12 in priority 0. */
+	struct rc_qp *q3 = qp_on(a, NULL, IP_B, SOFT_QPN_BASE, (26 << 2) | 2, 1024);
+	struct rc_qp *q0 = qp_on(a, NULL, IP_B, SOFT_QPN_BASE + 1, 0, 1024);
+	struct rc_qp *r3 = qp_on(b, &m3, IP_A, SOFT_QPN_BASE, 0, 1024);
+	struct rc_qp *r0 = qp_on(b, &m0, IP_A, SOFT_QPN_BASE + 1, 0, 1024);
+	static uint8_t data[16384];
+	const qp_time_ns q100 = 100 * 512;   /* 100 quanta at the default 1 Gb/s */
+	qp_time_ns t = 1000, t2, t3;
+	const struct qp_pause *ps = soft_host_pause(a);
+	int other = 0;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 1);
+	/* A PAUSE for priority 3 at 1000; then both QPs get a 16 KB WRITE. */
+	pfc_to(a, 1u << 3, 100, t);
+	for (int k = 0; k < 2; k++) {
+		struct qp_wr wr = { .opcode = QP_OP_WRITE, .addr = data, .length = sizeof(data),
+				    .remote_addr = (uintptr_t)(k ? m0.buf : m3.buf),
+				    .rkey = k ? 4 : 3, .flags = QP_WR_SIGNALED };
+		assert_int_equal(rc_post_send(k ? q0 : q3, &wr, t), 0);
+	}
+	/* Priority 0 goes (with ARP first); priority 3 holds. */
+	assert_int_equal(send_count(a, b, t, 3, &other), 0);
+	assert_true(other >= 16);
+	assert_memory_equal(m0.buf, data, sizeof(data));
+	assert_false(soft_host_tx_pending(a));
+	assert_int_equal(soft_host_deadline(a), t + q100);   /* when it may send again */
+	assert_int_equal(send_count(a, b, t + q100 - 1, 3, NULL), 0);
+	soft_host_tick(a, t + q100);
+	assert_true(soft_host_tx_pending(a));
+	/* The pause ran out: a window of priority-3 packets, then the rest on ACKs. */
+	assert_int_equal(send_count(a, b, t + q100, 3, NULL), 16);
+	assert_memory_equal(m3.buf, data, sizeof(data));
+
+	/* The longest pause (33.5 ms) ended by XON 200 us later. */
+	t2 = t + 1000000;
+	pfc_to(a, 1u << 3, 65535, t2);
+	assert_int_equal(rc_post_send(q3, &(struct qp_wr){ .opcode = QP_OP_WRITE, .addr = data,
+							  .length = 4096, .remote_addr =
+							  (uintptr_t)m3.buf, .rkey = 3 }, t2), 0);
+	assert_int_equal(soft_host_deadline(a), t2 + 65535ull * 512);
+	assert_int_equal(send_count(a, b, t2 + 1000, 3, NULL), 0);
+	/* PFC for other priorities and 802.3x PAUSE change nothing. */
+	pfc_to(a, 0xf7, 0, t2 + 2000);          /* XON for every priority but 3 */
+	assert_int_equal(send_count(a, b, t2 + 2000, 3, NULL), 0);
+	t3 = t2 + 200000;
+	pfc_to(a, 1u << 3, 0, t3);
+	assert_int_equal(send_count(a, b, t3, 3, NULL), 4);
+	assert_int_equal(soft_host_stats(a)->pfc_rx, 4);
+	assert_int_equal(ps->pauses[3], 2);
+	assert_int_equal(ps->xons[3], 1);
+	assert_int_equal(ps->xons[0], 1);
+	assert_int_equal(qp_pause_time(ps, 3, t3 + QP_NS_PER_S), q100 + (t3 - t2));
+	assert_int_equal(qp_pause_time(ps, 0, t3), 0);
+
+	/* 802.3x PAUSE: a protocol drop; a PFC frame with the reserved octet set: malformed. */
+	uint8_t buf[FRAME_ETH_MIN];
+	struct frame_pfc f = { .src = { 0x02, 0, 0, 0, 0, 9 }, .enable = 0xff,
+			       .quanta = { 9, 9, 9, 9, 9, 9, 9, 9 } };
+	uint64_t malformed = soft_host_stats(a)->drops[SOFT_DROP_MALFORMED];
+	frame_build_pfc(buf, sizeof(buf), &f);
+	buf[14] = 0;
+	buf[15] = 1;
+	soft_host_input(a, buf, sizeof(buf), t3);
+	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PROTO], 1);
+	frame_build_pfc(buf, sizeof(buf), &f);
+	buf[16] = 0x80;
+	soft_host_input(a, buf, sizeof(buf), t3);
+	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_MALFORMED], malformed + 1);
+	assert_int_equal(soft_host_stats(a)->pfc_rx, 4);
+	assert_false(qp_pause_active(ps, 3, t3 + 1));
+
+	rc_destroy(q3);
+	rc_destroy(q0);
+	rc_destroy(r3);
+	rc_destroy(r0);
+	free(m3.buf);
+	free(m0.buf);
+	soft_host_destroy(a);
+	soft_host_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_demux_drops_and_telemetry),
 		cmocka_unit_test(test_garbage_never_crashes),
 		cmocka_unit_test(test_many_qps_lossy),
+		cmocka_unit_test(test_pfc_pause_and_resume),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

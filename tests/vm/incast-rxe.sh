@@ -67,13 +67,13 @@ job() {
 #!/bin/sh
 role=$1
 mkdir -p /dev/shm /run/qpace && mount -t tmpfs shm /dev/shm || exit 2
-bench() { # PORT [SERVER]
+bench() { # PORT [OPTION...]
 	if [ \$role = receiver ]; then
-		timeout 300 qpace-bench incast --backend ibv -d rxe0 -x \$QPACE_GIDX -p \$1 $BENCH -j
+		timeout 300 qpace-bench incast --backend ibv -d rxe0 -x \$QPACE_GIDX -p \$1 $BENCH \$2 -j
 		return
 	fi
 	i=0
-	until timeout 300 qpace-bench incast --backend ibv -d rxe0 -x \$QPACE_GIDX -p \$1 $BENCH $(vm_ip 0) >/tmp/out 2>&1; do
+	until timeout 300 qpace-bench incast --backend ibv -d rxe0 -x \$QPACE_GIDX -p \$1 $BENCH \$2 $(vm_ip 0) >/tmp/out 2>&1; do
 		grep -qi "refused\|connect" /tmp/out || break
 		i=\$((i + 1))
 		[ \$i -ge 60 ] && break
@@ -81,10 +81,10 @@ bench() { # PORT [SERVER]
 	done
 	cat /tmp/out
 }
-run() { # TAG PORT
+run() { # TAG PORT [OPTION...]
 	[ \$role = receiver ] && echo "QPACE-VM: start-\$1 \$QPACE_NAME"
 	echo "QPACE-TEST: begin \$1"
-	bench \$2
+	bench \$2 "\$3"
 	rc=\$?
 	echo "QPACE-TEST: end \$1 rc=\$rc"
 	# rxe's own counters (cumulative): go-back-N retries, duplicates received.
@@ -96,7 +96,11 @@ run() { # TAG PORT
 	[ \$role = receiver ] && echo "QPACE-VM: done-\$1 \$QPACE_NAME"
 	return \$rc
 }
-run none 18900 || exit 1
+# Without an agent the QPs are the uncontrolled baseline, as before the safe fallback: their
+# gates pace at 1 Gb/s, far above the 20 Mb/s ports (by default a QP with no agent gets a
+# tenth of its registered line, which would make the baseline a paced one). --buffer
+# 6400K keeps the QPs' ACK timeout what 128K at 20 Mb/s gives (the same drain time).
+run none 18900 "--fallback-safe 1000 --rate 1G --buffer 6400K" || exit 1
 sleep 4
 qpaced --cc hpcc --cc-params $CC_PARAMS --allow any --metrics off >/tmp/qpaced.log 2>&1 &
 sleep 2

@@ -7,7 +7,7 @@
 #                host -> guest RDMA WRITE + WRITE_IMM, guest -> host SEND
 #   guest-writes host = server (soft), guest = client: the same verbs the other way
 #
-#   tests/vm/interop-soft.sh [--short] [--pcap FILE] [--vectors]
+#   tests/vm/interop-soft.sh [--short] [--pcap FILE] [--vectors] [--impair SPEC]
 #
 # Wiring: `qpace-switch --star 2`; switch port 0 is the soft host (attach=127.0.0.1:P,
 # ip=10.0.0.1), port 1 the guest's eth0 (10.0.0.2, rxe0). The soft host speaks only
@@ -22,6 +22,10 @@
 #   --vectors   also keep one frame of each opcode rxe sent to the soft host in
 #               tests/vectors/rxe-soft-interop.pcap (tests/vm/pick-vectors.py); the
 #               switch's buffer is 16K then, so frames are lost and rxe answers with NAKs
+#   --impair S  the switch impairs both links (qpace-switch --impair S, e.g. loss=1%):
+#               the data must still arrive intact both ways, and both RC ends must have
+#               recovered: the soft host's retransmissions (qp-check's rc line) and rxe's
+#               (its hw_counters completer_retry_err, printed by the guest) above 0
 # QPACE_VM_SWITCH_ARGS replaces the switch's link arguments (default --rate 1G --buffer 1M
 # --delay 10us).
 #
@@ -30,13 +34,14 @@ set -u
 VM_LIB=$0
 . "$(dirname "$0")/lib.sh"
 
-short=0 pcap="" vectors=0
+short=0 pcap="" vectors=0 impair=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--short) short=1; shift ;;
 	--pcap) pcap=${2:-}; shift 2 ;;
 	--vectors) vectors=1; shift ;;
-	*) echo "usage: $0 [--short] [--pcap FILE] [--vectors]" >&2; exit 2 ;;
+	--impair) impair=${2:-}; shift 2 ;;
+	*) echo "usage: $0 [--short] [--pcap FILE] [--vectors] [--impair SPEC]" >&2; exit 2 ;;
 	esac
 done
 
@@ -50,7 +55,9 @@ vm_setup || exit 1
 # Ports: the switch's star uses P..P+3; TCP: P+10 forwarded to the guest's 18600, P+11 the
 # host's server for the guest's client.
 fwd=$((VM_PORT + 10)) hsrv=$((VM_PORT + 11))
-if [ $short = 1 ]; then
+if [ $short = 1 ] && [ -n "$impair" ]; then
+	ARGS="-s 64K -n 16 -r 50M"   # ~1000 frames each way: some are lost, surely
+elif [ $short = 1 ]; then
 	ARGS="-s 64K -n 8 -r 50M"
 else
 	ARGS="-s 256K -n 40 -r 50M"
@@ -69,9 +76,17 @@ done
 # for the peer's "ready" byte, so it cannot answer the ARP that rxe's move to RTR sends
 # (ETIMEDOUT); see the handoff. The soft host still resolves the guest by ARP.
 /usr/bin/ip neigh replace 10.0.0.1 lladdr $SOFT_MAC dev eth0 nud permanent || exit 2
+# rxe's own counters of loss recovery, after each transfer (cumulative)
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+rxe_counters() {
+	for c in completer_retry_err rcvd_seq_err retry_exceeded_err out_of_seq_request duplicate_request; do
+		printf ' %s %s' \$c \$(cat \$hw/\$c 2>/dev/null || echo NA)
+	done
+}
 echo "QPACE-TEST: begin host-writes"
 timeout 150 qp-check -d rxe0 -p 18600 $ARGS
 rc=\$?
+echo "rxe counters:\$(rxe_counters)"
 echo "QPACE-TEST: end host-writes rc=\$rc"
 [ \$rc = 0 ] || exit 1
 echo "QPACE-TEST: begin guest-writes"
@@ -81,6 +96,7 @@ until timeout 150 qp-check -d rxe0 -p $hsrv $ARGS 10.0.2.2; do
 	[ \$i -ge 30 ] && { echo "QPACE-TEST: end guest-writes rc=1"; exit 1; }
 	sleep 1
 done
+echo "rxe counters:\$(rxe_counters)"
 echo "QPACE-TEST: end guest-writes rc=0"
 EOF
 
@@ -89,7 +105,7 @@ links="--rate 1G --buffer 1M --delay 10us"
 [ $vectors = 1 ] && links="--rate 1G --buffer 16K --delay 10us"
 # shellcheck disable=SC2086
 vm_spawn switch "$SWITCH" --star 2 --base-port "$VM_PORT" --spin 0 ${QPACE_VM_SWITCH_ARGS:-$links} \
-	--stats-json "$VM_RUN/switch.json" --pcap "$pcap"
+	--stats-json "$VM_RUN/switch.json" --pcap "$pcap" ${impair:+--impair "$impair"}
 vm_star_ports 1
 vm_user_nic 1 "$fwd" 18600
 vm_start g2 1 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" "$VM_RUN/guest.sh"
@@ -151,6 +167,23 @@ EOF
 	vm_fail "the switch did not carry both transfers (counters above; want $bytes bytes each way)"
 	exit 1
 fi
+if [ -n "$impair" ]; then
+	# Recovery on both ends: the soft host's RC retransmitted (it wrote in host-writes and
+	# lost data on the way to the guest), and rxe's completer retried (its writes in
+	# guest-writes, its SENDs in host-writes); the switch says what it lost.
+	soft_rt=$(awk '/^qp-check client rc:/ { print $4 }' "$VM_RUN/host-host-writes.log")
+	rxe_rt=$(vm_section g2 guest-writes | awk '/^rxe counters:/ { for (i = 4; i <= NF; i += 2)
+		if ($(i - 1) == "completer_retry_err") print $i }')
+	lost=$(python3 -c 'import json, sys
+ports = json.load(open(sys.argv[1]))["switches"][0]["ports"]
+print(sum(p["impair_loss"] + p["impair_ge_loss"] for p in ports))' "$VM_RUN/switch.json")
+	echo "impair $impair: the switch lost $lost frames; soft host retransmitted ${soft_rt:-?} packets, rxe's completer retried ${rxe_rt:-?} times"
+	if ! [ "${soft_rt:-0}" -gt 0 ] 2>/dev/null || ! [ "${rxe_rt:-0}" -gt 0 ] 2>/dev/null ||
+		! [ "$lost" -gt 0 ]; then
+		vm_fail "with --impair $impair: a side did not recover by retransmission (figures above)"
+		exit 1
+	fi
+fi
 if command -v tshark >/dev/null 2>&1; then
 	echo "capture: $(tshark -r "$pcap" -Y infiniband 2>/dev/null | wc -l) RoCEv2 frames," \
 		"opcodes: $(tshark -r "$pcap" -Y infiniband -T fields -e infiniband.bth.opcode 2>/dev/null |
@@ -160,7 +193,7 @@ if [ $vectors = 1 ]; then
 	python3 "$VM_TOP/tests/vm/pick-vectors.py" --src 10.0.0.2 "$pcap" "$VM_TOP/tests/vectors/rxe-soft-interop.pcap" ||
 		exit 1
 fi
-echo "RESULT interop=pass ready_s=$(cat "$VM_RUN/g2/t_ready") $(grep -h '^qp-check client' \
+echo "RESULT interop=pass ${impair:+impair=$impair soft_retrans=$soft_rt rxe_retries=$rxe_rt switch_lost=$lost }ready_s=$(cat "$VM_RUN/g2/t_ready") $(grep -h '^qp-check client:' \
 	"$VM_RUN/host-host-writes.log" | sed 's/.*in \([0-9.]*\) s: \([^ ]*\) .*/host_client_s=\1 host_client_rate=\2/')" |
 	tee "$VM_RUN/result"
 exit 0

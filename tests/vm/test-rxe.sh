@@ -42,6 +42,8 @@ fi
 if [ -x build/bin/qpace-switch ] && [ -x build/bin/qp-check ]; then
 	scenario "scenario 3, interop: soft backend on the host <-> kernel rxe in a guest, WRITE and SEND both ways" \
 		sh tests/vm/interop-soft.sh $short
+	scenario "scenario 3, interop through 1% loss: every byte intact both ways, the soft host and rxe retransmit" \
+		sh tests/vm/interop-soft.sh --short --impair loss=1%,seed=7
 else
 	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
 	skipped=$((skipped + 1))

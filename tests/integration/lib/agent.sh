@@ -86,6 +86,20 @@ rate_of() { probe rate table="$TABLE" qpn="$1" | field rate_bps; }
 # A counter from `qpacectl status -j`.
 counter() { ctl status -j | tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p"; }
 
+# Wait up to 2 s for QP $1's rate to satisfy `test RATE $2 $3` (the agent reads the
+# datagrams a probe sent after the probe has gone); prints the last rate read.
+wait_rate() {
+	i=0
+	r=$(rate_of "$1")
+	while ! [ "$r" "$2" "$3" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || break
+		sleep 0.02
+		r=$(rate_of "$1")
+	done
+	echo "$r"
+}
+
 # Wait up to 2 s for a command's output to equal a value.
 wait_eq() {
 	want=$1

@@ -1,0 +1,110 @@
+/* What the two incast runners share (incast_flows.c): the flows' state, their QPs and
+ * agent registrations, posting and polling, the rate samples, the per-round record and
+ * the CSV and plot outputs. The real-time runner (incast.c) drives them from its event
+ * loop on the machine's clock; the virtual-time runner (incast_vt.c) from the engine's
+ * events (qpace/sim.h). Same calls, same order, so both measure the same thing. */
+#ifndef BENCH_INCAST_PRIV_H
+#define BENCH_INCAST_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qpace/host.h"
+#include "incast.h"
+#include "monitor.h"
+#include "series.h"
+
+#define INCAST_WR_BYTES (64u * 1024)       /* per WRITE, as perftest's default size */
+#define INCAST_SQ_DEPTH 64u
+#define INCAST_QP_TIMEOUT 14               /* local ACK timeout 4.096 us << 14 = 67 ms:
+					     * perftest's default, beyond a full 512 KiB queue */
+#define INCAST_GAP_NS (2 * QP_NS_PER_MS)   /* between rounds: queues drain */
+#define INCAST_SAMPLE_NS QP_NS_PER_MS
+#define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
+#define INCAST_HPCC_ETA 0.95               /* HPCC's and ACC's eta, given to them and used
+					     * for their W_AI (it is their default too) */
+#define INCAST_RTT_PROBES 3                /* one-packet WRITEs per sender; the first
+					     * resolves ARP and is not counted */
+#define INCAST_RTT_LIMIT_NS (100 * QP_NS_PER_MS)
+
+struct flow_state {
+	struct qp *qp;               /* sender's QP */
+	struct qp *rqp;              /* the receiver's QP for it */
+	uint64_t posted, acked;
+	qp_time_ns done_ns;
+	bool active, lost;
+	bool registered;             /* both ends known to their agents (this round) */
+	struct qp_stats base;        /* counters at the round's start */
+};
+
+struct incast {
+	const struct bench_conf *c;
+	uint64_t senders, bytes;
+	struct host *hosts;          /* real time: the hosts ([0] receives) */
+	struct host **h;             /* every host, [0] the receiver: in either clock */
+	struct flow_state *fl;       /* [1..N] */
+	uint8_t *rbuf, *sbuf;
+	struct qp_mr *rmr;
+	struct qp_mr **smr;
+	int ep;
+	qp_time_ns base_rtt_ns;
+	const char *cc;              /* the senders' algorithm */
+	struct incast_feedback fb;   /* what it asks of the switch and the senders */
+	struct series rates;
+	qp_rate_bps *row;
+	qp_time_ns next_sample_ns;
+	bool registered;             /* the agents know the QPs (after the RTT probe) */
+	qp_time_ns last_pass_ns, max_gap_ns;   /* the loop's lateness (a busy machine) */
+	struct monitor mon;          /* qpacectl's view of the hosts' agents */
+	struct agent **agents;
+	bool virtual_time;           /* PSNs from the seed, no credit polls (incast_connect) */
+};
+
+/* The result's header fields from the configuration (algorithm, senders, link ...), the
+ * modelled base RTT and the switch's feedback for the algorithm. 0 or -EINVAL/-ENOENT. */
+int incast_setup(struct incast *x, struct incast_run *run, const char *algo, bool *credits,
+		 char *cc, size_t cclen, char *err, size_t errlen);
+/* Buffers, flows and the rate series for @senders (one series row per 1 ms sample). */
+int incast_alloc(struct incast *x, struct incast_run *run, const char *out_dir, char *err,
+		 size_t errlen);
+/* The host configuration every real-time host of the incast takes (its options string:
+ * the socket and address part). */
+void incast_host_conf(const struct incast *x, struct host_conf *hc, const char *opts,
+		      bool credits, bool cnp);
+/* Create and connect each sender's QP with its receiver QP, in process. */
+int incast_connect(struct incast *x, char *err, size_t errlen);
+/* Register both ends of every flow still alive with their agents (each round). */
+int incast_register(struct incast *x, qp_time_ns now, char *err, size_t errlen);
+/* Post the flow's next WRs while the gate and the send queue allow: the last post's
+ * result (-EAGAIN: the gate, then qp_send_deadline says when; -ENOMEM/-ENOSPC: the send
+ * queue, until completions; 0: all posted or the flow is not active). */
+int flow_post(struct incast *x, struct flow_state *f, uint64_t i);
+/* Completions of the flow's QP; the flow ends when every byte is acknowledged. */
+void flow_poll(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns now);
+/* The flow ended (done, lost or out of time): both ends leave their agents. */
+void flow_leave(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns now);
+/* A rate sample of every sender's agent, at most one per INCAST_SAMPLE_NS. */
+void incast_sample(struct incast *x, qp_time_ns now);
+bool incast_round_busy(const struct incast *x);
+/* A round begins at @now: counters saved, every live flow active. */
+void incast_round_begin(struct incast *x, qp_time_ns now);
+/* The round that began at @start ends at @now: its flows into @out, both ends of each flow
+ * leave their agents; the round's duration. */
+qp_time_ns incast_round_end(struct incast *x, uint32_t r, qp_time_ns start, qp_time_ns now,
+			    struct incast_flow *out);
+/* A probe's round trip from post to completion; rtt[] of @n, the median at least the
+ * modelled RTT. */
+qp_time_ns incast_rtt_median(const struct incast *x, qp_time_ns *rtt, uint64_t n);
+/* -v: what the agents saw, summed over the hosts. */
+void incast_agent_counters(const struct incast *x);
+/* flows.csv, rates.csv and the plots into @dir. */
+void incast_outputs(const struct incast *x, struct incast_run *run, const char *dir,
+		    qp_time_ns t0, bool have_sw);
+/* Everything but the hosts (their owner closes them). */
+void incast_free(struct incast *x);
+
+/* The virtual-time runner (incast_vt.c): incast_run with --clock virtual. */
+int incast_run_vt(const struct bench_conf *c, const char *algo, uint64_t senders,
+		  uint64_t bytes, const char *out_dir, struct incast_run *run, char *err,
+		  size_t errlen);
+
+#endif

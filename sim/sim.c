@@ -1,0 +1,236 @@
+/* The virtual-time engine: building the network and reading its figures (qpace/sim.h).
+ * The event loop is run.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpace/addr.h"
+#include "qpace/errmsg.h"
+#include "qpace/soft.h"
+#include "io.h"
+#include "sim_priv.h"
+
+struct sw_conf *sim_sw_conf_args(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sw_conf *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c) {
+		qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+		return NULL;
+	}
+	rc = sw_cli_parse(c, argc, argv);
+	if (rc) {
+		qp_errmsg(-EINVAL, err, errlen, "the switch's options: %s",
+			  rc > 0 ? "--help is no configuration" : "see the line above");
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct sw_conf *sim_sw_conf_text(const char *text, const char *name, char *err,
+				 size_t errlen)
+{
+	struct sw_conf *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+		return NULL;
+	}
+	sw_conf_defaults(c);
+	if (sw_topo_parse(c, text, name, err, errlen)) {
+		free(c);
+		return NULL;
+	}
+	sw_conf_finish(c);
+	return c;
+}
+
+void sim_sw_conf_free(struct sw_conf *c)
+{
+	free(c);
+}
+
+/* Every I/O port becomes a sim port; frames leave at the model's times, nothing early;
+ * no capture, no stats files (the caller asks for figures). */
+static void conf_for_sim(struct sw_conf *c)
+{
+	for (int s = 0; s < c->nswitches; s++)
+		for (int i = 0; i < c->sw[s].nports; i++)
+			if (c->sw[s].ports[i].kind != SW_PORT_LINK)
+				c->sw[s].ports[i].kind = SW_PORT_SIM;
+	c->tx_early_ns = 0;
+	c->driver_clock_ns = SIM_START_NS;
+	c->pcap_path = c->pcap_port = c->stats_path = c->stats_json_path = NULL;
+}
+
+static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host_conf *hc,
+		       const struct sim_conf *c, char *err, size_t errlen)
+{
+	char ip[QP_IPV4_STRLEN], opts[128], e[300];
+	struct sw_port *p;
+	int rc;
+
+	qp_ipv4_fmt(hc->ip, ip, sizeof(ip));
+	if (hc->sw < 0 || hc->sw >= s->fab->nswitches || hc->port < 0 ||
+	    hc->port >= s->fab->sw[hc->sw]->nports)
+		return qp_errmsg(-EINVAL, err, errlen, "host %u (%s): switch %d port %d is not in "
+				 "the topology", sh->idx, ip, hc->sw, hc->port);
+	p = &s->fab->sw[hc->sw]->ports[hc->port];
+	if (!p->io || p->io->sim_tx)
+		return qp_errmsg(-EINVAL, err, errlen, "host %u (%s): port %s of switch %s is %s",
+				 sh->idx, ip, p->conf->name, p->sw->conf->name,
+				 p->io ? "taken by another host" : "a link between switches");
+	sh->s = s;
+	sh->port = p;
+	sh->wake_at = QP_TIME_NEVER;
+	sh->nic_bps = hc->nic_bps ? hc->nic_bps : p->conf->q.rate_bps;
+	sh->delay_ns = hc->link_delay_ns == SIM_PORT_DELAY ? p->q_delay_ns : hc->link_delay_ns;
+	/* link_rate: what a PAUSE's quanta mean to the host (its NIC's rate) */
+	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu", ip,
+		 (unsigned long long)(hc->window_pkts ? hc->window_pkts : 128),
+		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024),
+		 (unsigned long long)sh->nic_bps);
+	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
+			       .cnp_from_notice = hc->cnp_from_notice, .seed = c->seed,
+			       .quiet = !c->verbose, .key = hc->key, .clock_offset_ns = 0,
+			       .clock = sim_clock, .clock_arg = s,
+			       .tx_ready = sim_nic_ready, .tx_ready_arg = sh };
+	if ((rc = host_open(&sh->h, &h, s->now, e, sizeof(e))))
+		return qp_errmsg(rc, err, errlen, "host %u (%s): %s", sh->idx, ip, e);
+	sh->soft = qp_soft_host(sh->h.ctx);
+	p->io->sim_tx = sim_deliver;
+	p->io->sim_arg = sh;
+	return 0;
+}
+
+int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t errlen)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!s || !(s->conf = malloc(sizeof(*s->conf))) ||
+	    !(s->hosts = calloc(c->nhosts ? c->nhosts : 1, sizeof(*s->hosts))) ||
+	    sim_evq_init(&s->q, 4096)) {
+		sim_destroy(s);
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	}
+	s->now = SIM_START_NS;
+	s->fabric_at = QP_TIME_NEVER;
+	s->free_timer = UINT32_MAX;
+	s->progress = c->progress;
+	*s->conf = *c->sw;
+	conf_for_sim(s->conf);
+	s->fab = sw_fabric_create(s->conf, err, errlen);
+	if (!s->fab) {
+		sim_destroy(s);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < c->nhosts; i++) {
+		s->hosts[i].idx = (uint32_t)i;
+		if ((rc = host_attach(s, &s->hosts[i], &c->hosts[i], c, err, errlen))) {
+			sim_destroy(s);
+			return rc;
+		}
+		s->nhosts = i + 1;
+	}
+	for (size_t i = 0; i < s->nhosts; i++)
+		sim_wake(s, i, s->now);
+	*out = s;
+	return 0;
+}
+
+void sim_destroy(struct sim *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->hosts && i < s->nhosts; i++) {
+		struct sim_host *sh = &s->hosts[i];
+		while (sh->fly_head) {
+			struct sim_pkt *k = sh->fly_head;
+			sh->fly_head = k->next;
+			sim_pool_put(&s->pool, k);
+		}
+		host_close(&sh->h);
+	}
+	sw_fabric_destroy(s->fab);
+	sim_pool_fini(&s->pool);
+	sim_evq_fini(&s->q);
+	free(s->timers);
+	free(s->hosts);
+	free(s->conf);
+	free(s);
+}
+
+size_t sim_nhosts(const struct sim *s)
+{
+	return s->nhosts;
+}
+
+struct host *sim_host(struct sim *s, size_t i)
+{
+	return i < s->nhosts ? &s->hosts[i].h : NULL;
+}
+
+qp_time_ns sim_now(const struct sim *s)
+{
+	return s->now;
+}
+
+void sim_set_app(struct sim *s, sim_app_fn fn, void *arg)
+{
+	s->app = fn;
+	s->app_arg = arg;
+}
+
+void sim_stats(const struct sim *s, struct sim_stats *out)
+{
+	*out = (struct sim_stats){ .events = s->events, .max_pending = s->q.max_n,
+				   .pool_bytes = s->pool.bytes, .sim_ns = s->now - SIM_START_NS,
+				   .wall_s = s->wall_s };
+	for (size_t i = 0; i < s->nhosts; i++)
+		out->host_frames += s->hosts[i].tx_frames;
+	out->packet_hops = out->host_frames;
+	/* Out of I/O ports every frame counts in tx_frames; along links data frames do and
+	 * the priority band's frames count in ctrl_frames. */
+	for (int i = 0; i < s->fab->nports; i++) {
+		const struct sw_port *p = s->fab->all[i];
+		out->packet_hops += p->st.tx_frames + (p->peer ? p->st.ctrl_frames : 0);
+	}
+}
+
+size_t sim_nports(const struct sim *s)
+{
+	return (size_t)s->fab->nports;
+}
+
+void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out)
+{
+	const struct sw_port *p = s->fab->all[i];
+	const struct sw_queue_stats *q = sw_queue_stats(p->q);
+
+	*out = (struct sim_port_info){
+		.sw_name = p->sw->conf->name, .name = p->conf->name,
+		.queue_bytes = sw_queue_bytes_at(p->q, s->now),
+		.drops = q->drop_tail + q->drop_store, .ecn_marks = q->ecn_marked,
+		.max_queue_bytes = q->max_qbytes, .tx_frames = p->st.tx_frames,
+	};
+}
+
+void sim_switch_csv_header(FILE *out)
+{
+	sw_stats_csv_header(out);
+}
+
+void sim_switch_csv_row(struct sim *s, FILE *out, qp_time_ns start)
+{
+	sw_stats_csv_row(s->fab, out, s->now, start);
+}
+
+void sim_switch_json(const struct sim *s, FILE *out)
+{
+	sw_stats_json(s->fab, out, s->now);
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Real time and virtual time agree: the same incast (8 -> 1 at 100 Mb/s, 256 KiB per
+# sender, 5 rounds, the bench's defaults otherwise: 512 KiB buffer, 100 us links, rxe's
+# 128-packet window) in both clocks, for three algorithms that load the switch
+# differently:
+#   hpcc       INT-driven rates: no drops, a first-RTT peak, a small standing queue
+#   none+ia    receiver credits: no drops, a queue of a few packets per sender
+#   none       windows alone: the buffer overflows, drops and retransmission timeouts
+# Asserted (docs/bench.md, "Virtual time", has the figures): goodput ratios
+# within 0.12 of each other; peak queues within 30% (or 8 KiB) of each other; drops zero
+# in both or in neither, and within a factor of 2 where the buffer overflows. What real
+# time adds and virtual time does not: the loop's lateness and loopback (a few % of
+# goodput); what virtual time adds: each link's delay in the host -> switch direction too
+# (the real switch models it only at egress; both runs register the same modelled RTT).
+# Real time is judged only when its loop kept up (late by at most 6 ms; 20 ms for none,
+# whose figures are the buffer's): up to 3 tries, else the pair is printed, not judged.
+set -u
+BUILD=${BUILD:-build}
+B=$BUILD/bin/qpace-bench
+fail=0
+judged=0
+
+num() {   # num JSON KEY
+	echo "$1" | grep -o "\"$2\":[0-9.e+-]*" | head -1 | cut -d: -f2
+}
+run() {   # run CLOCK ARGS...: one JSON line
+	clock=$1
+	shift
+	"$B" incast --clock "$clock" -N 8 -s 256K -R 5 --rate 100M -j --no-plots \
+		--base-port 25000 "$@" 2>/dev/null
+}
+check() {  # check WHAT EXPR
+	if awk "BEGIN { exit !($2) }"; then echo "  ok: $1 ($2)"; else
+		echo "  FAIL: $1 ($2)" >&2
+		fail=1
+	fi
+}
+pair() {   # pair NAME STALL_NS ARGS...
+	name=$1
+	stall=$2
+	shift 2
+	v=$(run virtual "$@") || { echo "vt_agreement: $name: virtual run failed" >&2; fail=1; return; }
+	r=""
+	for try in 1 2 3; do
+		r=$(run real "$@") || r=""
+		[ -n "$r" ] || continue
+		late=$(num "$r" loop_late_max_ns)
+		awk "BEGIN { exit !($late <= $stall) }" && break
+		echo "  $name: real run $try not judged: the loop was $((late / 1000)) us late"
+		r=""
+	done
+	echo "$name virtual: $v"
+	[ -n "$r" ] || { echo "  $name: no real run kept up; not judged"; return; }
+	echo "$name real:    $r"
+	judged=$((judged + 1))
+	gv=$(num "$v" goodput_ratio); gr=$(num "$r" goodput_ratio)
+	pv=$(num "$v" max_queue_bytes); pr=$(num "$r" max_queue_bytes)
+	dv=$(num "$v" drops); dr=$(num "$r" drops)
+	check "$name: goodput ratios within 0.12 ($gv virtual, $gr real)" \
+		"($gv - $gr) <= 0.12 && ($gr - $gv) <= 0.12"
+	check "$name: peak queues within 30% or 8 KiB ($pv virtual, $pr real)" \
+		"($pv - $pr <= 0.3 * $pr || $pv - $pr <= 8192) && ($pr - $pv <= 0.3 * $pv || $pr - $pv <= 8192)"
+	check "$name: drops in both or in neither, within 2x ($dv virtual, $dr real)" \
+		"($dv == 0 && $dr == 0) || ($dv > 0 && $dr > 0 && $dv <= 2 * $dr && $dr <= 2 * $dv)"
+}
+
+pair hpcc 6000000 --cc hpcc
+pair none+ia 6000000 --cc none --credits ia
+pair none 20000000 --cc none
+echo "vt_agreement: $judged of 3 pairs judged"
+[ "$fail" = 0 ] && echo "vt_agreement: ok"
+exit "$fail"
