@@ -3,7 +3,8 @@
 #   make            build every program into build/bin
 #   make test       deps, the layering check, build, unit tests, the same again under
 #                   ASan+UBSan, the integration tests (namespaces, QEMU guests; root only,
-#                   skipped otherwise), the docs checks, and a bounded run of every fuzz target
+#                   skipped otherwise) and again on the sanitizer build, the docs checks,
+#                   and a bounded run of every fuzz target
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
@@ -174,6 +175,7 @@ test: deps
 	$(MAKE) docs-check
 	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
 	$(MAKE) integration
+	$(MAKE) integration-san
 	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 integration: all

@@ -343,7 +343,7 @@ int topogen_build(struct topogen *g, const struct topogen_params *params, char *
 	g->p = *p;
 	if (!g->p.fabric_bps && p->kind == TOPOGEN_LEAF_SPINE) {
 		double f = (double)p->hosts_per_leaf * (double)p->host_bps / (p->spines * p->oversub);
-		g->p.fabric_bps = (qp_rate_bps)(f + 0.5);
+		g->p.fabric_bps = qp_u64_round_sat(f);   /* oversub 1e-300: refused below */
 		if (check_rate(p, "fabric-rate (hosts-per-leaf x rate / (spines x oversub))",
 			       g->p.fabric_bps, err, errlen))
 			return -EINVAL;

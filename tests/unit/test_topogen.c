@@ -423,6 +423,10 @@ static void test_bad_parameters(void **state)
 	REFUSED(TOPOGEN_LEAF_SPINE, (p.oversub = 1000, p.host_bps = 1000),
 		"leaf-spine: fabric-rate (hosts-per-leaf x rate / (spines x oversub)) 1 bits/s: "
 		"accepted 1K..10T");
+	/* a tiny ratio made the derived rate overflow its conversion (undefined under SAN=1) */
+	REFUSED(TOPOGEN_LEAF_SPINE, p.oversub = 1e-300,
+		"leaf-spine: fabric-rate (hosts-per-leaf x rate / (spines x oversub)) "
+		"18446744073709551615 bits/s: accepted 1K..10T");
 	REFUSED(TOPOGEN_FAT_TREE, p.k = 5,
 		"fat-tree: k 5: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
 		"than qpace-switch reads)");
