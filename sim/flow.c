@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "qpace/errmsg.h"
+#include "qpace/rc.h"
+#include "qpace/soft.h"
 #include "sim_priv.h"
 
 #define FLOW_BUF_BYTES (64u * 1024)
@@ -252,6 +254,21 @@ int sim_flows_start(struct sim *s, struct sim_flow *flows, size_t n,
 size_t sim_flows_finished(const struct sim_flows *fl)
 {
 	return fl->finished;
+}
+
+void sim_flows_now(const struct sim_flows *fl, size_t k, struct sim_flow_now *out)
+{
+	const struct sim_flow *f = &fl->f[k];
+	const struct flow_state *st = &fl->st[k];
+	const struct rc_stats *rs;
+
+	*out = (struct sim_flow_now){ .running = st->running };
+	if (!st->rqp || !(rs = qp_soft_rc_stats(st->rqp))) {
+		out->delivered_bytes = f->done ? f->bytes : 0;
+		return;
+	}
+	out->delivered_bytes = rs->rx_bytes;
+	out->rate_bps = host_rate(sim_host(fl->s, f->src), st->qp->qpn);
 }
 
 void sim_flows_free(struct sim_flows *fl)

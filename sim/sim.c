@@ -217,6 +217,7 @@ void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out)
 		.queue_bytes = sw_queue_bytes_at(p->q, s->now),
 		.drops = q->drop_tail + q->drop_store, .ecn_marks = q->ecn_marked,
 		.max_queue_bytes = q->max_qbytes, .tx_frames = p->st.tx_frames,
+		.pause_tx = p->pfc.st.pause_tx,
 	};
 }
 

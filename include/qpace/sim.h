@@ -170,6 +170,14 @@ int sim_flows_start(struct sim *s, struct sim_flow *flows, size_t n,
 		    size_t errlen);
 /* Flows done or lost so far. */
 size_t sim_flows_finished(const struct sim_flows *fl);
+/* Flow @k now: the payload its receiver has taken in order (its final byte count once it
+ * ended) and the rate its sender's agent publishes (0 unless it is running). */
+struct sim_flow_now {
+	uint64_t delivered_bytes;
+	qp_rate_bps rate_bps;
+	bool running;
+};
+void sim_flows_now(const struct sim_flows *fl, size_t k, struct sim_flow_now *out);
 /* Before sim_destroy (the flows' QPs and regions are the hosts'). */
 void sim_flows_free(struct sim_flows *fl);
 
@@ -184,6 +192,7 @@ struct sim_port_info {
 	uint64_t queue_bytes;         /* the model's queue now */
 	uint64_t drops;               /* drop-tail + store */
 	uint64_t ecn_marks, max_queue_bytes, tx_frames;
+	uint64_t pause_tx;            /* PFC PAUSEs (XOFF) sent upstream out of this port */
 };
 size_t sim_nports(const struct sim *s);
 void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out);

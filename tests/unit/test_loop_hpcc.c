@@ -1,0 +1,108 @@
+/* HPCC in closed loops on the real switch, soft hosts and agents (virtual time,
+ * tests/support/vt_net.h: an N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us, finite
+ * buffers), HPCC's INT straight from the switch (--int direct, the bench's default today).
+ *
+ * What the source claims (HPCC, ../shared/seeds/; ../shared/notes/reproductions.md): the
+ * in-flight window W = B * T bounds what N flows put in the buffer to about N * W, so a
+ * buffer of that size drops nothing; the queue is then kept near zero (eta = 0.95 leaves
+ * headroom); flows converge to a fair share within a few RTTs. Here:
+ *   - 16 -> 1, 1 MB each, a 1 MB buffer (< the 2 MB that 16 RC windows of 128 packets
+ *     put in flight): `none` overflows it (drops > 0, the buffer is finite); HPCC drops
+ *     nothing, its peak is the first RTT's N windows (<= N * (BDP + MTU)), the queue over
+ *     the second half averages below 0.1 BDP, Jain >= 0.98, goodput >= 85% of payload;
+ *   - one flow, then a second joins at 2 ms: Jain >= 0.9 within 5 RTTs of the join (on a
+ *     2-RTT window), no drops;
+ *   - one flow alone: at least 90% of the payload rate (eta = 0.95 of it is the target). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "vt_net.h"
+
+#define HPCC_PARAMS "eta=0.95,max_stage=0"
+#define BUF 1000000u
+#define N 16u
+
+static void test_incast_window_bounds_queue(void **state)
+{
+	struct vt_net_conf c = vt_net_defaults("none", N, 1000000, BUF);
+	struct vt_net_result none, h;
+	(void)state;
+
+	c.duration_ns = 20 * QP_NS_PER_MS;
+	vt_net_assert_run(&c, &none);
+	vt_net_print("16->1 none (the control)", &none);
+	c.algo = "hpcc";
+	c.params = HPCC_PARAMS;
+	c.duration_ns = 100 * QP_NS_PER_MS;
+	vt_net_assert_run(&c, &h);
+	vt_net_print("16->1 hpcc", &h);
+	double w = h.bdp_bytes + 1024, total = 0;
+	for (unsigned i = 0; i < N; i++)
+		total += vt_goodput_bps(&h, i, 0, h.end_ns);
+	double late_q = vt_mean_queue(&h, h.end_ns / 2, h.end_ns);
+	double jain = vt_jain(&h, 0, N, h.end_ns / 4, 3 * h.end_ns / 4);
+	print_message("hpcc: peak %.2f N*W, late mean queue %.3f BDP, Jain %.4f, goodput %.1f%% "
+		      "of payload\n", (double)h.max_queue_bytes / (N * w), late_q / h.bdp_bytes, jain,
+		      100 * total / h.payload_bps);
+	assert_true(none.drops > 0);
+	assert_int_equal(h.drops, 0);
+	assert_int_equal(h.flows_done, N);
+	assert_true((double)h.max_queue_bytes <= N * w);
+	assert_true(late_q < 0.1 * h.bdp_bytes);
+	assert_true(jain >= 0.98);
+	assert_true(total >= 0.85 * h.payload_bps);
+	vt_net_free(&none);
+	vt_net_free(&h);
+}
+
+static void test_second_flow_converges(void **state)
+{
+	struct vt_net_conf c = vt_net_defaults("hpcc", 2, 8000000, BUF);
+	struct vt_net_result r;
+	const qp_time_ns join = 2 * QP_NS_PER_MS;
+	(void)state;
+
+	c.params = HPCC_PARAMS;
+	c.start_ns[1] = join;
+	c.bytes[1] = 4000000;
+	c.sample_ns = 4 * QP_NS_PER_US;
+	vt_net_assert_run(&c, &r);
+	vt_net_print("hpcc, a second flow joins", &r);
+	qp_time_ns t = vt_jain_reached(&r, 0, 2, join, 2 * r.rtt_ns, 0.9);
+	print_message("Jain >= 0.9 (2-RTT windows) %.1f RTT after the join\n",
+		      t == QP_TIME_NEVER ? -1.0 : (double)(t - join) / (double)r.rtt_ns);
+	assert_true(t != QP_TIME_NEVER);
+	assert_true(t - join <= 5 * r.rtt_ns);
+	assert_int_equal(r.drops, 0);
+	vt_net_free(&r);
+}
+
+static void test_alone_near_line(void **state)
+{
+	struct vt_net_conf c = vt_net_defaults("hpcc", 1, 4000000, BUF);
+	struct vt_net_result r;
+	(void)state;
+
+	c.params = HPCC_PARAMS;
+	vt_net_assert_run(&c, &r);
+	vt_net_print("hpcc alone", &r);
+	double g = vt_goodput_bps(&r, 0, r.end_ns / 4, r.end_ns);
+	print_message("alone: %.2f Gb/s after the first quarter, %.1f%% of payload\n", g / 1e9,
+		      100 * g / r.payload_bps);
+	assert_true(g >= 0.9 * r.payload_bps);
+	assert_int_equal(r.drops, 0);
+	vt_net_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_incast_window_bounds_queue),
+		cmocka_unit_test(test_second_flow_converges),
+		cmocka_unit_test(test_alone_near_line),
+	};
+	return cmocka_run_group_tests_name("loop_hpcc", tests, NULL, NULL);
+}
