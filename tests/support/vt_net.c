@@ -24,6 +24,8 @@ struct vt_run {
 	struct sim *sim;
 	struct sim_flows *fl;
 	unsigned cap, finished;
+	qp_time_ns warm_ns;           /* the test's time 0, after the warm-up */
+	char params[256];
 	bool full;                    /* out of sample slots */
 };
 
@@ -51,11 +53,11 @@ static void vt_sample(void *arg, qp_time_ns now)
 		return;
 	}
 	s = &r->s[r->nsamples++];
-	s->t_ns = now - SIM_START_NS;
+	s->t_ns = now - SIM_START_NS - v->warm_ns;
 	sim_port_info(v->sim, 0, &p);
 	s->queue_bytes = p.queue_bytes;
 	for (unsigned k = 0; k < v->c->nflows; k++) {
-		sim_flows_now(v->fl, k, &fn);
+		sim_flows_now(v->fl, v->c->nflows + k, &fn);
 		s->delivered[k] = fn.delivered_bytes;
 		s->rate_bps[k] = fn.rate_bps;
 	}
@@ -69,8 +71,7 @@ static void vt_done(void *arg, const struct sim_flow *f, qp_time_ns now)
 {
 	struct vt_run *v = arg;
 
-	(void)f;
-	if (++v->finished == v->c->nflows && sim_at(v->sim, now, vt_sample, v))
+	if (f->dst == 0 && ++v->finished == v->c->nflows && sim_at(v->sim, now, vt_sample, v))
 		sim_stop(v->sim);       /* the last sample: every flow's final count */
 }
 
@@ -131,8 +132,10 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 	if (!c->sample_ns)
 		c->sample_ns = r->rtt_ns;
 	incast_feedback(cc_find(c->algo), (uint64_t)r->bdp_bytes, &fb);
-	if (!c->params)
-		c->params = fb.params;
+	/* the algorithm's own settings for this feedback (acc: fair=1), then the test's */
+	snprintf(v->params, sizeof(v->params), "%s%s%s", fb.params ? fb.params : "",
+		 fb.params && c->params ? "," : "", c->params ? c->params : "");
+	c->params = fb.params || c->params ? v->params : NULL;
 	if (!(sw = vt_switch(c, &fb, err, errlen)))
 		return -EINVAL;
 	for (unsigned i = 0; i <= c->nflows; i++)
@@ -146,19 +149,27 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 	sim_sw_conf_free(sw);
 	if (rc)
 		return rc;
+	/* The warm-up: host 0 sends each sender one small WRITE, so every sender has learned
+	 * the receiver's address (from its ARP request) before the test's flows start, and no
+	 * first window waits for ARP (a window handed on during the wait leaves in one burst
+	 * when it resolves, whatever the controller did meanwhile). */
+	v->warm_ns = 20 * r->rtt_ns > QP_NS_PER_MS ? 20 * r->rtt_ns : QP_NS_PER_MS;
+	for (unsigned i = 0; i < c->nflows; i++)
+		flows[i] = (struct sim_flow){ .src = 0, .dst = i + 1, .bytes = 64 };
 	for (unsigned k = 0; k < c->nflows; k++)
-		flows[k] = (struct sim_flow){ .src = c->src[k] ? c->src[k] : k + 1, .dst = 0,
-					      .bytes = c->bytes[k], .start_ns = c->start_ns[k] };
+		flows[c->nflows + k] = (struct sim_flow){
+			.src = c->src[k] ? c->src[k] : k + 1, .dst = 0, .bytes = c->bytes[k],
+			.start_ns = v->warm_ns + c->start_ns[k] };
 	struct sim_flow_conf fc = { .algo = c->algo, .params = c->params,
 				    .line_bps = (qp_rate_bps)r->payload_bps,
 				    .base_rtt_ns = r->rtt_ns, .mtu_bytes = c->mtu_bytes,
 				    .seed = c->seed, .done = vt_done, .arg = v };
-	if ((rc = sim_flows_start(v->sim, flows, c->nflows, &fc, &v->fl, err, errlen)))
+	if ((rc = sim_flows_start(v->sim, flows, 2 * c->nflows, &fc, &v->fl, err, errlen)))
 		return rc;
 	v->cap = (unsigned)(c->duration_ns / c->sample_ns) + 2;
 	if (!(r->s = calloc(v->cap, sizeof(*r->s))))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
-	if (sim_at(v->sim, SIM_START_NS, vt_sample, v))
+	if (sim_at(v->sim, SIM_START_NS + v->warm_ns, vt_sample, v))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	return 0;
 }
@@ -180,22 +191,23 @@ static void vt_figures(struct vt_run *v, const struct sim_flow *flows)
 		}
 	}
 	for (unsigned k = 0; k < v->c->nflows; k++) {
-		r->flow[k] = (struct vt_net_flow){ .done = flows[k].done, .fct_ns = flows[k].fct_ns,
-						   .retransmits = flows[k].retransmits,
-						   .timeouts = flows[k].timeouts };
-		r->flows_done += flows[k].done;
+		const struct sim_flow *f = &flows[v->c->nflows + k];
+		r->flow[k] = (struct vt_net_flow){ .done = f->done, .fct_ns = f->fct_ns,
+						   .retransmits = f->retransmits,
+						   .timeouts = f->timeouts };
+		r->flows_done += f->done;
 	}
 	r->nflows = v->c->nflows;
 	sim_stats(v->sim, &st);
 	r->packet_hops = st.packet_hops;
-	r->end_ns = sim_now(v->sim) - SIM_START_NS;
+	r->end_ns = sim_now(v->sim) - SIM_START_NS - v->warm_ns;
 }
 
 int vt_net_run(const struct vt_net_conf *conf, struct vt_net_result *r, char *err,
 	       size_t errlen)
 {
 	struct vt_net_conf c = *conf;
-	struct sim_flow flows[VT_MAX_FLOWS];
+	struct sim_flow flows[2 * VT_MAX_FLOWS];
 	struct vt_run v = { .c = &c, .r = r };
 	enum sim_end end;
 	int rc;
@@ -210,7 +222,7 @@ int vt_net_run(const struct vt_net_conf *conf, struct vt_net_result *r, char *er
 	c.seed = c.seed ? c.seed : 1;
 	if ((rc = vt_build(&v, &c, flows, err, errlen)))
 		goto out;
-	end = sim_run(v.sim, SIM_START_NS + c.duration_ns, QP_TIME_NEVER);
+	end = sim_run(v.sim, SIM_START_NS + v.warm_ns + c.duration_ns, QP_TIME_NEVER);
 	if (v.full || (end != SIM_END_TIME && end != SIM_END_STOPPED)) {
 		rc = qp_errmsg(-EIO, err, errlen, "vt_net: the run ended early: %s",
 			       v.full ? "out of sample slots or memory" : sim_end_str(end));
@@ -338,4 +350,14 @@ void vt_net_print(const char *label, const struct vt_net_result *r)
 		      r->max_queue_bytes, (double)r->max_queue_bytes / r->bdp_bytes,
 		      vt_mean_queue(r, 0, r->end_ns), r->ecn_marks, r->pauses, total / 1e9,
 		      r->payload_bps / 1e9);
+}
+
+qp_rate_bps vt_min_rate(const struct vt_net_result *r, unsigned flow)
+{
+	qp_rate_bps m = 0;
+
+	for (unsigned i = 0; i < r->nsamples; i++)
+		if (r->s[i].rate_bps[flow] && (!m || r->s[i].rate_bps[flow] < m))
+			m = r->s[i].rate_bps[flow];
+	return m;
 }

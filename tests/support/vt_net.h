@@ -100,6 +100,8 @@ qp_time_ns vt_jain_reached(const struct vt_net_result *r, unsigned first, unsign
  * QP_TIME_NEVER when none. */
 qp_time_ns vt_rate_reached(const struct vt_net_result *r, unsigned flow, qp_time_ns t0,
 			   double bps);
+/* The lowest rate @flow's agent published while it ran (0: never ran). */
+qp_rate_bps vt_min_rate(const struct vt_net_result *r, unsigned flow);
 /* One line of the run's figures (cmocka's print_message), headed by @label. */
 void vt_net_print(const char *label, const struct vt_net_result *r);
 
