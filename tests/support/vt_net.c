@@ -361,3 +361,62 @@ qp_rate_bps vt_min_rate(const struct vt_net_result *r, unsigned flow)
 			m = r->s[i].rate_bps[flow];
 	return m;
 }
+
+struct vt_net_conf vt_net_join(const char *algo)
+{
+	struct vt_net_conf c = vt_net_defaults(algo, 2, 8000000, 1000000);
+
+	c.bytes[1] = 4000000;
+	c.start_ns[1] = VT_JOIN_NS;
+	c.sample_ns = 4 * QP_NS_PER_US;
+	return c;
+}
+
+void vt_net_assert_control_overflows(const struct vt_net_conf *conf, uint64_t *drops)
+{
+	struct vt_net_conf c = *conf;
+	struct vt_net_result r;
+	char label[64];
+
+	c.algo = "none";
+	c.params = NULL;
+	c.credits = false;
+	if (c.duration_ns == 0 || c.duration_ns > 20 * QP_NS_PER_MS)
+		c.duration_ns = 20 * QP_NS_PER_MS;   /* enough to overflow; its losses wait
+						      * for 67 ms retransmission timers */
+	vt_net_assert_run(&c, &r);
+	snprintf(label, sizeof(label), "%u->1 none (the control)", c.nflows);
+	vt_net_print(label, &r);
+	if (!r.drops)
+		fail_msg("the control dropped nothing: the %" PRIu64 " B buffer does not matter",
+			 c.buffer_bytes);
+	*drops = r.drops;
+	vt_net_free(&r);
+}
+
+void vt_net_assert_join(const char *algo, const char *params, struct vt_join *j)
+{
+	struct vt_net_conf c = vt_net_join("none");
+	struct vt_net_result none, r;
+	const qp_time_ns a = VT_JOIN_NS;
+	char label[64];
+
+	vt_net_assert_run(&c, &none);
+	c.algo = algo;
+	c.params = params;
+	vt_net_assert_run(&c, &r);
+	snprintf(label, sizeof(label), "%s, a second flow joins", algo);
+	vt_net_print(label, &r);
+	qp_time_ns t = vt_jain_reached(&r, 0, 2, a, 2 * r.rtt_ns, 0.9);
+	qp_time_ns w0 = a + 20 * r.rtt_ns, w1 = a + 100 * r.rtt_ns;
+	*j = (struct vt_join){
+		.fair_rtts = t == QP_TIME_NEVER ? -1 : (double)(t - a) / (double)r.rtt_ns,
+		.jain = vt_jain(&r, 0, 2, w0, w1), .queue_bdp = vt_mean_queue(&r, w0, w1) / r.bdp_bytes,
+		.none_queue_bdp = vt_mean_queue(&none, w0, w1) / r.bdp_bytes,
+		.queue_bytes = vt_mean_queue(&r, w0, w1), .drops = r.drops };
+	print_message("%s: Jain >= 0.9 %.1f RTT after the join (2-RTT windows), %.3f over 20..100 "
+		      "RTT after it; mean queue then %.0f B (%.3f BDP), none's %.2f BDP\n", algo,
+		      j->fair_rtts, j->jain, j->queue_bytes, j->queue_bdp, j->none_queue_bdp);
+	vt_net_free(&none);
+	vt_net_free(&r);
+}

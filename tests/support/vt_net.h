@@ -78,6 +78,21 @@ struct vt_net_result {
 /* Defaults above, @n flows of @bytes each, all from time 0, algorithm @algo. */
 struct vt_net_conf vt_net_defaults(const char *algo, unsigned n, uint64_t bytes,
 				   uint64_t buffer_bytes);
+/* Two flows: flow 0 (8 MB) from 0, flow 1 (4 MB) joins at VT_JOIN_NS; 1 MB buffer,
+ * samples every 4 us. */
+#define VT_JOIN_NS (2 * QP_NS_PER_MS)
+struct vt_net_conf vt_net_join(const char *algo);
+/* The join run with @algo (@params) and with `none` on the same network: when Jain's
+ * index on 2-RTT windows first reached 0.9 after the join (RTTs; -1 never), and over
+ * 20..100 RTTs after it Jain's index and the mean queue (and none's). Printed. */
+struct vt_join {
+	double fair_rtts, jain, queue_bdp, none_queue_bdp, queue_bytes;
+	uint64_t drops;
+};
+void vt_net_assert_join(const char *algo, const char *params, struct vt_join *j);
+/* Run @c's network with `none` (no credits, at most 20 ms) and fail unless it drops:
+ * proof that the buffer is finite enough to matter. Its drops in @drops. */
+void vt_net_assert_control_overflows(const struct vt_net_conf *c, uint64_t *drops);
 /* Build, run, measure. 0, or a negative errno with a message in @err. */
 int vt_net_run(const struct vt_net_conf *c, struct vt_net_result *r, char *err, size_t errlen);
 void vt_net_free(struct vt_net_result *r);
