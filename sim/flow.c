@@ -99,6 +99,7 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 	struct qp_conn_info li, ri;
 	char e[300];
 	qp_rate_bps line = fl->c.line_bps;
+	qp_time_ns rtt = f->base_rtt_ns ? f->base_rtt_ns : fl->c.base_rtt_ns;
 
 	if (host_bufs(fl, f->src) || host_bufs(fl, f->dst))
 		return -ENOMEM;
@@ -111,10 +112,9 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 	    qp_create(sh->ctx, &qa, &st->qp, e, sizeof(e)) ||
 	    qp_local_info(st->rqp, fl->hb[f->dst].rmr, &ri) || qp_local_info(st->qp, NULL, &li) ||
 	    qp_connect(st->rqp, &li, e, sizeof(e)) || qp_connect(st->qp, &ri, e, sizeof(e)) ||
-	    host_register(sh, st->qp, line, fl->c.base_rtt_ns, false, fl->c.algo,
+	    host_register(sh, st->qp, line, rtt, false, fl->c.algo,
 			  fl->c.algo ? fl->c.params : NULL, now, e, sizeof(e)) ||
-	    host_register(rh, st->rqp, line, fl->c.base_rtt_ns, true, "none", NULL, now, e,
-			  sizeof(e)))
+	    host_register(rh, st->rqp, line, rtt, true, "none", NULL, now, e, sizeof(e)))
 		return -ENOSPC;   /* the host's QPs or its agent's are all in use */
 	st->running = true;
 	st->next_active = fl->hb[f->src].active;

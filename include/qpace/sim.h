@@ -144,6 +144,7 @@ struct sim_flow {
 	uint32_t src, dst;            /* host indexes */
 	uint64_t bytes;
 	qp_time_ns start_ns;          /* after SIM_START_NS */
+	qp_time_ns base_rtt_ns;       /* registered base RTT; 0 = sim_flow_conf's */
 	/* results */
 	qp_time_ns fct_ns;
 	uint64_t retransmits, timeouts;

@@ -13,11 +13,3 @@ void cc_assert_rate_near(qp_rate_bps got, double want, double rel)
 	if (fabs((double)got - want) > rel * want)
 		fail_msg("rate %.6g bps, expected %.6g (within %g)", (double)got, want, rel);
 }
-
-void cc_assert_loop(const struct cc_loop_cfg *c, struct cc_loop_result *r)
-{
-	char err[256];
-
-	if (cc_loop_run(c, r, err, sizeof(err)))
-		fail_msg("%s", err);
-}

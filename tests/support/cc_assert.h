@@ -5,12 +5,8 @@
 
 #include <stddef.h>
 #include "qpace/cc.h"
-#include "cc_loop.h"
 
 /* |got - want| <= rel * want. */
 void cc_assert_rate_near(qp_rate_bps got, double want, double rel);
-
-/* cc_loop_run, failing the test on a set-up error. */
-void cc_assert_loop(const struct cc_loop_cfg *c, struct cc_loop_result *r);
 
 #endif

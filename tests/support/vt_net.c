@@ -140,8 +140,11 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 		return -EINVAL;
 	for (unsigned i = 0; i <= c->nflows; i++)
 		hc[i] = (struct sim_host_conf){ .ip = 0x0a000001u + i, .sw = 0, .port = (int)i,
-						.link_delay_ns = SIM_PORT_DELAY,
-						.mtu_bytes = c->mtu_bytes, .cc = c->algo,
+						.link_delay_ns = c->host_delay_ns[i] ?
+								 c->host_delay_ns[i] :
+								 SIM_PORT_DELAY,
+						.mtu_bytes = c->mtu_bytes,
+						.window_pkts = c->window_pkts, .cc = c->algo,
 						.credits = c->credits,
 						.cnp_from_notice = fb.cnp_from_notice };
 	struct sim_conf sc = { .sw = sw, .hosts = hc, .nhosts = c->nflows + 1, .seed = c->seed };
@@ -154,12 +157,19 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 	 * first window waits for ARP (a window handed on during the wait leaves in one burst
 	 * when it resolves, whatever the controller did meanwhile). */
 	v->warm_ns = 20 * r->rtt_ns > QP_NS_PER_MS ? 20 * r->rtt_ns : QP_NS_PER_MS;
+	for (unsigned i = 0; i <= c->nflows; i++)
+		if (4 * c->host_delay_ns[i] > v->warm_ns)
+			v->warm_ns = 4 * c->host_delay_ns[i];
 	for (unsigned i = 0; i < c->nflows; i++)
 		flows[i] = (struct sim_flow){ .src = 0, .dst = i + 1, .bytes = 64 };
-	for (unsigned k = 0; k < c->nflows; k++)
+	for (unsigned k = 0; k < c->nflows; k++) {
+		unsigned src = c->src[k] ? c->src[k] : k + 1;
+		qp_time_ns hd = c->host_delay_ns[src] ? c->host_delay_ns[src] : c->delay_ns;
+		r->flow[k].rtt_ns = r->rtt_ns + hd - c->delay_ns;
 		flows[c->nflows + k] = (struct sim_flow){
-			.src = c->src[k] ? c->src[k] : k + 1, .dst = 0, .bytes = c->bytes[k],
-			.start_ns = v->warm_ns + c->start_ns[k] };
+			.src = src, .dst = 0, .bytes = c->bytes[k],
+			.start_ns = v->warm_ns + c->start_ns[k], .base_rtt_ns = r->flow[k].rtt_ns };
+	}
 	struct sim_flow_conf fc = { .algo = c->algo, .params = c->params,
 				    .line_bps = (qp_rate_bps)r->payload_bps,
 				    .base_rtt_ns = r->rtt_ns, .mtu_bytes = c->mtu_bytes,
@@ -192,7 +202,8 @@ static void vt_figures(struct vt_run *v, const struct sim_flow *flows)
 	}
 	for (unsigned k = 0; k < v->c->nflows; k++) {
 		const struct sim_flow *f = &flows[v->c->nflows + k];
-		r->flow[k] = (struct vt_net_flow){ .done = f->done, .fct_ns = f->fct_ns,
+		r->flow[k] = (struct vt_net_flow){ .rtt_ns = r->flow[k].rtt_ns,
+						   .done = f->done, .fct_ns = f->fct_ns,
 						   .retransmits = f->retransmits,
 						   .timeouts = f->timeouts };
 		r->flows_done += f->done;
@@ -419,4 +430,13 @@ void vt_net_assert_join(const char *algo, const char *params, struct vt_join *j)
 		      j->fair_rtts, j->jain, j->queue_bytes, j->queue_bdp, j->none_queue_bdp);
 	vt_net_free(&none);
 	vt_net_free(&r);
+}
+
+unsigned vt_sample_at(const struct vt_net_result *r, qp_time_ns t)
+{
+	unsigned i = 0;
+
+	while (i + 1 < r->nsamples && r->s[i + 1].t_ns <= t)
+		i++;
+	return i;
 }

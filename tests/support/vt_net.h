@@ -37,8 +37,12 @@ struct vt_net_conf {
 	qp_time_ns start_ns[VT_MAX_FLOWS]; /* since the start, non-decreasing */
 	qp_rate_bps link_bps;         /* every port and NIC; 0 = 10 Gb/s */
 	qp_time_ns delay_ns;          /* every link, each way; 0 = 10 us */
+	qp_time_ns host_delay_ns[VT_MAX_FLOWS + 1]; /* host i -> switch only; 0 = delay_ns
+						      * (a long one: a WAN host; its flows
+						      * register their longer base RTT) */
 	uint64_t buffer_bytes;        /* every port's egress buffer: finite, required */
 	uint32_t mtu_bytes;           /* 0 = 1024 */
+	uint64_t window_pkts;         /* RC: unacknowledged packets per QP; 0 = 128 */
 	const char *extra[VT_MAX_EXTRA + 1]; /* more qpace-switch words, NULL-terminated */
 	qp_time_ns sample_ns;         /* 0 = one base RTT */
 	qp_time_ns duration_ns;       /* stop here at the latest (0 = 100 ms); the run also
@@ -54,6 +58,7 @@ struct vt_sample {
 };
 
 struct vt_net_flow {
+	qp_time_ns rtt_ns;            /* the base RTT it registered */
 	bool done;
 	qp_time_ns fct_ns;
 	uint64_t retransmits, timeouts;
@@ -115,6 +120,8 @@ qp_time_ns vt_jain_reached(const struct vt_net_result *r, unsigned first, unsign
  * QP_TIME_NEVER when none. */
 qp_time_ns vt_rate_reached(const struct vt_net_result *r, unsigned flow, qp_time_ns t0,
 			   double bps);
+/* The last sample at or before @t (0 when none). */
+unsigned vt_sample_at(const struct vt_net_result *r, qp_time_ns t);
 /* The lowest rate @flow's agent published while it ran (0: never ran). */
 qp_rate_bps vt_min_rate(const struct vt_net_result *r, unsigned flow);
 /* One line of the run's figures (cmocka's print_message), headed by @label. */

@@ -1,5 +1,5 @@
-/* ACC: the notice cut and the ramp-up jump on synthetic input, then ACC against HPCC in
- * the same closed loops (16->1 incast peak queue; taking over a finished flow's share). */
+/* ACC: the notice cut and the ramp-up jump on synthetic input. ACC against HPCC in the same
+ * closed loops, on the real switch in virtual time, is test_loop_acc.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,10 +11,8 @@
 #include "cc_algs.h"
 #include "hpcc_core.h"
 #include "int_feed.h"
-#include "cc_loop.h"
 #include "cc_assert.h"
 #include "cc_expect.h"
-#include "netmodel.h"
 
 #define LINE (100 * QP_GBPS)
 #define T_NS (10 * QP_NS_PER_US)
@@ -267,148 +265,6 @@ static void test_bad_params(void **state)
 	assert_non_null(strstr(help, "max_stage"));
 }
 
-/* ---- ACC against HPCC in the same closed loop ---- */
-
-/* 16 senders start together at line rate into one 100G port whose switch sends notices
- * above 0.25 BDP. ACC's first cut comes half an RTT after the start instead of one RTT:
- * its peak queue must be well below HPCC's, and it must not buy that with an idle link.
- * Finite buffers: at 2 MB (16 BDP, what HPCC's window bound N * W needs) neither drops;
- * at 1.25 MB (10 BDP) HPCC must drop (its first RTT alone queues 15 BDP) and ACC must not. */
-static void incast_run(const struct cc_ops *ops, uint64_t buffer, struct cc_loop_result *r,
-		       double *total)
-{
-	struct cc_loop_cfg c = cc_loop_defaults(16);
-
-	c.ops = ops;
-	c.early_threshold_bytes = 31250;
-	c.buffer_bytes = buffer;
-	c.duration_rtts = 100;
-	c.measure_rtts = 50;
-	cc_assert_loop(&c, r);
-	*total = 0;
-	for (unsigned i = 0; i < 16; i++)
-		*total += r->rate_bps[i];
-	print_message("16->1 incast, %-4s, buffer %7llu B: peak queue %7llu B (%.2f BDP), "
-		      "standing queue < 0.1 BDP from %.0f RTT, notices %llu, drops %llu, lowest "
-		      "rate %.3g Gb/s, late total %.2f Gb/s\n", ops->name,
-		      (unsigned long long)buffer, (unsigned long long)r->max_queue_bytes,
-		      (double)r->max_queue_bytes / r->bdp_bytes,
-		      (double)r->drained_ns / (double)r->rtt_ns, (unsigned long long)r->notices,
-		      (unsigned long long)r->drops, r->min_rate_bps[0] / 1e9, *total / 1e9);
-}
-
-static void test_incast_peak_queue(void **state)
-{
-	struct cc_loop_result h, a, hs, as;
-	double th, ta, tmp;
-	(void)state;
-
-	incast_run(&cc_hpcc_ops, 2000000, &h, &th);
-	incast_run(&cc_acc_ops, 2000000, &a, &ta);
-	assert_int_equal(h.drops, 0);
-	assert_int_equal(a.drops, 0);
-	assert_true((double)a.max_queue_bytes < 0.75 * (double)h.max_queue_bytes);
-	assert_true(a.drained_ns < h.drained_ns);
-	assert_true(a.late_mean_queue_bytes < a.bdp_bytes / 10);
-	assert_true(ta > 0.93 * (double)LINE);
-	/* The default floor: no noticed flow goes near min_rate (line/1000 = 0.1G). */
-	for (unsigned i = 0; i < 16; i++)
-		assert_true(a.min_rate_bps[i] > 10 * (LINE / 1000));
-	incast_run(&cc_hpcc_ops, 1250000, &hs, &tmp);
-	incast_run(&cc_acc_ops, 1250000, &as, &tmp);
-	assert_true(hs.drops > 0);
-	assert_int_equal(as.drops, 0);
-}
-
-/* Two long flows share the 100G bottleneck (400G uplinks, 2.5 us per link, T ~ 10 us);
- * flow 1 (3 MB or 5 MB) ends. The test plays the switch's side of (c): the bottleneck's
- * switch counts the flows active at the port and sends each a notice when the count
- * changes: {2 flows} at the start, {1 flow} to the survivor when flow 1's last byte has
- * left the port (delivered; it reaches the survivor one uplink delay later). Measured:
- * time from that moment until the survivor paces at >= 90% of eta*B, ACC against HPCC,
- * both at max_stage=0 (the setting the bench uses), where HPCC's own update is already
- * multiplicative: R = Rc * eta / U. ACC must get there first, within one RTT. */
-struct freed_run {
-	qp_time_ns rtt_ns, free_ns, reach_ns;
-	uint64_t drops;
-};
-
-static void freed_share_run(const struct cc_ops *ops, uint64_t bytes, struct freed_run *out)
-{
-	enum { UP0, UP1, BOTTLE, NL };
-	struct nm_link links[NL] = {
-		[UP0] = { .rate_bps = 400 * QP_GBPS, .prop_ns = 2500, .switch_id = 10, .port = 1 },
-		[UP1] = { .rate_bps = 400 * QP_GBPS, .prop_ns = 2500, .switch_id = 11, .port = 1 },
-		[BOTTLE] = { .rate_bps = LINE, .prop_ns = 2500, .switch_id = 1, .port = 1,
-			     .buffer_bytes = 1250000 },
-	};
-	unsigned p0[2] = { UP0, BOTTLE }, p1[2] = { UP1, BOTTLE };
-	struct nm *nm = nm_create(links, NL, 1000, 3);
-	struct cc *cc[2];
-	struct cc_event ev = { .type = CC_EV_NOTICE };
-	qp_time_ns t, dt, sig_ns = QP_TIME_NEVER;
-	struct cc_path p;
-
-	assert_non_null(nm);
-	p = (struct cc_path){ .line_bps = LINE, .base_rtt_ns = nm_path_rtt(nm, p0, 2),
-			      .mtu_bytes = 1000 };
-	out->rtt_ns = p.base_rtt_ns;
-	out->free_ns = out->reach_ns = QP_TIME_NEVER;
-	dt = p.base_rtt_ns / 50;
-	for (int i = 0; i < 2; i++)
-		cc[i] = cc_expect_create(ops, &p, "max_stage=0");
-	assert_true(nm_add_flow(nm, cc[0], p0, 2, 0, 0) == 0);
-	assert_true(nm_add_flow(nm, cc[1], p1, 2, bytes, 0) == 1);
-	ev.u.notice = (struct cc_notice){ .switch_id = 1, .link_bps = LINE, .flows = 2 };
-	if (ops->on[CC_EV_NOTICE])
-		for (int i = 0; i < 2; i++)
-			cc_event(cc[i], &ev, 0);
-	for (t = dt; t < 200 * p.base_rtt_ns && out->reach_ns == QP_TIME_NEVER; t += dt) {
-		nm_run_until(nm, t);
-		if (out->free_ns == QP_TIME_NEVER && nm_flow_delivered(nm, 1) >= bytes) {
-			out->free_ns = t;
-			sig_ns = t + links[UP0].prop_ns;
-		}
-		if (t >= sig_ns && ops->on[CC_EV_NOTICE]) {
-			ev.u.notice.flows = 1;
-			ev.u.notice.queue_bytes = (uint32_t)nm_queue_bytes(nm, BOTTLE);
-			cc_event(cc[0], &ev, t);
-			sig_ns = QP_TIME_NEVER;
-		}
-		if (out->free_ns != QP_TIME_NEVER && cc[0]->rate_bps >= 0.9 * ETA * (double)LINE)
-			out->reach_ns = t - out->free_ns;
-	}
-	out->drops = nm_link_drops(nm, BOTTLE);
-	nm_destroy(nm);
-	for (int i = 0; i < 2; i++)
-		cc_destroy(cc[i]);
-}
-
-static void test_takes_freed_share_faster(void **state)
-{
-	const uint64_t sizes[2] = { 3000000, 5000000 };
-	(void)state;
-
-	for (int s = 0; s < 2; s++) {
-		struct freed_run h, a;
-
-		freed_share_run(&cc_hpcc_ops, sizes[s], &h);
-		freed_share_run(&cc_acc_ops, sizes[s], &a);
-		assert_true(h.free_ns != QP_TIME_NEVER && a.free_ns != QP_TIME_NEVER);
-		assert_true(h.reach_ns != QP_TIME_NEVER && a.reach_ns != QP_TIME_NEVER);
-		print_message("flow of %llu B ends at %.1f RTT (hpcc) / %.1f RTT (acc): survivor at "
-			      "90%% of eta*B after %.2f RTT (hpcc, max_stage=0) vs %.2f RTT (acc)\n",
-			      (unsigned long long)sizes[s], (double)h.free_ns / (double)h.rtt_ns,
-			      (double)a.free_ns / (double)a.rtt_ns,
-			      (double)h.reach_ns / (double)h.rtt_ns,
-			      (double)a.reach_ns / (double)a.rtt_ns);
-		assert_true(a.reach_ns < h.reach_ns);
-		assert_true(a.reach_ns <= a.rtt_ns);
-		assert_int_equal(a.drops, 0);
-		assert_int_equal(h.drops, 0);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,8 +276,6 @@ int main(void)
 		cmocka_unit_test(test_ramp_on_falling_flow_count),
 		cmocka_unit_test(test_no_reactive_jump),
 		cmocka_unit_test(test_bad_params),
-		cmocka_unit_test(test_incast_peak_queue),
-		cmocka_unit_test(test_takes_freed_share_faster),
 	};
 	return cmocka_run_group_tests_name("acc", tests, NULL, NULL);
 }

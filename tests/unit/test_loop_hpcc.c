@@ -9,7 +9,8 @@
  *   - 16 -> 1, 1 MB each, a 1 MB buffer (< the 2 MB that 16 RC windows of 128 packets
  *     put in flight): `none` overflows it (drops > 0, the buffer is finite); HPCC drops
  *     nothing, its peak is the first RTT's N windows (<= N * (BDP + MTU)), the queue over
- *     the second half averages below 0.1 BDP, Jain >= 0.98, goodput >= 85% of payload;
+ *     the second half averages below 0.1 BDP, Jain >= 0.98, goodput >= 85% of payload,
+ *     at max_stage 0 and 5; HPCC without its window (window=0) overflows the buffer;
  *   - one flow, then a second joins at 2 ms: Jain >= 0.9 within 5 RTTs of the join (on
  *     2-RTT windows), >= 0.98 over 20..100 RTTs after it, no drops, the queue then under
  *     0.1 BDP where `none` stands at > 3 BDP;
@@ -18,6 +19,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "vt_net.h"
@@ -26,17 +29,16 @@
 #define BUF 1000000u
 #define N 16u
 
-static void test_incast_window_bounds_queue(void **state)
+static void check_incast(const char *params)
 {
 	struct vt_net_conf c = vt_net_defaults("hpcc", N, 1000000, BUF);
 	struct vt_net_result h;
-	uint64_t none_drops;
-	(void)state;
+	char label[64];
 
-	c.params = HPCC_PARAMS;
-	vt_net_assert_control_overflows(&c, &none_drops);
+	c.params = params;
 	vt_net_assert_run(&c, &h);
-	vt_net_print("16->1 hpcc", &h);
+	snprintf(label, sizeof(label), "16->1 hpcc %s", params + strlen("eta=0.95,"));
+	vt_net_print(label, &h);
 	double w = h.bdp_bytes + 1024, total = 0;
 	for (unsigned i = 0; i < N; i++)
 		total += vt_goodput_bps(&h, i, 0, h.end_ns);
@@ -52,6 +54,25 @@ static void test_incast_window_bounds_queue(void **state)
 	assert_true(jain >= 0.98);
 	assert_true(total >= 0.85 * h.payload_bps);
 	vt_net_free(&h);
+}
+
+static void test_incast_window_bounds_queue(void **state)
+{
+	struct vt_net_conf c = vt_net_defaults("hpcc", N, 1000000, BUF);
+	struct vt_net_result r;
+	uint64_t none_drops;
+	(void)state;
+
+	vt_net_assert_control_overflows(&c, &none_drops);
+	check_incast(HPCC_PARAMS);
+	check_incast("eta=0.95,max_stage=5");
+	/* the cap is what bounds it: HPCC without its window (a broken HPCC) overflows */
+	c.params = HPCC_PARAMS ",window=0";
+	c.duration_ns = 20 * QP_NS_PER_MS;
+	vt_net_assert_run(&c, &r);
+	vt_net_print("16->1 hpcc window=0", &r);
+	assert_true(r.drops > 0);
+	vt_net_free(&r);
 }
 
 static void test_second_flow_converges(void **state)
