@@ -375,9 +375,9 @@ qp_rate_bps vt_min_rate(const struct vt_net_result *r, unsigned flow)
 
 struct vt_net_conf vt_net_join(const char *algo)
 {
-	struct vt_net_conf c = vt_net_defaults(algo, 2, 8000000, 1000000);
+	struct vt_net_conf c = vt_net_defaults(algo, 2, 6000000, 1000000);
 
-	c.bytes[1] = 4000000;
+	c.bytes[1] = 3000000;
 	c.start_ns[1] = VT_JOIN_NS;
 	c.sample_ns = 4 * QP_NS_PER_US;
 	return c;
@@ -392,8 +392,8 @@ void vt_net_assert_control_overflows(const struct vt_net_conf *conf, uint64_t *d
 	c.algo = "none";
 	c.params = NULL;
 	c.credits = false;
-	if (c.duration_ns == 0 || c.duration_ns > 20 * QP_NS_PER_MS)
-		c.duration_ns = 20 * QP_NS_PER_MS;   /* enough to overflow; its losses wait
+	if (c.duration_ns == 0 || c.duration_ns > 5 * QP_NS_PER_MS)
+		c.duration_ns = 5 * QP_NS_PER_MS;    /* enough to overflow; its losses wait
 						      * for 67 ms retransmission timers */
 	vt_net_assert_run(&c, &r);
 	snprintf(label, sizeof(label), "%u->1 none (the control)", c.nflows);

@@ -83,7 +83,7 @@ struct vt_net_result {
 /* Defaults above, @n flows of @bytes each, all from time 0, algorithm @algo. */
 struct vt_net_conf vt_net_defaults(const char *algo, unsigned n, uint64_t bytes,
 				   uint64_t buffer_bytes);
-/* Two flows: flow 0 (8 MB) from 0, flow 1 (4 MB) joins at VT_JOIN_NS; 1 MB buffer,
+/* Two flows: flow 0 (6 MB) from 0, flow 1 (3 MB) joins at VT_JOIN_NS; 1 MB buffer,
  * samples every 4 us. */
 #define VT_JOIN_NS (2 * QP_NS_PER_MS)
 struct vt_net_conf vt_net_join(const char *algo);
@@ -95,7 +95,7 @@ struct vt_join {
 	uint64_t drops;
 };
 void vt_net_assert_join(const char *algo, const char *params, struct vt_join *j);
-/* Run @c's network with `none` (no credits, at most 20 ms) and fail unless it drops:
+/* Run @c's network with `none` (no credits, at most 5 ms) and fail unless it drops:
  * proof that the buffer is finite enough to matter. Its drops in @drops. */
 void vt_net_assert_control_overflows(const struct vt_net_conf *c, uint64_t *drops);
 /* Build, run, measure. 0, or a negative errno with a message in @err. */

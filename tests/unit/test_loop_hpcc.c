@@ -6,7 +6,7 @@
  * in-flight window W = B * T bounds what N flows put in the buffer to about N * W, so a
  * buffer of that size drops nothing; the queue is then kept near zero (eta = 0.95 leaves
  * headroom); flows converge to a fair share within a few RTTs. Here:
- *   - 16 -> 1, 1 MB each, a 1 MB buffer (< the 2 MB that 16 RC windows of 128 packets
+ *   - 16 -> 1, 500 KB each, a 1 MB buffer (< the 2 MB that 16 RC windows of 128 packets
  *     put in flight): `none` overflows it (drops > 0, the buffer is finite); HPCC drops
  *     nothing, its peak is the first RTT's N windows (<= N * (BDP + MTU)), the queue over
  *     the second half averages below 0.1 BDP, Jain >= 0.98, goodput >= 85% of payload,
@@ -31,7 +31,7 @@
 
 static void check_incast(const char *params)
 {
-	struct vt_net_conf c = vt_net_defaults("hpcc", N, 1000000, BUF);
+	struct vt_net_conf c = vt_net_defaults("hpcc", N, 500000, BUF);
 	struct vt_net_result h;
 	char label[64];
 
@@ -58,7 +58,7 @@ static void check_incast(const char *params)
 
 static void test_incast_window_bounds_queue(void **state)
 {
-	struct vt_net_conf c = vt_net_defaults("hpcc", N, 1000000, BUF);
+	struct vt_net_conf c = vt_net_defaults("hpcc", N, 500000, BUF);
 	struct vt_net_result r;
 	uint64_t none_drops;
 	(void)state;
@@ -68,7 +68,7 @@ static void test_incast_window_bounds_queue(void **state)
 	check_incast("eta=0.95,max_stage=5");
 	/* the cap is what bounds it: HPCC without its window (a broken HPCC) overflows */
 	c.params = HPCC_PARAMS ",window=0";
-	c.duration_ns = 20 * QP_NS_PER_MS;
+	c.duration_ns = 5 * QP_NS_PER_MS;
 	vt_net_assert_run(&c, &r);
 	vt_net_print("16->1 hpcc window=0", &r);
 	assert_true(r.drops > 0);
@@ -90,7 +90,7 @@ static void test_second_flow_converges(void **state)
 
 static void test_alone_near_line(void **state)
 {
-	struct vt_net_conf c = vt_net_defaults("hpcc", 1, 4000000, BUF);
+	struct vt_net_conf c = vt_net_defaults("hpcc", 1, 2000000, BUF);
 	struct vt_net_result r;
 	(void)state;
 
