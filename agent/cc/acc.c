@@ -69,6 +69,12 @@
  *   fair      0/1, default 1: the fair floor F in (a).
  *
  * Cost: every handler is O(hops) with no allocation.
+ *
+ * Measured against the source, on the real switch in virtual time (test_loop_acc.c,
+ * 16 -> 1 at 10 Gb/s): the peak queue is 0.59 of HPCC's, as claimed, but the INT of the
+ * RTTs after the notice's cut still shows the queue the notice reported and cuts the
+ * flows again, to 0.035 G (6% of the fair share; HPCC's lowest 0.48 G), and the ramp-up
+ * is HPCC's own, since qpace-switch sends no notice on a falling flow count.
  */
 #include "cc_algs.h"
 #include "hpcc_core.h"

@@ -58,6 +58,11 @@
  *                 included: alibaba-edu/High-Precision-Congestion-Control simulation/run.py;
  *                 rdma-hw.cc sets the target on a cut only if m_EcnClampTgtRate or
  *                 rpTimeStage != 0)
+ *
+ * Measured, on the real switch in virtual time (test_loop_dcqcn.c, the switch's early
+ * notice at 16 KiB, one per flow per 50 us, standing in for the CNP): two flows are fair
+ * with a 0.38 BDP queue, but a 16 -> 1 overflows a 1 MB buffer as `none` does (2372
+ * drops in 20 ms): the stand-in is not the source's notification point.
  */
 #include <errno.h>
 #include <math.h>
