@@ -184,6 +184,7 @@ struct sim_port_info {
 	uint64_t queue_bytes;         /* the model's queue now */
 	uint64_t drops;               /* drop-tail + store */
 	uint64_t ecn_marks, max_queue_bytes, tx_frames;
+	uint64_t impair_lost;         /* frames the link's impairments lost (random + bursty) */
 };
 size_t sim_nports(const struct sim *s);
 void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out);
