@@ -40,6 +40,8 @@ struct nr {
 	uint64_t *last_rx;
 	qp_rate_bps *row;
 	char tmp_topo[64];
+	/* the senders' algorithm and parameters: the hosts and flows point here */
+	char cc[INCAST_ALGO_MAX], params[256];
 };
 
 static volatile sig_atomic_t nr_interrupted;
@@ -329,6 +331,7 @@ static int nr_open_samples(struct nr *x, char *err, size_t errlen)
 	x->last_rx = calloc(x->r->hosts, sizeof(*x->last_rx));
 	if (!x->row || !x->last_rx || series_create(&x->rates, (unsigned)x->r->hosts, cap))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	x->rates.col_name = "h";
 	return 0;
 }
 
@@ -453,10 +456,10 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	struct netrun_result *r = x->r;
 	struct incast_feedback fb;
 	struct wl_flows wf = { 0 };
-	char cc[INCAST_ALGO_MAX], params[256];
+	char *cc = x->cc, *params = x->params;
 	int rc;
 
-	if ((rc = incast_algo_parse(c->algo, cc, sizeof(cc), &r->credits, err, errlen)))
+	if ((rc = incast_algo_parse(c->algo, cc, sizeof(x->cc), &r->credits, err, errlen)))
 		return rc;
 	snprintf(r->algorithm, sizeof(r->algorithm), "%s", c->algo);
 	snprintf(r->cc, sizeof(r->cc), "%s", cc);
@@ -487,7 +490,8 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	if ((rc = nr_batches(x, err, errlen)))
 		return rc;
 	struct sim_conf sc = { .sw = x->sw, .hosts = x->hc, .nhosts = r->hosts, .seed = c->seed,
-			       .verbose = c->verbose, .progress = c->progress };
+			       .verbose = c->verbose, .progress = c->progress,
+			       .interrupt = &nr_interrupted };
 	if ((rc = sim_create(&sc, &x->sim, err, errlen)))
 		return rc;
 	r->ports = sim_nports(x->sim);
@@ -504,7 +508,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	r->pfc = calloc(r->ports, sizeof(*r->pfc));
 	if (!r->port_name || !r->links || !r->pfc)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
-	snprintf(params, sizeof(params), "%s%s%s", fb.params ? fb.params : "",
+	snprintf(params, sizeof(x->params), "%s%s%s", fb.params ? fb.params : "",
 		 fb.params && c->cc_params ? "," : "", c->cc_params ? c->cc_params : "");
 	struct sim_flow_conf fc = { .algo = cc, .params = params[0] ? params : NULL,
 				    .base_rtt_ns = r->base_rtt_ns, .mtu_bytes = c->mtu_bytes,
@@ -552,6 +556,7 @@ int netrun_run(const struct netrun_conf *c, struct netrun_result *r, char *err,
 				 "sample period and a time limit");
 	if ((rc = nr_build(&x, err, errlen))) {
 		nr_free(&x);
+		netrun_result_free(r);
 		return rc;
 	}
 	for (size_t k = 0; k < r->nflows; k++)
@@ -566,6 +571,7 @@ int netrun_run(const struct netrun_conf *c, struct netrun_result *r, char *err,
 	signal(SIGINT, old_int);
 	signal(SIGTERM, old_term);
 	r->all_finished = r->all_finished || !r->nflows;
+	r->interrupted = r->interrupted || (nr_interrupted && !r->all_finished);
 	nr_figures(&x);
 	nr_end_reason(&x, end);
 	if (c->out_dir) {

@@ -210,20 +210,19 @@ int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, 
 	int kind;
 
 	if (strlen(spec) >= buflen)
-		return qp_errmsg(-EINVAL, err, errlen, "'%s': longer than %zu characters", spec,
-				 buflen - 1);
+		return qp_errmsg(-EINVAL, err, errlen, "longer than %zu characters", buflen - 1);
 	snprintf(buf, buflen, "%s", spec);
 	kv = strchr(buf, ':');
 	if (kv)
 		*kv++ = '\0';
 	kind = topogen_kind_find(buf);
 	if (kind < 0)
-		return qp_errmsg(-EINVAL, err, errlen, "'%s': KIND '%s': accepted star, dumbbell, "
-				 "leaf-spine, fat-tree, two-site (then :KEY=VALUE,...)", spec, buf);
+		return qp_errmsg(-EINVAL, err, errlen, "KIND '%s': accepted star, dumbbell, "
+				 "leaf-spine, fat-tree, two-site (then :KEY=VALUE,...)", buf);
 	memset(&c, 0, sizeof(c));
 	topogen_defaults(&c.p, (enum topogen_kind)kind);
 	if (qp_opt_defaults(topo_opts, NOPTS, K(kind), &c, e, sizeof(e)))
-		return qp_errmsg(-EINVAL, err, errlen, "'%s': %s", spec, e);
+		return qp_errmsg(-EINVAL, err, errlen, "%s", e);
 	/* KEY=VALUE items; a piece whose text before '=' is no option joins the value before */
 	char *items[NOPTS * 4];
 	size_t n = 0;
@@ -239,7 +238,7 @@ int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, 
 			continue;
 		}
 		if (n == sizeof(items) / sizeof(items[0]))
-			return qp_errmsg(-EINVAL, err, errlen, "'%s': too many items", spec);
+			return qp_errmsg(-EINVAL, err, errlen, "too many items");
 		items[n++] = t;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -247,11 +246,11 @@ int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, 
 		key = items[i];
 		if (!eq || !strncmp(key, "out=", 4) || !strncmp(key, "json=", 5) ||
 		    !strncmp(key, "help=", 5))
-			return qp_errmsg(-EINVAL, err, errlen, "'%s': '%s': not KEY=VALUE of "
-					 "`topo %s --help`", spec, key, buf);
+			return qp_errmsg(-EINVAL, err, errlen, "'%s': not KEY=VALUE of `topo %s "
+					 "--help`", key, buf);
 		*eq = '\0';
 		if (qp_opt_set(topo_opts, NOPTS, K(kind), &c, key, eq + 1, e, sizeof(e)))
-			return qp_errmsg(-EINVAL, err, errlen, "'%s': %s", spec, e);
+			return qp_errmsg(-EINVAL, err, errlen, "%s", e);
 	}
 	*p = c.p;
 	return 0;

@@ -122,6 +122,7 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	s->fabric_at = QP_TIME_NEVER;
 	s->free_timer = UINT32_MAX;
 	s->progress = c->progress;
+	s->interrupt = c->interrupt;
 	*s->conf = *c->sw;
 	conf_for_sim(s->conf);
 	s->fab = sw_fabric_create(s->conf, err, errlen);

@@ -47,6 +47,7 @@
 #ifndef QPACE_SIM_H
 #define QPACE_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,6 +101,9 @@ struct sim_conf {
 	uint64_t seed;                /* the agents' (and through them IA's first grants) */
 	bool verbose;                 /* the hosts' log lines */
 	bool progress;                /* a progress line on stderr once a run passes 2 s */
+	/* When set (a signal handler's flag), sim_run stops within 65536 events: as sim_stop.
+	 * NULL: none. */
+	const volatile sig_atomic_t *interrupt;
 };
 
 /* Build the fabric (no sockets) and open the hosts, at SIM_START_NS. 0, or -errno with
