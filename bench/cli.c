@@ -169,6 +169,8 @@ static const struct bench_cmd_row bench_cmds[] = {
 	{ "topo", CMD_TOPO, "KIND [options] [-o FILE]",
 	  "a topology file for qpace-switch -c: star, dumbbell, leaf-spine,\n"
 	  "fat-tree, two-site" },
+	{ "run", CMD_NETRUN, "(--topo FILE | --gen KIND:K=V,..) --workload FILE [options]",
+	  "a topology + workload in virtual time: FCT slowdown by size, links, PFC" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 
