@@ -5,7 +5,8 @@
 #      same figures on every machine, the table README.md quotes (docs/bench.md says why).
 #   2. real time on loopback: 8 -> 1 at 100 Mb/s (512 KiB buffer, 100 us links), 256 KiB
 #      per sender, 3 rounds, none and hpcc, on qpace's userspace RoCEv2 hosts and
-#      qpace-switch; judged only when the event loops kept up (late by at most 6 ms):
+#      qpace-switch (a second try if the first was late); judged only when the event
+#      loops kept up (late by at most 6 ms):
 #      none overflows the buffer (8 windows of 128 packets are 1.1 MB), hpcc drops
 #      nothing, holds the queue under half of none's peak and has the better goodput.
 # No root and no kernel RDMA.
@@ -31,9 +32,6 @@ fi
 
 echo ""
 echo "demo: real time on loopback, real frames: 8 -> 1 at 100 Mb/s, none and hpcc"
-rm -f "$out/real/summary.json"
-"$bench" compare -N 8 -s 256K -R 3 --rate 100M --algos none,hpcc --out "$out/real" |
-	grep '^  '
 # Per algorithm of summary.json: goodput ratio, drops, peak queue, loop lateness.
 fig() {   # fig ALGO KEY
 	awk -v algo="$1" -v key="\"$2\":" '
@@ -41,15 +39,24 @@ fig() {   # fig ALGO KEY
 		a == algo && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }
 	' "$out/real/summary.json"
 }
-late=0
-for a in none hpcc; do
-	l=$(fig "$a" loop_late_max_ns)
-	[ -n "$l" ] || { echo "demo: $out/real/summary.json: no figures for $a" >&2; exit 1; }
-	[ "$l" -gt "$late" ] && late=$l
+ms() { awk "BEGIN { printf \"%.1f\", $1 / 1e6 }"; }
+# Twice at most: a second try only when the machine held the first one's loop up.
+for try in 1 2; do
+	rm -f "$out/real/summary.json"
+	"$bench" compare -N 8 -s 256K -R 3 --rate 100M --algos none,hpcc --out "$out/real" |
+		grep '^  '
+	late=0
+	for a in none hpcc; do
+		l=$(fig "$a" loop_late_max_ns)
+		[ -n "$l" ] || { echo "demo: $out/real/summary.json: no figures for $a" >&2; exit 1; }
+		if [ "$l" -gt "$late" ]; then late=$l; fi
+	done
+	if [ "$late" -le "$late_max_ns" ]; then break; fi
+	if [ "$try" = 1 ]; then echo "  (loop late by $(ms "$late") ms: once more)"; fi
 done
 fail=0
 if [ "$late" -gt "$late_max_ns" ]; then
-	echo "demo: real time not judged: loop late by $(awk "BEGIN { printf \"%.1f\", $late / 1e6 }") ms (judged at <= $((late_max_ns / 1000000)) ms; the virtual-time table above is the machine-independent one)"
+	echo "demo: real time not judged: loop late by $(ms "$late") ms (judged at <= $((late_max_ns / 1000000)) ms; the virtual-time table above is the machine-independent one)"
 else
 	check() {  # check WHAT EXPR
 		if awk "BEGIN { exit !($2) }"; then echo "  ok: $1"; else
