@@ -66,13 +66,16 @@ run() {
 	rdir=$1 label=$2
 	shift 2
 	mkdir -p "$rdir"
+	echo 1 >"$tmp/rc"
+	# set -e holds in the pipeline's subshell too: if keeps the status.
 	# shellcheck disable=SC2086
-	{ "$bench" compare --clock virtual $SCENARIO --algos "$ALGOS" --out "$rdir" $plots "$@" \
-		2>"$tmp/err"; echo $? >"$tmp/rc"; } | while IFS= read -r l; do
-		case $l in "  "*) if [ -z "$plots" ]; then echo "  $label: ${l#  }"; fi ;; esac
-	done
+	{ if "$bench" compare --clock virtual $SCENARIO --algos "$ALGOS" --out "$rdir" $plots "$@" \
+		2>"$tmp/err"; then echo 0 >"$tmp/rc"; else echo $? >"$tmp/rc"; fi; } |
+		while IFS= read -r l; do
+			case $l in "  "*) if [ -z "$plots" ]; then echo "  $label: ${l#  }"; fi ;; esac
+		done
 	if [ "$(cat "$tmp/rc")" != 0 ]; then
-		echo "$prog: qpace-bench compare ($label) failed:" >&2
+		echo "$prog: qpace-bench compare ($label) failed (exit $(cat "$tmp/rc")):" >&2
 		tail -5 "$tmp/err" | tr '\r' '\n' | grep -v '^qpace: virtual time' >&2
 		exit 1
 	fi
