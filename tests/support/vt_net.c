@@ -193,7 +193,7 @@ static void vt_figures(struct vt_run *v, const struct sim_flow *flows)
 	for (size_t i = 0; i < sim_nports(v->sim); i++) {
 		sim_port_info(v->sim, i, &p);
 		r->all_drops += p.drops;
-		r->pauses += p.pause_tx;
+		r->pauses += p.pauses_sent;
 		if (i == 0) {
 			r->drops = p.drops;
 			r->ecn_marks = p.ecn_marks;
