@@ -93,7 +93,7 @@ PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
 qpace-switch.main   := switchsim/qpace_switch_main.c
 qpace-switch.uses   := switch lib
 qpaced.main         := agent/qpaced_main.c
-qpaced.uses         := bpf agent cc lib
+qpaced.uses         := agent bpf cc lib
 qpacectl.main       := agent/qpacectl_main.c
 qpacectl.uses       := agent cc lib
 qpace-bench.main    := bench/qpace_bench_main.c
@@ -132,7 +132,7 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
-TEST_ARCHIVES := $(foreach l,bench sim host bpf agent cc verbs switch lib,$(call layer_lib,$(l)))
+TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
 	bench-vt demo clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3

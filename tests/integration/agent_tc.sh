@@ -1,0 +1,125 @@
+#!/bin/sh
+# qpaced --enforce observe|tc on a veth pair between two namespaces: crafted RoCEv2
+# frames (UDP 4791 with a BTH, qpace-swtest) sent through the device are counted per flow
+# by the tc egress program, the flow becomes a QP with the configured algorithm, and
+# qpacectl list -j, show and /metrics give its frames, bytes (exact) and measured wire
+# rate; in tc mode the rate qpaced sets goes into the program's map (at least the floor);
+# on exit the filter and the clsact qdisc are gone. fq is absent on the CI host: the test
+# checks that qpaced says so.
+set -u
+. "$(dirname "$0")/lib/agent.sh"
+
+command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
+NSA=qpt$RUN_ID-a
+NSB=qpt$RUN_ID-b
+ns_cleanup() {
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+}
+trap 'cleanup; ns_cleanup' EXIT
+ip netns add "$NSA" && ip netns add "$NSB" || fail "ip netns add"
+ip link add qta netns "$NSA" type veth peer name qtb netns "$NSB" || fail "veth"
+ip -n "$NSA" addr add 10.77.0.1/24 dev qta
+ip -n "$NSB" addr add 10.77.0.2/24 dev qtb
+ip -n "$NSA" link set lo up
+ip -n "$NSA" link set qta up
+ip -n "$NSB" link set qtb up
+mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
+# static neighbours: no frame waits for ARP (and is lost before the egress hook)
+ip -n "$NSA" neigh add 10.77.0.2 lladdr "$(mac "$NSB" qtb)" dev qta nud permanent
+ip -n "$NSB" neigh add 10.77.0.1 lladdr "$(mac "$NSA" qta)" dev qtb nud permanent
+
+# start_tc MODE: qpaced in $NSA on qta (the socket and table are on the shared filesystem)
+start_tc() {
+	: >"$TMP/qpaced.log"
+	ip netns exec "$NSA" "$BIN/qpaced" --socket "$SOCK" --rate-table "$TABLE" \
+		--feedback "127.0.0.1:$FBPORT" --metrics "127.0.0.1:$MPORT" --cc hpcc \
+		--enforce "$1" --dev qta 2>>"$TMP/qpaced.log" &
+	AGENT=$!
+	PIDS="$PIDS $AGENT"
+	wait_agent
+}
+send() { # QPN RATE DURATION: prints the frames sent
+	ip netns exec "$NSA" "$BIN/qpace-swtest" send --to 10.77.0.2:4791 --rate "$2" \
+		--size 1024 --duration "$3" --qp "$1" | sed -n 's/^sent \([0-9]*\) frames.*/\1/p'
+}
+qp_of() { ctl list -j | jq -c ".[] | select(.peer_qpn == \"$1\")"; }
+no_filter() {
+	[ -z "$(ip netns exec "$NSA" tc filter show dev qta egress)" ] &&
+		! ip netns exec "$NSA" tc qdisc show dev qta | grep -q clsact
+}
+
+start_tc observe
+ip netns exec "$NSA" tc filter show dev qta egress | grep -q "qp_tc_egress.*direct-action" ||
+	fail "no direct-action filter on qta egress: $(ip netns exec "$NSA" tc filter show dev qta egress)"
+ok "observe: the program is on qta's egress (clsact, direct action)"
+
+# a 2 s flow at 20 Mb/s: mid-way the measured wire rate is about 20M
+ip netns exec "$NSA" "$BIN/qpace-swtest" send --to 10.77.0.2:4791 --rate 20M --size 1024 \
+	--duration 2s --qp 0x123 >"$TMP/send1.out" &
+SP=$!
+PIDS="$PIDS $SP"
+sleep 1.3
+q=$(qp_of 0x000123)
+[ -n "$q" ] || fail "no QP for the flow to 10.77.0.2 QPN 0x123: $(ctl list)"
+wire=$(echo "$q" | jq .wire)
+# the sender paces whole frames (1066 B) at 20M; qpaced's sample covers 250 ms: allow a
+# loaded machine's jitter
+[ "$wire" -gt 14000000 ] && [ "$wire" -lt 26000000 ] ||
+	fail "measured wire rate $wire b/s mid-flow, want 20M +-30%"
+ok "a flow at 20 Mb/s measured at $wire b/s mid-flow (qpacectl list -j .wire)"
+wait $SP
+sent=$(sed -n 's/^sent \([0-9]*\) frames.*/\1/p' "$TMP/send1.out")
+sleep 0.4
+q=$(qp_of 0x000123)
+[ "$(echo "$q" | jq .wire_pkts)" = "$sent" ] ||
+	fail "wire_pkts $(echo "$q" | jq .wire_pkts), the sender sent $sent"
+[ "$(echo "$q" | jq .wire_bytes)" = $((sent * 1066)) ] ||
+	fail "wire_bytes $(echo "$q" | jq .wire_bytes), want $sent x 1066"
+[ "$(echo "$q" | jq -r '.discovered, .algo, .local, .wire_set' | tr '\n' ' ')" = \
+	"true hpcc 10.77.0.1 0 " ] || fail "the QP: $q"
+ok "$sent frames: counted exactly (packets and bytes), the QP discovered with cc hpcc, nothing enforced"
+
+qpn=$(echo "$q" | jq -r .qpn)
+m=$(ip netns exec "$NSA" curl -s "127.0.0.1:$MPORT/metrics")
+echo "$m" | grep -q "^qpace_qp_wire_packets_total{qpn=\"$qpn\",.*} $sent$" ||
+	fail "/metrics: no qpace_qp_wire_packets_total $sent for $qpn"
+echo "$m" | grep -q '^qpace_tc_frames_total{event="roce"} [1-9]' ||
+	fail "/metrics: no qpace_tc_frames_total roce"
+[ "$(counter wire_qps_created)" = 1 ] || fail "wire_qps_created $(counter wire_qps_created)"
+ok "/metrics: the QP's wire counters and the program's frame counters; one QP created"
+
+# a second flow to the same peer (another destination QPN) is a second QP
+send 0x124 10M 0.3s >/dev/null
+sleep 0.4
+[ -n "$(qp_of 0x000124)" ] || fail "no QP for the second flow"
+ok "a second flow is a second QP"
+stop_agent -TERM
+no_filter || fail "after exit: $(ip netns exec "$NSA" tc qdisc show dev qta)"
+ok "on exit the filter and the clsact qdisc are gone"
+
+start_tc tc
+grep -q "could not install fq on qta" "$TMP/qpaced.log" ||
+	ip netns exec "$NSA" tc qdisc show dev qta | grep -q "qdisc fq" ||
+	fail "tc mode: neither fq on qta nor a line saying why not"
+sent=$(send 0x125 20M 0.5s)
+sleep 0.4
+q=$(qp_of 0x000125)
+[ -n "$q" ] || fail "tc: no QP for the flow"
+[ "$(echo "$q" | jq .wire_set)" = "$(echo "$q" | jq .rate)" ] ||
+	fail "tc: wire_set $(echo "$q" | jq .wire_set) is not the rate $(echo "$q" | jq .rate)"
+qpn=$(echo "$q" | jq -r .qpn)
+ctl set "$qpn" rate 50M >/dev/null || fail "qpacectl set $qpn rate 50M"
+sleep 0.1
+[ "$(ctl show "$qpn" -j | jq .wire_set)" = 50000000 ] ||
+	fail "after set 50M: wire_set $(ctl show "$qpn" -j | jq .wire_set)"
+ctl set "$qpn" rate 5M >/dev/null
+sleep 0.1
+# the floor: 64 skbs of 1024 + 58 bytes within 75% of ACK timeout 14 (67.1 ms): 11.0 Mb/s
+[ "$(ctl show "$qpn" -j | jq .wire_set)" = 11006674 ] ||
+	fail "after set 5M: wire_set $(ctl show "$qpn" -j | jq .wire_set), want the floor 11006674"
+ok "tc: the QP's rate goes into the map (50M as set; 5M raised to the 11.0M floor)"
+stop_agent -TERM
+no_filter || fail "tc: after exit: $(ip netns exec "$NSA" tc qdisc show dev qta)"
+! ip netns exec "$NSA" tc qdisc show dev qta | grep -q "qdisc fq" || fail "fq left on qta"
+ok "tc: on exit the filter, clsact and any fq are gone"
