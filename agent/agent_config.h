@@ -48,6 +48,7 @@ struct qpaced_config {
 	qp_time_ns wire_rtt_ns;          /* QPs found on the wire: base RTT, */
 	uint64_t wire_mtu;               /* payload bytes per packet, */
 	qp_rate_bps wire_rate_bps;       /* line rate (0 = the device's speed) */
+	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 

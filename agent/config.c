@@ -185,6 +185,9 @@ static const struct qp_opt options[] = {
 	  .help = "payload bytes per packet of QPs found on the wire (rxe: 1024 at 1500)" },
 	{ "wire-rate", 0, QP_OPT_RATE, "RATE", AT(wire_rate_bps), .max = AGENT_MAX_LINK_BPS,
 	  .def = "0", .help = "their line rate (0 = the device's speed)" },
+	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
+	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
+		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
 	{ .name = NULL },
 };
 #define NOPTS (sizeof(options) / sizeof(options[0]) - 1)

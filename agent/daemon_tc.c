@@ -414,7 +414,7 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 			   "a 10 Gb/s line rate (--wire-rate sets it)", t->dev);
 	}
 	t->floor_bps = wire_rate_floor(WIRE_RXE_INFLIGHT_SKBS, (uint32_t)d->cfg.wire_mtu,
-				       wire_ack_timeout_ns(WIRE_DEF_ACK_TIMEOUT),
+				       wire_ack_timeout_ns((unsigned)d->cfg.wire_timeout),
 				       WIRE_DEF_QUEUE_SHARE);
 	rc = qp_tc_open(&t->prog, msg, sizeof(msg));
 	if (rc)
@@ -436,10 +436,11 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	ev_timer_start(d->loop, &t->sample);
 	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s, line "
 		   "%llu Mb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
-		   "within 75%% of ACK timeout 14)", t->mode == QPACED_ENFORCE_TC ? "pacing" :
+		   "within 75%% of ACK timeout %llu)", t->mode == QPACED_ENFORCE_TC ? "pacing" :
 		   "observing", t->dev, d->cfg.cc, (unsigned long long)(t->line_bps / QP_MBPS),
 		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000),
-		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000));
+		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000),
+		   (unsigned long long)d->cfg.wire_timeout);
 	return 0;
 }
 

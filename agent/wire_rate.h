@@ -18,7 +18,6 @@
 
 #define WIRE_RXE_INFLIGHT_SKBS 64u     /* RXE_INFLIGHT_SKBS_PER_QP_HIGH, Linux 6.1 */
 #define WIRE_ROCE_OVERHEAD 58u         /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 */
-#define WIRE_DEF_ACK_TIMEOUT 14u       /* perftest's default (ib_write_bw -u) */
 #define WIRE_DEF_QUEUE_SHARE 75u       /* percent of the timeout the queue may take */
 
 /* The rate with the cap folded in (cap 0 or RTT 0: the rate as it is). */

@@ -29,12 +29,15 @@ mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/
 ip -n "$NSA" neigh add 10.77.0.2 lladdr "$(mac "$NSB" qtb)" dev qta nud permanent
 ip -n "$NSB" neigh add 10.77.0.1 lladdr "$(mac "$NSA" qta)" dev qtb nud permanent
 
-# start_tc MODE: qpaced in $NSA on qta (the socket and table are on the shared filesystem)
+# start_tc MODE [FLAG...]: qpaced in $NSA on qta (the socket and table are on the shared
+# filesystem)
 start_tc() {
 	: >"$TMP/qpaced.log"
+	mode=$1
+	shift
 	ip netns exec "$NSA" "$BIN/qpaced" --socket "$SOCK" --rate-table "$TABLE" \
 		--feedback "127.0.0.1:$FBPORT" --metrics "127.0.0.1:$MPORT" --cc hpcc \
-		--enforce "$1" --dev qta 2>>"$TMP/qpaced.log" &
+		--enforce "$mode" --dev qta "$@" 2>>"$TMP/qpaced.log" &
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
 	wait_agent
@@ -44,6 +47,13 @@ send() { # QPN RATE DURATION: prints the frames sent
 		--size 1024 --duration "$3" --qp "$1" | sed -n 's/^sent \([0-9]*\) frames.*/\1/p'
 }
 qp_of() { ctl list -j | jq -c ".[] | select(.peer_qpn == \"$1\")"; }
+# set_rate QPN RATE WANT: qpacectl set QPN rate RATE, then the map holds WANT b/s
+set_rate() {
+	ctl set "$1" rate "$2" >/dev/null || fail "qpacectl set $1 rate $2"
+	sleep 0.1
+	got=$(ctl show "$1" -j | jq .wire_set)
+	[ "$got" = "$3" ] || fail "after set $2 (${WHY:-}): wire_set $got, want $3"
+}
 no_filter() {
 	[ -z "$(ip netns exec "$NSA" tc filter show dev qta egress)" ] &&
 		! ip netns exec "$NSA" tc qdisc show dev qta | grep -q clsact
@@ -109,17 +119,21 @@ q=$(qp_of 0x000125)
 [ "$(echo "$q" | jq .wire_set)" = "$(echo "$q" | jq .rate)" ] ||
 	fail "tc: wire_set $(echo "$q" | jq .wire_set) is not the rate $(echo "$q" | jq .rate)"
 qpn=$(echo "$q" | jq -r .qpn)
-ctl set "$qpn" rate 50M >/dev/null || fail "qpacectl set $qpn rate 50M"
-sleep 0.1
-[ "$(ctl show "$qpn" -j | jq .wire_set)" = 50000000 ] ||
-	fail "after set 50M: wire_set $(ctl show "$qpn" -j | jq .wire_set)"
-ctl set "$qpn" rate 5M >/dev/null
-sleep 0.1
+set_rate "$qpn" 50M 50000000
 # the floor: 64 skbs of 1024 + 58 bytes within 75% of ACK timeout 14 (67.1 ms): 11.0 Mb/s
-[ "$(ctl show "$qpn" -j | jq .wire_set)" = 11006674 ] ||
-	fail "after set 5M: wire_set $(ctl show "$qpn" -j | jq .wire_set), want the floor 11006674"
+WHY="the floor" set_rate "$qpn" 5M 11006674
 ok "tc: the QP's rate goes into the map (50M as set; 5M raised to the 11.0M floor)"
 stop_agent -TERM
 no_filter || fail "tc: after exit: $(ip netns exec "$NSA" tc qdisc show dev qta)"
 ! ip netns exec "$NSA" tc qdisc show dev qta | grep -q "qdisc fq" || fail "fq left on qta"
 ok "tc: on exit the filter, clsact and any fq are gone"
+
+# perftest -u 18: a 1.07 s ACK timeout, a 0.69 Mb/s floor, so 5M stands
+start_tc tc --wire-timeout 18
+send 0x126 20M 0.3s >/dev/null
+sleep 0.4
+qpn=$(qp_of 0x000126 | jq -r .qpn)
+[ -n "$qpn" ] || fail "--wire-timeout 18: no QP for the flow"
+WHY="--wire-timeout 18" set_rate "$qpn" 5M 5000000
+ok "--wire-timeout 18 (perftest -u 18): 5M is enforced as set"
+stop_agent -TERM
