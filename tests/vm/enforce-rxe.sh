@@ -5,7 +5,8 @@
 # `qpaced --enforce tc --dev eth0 --cc none --wire-rate R --wire-timeout 18` (cc none: the
 # QP it finds on the wire keeps its line rate R). Passes when the paced run's goodput is
 # R x 65536 / (64 x 1082 + 16) (payload over the Ethernet frames of a 64 KiB write at MTU
-# 1024) within 5%, the QP shows in qpacectl as discovered with wire_set R, the unpaced run
+# 1024) within 5%, rxe counts no retransmission timeout (completer_retry_err) while paced,
+# the QP shows in qpacectl as discovered with wire_set R, the unpaced run
 # was faster than 1.5 x that, and fq was installed on eth0.
 #
 #   tests/vm/enforce-rxe.sh [--short]
@@ -67,6 +68,10 @@ qpaced --enforce tc --dev eth0 --cc none --wire-rate $RATE --wire-timeout 18 \
 	--metrics off --feedback 127.0.0.1:4792 2>/tmp/qpaced.log &
 qp=\$!
 sleep 2
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+echo "QPACE-TEST: begin hw_before"
+for f in \$hw/*; do echo "\$(basename \$f) \$(cat \$f)"; done
+echo "QPACE-TEST: end hw_before"
 echo "QPACE-TEST: begin qdisc"
 tc qdisc show dev eth0
 echo "QPACE-TEST: end qdisc"
@@ -74,6 +79,9 @@ echo "QPACE-TEST: end qdisc"
  echo "QPACE-TEST: end list") &
 bw paced
 rc=\$?
+echo "QPACE-TEST: begin hw_after"
+for f in \$hw/*; do echo "\$(basename \$f) \$(cat \$f)"; done
+echo "QPACE-TEST: end hw_after"
 sleep 1
 kill \$qp
 wait \$qp
@@ -117,6 +125,18 @@ awk -v p="${paced:-0}" -v w="$want" 'BEGIN { exit !(p >= w * 0.95 && p <= w * 1.
 	fails="$fails; paced goodput $paced Gb/s, not within 5% of $want"
 awk -v a="${alone:-0}" -v w="$want" 'BEGIN { exit !(a > w * 1.5) }' ||
 	fails="$fails; unpaced goodput $alone Gb/s is not above 1.5 x $want: no contrast"
+# rxe's own counters across the paced run: packets sent, and retransmissions
+hw_delta() { # NAME
+	b=$(vm_section g2 hw_before | awk -v n="$1" '$1 == n { print $2 }')
+	a=$(vm_section g2 hw_after | awk -v n="$1" '$1 == n { print $2 }')
+	echo $(( ${a:-0} - ${b:-0} ))
+}
+retry=$(hw_delta completer_retry_err)
+echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
+	"completer_retry_err +$retry, retry_exceeded_err +$(hw_delta retry_exceeded_err)," \
+	"send_err +$(hw_delta send_err), rcvd_seq_err +$(hw_delta rcvd_seq_err)"
+[ -n "$(vm_section g2 hw_after)" ] || fails="$fails; no rxe hw_counters"
+[ "$retry" = 0 ] || fails="$fails; $retry retransmission timeouts while paced"
 vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
 vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
 vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
