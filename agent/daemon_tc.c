@@ -7,7 +7,8 @@
  *            shows only the peer's QPN), so feedback about the flow drives it
  *   sync     after every callback that touched the core: each such QP's published rate
  *            (with its window folded in and at least the floor, wire_rate.h) into the
- *            program's map when it changed; tc mode only
+ *            program's map when it changed; tc mode only (observe: rate 0, count only).
+ *            Every flow qpaced tracks has a map entry, so the program reports it no more
  *   sample   every QPACED_WIRE_SAMPLE_NS: each flow's bytes and packets, and the rate
  *            since the last sample, into the view of the QP that sends it (discovered or
  *            registered by a program); a discovered QP quiet for QPACED_WIRE_IDLE_NS goes
@@ -43,6 +44,9 @@ extern char **environ;
 struct wire_flow {
 	bool used;
 	bool ours;                   /* a QP this file registered */
+	bool in_map;                 /* it has an entry in the program's rate map: a flow the
+				      * program knows is counted, not reported (rate 0 = count
+				      * only, as in observe mode or for a QP its gate paces) */
 	struct qp_tc_key key;
 	uint32_t qpn;
 	qp_time_ns sample_ns, active_ns;
@@ -173,9 +177,12 @@ static struct wire_flow *flow_add(struct qpaced_tc *t, const struct qp_tc_key *k
 
 		if (w->used)
 			continue;
+		struct qp_tc_rate none = { 0 };
+
 		*w = (struct wire_flow){ .used = true, .ours = ours, .key = *k, .qpn = qpn,
 					 .active_ns = now };
 		w->wire.discovered = ours;
+		w->in_map = qp_tc_set_rate(t->prog, k, &none) == 0;
 		return w;
 	}
 	return NULL;
@@ -183,7 +190,7 @@ static struct wire_flow *flow_add(struct qpaced_tc *t, const struct qp_tc_key *k
 
 static void flow_drop(struct qpaced_tc *t, struct wire_flow *w)
 {
-	if (w->wire.set_bps)
+	if (w->in_map)
 		qp_tc_del_rate(t->prog, &w->key);
 	w->used = false;
 }
@@ -289,11 +296,11 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
-		if (want == w->wire.set_bps)
+		if (want == w->wire.set_bps && w->in_map)
 			continue;
-		if (want) {
+		{
 			struct qp_tc_rate r = { .rate_bps = want, .cap_bytes = v.cap_bytes,
-						.flags = QP_TC_F_PACE };
+						.flags = want ? QP_TC_F_PACE : 0 };
 			int rc = qp_tc_set_rate(t->prog, &w->key, &r);
 
 			if (rc) {
@@ -301,9 +308,8 @@ void qpaced_tc_sync(struct qpaced *d)
 					   w->qpn, strerror(-rc));
 				continue;
 			}
-		} else {
-			qp_tc_del_rate(t->prog, &w->key);
 		}
+		w->in_map = true;
 		w->wire.set_bps = want;
 		agent_qp_wire(d->agent, w->qpn, &w->wire);
 	}
@@ -341,7 +347,7 @@ static void sample_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_
 	w->wire.bytes = s->bytes;
 	w->wire.pkts = s->pkts;
 	if (agent_qp_wire(c->d->agent, w->qpn, &w->wire))
-		w->used = false;         /* the program's QP went away */
+		flow_drop(t, w);         /* its QP went away */
 }
 
 static void on_sample(struct ev_loop *loop, ev_timer *tm, int revents)

@@ -104,6 +104,12 @@ send 0x124 10M 0.3s >/dev/null
 sleep 0.4
 [ -n "$(qp_of 0x000124)" ] || fail "no QP for the second flow"
 ok "a second flow is a second QP"
+# each flow was reported once: qpaced gave it a (count-only) map entry, so the program's
+# per-flow retry (1 s) never fired during the first flow's 2 s
+reports=$(ip netns exec "$NSA" curl -s "127.0.0.1:$MPORT/metrics" |
+	sed -n 's/^qpace_tc_frames_total{event="reports"} //p')
+[ "$reports" = 2 ] || fail "the program reported $reports times for 2 flows"
+ok "each flow reported once (2 reports), then counted as known"
 stop_agent -TERM
 no_filter || fail "after exit: $(ip netns exec "$NSA" tc qdisc show dev qta)"
 ok "on exit the filter and the clsact qdisc are gone"
