@@ -45,7 +45,7 @@ endif
 LDFLAGS += -Wl,--as-needed
 
 # layer: its folders, and the system libraries its code calls
-LAYERS := lib cc verbs switch agent host sim bench
+LAYERS := lib cc verbs switch agent bpf host sim bench
 lib.dirs    := lib
 lib.libs    := -lz -lm
 cc.dirs     := agent/cc agent/credit
@@ -56,6 +56,8 @@ switch.dirs := switchsim
 switch.libs := -lev -lpcap
 agent.dirs  := agent
 agent.libs  := -lev
+bpf.dirs    := agent/bpf
+bpf.libs    := -lbpf
 host.dirs   := host
 host.libs   := -lz
 sim.dirs    := sim
@@ -63,13 +65,27 @@ sim.libs    := -lm
 bench.dirs  := bench
 bench.libs  := -lm
 
-layer_srcs = $(filter-out %_main.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)))
+layer_srcs = $(filter-out %_main.c %.bpf.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)))
 layer_lib = $(BUILD)/lib/libqpace-$(1).a
 $(foreach l,$(LAYERS),$(eval $(l).objs := $(patsubst %.c,$(BUILD)/obj/%.o,$(call layer_srcs,$(l)))))
 ALL_LAYER_SRCS := $(foreach l,$(LAYERS),$(call layer_srcs,$(l)))
 # sim/ drives the switch fabric as switchsim/loop.c does, through switchsim's own headers
 # (scripts/layers.sh: FRIENDS).
 $(sim.objs): CFLAGS += -Iswitchsim
+
+# The tc egress BPF program (agent/bpf/tc_egress.bpf.c): clang's BPF target, then bpftool's
+# skeleton that the loader (agent/bpf/tc_egress.c) includes. The object is the same for
+# every build (SAN=1 or not), so it lives in build/bpf/ whatever BUILD is.
+BPF_OUT := build/bpf
+BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Wextra -Werror \
+	-I/usr/include/$(shell gcc -print-multiarch 2>/dev/null)
+$(BPF_OUT)/tc_egress.bpf.o: agent/bpf/tc_egress.bpf.c agent/bpf/tc_abi.h
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c $< -o $@
+$(BPF_OUT)/tc_egress.skel.h: $(BPF_OUT)/tc_egress.bpf.o
+	bpftool gen skeleton $< name qp_tc_egress > $@.tmp && mv $@.tmp $@
+$(bpf.objs) build/fuzz/obj/agent/bpf/tc_egress.o: $(BPF_OUT)/tc_egress.skel.h
+$(bpf.objs): CFLAGS += -I$(BPF_OUT)
 
 # program: its main file, other sources of its own, the layers it links (highest first)
 # and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
@@ -79,7 +95,7 @@ PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
 qpace-switch.main   := switchsim/qpace_switch_main.c
 qpace-switch.uses   := switch lib
 qpaced.main         := agent/qpaced_main.c
-qpaced.uses         := agent cc lib
+qpaced.uses         := agent bpf cc lib
 qpacectl.main       := agent/qpacectl_main.c
 qpacectl.uses       := agent cc lib
 qpace-bench.main    := bench/qpace_bench_main.c
@@ -118,7 +134,7 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
-TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
+TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
 	bench-vt demo demo-table clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
@@ -249,6 +265,7 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
 FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(sim.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -Iswitchsim
+$(bpf.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -I$(BPF_OUT)
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@

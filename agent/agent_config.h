@@ -42,7 +42,20 @@ struct qpaced_config {
 	qp_time_ns busy_poll_ns;         /* keep polling feedback this long after traffic */
 	qp_time_ns fb_hold_ns;           /* the gates' fallback policy, published in the rate */
 	uint64_t fb_safe_permille;       /* table: hold this long, then this share of line */
+	/* pacing unmodified programs in the kernel's egress path (docs/enforce.md) */
+	unsigned enforce;                /* enum qpaced_enforce */
+	char dev[16];                    /* IFNAMSIZ; "" = the netdev of the first RDMA device */
+	qp_time_ns wire_rtt_ns;          /* QPs found on the wire: base RTT, */
+	uint64_t wire_mtu;               /* payload bytes per packet, */
+	qp_rate_bps wire_rate_bps;       /* line rate (0 = the device's speed) */
+	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
+};
+
+enum qpaced_enforce {
+	QPACED_ENFORCE_OFF = 0,          /* no BPF program */
+	QPACED_ENFORCE_OBSERVE,          /* the program counts; QPs are created and shown */
+	QPACED_ENFORCE_TC,               /* ... and gives frames departure times (with fq) */
 };
 
 /* The table (qpace/opt.h), ending with { .name = NULL }: every row takes a value and has

@@ -132,6 +132,8 @@ static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err,
 
 #define AT(field) QP_OPT_AT(struct qpaced_config, field)
 
+static const char *const enforce_modes[] = { "off", "observe", "tc", NULL };
+
 /* The defaults are set from the "def" column (qpaced_config_init), the one --help shows. */
 static const struct qp_opt options[] = {
 	{ "feedback", 'f', QP_OPT_FN, "ADDR:PORT", .fn = opt_feedback,
@@ -169,6 +171,23 @@ static const struct qp_opt options[] = {
 		  "(never above the last rate this agent set)" },
 	{ "busy-poll", 0, QP_OPT_TIME, "TIME", AT(busy_poll_ns), .max = 10 * QP_NS_PER_S,
 	  .help = "keep polling this long after feedback (CPU for latency)", .def = "0" },
+	{ "enforce", 0, QP_OPT_CHOICE, "off|observe|tc", AT(enforce), .choices = enforce_modes,
+	  .def = "off",
+	  .help = "unmodified programs: a tc egress BPF program on --dev counts every RoCE\n"
+		  "QP (observe) and paces each at its rate (tc, with fq)" },
+	{ "dev", 0, QP_OPT_STRBUF, "IFACE", AT(dev), .def = "",
+	  .help = "the netdev for --enforce (default: the first RDMA device's)" },
+	{ "wire-rtt", 0, QP_OPT_TIME, "TIME", AT(wire_rtt_ns), .min = AGENT_MIN_RTT_NS,
+	  .max = 10 * QP_NS_PER_S, .def = "100us",
+	  .help = "base RTT of QPs found on the wire" },
+	{ "wire-mtu", 0, QP_OPT_UINT, "BYTES", AT(wire_mtu), .min = AGENT_MIN_MTU,
+	  .max = AGENT_MAX_MTU, .def = "1024",
+	  .help = "payload bytes per packet of QPs found on the wire (rxe: 1024 at 1500)" },
+	{ "wire-rate", 0, QP_OPT_RATE, "RATE", AT(wire_rate_bps), .max = AGENT_MAX_LINK_BPS,
+	  .def = "0", .help = "their line rate (0 = the device's speed)" },
+	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
+	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
+		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
 	{ .name = NULL },
 };
 #define NOPTS (sizeof(options) / sizeof(options[0]) - 1)
@@ -222,6 +241,11 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 	if (c->fb_hold_ns % QP_NS_PER_MS)
 		return qp_errmsg(-EINVAL, err, errlen, "fallback-hold: %llu ns: whole milliseconds, "
 				 "1ms..60s", (unsigned long long)c->fb_hold_ns);
+	if (c->wire_rate_bps && c->wire_rate_bps < AGENT_MIN_LINK_BPS)
+		return qp_errmsg(-EINVAL, err, errlen, "wire-rate: %llu bit/s: 0 (the device's "
+				 "speed) or %llu..%llu", (unsigned long long)c->wire_rate_bps,
+				 (unsigned long long)AGENT_MIN_LINK_BPS,
+				 (unsigned long long)AGENT_MAX_LINK_BPS);
 	if (c->metrics_port && c->metrics_port == c->fb_port && c->metrics_ip == c->fb_ip)
 		return qp_errmsg(-EINVAL, err, errlen, "metrics: same address as feedback");
 	return 0;

@@ -63,6 +63,10 @@ static const struct {
 				    "signed feedback seen before or too old (key set)" },
 	[AGENT_C_FB_REJ_FUTURE] = { "feedback_rejected_future",
 				    "signed feedback from a clock too far ahead (key set)" },
+	[AGENT_C_WIRE_CREATED] = { "wire_qps_created", "QPs created from flows on the wire" },
+	[AGENT_C_WIRE_SKIPPED] = { "wire_reports_skipped",
+				   "flows on the wire not made QPs (IPv6, ACK-only)" },
+	[AGENT_C_WIRE_IDLE] = { "wire_qps_idle", "QPs from the wire removed when quiet" },
 	[AGENT_C_FB_SENDERS_EVICTED] = { "feedback_senders_evicted",
 					 "replay windows forgotten to make room for a sender" },
 };
@@ -593,6 +597,27 @@ int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t re
 	return 0;
 }
 
+int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w)
+{
+	uint32_t idx = agent_map_find_qpn(a, qpn);
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	a->qps[idx].wire = *w;
+	return 0;
+}
+
+int agent_qp_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
+		       uint32_t peer_qpn, uint32_t *qpn)
+{
+	uint32_t idx = agent_map_find_flow(a, local_ip, peer_ip, peer_qpn);
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	*qpn = a->qps[idx].reg.qpn;
+	return 0;
+}
+
 int agent_set_rate(struct agent *a, uint32_t qpn, qp_rate_bps bps, uint32_t who_pid,
 		   qp_time_ns now, char *err, size_t errlen)
 {
@@ -717,7 +742,7 @@ int agent_qp_view_at(const struct agent *a, uint32_t idx, struct agent_qp_view *
 		.credits_rx_bytes = q->credits_rx_bytes, .credits_tx_bytes = q->credits_tx_bytes,
 		.utilization = q->utilization, .queue_bytes = q->queue_bytes, .rtt_ns = q->rtt_ns,
 		.tx_bytes = q->tx_bytes, .retransmissions = q->retransmissions,
-		.feedback = q->feedback, .psn64 = q->psn64_max,
+		.feedback = q->feedback, .psn64 = q->psn64_max, .wire = q->wire,
 	};
 	return 0;
 }

@@ -57,6 +57,7 @@ struct agent_qp {
 	uint32_t queue_bytes;
 	qp_time_ns rtt_ns;
 	uint64_t tx_bytes, retransmissions, feedback;
+	struct agent_qp_wire wire;   /* what the shell measured on the wire */
 };
 
 struct agent_link {

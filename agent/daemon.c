@@ -79,6 +79,7 @@ void qpaced_after(struct qpaced *d)
 	qp_time_ns next;
 
 	fb_flush(d);
+	qpaced_tc_sync(d);
 	/* An earlier wake than needed is harmless (the poll finds nothing); a later one is not:
 	 * re-arm only when the deadline moved earlier. The timer callback re-arms exactly. */
 	next = agent_next_ns(d->agent);
@@ -331,7 +332,7 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 	}
 	if ((rc = qp_evtimer_init(&d->timer, d->loop, on_deadline, err, errlen)) ||
 	    (rc = fb_open(d, err, errlen)) || (rc = qpaced_ctl_open(d, err, errlen)) ||
-	    (rc = qpaced_http_open(d, err, errlen)))
+	    (rc = qpaced_http_open(d, err, errlen)) || (rc = qpaced_tc_open(d, err, errlen)))
 		goto fail;
 	d->timer.data = d;
 	ev_timer_init(&d->heartbeat, on_heartbeat, 0, d->cfg.heartbeat_ns / 1e9);
@@ -371,6 +372,7 @@ void qpaced_close(struct qpaced *d)
 {
 	if (!d)
 		return;
+	qpaced_tc_close(d);
 	if (d->loop) {
 		qpaced_ctl_close(d);
 		qpaced_http_close(d);

@@ -20,6 +20,7 @@
 
 struct qpaced_conn;
 struct qpaced_http;
+struct qpaced_tc;
 
 struct qpaced {
 	struct qpaced_config cfg;
@@ -57,6 +58,8 @@ struct qpaced {
 	ev_io http_io;
 	struct qpaced_http *https;
 	unsigned nhttp;
+	/* --enforce observe|tc (daemon_tc.c); NULL when off */
+	struct qpaced_tc *tc;
 };
 
 /* daemon.c */
@@ -71,6 +74,14 @@ void qpaced_status(struct qpaced *d, struct ctl_agent *out);
 int qpaced_ctl_open(struct qpaced *d, char *err, size_t errlen);
 void qpaced_ctl_close(struct qpaced *d);
 void qpaced_ctl_reap_dead(struct qpaced *d);
+
+/* daemon_tc.c: the tc egress program (--enforce); a no-op when off */
+int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen);
+void qpaced_tc_close(struct qpaced *d);
+/* Rates of the QPs found on the wire into the program's map. */
+void qpaced_tc_sync(struct qpaced *d);
+/* The program's own counters (frames by what it did with them), Prometheus text. */
+void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b);
 
 /* daemon_http.c */
 int qpaced_http_open(struct qpaced *d, char *err, size_t errlen);

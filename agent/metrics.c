@@ -118,6 +118,10 @@ VIEW_FN(v_base_rtt, v->reg.base_rtt_ns / 1e9)
 VIEW_FN(v_tx, v->tx_bytes)
 VIEW_FN(v_retrans, v->retransmissions)
 VIEW_FN(v_feedback, v->feedback)
+VIEW_FN(v_wire, v->wire.measured_bps)
+VIEW_FN(v_wire_set, v->wire.set_bps)
+VIEW_FN(v_wire_bytes, v->wire.bytes)
+VIEW_FN(v_wire_pkts, v->wire.pkts)
 
 static const struct {
 	const char *name, *type, *help;
@@ -145,6 +149,13 @@ static const struct {
 	  "retransmitted packets, as the application reports", v_retrans },
 	{ "qpace_qp_feedback_total", "counter", "feedback messages that reached this QP",
 	  v_feedback },
+	{ "qpace_qp_wire_bps", "gauge", "rate measured on the wire (tc egress), bits/s", v_wire },
+	{ "qpace_qp_wire_set_bps", "gauge", "rate the tc egress program enforces, bits/s "
+	  "(0 = none)", v_wire_set },
+	{ "qpace_qp_wire_bytes_total", "counter", "Ethernet bytes seen on the wire (tc egress)",
+	  v_wire_bytes },
+	{ "qpace_qp_wire_packets_total", "counter", "frames seen on the wire (tc egress)",
+	  v_wire_pkts },
 };
 
 /* Integers as integers (1e10 would be valid, 10000000000 is kinder to a reader). */

@@ -294,6 +294,7 @@ static void reply_encode(struct wr *w, const struct ctl_msg *m)
 }
 
 enum { VIEW_OVERRIDE = 1, VIEW_CREDIT_GATED = 2 };
+enum { WIRE_SEEN = 1, WIRE_DISCOVERED = 2, WIRE_TAIL = 2 + 4 * 8 };
 /* Utilization travels in parts per million, below 2^53 so a double holds it exactly. */
 #define UTIL_PPM_MAX 1000000000000000ULL
 
@@ -336,6 +337,17 @@ static void qp_decode(struct ctl_msg *m, struct rd *r)
 	get_str(r, v->reg.params, sizeof(v->reg.params), params_ok, "params");
 	/* Appended in a minor revision: a body without it (an older agent) reads as 0. */
 	v->cap_bytes = r->left >= 8 ? GET64(r, "cap_bytes") : 0;
+	/* And after it, the wire's figures (qpaced --enforce). */
+	if (r->left >= WIRE_TAIL) {
+		uint16_t wf = GET16(r, "wire flags");
+
+		v->wire.seen = wf & WIRE_SEEN;
+		v->wire.discovered = wf & WIRE_DISCOVERED;
+		v->wire.bytes = GET64(r, "wire bytes");
+		v->wire.pkts = GET64(r, "wire pkts");
+		v->wire.measured_bps = GET64(r, "wire measured_bps");
+		v->wire.set_bps = GET64(r, "wire set_bps");
+	}
 }
 
 static void qp_encode(struct wr *w, const struct ctl_msg *m)
@@ -370,6 +382,11 @@ static void qp_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, v->psn64, 8);
 	put_str(w, v->reg.params, AGENT_PARAMS_MAX - 1);
 	put_n(w, v->cap_bytes, 8);
+	put_n(w, (v->wire.seen ? WIRE_SEEN : 0) | (v->wire.discovered ? WIRE_DISCOVERED : 0), 2);
+	put_n(w, v->wire.bytes, 8);
+	put_n(w, v->wire.pkts, 8);
+	put_n(w, v->wire.measured_bps, 8);
+	put_n(w, v->wire.set_bps, 8);
 }
 
 static void agent_decode(struct ctl_msg *m, struct rd *r)
@@ -437,7 +454,8 @@ static const struct ctl_type_ops type_ops[CTL_T_COUNT] = {
 };
 
 /* The largest bodies this build writes fit one message. */
-_Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX <= CTL_MAX_LEN, "QP fits");
+_Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX + 8 + WIRE_TAIL <= CTL_MAX_LEN,
+	       "QP fits");
 _Static_assert(CTL_HDR_LEN + 24 + 8 * AGENT_C_COUNT + 32 <= CTL_MAX_LEN, "AGENT fits");
 
 static const struct ctl_type_ops *ops_of(unsigned type)

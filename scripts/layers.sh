@@ -16,7 +16,9 @@
 #   cc         agent/cc, agent/credit: congestion-control algorithms, pure
 #   verbs      the QP API, the pacing gate, the ibv and soft backends
 #   switchsim  the switch emulator
-#   agent      the agent core, qpaced, qpacectl
+#   agent      the agent core, qpaced, qpacectl; agent/bpf: the tc egress BPF program
+#              and its loader (its own archive, for -lbpf; the generated skeleton is
+#              included as <tc_egress.skel.h> from build/bpf/, not a source file)
 #   host       the emulated host: a soft context + an agent core + an in-process table
 #   sim        virtual time: the discrete-event engine around the switch fabric and the
 #              emulated hosts; topology generators, flow-size CDFs, workloads, FCT figures
@@ -103,6 +105,7 @@ sim sim
 layer_of_path() {
 	case "$1" in
 	agent/cc/* | agent/credit/*) echo cc ;;
+	agent/bpf/*) echo agent ;;   # the tc egress program and its loader (libbpf)
 	lib/*) echo lib ;;
 	verbs/*) echo verbs ;;
 	switchsim/*) echo switchsim ;;

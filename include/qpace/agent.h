@@ -181,6 +181,13 @@ int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_
 /* Counters the application reports for its QP (shown by monitoring). */
 int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions);
 
+/* What the wire says of the QP (the shell's tc egress counters): shown by monitoring. */
+int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w);
+/* The QP that sends the flow (local IP, peer IP, peer QPN), as feedback finds it: 0 with
+ * *@qpn, or -ENOENT. */
+int agent_qp_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
+		       uint32_t peer_qpn, uint32_t *qpn);
+
 /* Manual overrides (logged). Rate: 0 = back to the algorithm; else AGENT_MIN_LINK_BPS ..
  * the QP's link rate. Algorithm: a new controller replaces the old one ("" = default). */
 int agent_set_rate(struct agent *a, uint32_t qpn, qp_rate_bps bps, uint32_t who_pid,

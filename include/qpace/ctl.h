@@ -23,8 +23,10 @@
  *   SET        (33 + params) qpn u32, what u8 (1 rate, 2 algorithm), reserved 3,
  *              rate_bps u64 (0 = back to the algorithm), algo name, params
  *   REPLY      (9 + text) status i32 (0 or -errno), count u32, text u8 length + bytes
- *   QP         (153 + params [+ 8]) one QP's view (struct agent_qp_view; layout in
- *              lib/ctl.c); an optional tail, cap_bytes u64 (the in-flight cap; absent = 0)
+ *   QP         (153 + params [+ 8 [+ 34]]) one QP's view (struct agent_qp_view; layout in
+ *              lib/ctl.c); an optional tail, cap_bytes u64 (the in-flight cap; absent = 0),
+ *              then the wire's figures: flags u16 (1 seen, 2 discovered), bytes u64, pkts
+ *              u64, measured_bps u64, set_bps u64 (absent = not seen)
  *   AGENT      (24 + 8n [+ 32]) pid u32, qps u32, max_qps u32, n u16, reserved u16,
  *              uptime_ns u64, then n counters u64 in enum agent_counter order, then
  *              (when present) the feedback delay: samples u64, p50 ns u64, p99 ns u64,
@@ -93,6 +95,17 @@ struct agent_qp_reg {
 	char params[AGENT_PARAMS_MAX];
 };
 
+/* What the wire says of a QP: the tc egress program's counters of its frames (qpaced
+ * --enforce tc|observe, docs/enforce.md), as the shell reports them (agent_qp_wire). */
+struct agent_qp_wire {
+	bool seen;                   /* its frames were seen on the wire: the rest is valid */
+	bool discovered;             /* registered by qpaced from the wire, not by a program */
+	uint64_t bytes;              /* Ethernet frame bytes sent */
+	uint64_t pkts;
+	qp_rate_bps measured_bps;    /* over the shell's last sample interval */
+	qp_rate_bps set_bps;         /* the rate the program enforces; 0 = none (observe) */
+};
+
 /* What monitoring shows of one QP. */
 struct agent_qp_view {
 	struct agent_qp_reg reg;     /* as registered; algo/params: the ones in force */
@@ -113,6 +126,7 @@ struct agent_qp_view {
 	uint64_t retransmissions;    /* reported by the application */
 	uint64_t feedback;           /* messages that reached this QP */
 	uint64_t psn64;              /* highest extended PSN seen */
+	struct agent_qp_wire wire;
 };
 
 /* The agent's counters, one per outcome; AGENT carries them in this order, so a new one is
@@ -153,6 +167,9 @@ enum agent_counter {
 	AGENT_C_FB_REJ_REPLAY,       /* key set, signed message seen before or too old */
 	AGENT_C_FB_REJ_FUTURE,       /* key set, sequence too far ahead of the agent's clock */
 	AGENT_C_FB_SENDERS_EVICTED,  /* replay windows forgotten to make room for a sender */
+	AGENT_C_WIRE_CREATED,        /* QPs created from flows seen on the wire (shell) */
+	AGENT_C_WIRE_SKIPPED,        /* reported flows not made QPs: IPv6, ACK-only (shell) */
+	AGENT_C_WIRE_IDLE,           /* QPs from the wire removed after going quiet (shell) */
 	AGENT_C_COUNT
 };
 

@@ -45,6 +45,34 @@ static struct fb_msg int_msg(uint32_t src, uint32_t dst, uint32_t dest_qp, uint3
 
 /* ---- registration ---- */
 
+/* The shell's view of a flow on the wire: the QP that sends it is found by (local IP, peer
+ * IP, peer QPN) as feedback finds it, and what the shell measured shows in its view. */
+static void test_flow_and_wire(void **state)
+{
+	struct agent_params p = afx_params("none");
+	struct afx *f = afx_new(&p);
+	struct agent_qp_reg r = afx_reg(0x11, 0x21);
+	struct agent_qp_wire w = { .seen = true, .discovered = true, .bytes = 123456,
+				   .pkts = 100, .measured_bps = 7 * QP_MBPS,
+				   .set_bps = 11 * QP_MBPS };
+	struct agent_qp_view v;
+	uint32_t qpn = 0;
+	(void)state;
+
+	afx_register(f, &r);
+	assert_int_equal(agent_qp_find_flow(f->a, HOST_A, HOST_B, 0x21, &qpn), 0);
+	assert_int_equal(qpn, 0x11);
+	assert_int_equal(agent_qp_find_flow(f->a, HOST_A, HOST_B, 0x22, &qpn), -ENOENT);
+	assert_int_equal(agent_qp_find_flow(f->a, HOST_B, HOST_A, 0x21, &qpn), -ENOENT);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v), 0);
+	assert_false(v.wire.seen);
+	assert_int_equal(agent_qp_wire(f->a, 0x11, &w), 0);
+	assert_int_equal(agent_qp_wire(f->a, 0x12, &w), -ENOENT);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v), 0);
+	assert_memory_equal(&v.wire, &w, sizeof(w));
+	afx_free(f);
+}
+
 static void test_register_rules(void **state)
 {
 	struct agent_params p = afx_params("none");
@@ -528,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_hpcc_seq_cadence),
 		cmocka_unit_test(test_events_timers_overrides),
 		cmocka_unit_test(test_create_checks),
+		cmocka_unit_test(test_flow_and_wire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,12 +29,14 @@ die() { echo "qpace-vm: error: $*" >&2; exit 1; }
 # the union (first occurrence wins) is the load order. crc32_generic is no symbol
 # dependency of rdma_rxe (rxe asks the crypto API for "crc32" at run time), so it is
 # listed before it explicitly.
-TOP_MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe rdma_ucm vxlan"
+# sch_fq, cls_bpf and sch_ingress (clsact): qpaced --enforce tc (docs/enforce.md).
+TOP_MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe rdma_ucm vxlan sch_fq cls_bpf \
+sch_ingress"
 
 # Userspace copied into the guest (absolute host paths; the guest gets the same paths).
 BINS="/usr/bin/ib_write_bw /usr/bin/ib_write_lat /usr/bin/ib_send_bw /usr/bin/ib_send_lat
 /usr/bin/ib_read_bw /usr/bin/ib_read_lat /usr/bin/ibv_devinfo /usr/bin/ibv_devices
-/usr/bin/ibv_rc_pingpong /usr/bin/rping /usr/bin/ucmatose /usr/bin/rdma /usr/bin/ip"
+/usr/bin/ibv_rc_pingpong /usr/bin/rping /usr/bin/ucmatose /usr/bin/rdma /usr/bin/ip /usr/sbin/tc"
 PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 HOST_PKGS="busybox-static perftest ibverbs-providers ibverbs-utils rdmacm-utils libibverbs1
 librdmacm1 iproute2 libc6"

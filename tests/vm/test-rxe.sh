@@ -62,5 +62,14 @@ else
 	skipped=$((skipped + 1))
 fi
 
+# Scenario 5 boots 2 guests (~100 s): unmodified ib_write_bw paced by qpaced --enforce tc.
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
+	scenario "scenario 5, unmodified programs: ib_write_bw alone, then paced by qpaced --enforce tc" \
+		sh tests/vm/enforce-rxe.sh $short
+else
+	echo "=== scenario 5, unmodified programs: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
+	skipped=$((skipped + 1))
+fi
+
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -38,11 +38,16 @@ start_agent() {
 		--metrics "127.0.0.1:$MPORT" "$@" 2>>"$TMP/qpaced.log" &
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
+	wait_agent
+}
+
+# Wait until the agent just started as $AGENT answers on $SOCK (the socket file may be a
+# dead agent's); fail when it exits first or takes over 3 s.
+wait_agent() {
 	i=0
-	# (the socket file may be a dead agent's: wait until this one answers)
 	until "$BIN/qpacectl" --socket "$SOCK" status >/dev/null 2>&1; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || fail "qpaced did not start"
+		[ $i -lt 150 ] || fail "qpaced did not start"
 		kill -0 "$AGENT" 2>/dev/null || fail "qpaced exited at start"
 		sleep 0.02
 	done

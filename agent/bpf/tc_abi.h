@@ -1,0 +1,102 @@
+/* What the tc egress program (tc_egress.bpf.c) and its loader (tc_egress.c) share: the maps'
+ * keys and values, the counters and the ring-buffer record. Included by both the BPF
+ * object (clang -target bpf) and user space, so only fixed-width kernel types.
+ *
+ *   qp_rates    hash, qpaced writes: (destination address, destination QPN) -> rate,
+ *               in-flight cap, flags. A flow with no entry, or rate 0, is only counted.
+ *   qp_state    LRU hash, the program writes: the same key -> next departure time, the
+ *               division remainder that keeps the long-run rate exact, bytes, packets,
+ *               first/last seen, when the flow was last reported.
+ *   qp_counters per-CPU array, one u64 per enum qp_tc_counter.
+ *   qp_reports  ring buffer of struct qp_tc_report: a RoCEv2 flow that has no rate entry,
+ *               at most once per conf.report_retry_ns per flow and once per
+ *               conf.report_gap_ns over all flows.
+ *
+ * Addresses are 16 bytes as on the wire (network order): IPv6 as is, IPv4 as the
+ * IPv4-mapped address ::ffff:a.b.c.d (the form of a RoCEv2 GID).
+ */
+#ifndef QPACE_TC_ABI_H
+#define QPACE_TC_ABI_H
+
+#include <linux/types.h>
+
+#define QP_TC_MAX_FLOWS 65536
+#define QP_TC_RING_BYTES (256 * 1024)
+#define QP_TC_ROCE_PORT 4791
+
+struct qp_tc_key {
+	__u8 daddr[16];
+	__u32 dqpn;                  /* 24 bits */
+};
+
+enum qp_tc_rate_flags {
+	QP_TC_F_PACE = 1u << 0,      /* give frames departure times (else count only) */
+};
+
+struct qp_tc_rate {
+	__u64 rate_bps;              /* Ethernet frame bits (skb->len) per second; 0 = none */
+	__u64 cap_bytes;             /* the algorithm's in-flight cap, 0 = none (folded into
+				      * rate_bps by the loader: egress sees no ACKs) */
+	__u32 flags;                 /* enum qp_tc_rate_flags */
+	__u32 pad;
+};
+
+struct qp_tc_state {
+	__u64 next_ns;               /* earliest departure of the flow's next frame */
+	__u64 rem;                   /* remainder of bytes x 8e9 / rate carried to the next */
+	__u64 bytes;                 /* Ethernet frame bytes seen (skb->len) */
+	__u64 pkts;
+	__u64 paced;                 /* frames given a departure time later than their own */
+	__u64 first_ns, last_ns;     /* bpf_ktime_get_ns() of the first and last frame */
+	__u64 reported_ns;           /* last report of this flow (0 = never) */
+	__u8 saddr[16];              /* of the first frame */
+	__u16 sport;                 /* UDP source port, host order */
+	__u8 ipv6;
+	__u8 pad[5];
+};
+
+/* Counters: every frame the program sees lands in exactly one of the QP_TC_C_PASS_* or in
+ * QP_TC_C_ROCE; the others count events on RoCE frames. */
+enum qp_tc_counter {
+	QP_TC_C_ROCE,                /* RoCEv2 frame, counted in its flow */
+	QP_TC_C_PASS_SHORT_ETH,      /* shorter than an Ethernet header */
+	QP_TC_C_PASS_VLAN,           /* 802.1Q / 802.1ad tag in the frame: passed as is */
+	QP_TC_C_PASS_NOT_IP,         /* another ethertype (ARP, ...) */
+	QP_TC_C_PASS_SHORT_IP,       /* IPv4/IPv6 header cut short */
+	QP_TC_C_PASS_BAD_IP,         /* IPv4 IHL < 5 or version wrong */
+	QP_TC_C_PASS_FRAGMENT,       /* IPv4 fragment, IPv6 extension headers */
+	QP_TC_C_PASS_NOT_UDP,
+	QP_TC_C_PASS_SHORT_UDP,
+	QP_TC_C_PASS_NOT_ROCE,       /* UDP to a port other than 4791 */
+	QP_TC_C_PASS_SHORT_BTH,      /* UDP 4791 without a whole BTH */
+	QP_TC_C_UNKNOWN,             /* RoCE frame of a flow with no rate entry */
+	QP_TC_C_PACED,               /* given a later departure time */
+	QP_TC_C_HORIZON,             /* departure beyond conf.horizon_ns (fq caps it) */
+	QP_TC_C_REPORTS,             /* flow reports written */
+	QP_TC_C_REPORT_LIMITED,      /* held back by the global report rate */
+	QP_TC_C_REPORT_FULL,         /* ring buffer full */
+	QP_TC_C_STATE_FULL,          /* could not create the flow's state */
+	QP_TC_C_COUNT
+};
+
+/* The program's settings, a global (.bss) the loader writes through the skeleton. */
+enum qp_tc_mode { QP_TC_MODE_OBSERVE = 0, QP_TC_MODE_ENFORCE = 1 };
+struct qp_tc_conf {
+	__u32 mode;                  /* enum qp_tc_mode; observe never touches a frame */
+	__u32 pad;
+	__u64 horizon_ns;            /* 0 = no horizon count */
+	__u64 report_gap_ns;         /* at least this long between any two reports */
+	__u64 report_retry_ns;       /* report a still-unknown flow again after this */
+};
+
+struct qp_tc_report {
+	struct qp_tc_key key;
+	__u8 saddr[16];
+	__u16 sport;                 /* host order */
+	__u8 opcode;                 /* BTH opcode of the frame */
+	__u8 ipv6;
+	__u32 len;                   /* skb->len */
+	__u64 ts_ns;
+};
+
+#endif

@@ -1,0 +1,468 @@
+/* qpaced --enforce observe|tc: the tc egress program on --dev (agent/bpf/tc_egress.h), the
+ * QPs it finds on the wire, their rates into its map, its counters into the QP views.
+ *
+ *   report   a RoCEv2 flow the program has no rate for (ring buffer): registered with the
+ *            core like any QP (the configured algorithm, --wire-rtt/-mtu/-rate), under the
+ *            owner QPACED_WIRE_OWNER and a QPN from QPACED_WIRE_QPN_BASE up (the wire
+ *            shows only the peer's QPN), so feedback about the flow drives it
+ *   sync     after every callback that touched the core: each such QP's published rate
+ *            (with its window folded in and at least the floor, wire_rate.h) into the
+ *            program's map when it changed; tc mode only (observe: rate 0, count only).
+ *            Every flow qpaced tracks has a map entry, so the program reports it no more
+ *   sample   every QPACED_WIRE_SAMPLE_NS: each flow's bytes and packets, and the rate
+ *            since the last sample, into the view of the QP that sends it (discovered or
+ *            registered by a program); a discovered QP quiet for QPACED_WIRE_IDLE_NS goes
+ *
+ * In tc mode fq is installed as the device's root qdisc (the departure times need it);
+ * where the kernel has no sch_fq this is logged and the program still counts. On close
+ * the filter, the clsact qdisc if it was ours, and fq go again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf/tc_egress.h"
+#include "daemon_priv.h"
+#include "qpace/addr.h"
+#include "qpace/errmsg.h"
+#include "wire_rate.h"
+
+#define QPACED_WIRE_OWNER 0xffffffffu
+#define QPACED_WIRE_QPN_BASE 0xf00000u
+#define QPACED_WIRE_SAMPLE_NS (250 * QP_NS_PER_MS)
+#define QPACED_WIRE_IDLE_NS (10 * QP_NS_PER_S)
+#define QPACED_WIRE_DEF_LINE (10 * QP_GBPS)
+
+extern char **environ;
+
+struct wire_flow {
+	bool used;
+	bool ours;                   /* a QP this file registered */
+	bool in_map;                 /* it has an entry in the program's rate map: a flow the
+				      * program knows is counted, not reported (rate 0 = count
+				      * only, as in observe mode or for a QP its gate paces) */
+	struct qp_tc_key key;
+	uint32_t qpn;
+	qp_time_ns sample_ns, active_ns;
+	uint64_t sample_bytes;
+	struct agent_qp_wire wire;   /* what the view shows */
+};
+
+struct qpaced_tc {
+	struct qp_tc *prog;
+	unsigned mode;
+	char dev[16];
+	bool fq;                     /* fq is ours: remove it on close */
+	qp_rate_bps line_bps, floor_bps;
+	uint32_t next_qpn;
+	ev_io reports_io;
+	ev_timer sample;
+	uint32_t cap;
+	struct wire_flow *flows;
+};
+
+/* ---- the device ---- */
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int rc = -ENOENT;
+
+	if (!f)
+		return -errno;
+	if (fgets(buf, (int)len, f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		rc = buf[0] ? 0 : -ENOENT;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* The netdev of the first RDMA device with a RoCE GID (what rxe is bound to). */
+static int rdma_netdev(char *dev, size_t len)
+{
+	glob_t g;
+	int rc = -ENOENT;
+
+	if (glob("/sys/class/infiniband/*/ports/1/gid_attrs/ndevs/[01]", 0, NULL, &g))
+		return -ENOENT;
+	for (size_t i = 0; i < g.gl_pathc && rc; i++)
+		rc = read_line(g.gl_pathv[i], dev, len);
+	globfree(&g);
+	return rc;
+}
+
+static qp_rate_bps dev_speed(const char *dev)
+{
+	char path[96], line[32];
+	long mbps;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", dev);
+	if (read_line(path, line, sizeof(line)))
+		return 0;
+	mbps = strtol(line, NULL, 10);
+	return mbps > 0 ? (qp_rate_bps)mbps * QP_MBPS : 0;
+}
+
+/* `tc ARGS...`, its output discarded: its exit status (127: no tc). */
+static int run_tc(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, "tc", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return 127;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* fq as the root qdisc: a 2 s horizon that caps instead of dropping (a drop is a send_err
+ * to rxe), and flow limits above rxe's 64 skbs in flight per QP (a socket per QP). */
+static void fq_install(struct qpaced_tc *t)
+{
+	char *argv[] = { "tc", "qdisc", "replace", "dev", t->dev, "root", "fq", "horizon", "2s",
+			 "horizon_cap", "flow_limit", "1000", "limit", "100000", NULL };
+	int rc = run_tc(argv);
+
+	t->fq = rc == 0;
+	if (rc == 0)
+		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped)",
+			   t->dev);
+	else
+		qpaced_log(AGENT_LOG_WARN, "tc egress: could not install fq on %s (`tc qdisc "
+			   "replace dev %s root fq` exit %d%s): frames get departure times but "
+			   "nothing holds them to those times, so QPs are NOT paced; counting "
+			   "and --enforce observe work", t->dev, t->dev, rc,
+			   rc == 127 ? ": no tc" : ": this kernel has no sch_fq?");
+}
+
+static void fq_remove(struct qpaced_tc *t)
+{
+	char *argv[] = { "tc", "qdisc", "del", "dev", t->dev, "root", NULL };
+
+	if (t->fq && run_tc(argv) != 0)
+		qpaced_log(AGENT_LOG_WARN, "tc egress: could not remove fq from %s", t->dev);
+	t->fq = false;
+}
+
+/* ---- flows ---- */
+
+static struct wire_flow *flow_find(struct qpaced_tc *t, const struct qp_tc_key *k)
+{
+	for (uint32_t i = 0; i < t->cap; i++)
+		if (t->flows[i].used && memcmp(&t->flows[i].key, k, sizeof(*k)) == 0)
+			return &t->flows[i];
+	return NULL;
+}
+
+static struct wire_flow *flow_add(struct qpaced_tc *t, const struct qp_tc_key *k,
+				  uint32_t qpn, bool ours, qp_time_ns now)
+{
+	for (uint32_t i = 0; i < t->cap; i++) {
+		struct wire_flow *w = &t->flows[i];
+
+		if (w->used)
+			continue;
+		struct qp_tc_rate none = { 0 };
+
+		*w = (struct wire_flow){ .used = true, .ours = ours, .key = *k, .qpn = qpn,
+					 .active_ns = now };
+		w->wire.discovered = ours;
+		w->in_map = qp_tc_set_rate(t->prog, k, &none) == 0;
+		return w;
+	}
+	return NULL;
+}
+
+static void flow_drop(struct qpaced_tc *t, struct wire_flow *w)
+{
+	if (w->in_map)
+		qp_tc_del_rate(t->prog, &w->key);
+	w->used = false;
+}
+
+static int free_qpn(struct qpaced *d, uint32_t *qpn)
+{
+	struct qpaced_tc *t = d->tc;
+	struct agent_qp_view v;
+
+	for (uint32_t n = 0; n <= QP_RATE_QPN_MAX - QPACED_WIRE_QPN_BASE; n++) {
+		uint32_t q = t->next_qpn;
+
+		t->next_qpn = q >= QP_RATE_QPN_MAX - 1 ? QPACED_WIRE_QPN_BASE : q + 1;
+		if (agent_qp_view(d->agent, q, &v) == -ENOENT) {
+			*qpn = q;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static bool ack_only(uint8_t opcode)
+{
+	static const uint8_t ops[] = { 0x11 /* RC ACK */, 0x12 /* atomic ACK */, 0x81 /* CNP */ };
+
+	for (size_t i = 0; i < sizeof(ops); i++)
+		if (opcode == ops[i])
+			return true;
+	return false;
+}
+
+static void on_report(void *ctx, const struct qp_tc_report *r)
+{
+	struct qpaced *d = ctx;
+	struct qpaced_tc *t = d->tc;
+	struct agent_qp_reg reg = { .peer_qpn = r->key.dqpn, .sport = r->sport,
+				    .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
+				    .link_bps = t->line_bps, .base_rtt_ns = d->cfg.wire_rtt_ns };
+	qp_time_ns now = qp_now_ns();
+	char err[CTL_TEXT_MAX], a[QP_IPV4_STRLEN], b[QP_IPV4_STRLEN];
+	uint32_t qpn;
+
+	if (!qp_tc_addr_ipv4(r->key.daddr, &reg.peer_ip) ||
+	    !qp_tc_addr_ipv4(r->saddr, &reg.local_ip)) {
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: an IPv6 RoCE flow (QPN "
+			   "0x%06x) is counted but not controlled: the agent's flows are IPv4",
+			   r->key.dqpn);
+		return;
+	}
+	if (agent_qp_find_flow(d->agent, reg.local_ip, reg.peer_ip, reg.peer_qpn, &qpn) == 0)
+		return;                  /* a program registered it: its gate paces it */
+	if (ack_only(r->opcode)) {
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flows whose frames are "
+			   "ACKs or CNPs (opcode 0x%02x) are counted, not made QPs", r->opcode);
+		return;
+	}
+	if (free_qpn(d, &reg.qpn) || agent_register(d->agent, &reg, QPACED_WIRE_OWNER, 0, now,
+						    err, sizeof(err))) {
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flow to %s QPN 0x%06x "
+			   "not made a QP: %s", qp_ipv4_fmt(reg.peer_ip, a, sizeof(a)),
+			   reg.peer_qpn, err[0] ? err : "no free QPN");
+		return;
+	}
+	if (!flow_add(t, &r->key, reg.qpn, true, now)) {
+		agent_unregister(d->agent, reg.qpn, now);
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: more than %u flows", t->cap);
+		return;
+	}
+	agent_count(d->agent, AGENT_C_WIRE_CREATED, 1);
+	qpaced_log(AGENT_LOG_INFO, "tc egress: new QP 0x%06x from the wire: %s -> %s QPN "
+		   "0x%06x (sport %u), cc %s", reg.qpn, qp_ipv4_fmt(reg.local_ip, a, sizeof(a)),
+		   qp_ipv4_fmt(reg.peer_ip, b, sizeof(b)), reg.peer_qpn, reg.sport, d->cfg.cc);
+}
+
+static void on_reports(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct qpaced *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	qp_tc_reports_take(d->tc->prog, on_report, d);
+	qpaced_after(d);
+}
+
+void qpaced_tc_sync(struct qpaced *d)
+{
+	struct qpaced_tc *t = d->tc;
+
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		struct wire_flow *w = &t->flows[i];
+		struct agent_qp_view v;
+		qp_rate_bps want;
+
+		if (!w->used || !w->ours)
+			continue;
+		if (agent_qp_view(d->agent, w->qpn, &v)) {
+			flow_drop(t, w);
+			continue;
+		}
+		want = t->mode == QPACED_ENFORCE_TC
+			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
+					   v.reg.link_bps)
+			       : 0;
+		if (want == w->wire.set_bps && w->in_map)
+			continue;
+		{
+			struct qp_tc_rate r = { .rate_bps = want, .cap_bytes = v.cap_bytes,
+						.flags = want ? QP_TC_F_PACE : 0 };
+			int rc = qp_tc_set_rate(t->prog, &w->key, &r);
+
+			if (rc) {
+				qpaced_log(AGENT_LOG_WARN, "tc egress: rate of QP 0x%06x: %s",
+					   w->qpn, strerror(-rc));
+				continue;
+			}
+		}
+		w->in_map = true;
+		w->wire.set_bps = want;
+		agent_qp_wire(d->agent, w->qpn, &w->wire);
+	}
+}
+
+struct sample_ctx {
+	struct qpaced *d;
+	qp_time_ns now;
+};
+
+static void sample_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_state *s)
+{
+	struct sample_ctx *c = ctx;
+	struct qpaced_tc *t = c->d->tc;
+	struct wire_flow *w = flow_find(t, k);
+	uint32_t local, peer, qpn;
+
+	if (!w) {
+		if (!qp_tc_addr_ipv4(s->saddr, &local) || !qp_tc_addr_ipv4(k->daddr, &peer) ||
+		    agent_qp_find_flow(c->d->agent, local, peer, k->dqpn, &qpn))
+			return;          /* no QP sends it (yet): the report makes one */
+		w = flow_add(t, k, qpn, false, c->now);
+		if (!w)
+			return;
+	}
+	if (w->sample_ns && c->now > w->sample_ns && s->bytes >= w->sample_bytes)
+		w->wire.measured_bps = (qp_rate_bps)((unsigned __int128)(s->bytes -
+									 w->sample_bytes) *
+						     8u * QP_NS_PER_S / (c->now - w->sample_ns));
+	if (s->bytes != w->sample_bytes)
+		w->active_ns = c->now;
+	w->sample_ns = c->now;
+	w->sample_bytes = s->bytes;
+	w->wire.seen = true;
+	w->wire.bytes = s->bytes;
+	w->wire.pkts = s->pkts;
+	if (agent_qp_wire(c->d->agent, w->qpn, &w->wire))
+		flow_drop(t, w);         /* its QP went away */
+}
+
+static void on_sample(struct ev_loop *loop, ev_timer *tm, int revents)
+{
+	struct qpaced *d = tm->data;
+	struct qpaced_tc *t = d->tc;
+	struct sample_ctx c = { d, qp_now_ns() };
+
+	(void)loop;
+	(void)revents;
+	qp_tc_flows(t->prog, sample_one, &c);
+	for (uint32_t i = 0; i < t->cap; i++) {
+		struct wire_flow *w = &t->flows[i];
+
+		if (w->used && w->ours && c.now - w->active_ns > QPACED_WIRE_IDLE_NS) {
+			agent_unregister(d->agent, w->qpn, c.now);
+			agent_count(d->agent, AGENT_C_WIRE_IDLE, 1);
+			flow_drop(t, w);
+		}
+	}
+	qpaced_tc_sync(d);
+	qpaced_after(d);
+}
+
+void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b)
+{
+	uint64_t c[QP_TC_C_COUNT];
+
+	if (!d->tc || qp_tc_counters(d->tc->prog, c))
+		return;
+	qp_strbuf_printf(b, "# HELP qpace_tc_frames_total frames the tc egress program saw on "
+			 "%s, by what it did (roce; pass_*: not RoCEv2, passed as they were) or "
+			 "what happened to them (unknown_flow, paced, beyond_horizon, reports, ...)"
+			 "\n# TYPE qpace_tc_frames_total counter\n", d->tc->dev);
+	for (unsigned i = 0; i < QP_TC_C_COUNT; i++)
+		qp_strbuf_printf(b, "qpace_tc_frames_total{event=\"%s\"} %llu\n",
+				 qp_tc_counter_name(i), (unsigned long long)c[i]);
+}
+
+/* ---- open, close ---- */
+
+int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
+{
+	struct qpaced_tc *t;
+	struct qp_tc_conf conf = qp_tc_conf_default();
+	char msg[300];
+	int rc;
+
+	if (d->cfg.enforce == QPACED_ENFORCE_OFF)
+		return 0;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	d->tc = t;
+	t->mode = d->cfg.enforce;
+	t->next_qpn = QPACED_WIRE_QPN_BASE;
+	t->cap = d->cfg.agent.max_qps;
+	t->flows = calloc(t->cap, sizeof(*t->flows));
+	if (!t->flows)
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	if (d->cfg.dev[0])
+		snprintf(t->dev, sizeof(t->dev), "%s", d->cfg.dev);
+	else if (rdma_netdev(t->dev, sizeof(t->dev)))
+		return qp_errmsg(-ENODEV, err, errlen, "--enforce: no RDMA device with a RoCE "
+				 "netdev in /sys/class/infiniband: give --dev IFACE");
+	t->line_bps = d->cfg.wire_rate_bps ? d->cfg.wire_rate_bps : dev_speed(t->dev);
+	if (!t->line_bps) {
+		t->line_bps = QPACED_WIRE_DEF_LINE;
+		qpaced_log(AGENT_LOG_INFO, "tc egress: %s reports no speed: QPs from the wire get "
+			   "a 10 Gb/s line rate (--wire-rate sets it)", t->dev);
+	}
+	t->floor_bps = wire_rate_floor(WIRE_RXE_INFLIGHT_SKBS, (uint32_t)d->cfg.wire_mtu,
+				       wire_ack_timeout_ns((unsigned)d->cfg.wire_timeout),
+				       WIRE_DEF_QUEUE_SHARE);
+	rc = qp_tc_open(&t->prog, msg, sizeof(msg));
+	if (rc)
+		return qp_errmsg(rc, err, errlen, "--enforce %s: %s", t->mode == QPACED_ENFORCE_TC
+				 ? "tc" : "observe", msg);
+	conf.mode = t->mode == QPACED_ENFORCE_TC ? QP_TC_MODE_ENFORCE : QP_TC_MODE_OBSERVE;
+	qp_tc_set_conf(t->prog, &conf);
+	rc = qp_tc_attach(t->prog, t->dev, msg, sizeof(msg));
+	if (rc)
+		return qp_errmsg(rc, err, errlen, "--dev %s: %s", t->dev, msg);
+	if (t->mode == QPACED_ENFORCE_TC)
+		fq_install(t);
+	ev_io_init(&t->reports_io, on_reports, qp_tc_reports_fd(t->prog), EV_READ);
+	t->reports_io.data = d;
+	ev_io_start(d->loop, &t->reports_io);
+	ev_timer_init(&t->sample, on_sample, QPACED_WIRE_SAMPLE_NS / 1e9,
+		      QPACED_WIRE_SAMPLE_NS / 1e9);
+	t->sample.data = d;
+	ev_timer_start(d->loop, &t->sample);
+	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s, line "
+		   "%llu Mb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
+		   "within 75%% of ACK timeout %llu)", t->mode == QPACED_ENFORCE_TC ? "pacing" :
+		   "observing", t->dev, d->cfg.cc, (unsigned long long)(t->line_bps / QP_MBPS),
+		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000),
+		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000),
+		   (unsigned long long)d->cfg.wire_timeout);
+	return 0;
+}
+
+void qpaced_tc_close(struct qpaced *d)
+{
+	struct qpaced_tc *t = d->tc;
+
+	if (!t)
+		return;
+	if (t->prog && d->loop) {
+		ev_io_stop(d->loop, &t->reports_io);
+		ev_timer_stop(d->loop, &t->sample);
+	}
+	fq_remove(t);
+	qp_tc_close(t->prog);       /* detaches the filter, and clsact if it was ours */
+	free(t->flows);
+	free(t);
+	d->tc = NULL;
+}

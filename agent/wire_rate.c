@@ -1,0 +1,43 @@
+/* The rate written for a QP found on the wire (wire_rate.h). */
+#include "wire_rate.h"
+
+qp_rate_bps wire_rate_fold(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns)
+{
+	unsigned __int128 cap_bps;
+
+	if (!cap_bytes || !base_rtt_ns)
+		return rate;
+	cap_bps = (unsigned __int128)cap_bytes * 8u * QP_NS_PER_S / base_rtt_ns;
+	return cap_bps < rate ? (qp_rate_bps)cap_bps : rate;
+}
+
+qp_time_ns wire_ack_timeout_ns(unsigned exp)
+{
+	if (exp == 0 || exp > 31)
+		return 0;
+	return (qp_time_ns)4096u << exp;   /* 4.096 us = 4096 ns */
+}
+
+qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
+			    unsigned share_pct)
+{
+	unsigned __int128 bits = (unsigned __int128)skbs * (mtu + WIRE_ROCE_OVERHEAD) * 8u;
+	unsigned __int128 window = (unsigned __int128)timeout_ns * share_pct;
+
+	if (!timeout_ns || !share_pct || !skbs)
+		return 0;
+	/* R >= bits / (timeout x share / 100), rounded up */
+	return (qp_rate_bps)((bits * QP_NS_PER_S * 100u + window - 1) / window);
+}
+
+qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,
+		      qp_rate_bps floor, qp_rate_bps line)
+{
+	qp_rate_bps r = wire_rate_fold(rate, cap_bytes, base_rtt_ns);
+
+	if (r < floor)
+		r = floor;
+	if (line && r > line)
+		r = line;
+	return r;
+}

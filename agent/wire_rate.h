@@ -1,0 +1,39 @@
+/* The rate qpaced has the tc egress program enforce for a QP it found on the wire. Pure.
+ *
+ *   fold    the algorithm's rate, no higher than its in-flight cap allows over the base
+ *           RTT (cap x 8 / RTT): egress sees no ACKs, so a window can only act as a rate
+ *   floor   no lower than the rate at which rxe's own backlog drains within the QP's ACK
+ *           timeout: rxe keeps up to 64 skbs per QP in flight (RXE_INFLIGHT_SKBS_PER_QP_HIGH)
+ *           and all of them may wait in the local queue, so at rate R the last one waits
+ *           64 x frame x 8 / R. Above the timeout rxe retransmits although nothing was
+ *           lost (measured in the guests: 35-40 go-back-N timeouts at perftest's default
+ *           timeout 14 and 5 Mb/s). The floor keeps that wait within a share of the timeout.
+ */
+#ifndef QPACE_AGENT_WIRE_RATE_H
+#define QPACE_AGENT_WIRE_RATE_H
+
+#include <stdint.h>
+#include "qpace/rate.h"
+#include "qpace/time.h"
+
+#define WIRE_RXE_INFLIGHT_SKBS 64u     /* RXE_INFLIGHT_SKBS_PER_QP_HIGH, Linux 6.1 */
+#define WIRE_ROCE_OVERHEAD 58u         /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 */
+#define WIRE_DEF_QUEUE_SHARE 75u       /* percent of the timeout the queue may take */
+
+/* The rate with the cap folded in (cap 0 or RTT 0: the rate as it is). */
+qp_rate_bps wire_rate_fold(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns);
+
+/* IB's local ACK timeout: 4.096 us x 2^exp; exp 0 means "infinite" (returns 0), and exp is
+ * 0..31 (larger: 0). */
+qp_time_ns wire_ack_timeout_ns(unsigned exp);
+
+/* The lowest rate at which @skbs frames of @mtu payload bytes (plus RoCEv2 headers) queued
+ * locally leave within @share_pct percent of @timeout_ns. 0 when there is no timeout. */
+qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
+			    unsigned share_pct);
+
+/* What qpaced writes: fold, then at least @floor, and never above @line. */
+qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,
+		      qp_rate_bps floor, qp_rate_bps line);
+
+#endif

@@ -1,0 +1,76 @@
+/* The rate qpaced writes for a QP found on the wire (agent/wire_rate.h): a window folded
+ * into a rate over the base RTT, IB's ACK timeout, and the floor that keeps rxe's 64
+ * in-flight skbs from waiting locally longer than a share of the timeout (issue #14 item
+ * 4: at perftest's default timeout 14 and 5 Mb/s the guests saw 35-40 spurious timeouts). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "qpace/units.h"
+#include "wire_rate.h"
+
+static void test_fold(void **state)
+{
+	(void)state;
+	/* HPCC's window 12,500 B over 100 us = 1 Gb/s: caps a 10G rate, not a 500M one */
+	assert_int_equal(wire_rate_fold(10 * QP_GBPS, 12500, 100 * QP_NS_PER_US), QP_GBPS);
+	assert_int_equal(wire_rate_fold(500 * QP_MBPS, 12500, 100 * QP_NS_PER_US),
+			 500 * QP_MBPS);
+	assert_int_equal(wire_rate_fold(7 * QP_GBPS, 0, 100 * QP_NS_PER_US), 7 * QP_GBPS);
+	assert_int_equal(wire_rate_fold(7 * QP_GBPS, 12500, 0), 7 * QP_GBPS);
+}
+
+static void test_ack_timeout(void **state)
+{
+	(void)state;
+	assert_int_equal(wire_ack_timeout_ns(14), 67108864);   /* 4.096 us x 2^14 */
+	assert_int_equal(wire_ack_timeout_ns(18), 1073741824);
+	assert_int_equal(wire_ack_timeout_ns(0), 0);           /* infinite */
+	assert_int_equal(wire_ack_timeout_ns(32), 0);
+}
+
+/* At the floor the 64 skbs drain within exactly the share of the timeout (rounded up). */
+static void test_floor(void **state)
+{
+	qp_time_ns t14 = wire_ack_timeout_ns(14);
+	qp_rate_bps f = wire_rate_floor(64, 1024, t14, 75);
+	double bits = 64.0 * (1024 + WIRE_ROCE_OVERHEAD) * 8;
+
+	(void)state;
+	assert_int_equal(f, 11006674);
+	assert_true(bits / (double)f * 1e9 <= 0.75 * (double)t14);
+	assert_true(bits / (double)(f - 1) * 1e9 > 0.75 * (double)t14);
+	/* the issue's 5 Mb/s: the queue would take 111 ms, beyond the 67 ms timeout */
+	assert_true(bits / 5e6 * 1e9 > (double)t14);
+	assert_true(f > 5 * QP_MBPS);
+	/* a long timeout (perftest -u 18) lets 5 Mb/s stand */
+	assert_true(wire_rate_floor(64, 1024, wire_ack_timeout_ns(18), 75) < 5 * QP_MBPS);
+	assert_int_equal(wire_rate_floor(64, 1024, 0, 75), 0);
+	assert_int_equal(wire_rate_floor(0, 1024, t14, 75), 0);
+}
+
+static void test_wire_rate(void **state)
+{
+	qp_rate_bps floor = wire_rate_floor(64, 1024, wire_ack_timeout_ns(14), 75);
+
+	(void)state;
+	assert_int_equal(wire_rate(5 * QP_MBPS, 0, 0, floor, QP_GBPS), floor);
+	assert_int_equal(wire_rate(50 * QP_MBPS, 0, 0, floor, QP_GBPS), 50 * QP_MBPS);
+	/* the window folds in before the floor: a tiny window still leaves the floor */
+	assert_int_equal(wire_rate(QP_GBPS, 100, 100 * QP_NS_PER_US, floor, QP_GBPS), floor);
+	/* never above the line */
+	assert_int_equal(wire_rate(20 * QP_GBPS, 0, 0, floor, 10 * QP_GBPS), 10 * QP_GBPS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_ack_timeout),
+		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_wire_rate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,147 @@
+#!/bin/sh
+# Scenario 5, unmodified programs: `qpaced --enforce tc` paces an unmodified ib_write_bw
+# on kernel rxe. Two guests through qpace-switch --star 2 (1G: not the bottleneck); the
+# client (g2) runs ib_write_bw twice in one boot: first alone, then with
+# `qpaced --enforce tc --dev eth0 --cc none --wire-rate R --wire-timeout 18` (cc none: the
+# QP it finds on the wire keeps its line rate R). Passes when the paced run's goodput is
+# R x 65536 / (64 x 1082 + 16) (payload over the Ethernet frames of a 64 KiB write at MTU
+# 1024) within 5%, rxe counts no retransmission timeout (completer_retry_err) while paced,
+# the QP shows in qpacectl as discovered with wire_set R, the unpaced run
+# was faster than 1.5 x that, and fq was installed on eth0.
+#
+#   tests/vm/enforce-rxe.sh [--short]
+#
+# Exits 0 on success, 1 on failure, 77 when QEMU cannot run here.
+set -u
+VM_LIB=$0
+. "$(dirname "$0")/lib.sh"
+
+short=0
+[ "${1:-}" = --short ] && short=1
+vm_skip_unless_runnable
+for b in qpace-switch qpaced qpacectl; do
+	if [ ! -x "$VM_TOP/build/bin/$b" ]; then
+		echo "qpace-vm: SKIP: build/bin/$b is not built"
+		exit 77
+	fi
+done
+vm_setup || exit 1
+RATE=${QPACE_VM_ENFORCE_RATE:-10M}
+RATE_BPS=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
+	m = u == "K" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : 1; printf "%d", v * m }')
+DUR=8
+[ $short = 1 ] && DUR=5
+
+# The guests' jobs: both run ib_write_bw twice; between the runs the client starts qpaced.
+job() { # job ROLE FILE
+	cat >"$2" <<JOB
+#!/bin/sh
+role=$1 server=$(vm_ip 0)
+export PATH=/usr/sbin:\$PATH   # iproute2's tc for qpaced, not busybox's
+mkdir -p /dev/shm /run/qpace && mount -t tmpfs shm /dev/shm || exit 2
+bw() { # TAG
+	echo "QPACE-TEST: begin \$1"
+	if [ \$role = server ]; then
+		timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x \$QPACE_GIDX --report_gbits
+		rc=\$?
+	else
+		i=0
+		while :; do
+			timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x \$QPACE_GIDX --report_gbits \$server >/tmp/out 2>&1
+			rc=\$?
+			grep -q "Couldn't connect" /tmp/out || break
+			i=\$((i + 1))
+			[ \$i -ge 90 ] && break
+			sleep 1
+		done
+		cat /tmp/out
+	fi
+	echo "QPACE-TEST: end \$1 rc=\$rc"
+	return \$rc
+}
+bw alone || exit 1
+if [ \$role = server ]; then
+	bw paced
+	exit \$?
+fi
+qpaced --enforce tc --dev eth0 --cc none --wire-rate $RATE --wire-timeout 18 \
+	--metrics off --feedback 127.0.0.1:4792 2>/tmp/qpaced.log &
+qp=\$!
+sleep 2
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+echo "QPACE-TEST: begin hw_before"
+for f in \$hw/*; do echo "\$(basename \$f) \$(cat \$f)"; done
+echo "QPACE-TEST: end hw_before"
+echo "QPACE-TEST: begin qdisc"
+tc qdisc show dev eth0
+echo "QPACE-TEST: end qdisc"
+(sleep $((DUR / 2 + 2)); echo "QPACE-TEST: begin list"; qpacectl list -j; echo
+ echo "QPACE-TEST: end list") &
+bw paced
+rc=\$?
+echo "QPACE-TEST: begin hw_after"
+for f in \$hw/*; do echo "\$(basename \$f) \$(cat \$f)"; done
+echo "QPACE-TEST: end hw_after"
+sleep 1
+kill \$qp
+wait \$qp
+echo "QPACE-TEST: begin log"
+cat /tmp/qpaced.log
+tc qdisc show dev eth0
+echo "QPACE-TEST: end log"
+exit \$rc
+JOB
+}
+job server "$VM_RUN/server.sh"
+job client "$VM_RUN/client.sh"
+
+# --spin 0: the TCG guests need both host cores more than the switch needs accuracy.
+vm_spawn switch "$VM_TOP/build/bin/qpace-switch" --star 2 --base-port "$VM_PORT" --spin 0 \
+	--rate 1G --buffer 1M --delay 10us
+vm_star_ports 0
+vm_start g1 0 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" "$VM_RUN/server.sh"
+vm_star_ports 1
+vm_start g2 1 "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" "$VM_RUN/client.sh"
+ok=0
+vm_wait_jobs 180 "$VM_TIMEOUT" g1 g2 && ok=1
+vm_stop_all
+if [ $ok != 1 ]; then
+	vm_fail "ib_write_bw alone and under qpaced --enforce tc"
+	exit 1
+fi
+
+# BW row: #bytes #iterations peak avg[Gb/s] msgrate
+alone=$(vm_section g2 alone | awk '$1 == 65536 && NF >= 5 { print $4 }' | tail -n 1)
+paced=$(vm_section g2 paced | awk '$1 == 65536 && NF >= 5 { print $4 }' | tail -n 1)
+want=$(awk -v r="$RATE_BPS" 'BEGIN { printf "%.6f", r * 65536 / (64 * 1082 + 16) / 1e9 }')
+vm_section g2 qdisc
+vm_section g2 list
+vm_section g2 log
+echo "RESULT enforce: alone ${alone} Gb/s, paced ${paced} Gb/s at --wire-rate $RATE" \
+	"(goodput wanted ${want} Gb/s)" | tee "$VM_RUN/result"
+fails=""
+[ -n "$alone" ] && [ -n "$paced" ] || fails="$fails; ib_write_bw printed no figures"
+awk -v p="${paced:-0}" -v w="$want" 'BEGIN { exit !(p >= w * 0.95 && p <= w * 1.05) }' ||
+	fails="$fails; paced goodput $paced Gb/s, not within 5% of $want"
+awk -v a="${alone:-0}" -v w="$want" 'BEGIN { exit !(a > w * 1.5) }' ||
+	fails="$fails; unpaced goodput $alone Gb/s is not above 1.5 x $want: no contrast"
+# rxe's own counters across the paced run: packets sent, and retransmissions
+hw_delta() { # NAME
+	b=$(vm_section g2 hw_before | awk -v n="$1" '$1 == n { print $2 }')
+	a=$(vm_section g2 hw_after | awk -v n="$1" '$1 == n { print $2 }')
+	echo $(( ${a:-0} - ${b:-0} ))
+}
+retry=$(hw_delta completer_retry_err)
+echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
+	"completer_retry_err +$retry, retry_exceeded_err +$(hw_delta retry_exceeded_err)," \
+	"send_err +$(hw_delta send_err), rcvd_seq_err +$(hw_delta rcvd_seq_err)"
+[ -n "$(vm_section g2 hw_after)" ] || fails="$fails; no rxe hw_counters"
+[ "$retry" = 0 ] || fails="$fails; $retry retransmission timeouts while paced"
+vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
+vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
+vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
+if [ -n "$fails" ]; then
+	vm_fail "${fails#; }"
+	exit 1
+fi
+exit 0
