@@ -46,6 +46,17 @@ static void host_notice_cnp(struct host *h, const uint8_t *buf, size_t len,
 	}
 }
 
+/* A CNP the soft host's QP took (the receiver's NP made it from CE marks, rc.h): DCQCN's
+ * CNP event for that QP, when the QP is registered. */
+static void host_cnp(void *arg, uint32_t qpn, qp_time_ns now)
+{
+	struct host *h = arg;
+	struct cc_event ev = { .type = CC_EV_CNP };
+
+	if (agent_qp_event(h->agent, qpn, &ev, now) == 0)
+		h->cnps++;
+}
+
 /* The agent checks the datagram (allow-list, and with a key tag and replay window) before
  * a notice in it stands in for a CNP. */
 static void host_telemetry(void *arg, uint32_t src_ip, uint16_t src_port,
@@ -63,7 +74,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 {
 	struct agent_params ap;
 	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h,
-				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg };
+				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg,
+				    .cnp = host_cnp, .cnp_arg = h };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
 	int rc;

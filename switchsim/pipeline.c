@@ -350,6 +350,7 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 		.key = (p->layers & FRAME_L_UDP) ? &m->key : NULL,
 		.ect = (p->layers & FRAME_L_IPV4) && ((p->ip.tos & 3) == FRAME_ECN_ECT0 ||
 						     (p->ip.tos & 3) == FRAME_ECN_ECT1),
+		.ip_off = (uint16_t)p->ip_off,
 	};
 	struct sw_enq_out o;
 	unsigned what;
@@ -363,8 +364,6 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 	if (in.tag)
 		sw_pfc_charge(src, o.len, now);
 	sw_port_touch(out);
-	if (o.mark)
-		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
 	if (!data || o.flow == SW_FLOW_NONE)
 		return;
 	struct sw_flow *fl = &sw_queue_flows(out->q)->slots[o.flow];
@@ -574,6 +573,7 @@ static void leave_data(struct sw_port *p)
 	struct sw_meta m;
 	unsigned copies;
 
+	sw_queue_mark(p->q, i);   /* RED at dequeue, before the frame is copied anywhere */
 	if (p->peer) {
 		hm = data ? add_hop(p, i, qm, &m) : NULL;
 	} else if (data) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qpace/errmsg.h"
+#include "qpace/frame.h"
 #include "queue.h"
 
 #define RATE_MIN 1000ULL
@@ -283,14 +284,7 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	q->st.enq_bytes += len;
 	if (q->qbytes > q->st.max_qbytes)
 		q->st.max_qbytes = q->qbytes;
-	if (sw_red_mark(&q->p.red, q->qbytes, &q->rng)) {
-		if (in->ect) {
-			out->mark = true;
-			q->st.ecn_marked++;
-		} else {
-			q->st.ecn_not_ect++;
-		}
-	}
+	e->ecn_off = in->ect ? (uint16_t)(in->ip_off + 1) : 0;
 	out->flow = e->flow;
 	out->len = len;
 	out->depart_ns = e->depart_ns;
@@ -371,6 +365,25 @@ void sw_queue_hop(const struct sw_queue *q, uint32_t i, struct qp_int_hop *h)
 		h->qlen_bytes = behind > UINT32_MAX ? UINT32_MAX : (uint32_t)behind;
 	}
 	h->link_bps = q->p.rate_bps;
+}
+
+bool sw_queue_mark(struct sw_queue *q, uint32_t i)
+{
+	struct sw_qent *e = ent(q, q->head + i);
+	struct qp_int_hop h;
+
+	if (!q->p.red.kmax_bytes)
+		return false;
+	sw_queue_hop(q, i, &h);
+	if (!sw_red_mark(&q->p.red, h.qlen_bytes, &q->rng))
+		return false;
+	if (!e->ecn_off) {
+		q->st.ecn_not_ect++;
+		return false;
+	}
+	frame_ipv4_set_ecn(sw_queue_frame(q, e) + e->ecn_off - 1, FRAME_ECN_CE);
+	q->st.ecn_marked++;
+	return true;
 }
 
 void sw_queue_pop(struct sw_queue *q, uint32_t n)

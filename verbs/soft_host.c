@@ -331,8 +331,14 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		return;
 	}
 	h->st.roce_rx++;
-	if (rc_rx(q->rc, f, p, now) < 0)
+	if (rc_rx(q->rc, f, p, now) < 0) {
 		drop(h, SOFT_DROP_RC);
+		return;
+	}
+	if (p->bth.opcode == FRAME_OP_CNP && h->p.cnp) {
+		h->st.cnp_rx++;
+		h->p.cnp(h->p.cnp_arg, p->bth.dest_qp, now);
+	}
 }
 
 static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,

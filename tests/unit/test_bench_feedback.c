@@ -17,9 +17,12 @@
 #include "../../bench/bench.h"
 #include "../../bench/incast.h"
 
+#define LINK_BPS (250 * QP_MBPS)
 #define BDP_BYTES 15729   /* the demo network's: 250 Mb/s x its modelled base RTT */
 
-/* The old table, verbatim: "--early bdp" stood for this network's BDP. */
+/* The old table, verbatim: "--early bdp" stood for this network's BDP; dcqcn's row since
+ * it runs on RED marking at the reference's thresholds scaled to 250 Mb/s (100 KB and
+ * 400 KB at 25G: 1000 and 4000 bytes) and real CNPs instead of the 16 KiB notice. */
 static const struct {
 	const char *cc;
 	const char *args[8];
@@ -29,7 +32,7 @@ static const struct {
 	{ "none", { "--int", "off", "--early", "off" }, false, NULL },
 	{ "hpcc", { "--int", "direct", "--early", "off" }, false, "" },
 	{ "acc", { "--int", "direct", "--early", "bdp" }, false, "fair=1" },
-	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, NULL },
+	{ "dcqcn", { "--int", "off", "--ecn", "1000,4000,0.2", "--early", "off" }, false, NULL },
 	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,28K,48K" }, false, NULL },
 	{ "idcc", { "--int", "direct", "--early", "off" }, false, NULL },
 };
@@ -47,7 +50,7 @@ static void test_derived_equals_old_table(void **state)
 		size_t n = 0;
 
 		assert_non_null(ops);   /* every algorithm of the old table is still registered */
-		incast_feedback(ops, BDP_BYTES, &f);
+		incast_feedback(ops, LINK_BPS, BDP_BYTES, &f);
 		for (; old_table[i].args[n]; n++) {
 			const char *want = strcmp(old_table[i].args[n], "bdp") ? old_table[i].args[n] : bdp;
 			if (!f.sw_args[n] || strcmp(f.sw_args[n], want))
@@ -76,18 +79,24 @@ static void test_every_registered_algorithm_derives(void **state)
 		struct incast_feedback f;
 		bool levels = false;
 
-		incast_feedback(*o, BDP_BYTES, &f);
+		incast_feedback(*o, LINK_BPS, BDP_BYTES, &f);
+		bool ecn = (needs & CC_NEED_CNP) && (*o)->feedback.ecn_kmax_bytes;
+		size_t e = ecn ? 4 : 2;
+
 		assert_string_equal(f.sw_args[0], "--int");
 		assert_string_equal(f.sw_args[1], needs & CC_NEED_INT ? "direct" : "off");
-		assert_string_equal(f.sw_args[2], "--early");
-		assert_int_equal(strcmp(f.sw_args[3], "off") != 0,
-				 (needs & (CC_NEED_NOTICE | CC_NEED_CNP)) != 0);
+		if (ecn)
+			assert_string_equal(f.sw_args[2], "--ecn");
+		assert_int_equal(f.tos, ecn ? 2 : 0);
+		assert_string_equal(f.sw_args[e], "--early");
+		assert_int_equal(strcmp(f.sw_args[e + 1], "off") != 0,
+				 (needs & CC_NEED_NOTICE) || ((needs & CC_NEED_CNP) && !ecn));
 		for (size_t n = 0; f.sw_args[n]; n++) {
 			assert_true(n < INCAST_SW_ARGS);
 			levels |= !strcmp(f.sw_args[n], "--levels");
 		}
 		assert_int_equal(levels, (needs & CC_NEED_LEVEL) != 0);
-		assert_int_equal(f.cnp_from_notice, (needs & CC_NEED_CNP) != 0);
+		assert_int_equal(f.cnp_from_notice, (needs & CC_NEED_CNP) && !ecn);
 	}
 }
 
