@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "qpace/time.h"
 
 struct sw_red_params {
 	uint64_t kmin_bytes;
@@ -58,5 +59,22 @@ uint64_t sw_red_prob32(const struct sw_red_params *p, uint64_t qbytes);
 /* Decide whether to mark a frame leaving a queue of @qbytes behind it. Draws from @rng only when
  * Kmin < q < Kmax. */
 bool sw_red_mark(const struct sw_red_params *p, uint64_t qbytes, struct sw_rng *rng);
+
+/* RED's average queue (Floyd & Jacobson 1993, section 4), for FFD's congestion levels: at
+ * each arrival
+ *     avg <- (1 - w) avg + w q
+ * with q the queue the frame joins; an arrival that finds the queue idle since the last
+ * departure first decays avg as if m frames had arrived to an empty queue, avg <-
+ * (1 - w)^m avg, m = idle time / the frame's transmission time. FFDTCP's seed uses RED's
+ * avq with RED's weight (w = 0.002). w = 1 is the instantaneous queue. */
+struct sw_red_avg {
+	double avg;
+	qp_time_ns busy_until;     /* the last admitted frame's departure */
+};
+
+/* A frame of @tx_ns on the wire joins a queue of @q bytes at @arrival and departs at
+ * @depart: the new average, rounded to bytes. */
+uint64_t sw_red_avg_update(struct sw_red_avg *a, double w, uint64_t q, qp_time_ns arrival,
+			   qp_time_ns depart, qp_time_ns tx_ns);
 
 #endif
