@@ -47,6 +47,9 @@ struct incast_feedback {
  * threshold of one BDP). */
 void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bdp_bytes,
 		     struct incast_feedback *f);
+/* qpace-bench's --int (enum bench_int): direct puts INT algorithms on the switch's
+ * direct reports instead of the receivers' echo; algorithms without INT keep --int off. */
+void incast_feedback_int(struct incast_feedback *f, unsigned int_mode);
 
 struct incast_flow {
 	uint32_t round;

@@ -2,7 +2,9 @@
  * (see incast.h): the kinds of feedback it has handlers for, and the values it declares
  * for them in ops->feedback.
  *
- *   INT reports               --int direct (else --int off)
+ *   INT reports               --int echo: to the receiver, whose agent echoes each to
+ *                             the sender (HPCC's loop; the bench's --int direct
+ *                             replaces it), else --int off
  *   CNPs, with ECN settings   --ecn KMIN,KMAX,PMAX (the algorithm's, scaled with the
  *                             link rate) --early off; the senders' QPs send ECT(0)
  *                             (traffic class 2) and the receivers' NP makes the CNPs
@@ -45,7 +47,7 @@ void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bd
 
 	memset(f, 0, sizeof(*f));
 	f->sw_args[n++] = "--int";
-	f->sw_args[n++] = needs & CC_NEED_INT ? "direct" : "off";
+	f->sw_args[n++] = needs & CC_NEED_INT ? "echo" : "off";
 	if (ecn) {
 		ecn_scaled(fb, link_bps, f->ecn, sizeof(f->ecn));
 		f->sw_args[n++] = "--ecn";
@@ -83,4 +85,10 @@ void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bd
 		if (!cc_param_find(ops, hpcc_params[i]))
 			f->hpcc_settings = false;
 	f->params = fb->params;
+}
+
+void incast_feedback_int(struct incast_feedback *f, unsigned int_mode)
+{
+	if (int_mode == BENCH_INT_DIRECT && strcmp(f->sw_args[1], "off"))
+		f->sw_args[1] = "direct";
 }

@@ -73,6 +73,7 @@ int incast_setup(struct incast *x, struct incast_run *run, const char *algo, boo
 	 * the path). */
 	incast_feedback(cc_find(cc), c->link_bps, qp_bytes_in(c->link_bps, x->base_rtt_ns),
 			&x->fb);
+	incast_feedback_int(&x->fb, c->int_mode);
 	return 0;
 }
 
