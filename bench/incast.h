@@ -40,7 +40,7 @@ struct incast_feedback {
 	bool hpcc_settings;          /* senders take incast_hpcc_params (HPCC's parameters) */
 	const char *params;          /* the algorithm's own, with this feedback; NULL: none */
 	uint8_t tos;                 /* the QPs' traffic class (ECT(0) when the switch marks) */
-	char early[24], interval[24], levels[72], ecn[72];   /* what sw_args point into */
+	char early[24], interval[24], levels[72], ecn[72], idle[24];   /* what sw_args point into */
 };
 
 /* Fill @f for @ops on links of @link_bps; @bdp_bytes is this network's BDP (a notice

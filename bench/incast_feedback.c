@@ -11,6 +11,9 @@
  *   notices, or CNPs without  --early BYTES (one BDP: this network's, not the switch's
  *                             guess from its own delays) [--notice-interval TIME];
  *                             for CNPs the hosts take each notice as the CNP
+ *   notices                   also --flow-idle 2 x the base RTT (BDP / rate): the
+ *                             notices count flows that sent within it, and a falling
+ *                             count draws a notice (ACC's ramp-up in advance)
  *   congestion levels         --levels MIN,MID,MAX
  *   none of these             --early off (the switch's default is one BDP)
  */
@@ -68,6 +71,11 @@ void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bd
 		}
 	} else {
 		f->sw_args[n++] = "off";
+	}
+	if ((needs & CC_NEED_NOTICE) && link_bps) {
+		f->sw_args[n++] = "--flow-idle";
+		f->sw_args[n++] = qp_fmt_time(2 * qp_tx_time_ns(bdp_bytes, link_bps), f->idle,
+					      sizeof(f->idle));
 	}
 	if (needs & CC_NEED_LEVEL) {
 		char lo[24], mid[24], hi[24];

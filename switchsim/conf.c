@@ -209,6 +209,12 @@ static int set_flows(struct sw_port_defaults *d, const char *key, const char *v,
 	return 0;
 }
 
+static int set_flow_idle(struct sw_port_defaults *d, const char *key, const char *v,
+			 char *err, size_t len)
+{
+	return parse_time_max(key, v, QP_NS_PER_S, &d->q.flow_idle_ns, err, len);
+}
+
 static int set_seed(struct sw_port_defaults *d, const char *key, const char *v, char *err,
 		    size_t len)
 {
@@ -361,6 +367,7 @@ static const struct {
 	{ "levels", set_levels }, { "level-repeat", set_level_repeat },
 	{ "level-weight", set_level_weight }, { "int", set_int },
 	{ "int-sample", set_int_sample }, { "cnp", set_cnp }, { "flows", set_flows },
+	{ "flow-idle", set_flow_idle },
 	{ "seed", set_seed }, { "pfc", set_pfc }, { "impair", set_impair },
 };
 
@@ -375,7 +382,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 
 const char *sw_conf_setting_names(void)
 {
-	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, level-weight, int, "
+	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, level-weight, flow-idle, int, "
 	       "int-sample, cnp, flows, seed, pfc, impair";
 }
 

@@ -373,7 +373,10 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 	if (!data || o.flow == SW_FLOW_NONE)
 		return;
 	struct sw_flow *fl = &sw_queue_flows(out->q)->slots[o.flow];
-	what = sw_telem_enqueue(&out->telem, fl, o.qbytes, level_q, o.arrival_ns);
+	/* A falling count means flows left only when it counts flows that stopped sending
+	 * (--flow-idle); a queue that drains empties the count of flows with bytes queued. */
+	what = sw_telem_enqueue(&out->telem, fl, o.qbytes, level_q,
+				out->conf->q.flow_idle_ns ? o.flows : 0, o.arrival_ns);
 	if (what & SW_T_NOTICE)
 		send_notice(out, m, f, &o);
 	if (what & SW_T_LEVEL)

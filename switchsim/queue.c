@@ -79,6 +79,9 @@ int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len)
 				 "flow table %" PRIu32 " slots: a power of two 8..1M",
 				 p->flow_slots);
 	}
+	if (p->flow_idle_ns > QP_NS_PER_S)
+		return qp_errmsg(-EINVAL, err, len, "flow-idle %" PRIu64 " ns outside 0..1s",
+				 p->flow_idle_ns);
 	if (p->lossless_bytes > BUFFER_MAX)
 		return qp_errmsg(-EINVAL, err, len, "lossless allowance %" PRIu64
 				 " bytes outside 0..1G", p->lossless_bytes);
@@ -106,6 +109,7 @@ struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, siz
 	q->store = malloc(q->store_cap);
 	if (!q->ents || !q->store || sw_flowtab_init(&q->flows, p->flow_slots))
 		goto nomem;
+	q->flows.idle_ns = p->flow_idle_ns;
 	return q;
 nomem:
 	qp_errmsg(-ENOMEM, err, len, "queue: out of memory");
@@ -125,6 +129,7 @@ int sw_queue_change(struct sw_queue *q, const struct sw_queue_params *p, char *e
 				 "new buffer, rate x delay or flow table larger than the queue "
 				 "was built for; restart to grow it");
 	}
+	q->flows.idle_ns = p->flow_idle_ns;
 	q->p = *p;   /* vars (queue contents, model time) carry on under the new parameters */
 	return 0;
 }
@@ -291,7 +296,10 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	out->frame = q->store + off + meta;
 done:
 	out->qbytes = q->qbytes;
-	out->flows = (uint16_t)(q->flows.active > UINT16_MAX ? UINT16_MAX : q->flows.active);
+	{
+		uint32_t n = sw_flowtab_count(&q->flows, q->model_ns);
+		out->flows = (uint16_t)(n > UINT16_MAX ? UINT16_MAX : n);
+	}
 	return out->verdict == SW_ENQ_OK ? 0 : -ENOBUFS;
 }
 

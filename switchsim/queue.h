@@ -32,6 +32,7 @@
  *   flow_slots    per-flow table size, power of two 8 .. 1M (default 1024)
  *   seed          RED's generator
  *   lossless_bytes  bytes that lossless frames may add above B (store sizing), 0 .. 1 GiB
+ *   flow_idle_ns  the flow count's idle time (flow.h), 0 .. 1 s
  * The queue also keeps each frame's bytes (and a small metadata record) from enqueue to
  * leave; that store is sized at create for B plus the bytes in flight over D.
  */
@@ -57,6 +58,8 @@ struct sw_queue_params {
 	uint32_t flow_slots;
 	uint64_t seed;
 	uint64_t lossless_bytes;
+	qp_time_ns flow_idle_ns;   /* the notices' flow count (flow.h): 0 = flows with bytes
+				    * queued, else also flows seen within this, 0..1 s */
 };
 
 /* One counter per outcome. */
@@ -102,7 +105,7 @@ struct sw_enq_out {
 	enum sw_verdict verdict;
 	uint64_t qbytes;        /* Q after admission (at a drop: Q as it stands) */
 	uint32_t len;           /* bytes the model charges: the frame, at least 60 */
-	uint16_t flows;         /* flows with bytes in the queue */
+	uint16_t flows;         /* active flows (sw_flowtab_count) */
 	uint32_t flow;          /* slot, SW_FLOW_NONE when untracked */
 	qp_time_ns arrival_ns;
 	qp_time_ns depart_ns;

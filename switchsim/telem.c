@@ -43,13 +43,15 @@ static bool interval_passed(qp_time_ns last, qp_time_ns now, qp_time_ns interval
 }
 
 unsigned sw_telem_enqueue(const struct sw_telem_params *p, struct sw_flow *f,
-			  uint64_t qbytes, uint64_t level_q, qp_time_ns now)
+			  uint64_t qbytes, uint64_t level_q, uint16_t flows, qp_time_ns now)
 {
 	unsigned out = 0;
+	bool fell = f->notice_flows && flows && flows < f->notice_flows;
 
-	if (p->early_bytes && qbytes >= p->early_bytes &&
+	if (p->early_bytes && (qbytes >= p->early_bytes || fell) &&
 	    interval_passed(f->notice_ns, now, p->notice_interval_ns)) {
 		f->notice_ns = now;
+		f->notice_flows = flows ? flows : 1;
 		out |= SW_T_NOTICE;
 	}
 	if (p->level_bytes[2]) {

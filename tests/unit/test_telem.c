@@ -34,13 +34,36 @@ static void test_notice(void **state)
 	(void)state;
 
 	p.level_bytes[2] = 0;
-	assert_int_equal(sw_telem_enqueue(&p, &f, 9999, 9999, 0), 0);
-	assert_int_equal(sw_telem_enqueue(&p, &f, 10000, 10000, 1 * US), SW_T_NOTICE);
-	assert_int_equal(sw_telem_enqueue(&p, &f, 50000, 50000, 5 * US), 0);   /* within interval */
-	assert_int_equal(sw_telem_enqueue(&p, &f, 50000, 50000, 11 * US), SW_T_NOTICE);
-	assert_int_equal(sw_telem_enqueue(&p, &f, 5000, 5000, 30 * US), 0);   /* below */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 9999, 9999, 1, 0), 0);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 10000, 10000, 1, 1 * US), SW_T_NOTICE);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 50000, 50000, 1, 5 * US), 0);   /* within interval */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 50000, 50000, 1, 11 * US), SW_T_NOTICE);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 5000, 5000, 1, 30 * US), 0);   /* below */
 	p.early_bytes = 0;
-	assert_int_equal(sw_telem_enqueue(&p, &f, 1 << 20, 1 << 20, 100 * US), 0);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 1 << 20, 1 << 20, 1, 100 * US), 0);
+}
+
+/* A flow that has had a notice gets another when the active-flow count falls below the
+ * one it was told (flows left), whatever the queue; not when it stays or rises, not
+ * within the interval, and not without a count (0). */
+static void test_notice_on_falling_count(void **state)
+{
+	struct sw_telem_params p = tp;
+	struct sw_flow f = fresh(), g = fresh();
+	(void)state;
+
+	p.level_bytes[2] = 0;
+	assert_int_equal(sw_telem_enqueue(&p, &g, 100, 100, 2, 0), 0);   /* never noticed */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 20000, 20000, 16, 0), SW_T_NOTICE);
+	assert_int_equal(f.notice_flows, 16);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 100, 100, 16, 20 * US), 0);  /* same */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 100, 100, 12, 25 * US), SW_T_NOTICE);
+	assert_int_equal(f.notice_flows, 12);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 100, 100, 8, 30 * US), 0);   /* interval */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 100, 100, 8, 40 * US), SW_T_NOTICE);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 100, 100, 9, 60 * US), 0);   /* rose */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 100, 100, 0, 80 * US), 0);   /* no count */
+	assert_int_equal(sw_telem_enqueue(&p, &g, 100, 100, 1, 90 * US), 0);
 }
 
 static void test_levels_and_ack(void **state)
@@ -56,21 +79,21 @@ static void test_levels_and_ack(void **state)
 	assert_int_equal(sw_level_of(&p, 29999), 2);
 	assert_int_equal(sw_level_of(&p, 30000), 3);
 
-	assert_int_equal(sw_telem_enqueue(&p, &f, 5000, 5000, t), 0);          /* still 0 */
-	assert_int_equal(sw_telem_enqueue(&p, &f, 12000, 12000, t += US), SW_T_LEVEL);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 5000, 5000, 1, t), 0);          /* still 0 */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 12000, 12000, 1, t += US), SW_T_LEVEL);
 	assert_int_equal(f.level_sent, 1);
-	assert_int_equal(sw_telem_enqueue(&p, &f, 13000, 13000, t += US), 0);   /* repeat not due */
-	assert_int_equal(sw_telem_enqueue(&p, &f, 13000, 13000, t += 20 * US), SW_T_LEVEL);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 13000, 13000, 1, t += US), 0);   /* repeat not due */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 13000, 13000, 1, t += 20 * US), SW_T_LEVEL);
 	assert_true(sw_telem_level_ack(&f, 1));
-	assert_int_equal(sw_telem_enqueue(&p, &f, 13000, 13000, t += 50 * US), 0);  /* acked: quiet */
-	assert_int_equal(sw_telem_enqueue(&p, &f, 25000, 25000, t += US), SW_T_LEVEL);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 13000, 13000, 1, t += 50 * US), 0);  /* acked: quiet */
+	assert_int_equal(sw_telem_enqueue(&p, &f, 25000, 25000, 1, t += US), SW_T_LEVEL);
 	assert_int_equal(f.level_sent, 2);
 	assert_false(sw_telem_level_ack(&f, 1));                          /* stale ack */
-	assert_int_equal(sw_telem_enqueue(&p, &f, 25000, 25000, t += 30 * US), SW_T_LEVEL);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 25000, 25000, 1, t += 30 * US), SW_T_LEVEL);
 	assert_true(sw_telem_level_ack(&f, 2));
-	assert_int_equal(sw_telem_enqueue(&p, &f, 35000, 35000, t += US), SW_T_LEVEL);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 35000, 35000, 1, t += US), SW_T_LEVEL);
 	assert_int_equal(f.level_sent, 3);
-	assert_int_equal(sw_telem_enqueue(&p, &f, 0, 0, t += US), SW_T_LEVEL);
+	assert_int_equal(sw_telem_enqueue(&p, &f, 0, 0, 1, t += US), SW_T_LEVEL);
 	assert_int_equal(f.level_sent, 0);
 	assert_int_equal(f.level_seq, 4);
 }
@@ -143,7 +166,7 @@ static void test_levels_from_red_average(void **state)
 		uint64_t q = (uint64_t)i * 1000;
 		uint64_t avg = sw_red_avg_update(&a, 0.002, q, t, t + (qp_time_ns)i * tx, tx);
 		uint64_t now_q = sw_red_avg_update(&inst, 1, q, t, t + (qp_time_ns)i * tx, tx);
-		sw_telem_enqueue(&p, &f, q, avg, t);
+		sw_telem_enqueue(&p, &f, q, avg, 1, t);
 		if (sw_level_of(&p, now_q) > max_inst)
 			max_inst = sw_level_of(&p, now_q);
 		sw_telem_level_ack(&f, f.level_sent);
@@ -166,7 +189,7 @@ static void test_levels_from_red_average(void **state)
 	for (int i = 1; i <= 2000 && !n3; i++) {
 		t += tx;
 		uint64_t avg = sw_red_avg_update(&a, 0.002, 40000, t, t + 5 * tx, tx);
-		sw_telem_enqueue(&p, &g, 40000, avg, t);
+		sw_telem_enqueue(&p, &g, 40000, avg, 1, t);
 		sw_telem_level_ack(&g, g.level_sent);
 		if (g.level_sent == 3)
 			n3 = i;
@@ -180,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_notice),
+		cmocka_unit_test(test_notice_on_falling_count),
 		cmocka_unit_test(test_levels_and_ack),
 		cmocka_unit_test(test_levels_from_red_average),
 		cmocka_unit_test(test_int_sampling),
