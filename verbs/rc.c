@@ -441,6 +441,11 @@ uint32_t rc_sq_outstanding(const struct rc_qp *qp)
 	return qp->sq_tail - qp->sq_head;
 }
 
+uint32_t rc_snd_psn(const struct rc_qp *qp)
+{
+	return qp->req.max;
+}
+
 uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp)
 {
 	uint64_t sum = 0;

@@ -185,6 +185,16 @@ int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 	return 0;
 }
 
+int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn)
+{
+	const struct host_qp *q = slot_of(h, qpn);
+
+	if (!q || !q->rc || (q->state != SLOT_ATTACHED && q->state != SLOT_CONNECTED))
+		return -ENOENT;
+	*psn = rc_snd_psn(q->rc);
+	return 0;
+}
+
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn)
 {
 	struct host_qp *q = slot_of(h, qpn);

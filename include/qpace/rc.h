@@ -226,6 +226,8 @@ uint32_t rc_qpn(const struct rc_qp *qp);
 /* Send and receive WRs posted and not yet completed. */
 uint32_t rc_sq_outstanding(const struct rc_qp *qp);
 uint32_t rc_rq_outstanding(const struct rc_qp *qp);
+/* The PSN one past the highest request packet this QP has sent (HPCC's snd_nxt). */
+uint32_t rc_snd_psn(const struct rc_qp *qp);
 /* Payload bytes of posted send WRs not yet acknowledged (sent or still queued): what a
  * window algorithm counts as in flight. O(send queue depth). */
 uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp);

@@ -118,6 +118,9 @@ int soft_host_qp_attach(struct soft_host *h, uint32_t qpn, struct rc_qp *rc);
  * it are accepted (from that address) and its packets sent. */
 int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 			 uint32_t peer_qpn, uint8_t tos);
+/* The PSN one past the highest request packet QP @qpn has sent (rc_snd_psn): 0, or
+ * -ENOENT when no such QP is attached. */
+int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn);
 /* Forget the QPN (the caller destroys the RC QP). */
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
 
