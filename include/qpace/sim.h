@@ -158,6 +158,7 @@ struct sim_flow_conf {
 	uint32_t mtu_bytes;           /* 0 = 1024 */
 	uint32_t wr_bytes;            /* 0 = 64 KiB per WRITE */
 	uint64_t seed;                /* PSNs */
+	uint8_t tos;                  /* the senders' traffic class (ECT(0) = 2: RED may mark) */
 	void (*done)(void *arg, const struct sim_flow *f, qp_time_ns now);
 	void *arg;
 };
