@@ -191,6 +191,24 @@ int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev)
 
 /* ---- handlers ---- */
 
+/* HPCC's snd_nxt in the report's byte space: the sender's real next PSN when its owner
+ * tells it (the distance from the report's PSN, 24-bit signed, at least one packet: the
+ * reported packet was sent), else the estimate: the highest PSN seen plus a window. */
+static uint64_t snd_nxt(struct agent *a, const struct agent_qp *q, uint32_t psn,
+			uint64_t psn64, uint64_t window)
+{
+	uint32_t nxt, d;
+	int64_t ahead;
+
+	if (!a->p.snd_psn || !a->p.snd_psn(a->p.snd_psn_arg, q->reg.qpn, &nxt))
+		return (q->psn64_max + 1) * q->reg.mtu_bytes + window;
+	d = (nxt - psn) & 0xffffffu;
+	ahead = d & 0x800000u ? (int64_t)d - 0x1000000 : (int64_t)d;
+	if (ahead < 1)
+		ahead = 1;
+	return (psn64 + (uint64_t)ahead) * q->reg.mtu_bytes;
+}
+
 static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
@@ -207,7 +225,7 @@ static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_n
 						 : qp_bytes_in(q->cc->rate_bps, q->reg.base_rtt_ns);
 	fb_to_cc_event(m, &ev);
 	ev.u.int_report.seq = psn64 * q->reg.mtu_bytes;
-	ev.u.int_report.snd_nxt = (q->psn64_max + 1) * q->reg.mtu_bytes + window;
+	ev.u.int_report.snd_nxt = snd_nxt(a, q, r->psn, psn64, window);
 	monitor_int(q, r->hops, r->nhops);
 	return feed_cc(a, idx, &ev, now);
 }

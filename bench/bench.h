@@ -33,6 +33,8 @@ enum bench_cmd {
 
 enum bench_backend { BACKEND_SOFT = 0, BACKEND_IBV };
 enum bench_credits { CREDITS_OFF = 0, CREDITS_IA };
+/* How INT reaches an INT algorithm's senders (qpace-switch --int). */
+enum bench_int { BENCH_INT_ECHO = 0, BENCH_INT_DIRECT };
 /* --clock: real time (sockets, a switch process, the machine's clock) or virtual time
  * (qpace/sim.h: one process, a discrete-event clock, deterministic). */
 enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
@@ -70,6 +72,7 @@ struct bench_conf {
 	const char *cc;              /* algorithm name */
 	bool cc_given;               /* --cc given (else an agent's own default applies) */
 	unsigned credits;            /* enum bench_credits */
+	unsigned int_mode;           /* enum bench_int */
 	const char *attach;          /* soft: HOST:P of the switch port */
 	const char *ip;              /* soft: this host's address */
 	/* incast / compare / sweep */

@@ -14,6 +14,7 @@
 static const char *const backend_names[] = { "soft", "ibv", NULL };
 static const char *const credits_names[] = { "off", "ia", NULL };
 static const char *const clock_names[] = { "real", "virtual", NULL };
+static const char *const int_names[] = { "echo", "direct", NULL };
 
 /* --key FILE: read at once, so a bad file stops the command before anything starts. */
 static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
@@ -83,6 +84,11 @@ static const struct qp_opt bench_opts[] = {
 		  "(default); virtual: the same switch, hosts, RC and agents in one\n"
 		  "process on a discrete-event clock: deterministic, load-independent,\n"
 		  "any rate (--timeout is then simulated time)" },
+	{ "int", 0, QP_OPT_CHOICE, "echo|direct", F(int_mode), .choices = int_names,
+	  .cmds = CMD_RUNS,
+	  .help = "how INT reaches an INT algorithm's senders: echo = to the receiver,\n"
+		  "whose agent returns it (HPCC's INT-on-ACK loop; default), direct = from\n"
+		  "the switch straight to the sender (a shorter loop)" },
 	{ "rounds", 'R', QP_OPT_UINT, "ROUNDS", F(rounds), NUM(1, BENCH_MAX_ROUNDS), .cmds = CMD_RUNS,
 	  .help = "queries: each round starts when the last one's flows finished\n(default 5)" },
 	{ "switch", 0, QP_OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,

@@ -33,17 +33,23 @@ int incast_algo_parse(const char *spec, char *cc, size_t cclen, bool *credits, c
 /* What an incast of one algorithm asks of its switch and hosts, derived from the feedback
  * the algorithm declares (qpace/cc.h: cc_needs and ops->feedback), so adding an algorithm
  * touches nothing here. */
-#define INCAST_SW_ARGS 8
+#define INCAST_SW_ARGS 10
 struct incast_feedback {
 	const char *sw_args[INCAST_SW_ARGS + 1]; /* qpace-switch options, NULL-terminated */
 	bool cnp_from_notice;        /* hosts take the switch's notices as CNPs (host.h) */
 	bool hpcc_settings;          /* senders take incast_hpcc_params (HPCC's parameters) */
 	const char *params;          /* the algorithm's own, with this feedback; NULL: none */
-	char early[24], interval[24], levels[72];   /* what sw_args point into */
+	uint8_t tos;                 /* the QPs' traffic class (ECT(0) when the switch marks) */
+	char early[24], interval[24], levels[72], ecn[72], idle[24];   /* what sw_args point into */
 };
 
-/* Fill @f for @ops; @bdp_bytes is this network's BDP (a notice threshold of one BDP). */
-void incast_feedback(const struct cc_ops *ops, uint64_t bdp_bytes, struct incast_feedback *f);
+/* Fill @f for @ops on links of @link_bps; @bdp_bytes is this network's BDP (a notice
+ * threshold of one BDP). */
+void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bdp_bytes,
+		     struct incast_feedback *f);
+/* qpace-bench's --int (enum bench_int): direct puts INT algorithms on the switch's
+ * direct reports instead of the receivers' echo; algorithms without INT keep --int off. */
+void incast_feedback_int(struct incast_feedback *f, unsigned int_mode);
 
 struct incast_flow {
 	uint32_t round;

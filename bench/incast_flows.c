@@ -71,7 +71,9 @@ int incast_setup(struct incast *x, struct incast_run *run, const char *algo, boo
 	/* A notice threshold of one BDP means this network's: the link rate times the
 	 * modelled base RTT (the switch alone knows only its own delays and would count half
 	 * the path). */
-	incast_feedback(cc_find(cc), qp_bytes_in(c->link_bps, x->base_rtt_ns), &x->fb);
+	incast_feedback(cc_find(cc), c->link_bps, qp_bytes_in(c->link_bps, x->base_rtt_ns),
+			&x->fb);
+	incast_feedback_int(&x->fb, c->int_mode);
 	return 0;
 }
 
@@ -134,6 +136,7 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
 		 * their gates at each event that can open them (qp_ctx_retry), so the poll
 		 * interval is the longest there is. */
 		struct qp_attr ra = qa, sa = qa;
+		sa.traffic_class = x->fb.tos;   /* ECT(0) when the switch marks */
 		ra.psn_fixed = sa.psn_fixed = x->virtual_time;
 		if (x->virtual_time)
 			ra.gate.credit_poll_ns = sa.gate.credit_poll_ns = QP_NS_PER_S;
@@ -339,7 +342,7 @@ void incast_agent_counters(const struct incast *x)
 		if (sum[k])
 			fprintf(stderr, " %s=%" PRIu64, agent_counter_name(k), sum[k]);
 	if (cnps)
-		fprintf(stderr, " cnps_from_notices=%" PRIu64, cnps);
+		fprintf(stderr, " cnps=%" PRIu64, cnps);
 	fprintf(stderr, " datagrams_out=%" PRIu64 " datagrams_not_sent=%" PRIu64, sent, failed);
 	fputc('\n', stderr);
 }

@@ -429,7 +429,7 @@ static void nr_figures(struct nr *x)
 	for (size_t i = 0; i < r->ports; i++) {
 		sim_port_info(x->sim, i, &p);
 		snprintf(r->port_name[i].name, NETRUN_NAME, "%s:%s", p.sw_name, p.name);
-		r->links[i] = (struct fct_link){ r->port_name[i].name, p.tx_bytes, p.rate_bps };
+		r->links[i] = (struct fct_link){ r->port_name[i].name, p.link_bytes, p.rate_bps };
 		r->pfc[i] = (struct fct_pfc_port){ r->port_name[i].name, p.pauses_sent,
 						   p.pauses_received, p.paused_ns };
 		r->drops += p.drops;
@@ -466,8 +466,8 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	r->seed = c->seed;
 	/* the switch's --early threshold: one BDP, of a host link over a 10 us RTT until
 	 * the topology says more (the paths are read from the switch configuration) */
-	incast_feedback(cc_find(cc), qp_bytes_in(c->gen ? c->gen->host_bps : 10 * QP_GBPS,
-						 10 * QP_NS_PER_US), &fb);
+	qp_rate_bps host_bps = c->gen ? c->gen->host_bps : 10 * QP_GBPS;
+	incast_feedback(cc_find(cc), host_bps, qp_bytes_in(host_bps, 10 * QP_NS_PER_US), &fb);
 	if ((rc = nr_switch(x, &fb, err, errlen)) ||
 	    (rc = nr_hosts(x, cc, r->credits, fb.cnp_from_notice, err, errlen)))
 		return rc;
@@ -512,7 +512,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		 fb.params && c->cc_params ? "," : "", c->cc_params ? c->cc_params : "");
 	struct sim_flow_conf fc = { .algo = cc, .params = params[0] ? params : NULL,
 				    .base_rtt_ns = r->base_rtt_ns, .mtu_bytes = c->mtu_bytes,
-				    .seed = c->seed, .done = nr_done, .arg = x };
+				    .seed = c->seed, .done = nr_done, .arg = x, .tos = fb.tos };
 	if ((rc = sim_flows_start(x->sim, r->flow, r->nflows, &fc, &x->fl, err, errlen)))
 		return rc;
 	if ((rc = nr_open_samples(x, err, errlen)))

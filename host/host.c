@@ -46,6 +46,26 @@ static void host_notice_cnp(struct host *h, const uint8_t *buf, size_t len,
 	}
 }
 
+/* A CNP the soft host's QP took (the receiver's NP made it from CE marks, rc.h): DCQCN's
+ * CNP event for that QP, when the QP is registered. */
+static void host_cnp(void *arg, uint32_t qpn, qp_time_ns now)
+{
+	struct host *h = arg;
+	struct cc_event ev = { .type = CC_EV_CNP };
+
+	if (agent_qp_event(h->agent, qpn, &ev, now) == 0)
+		h->cnps++;
+}
+
+/* HPCC's snd_nxt from the sender's RC QP itself (qpace/agent.h). */
+static bool host_snd_psn(void *arg, uint32_t qpn, uint32_t *psn)
+{
+	struct host *h = arg;
+	struct soft_host *sh = h->ctx ? qp_soft_host(h->ctx) : NULL;
+
+	return sh && soft_host_qp_snd_psn(sh, qpn, psn) == 0;
+}
+
 /* The agent checks the datagram (allow-list, and with a key tag and replay window) before
  * a notice in it stands in for a CNP. */
 static void host_telemetry(void *arg, uint32_t src_ip, uint16_t src_port,
@@ -63,7 +83,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 {
 	struct agent_params ap;
 	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h,
-				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg };
+				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg,
+				    .cnp = host_cnp, .cnp_arg = h };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
 	int rc;
@@ -89,6 +110,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		ap.sender_id = h->ip;   /* unique among the emulated hosts */
 		ap.clock_offset_ns = c->clock_offset_ns;
 	}
+	ap.snd_psn = host_snd_psn;
+	ap.snd_psn_arg = h;
 	ap.log = c->quiet ? NULL : host_agent_log;   /* counted either way; -v prints */
 	ap.log_arg = h;
 	h->agent = agent_create(&ap, h->table, now, err, errlen);

@@ -99,7 +99,7 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 	struct qp_attr qa = {
 		.sq_depth = FLOW_SQ_DEPTH, .rq_depth = 16, .mtu_bytes = fl->c.mtu_bytes,
 		.timeout = FLOW_QP_TIMEOUT, .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL,
-		.psn_fixed = true,
+		.psn_fixed = true, .traffic_class = fl->c.tos,
 		.gate = { .chunk_bytes = fl->c.mtu_bytes, .burst_bytes = fl->c.mtu_bytes,
 			  .credit_poll_ns = QP_NS_PER_S },   /* nothing polls: qp_ctx_retry */
 	};
@@ -113,6 +113,7 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 		return -ENOMEM;
 	qa.psn = (uint32_t)((fl->c.seed * 2654435761u + 2 * k) & 0xffffff);
 	ra.psn = (uint32_t)((fl->c.seed * 2654435761u + 2 * k + 1) & 0xffffff);
+	ra.traffic_class = 0;   /* the receiver's frames (ACKs, CNPs) are not ECN-capable */
 	if (!line)
 		line = fl->s->hosts[f->src].nic_bps / (fl->c.mtu_bytes + FLOW_OVERHEAD) *
 		       fl->c.mtu_bytes;

@@ -225,7 +225,8 @@ void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out)
 		.drops = q->drop_tail + q->drop_store, .ecn_marks = q->ecn_marked,
 		.max_queue_bytes = q->max_qbytes, .tx_frames = p->st.tx_frames,
 		.impair_lost = im ? im->impair_loss + im->impair_ge_loss : 0,
-		.tx_bytes = p->st.tx_bytes, .rx_bytes = p->st.rx_bytes, .rate_bps = p->conf->q.rate_bps, .link = p->peer != NULL,
+		.tx_bytes = p->st.tx_bytes, .rx_bytes = p->st.rx_bytes, .link_bytes = q->deq_bytes,
+		.rate_bps = p->conf->q.rate_bps, .link = p->peer != NULL,
 		.pauses_sent = p->pfc.st.pause_tx, .pauses_received = p->pfc.st.pause_rx,
 		.paused_ns = sw_pfc_paused_ns(p, s->now),
 	};

@@ -100,9 +100,16 @@ static const struct qp_opt opts[] = {
 	  .help = "with each early notice also a RoCEv2 CNP (opcode 0x81) to the sender's\n"
 		  "QP, learned from the receiver's ACKs (default off)" },
 	{ "levels", 0, QP_OPT_FN, "MIN,MID,MAX", SETTING,
-	  .help = "congestion levels 0..3 (FFD) at these queue bytes (default off)" },
+	  .help = "congestion levels 0..3 (FFD) at these RED average queue bytes (default off)" },
+	{ "level-weight", 0, QP_OPT_FN, "W", SETTING,
+	  .help = "the levels' RED average: avg = (1-W) avg + W q per arrival, W in (0,1];\n"
+		  "1 = the instantaneous queue (default 0.002, RED's)" },
 	{ "level-repeat", 0, QP_OPT_FN, "TIME", SETTING,
 	  .help = "repeat an unacknowledged level every TIME (default 100us)" },
+	{ "flow-idle", 0, QP_OPT_FN, "TIME", SETTING,
+	  .help = "a flow counts as active in notices until TIME after its last frame\n"
+		  "(0 = while it has bytes queued; default 0); with TIME a notice also goes\n"
+		  "out when the count falls below the one a flow was last told" },
 	{ "flows", 0, QP_OPT_FN, "N", SETTING,
 	  .help = "per-port flow table slots, power of two (default 1024)" },
 	{ "seed", 0, QP_OPT_FN, "N", SETTING, .help = "seed of RED's random numbers (default 1)" },

@@ -176,6 +176,18 @@ static int set_levels(struct sw_port_defaults *d, const char *key, const char *v
 	return 0;
 }
 
+static int set_level_weight(struct sw_port_defaults *d, const char *key, const char *v,
+			    char *err, size_t len)
+{
+	double w;
+
+	if (qp_parse_double(v, &w) || !(w > 0 && w <= 1))
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted a weight in (0, 1] "
+				 "(RED's 0.002; 1 = the instantaneous queue)", key, v);
+	d->telem.level_weight = w;
+	return 0;
+}
+
 static int set_cnp(struct sw_port_defaults *d, const char *key, const char *v, char *err,
 		   size_t len)
 {
@@ -195,6 +207,12 @@ static int set_flows(struct sw_port_defaults *d, const char *key, const char *v,
 				 key, v);
 	d->q.flow_slots = (uint32_t)n;
 	return 0;
+}
+
+static int set_flow_idle(struct sw_port_defaults *d, const char *key, const char *v,
+			 char *err, size_t len)
+{
+	return parse_time_max(key, v, QP_NS_PER_S, &d->q.flow_idle_ns, err, len);
 }
 
 static int set_seed(struct sw_port_defaults *d, const char *key, const char *v, char *err,
@@ -346,8 +364,10 @@ static const struct {
 } settings[] = {
 	{ "rate", set_rate }, { "buffer", set_buffer }, { "delay", set_delay },
 	{ "ecn", set_ecn }, { "early", set_early }, { "notice-interval", set_notice_interval },
-	{ "levels", set_levels }, { "level-repeat", set_level_repeat }, { "int", set_int },
+	{ "levels", set_levels }, { "level-repeat", set_level_repeat },
+	{ "level-weight", set_level_weight }, { "int", set_int },
 	{ "int-sample", set_int_sample }, { "cnp", set_cnp }, { "flows", set_flows },
+	{ "flow-idle", set_flow_idle },
 	{ "seed", set_seed }, { "pfc", set_pfc }, { "impair", set_impair },
 };
 
@@ -362,7 +382,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 
 const char *sw_conf_setting_names(void)
 {
-	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, int, "
+	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, level-weight, flow-idle, int, "
 	       "int-sample, cnp, flows, seed, pfc, impair";
 }
 
@@ -375,7 +395,7 @@ void sw_conf_defaults(struct sw_conf *c)
 	};
 	c->def.telem = (struct sw_telem_params){
 		.early_bytes = SW_EARLY_BDP, .notice_interval_ns = 10 * QP_NS_PER_US,
-		.level_repeat_ns = 100 * QP_NS_PER_US, .int_mode = SW_INT_DIRECT, .int_every = 1,
+		.level_repeat_ns = 100 * QP_NS_PER_US, .level_weight = 0.002, .int_mode = SW_INT_DIRECT, .int_every = 1,
 	};
 	c->stats_interval_ns = 10 * QP_NS_PER_MS;
 	c->spin_ns = 50 * QP_NS_PER_US;

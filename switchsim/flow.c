@@ -21,7 +21,8 @@ int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 	if (!t->slots)
 		return -ENOMEM;
 	t->mask = slots - 1;
-	t->active = 0;
+	t->active = t->live = 0;
+	t->idle_ns = t->sweep_ns = 0;
 	return 0;
 }
 
@@ -49,7 +50,12 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	struct sw_flow *f;
 
 	if (s != SW_FLOW_NONE) {
-		t->slots[s].last_ns = now;
+		f = &t->slots[s];
+		f->last_ns = now;
+		if (!f->live) {
+			f->live = true;
+			t->live++;
+		}
 		return s;
 	}
 	/* A free slot first, else the idle flow (no queued bytes) seen longest ago. */
@@ -66,9 +72,13 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	if (victim == SW_FLOW_NONE)
 		return SW_FLOW_NONE;
 	f = &t->slots[victim];
+	if (f->live)
+		t->live--;
 	memset(f, 0, sizeof(*f));
 	f->key = *k;
 	f->used = true;
+	f->live = true;
+	t->live++;
 	f->level_acked = true;
 	f->last_ns = now;
 	f->notice_ns = QP_TIME_NEVER;
@@ -97,4 +107,21 @@ void sw_flowtab_sub(struct sw_flowtab *t, uint32_t i, uint64_t bytes)
 	f->bytes = f->bytes > bytes ? f->bytes - bytes : 0;
 	if (!f->bytes)
 		t->active--;
+}
+
+uint32_t sw_flowtab_count(struct sw_flowtab *t, qp_time_ns now)
+{
+	if (!t->idle_ns)
+		return t->active;
+	if (now >= t->sweep_ns) {
+		for (uint32_t i = 0; i <= t->mask; i++) {
+			struct sw_flow *f = &t->slots[i];
+			if (f->live && !f->bytes && f->last_ns + t->idle_ns <= now) {
+				f->live = false;
+				t->live--;
+			}
+		}
+		t->sweep_ns = now + (t->idle_ns / 4 ? t->idle_ns / 4 : 1);
+	}
+	return t->live;
 }

@@ -1,5 +1,7 @@
 /* Per-flow state of one egress queue: bytes it has queued (for the notice's `flows`
- * count), and the telemetry state that limits notices, levels and INT reports per flow.
+ * count: flows with bytes queued; or, with an idle time, flows with bytes queued or a
+ * frame within the last idle_ns, so that a paced flow between two of its frames still
+ * counts and a count that falls means flows that stopped sending), and the telemetry state that limits notices, levels and INT reports per flow.
  *
  * A bounded table: capacity a power of two, each key probes a window of SW_FLOW_PROBE
  * slots. A flow with bytes in the queue is never evicted; when a new flow finds its
@@ -40,12 +42,17 @@ struct sw_flow {
 	uint32_t level_seq;     /* level changes told */
 	qp_time_ns int_ns;      /* last INT report, QP_TIME_NEVER = none yet */
 	uint32_t int_skipped;   /* data frames since the last report */
+	uint16_t notice_flows;  /* the flow count in the last notice to it, 0 = none yet */
+	bool live;              /* counted in sw_flowtab.live */
 };
 
 struct sw_flowtab {
 	struct sw_flow *slots;
 	uint32_t mask;
 	uint32_t active;        /* flows with bytes > 0 */
+	uint32_t live;          /* flows with bytes > 0 or a frame within idle_ns */
+	qp_time_ns idle_ns;     /* 0: live is not kept (sw_flowtab_count gives active) */
+	qp_time_ns sweep_ns;    /* the next expiry sweep */
 };
 
 /* @slots a power of two >= SW_FLOW_PROBE. 0 or -ENOMEM. */
@@ -58,6 +65,10 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 /* Account bytes entering (+) or leaving (-) the queue for slot @i. */
 void sw_flowtab_add(struct sw_flowtab *t, uint32_t i, uint64_t bytes);
 void sw_flowtab_sub(struct sw_flowtab *t, uint32_t i, uint64_t bytes);
+/* The notices' flow count at @now: with idle_ns, flows seen within it or with bytes
+ * queued (expired by a sweep of the table every idle_ns / 4, so a flow leaves the count
+ * between idle_ns and 1.25 idle_ns after its last frame); else flows with bytes queued. */
+uint32_t sw_flowtab_count(struct sw_flowtab *t, qp_time_ns now);
 
 static inline bool sw_flow_key_eq(const struct sw_flow_key *a, const struct sw_flow_key *b)
 {

@@ -222,14 +222,14 @@ static void send_notice(struct sw_port *p, const struct sw_meta *m, const uint8_
 }
 
 static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
-		       const struct sw_flow *fl, const struct sw_enq_out *o)
+		       const struct sw_flow *fl, const struct sw_enq_out *o, uint64_t level_q)
 {
 	struct fb_msg msg = { .type = FB_T_LEVEL };
 
 	msg.u.level = (struct fb_level){
 		.flow = fb_flow_of(&m->key), .switch_id = p->sw->id, .port = (uint16_t)p->index,
 		.level = fl->level_sent, .seq = fl->level_seq, .psn = m->psn,
-		.queue_bytes = o->qbytes > UINT32_MAX ? UINT32_MAX : (uint32_t)o->qbytes,
+		.queue_bytes = level_q > UINT32_MAX ? UINT32_MAX : (uint32_t)level_q,
 	};
 	p->st.levels++;
 	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
@@ -350,8 +350,10 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 		.key = (p->layers & FRAME_L_UDP) ? &m->key : NULL,
 		.ect = (p->layers & FRAME_L_IPV4) && ((p->ip.tos & 3) == FRAME_ECN_ECT0 ||
 						     (p->ip.tos & 3) == FRAME_ECN_ECT1),
+		.ip_off = (uint16_t)p->ip_off,
 	};
 	struct sw_enq_out o;
+	uint64_t level_q;
 	unsigned what;
 
 	if (m->flags & SW_M_CTRL) {
@@ -363,16 +365,22 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 	if (in.tag)
 		sw_pfc_charge(src, o.len, now);
 	sw_port_touch(out);
-	if (o.mark)
-		frame_ipv4_set_ecn(o.frame + p->ip_off, FRAME_ECN_CE);
+	level_q = o.qbytes;   /* the levels' RED average counts every frame that joins */
+	if (out->telem.level_bytes[2])
+		level_q = sw_red_avg_update(&out->level_avg, out->telem.level_weight, o.qbytes,
+					    o.arrival_ns, o.depart_ns,
+					    qp_tx_time_ns(o.len, out->conf->q.rate_bps));
 	if (!data || o.flow == SW_FLOW_NONE)
 		return;
 	struct sw_flow *fl = &sw_queue_flows(out->q)->slots[o.flow];
-	what = sw_telem_enqueue(&out->telem, fl, o.qbytes, o.arrival_ns);
+	/* A falling count means flows left only when it counts flows that stopped sending
+	 * (--flow-idle); a queue that drains empties the count of flows with bytes queued. */
+	what = sw_telem_enqueue(&out->telem, fl, o.qbytes, level_q,
+				out->conf->q.flow_idle_ns ? o.flows : 0, o.arrival_ns);
 	if (what & SW_T_NOTICE)
 		send_notice(out, m, f, &o);
 	if (what & SW_T_LEVEL)
-		send_level(out, m, f, fl, &o);
+		send_level(out, m, f, fl, &o, level_q);
 }
 
 /* Is this RoCEv2 frame one whose ICRC is checked (every --icrc-check-th, the first one
@@ -574,6 +582,7 @@ static void leave_data(struct sw_port *p)
 	struct sw_meta m;
 	unsigned copies;
 
+	sw_queue_mark(p->q, i);   /* RED at dequeue, before the frame is copied anywhere */
 	if (p->peer) {
 		hm = data ? add_hop(p, i, qm, &m) : NULL;
 	} else if (data) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qpace/errmsg.h"
+#include "qpace/frame.h"
 #include "queue.h"
 
 #define RATE_MIN 1000ULL
@@ -78,6 +79,9 @@ int sw_queue_check(const struct sw_queue_params *p, char *err, size_t len)
 				 "flow table %" PRIu32 " slots: a power of two 8..1M",
 				 p->flow_slots);
 	}
+	if (p->flow_idle_ns > QP_NS_PER_S)
+		return qp_errmsg(-EINVAL, err, len, "flow-idle %" PRIu64 " ns outside 0..1s",
+				 p->flow_idle_ns);
 	if (p->lossless_bytes > BUFFER_MAX)
 		return qp_errmsg(-EINVAL, err, len, "lossless allowance %" PRIu64
 				 " bytes outside 0..1G", p->lossless_bytes);
@@ -105,6 +109,7 @@ struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, siz
 	q->store = malloc(q->store_cap);
 	if (!q->ents || !q->store || sw_flowtab_init(&q->flows, p->flow_slots))
 		goto nomem;
+	q->flows.idle_ns = p->flow_idle_ns;
 	return q;
 nomem:
 	qp_errmsg(-ENOMEM, err, len, "queue: out of memory");
@@ -124,6 +129,7 @@ int sw_queue_change(struct sw_queue *q, const struct sw_queue_params *p, char *e
 				 "new buffer, rate x delay or flow table larger than the queue "
 				 "was built for; restart to grow it");
 	}
+	q->flows.idle_ns = p->flow_idle_ns;
 	q->p = *p;   /* vars (queue contents, model time) carry on under the new parameters */
 	return 0;
 }
@@ -283,21 +289,17 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	q->st.enq_bytes += len;
 	if (q->qbytes > q->st.max_qbytes)
 		q->st.max_qbytes = q->qbytes;
-	if (sw_red_mark(&q->p.red, q->qbytes, &q->rng)) {
-		if (in->ect) {
-			out->mark = true;
-			q->st.ecn_marked++;
-		} else {
-			q->st.ecn_not_ect++;
-		}
-	}
+	e->ecn_off = in->ect ? (uint16_t)(in->ip_off + 1) : 0;
 	out->flow = e->flow;
 	out->len = len;
 	out->depart_ns = e->depart_ns;
 	out->frame = q->store + off + meta;
 done:
 	out->qbytes = q->qbytes;
-	out->flows = (uint16_t)(q->flows.active > UINT16_MAX ? UINT16_MAX : q->flows.active);
+	{
+		uint32_t n = sw_flowtab_count(&q->flows, q->model_ns);
+		out->flows = (uint16_t)(n > UINT16_MAX ? UINT16_MAX : n);
+	}
 	return out->verdict == SW_ENQ_OK ? 0 : -ENOBUFS;
 }
 
@@ -371,6 +373,25 @@ void sw_queue_hop(const struct sw_queue *q, uint32_t i, struct qp_int_hop *h)
 		h->qlen_bytes = behind > UINT32_MAX ? UINT32_MAX : (uint32_t)behind;
 	}
 	h->link_bps = q->p.rate_bps;
+}
+
+bool sw_queue_mark(struct sw_queue *q, uint32_t i)
+{
+	struct sw_qent *e = ent(q, q->head + i);
+	struct qp_int_hop h;
+
+	if (!q->p.red.kmax_bytes)
+		return false;
+	sw_queue_hop(q, i, &h);
+	if (!sw_red_mark(&q->p.red, h.qlen_bytes, &q->rng))
+		return false;
+	if (!e->ecn_off) {
+		q->st.ecn_not_ect++;
+		return false;
+	}
+	frame_ipv4_set_ecn(sw_queue_frame(q, e) + e->ecn_off - 1, FRAME_ECN_CE);
+	q->st.ecn_marked++;
+	return true;
 }
 
 void sw_queue_pop(struct sw_queue *q, uint32_t n)

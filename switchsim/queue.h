@@ -28,10 +28,11 @@
  *   rate_bps      R, 1 kb/s .. 10 Tb/s
  *   delay_ns      D, propagation, 0 .. 10 s
  *   buffer_bytes  B, 1514 .. 1 GiB
- *   red           ECN marking (red.h)
+ *   red           ECN marking (red.h), decided at dequeue (sw_queue_mark)
  *   flow_slots    per-flow table size, power of two 8 .. 1M (default 1024)
  *   seed          RED's generator
  *   lossless_bytes  bytes that lossless frames may add above B (store sizing), 0 .. 1 GiB
+ *   flow_idle_ns  the flow count's idle time (flow.h), 0 .. 1 s
  * The queue also keeps each frame's bytes (and a small metadata record) from enqueue to
  * leave; that store is sized at create for B plus the bytes in flight over D.
  */
@@ -57,6 +58,8 @@ struct sw_queue_params {
 	uint32_t flow_slots;
 	uint64_t seed;
 	uint64_t lossless_bytes;
+	qp_time_ns flow_idle_ns;   /* the notices' flow count (flow.h): 0 = flows with bytes
+				    * queued, else also flows seen within this, 0..1 s */
 };
 
 /* One counter per outcome. */
@@ -81,6 +84,7 @@ struct sw_qent {
 	uint16_t frame_len;
 	uint16_t meta_len;
 	uint16_t tag;           /* the caller's, 0 = none */
+	uint16_t ecn_off;       /* ECT frame: its IPv4 header's offset + 1; 0 = not ECN-capable */
 };
 
 enum sw_verdict { SW_ENQ_OK = 0, SW_ENQ_DROP_TAIL, SW_ENQ_DROP_STORE };
@@ -91,17 +95,17 @@ struct sw_enq {
 	const void *meta;       /* stored with the frame, 8-byte aligned */
 	uint16_t meta_len;
 	const struct sw_flow_key *key;   /* NULL: not tracked */
-	bool ect;               /* ECN-capable: RED may mark it */
+	bool ect;               /* ECN-capable: RED may mark it (at dequeue) */
+	uint16_t ip_off;        /* with ect: where its IPv4 header starts in frame */
 	bool lossless;          /* not dropped for Q + L > B (only when the store is full) */
 	uint16_t tag;           /* 0 = none; else the departure hook sees the frame leave Q */
 };
 
 struct sw_enq_out {
 	enum sw_verdict verdict;
-	bool mark;              /* caller sets CE in the stored copy */
 	uint64_t qbytes;        /* Q after admission (at a drop: Q as it stands) */
 	uint32_t len;           /* bytes the model charges: the frame, at least 60 */
-	uint16_t flows;         /* flows with bytes in the queue */
+	uint16_t flows;         /* active flows (sw_flowtab_count) */
 	uint32_t flow;          /* slot, SW_FLOW_NONE when untracked */
 	qp_time_ns arrival_ns;
 	qp_time_ns depart_ns;
@@ -145,6 +149,12 @@ const void *sw_queue_meta(const struct sw_queue *q, const struct sw_qent *e);
 /* INT record of the i-th frame at its dequeue (switch_id and port left to the caller).
  * Exact once every arrival up to its start is enqueued, i.e. at or after its leave time. */
 void sw_queue_hop(const struct sw_queue *q, uint32_t i, struct qp_int_hop *h);
+/* RED at dequeue (red.h): the i-th frame not yet handed on, whose dequeue is complete
+ * (as for sw_queue_hop), is marked with the probability of the queue it leaves behind
+ * (its hop's qlen), as the reference marks at dequeue; an ECT frame gets CE in the stored
+ * copy (checksum updated), a frame that is not ECN-capable is counted (ecn_not_ect). Call
+ * it once per frame. True when CE was set. */
+bool sw_queue_mark(struct sw_queue *q, uint32_t i);
 /* The @n oldest frames have been handed on at @now: release them. */
 void sw_queue_pop(struct sw_queue *q, uint32_t n);
 /* Frames stored (waiting or in flight). */

@@ -1,6 +1,7 @@
 /* RED-style ECN marking on the instantaneous queue (see red.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "qpace/errmsg.h"
@@ -44,4 +45,19 @@ bool sw_red_mark(const struct sw_red_params *p, uint64_t qbytes, struct sw_rng *
 	if (prob >= 1ULL << 32)
 		return true;
 	return (sw_rng_next(rng) >> 32) < prob;
+}
+
+uint64_t sw_red_avg_update(struct sw_red_avg *a, double w, uint64_t q, qp_time_ns arrival,
+			   qp_time_ns depart, qp_time_ns tx_ns)
+{
+	if (w >= 1) {
+		a->avg = (double)q;
+	} else {
+		if (arrival > a->busy_until && a->avg > 0 && tx_ns)
+			a->avg *= pow(1 - w, (double)(arrival - a->busy_until) / (double)tx_ns);
+		a->avg = (1 - w) * a->avg + w * (double)q;
+	}
+	if (depart > a->busy_until)
+		a->busy_until = depart;
+	return (uint64_t)(a->avg + 0.5);
 }

@@ -109,6 +109,7 @@ struct sw_port {
 	const struct sw_port_conf *conf;
 	struct sw_queue *q;
 	struct sw_telem_params telem;  /* early threshold resolved */
+	struct sw_red_avg level_avg;   /* the levels' RED average queue (telem.h) */
 	qp_time_ns q_delay_ns;         /* propagation delay of the link out of this port */
 	struct sw_port *peer;          /* link: the far end */
 	struct sw_impair *imp;         /* impairments of the link out, NULL when none */

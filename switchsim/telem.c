@@ -17,6 +17,9 @@ int sw_telem_check(const struct sw_telem_params *p, char *err, size_t len)
 	if (p->int_every < 1 || p->int_every > 1000000)
 		return qp_errmsg(-EINVAL, err, len, "int-sample every=%" PRIu32
 				 " outside 1..1000000", p->int_every);
+	if (l[2] && !(p->level_weight > 0 && p->level_weight <= 1))
+		return qp_errmsg(-EINVAL, err, len, "level-weight %g outside (0, 1]",
+				 p->level_weight);
 	if (p->int_mode > SW_INT_ECHO)
 		return qp_errmsg(-EINVAL, err, len, "int mode %d unknown", (int)p->int_mode);
 	return 0;
@@ -40,17 +43,19 @@ static bool interval_passed(qp_time_ns last, qp_time_ns now, qp_time_ns interval
 }
 
 unsigned sw_telem_enqueue(const struct sw_telem_params *p, struct sw_flow *f,
-			  uint64_t qbytes, qp_time_ns now)
+			  uint64_t qbytes, uint64_t level_q, uint16_t flows, qp_time_ns now)
 {
 	unsigned out = 0;
+	bool fell = f->notice_flows && flows && flows < f->notice_flows;
 
-	if (p->early_bytes && qbytes >= p->early_bytes &&
+	if (p->early_bytes && (qbytes >= p->early_bytes || fell) &&
 	    interval_passed(f->notice_ns, now, p->notice_interval_ns)) {
 		f->notice_ns = now;
+		f->notice_flows = flows ? flows : 1;
 		out |= SW_T_NOTICE;
 	}
 	if (p->level_bytes[2]) {
-		uint8_t level = sw_level_of(p, qbytes);
+		uint8_t level = sw_level_of(p, level_q);
 		if (level != f->level_sent) {
 			f->level_sent = level;
 			f->level_acked = false;

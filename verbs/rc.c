@@ -56,6 +56,7 @@ void rc_params_init(struct rc_params *p)
 	p->retry_cnt = 7;
 	p->rnr_retry = 7;
 	p->min_rnr_timer = 12;
+	p->cnp_interval_ns = 50 * QP_NS_PER_US;
 }
 
 /* One range rule per field; checked in table order. */
@@ -81,6 +82,7 @@ static const struct rc_range ranges[] = {
 	RANGE(retry_cnt, 0, 7),
 	RANGE(rnr_retry, 0, 7),
 	RANGE(min_rnr_timer, 0, 31),
+	RANGE(cnp_interval_ns, 0, QP_NS_PER_S),
 };
 #undef RANGE
 
@@ -147,6 +149,7 @@ struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 		goto nomem;
 	}
 	qp->state = RC_INIT;
+	qp->cnp_last_ns = QP_TIME_NEVER;
 	rc_req_init(qp);
 	return qp;
 nomem:
@@ -336,6 +339,34 @@ int rc_post_recv(struct rc_qp *qp, const struct qp_recv_wr *wr)
 
 /* ---- events ---- */
 
+/* DCQCN's NP: a CE-marked request asks for a CNP, at most one per cnp_interval_ns. */
+static void np_mark(struct rc_qp *qp, qp_time_ns now)
+{
+	qp->st.ce_rx++;
+	if (!qp->p.cnp_interval_ns || qp->cnp_pending)
+		return;
+	if (qp->cnp_last_ns != QP_TIME_NEVER && now < qp->cnp_last_ns + qp->p.cnp_interval_ns)
+		return;
+	qp->cnp_pending = true;
+	qp->cnp_last_ns = now;
+}
+
+static bool np_tx(struct rc_qp *qp, struct frame_roce_spec *s)
+{
+	if (!qp->cnp_pending || qp->state != RC_RTS)
+		return false;
+	qp->cnp_pending = false;
+	qp->st.cnp_tx++;
+	s->bth = (struct frame_bth){ .opcode = FRAME_OP_CNP, .becn = true, .pkey = 0xffff,
+				     .dest_qp = qp->conn.dest_qpn };
+	s->reth = (struct frame_reth){ 0 };
+	s->aeth = (struct frame_aeth){ 0 };
+	s->imm = 0;
+	s->payload = NULL;
+	s->payload_len = 0;
+	return true;
+}
+
 int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 	  qp_time_ns now)
 {
@@ -355,14 +386,18 @@ int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 	}
 	if (bth->opcode == FRAME_OP_RC_ACK)
 		return rc_req_rx(qp, p, now);
-	if (rc_is_request(bth->opcode))
+	if (rc_is_request(bth->opcode)) {
+		if ((p->ip.tos & 3) == FRAME_ECN_CE)
+			np_mark(qp, now);
 		return rc_resp_rx(qp, frame, p);
+	}
 	return rc_drop(qp, RC_DROP_OPCODE);
 }
 
 bool rc_tx_pending(const struct rc_qp *qp)
 {
-	return qp->resp.nak_pending || (qp->state == RC_RTS && qp->resp.ack_pending) ||
+	return (qp->state == RC_RTS && (qp->cnp_pending || qp->resp.ack_pending)) ||
+	       qp->resp.nak_pending ||
 	       rc_req_tx_pending(qp);
 }
 
@@ -370,7 +405,7 @@ bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 {
 	if (qp->state == RC_INIT)
 		return false;
-	return rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
+	return np_tx(qp, s) || rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
 }
 
 qp_time_ns rc_deadline(const struct rc_qp *qp)
@@ -404,6 +439,11 @@ uint32_t rc_qpn(const struct rc_qp *qp)
 uint32_t rc_sq_outstanding(const struct rc_qp *qp)
 {
 	return qp->sq_tail - qp->sq_head;
+}
+
+uint32_t rc_snd_psn(const struct rc_qp *qp)
+{
+	return qp->req.max;
 }
 
 uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp)

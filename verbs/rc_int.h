@@ -77,6 +77,8 @@ struct rc_qp {
 	uint32_t cq_head, cq_tail, cq_cap;
 	struct rc_req req;
 	struct rc_resp resp;
+	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
+	bool cnp_pending;
 };
 
 static inline struct rc_swqe *rc_sq_at(const struct rc_qp *qp, uint32_t i)

@@ -185,6 +185,16 @@ int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 	return 0;
 }
 
+int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn)
+{
+	const struct host_qp *q = slot_of(h, qpn);
+
+	if (!q || !q->rc || (q->state != SLOT_ATTACHED && q->state != SLOT_CONNECTED))
+		return -ENOENT;
+	*psn = rc_snd_psn(q->rc);
+	return 0;
+}
+
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn)
 {
 	struct host_qp *q = slot_of(h, qpn);
@@ -331,8 +341,14 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		return;
 	}
 	h->st.roce_rx++;
-	if (rc_rx(q->rc, f, p, now) < 0)
+	if (rc_rx(q->rc, f, p, now) < 0) {
 		drop(h, SOFT_DROP_RC);
+		return;
+	}
+	if (p->bth.opcode == FRAME_OP_CNP && h->p.cnp) {
+		h->st.cnp_rx++;
+		h->p.cnp(h->p.cnp_arg, p->bth.dest_qp, now);
+	}
 }
 
 static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,

@@ -56,10 +56,12 @@
  *
  * Deviations, and why:
  *  - The finishing flow's own signal (CC_EV_FLOW_FINISH, Bolt's last-window flag) goes to
- *    the switch, which turns it into the count n; the cc reads only the count. A switch
- *    that sends notices only above a queue threshold tells the survivors nothing while
- *    the queue is short: the notice on a falling count is the switch's to send
- *    (qpace-switch today sends notices above the threshold only).
+ *    the switch, which turns it into the count n; the cc reads only the count. The
+ *    switch's side (qpace-switch --flow-idle T): n counts the flows that sent a frame
+ *    within T (or have bytes queued), so a flow that stops leaves the count T after its
+ *    last frame, and a flow that has had a notice gets another, whatever the queue, when
+ *    n falls below the n it was last told. A flow's stop is seen by its silence, not by
+ *    a flag of its own (the sender has no way to mark its last window on the wire).
  *  - Before this, ACC also jumped after a reference period whose INT showed idle capacity
  *    (Rc * eta / u_peak); that reacts after the fact, which the source's "in advance"
  *    is not, and HPCC at max_stage = 0 already does the same multiplicative increase.

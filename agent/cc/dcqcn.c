@@ -378,7 +378,11 @@ const struct cc_ops cc_dcqcn_ops = {
 	.init = dcqcn_init,
 	.on = { [CC_EV_CNP] = dcqcn_on_cnp },
 	.on_timer = dcqcn_on_timer,
-	/* The NP's CNP rule with a step marker: at most one CNP per flow per 50 us while the
-	 * queue is above 16 KiB (a switch's early notice stands in for the CNP). */
-	.feedback = { .notice_bytes = 16 * 1024, .notice_interval_ns = 50 * QP_NS_PER_US },
+	/* The reference's marking (HPCC's config.txt / run.py at 25G: Kmin 100 KB, Kmax
+	 * 400 KB, Pmax 0.2, scaled with the rate), at dequeue; the receivers' NP turns
+	 * marks into CNPs, at most one per QP per 50 us. The notice values are for a
+	 * network without marking (one notice per flow per 50 us above 16 KiB). */
+	.feedback = { .notice_bytes = 16 * 1024, .notice_interval_ns = 50 * QP_NS_PER_US,
+		      .ecn_kmin_bytes = 100000, .ecn_kmax_bytes = 400000, .ecn_pmax = 0.2,
+		      .ecn_at_bps = 25 * QP_GBPS },
 };

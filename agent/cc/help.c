@@ -139,7 +139,13 @@ int cc_feedback_describe(const struct cc_ops *ops, char *buf, size_t len)
 		put(&o, "%sINT reports", sep);
 		sep = ", ";
 	}
-	if (needs & (CC_NEED_NOTICE | CC_NEED_CNP)) {
+	if ((needs & CC_NEED_CNP) && f->ecn_kmax_bytes && f->ecn_at_bps) {
+		put(&o, "%sCNPs from ECN marks at dequeue, Kmin %s, Kmax %s, Pmax %g at %s "
+		    "(scaled with the rate)", sep, qp_fmt_bytes(f->ecn_kmin_bytes, a, sizeof(a)),
+		    qp_fmt_bytes(f->ecn_kmax_bytes, b, sizeof(b)), f->ecn_pmax,
+		    qp_fmt_rate(f->ecn_at_bps, c, sizeof(c)));
+		sep = ", ";
+	} else if (needs & (CC_NEED_NOTICE | CC_NEED_CNP)) {
 		put(&o, "%s%s at a queue of %s", sep,
 		    needs & CC_NEED_NOTICE ? "early notices" : "CNPs (an early notice stands in)",
 		    f->notice_bytes ? qp_fmt_bytes(f->notice_bytes, a, sizeof(a)) : "one BDP");

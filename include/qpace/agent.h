@@ -42,7 +42,14 @@
  *   snd_nxt = (highest psn64 + 1) * MTU + window, window = the controller's cap_bytes when
  *             it sets one, else rate * base RTT
  * so a full update (seq > the snd_nxt of the previous one) comes once per window of data,
- * about once per RTT, as in HPCC. See the handoff for what a gate counter would change.
+ * about once per RTT, as in HPCC. When the QP's owner can tell the sender's real
+ * sequence (agent_params.snd_psn: the PSN one past the highest its QP has sent; the
+ * in-process soft host reads its RC QP), snd_nxt is that instead:
+ *   snd_nxt = (psn64 + (snd_psn - psn, 24-bit signed, at least 1)) * MTU
+ * For registered ibv QPs over the control socket the sender's PSN is the NIC's (rxe does
+ * not expose it); the application knows only what it posted, an upper bound, so qpaced
+ * keeps the estimate there (a CTL event carrying the posted PSN would be the way to send
+ * that bound; not built).
  */
 #ifndef QPACE_AGENT_H
 #define QPACE_AGENT_H
@@ -112,6 +119,10 @@ struct agent_params {
 				      * party shares one clock) */
 	void (*log)(void *arg, enum agent_log_kind kind, const char *line);
 	void *log_arg;
+	/* The sender's real sequence for QP @qpn: true with *psn = the PSN one past the
+	 * highest it has sent (24 bits); false or NULL = the estimate (above). */
+	bool (*snd_psn)(void *arg, uint32_t qpn, uint32_t *psn);
+	void *snd_psn_arg;
 };
 
 /* Fill @p with the defaults: 1024 QPs, cc "hpcc", no credits, peer port 4792, tx queue

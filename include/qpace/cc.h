@@ -163,6 +163,14 @@ struct cc_feedback {
 	uint64_t notice_bytes;
 	/* at most one notice per flow per this; 0 = the switch's default */
 	qp_time_ns notice_interval_ns;
+	/* CC_NEED_CNP: RED/ECN marking at the switch (at dequeue: p = 0 up to Kmin, rising
+	 * to Pmax at Kmax, 1 above) and CNPs from the receivers' NP, with Kmin and Kmax
+	 * given for a link of ecn_at_bps and scaled with the link's rate (HPCC's run.py:
+	 * 100*bw/25 KB, 400*bw/25 KB). ecn_kmax_bytes 0: no marking; the notice above
+	 * stands in for the CNP. */
+	uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
+	double ecn_pmax;
+	qp_rate_bps ecn_at_bps;
 	/* CC_NEED_LEVEL: the queue (bytes) of levels 1, 2 and 3 (min <= mid <= max) */
 	uint64_t level_bytes[3];
 	/* "key=value,..." the algorithm is run with when the network gives the feedback above

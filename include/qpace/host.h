@@ -8,10 +8,11 @@
  * the agent's datagrams (credit grants, echoes, level acknowledgements) leave through the
  * host's own port, so they cross the switch like any frame.
  *
- * DCQCN needs CNPs, and neither qpace-switch nor the soft host makes them from ECN marks
- * yet; with cnp_from_notice the switch's early congestion notice (queue above a threshold
- * at enqueue, at most one per flow per interval: DCQCN's NP rule with a step marker)
- * stands in for the CNP (agent_qp_event CC_EV_CNP). See the bench handoff.
+ * DCQCN: CNPs the host's QPs receive (a receiver's soft RC makes them from CE-marked data,
+ * at most one per QP per 50 us: rc.h's notification point) go to the agent as CC_EV_CNP
+ * for that QP. With cnp_from_notice the switch's early congestion notice (queue above a
+ * threshold at enqueue, at most one per flow per interval) also counts as a CNP: a
+ * stand-in for networks without ECN marking. cnps counts both.
  */
 #ifndef QPACE_HOST_H
 #define QPACE_HOST_H

@@ -41,6 +41,14 @@
  *     payload of the wrong size, a message longer than its receive buffer or its RETH
  *     length: NAK invalid request. Both are class C errors (rxe): the NAK goes out and the
  *     responder's QP enters error. (The requester then completes its WR in error too.)
+ * Notification point (DCQCN's NP, Zhu et al. SIGCOMM 2015 §3.2): a request packet from the
+ * peer whose IPv4 ECN field is CE makes the responder send a CNP (BTH opcode 0x81, BECN set,
+ * to the peer's QP, 16 reserved bytes), at most one per cnp_interval_ns (the paper's and
+ * the NICs' 50 us); the CNP goes before ACKs and data. A CNP received is counted (cnp_rx)
+ * and consumed; what reacts to it is the owner's (the soft host hands it to its hook).
+ * Deviation from HPCC's ns-3 DCQCN (references §2): ns-3 sets a CNP flag on the per-packet
+ * ACK of every CE-marked packet instead; real RoCEv2 NICs (and the paper) send a separate,
+ * paced CNP, which is what this does.
  * Error state: every outstanding send and receive WR completes WR_FLUSH_ERR; posts after
  * that complete WR_FLUSH_ERR at once; frames are dropped and counted.
  *
@@ -113,6 +121,8 @@ struct rc_params {
 	uint8_t retry_cnt;          /* timeouts without progress tolerated, 0..7; default 7 */
 	uint8_t rnr_retry;          /* RNR NAKs without progress, 0..7, 7 = unlimited; def. 7 */
 	uint8_t min_rnr_timer;      /* what our RNR NAKs ask for, 0..31; default 12 (0.64 ms) */
+	qp_time_ns cnp_interval_ns; /* NP: at most one CNP per this, 0..1 s; 0 = no CNPs (NP
+				     * off); default 50 us */
 	rc_mr_find_fn mr_find;      /* required */
 	void *mr_arg;
 };
@@ -161,7 +171,9 @@ struct rc_stats {
 	uint64_t naks_tx;           /* NAK sequence error sent */
 	uint64_t rnr_tx;            /* RNR NAK sent */
 	uint64_t errs_tx;           /* NAK invalid request / remote access sent */
-	uint64_t cnp_rx;            /* CNPs addressed to this QP (counted, not acted on) */
+	uint64_t cnp_rx;            /* CNPs addressed to this QP (handed to the owner) */
+	uint64_t ce_rx;             /* request packets from the peer marked CE */
+	uint64_t cnp_tx;            /* CNPs sent for them (NP) */
 	uint64_t err_wcs;           /* completions with an error status */
 	uint64_t drops[RC_DROP_COUNT];
 	enum rc_drop last_drop;     /* the most recent reason, for one-line logs */
@@ -214,6 +226,8 @@ uint32_t rc_qpn(const struct rc_qp *qp);
 /* Send and receive WRs posted and not yet completed. */
 uint32_t rc_sq_outstanding(const struct rc_qp *qp);
 uint32_t rc_rq_outstanding(const struct rc_qp *qp);
+/* The PSN one past the highest request packet this QP has sent (HPCC's snd_nxt). */
+uint32_t rc_snd_psn(const struct rc_qp *qp);
 /* Payload bytes of posted send WRs not yet acknowledged (sent or still queued): what a
  * window algorithm counts as in flight. O(send queue depth). */
 uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp);

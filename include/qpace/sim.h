@@ -179,6 +179,7 @@ struct sim_flow_conf {
 	uint32_t mtu_bytes;           /* 0 = 1024 */
 	uint32_t wr_bytes;            /* 0 = 64 KiB per WRITE */
 	uint64_t seed;                /* PSNs */
+	uint8_t tos;                  /* the senders' traffic class (ECT(0) = 2: RED may mark) */
 	void (*done)(void *arg, const struct sim_flow *f, qp_time_ns now);
 	void *arg;
 };
@@ -218,6 +219,8 @@ struct sim_port_info {
 	uint64_t ecn_marks, max_queue_bytes, tx_frames;
 	uint64_t impair_lost;         /* frames the link's impairments lost (random + bursty) */
 	uint64_t tx_bytes, rx_bytes;  /* frames sent out of the port / received, bytes */
+	uint64_t link_bytes;          /* of those, what its queue serialised onto the link (the
+				       * switch's telemetry to a host is out of band: not here) */
 	qp_rate_bps rate_bps;         /* its egress rate */
 	bool link;                    /* a link between switches (else a host's port) */
 	uint64_t pauses_sent;         /* PFC: PAUSEs sent upstream (out of this port) */

@@ -59,6 +59,8 @@ struct qp_soft_arg {
 	void *telemetry_arg;
 	void (*tx_ready)(void *arg);   /* virtual time: see above; NULL = the UDP socket */
 	void *tx_ready_arg;
+	soft_cnp_fn cnp;               /* CNPs the host's QPs receive (soft_host.h) */
+	void *cnp_arg;
 };
 
 struct qp_soft_io_stats {

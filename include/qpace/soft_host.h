@@ -14,7 +14,9 @@
  *        IPv4 to our IP (header checksum checked, no fragments), UDP (a checksum that
  *        is not 0 checked, as Linux checks it before rxe sees the datagram):
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
- *                  the QP's peer address (CNPs from anywhere);
+ *                  the QP's peer address (CNPs from anywhere); a CNP the QP takes goes
+ *                  on to the cnp hook (DCQCN's reaction point is the hook's owner); a
+ *                  CE-marked request makes the QP send a CNP (rc.h: the NP);
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
  *        Everything else is dropped and counted by reason (enum soft_drop).
  * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
@@ -55,6 +57,9 @@
 typedef void (*soft_telemetry_fn)(void *arg, uint32_t src_ip, uint16_t src_port,
 				  const uint8_t *payload, size_t len, qp_time_ns now);
 
+/* A CNP (BTH 0x81) for this host's QP @qpn was received and taken by it. */
+typedef void (*soft_cnp_fn)(void *arg, uint32_t qpn, qp_time_ns now);
+
 struct soft_host_params {
 	uint8_t mac[FRAME_ETH_ALEN];
 	uint32_t ip;                  /* host order */
@@ -64,6 +69,8 @@ struct soft_host_params {
 	qp_rate_bps link_bps;         /* line rate, for PAUSE times; 0 = 1 Gb/s */
 	soft_telemetry_fn telemetry;  /* NULL: telemetry frames are dropped and counted */
 	void *telemetry_arg;
+	soft_cnp_fn cnp;              /* NULL: CNPs are counted by the QP (cnp_rx) only */
+	void *cnp_arg;
 };
 
 enum soft_drop {
@@ -91,6 +98,7 @@ struct soft_host_stats {
 	uint64_t tx_frames, tx_bytes;
 	uint64_t arp_rx, arp_requests_tx, arp_replies_tx, arp_learned;
 	uint64_t roce_rx, telemetry_rx, udp_tx;
+	uint64_t cnp_rx;              /* CNPs taken by a QP and handed to the cnp hook */
 	uint64_t pfc_rx;              /* PFC frames obeyed (per priority: soft_host_pause) */
 	uint64_t drops[SOFT_DROP_COUNT];
 	enum soft_drop last_drop;
@@ -110,6 +118,9 @@ int soft_host_qp_attach(struct soft_host *h, uint32_t qpn, struct rc_qp *rc);
  * it are accepted (from that address) and its packets sent. */
 int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 			 uint32_t peer_qpn, uint8_t tos);
+/* The PSN one past the highest request packet QP @qpn has sent (rc_snd_psn): 0, or
+ * -ENOENT when no such QP is attached. */
+int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn);
 /* Forget the QPN (the caller destroys the RC QP). */
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
 

@@ -131,7 +131,7 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 	r->payload_bps = stats_payload_bps(c->link_bps, c->mtu_bytes, STATS_ROCE_PKT_OVERHEAD);
 	if (!c->sample_ns)
 		c->sample_ns = r->rtt_ns;
-	incast_feedback(cc_find(c->algo), (uint64_t)r->bdp_bytes, &fb);
+	incast_feedback(cc_find(c->algo), c->link_bps, (uint64_t)r->bdp_bytes, &fb);
 	/* the algorithm's own settings for this feedback (acc: fair=1), then the test's */
 	snprintf(v->params, sizeof(v->params), "%s%s%s", fb.params ? fb.params : "",
 		 fb.params && c->params ? "," : "", c->params ? c->params : "");
@@ -173,7 +173,7 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 	struct sim_flow_conf fc = { .algo = c->algo, .params = c->params,
 				    .line_bps = (qp_rate_bps)r->payload_bps,
 				    .base_rtt_ns = r->rtt_ns, .mtu_bytes = c->mtu_bytes,
-				    .seed = c->seed, .done = vt_done, .arg = v };
+				    .seed = c->seed, .done = vt_done, .arg = v, .tos = fb.tos };
 	if ((rc = sim_flows_start(v->sim, flows, 2 * c->nflows, &fc, &v->fl, err, errlen)))
 		return rc;
 	v->cap = (unsigned)(c->duration_ns / c->sample_ns) + 2;

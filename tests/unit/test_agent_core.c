@@ -403,7 +403,20 @@ static void test_echo_and_int(void **state)
 
 /* ---- HPCC's byte sequences from PSNs: a full update once per window of data ---- */
 
-static void test_hpcc_seq_cadence(void **state)
+/* The sender's real sequence, as the in-process host reports it: @ahead packets past
+ * the PSN of the report being handled (0 = not known: the agent estimates). */
+static uint32_t real_psn;
+static bool real_known;
+
+static bool fx_snd_psn(void *arg, uint32_t qpn, uint32_t *psn)
+{
+	(void)arg;
+	(void)qpn;
+	*psn = real_psn;
+	return real_known;
+}
+
+static unsigned seq_cadence(uint32_t ahead)
 {
 	struct agent_params p = afx_params("hpcc");
 	struct afx *f;
@@ -412,9 +425,10 @@ static void test_hpcc_seq_cadence(void **state)
 	uint64_t last_update = 0, hop_tx[5] = { 0 };
 	qp_rate_bps rate;
 	unsigned updates = 0;
-	(void)state;
 
 	p.cc_params = "fast_react=0";  /* the rate moves at full updates only: observable */
+	p.snd_psn = fx_snd_psn;
+	real_known = ahead != 0;
 	f = afx_new(&p);
 	afx_register(f, &r);
 	rate = afx_slot(f, 0x11).rate_bps;
@@ -424,7 +438,7 @@ static void test_hpcc_seq_cadence(void **state)
 		struct fb_msg m = { .type = FB_T_INT };
 		uint64_t psn64 = (1ULL << 24) + 100 + i, seq = psn64 * mtu;
 		uint64_t cap = qp_bytes_in(rate, t_ns) + mtu - 1;
-		uint64_t snd_nxt = (psn64 + 1) * mtu + cap;
+		uint64_t snd_nxt = ahead ? (psn64 + ahead) * mtu : (psn64 + 1) * mtu + cap;
 		bool predicted = i > 0 && seq > last_update;
 		qp_rate_bps now_rate;
 
@@ -442,6 +456,7 @@ static void test_hpcc_seq_cadence(void **state)
 		}
 		if (i == 0 || predicted)
 			last_update = snd_nxt;  /* baseline, then each full update */
+		real_psn = (100 + i + ahead) & 0xffffffu;
 		afx_feed(f, &m, SWITCH, T0 + i * dt);
 		now_rate = afx_slot(f, 0x11).rate_bps;
 		if (predicted != (now_rate != rate))
@@ -450,12 +465,33 @@ static void test_hpcc_seq_cadence(void **state)
 		updates += predicted;
 		rate = now_rate;
 	}
-	assert_true(updates >= 4);
 	assert_true(rate < 10 * QP_GBPS);
-	print_message("hpcc over 80 one-MTU reports (5 hops, one at 120%%): %u full updates, "
-		      "each where seq passed the previous snd_nxt; rate 10G -> %llu b/s\n",
-		      updates, (unsigned long long)rate);
+	print_message("hpcc over 80 one-MTU reports (5 hops, one at 120%%), snd_nxt %s: %u "
+		      "full updates, each where seq passed the previous snd_nxt; rate 10G -> %llu "
+		      "b/s\n", ahead ? "the sender's own" : "estimated", updates,
+		      (unsigned long long)rate);
 	afx_free(f);
+	return updates;
+}
+
+static void test_hpcc_seq_cadence(void **state)
+{
+	(void)state;
+	assert_true(seq_cadence(0) >= 4);
+}
+
+/* With the sender's real sequence 20 packets ahead of each report (the host's RC QP),
+ * a full update comes every 20 reports, not once per estimated window (9 updates in 80
+ * reports): seq passes the snd_nxt the sender really had at the last one. */
+static void test_hpcc_seq_from_sender(void **state)
+{
+	unsigned est, real;
+	(void)state;
+
+	est = seq_cadence(0);
+	real = seq_cadence(20);
+	assert_int_equal(real, 79 / 20);   /* reports 20, 40, 60 after the baseline at 0 */
+	assert_true(real != est);
 }
 
 
@@ -554,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_and_fuzz),
 		cmocka_unit_test(test_echo_and_int),
 		cmocka_unit_test(test_hpcc_seq_cadence),
+		cmocka_unit_test(test_hpcc_seq_from_sender),
 		cmocka_unit_test(test_events_timers_overrides),
 		cmocka_unit_test(test_create_checks),
 		cmocka_unit_test(test_flow_and_wire),

@@ -17,9 +17,14 @@
 #include "../../bench/bench.h"
 #include "../../bench/incast.h"
 
+#define LINK_BPS (250 * QP_MBPS)
 #define BDP_BYTES 15729   /* the demo network's: 250 Mb/s x its modelled base RTT */
 
-/* The old table, verbatim: "--early bdp" stood for this network's BDP. */
+/* The old table, verbatim: "--early bdp" stood for this network's BDP; INT algorithms
+ * since on --int echo (HPCC's INT-on-ACK loop; --int direct below); dcqcn's row since
+ * it runs on RED marking at the reference's thresholds scaled to 250 Mb/s (100 KB and
+ * 400 KB at 25G: 1000 and 4000 bytes) and real CNPs instead of the 16 KiB notice; acc's
+ * since its notices count flows that sent within 2 base RTTs (503 us here). */
 static const struct {
 	const char *cc;
 	const char *args[8];
@@ -27,11 +32,11 @@ static const struct {
 	const char *hpcc_params;   /* NULL: the algorithm's defaults; else HPCC's + these */
 } old_table[] = {
 	{ "none", { "--int", "off", "--early", "off" }, false, NULL },
-	{ "hpcc", { "--int", "direct", "--early", "off" }, false, "" },
-	{ "acc", { "--int", "direct", "--early", "bdp" }, false, "fair=1" },
-	{ "dcqcn", { "--int", "off", "--early", "16K", "--notice-interval", "50us" }, true, NULL },
+	{ "hpcc", { "--int", "echo", "--early", "off" }, false, "" },
+	{ "acc", { "--int", "echo", "--early", "bdp", "--flow-idle", "1.007ms" }, false, "fair=1" },
+	{ "dcqcn", { "--int", "off", "--ecn", "1000,4000,0.2", "--early", "off" }, false, NULL },
 	{ "ffd", { "--int", "off", "--early", "off", "--levels", "8K,28K,48K" }, false, NULL },
-	{ "idcc", { "--int", "direct", "--early", "off" }, false, NULL },
+	{ "idcc", { "--int", "echo", "--early", "off" }, false, NULL },
 };
 #define NOLD (sizeof(old_table) / sizeof(old_table[0]))
 
@@ -47,7 +52,7 @@ static void test_derived_equals_old_table(void **state)
 		size_t n = 0;
 
 		assert_non_null(ops);   /* every algorithm of the old table is still registered */
-		incast_feedback(ops, BDP_BYTES, &f);
+		incast_feedback(ops, LINK_BPS, BDP_BYTES, &f);
 		for (; old_table[i].args[n]; n++) {
 			const char *want = strcmp(old_table[i].args[n], "bdp") ? old_table[i].args[n] : bdp;
 			if (!f.sw_args[n] || strcmp(f.sw_args[n], want))
@@ -76,19 +81,45 @@ static void test_every_registered_algorithm_derives(void **state)
 		struct incast_feedback f;
 		bool levels = false;
 
-		incast_feedback(*o, BDP_BYTES, &f);
+		incast_feedback(*o, LINK_BPS, BDP_BYTES, &f);
+		bool ecn = (needs & CC_NEED_CNP) && (*o)->feedback.ecn_kmax_bytes;
+		size_t e = ecn ? 4 : 2;
+
 		assert_string_equal(f.sw_args[0], "--int");
-		assert_string_equal(f.sw_args[1], needs & CC_NEED_INT ? "direct" : "off");
-		assert_string_equal(f.sw_args[2], "--early");
-		assert_int_equal(strcmp(f.sw_args[3], "off") != 0,
-				 (needs & (CC_NEED_NOTICE | CC_NEED_CNP)) != 0);
+		assert_string_equal(f.sw_args[1], needs & CC_NEED_INT ? "echo" : "off");
+		if (ecn)
+			assert_string_equal(f.sw_args[2], "--ecn");
+		assert_int_equal(f.tos, ecn ? 2 : 0);
+		assert_string_equal(f.sw_args[e], "--early");
+		assert_int_equal(strcmp(f.sw_args[e + 1], "off") != 0,
+				 (needs & CC_NEED_NOTICE) || ((needs & CC_NEED_CNP) && !ecn));
 		for (size_t n = 0; f.sw_args[n]; n++) {
 			assert_true(n < INCAST_SW_ARGS);
 			levels |= !strcmp(f.sw_args[n], "--levels");
 		}
 		assert_int_equal(levels, (needs & CC_NEED_LEVEL) != 0);
-		assert_int_equal(f.cnp_from_notice, (needs & CC_NEED_CNP) != 0);
+		assert_int_equal(f.cnp_from_notice, (needs & CC_NEED_CNP) && !ecn);
 	}
+}
+
+/* qpace-bench --int direct: the switch reports INT straight to the senders of INT
+ * algorithms; the others stay off. */
+static void test_int_direct_option(void **state)
+{
+	struct incast_feedback f;
+	struct bench_conf c;
+	(void)state;
+
+	bench_conf_defaults(&c, CMD_COMPARE);
+	assert_int_equal(c.int_mode, BENCH_INT_ECHO);
+	incast_feedback(cc_find("hpcc"), LINK_BPS, BDP_BYTES, &f);
+	incast_feedback_int(&f, c.int_mode);
+	assert_string_equal(f.sw_args[1], "echo");
+	incast_feedback_int(&f, BENCH_INT_DIRECT);
+	assert_string_equal(f.sw_args[1], "direct");
+	incast_feedback(cc_find("dcqcn"), LINK_BPS, BDP_BYTES, &f);
+	incast_feedback_int(&f, BENCH_INT_DIRECT);
+	assert_string_equal(f.sw_args[1], "off");
 }
 
 static void test_default_algos_from_registry(void **state)
@@ -135,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_derived_equals_old_table),
 		cmocka_unit_test(test_every_registered_algorithm_derives),
+		cmocka_unit_test(test_int_direct_option),
 		cmocka_unit_test(test_default_algos_from_registry),
 		cmocka_unit_test(test_help_lists_the_registry),
 		cmocka_unit_test(test_unknown_algorithm_names_the_registry),

@@ -142,8 +142,8 @@ static void test_feedback_describe(void **state)
 	assert_int_equal(cc_feedback_describe(alg("acc"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "INT reports, early notices at a queue of one BDP; run with fair=1");
 	assert_int_equal(cc_feedback_describe(alg("dcqcn"), buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "CNPs (an early notice stands in) at a queue of 16K, one per flow "
-				 "per 50us");
+	assert_string_equal(buf, "CNPs from ECN marks at dequeue, Kmin 100000, Kmax 400000, "
+				 "Pmax 0.2 at 25G (scaled with the rate)");
 	assert_int_equal(cc_feedback_describe(alg("ffd"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "congestion levels at a queue of 8K, 28K, 48K");
 	assert_int_equal(cc_feedback_describe(alg("idcc"), buf, sizeof(buf)), 0);

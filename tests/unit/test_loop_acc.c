@@ -12,14 +12,15 @@
  *     ACC does not; ACC keeps 90% of the payload rate and Jain >= 0.95.
  *     Disagreement, measured: after the notice's cut to the fair share (0.59 G) the INT
  *     of the next RTTs still shows the queue the notice reported and cuts again: ACC's
- *     flows fall to 0.035 G (6% of the fair share, above min_rate), where HPCC's lowest
- *     is ~0.48 G. The test asserts that (lower than HPCC's, above the floor).
+ *     flows fall to 0.237 G (40% of the fair share, above min_rate), where HPCC's lowest
+ *     is 0.391 G (0.035 against 0.48 with INT straight from the switch). The test asserts that (lower than HPCC's, above the floor).
  *   - Two flows, the 1 MB one ends: the survivor reaches 90% of eta * line in under
- *     2 RTTs with either; ACC is no faster than HPCC at max_stage 0 (within 0.25 RTT):
- *     qpace-switch today sends notices only above the queue threshold, never on a falling
- *     flow count, so ACC's ramp-up rule (c) never fires here and ACC is HPCC. The
- *     disagreement is asserted as measured; a switch that signals the falling count makes
- *     ACC faster, and this assertion must then say so. */
+ *     2 RTTs with either. The switch signals a falling flow count (--flow-idle, 2 base
+ *     RTTs in the bench's feedback). When a 3 MB flow ends ACC is faster, as the source
+ *     claims: 1.09 RTTs against HPCC's 1.81 (asserted: by at least 0.5 RTT). When a 1 MB
+ *     flow ends it is not: 1.48 against 1.19 (asserted as measured: not faster by 0.25
+ *     RTT); the notice comes only once the count has fallen, 2 RTTs after the flow's last
+ *     packet, and HPCC at max_stage 0 has by then seen the idle link in its INT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,7 +122,10 @@ static void test_freed_share(void **state)
 			      "the %llu B flow completed\n", (double)h / (double)rtt,
 			      (double)a / (double)rtt, (unsigned long long)sizes[k]);
 		assert_true(h <= 2 * rtt && a <= 2 * rtt);
-		assert_true(a + rtt / 4 >= h && h + rtt / 4 >= a);
+		if (k == 0)
+			assert_true(a + rtt / 4 >= h);   /* the disagreement: not faster */
+		else
+			assert_true(a + rtt / 2 <= h);   /* the source's claim: faster */
 	}
 }
 

