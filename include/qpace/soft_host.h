@@ -14,7 +14,8 @@
  *        IPv4 to our IP (header checksum checked, no fragments), UDP (a checksum that
  *        is not 0 checked, as Linux checks it before rxe sees the datagram):
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
- *                  the QP's peer address (CNPs from anywhere);
+ *                  the QP's peer address (CNPs from anywhere); payload it accepted goes
+ *                  to the rx_data hook;
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
  *        Everything else is dropped and counted by reason (enum soft_drop).
  * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
@@ -54,6 +55,9 @@
 /* Telemetry datagram for this host: the UDP payload and who sent it. */
 typedef void (*soft_telemetry_fn)(void *arg, uint32_t src_ip, uint16_t src_port,
 				  const uint8_t *payload, size_t len, qp_time_ns now);
+/* Request payload a local QP accepted (in order: what its RC counted in rx_bytes) from
+ * one frame, at the time the host took the frame in. */
+typedef void (*soft_rx_data_fn)(void *arg, uint32_t qpn, uint32_t bytes, qp_time_ns now);
 
 struct soft_host_params {
 	uint8_t mac[FRAME_ETH_ALEN];
@@ -64,6 +68,8 @@ struct soft_host_params {
 	qp_rate_bps link_bps;         /* line rate, for PAUSE times; 0 = 1 Gb/s */
 	soft_telemetry_fn telemetry;  /* NULL: telemetry frames are dropped and counted */
 	void *telemetry_arg;
+	soft_rx_data_fn rx_data;      /* NULL: not told (a receiver's credit pacer is) */
+	void *rx_data_arg;
 };
 
 enum soft_drop {
