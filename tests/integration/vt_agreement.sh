@@ -4,14 +4,18 @@
 # 128-packet window) in both clocks, for three algorithms that load the switch
 # differently:
 #   hpcc       INT-driven rates: no drops, a first-RTT peak, a small standing queue
-#   none+ia    receiver credits: no drops, a queue of a few packets per sender
+#   none+ia    receiver credits clocked by the receiving host's arrivals, each sender at
+#              most W = 1 MTU outstanding: no drops, a queue of at most n*W = 8 packets
 #   none       windows alone: the buffer overflows, drops and retransmission timeouts
 # Asserted (docs/bench.md, "Virtual time", has the figures): goodput ratios
 # within 0.12 of each other; peak queues within 30% (or 8 KiB) of each other; drops zero
 # in both or in neither, and within a factor of 2 where the buffer overflows. What real
 # time adds and virtual time does not: the loop's lateness and loopback (a few % of
 # goodput); what virtual time adds: each link's delay in the host -> switch direction too
-# (the real switch models it only at egress; both runs register the same modelled RTT).
+# (the real switch models it only at egress; both runs register the same modelled RTT,
+# and the credit pacer takes it as its RTT's floor, so real time holds the two missing
+# delays as queue: the 8 KiB margin is those 8 packets; 0.12 of goodput is ~100 ms of
+# the ~0.9 s run, three times what the 4% of lateness below can cost).
 # Real time is judged only when it kept up: the bench's loop and the switch's each late by
 # at most 6 ms at worst (20 ms for none, whose figures are the buffer's), and together by
 # at most 4% of the run's duration in all (lateness beyond 100 us, summed: that much of
