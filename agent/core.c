@@ -586,6 +586,17 @@ int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_
 	return 0;
 }
 
+int agent_qp_arrived(struct agent *a, uint32_t qpn, uint64_t bytes, qp_time_ns now)
+{
+	/* Not noted: data on a QP not registered (yet, or any more) is no error. */
+	uint32_t idx = agent_map_find_qpn(a, qpn);
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	agent_link_arrived(a, idx, bytes, now);
+	return 0;
+}
+
 int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions)
 {
 	uint32_t idx = find_or_note(a, qpn, "stats");

@@ -2,12 +2,19 @@
  *
  * Receiver: one credit pacer per local IP (link), created when its first receiving QP
  * registers and freed with its last; each grant goes to the peer's agent as a CREDIT
- * message about the data flow (peer -> us), with the period as its interval. Arrivals:
- * echo INT about data a receiving QP got (FB_F_TO_RECEIVER) tells the pacer how many
- * bytes arrived (the PSN's progress times the MTU), which clocks its grants, bounds each
- * sender to its window W and measures the RTT (qpace/credit.h). Until the first echo INT
- * of a link its pacer grants on the timer schedule: a shell whose switch sends no INT to
- * receivers (qpace-bench's none+ia today) still gets IA pacing, without the bound.
+ * message about the data flow (peer -> us), with the period as its interval. Arrivals
+ * clock the grants, bound each sender to its window W and measure the RTT
+ * (qpace/credit.h); they come from one of two sources, never both:
+ *  - the shell (agent_params.arrivals: qpace-bench's emulated hosts, whose soft RC sees
+ *    each packet it accepts): agent_qp_arrived with the payload bytes, at the time the
+ *    data reached the receiving host, whatever the cc and the switch's INT mode; the
+ *    pacers are arrival-clocked from their creation;
+ *  - otherwise (qpaced, which cannot see the NIC's receives) echo INT about data a
+ *    receiving QP got (FB_F_TO_RECEIVER): the PSN's progress times the MTU. Until the
+ *    first echo INT of a link its pacer grants on the timer schedule: a switch that sends
+ *    no INT to receivers still gets IA pacing, without the bound.
+ * Echo INT is the switch's dequeue (before the link's delay), so it measures a shorter
+ * RTT than the data's; the host's own count is when the data arrived.
  * Sender: a grant adds to the QP's cumulative credits in the rate table and turns credit
  * gating on; gating ends after AGENT_CREDIT_EXPIRY_GRANTS silent intervals.
  */
@@ -46,6 +53,8 @@ int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, si
 			.link_bps = q->reg.link_bps, .rtt_ns = q->reg.base_rtt_ns,
 			.mtu_bytes = q->reg.mtu_bytes, .max_senders = a->p.max_qps,
 			.seed = a->p.seed ^ (uint64_t)q->reg.local_ip * 0x9e3779b97f4a7c15ULL,
+			.arrivals = a->p.arrivals,
+			.rtt_floor_ns = a->p.rtt_floor ? q->reg.base_rtt_ns : 0,
 		};
 
 		l->pacer = credit_create(&cp, msg, sizeof(msg));
@@ -114,20 +123,29 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 	a->counters[AGENT_C_GRANTS]++;
 }
 
+void agent_link_arrived(struct agent *a, uint32_t idx, uint64_t bytes, qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+
+	if (q->link < 0 || !a->links[q->link].pacer || !bytes)
+		return;
+	credit_arrived(a->links[q->link].pacer, idx, bytes, now);
+	agent_links_poll(a, now);
+}
+
 void agent_link_arrival(struct agent *a, uint32_t idx, uint32_t psn, qp_time_ns now)
 {
 	struct agent_qp *q = &a->qps[idx];
 	bool first = !q->rx_psn_valid;
 	uint64_t before = q->rx_psn64_max, packets;
 
-	if (q->link < 0 || !a->links[q->link].pacer)
-		return;
+	if (a->p.arrivals || q->link < 0 || !a->links[q->link].pacer)
+		return;   /* the shell reports arrivals itself: one source */
 	agent_psn_extend(&q->rx_psn_valid, &q->rx_psn64_max, psn);
 	packets = first ? 1 : q->rx_psn64_max - before;
 	if (!packets)
 		return; /* a reordered or repeated report: nothing new arrived */
-	credit_arrived(a->links[q->link].pacer, idx, packets * q->reg.mtu_bytes, now);
-	agent_links_poll(a, now);
+	agent_link_arrived(a, idx, packets * q->reg.mtu_bytes, now);
 }
 
 void agent_links_poll(struct agent *a, qp_time_ns now)

@@ -135,6 +135,8 @@ void agent_links_poll(struct agent *a, qp_time_ns now);
 /* Echo INT about data the peer sent to local receiving QP @idx, PSN @psn: the data arrived;
  * its link's pacer is told how many bytes (from the PSN's progress) and due grants go out. */
 void agent_link_arrival(struct agent *a, uint32_t idx, uint32_t psn, qp_time_ns now);
+/* @bytes of data arrived on receiving QP @idx: to its pacer, and the grants now due sent. */
+void agent_link_arrived(struct agent *a, uint32_t idx, uint64_t bytes, qp_time_ns now);
 /* The 24-bit @psn extended against *@max (the nearest value to the highest seen). */
 uint64_t agent_psn_extend(bool *valid, uint64_t *max, uint32_t psn);
 qp_time_ns agent_links_next_ns(const struct agent *a);

@@ -79,6 +79,8 @@ static void incast_pass(struct incast *x, bool round_on)
 	qp_time_ns late = qp_time_since(now, x->last_pass_ns) - (qp_time_ns)timeout_ms * QP_NS_PER_MS;
 	if (x->last_pass_ns && round_on && late > x->max_gap_ns && late < QP_TIME_NEVER / 2)
 		x->max_gap_ns = late;
+	if (x->last_pass_ns && round_on && late > INCAST_LATE_COUNTED_NS && late < QP_TIME_NEVER / 2)
+		x->late_total_ns += late;
 	x->last_pass_ns = now;
 	for (int k = 0; k < n; k++)
 		qp_ctx_progress(x->hosts[ev[k].data.u64].ctx, now);
@@ -274,6 +276,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		incast_agent_counters(&x);
 	run->nflows = (size_t)(k * senders);
 	r->loop_late_max_ns = x.max_gap_ns;
+	r->loop_late_total_ns = x.late_total_ns;
 	r->rounds = k;
 	incast_summarize(r, run->flows, run->nflows, round_ns, k, x.base_rtt_ns);
 	if (own_switch) {
@@ -288,6 +291,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			r->ecn_marks = p0.ecn_marks;
 			r->impair_lost = p0.impair_lost;
 			r->max_queue_bytes = p0.max_queue_bytes;
+			r->switch_late_max_ns = sw.late_max_ns;
+			r->switch_late_total_ns = sw.late_total_ns;
 		} else {
 			fprintf(stderr, "qpace-bench: switch figures unavailable: %s\n", e);
 		}

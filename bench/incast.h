@@ -84,6 +84,10 @@ struct incast_result {
 	double elapsed_s;            /* sum of the rounds' durations */
 	qp_time_ns base_rtt_ns;      /* unloaded RTT measured before the rounds (HPCC's T) */
 	qp_time_ns loop_late_max_ns; /* the longest the loop ran late (a busy machine) */
+	qp_time_ns loop_late_total_ns; /* the sum of the loop's lateness beyond 100 us */
+	qp_time_ns switch_late_max_ns; /* the longest the switch's loop came back late for a
+					* departure (its whole run; 0 in virtual time) */
+	qp_time_ns switch_late_total_ns; /* the sum of its lateness beyond 100 us */
 	char clock[8];               /* "real" or "virtual" (--clock) */
 	/* virtual time only (JSON and text carry them only then): the engine's figures */
 	uint64_t events;             /* events run */

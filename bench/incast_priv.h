@@ -19,6 +19,7 @@
 					     * perftest's default, beyond a full 512 KiB queue */
 #define INCAST_GAP_NS (2 * QP_NS_PER_MS)   /* between rounds: queues drain */
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
+#define INCAST_LATE_COUNTED_NS (100 * QP_NS_PER_US)   /* lateness summed: beyond a wake-up's */
 #define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
 #define INCAST_HPCC_ETA 0.95               /* HPCC's and ACC's eta, given to them and used
 					     * for their W_AI (it is their default too) */
@@ -54,6 +55,7 @@ struct incast {
 	qp_time_ns next_sample_ns;
 	bool registered;             /* the agents know the QPs (after the RTT probe) */
 	qp_time_ns last_pass_ns, max_gap_ns;   /* the loop's lateness (a busy machine) */
+	qp_time_ns late_total_ns;              /* its sum, passes late by > 100 us */
 	struct monitor mon;          /* qpacectl's view of the hosts' agents */
 	struct agent **agents;
 	bool virtual_time;           /* PSNs from the seed, no credit polls (incast_connect) */

@@ -202,7 +202,7 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 struct port_walk {
 	struct swproc_port ports[SWPROC_PORTS];
 	char names[SWPROC_PORTS][32];
-	uint64_t time_ns;
+	uint64_t time_ns, late_max_ns, late_total_ns;
 };
 
 static const struct {
@@ -230,6 +230,14 @@ static void on_json(void *arg, const char *path, const struct jsonr_val *v)
 
 	if (strcmp(path, "time_ns") == 0 && v->is_u64) {
 		w->time_ns = v->u64;
+		return;
+	}
+	if (strcmp(path, "tx_late_max_ns") == 0 && v->is_u64) {
+		w->late_max_ns = v->u64;
+		return;
+	}
+	if (strcmp(path, "tx_late_total_ns") == 0 && v->is_u64) {
+		w->late_total_ns = v->u64;
 		return;
 	}
 	/* Only the first switch: a --star run has one. */
@@ -277,6 +285,8 @@ int swproc_stop(struct swproc *s, const char *port, struct swproc_port *out, cha
 		rc = qp_errmsg(rc, err, errlen, "switch stats %s", w ? why : "out of memory");
 	if (rc == 0) {
 		s->end_ns = w->time_ns;
+		s->late_max_ns = w->late_max_ns;
+		s->late_total_ns = w->late_total_ns;
 		rc = -ENOENT;
 		for (int i = 0; i < SWPROC_PORTS; i++) {
 			if (strcmp(w->names[i], port) == 0) {

@@ -27,6 +27,8 @@ struct swproc {
 	bool own_dir;                /* a temporary directory we remove */
 	char dir[PATH_MAX - 64];
 	uint64_t end_ns;             /* the final JSON's time_ns: anchors the CSV's times */
+	uint64_t late_max_ns;        /* the final JSON's tx_late_max_ns and */
+	uint64_t late_total_ns;      /* tx_late_total_ns (after swproc_stop) */
 };
 
 /* The figures of one switch port. */

@@ -78,12 +78,25 @@ static void host_telemetry(void *arg, uint32_t src_ip, uint16_t src_port,
 		host_notice_cnp(h, payload, len, now);
 }
 
+/* IA credits are clocked by what the receiving host got: its soft RC's accepted payload,
+ * at the time the frame reached it, goes straight to its agent (in-process), in both
+ * clocks and whatever the cc and the switch's INT mode. Not echo INT: that is the
+ * switch's dequeue, a link's delay before the data arrives, and exists only when the
+ * switch runs --int echo. */
+static void host_rx_data(void *arg, uint32_t qpn, uint32_t bytes, qp_time_ns now)
+{
+	struct host *h = arg;
+
+	agent_qp_arrived(h->agent, qpn, bytes, now);
+}
+
 int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen)
 {
 	struct agent_params ap;
 	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h,
 				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg,
+				    .rx_data = c->credits ? host_rx_data : NULL, .rx_data_arg = h,
 				    .cnp = host_cnp, .cnp_arg = h };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
@@ -93,6 +106,7 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 	if (ipopt && qp_ipv4_scan(ipopt + 3, &end, &ip) == 0 && (!*end || *end == ','))
 		h->ip = ip;    /* else 0, and the soft context refuses the options */
 	h->cnp_from_notice = c->cnp_from_notice;
+	h->socket_io = !c->tx_ready;
 	h->credits = c->credits;
 	if ((rc = qp_ratetable_create_mem(HOST_MAX_QPS, &h->table, err, errlen)) < 0)
 		return rc;
@@ -100,6 +114,14 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 	agent_params_default(&ap);
 	ap.cc = c->cc;
 	ap.credits = c->credits;
+	ap.arrivals = c->credits;   /* host_rx_data reports them */
+	/* The base RTT registered is the modelled network's (qpace-bench: 4 link delays and
+	 * the serialisations); in real time the loopback path to the switch has no link
+	 * delay, so the measured RTT is two link delays shorter than the network the run
+	 * models. With that as the pacer's RTT, the ACK delay would idle the link whenever the
+	 * loop is a little late; with the model's, the two missing delays become a standing
+	 * queue of that length at the bottleneck, as in virtual time where they are links. */
+	ap.rtt_floor = true;
 	ap.seed = c->seed ^ h->ip;
 	ap.max_qps = HOST_MAX_QPS;
 	ap.allow[0] = (struct agent_net){ 0, 0 };   /* every source: the loopback star is ours */
@@ -201,7 +223,7 @@ int host_unregister(struct host *h, uint32_t qpn, qp_time_ns now)
 void host_service(struct host *h, qp_time_ns now)
 {
 	struct agent_dgram d[16];
-	unsigned n;
+	unsigned n, queued = 0;
 
 	if (agent_next_ns(h->agent) <= now)
 		agent_poll(h->agent, now);
@@ -223,8 +245,16 @@ void host_service(struct host *h, qp_time_ns now)
 				h->tx_sent++;
 			else
 				h->tx_failed++;
+			queued += rc == 0;
 		}
 	}
+	/* Real time: the datagrams sit in the soft host's queue until its context makes
+	 * progress, which a loop does on input or a due timer. A receiver whose senders wait
+	 * for its grant has neither: the grant would wait for the next frame in, and grants
+	 * held back so go out together. Send them now. (Virtual time: the driver's NIC pulls
+	 * them after this turn.) */
+	if (queued && h->socket_io)
+		qp_ctx_progress(h->ctx, now);
 }
 
 qp_time_ns host_deadline(struct host *h)

@@ -39,6 +39,7 @@ struct sw_loop {
 	qp_time_ns start_ns;
 	qp_time_ns armed_ns;
 	qp_time_ns last_rx_ns;   /* last time a port had frames */
+	qp_time_ns expect_ns;    /* the next departure when the loop last looked */
 };
 
 static void on_readable(struct ev_loop *ev, ev_io *w, int revents)
@@ -94,8 +95,20 @@ static void on_prepare(struct ev_loop *ev, ev_prepare *w, int revents)
 	qp_time_ns now = qp_now_ns(), next;
 	(void)revents;
 
+	/* How late the loop came back for a departure it knew of (a sleep that overran, or
+	 * the machine running something else): frames then leave late and whatever waits
+	 * for them (a receiver's arrival-clocked credits) waits too. */
+	if (l->expect_ns <= now) {
+		qp_time_ns late = now - l->expect_ns;
+
+		if (late > l->fab->tx_late_max_ns)
+			l->fab->tx_late_max_ns = late;
+		if (late > SW_LATE_COUNTED_NS)
+			l->fab->tx_late_total_ns += late;
+	}
 	sw_fabric_emit(l->fab, now);
 	next = sw_fabric_next_ns(l->fab);
+	l->expect_ns = next;
 	/* Poll without sleeping while a departure is close or frames are flowing: a wake-up
 	 * costs ~40 us, more than a frame time at the rates this runs at. */
 	if ((next != QP_TIME_NEVER && next <= now + l->conf->spin_ns) ||
@@ -203,6 +216,7 @@ static int setup(struct sw_loop *l, char *err, size_t len)
 	l->ev = ev_loop_new(loop_backend(l->fab) | EVFLAG_NOSIGMASK);
 	if (l->ev)
 		ev_set_userdata(l->ev, l);
+	l->expect_ns = QP_TIME_NEVER;
 	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	l->io_w = calloc((size_t)l->fab->nio + 1, sizeof(*l->io_w));
 	if (!l->ev || l->tfd < 0 || !l->io_w)

@@ -129,6 +129,8 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 	qp_out_obj(&o, NULL);
 	qp_out_u64(&o, "time_ns", now);
 	qp_out_u64(&o, "ctrl_unroutable", f->ctrl_unroutable);
+	qp_out_u64(&o, "tx_late_max_ns", f->tx_late_max_ns);
+	qp_out_u64(&o, "tx_late_total_ns", f->tx_late_total_ns);
 	qp_out_u64(&o, "captured", sw_capture_count(f->cap));
 	qp_out_arr(&o, "switches");
 	for (int s = 0; s < f->nswitches; s++) {

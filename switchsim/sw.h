@@ -142,6 +142,9 @@ struct sw_switch {
 
 struct sw_capture;
 
+/* Lateness the loop adds up (tx_late_total_ns): a wake-up's ~40-80 us is not counted. */
+#define SW_LATE_COUNTED_NS (100 * QP_NS_PER_US)
+
 struct sw_fabric {
 	const struct sw_conf *conf;
 	int nswitches;
@@ -159,6 +162,9 @@ struct sw_fabric {
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
+	qp_time_ns tx_late_max_ns;     /* real time: the most the loop came back late for a
+					* departure it knew of (loop.c); 0 in virtual time */
+	qp_time_ns tx_late_total_ns;   /* the sum of those beyond SW_LATE_COUNTED_NS */
 	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
 	/* The earliest leave time of the frames queued since a driver last reset it to
 	 * QP_TIME_NEVER: with it the virtual-time driver (sim/) learns after an ingress

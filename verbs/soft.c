@@ -234,6 +234,8 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 	hp.telemetry_arg = c->arg.telemetry_arg;
 	hp.cnp = c->arg.cnp;
 	hp.cnp_arg = c->arg.cnp_arg;
+	hp.rx_data = c->arg.rx_data;
+	hp.rx_data_arg = c->arg.rx_data_arg;
 	c->host = soft_host_create(&hp, err, errlen);
 	c->rx = calloc(SOFT_IO_BATCH, sizeof(*c->rx));
 	c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));

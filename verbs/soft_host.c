@@ -322,6 +322,7 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		       qp_time_ns now)
 {
 	struct host_qp *q;
+	uint64_t rx_before;
 
 	if (!(p->layers & FRAME_L_ROCE)) {
 		drop(h, SOFT_DROP_MALFORMED);
@@ -341,6 +342,7 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		return;
 	}
 	h->st.roce_rx++;
+	rx_before = rc_stats(q->rc)->rx_bytes;
 	if (rc_rx(q->rc, f, p, now) < 0) {
 		drop(h, SOFT_DROP_RC);
 		return;
@@ -349,6 +351,9 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		h->st.cnp_rx++;
 		h->p.cnp(h->p.cnp_arg, p->bth.dest_qp, now);
 	}
+	if (h->p.rx_data && rc_stats(q->rc)->rx_bytes != rx_before)
+		h->p.rx_data(h->p.rx_data_arg, p->bth.dest_qp,
+			     (uint32_t)(rc_stats(q->rc)->rx_bytes - rx_before), now);
 }
 
 static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,

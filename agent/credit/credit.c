@@ -32,6 +32,23 @@
  *    ends it, and the sample is the time between. The pacer uses the smallest sample
  *    (params.rtt_ns until the first), and recomputes W and Δ when it falls. A probe open
  *    for more than 16 RTTs measured an idle sender, not the path, and gives no sample.
+ *  - Deviation: params.rtt_floor_ns, when given, is the least RTT the pacer uses (a sample
+ *    below it counts as it). Why: qpace-bench's hosts register the modelled network's
+ *    base RTT (4 link delays and the serialisations). In virtual time those are links and
+ *    the measured minimum is about that; in real time the loopback path to the switch has
+ *    no link delay, so the measured minimum is two link delays shorter (~0.3 ms against
+ *    0.61 ms at 100 us links). With the measured one, Δ grows by the difference and the
+ *    link runs at exactly C with no queue: any lateness of the loop idles it (measured:
+ *    goodput 0.72 with echo INT as the arrivals). With the registered one as the floor,
+ *    W and Δ are the same in both clocks and the two missing delays become a standing
+ *    queue of that length at the bottleneck (a few packets), which covers the loop's
+ *    jitter as the links' bytes in flight do in virtual time. qpaced, whose RTTs are
+ *    real, sets no floor: there the measured minimum rules, as in the patent.
+ *
+ * Where arrivals come from is the shell's choice (agent/core_credit.c): qpace-bench's
+ * emulated hosts count the payload their soft RC accepts, at the time the frame reached
+ * the receiving host, in both clocks and whatever the cc and INT mode; qpaced, which
+ * cannot see its NIC's receives, takes echo INT (the switch's dequeue, one link earlier).
  *
  * A shell that cannot see arrivals (it never calls credit_arrived) gets the older timer
  * schedule: W·MTU per sender once every RTT + Δ, on each sender's own phase; a poll a
@@ -160,6 +177,7 @@ int credit_check(const struct credit_params *p, char *err, size_t errlen)
 		{ "rtt_ns", p->rtt_ns, 1, CREDIT_PERIOD_MAX_NS, "ns (base RTT)" },
 		{ "mtu_bytes", p->mtu_bytes, 1, UINT32_MAX, "bytes (MTU)" },
 		{ "max_senders", p->max_senders, 1, CREDIT_MAX_SENDERS, "senders" },
+		{ "rtt_floor_ns", p->rtt_floor_ns, 0, p->rtt_ns, "ns (0 = none, at most rtt_ns)" },
 	};
 	uint32_t w;
 	qp_time_ns d;
@@ -383,6 +401,8 @@ static void credit_rtt_sample(struct credit_pacer *cp, qp_time_ns sample)
 
 	if (sample == 0)
 		sample = 1;
+	if (sample < cp->p.rtt_floor_ns)
+		sample = cp->p.rtt_floor_ns;
 	if (sample / CREDIT_PROBE_MAX_RTTS > cp->rtt_ns) {
 		cp->stats.rtt_idle_probes++;
 		return;

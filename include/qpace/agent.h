@@ -34,6 +34,8 @@
  *   receiver  with credits on (--credits ia), every QP registered with AGENT_QP_RECEIVER
  *             is a sender of its local link's IA pacer (qpace/credit.h; one pacer per local
  *             IP, n = its receiving QPs): each grant goes as CREDIT to the peer's agent.
+ *             Its arrivals come from the shell (agent_qp_arrived, agent_params.arrivals)
+ *             or else from echo INT about the QP's data.
  *
  * HPCC needs byte sequences (cc_int_report.seq, snd_nxt); the rate table carries no
  * transmit counter, so the agent derives them from the PSN in the report:
@@ -104,6 +106,16 @@ struct agent_params {
 	const char *cc;              /* default algorithm (the registry's name) */
 	const char *cc_params;       /* its parameters "k=v,..."; NULL or "" = defaults */
 	bool credits;                /* receiver role: IA credit pacing on */
+	bool arrivals;               /* the shell reports the data each receiving QP accepts
+				      * (agent_qp_arrived): that clocks the credits from the
+				      * start, and echo INT then does not (one source of
+				      * arrivals). false (qpaced, which cannot see the NIC's
+				      * receives): echo INT about received data is the arrival */
+	bool rtt_floor;              /* a link's credit pacer takes the base RTT registered
+				      * with its first receiving QP as the least RTT it may
+				      * measure (credit_params.rtt_floor_ns): the shell's RTT is
+				      * a model's that its real path may undercut (qpace-bench's
+				      * hosts in real time); false (qpaced): the measured one */
 	uint16_t peer_port;          /* where peer agents listen: FB_PORT */
 	uint32_t tx_queue;           /* 1..AGENT_MAX_TX_QUEUE datagrams */
 	uint64_t seed;               /* credit pacers' first-grant phases */
@@ -189,6 +201,11 @@ int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev);
 /* An event the application reports for its QP (CNP, RTT sample, bytes acked, flow start /
  * finish): straight to the controller. 0, -ENOENT (no such QP) or -EINVAL (bad event). */
 int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_time_ns now);
+/* @bytes of data arrived on receiving QP @qpn at @now (agent_params.arrivals): its
+ * link's credit pacer counts them against the sender's window and answers with a grant
+ * (qpace/credit.h). 0 (also when the QP paces no credits), or -ENOENT (no such QP: not
+ * counted, data may arrive before a QP registers). */
+int agent_qp_arrived(struct agent *a, uint32_t qpn, uint64_t bytes, qp_time_ns now);
 /* Counters the application reports for its QP (shown by monitoring). */
 int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions);
 

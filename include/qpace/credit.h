@@ -7,7 +7,8 @@
  *
  *     W = max(1, floor(C·RTT / (MTU·n)))     Δ = max(0, n·W·MTU/C − RTT)
  *
- * RTT is the smallest grant-to-data time measured (rtt_ns until the first sample). A shell
+ * RTT is the smallest grant-to-data time measured (rtt_ns until the first sample), never
+ * below rtt_floor_ns when one is given. A shell
  * that reports no arrivals gets W·MTU per sender every RTT + Δ instead (not bounded by W).
  *
  * Pure: no clock, no I/O; time is passed in, randomness comes from a seeded generator in
@@ -35,6 +36,9 @@ struct credit_params {
 	uint64_t seed;          /* seeds the first-grant phases; same seed, same schedule */
 	bool arrivals;          /* the shell reports arrivals: clocked by them from the start
 				 * (false: the timer schedule until the first credit_arrived) */
+	qp_time_ns rtt_floor_ns; /* 0, or the RTT in use is never below this (a measured
+				  * sample below it counts as it): the shell knows the path's
+				  * RTT is at least this; <= rtt_ns */
 };
 
 struct credit_grant {

@@ -35,7 +35,8 @@ struct host {
 	struct agent *agent;
 	uint32_t ip;                 /* host order */
 	bool cnp_from_notice;
-	bool credits;                /* senders start gated (IA) */
+	bool credits;                /* senders start gated (IA); arrivals to the agent */
+	bool socket_io;              /* real time: host_service sends what it queued */
 	qp_time_ns next_heartbeat_ns;
 	uint64_t tx_sent, tx_failed; /* agent datagrams */
 	uint64_t cnps;

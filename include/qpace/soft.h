@@ -57,6 +57,8 @@ extern const struct qp_backend_ops qp_soft_ops;
 struct qp_soft_arg {
 	soft_telemetry_fn telemetry;
 	void *telemetry_arg;
+	soft_rx_data_fn rx_data;       /* payload a QP accepted (qpace/soft_host.h); NULL: none */
+	void *rx_data_arg;
 	void (*tx_ready)(void *arg);   /* virtual time: see above; NULL = the UDP socket */
 	void *tx_ready_arg;
 	soft_cnp_fn cnp;               /* CNPs the host's QPs receive (soft_host.h) */

@@ -16,7 +16,8 @@
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
  *                  the QP's peer address (CNPs from anywhere); a CNP the QP takes goes
  *                  on to the cnp hook (DCQCN's reaction point is the hook's owner); a
- *                  CE-marked request makes the QP send a CNP (rc.h: the NP);
+ *                  CE-marked request makes the QP send a CNP (rc.h: the NP); payload
+ *                  it accepted goes to the rx_data hook;
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
  *        Everything else is dropped and counted by reason (enum soft_drop).
  * Out: ARP replies and requests, UDP datagrams from soft_host_send_udp, then the QPs'
@@ -56,6 +57,9 @@
 /* Telemetry datagram for this host: the UDP payload and who sent it. */
 typedef void (*soft_telemetry_fn)(void *arg, uint32_t src_ip, uint16_t src_port,
 				  const uint8_t *payload, size_t len, qp_time_ns now);
+/* Request payload a local QP accepted (in order: what its RC counted in rx_bytes) from
+ * one frame, at the time the host took the frame in. */
+typedef void (*soft_rx_data_fn)(void *arg, uint32_t qpn, uint32_t bytes, qp_time_ns now);
 
 /* A CNP (BTH 0x81) for this host's QP @qpn was received and taken by it. */
 typedef void (*soft_cnp_fn)(void *arg, uint32_t qpn, qp_time_ns now);
@@ -71,6 +75,8 @@ struct soft_host_params {
 	void *telemetry_arg;
 	soft_cnp_fn cnp;              /* NULL: CNPs are counted by the QP (cnp_rx) only */
 	void *cnp_arg;
+	soft_rx_data_fn rx_data;      /* NULL: not told (a receiver's credit pacer is) */
+	void *rx_data_arg;
 };
 
 enum soft_drop {

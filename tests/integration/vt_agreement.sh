@@ -4,16 +4,27 @@
 # 128-packet window) in both clocks, for three algorithms that load the switch
 # differently:
 #   hpcc       INT-driven rates: no drops, a first-RTT peak, a small standing queue
-#   none+ia    receiver credits: no drops, a queue of a few packets per sender
+#   none+ia    receiver credits clocked by the receiving host's arrivals, each sender at
+#              most W = 1 MTU outstanding: no drops, a queue of at most n*W = 8 packets
 #   none       windows alone: the buffer overflows, drops and retransmission timeouts
 # Asserted (docs/bench.md, "Virtual time", has the figures): goodput ratios
 # within 0.12 of each other; peak queues within 30% (or 8 KiB) of each other; drops zero
 # in both or in neither, and within a factor of 2 where the buffer overflows. What real
 # time adds and virtual time does not: the loop's lateness and loopback (a few % of
 # goodput); what virtual time adds: each link's delay in the host -> switch direction too
-# (the real switch models it only at egress; both runs register the same modelled RTT).
-# Real time is judged only when its loop kept up (late by at most 6 ms; 20 ms for none,
-# whose figures are the buffer's): up to 3 tries, else the pair is printed, not judged.
+# (the real switch models it only at egress; both runs register the same modelled RTT,
+# and the credit pacer takes it as its RTT's floor, so real time holds the two missing
+# delays as queue: the 8 KiB margin is those 8 packets; 0.12 of goodput is ~100 ms of
+# the ~0.9 s run, three times what the 4% of lateness below can cost).
+# Real time is judged only when it kept up: the bench's loop and the switch's each late by
+# at most 6 ms at worst, and together by at most 4% of the run's duration in all
+# (lateness beyond 100 us, summed: that much of a second is a third of the goodput
+# margin; none+ia's credits are clocked by arrivals, so a stalled loop idles the link for
+# as long as it stalls); none, whose figures are the buffer's and whose goodput is set by
+# its retransmission timeouts, only by at most 20 ms at worst. Up to 3 tries, else the
+# pair is printed, not judged. It can fail: the timer-scheduled credits of before (no
+# arrivals reached the pacer) gave none+ia real a peak of 72-75 KB against 37 KB
+# virtual on an idle machine, and reverting host_service's flush stalls every real run.
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
@@ -35,18 +46,26 @@ check() {  # check WHAT EXPR
 		fail=1
 	fi
 }
-pair() {   # pair NAME STALL_NS ARGS...
+pair() {   # pair NAME STALL_NS LATE_FRACTION ARGS...
 	name=$1
 	stall=$2
-	shift 2
+	frac=$3
+	shift 3
 	v=$(run virtual "$@") || { echo "vt_agreement: $name: virtual run failed" >&2; fail=1; return; }
 	r=""
 	for try in 1 2 3; do
 		r=$(run real "$@") || r=""
 		[ -n "$r" ] || continue
 		late=$(num "$r" loop_late_max_ns)
-		awk "BEGIN { exit !($late <= $stall) }" && break
-		echo "  $name: real run $try not judged: the loop was $((late / 1000)) us late"
+		swlate=$(num "$r" switch_late_max_ns)
+		total=$(num "$r" loop_late_total_ns)
+		swtotal=$(num "$r" switch_late_total_ns)
+		el=$(num "$r" elapsed_s)
+		awk "BEGIN { exit !($late <= $stall && ${swlate:-0} <= $stall &&
+			$total + ${swtotal:-0} <= $frac * $el * 1e9) }" && break
+		all=$(((total + ${swtotal:-0}) / 1000000))
+		echo "  $name: real run $try not judged: late by at most $((late / 1000000)) ms" \
+			"(loop), $((${swlate:-0} / 1000000)) ms (switch); $all ms in all of $el s"
 		r=""
 	done
 	echo "$name virtual: $v"
@@ -64,9 +83,9 @@ pair() {   # pair NAME STALL_NS ARGS...
 		"($dv == 0 && $dr == 0) || ($dv > 0 && $dr > 0 && $dv <= 2 * $dr && $dr <= 2 * $dv)"
 }
 
-pair hpcc 6000000 --cc hpcc
-pair none+ia 6000000 --cc none --credits ia
-pair none 20000000 --cc none
+pair hpcc 6000000 0.04 --cc hpcc
+pair none+ia 6000000 0.04 --cc none --credits ia
+pair none 20000000 1 --cc none
 echo "vt_agreement: $judged of 3 pairs judged"
 [ "$fail" = 0 ] && echo "vt_agreement: ok"
 exit "$fail"

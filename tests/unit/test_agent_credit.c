@@ -1,6 +1,7 @@
 /* The agent core's IA credits with injected time: the receiver's grants on the exact W/Δ
  * schedule as senders come and go, grant sequence numbers across registrations, grants
- * clocked by arrivals (echo INT) and bounded to the window, and the sender's side:
+ * clocked by arrivals (echo INT, or the shell's own count) and bounded to the window, and
+ * the sender's side:
  * cumulative grants, duplicates, expiry. */
 #include <errno.h>
 #include <setjmp.h>
@@ -283,6 +284,66 @@ static void test_arrivals_clock_grants(void **state)
 	afx_free(f);
 }
 
+/* The shell reports arrivals (agent_params.arrivals, as qpace-bench's emulated hosts do
+ * from their soft RC): one receiving QP, 1 Gb/s, RTT 100 us registered, MTU 1000 (W = 12,
+ * Δ = 0). Echo INT about new data 10 us after the first window is still echoed to the
+ * sender but grants nothing and measures nothing (one source of arrivals); the shell's
+ * arrival of 1000 B 20 us after the grant is an RTT sample 5x shorter than registered:
+ * with rtt_floor the registered 100 us stays in use (W = 12) and the freed MTU is granted
+ * at once; without it W falls to 2 and the 11000 B outstanding leave no room. Arrival
+ * clocking from the start: no timer grant follows in 20 periods. Data on a QP that is not
+ * registered is -ENOENT and counted as no error. */
+static void test_shell_arrivals(void **state)
+{
+	(void)state;
+
+	for (int floor = 1; floor >= 0; floor--) {
+		struct agent_params p = afx_params("none");
+		struct agent_qp_reg r = afx_reg(0x11, 0x21);
+		struct afx *f;
+		uint64_t bytes[1] = { 0 };
+		unsigned count[1] = { 0 }, echoes;
+		qp_time_ns t = T0;
+		uint32_t n, w;
+		qp_time_ns delta, per;
+
+		p.credits = true;
+		p.arrivals = true;
+		p.rtt_floor = floor;
+		f = afx_new(&p);
+		r.link_bps = QP_GBPS;
+		r.base_rtt_ns = 100 * QP_NS_PER_US;
+		r.flags = AGENT_QP_RECEIVER;
+		afx_register(f, &r);
+		for (; !bytes[0] && t <= T0 + 100 * QP_NS_PER_US; t++) {
+			agent_poll(f->a, t);
+			take_grants(f, bytes, count);
+		}
+		t--;   /* the first grant's time */
+		assert_int_equal(bytes[0], 12000);
+		echoes = agent_counters(f->a)[AGENT_C_ECHOES];
+		feed_arrival(f, 0x11, 500, t + 10 * QP_NS_PER_US);
+		take_grants(f, bytes, count);
+		assert_int_equal(bytes[0], 12000);
+		assert_int_equal(agent_counters(f->a)[AGENT_C_ECHOES], echoes + 1);
+		assert_int_equal(agent_qp_arrived(f->a, 0x11, 1000, t + 20 * QP_NS_PER_US), 0);
+		take_grants(f, bytes, count);
+		assert_int_equal(agent_link_view(f->a, HOST_A, &n, &w, &delta, &per), 0);
+		print_message("shell arrivals, rtt_floor %d: W %u after a 20 us sample, %llu B "
+			      "granted\n", floor, w, (unsigned long long)bytes[0]);
+		assert_int_equal(w, floor ? 12 : 2);
+		assert_int_equal(bytes[0], floor ? 13000 : 12000);
+		for (qp_time_ns end = t + 20 * 100 * QP_NS_PER_US; t <= end; t += QP_NS_PER_US) {
+			agent_poll(f->a, t);
+			take_grants(f, bytes, count);
+		}
+		assert_int_equal(bytes[0], floor ? 13000 : 12000);
+		assert_int_equal(agent_qp_arrived(f->a, 0x99, 1000, t), -ENOENT);
+		assert_int_equal(agent_counters(f->a)[AGENT_C_CTL_REJECTED], 0);
+		afx_free(f);
+	}
+}
+
 /* ---- sender side of credits: cumulative grants, duplicates, expiry ---- */
 
 static void test_credit_rx_and_expiry(void **state)
@@ -326,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_ia_five_senders),
 		cmocka_unit_test(test_grant_seq_across_registrations),
 		cmocka_unit_test(test_arrivals_clock_grants),
+		cmocka_unit_test(test_shell_arrivals),
 		cmocka_unit_test(test_credit_rx_and_expiry),
 	};
 

@@ -36,7 +36,8 @@ static void test_port_figures_and_queue_mean(void **state)
 	snprintf(s.csv_path, sizeof(s.csv_path), "%s/switch.csv", dir);
 	/* The switch started at t = 10 s (CLOCK_MONOTONIC) and wrote its last row at 10.005 s. */
 	write_file(s.json_path,
-		   "{\"time_ns\": 10005000000, \"switches\": [\n {\"name\": \"s1\", \"ports\": [\n"
+		   "{\"time_ns\": 10005000000, \"tx_late_max_ns\": 7000000, "
+		   "\"tx_late_total_ns\": 9000000, \"switches\": [\n {\"name\": \"s1\", \"ports\": [\n"
 		   "  {\"name\": \"p0\", \"drop_tail\": 7, \"drop_store\": 2, \"ecn_marked\": 3,"
 		   " \"max_qbytes\": 65536, \"rx_frames\": 1},\n"
 		   "  {\"name\": \"p1\", \"drop_tail\": 100, \"max_qbytes\": 1}]}\n]}\n");
@@ -52,6 +53,8 @@ static void test_port_figures_and_queue_mean(void **state)
 	assert_int_equal(p0.ecn_marks, 3);
 	assert_int_equal(p0.max_queue_bytes, 65536);
 	assert_int_equal(s.end_ns, 10005000000ULL);
+	assert_int_equal(s.late_max_ns, 7000000);    /* the switch loop's lateness */
+	assert_int_equal(s.late_total_ns, 9000000);
 
 	/* The rounds ran from 10.0015 s to 10.0035 s: the samples at 2 and 3 ms count. */
 	snprintf(series, sizeof(series), "%s/queue.csv", dir);

@@ -535,6 +535,48 @@ static void test_rtt_measured(void **state)
 	}
 }
 
+/* A floor on the RTT (credit_params.rtt_floor_ns: a shell whose real path undercuts the
+ * RTT of the network it models): configured 80 us with a 40 us floor, the 8 us loop's
+ * samples count as 40 us, so W = 50 (10 Gb/s x 40 us / 1000 B) instead of 10, and the
+ * window's excess over the loop's BDP (50 - 10 MTUs) stands in the queue, which never
+ * holds more than the window; the link stays full. Without the floor the same loop gets
+ * W = 10 (test_rtt_measured). A floor above rtt_ns is refused by name. */
+static void test_rtt_floor(void **state)
+{
+	static struct loop l;
+	struct credit_params p = params;
+	struct credit_pacer *cp;
+	char err[256] = "";
+	(void)state;
+
+	p.rtt_ns = 80000;
+	p.rtt_floor_ns = 40000;
+	p.arrivals = true;
+	cp = credit_create(&p, NULL, 0);
+	assert_non_null(cp);
+	loop_init(&l, cp, 1, true);
+	loop_run(&l, 0, 50 * RTT);
+	l.q_max = 0;
+	l.delivered = 0;
+	loop_run(&l, 50 * RTT, 100 * RTT);
+	print_message("floor 40000 ns over an 8000 ns loop: RTT in use %llu ns, W %u, %llu samples, "
+		      "queue peak %llu B, delivered %.3f of C\n",
+		      (unsigned long long)credit_rtt_ns(cp), credit_w(cp),
+		      (unsigned long long)credit_get_stats(cp)->rtt_samples,
+		      (unsigned long long)l.q_max,
+		      (double)l.delivered / (double)qp_bytes_in(C_BPS, 50 * RTT));
+	assert_true(credit_get_stats(cp)->rtt_samples > 0);
+	assert_int_equal(credit_rtt_ns(cp), 40000);
+	assert_int_equal(credit_w(cp), 50);
+	assert_true(l.q_max > 30 * MTU && l.q_max <= 50 * MTU);
+	assert_true((double)l.delivered > 0.95 * (double)qp_bytes_in(C_BPS, 50 * RTT));
+	credit_destroy(cp);
+	p.rtt_floor_ns = p.rtt_ns + 1;
+	assert_null(credit_create(&p, err, sizeof(err)));
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "rtt_floor_ns"));
+}
+
 static void test_bad_params_named(void **state)
 {
 	static const struct {
@@ -594,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_window_bounds_idle_sender),
 		cmocka_unit_test(test_grants_clocked_by_arrivals),
 		cmocka_unit_test(test_rtt_measured),
+		cmocka_unit_test(test_rtt_floor),
 		cmocka_unit_test(test_bad_params_named),
 	};
 	return cmocka_run_group_tests_name("credit", tests, NULL, NULL);

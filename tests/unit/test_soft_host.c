@@ -1,6 +1,6 @@
 /* The soft host: ARP (answering, resolving, retrying, the bounded pending queue), rxe's
  * frame format on the wire, demultiplexing with a counter per drop reason, the telemetry
- * hook, many QPs sharing two hosts over a lossy in-memory link in injected time, and PFC
+ * hook, the rx_data hook, many QPs sharing two hosts over a lossy in-memory link in injected time, and PFC
  * (a paused priority holds its QPs until the pause ends or an XON comes). */
 #include <errno.h>
 #include <setjmp.h>
@@ -254,6 +254,67 @@ static void test_arp_retry_and_pending(void **state)
 				 0xffff);
 	}
 	soft_host_destroy(a);
+}
+
+struct rx_seen {
+	int calls;
+	uint32_t qpn;
+	uint64_t bytes;
+};
+
+static void rx_hook(void *arg, uint32_t qpn, uint32_t bytes, qp_time_ns now)
+{
+	struct rx_seen *r = arg;
+
+	(void)now;
+	r->calls++;
+	r->qpn = qpn;
+	r->bytes += bytes;
+}
+
+/* The rx_data hook (what clocks a receiver's IA credits in qpace-bench): called once per
+ * frame whose payload the QP accepted, with that payload's bytes (1024 + 476 for a
+ * 1500-byte WRITE at MTU 1024), and not for a duplicate the RC acknowledges again; the
+ * bytes it reports are the RC's rx_bytes. */
+static void test_rx_data_hook(void **state)
+{
+	struct rx_seen seen = { 0 };
+	struct soft_host_params hp = { .ip = IP_B, .rx_data = rx_hook, .rx_data_arg = &seen };
+	struct soft_host *a = host(IP_A, NULL), *b;
+	struct tmem mb = { .buf = calloc(1, 4096), .len = 4096, .rkey = 0x77 };
+	uint8_t buf[SOFT_FRAME_MAX], data[1500] = { 0 };
+	struct qp_wr wr = { .opcode = QP_OP_WRITE, .addr = data, .length = sizeof(data),
+			    .remote_addr = (uintptr_t)mb.buf, .rkey = 0x77 };
+	struct rc_qp *qa, *qb;
+	char err[128];
+	int n;
+
+	(void)state;
+	soft_mac_from_ip(IP_B, hp.mac);
+	b = soft_host_create(&hp, err, sizeof(err));
+	assert_non_null(b);
+	qa = qp_on(a, NULL, IP_B, SOFT_QPN_BASE, 0, 1024);
+	qb = qp_on(b, &mb, IP_A, SOFT_QPN_BASE, 0, 1024);
+	assert_int_equal(rc_post_send(qa, &wr, 0), 0);
+	exchange(a, b, 0);
+	assert_int_equal(seen.calls, 2);
+	assert_int_equal(seen.qpn, SOFT_QPN_BASE);
+	assert_int_equal(seen.bytes, 1500);
+	wr.length = 1024;
+	assert_int_equal(rc_post_send(qa, &wr, 0), 0);
+	n = out1(a, 0, buf);
+	assert_true(n > 1024);
+	soft_host_input(b, buf, (size_t)n, 0);
+	soft_host_input(b, buf, (size_t)n, 0);   /* the same frame again: a duplicate */
+	exchange(a, b, 0);
+	assert_int_equal(seen.calls, 3);
+	assert_int_equal(seen.bytes, 2524);
+	assert_int_equal(rc_stats(qb)->rx_bytes, seen.bytes);
+	rc_destroy(qa);
+	rc_destroy(qb);
+	soft_host_destroy(a);
+	soft_host_destroy(b);
+	free(mb.buf);
 }
 
 /* A UDP (telemetry payload) or RoCE frame to @dst_ip from @src_ip. */
@@ -593,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_arp_and_rxe_format),
 		cmocka_unit_test(test_arp_retry_and_pending),
 		cmocka_unit_test(test_demux_drops_and_telemetry),
+		cmocka_unit_test(test_rx_data_hook),
 		cmocka_unit_test(test_garbage_never_crashes),
 		cmocka_unit_test(test_many_qps_lossy),
 		cmocka_unit_test(test_pfc_pause_and_resume),
