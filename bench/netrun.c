@@ -179,7 +179,7 @@ static const struct nr_pair *nr_pair(struct nr *x, uint32_t a, uint32_t b)
 static int nr_workload(struct nr *x, struct wl_flows *wf, char *err, size_t errlen)
 {
 	struct wl_spec *spec = calloc(1, sizeof(*spec));
-	struct cdf *store = calloc(WL_MAX_GROUPS, sizeof(*store));
+	struct cdf *store = calloc(NETRUN_MAX_CDFS, sizeof(*store));
 	uint8_t *site = NULL;
 	int rc;
 
@@ -189,7 +189,7 @@ static int nr_workload(struct nr *x, struct wl_flows *wf, char *err, size_t errl
 	}
 	snprintf(x->r->workload, sizeof(x->r->workload), "%s", x->c->workload_file);
 	if ((rc = wl_load(spec, x->c->workload_file, err, errlen)) ||
-	    (rc = wl_load_cdfs(spec, store, WL_MAX_GROUPS, x->c->cdf_dirs, x->c->ncdf_dirs, err,
+	    (rc = wl_load_cdfs(spec, store, NETRUN_MAX_CDFS, x->c->cdf_dirs, x->c->ncdf_dirs, err,
 			       errlen)))
 		goto out;
 	if (x->c->gen && x->c->gen->kind != TOPOGEN_STAR && x->c->gen->kind != TOPOGEN_LEAF_SPINE &&

@@ -44,6 +44,7 @@
 #define NETRUN_DEFAULT_UNTIL_NS (10 * QP_NS_PER_S)
 #define NETRUN_DEFAULT_SAMPLE_NS QP_NS_PER_MS
 #define NETRUN_MAX_CDF_DIRS 4
+#define NETRUN_MAX_CDFS 16            /* distinct CDFs a workload names */
 #define NETRUN_NAME 48                /* "SWITCH:PORT" */
 
 struct netrun_conf {
