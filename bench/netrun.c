@@ -357,12 +357,17 @@ static void nr_end_reason(struct nr *x, enum sim_end end)
 	char t[32], b[32];
 	size_t first = SIZE_MAX;
 
-	for (size_t k = 0; k < r->nflows; k++)
-		if (!r->flow[k].done && !r->flow[k].lost) {
+	for (size_t k = 0; k < r->nflows; k++) {
+		const struct sim_flow *f = &r->flow[k];
+		/* not started: its time not reached, or a round still held */
+		bool started = (!f->held || f->start_ns > 0) && f->start_ns <= r->sim_ns;
+		if (!f->done && !f->lost) {
 			r->unfinished++;
+			r->not_started += !started;
 			if (first == SIZE_MAX)
 				first = k;
 		}
+	}
 	r->end = end;
 	if (r->all_finished) {
 		snprintf(r->end_reason, sizeof(r->end_reason), "all %zu flows finished", r->nflows);
@@ -381,8 +386,9 @@ static void nr_end_reason(struct nr *x, enum sim_end end)
 	const struct sim_flow *f = &r->flow[first];
 	size_t used = strlen(r->end_reason);
 	snprintf(r->end_reason + used, sizeof(r->end_reason) - used, ": %zu flow%s had not "
-		 "finished (the first: flow %zu, host %u -> %u, %s, %s at %s)", r->unfinished,
-		 r->unfinished == 1 ? "" : "s", first, f->src, f->dst,
+		 "finished, %zu of them not started (the first: flow %zu, host %u -> %u, %s, %s "
+		 "at %s)", r->unfinished, r->unfinished == 1 ? "" : "s", r->not_started, first,
+		 f->src, f->dst,
 		 f->bytes == WL_BYTES_FOREVER ? "bytes=forever" :
 		 qp_fmt_bytes(f->bytes, b, sizeof(b)),
 		 f->held && !f->start_ns ? "held" : "started",
