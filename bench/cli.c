@@ -131,6 +131,10 @@ static const struct qp_opt bench_opts[] = {
 	{ "pfc", 0, QP_OPT_STR, "SPEC", F(pfc), .cmds = CMD_RUNS,
 	  .help = "PFC on the switch this run builds (qpace-switch --pfc: xoff=BYTES[,xon=]\n"
 		  "[,headroom=BYTES|auto][,class=N][,lossless]); its hosts obey PAUSE" },
+	{ "impair", 0, QP_OPT_STR, "SPEC", F(impair), .cmds = CMD_RUNS,
+	  .help = "impair every link out of the switch this run builds, in either clock\n"
+		  "(qpace-switch --impair: loss=P,ge=P:R,reorder=P,dup=P,corrupt=P,\n"
+		  "jitter=TIME,seed=N; docs/switch.md#impairments), e.g. loss=1%,seed=3" },
 	{ "key", 0, QP_OPT_FN, "FILE", .fn = opt_key, .cmds = CMD_ALL,
 	  .help = "shared key (as qpaced --key): the soft hosts' agents sign what they send\n"
 		  "and take only signed feedback; a switch this starts signs too" },

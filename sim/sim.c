@@ -217,12 +217,14 @@ void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out)
 {
 	const struct sw_port *p = s->fab->all[i];
 	const struct sw_queue_stats *q = sw_queue_stats(p->q);
+	const struct sw_impair_stats *im = p->imp ? sw_impair_stats(p->imp) : NULL;
 
 	*out = (struct sim_port_info){
 		.sw_name = p->sw->conf->name, .name = p->conf->name,
 		.queue_bytes = sw_queue_bytes_at(p->q, s->now),
 		.drops = q->drop_tail + q->drop_store, .ecn_marks = q->ecn_marked,
 		.max_queue_bytes = q->max_qbytes, .tx_frames = p->st.tx_frames,
+		.impair_lost = im ? im->impair_loss + im->impair_ge_loss : 0,
 		.tx_bytes = p->st.tx_bytes, .rx_bytes = p->st.rx_bytes, .rate_bps = p->conf->q.rate_bps, .link = p->peer != NULL,
 		.pauses_sent = p->pfc.st.pause_tx, .pauses_received = p->pfc.st.pause_rx,
 		.paused_ns = sw_pfc_paused_ns(p, s->now),

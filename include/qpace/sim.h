@@ -207,6 +207,7 @@ struct sim_port_info {
 	uint64_t queue_bytes;         /* the model's queue now */
 	uint64_t drops;               /* drop-tail + store */
 	uint64_t ecn_marks, max_queue_bytes, tx_frames;
+	uint64_t impair_lost;         /* frames the link's impairments lost (random + bursty) */
 	uint64_t tx_bytes, rx_bytes;  /* frames sent out of the port / received, bytes */
 	qp_rate_bps rate_bps;         /* its egress rate */
 	bool link;                    /* a link between switches (else a host's port) */
