@@ -179,7 +179,7 @@ static const struct nr_pair *nr_pair(struct nr *x, uint32_t a, uint32_t b)
 static int nr_workload(struct nr *x, struct wl_flows *wf, char *err, size_t errlen)
 {
 	struct wl_spec *spec = calloc(1, sizeof(*spec));
-	struct cdf *store = calloc(WL_MAX_GROUPS, sizeof(*store));
+	struct cdf *store = calloc(NETRUN_MAX_CDFS, sizeof(*store));
 	uint8_t *site = NULL;
 	int rc;
 
@@ -189,7 +189,7 @@ static int nr_workload(struct nr *x, struct wl_flows *wf, char *err, size_t errl
 	}
 	snprintf(x->r->workload, sizeof(x->r->workload), "%s", x->c->workload_file);
 	if ((rc = wl_load(spec, x->c->workload_file, err, errlen)) ||
-	    (rc = wl_load_cdfs(spec, store, WL_MAX_GROUPS, x->c->cdf_dirs, x->c->ncdf_dirs, err,
+	    (rc = wl_load_cdfs(spec, store, NETRUN_MAX_CDFS, x->c->cdf_dirs, x->c->ncdf_dirs, err,
 			       errlen)))
 		goto out;
 	if (x->c->gen && x->c->gen->kind != TOPOGEN_STAR && x->c->gen->kind != TOPOGEN_LEAF_SPINE &&
@@ -357,12 +357,17 @@ static void nr_end_reason(struct nr *x, enum sim_end end)
 	char t[32], b[32];
 	size_t first = SIZE_MAX;
 
-	for (size_t k = 0; k < r->nflows; k++)
-		if (!r->flow[k].done && !r->flow[k].lost) {
+	for (size_t k = 0; k < r->nflows; k++) {
+		const struct sim_flow *f = &r->flow[k];
+		/* not started: its time not reached, or a round still held */
+		bool started = (!f->held || f->start_ns > 0) && f->start_ns <= r->sim_ns;
+		if (!f->done && !f->lost) {
 			r->unfinished++;
+			r->not_started += !started;
 			if (first == SIZE_MAX)
 				first = k;
 		}
+	}
 	r->end = end;
 	if (r->all_finished) {
 		snprintf(r->end_reason, sizeof(r->end_reason), "all %zu flows finished", r->nflows);
@@ -381,8 +386,9 @@ static void nr_end_reason(struct nr *x, enum sim_end end)
 	const struct sim_flow *f = &r->flow[first];
 	size_t used = strlen(r->end_reason);
 	snprintf(r->end_reason + used, sizeof(r->end_reason) - used, ": %zu flow%s had not "
-		 "finished (the first: flow %zu, host %u -> %u, %s, %s at %s)", r->unfinished,
-		 r->unfinished == 1 ? "" : "s", first, f->src, f->dst,
+		 "finished, %zu of them not started (the first: flow %zu, host %u -> %u, %s, %s "
+		 "at %s)", r->unfinished, r->unfinished == 1 ? "" : "s", r->not_started, first,
+		 f->src, f->dst,
 		 f->bytes == WL_BYTES_FOREVER ? "bytes=forever" :
 		 qp_fmt_bytes(f->bytes, b, sizeof(b)),
 		 f->held && !f->start_ns ? "held" : "started",

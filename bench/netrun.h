@@ -44,6 +44,7 @@
 #define NETRUN_DEFAULT_UNTIL_NS (10 * QP_NS_PER_S)
 #define NETRUN_DEFAULT_SAMPLE_NS QP_NS_PER_MS
 #define NETRUN_MAX_CDF_DIRS 4
+#define NETRUN_MAX_CDFS 16            /* distinct CDFs a workload names */
 #define NETRUN_NAME 48                /* "SWITCH:PORT" */
 
 struct netrun_conf {
@@ -87,7 +88,8 @@ struct netrun_result {
 	struct sim_flow *flow;        /* [nflows], in the workload's order */
 	struct wl_flow *wl;           /* [nflows]: group, round */
 	struct fct_flow *fct;         /* [nflows]: bytes, FCT, ideal */
-	size_t done, lost, unfinished;
+	size_t done, lost, unfinished;  /* unfinished: neither done nor lost */
+	size_t not_started;           /* of the unfinished, those whose start was not reached */
 	uint64_t retransmits, timeouts;
 	struct stats_fct fct_us;      /* FCT p50/p99/max and slowdown p50/p99 of finished */
 	struct fct_summary bins;

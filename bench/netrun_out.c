@@ -53,6 +53,7 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_u64(o, "flows_done", r->done);
 	qp_out_u64(o, "flows_lost", r->lost);
 	qp_out_u64(o, "flows_unfinished", r->unfinished);
+	qp_out_u64(o, "flows_not_started", r->not_started);
 	qp_out_u64(o, "retransmits", r->retransmits);
 	qp_out_u64(o, "timeouts", r->timeouts);
 	qp_out_u64(o, "drops", r->drops);

@@ -53,3 +53,60 @@ row hpcc 2 -N 60 -s 500K -R 1 --rate 100G --delay 1us --buffer 32M --cc hpcc \
 	--pfc xoff=32K,headroom=auto,class=0,lossless
 row iatcp 60 -N 96 -s 256K -R "$ROUNDS" --rate 1G --delay 20us --cc none --credits ia
 row demo - -N 16 -s 256K -R 5 --cc hpcc
+
+# Topology + workload runs (qpace-bench run), against the issue's scale targets:
+#   ls128   a 128-host leaf-spine (8 leaves x 16 hosts, 4 spines, 100 Gb/s hosts, 400G
+#           uplinks: non-blocking), WebSearch at 0.5 load for 50 ms, hpcc: under 5 min
+#           wall and 2 GB resident (VT_SPEED_SCALE=0 skips it: it is the long one)
+#   mem10k  10,000 concurrent flows (250 long groups of 40 senders, bytes=forever) on a
+#           256-host leaf-spine at 1 Gb/s, 200 us: under 1 GB resident; beside it one
+#           flow on the same fabric, and the difference per flow
+# Peak RSS is the process's VmHWM at the end (report.json's peak_rss_bytes).
+dir=$(mktemp -d)
+trap 'rm -f "$tmp"; rm -rf "$dir"' EXIT
+netrun() {   # netrun NAME TARGET_S TARGET_MB ARGS...
+	name=$1
+	tws=$2
+	tmb=$3
+	shift 3
+	cpu=-1
+	if [ -x /usr/bin/time ]; then
+		out=$(/usr/bin/time -f "%U %S" -o "$tmp" $one_core "$B" run -j --no-plots \
+			--no-progress "$@" 2>/dev/null)
+		cpu=$(awk '{ print $1 + $2 }' "$tmp")
+	else
+		out=$($one_core "$B" run -j --no-plots --no-progress "$@" 2>/dev/null)
+	fi
+	awk -v n="$name" -v tw="$tws" -v tm="$tmb" -v cpu="$cpu" -v sim="$(num "$out" sim_s)" \
+	    -v wall="$(num "$out" wall_s)" -v ev="$(num "$out" events)" \
+	    -v hops="$(num "$out" packet_hops)" -v fl="$(num "$out" flows)" \
+	    -v done_="$(num "$out" flows_done)" -v rss="$(num "$out" peak_rss_bytes)" 'BEGIN {
+		mb = rss / 1048576
+		printf "%-7s %7d %7d %8.4f %8.1f %7s %10.0f %12.0f %8.0f  %s%s\n", n, fl, done_,
+		       sim, wall, cpu < 0 ? "-" : sprintf("%.1f", cpu), ev / wall, hops / wall, mb,
+		       tw == "-" ? "" : (wall < tw ? "wall under target, " : "WALL OVER TARGET, "),
+		       tm == "-" ? "" : (mb < tm ? "RSS under target" : "RSS OVER TARGET")
+	}'
+	echo "$out" >"$dir/$name.json"
+}
+echo
+printf "%-7s %7s %7s %8s %8s %7s %10s %12s %8s\n" run flows done sim_s wall_s cpu_s events/s \
+	packet-hops/s rss_MB
+printf 'poisson cdf=websearch load=0.5 duration=50ms\n' >"$dir/ws.wl"
+[ "${VT_SPEED_SCALE:-1}" = 0 ] ||
+	netrun ls128 300 2048 --gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G \
+		--workload "$dir/ws.wl" --cc hpcc --until 1s
+awk 'BEGIN { for (r = 0; r < 250; r++) { a = r + 1; b = r + 40
+	s = b < 256 ? a "-" b : a "-255,0-" (b - 256)
+	print "long senders=" s " receiver=" r } }' >"$dir/mem10k.wl"
+echo "long senders=1 receiver=0" >"$dir/mem1.wl"
+G256=leaf-spine:leaves=16,spines=4,hosts-per-leaf=16,rate=1G
+netrun mem10k - 1024 --gen $G256 --workload "$dir/mem10k.wl" --until 200us
+netrun mem1 - - --gen $G256 --workload "$dir/mem1.wl" --until 200us
+awk -v a="$(num "$(cat "$dir/mem10k.json")" peak_rss_bytes)" \
+    -v b="$(num "$(cat "$dir/mem1.json")" peak_rss_bytes)" \
+    -v ev="$(num "$(cat "$dir/mem10k.json")" max_pending_events)" 'BEGIN {
+	printf "memory per concurrent flow (its two QPs, their registrations, its state): " \
+	       "%.1f KB ((%.0f - %.0f MB) / 9999); pending events at the peak: %d (24 B each)\n",
+	       (a - b) / 9999 / 1024, a / 1048576, b / 1048576, ev
+}'

@@ -12,6 +12,11 @@
 
 #define FLOW_BUF_BYTES (64u * 1024)
 #define FLOW_SQ_DEPTH 64u
+/* Send-queue slots for a sender's gated pieces (one MTU each): twice the default window
+ * of 128 packets, against the soft backend's 1024, whose slots (48 bytes each, and a
+ * completion slot of 24 beside each) made a flow's two QPs 160 KB; a piece that finds them
+ * full waits, pending, for the ACK that frees one. The receiver's QP sends nothing. */
+#define FLOW_SQ_PIECES 256u
 #define FLOW_QP_TIMEOUT 14             /* as the incast: 67 ms, beyond a full buffer */
 #define FLOW_OVERHEAD 58u              /* Ethernet, IPv4, UDP, BTH, ICRC per packet */
 
@@ -108,6 +113,10 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 	char e[300];
 	qp_rate_bps line = fl->c.line_bps;
 	qp_time_ns rtt = f->base_rtt_ns ? f->base_rtt_ns : fl->c.base_rtt_ns;
+
+	qa.sq_pieces = FLOW_SQ_PIECES;
+	ra.sq_depth = 1;
+	ra.sq_pieces = 1;
 
 	if (host_bufs(fl, f->src) || host_bufs(fl, f->dst))
 		return -ENOMEM;

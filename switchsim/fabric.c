@@ -135,6 +135,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		if (pc->kind == SW_PORT_LINK)
 			f->all[i]->peer = &f->sw[pc->peer_switch]->ports[pc->peer_port];
 	}
+	sw_fabric_tree_build(f);
 	if (c->pcap_path) {
 		f->cap = sw_capture_open(c->pcap_path, qp_now_ns(), err, len);
 		if (!f->cap)

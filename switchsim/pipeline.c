@@ -31,12 +31,55 @@ static qp_time_ns port_next(const struct sw_port *p)
 
 /* After any change of @p's bands or delay lines: its entry in the fabric's array of next
  * leave times, and the driver's hint (an earlier departure, e.g. a queue an XON released). */
+#define TREE_NONE UINT16_MAX
+
+/* A port's place in the emit's order: its leave time, less --tx-early on an I/O port. */
+static qp_time_ns tree_key(const struct sw_fabric *f, uint16_t i)
+{
+	if (i == TREE_NONE || f->next[i].t == QP_TIME_NEVER)
+		return QP_TIME_NEVER;
+	return f->next[i].io ? qp_time_since(f->next[i].t, f->conf->tx_early_ns) : f->next[i].t;
+}
+
+static uint16_t tree_better(const struct sw_fabric *f, uint16_t a, uint16_t b)
+{
+	qp_time_ns ka = tree_key(f, a), kb = tree_key(f, b);
+
+	if (ka != kb)
+		return ka < kb ? a : b;
+	return a < b ? a : b;          /* the lower port first, as the scan finds it */
+}
+
+static void tree_update(struct sw_fabric *f, int i)
+{
+	unsigned pos = (unsigned)(f->tsize + i);
+
+	for (pos >>= 1; pos; pos >>= 1)
+		f->win[pos] = tree_better(f, f->win[2 * pos], f->win[2 * pos + 1]);
+}
+
+void sw_fabric_tree_build(struct sw_fabric *f)
+{
+	int n = 1;
+
+	while (n < f->nports)
+		n *= 2;
+	f->tsize = n;
+	for (int i = 0; i < n; i++)
+		f->win[n + i] = i < f->nports ? (uint16_t)i : TREE_NONE;
+	for (int k = n - 1; k >= 1; k--)
+		f->win[k] = tree_better(f, f->win[2 * k], f->win[2 * k + 1]);
+}
+
 void sw_port_touch(struct sw_port *p)
 {
+	struct sw_fabric *f = p->sw->fab;
 	qp_time_ns t = port_next(p);
 
-	p->sw->fab->next[p->gidx].t = t;
-	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, t);
+	f->next[p->gidx].t = t;
+	f->next_hint = qp_time_min(f->next_hint, t);
+	if (f->tsize)
+		tree_update(f, p->gidx);
 }
 
 static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
@@ -459,6 +502,9 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 {
 	qp_time_ns t = QP_TIME_NEVER;
 
+	if (f->tsize && !f->pfc_xoff && !f->conf->tx_early_ns)
+		return tree_key(f, f->win[1]);   /* no early: the tree's order is leave time */
+
 	for (int i = 0; i < f->nports; i++)
 		t = qp_time_min(t, qp_time_min(f->next[i].t, f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
 								     : QP_TIME_NEVER));
@@ -634,7 +680,15 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 			/* Globally in time order, so frames crossing links arrive in order. I/O
 			 * ports may hand frames to the OS up to --tx-early before they leave in
 			 * the model, so they go out in batches; links never run ahead. */
-			for (int i = 0; i < f->nports; i++) {
+			if (f->tsize && !f->pfc_xoff) {
+				uint16_t w = f->win[1];
+				due = tree_key(f, w);
+				if (due != QP_TIME_NEVER) {
+					best = f->all[w];
+					bt = f->next[w].t;
+				}
+			}
+			for (int i = 0; (!f->tsize || f->pfc_xoff) && i < f->nports; i++) {
 				qp_time_ns t = f->next[i].t, d;
 				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
 							    : QP_TIME_NEVER;

@@ -158,6 +158,13 @@ struct sw_fabric {
 		qp_time_ns t;
 		bool io;
 	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	/* A tournament tree over next[]: each node the index of the earlier of its two
+	 * children in the emit's order (leave time, less --tx-early on I/O ports, then port
+	 * order), win[1] the earliest of all, kept by sw_port_touch in log2(ports) steps, so
+	 * an emit finds each departure without scanning every port (while PFC holds an
+	 * upstream paused it scans: PFC's own times are in no tree). */
+	uint16_t win[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];
+	int tsize;                     /* leaves, a power of two; 0 until the fabric is built */
 	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nio;
 	struct sw_capture *cap;
@@ -188,6 +195,8 @@ void sw_ingress(struct sw_port *port, const uint8_t *frame, size_t len,
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now);
 /* Earliest leave time over all ports, QP_TIME_NEVER when nothing waits. */
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
+/* Build the tree over next[] once every port is (sw_fabric_create). */
+void sw_fabric_tree_build(struct sw_fabric *f);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
 /* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */

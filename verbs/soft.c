@@ -310,7 +310,7 @@ static int soft_qp_init(struct qp *qp, char *err, size_t errlen)
 	rc_params_init(&p);
 	p.qpn = (uint32_t)qpn;
 	p.sq_psn = qp_initial_psn(qp);
-	p.sq_depth = a->sq_depth + SOFT_SQ_PIECES;
+	p.sq_depth = a->sq_depth + (a->sq_pieces ? a->sq_pieces : SOFT_SQ_PIECES);
 	p.rq_depth = a->rq_depth;
 	p.max_inline = a->max_inline;
 	p.window_pkts = c->o.window_pkts;

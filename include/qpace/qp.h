@@ -135,6 +135,8 @@ enum qp_flags {
 struct qp_attr {
 	uint32_t sq_depth;         /* send WRs the caller keeps in flight; 0 = 128 */
 	uint32_t rq_depth;         /* posted receives; 0 = 512 */
+	uint32_t sq_pieces;        /* soft: send-queue slots beyond sq_depth for the pieces
+				    * of gated WRITEs; 0 = SOFT_SQ_PIECES (qpace/soft.h) */
 	uint32_t max_inline;       /* inline data bytes; 0 = none */
 	uint32_t mtu_bytes;        /* 256..4096, power of two; 0 = the port's active MTU */
 	uint32_t psn;              /* initial send PSN (24 bits) when psn_fixed */

@@ -48,7 +48,7 @@
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
-#define WL_MAX_GROUPS 64
+#define WL_MAX_GROUPS 256
 #define WL_MAX_RANGES 32          /* items in a host list */
 #define WL_MAX_HOST 65535         /* largest host number in a list */
 #define WL_CDF_NAME 128

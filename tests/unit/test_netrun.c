@@ -158,7 +158,8 @@ static void test_incast_rounds(void **state)
 	netrun_result_free(&r);
 }
 
-/* A flow that never ends is stopped at the limit, named. */
+/* A flow that never ends is stopped at the limit, named; one that would start after it
+ * is counted as not started. */
 static void test_until(void **state)
 {
 	struct topogen_params g = star(3);
@@ -168,16 +169,19 @@ static void test_until(void **state)
 	(void)state;
 
 	conf(&c, &g, write_file("l.wl", "long senders=1 receiver=0\n"
-				"incast bytes=64K senders=2 receiver=0\n"));
+				"incast bytes=64K senders=2 receiver=0\n"
+				"incast bytes=1K senders=2 receiver=0 start=8ms\n"));
 	c.until_ns = 5 * QP_NS_PER_MS;
 	assert_int_equal(netrun_run(&c, &r, err, sizeof(err)), 0);
 	assert_false(r.all_finished);
 	assert_int_equal(r.end, SIM_END_TIME);
 	assert_int_equal(r.sim_ns, 5 * QP_NS_PER_MS);
 	assert_int_equal(r.done, 1);
-	assert_int_equal(r.unfinished, 1);
-	assert_non_null(strstr(r.end_reason, "stopped at --until 5ms of simulated time: 1 flow "
-				   "had not finished (the first: flow 0, host 1 -> 0, bytes=forever"));
+	assert_int_equal(r.unfinished, 2);
+	assert_int_equal(r.not_started, 1);
+	assert_non_null(strstr(r.end_reason, "stopped at --until 5ms of simulated time: 2 flows "
+				   "had not finished, 1 of them not started (the first: flow 0, "
+				   "host 1 -> 0, bytes=forever"));
 	/* the long flow kept its link busy: most of 5 ms at 10G */
 	double u = 0;
 	for (size_t i = 0; i < r.ports; i++)
