@@ -114,7 +114,11 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 	qp_rate_bps line = fl->c.line_bps;
 	qp_time_ns rtt = f->base_rtt_ns ? f->base_rtt_ns : fl->c.base_rtt_ns;
 
-	qa.sq_pieces = FLOW_SQ_PIECES;
+	/* a window of packets in flight holds as many slots until its ACKs: room for two
+	 * windows, at least FLOW_SQ_PIECES (a WAN flow's 4096-packet window needs 8192) */
+	uint64_t win = sim_host_window(fl->s, f->src);
+	qa.sq_pieces = win * 2 > FLOW_SQ_PIECES ? (uint32_t)(win < (1u << 20) ? win * 2 : 1u << 21)
+						 : FLOW_SQ_PIECES;
 	ra.sq_depth = 1;
 	ra.sq_pieces = 1;
 

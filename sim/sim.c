@@ -88,9 +88,10 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	sh->wake_at = QP_TIME_NEVER;
 	sh->nic_bps = hc->nic_bps ? hc->nic_bps : p->conf->q.rate_bps;
 	sh->delay_ns = hc->link_delay_ns == SIM_PORT_DELAY ? p->q_delay_ns : hc->link_delay_ns;
+	sh->window_pkts = hc->window_pkts ? hc->window_pkts : 128;
 	/* link_rate: what a PAUSE's quanta mean to the host (its NIC's rate) */
 	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu", ip,
-		 (unsigned long long)(hc->window_pkts ? hc->window_pkts : 128),
+		 (unsigned long long)sh->window_pkts,
 		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024),
 		 (unsigned long long)sh->nic_bps);
 	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
@@ -206,6 +207,11 @@ void sim_stats(const struct sim *s, struct sim_stats *out)
 size_t sim_nports(const struct sim *s)
 {
 	return (size_t)s->fab->nports;
+}
+
+uint64_t sim_host_window(const struct sim *s, size_t i)
+{
+	return s->hosts[i].window_pkts;
 }
 
 size_t sim_host_port(const struct sim *s, size_t i)

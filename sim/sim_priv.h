@@ -20,6 +20,7 @@ struct sim_host {
 	/* NIC and uplink */
 	qp_rate_bps nic_bps;
 	qp_time_ns delay_ns;
+	uint64_t window_pkts;          /* its RC window (sim_host_conf.window_pkts, 0 = 128) */
 	bool nic_busy;
 	qp_time_ns nic_free_ns;        /* when the frame on the wire is out */
 	uint64_t nic_rem;              /* bits*1e9 not yet whole ns, this busy period */

@@ -228,6 +228,8 @@ struct sim_port_info {
 	qp_time_ns paused_ns;         /* PFC: time its egress has been paused */
 };
 size_t sim_nports(const struct sim *s);
+/* Host @i's RC window: unacknowledged packets per QP (sim_host_conf.window_pkts). */
+uint64_t sim_host_window(const struct sim *s, size_t i);
 /* The port (its index for sim_port_info) host @i attaches to. */
 size_t sim_host_port(const struct sim *s, size_t i);
 void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out);

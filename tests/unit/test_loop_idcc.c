@@ -56,13 +56,14 @@ static void test_incast_overflows(void **state)
  * within 3 WAN RTTs and the DC flows carrying more than twice its bytes. Measured on the
  * real switch and agents: the queue stays within 20 KB of the default target
  * (0.15 x 10G x dc_rtt 12 us = 2.25 KB; peak 6.6 KB) and nothing is dropped, but the
- * WAN flow halves only after 5 WAN RTTs, and over the last 10 of 30 it carries 6.5 Gb/s
- * to the DC flows' 2.8: the DC flows, stepping every 6 us, cut first and keep the queue
- * at the target, so the WAN flow, stepping once per its own 1 ms RTT, sees little error
- * and keeps most of the link. With INT echoed through the receiver (the bench's feedback
- * since the np change) it keeps less but still far more than its share: 4.54 Gb/s to the
- * four DC flows' 4.78 (with INT direct: 6.5 to 2.8). The disagreement is asserted as
- * measured: the WAN flow gets more than twice a DC flow's rate. */
+ * WAN flow, over the last 10 of 30 WAN RTTs, carries 3.53 Gb/s to the four DC flows'
+ * 5.78: the DC flows, stepping every 6 us, cut first and keep the queue at the target, so
+ * the WAN flow, stepping once per its own 1 ms RTT, sees little error and keeps more than
+ * its share. It does halve within 3 WAN RTTs, as the source says (asserted). Figures with
+ * INT echoed through the receiver (the bench's feedback) and a send queue that holds the
+ * WAN flow's whole window (sim/flow.c; at 1024 slots the window was cut to 1024 packets,
+ * under its 1200-packet BDP, and the flow halved only after 14 RTTs). The disagreement is
+ * asserted as measured: the WAN flow gets more than twice a DC flow's rate. */
 static void test_wan_yields_to_dc(void **state)
 {
 	enum { NDC = 4, WAN = NDC, JOIN = 10, END = 30, LAST = 10 };
@@ -105,7 +106,7 @@ static void test_wan_yields_to_dc(void **state)
 		      "peak %llu B (target %.0f)\n", (double)r.flow[0].rtt_ns / 1e6, r_join / 1e9,
 		      halved, worst / 1e9, LAST, dc / 1e9, wan / 1e9, (unsigned long long)qmax, qt);
 	assert_true(r_join > 0.95 * r.payload_bps);
-	assert_true(halved > 3);                      /* the disagreement */
+	assert_true(halved > 0 && halved <= 3);       /* as the source says */
 	assert_true(wan > 2 * dc / NDC);              /* the disagreement */
 	assert_true(wan + dc > 0.9 * r.payload_bps);
 	assert_true((double)qmax < qt + 20000);
