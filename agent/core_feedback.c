@@ -298,6 +298,16 @@ static unsigned on_credit(struct agent *a, const struct fb_msg *m, uint32_t src_
 	return agent_credit_rx(a, idx, &m->u.credit, now);
 }
 
+/* A peer's INT wish on its way through the switches reached its data receiver: for the
+ * switches, not for this agent. */
+static unsigned on_want(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			uint16_t src_port, qp_time_ns now)
+{
+	(void)m, (void)src_ip, (void)src_port, (void)now;
+	a->counters[AGENT_C_FB_WANT_SEEN]++;
+	return 0;
+}
+
 typedef unsigned (*fb_handler)(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 			       uint16_t src_port, qp_time_ns now);
 
@@ -307,6 +317,7 @@ static const fb_handler handlers[FB_T_COUNT] = {
 	[FB_T_NOTICE] = on_notice,
 	[FB_T_LEVEL] = on_level,
 	[FB_T_CREDIT] = on_credit,
+	[FB_T_WANT] = on_want,
 };
 
 unsigned agent_feed_msg(struct agent *a, const struct fb_msg *m, uint32_t src_ip,

@@ -153,6 +153,8 @@ enum agent_counter {
 	AGENT_C_FB_REJ_REPLAY,       /* key set, signed message seen before or too old */
 	AGENT_C_FB_REJ_FUTURE,       /* key set, sequence too far ahead of the agent's clock */
 	AGENT_C_FB_SENDERS_EVICTED,  /* replay windows forgotten to make room for a sender */
+	AGENT_C_WANTS_SENT,          /* INT wishes (and withdrawals) sent along flows' paths */
+	AGENT_C_FB_WANT_SEEN,        /* a peer's INT wish that reached us: nothing to do */
 	AGENT_C_COUNT
 };
 

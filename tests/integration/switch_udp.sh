@@ -20,7 +20,7 @@ figures() {
 }
 
 echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
-sw_start --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
+sw_start --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct --int-flows all \
 	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us --cnp on \
 	--duration 20s
 timeout 15 $T int --base-port 17300 || fail "telemetry checks"
