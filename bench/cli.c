@@ -44,6 +44,9 @@ static const struct qp_opt bench_opts[] = {
 	{ "duration", 'D', QP_OPT_TIME, "SECS", F(duration_ns), NUM(QP_NS_PER_S, 86400 * QP_NS_PER_S),
 	  .cmds = CMD_PERF, .unit_ns = QP_NS_PER_S,
 	  .help = "run for SECS seconds instead of -n (a bare number is seconds)" },
+	{ "spin", 0, QP_OPT_TIME, "TIME", F(spin_ns), NUM(0, 10 * QP_NS_PER_S),
+	  .cmds = CMD_PERF | CMD_INCAST, .help = "soft backend: poll without blocking while the next due event is within\n"
+		  "TIME and for TIME after the last frame; block otherwise (default 20us)" },
 	{ "qp", 'q', QP_OPT_UINT, "N", F(qps), NUM(1, 64), .cmds = CMD_BW,
 	  .help = "QPs, same on both sides (default 1)" },
 	{ "port", 'p', QP_OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF | CMD_INCAST,
@@ -236,7 +239,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.size_bytes = cmd & CMD_BW ? 65536 : cmd == CMD_WRITE_LAT ? 2 : 256 * 1024,
 		.iters = cmd == CMD_WRITE_BW ? 5000 : 1000,
 		.qps = 1,
-		.tcp_port = 18515,
+		.tcp_port = 18515, .spin_ns = BENCH_DEF_SPIN_NS,
 		.out_json_file = "perftest_out.json",
 		.cc = cmd & CMD_RUNS ? "hpcc" : "none",
 		.senders = 16,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qpace/errmsg.h"
+#include "qpace/soft.h"
 #include "endpoint.h"
 #include "stats.h"
 
@@ -143,6 +144,35 @@ void ep_service(struct endpoint *e)
 		host_service(&e->host, now);
 }
 
+/* The policy (docs/performance.md#cooperative-polling): a process spins only while it has
+ * work due within a short horizon. A wake-up from ppoll lands ~40-80 us late on these
+ * machines, so an event closer than --spin is waited for by polling; a stream of frames
+ * keeps the host polling for --spin after each (read in batches, not one wake-up per
+ * frame); otherwise the core goes to the switch and the other host. */
+void ep_idle(struct endpoint *e, bool worked)
+{
+	const struct qp_soft_io_stats *io;
+	qp_time_ns now, next;
+	uint64_t frames;
+
+	if (!e->soft || !(io = qp_soft_io_stats(e->ctx)))
+		return;
+	now = qp_now_ns();
+	frames = io->rx_datagrams + io->tx_datagrams;
+	if (worked || frames != e->seen_frames) {
+		e->seen_frames = frames;
+		e->busy_ns = now;
+		return;
+	}
+	if (now < e->busy_ns + e->c->spin_ns)
+		return;
+	next = host_deadline(&e->host);
+	if (next != QP_TIME_NEVER && next <= now + e->c->spin_ns)
+		return;
+	e->blocks++;
+	qp_block_until(qp_ctx_fd(e->ctx), next, now);
+}
+
 int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len)
 {
 	struct qp_recv_wr r = { .wr_id = off, .mr = e->mr, .addr = e->buf + off, .length = len };
@@ -161,6 +191,7 @@ int ep_post_send(struct endpoint *e, struct qp *qp, enum qp_opcode op, uint32_t 
 		if (rc != -EAGAIN && rc != -ENOMEM && rc != -ENOSPC)
 			return rc;
 		ep_service(e);
+		ep_idle(e, false);
 		if (ep_stop)
 			return -EINTR;
 	}
@@ -177,6 +208,7 @@ int ep_wait_wc(struct endpoint *e, struct qp *qp, struct qp_wc *wc, qp_time_ns l
 		if (n == 1)
 			return wc->status == QP_WC_SUCCESS ? 0 : -EIO;
 		ep_service(e);
+		ep_idle(e, false);
 	}
 	return ep_stop ? -EINTR : -ETIMEDOUT;
 }
