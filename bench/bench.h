@@ -56,8 +56,7 @@ struct bench_conf {
 	uint64_t iters;
 	qp_time_ns duration_ns;      /* -D: 0 = iterations mode */
 	qp_time_ns spin_ns;          /* --spin: soft hosts poll without blocking this close to
-				      * their next due event and this long after their last
-				      * frame (endpoint.c) */
+				      * their next due event (endpoint.c) */
 	uint64_t qps;
 	uint64_t tcp_port;
 	uint64_t gid_index;

@@ -34,7 +34,6 @@ struct endpoint {
 	bool soft;
 	/* cooperative polling (ep_idle) */
 	uint64_t seen_frames;  /* the soft context's datagrams in and out, last look */
-	qp_time_ns busy_ns;    /* the last time there was work */
 	uint64_t blocks;       /* times ep_idle blocked */
 };
 
@@ -56,7 +55,7 @@ int ep_post_send(struct endpoint *e, struct qp *qp, enum qp_opcode op, uint32_t 
 /* After one turn of a loop that polls (@worked: it completed something): with the soft
  * backend, block in ppoll on the host's socket until it is readable or the host's next
  * due event (a gate opening, a retransmission timer, the agent's timers), unless that
- * event is within --spin or a frame moved less than --spin ago; then return at once. */
+ * event is within --spin, or this turn moved frames; then return at once. */
 void ep_idle(struct endpoint *e, bool worked);
 /* One completion of @qp: 0, -EIO (error status, in wc), -ETIMEDOUT or -EINTR. */
 int ep_wait_wc(struct endpoint *e, struct qp *qp, struct qp_wc *wc, qp_time_ns limit_ns);

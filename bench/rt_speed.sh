@@ -39,8 +39,9 @@ cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 # one BIN LABEL RATE SPIN
 one() {
 	bin=$1 label=$2 rate=$3 spin=$4
-	spinarg="--spin $spin"
-	[ "$label" = base ] && spinarg=""   # an older build knows no --spin: it always spins
+	spinarg="--spin $spin --rate $rate"
+	# an older build knows neither: it always spins, and its line rate is 250M
+	[ "$label" = base ] && spinarg=""
 	rm -f "$tmp/sw.json"
 	$TIME -f "$fmt" -o "$tmp/sw.t" "$bin/qpace-switch" --star 2 --base-port $P \
 		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" &
