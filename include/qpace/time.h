@@ -31,6 +31,14 @@ static inline qp_time_ns qp_time_since(qp_time_ns a, qp_time_ns b)
 
 /* CLOCK_MONOTONIC in ns. Only shells call this (lib/clock.c). */
 qp_time_ns qp_now_ns(void);
+/* One turn of a busy-wait: a hint to the CPU (PAUSE on x86) that the thread spins. */
+static inline void qp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /* Block until @fd (-1: none) is readable or @until (CLOCK_MONOTONIC ns; QP_TIME_NEVER: no
  * limit) passes, whichever is first; the thread's timer slack is 1 ns from its first call
  * (the default 50 us would be added to every sleep). True when @fd became readable. */
