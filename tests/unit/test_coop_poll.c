@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -40,6 +41,35 @@ static void test_block_until_timer(void **state)
 	assert_true(thread_cpu_ns() - c0 < 10 * MS);      /* asleep, not spinning */
 	/* a deadline already past returns at once */
 	assert_false(qp_block_until(-1, t0, qp_now_ns()));
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	qp_time_ns x = *(const qp_time_ns *)a, y = *(const qp_time_ns *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The cost of blocking: how late a wake-up for a deadline 100 us ahead lands (printed for
+ * docs/performance.md; asserted only to be bounded). */
+static void test_block_until_lateness(void **state)
+{
+	enum { N = 400 };
+	static qp_time_ns late[N];
+	(void)state;
+
+	for (int i = 0; i < N; i++) {
+		qp_time_ns now = qp_now_ns(), until = now + 100 * QP_NS_PER_US;
+
+		qp_block_until(-1, until, now);
+		late[i] = qp_now_ns() - until;
+	}
+	qsort(late, N, sizeof(late[0]), cmp_ns);
+	print_message("wake-up lateness for a 100 us timeout: p50 %.1f us, p90 %.1f us, p99 "
+		      "%.1f us, max %.1f us\n", (double)late[N / 2] / 1e3,
+		      (double)late[N * 9 / 10] / 1e3, (double)late[N * 99 / 100] / 1e3,
+		      (double)late[N - 1] / 1e3);
+	assert_true(late[N / 2] < 50 * MS);
 }
 
 static void *write_later(void *arg)
@@ -119,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_block_until_timer),
 		cmocka_unit_test(test_block_until_readable),
+		cmocka_unit_test(test_block_until_lateness),
 		cmocka_unit_test(test_endpoint_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
