@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/bytes.h"
 #include "qpace/fb_auth.h"
 #include "qpace/units.h"
 #include "core_priv.h"
@@ -451,6 +452,14 @@ unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
 	size_t off = 0, used;
 
 	a->counters[AGENT_C_FB_DATAGRAMS]++;
+	/* A peer agent's INT wish reaches the data receiver by design (the switches on the
+	 * way take it): seen, never acted on, so not a rejection when the allow-list (which
+	 * names the switches) leaves its sender out. */
+	if (len >= FB_HDR_LEN && qp_get16(buf) == FB_MAGIC && buf[3] == FB_T_WANT &&
+	    !allowed(a, src_ip)) {
+		a->counters[AGENT_C_FB_WANT_SEEN]++;
+		return 0;
+	}
 	if (!allowed(a, src_ip)) {
 		agent_note(a, AGENT_C_FB_REJ_SOURCE, "feedback from %s:%u dropped: source not on "
 			   "the allow-list (--allow)", qp_ipv4_fmt(src_ip, ips, sizeof(ips)),

@@ -129,7 +129,6 @@ void agent_reschedule(struct agent *a, uint32_t idx);
 /* core_want.c: INT wished for a QP's flow (FB_T_WANT). _update after registration and
  * after an algorithm change, and when want_ns is due: asks (or withdraws, when the
  * algorithm takes no INT); _withdraw before the QP goes. */
-#define AGENT_WANT_REFRESH_NS (1 * QP_NS_PER_S)
 void agent_want_update(struct agent *a, uint32_t idx, qp_time_ns now);
 void agent_want_withdraw(struct agent *a, uint32_t idx, qp_time_ns now);
 

@@ -74,6 +74,7 @@ _Static_assert(FB_LEVEL_MAX == CC_LEVEL_SEVERE && FB_LEVEL_ACK == CC_LEVEL_ACK,
 #define AGENT_DEF_TX_QUEUE 1024u      /* datagrams queued for the shell */
 #define AGENT_MAX_TX_QUEUE 65536u
 #define AGENT_MAX_INT_EVERY 1000000u
+#define AGENT_WANT_REFRESH_NS QP_NS_PER_S  /* a QP's INT wish is repeated this often */
 #define AGENT_DEF_SENDERS 256u        /* signers whose replay windows are kept */
 /* Credit gating ends after 4 silent grant intervals, and never sooner than 100 ms: the
  * gate's own "dead agent" age (QP_GATE_DEF_STALE_NS). A 1 ms floor ended gating whenever
