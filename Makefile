@@ -9,6 +9,7 @@
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
+#   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
@@ -137,7 +138,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	bench-vt demo demo-table clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
+	bench-vt bench-rt demo demo-table clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -213,6 +214,9 @@ bench-cc: $(BUILD)/bin/bench-cc
 
 bench-vt: $(BUILD)/bin/qpace-bench
 	@sh bench/vt_speed.sh $(BUILD)
+
+bench-rt: all
+	@BUILD=$(BUILD) sh bench/rt_speed.sh
 
 # ns-3, for the speed comparison only (docs/performance.md, "Virtual time vs ns-3"): the
 # one C++ program, built against Debian's packaged ns-3 3.37 and qpace's lib layer, never

@@ -130,6 +130,19 @@ static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err,
 	return copy_str(c->key_file, sizeof(c->key_file), v, err, errlen);
 }
 
+static int opt_int_sample(const struct qp_opt *o, void *conf, const char *v, char *err,
+			  size_t errlen)
+{
+	struct qpaced_config *c = CONF(conf);
+
+	(void)o;
+	c->agent.int_every = 1;
+	c->agent.int_interval_ns = 0;
+	if (qp_parse_int_sample(v, &c->agent.int_every, &c->agent.int_interval_ns))
+		return qp_errmsg(-EINVAL, err, errlen, "accepted " QP_INT_SAMPLE_ACCEPTED);
+	return 0;
+}
+
 #define AT(field) QP_OPT_AT(struct qpaced_config, field)
 
 static const char *const enforce_modes[] = { "off", "observe", "tc", NULL };
@@ -169,6 +182,9 @@ static const struct qp_opt options[] = {
 	  .max = 1000, .def = "100",
 	  .help = "then they pace at this share of each QP's line rate, in 1/1000\n"
 		  "(never above the last rate this agent set)" },
+	{ "int-sample", 0, QP_OPT_FN, "SPEC", .fn = opt_int_sample, .def = "every=1",
+	  .help = "INT sampling each QP whose algorithm takes INT asks the switches for:\n"
+		  "every=K (one report per K data frames) and/or interval=TIME" },
 	{ "busy-poll", 0, QP_OPT_TIME, "TIME", AT(busy_poll_ns), .max = 10 * QP_NS_PER_S,
 	  .help = "keep polling this long after feedback (CPU for latency)", .def = "0" },
 	{ "enforce", 0, QP_OPT_CHOICE, "off|observe|tc", AT(enforce), .choices = enforce_modes,

@@ -69,6 +69,10 @@ static const struct {
 	[AGENT_C_WIRE_IDLE] = { "wire_qps_idle", "QPs from the wire removed when quiet" },
 	[AGENT_C_FB_SENDERS_EVICTED] = { "feedback_senders_evicted",
 					 "replay windows forgotten to make room for a sender" },
+	[AGENT_C_WANTS_SENT] = { "int_wants_sent", "INT wishes and withdrawals sent to the "
+				 "switches on a flow's path" },
+	[AGENT_C_FB_WANT_SEEN] = { "feedback_want_seen", "peers' INT wishes that reached this "
+				   "host (nothing to do)" },
 };
 
 const char *agent_counter_name(enum agent_counter c)
@@ -194,6 +198,9 @@ static int check_params(const struct agent_params *p, const struct qp_ratetable 
 	if (p->max_qps < 1 || p->max_qps > AGENT_MAX_QPS)
 		return qp_errmsg(-EINVAL, err, errlen, "max-qps %u out of range 1..%u", p->max_qps,
 				 AGENT_MAX_QPS);
+	if (p->int_every > AGENT_MAX_INT_EVERY)
+		return qp_errmsg(-EINVAL, err, errlen, "int-sample every=%u out of range 1..%u",
+				 p->int_every, AGENT_MAX_INT_EVERY);
 	if (p->tx_queue < 1 || p->tx_queue > AGENT_MAX_TX_QUEUE)
 		return qp_errmsg(-EINVAL, err, errlen, "tx queue %u out of range 1..%u",
 				 p->tx_queue, AGENT_MAX_TX_QUEUE);
@@ -304,7 +311,8 @@ void agent_reschedule(struct agent *a, uint32_t idx)
 {
 	struct agent_qp *q = &a->qps[idx];
 
-	q->deadline_ns = qp_time_min(q->cc->timer_ns, q->credit_expiry_ns);
+	q->deadline_ns = qp_time_min(qp_time_min(q->cc->timer_ns, q->credit_expiry_ns),
+				     q->want_ns);
 	agent_heap_update(a, idx);
 }
 
@@ -494,7 +502,7 @@ int agent_register(struct agent *a, const struct agent_qp_reg *reg, uint32_t own
 	*q = (struct agent_qp){
 		.used = true, .reg = r, .owner = owner, .pid = pid, .cc = cc, .slot = slot,
 		.heap_pos = AGENT_NO_IDX, .credit_expiry_ns = QP_TIME_NEVER, .link = -1,
-		.rtt_ns = r.base_rtt_ns,
+		.rtt_ns = r.base_rtt_ns, .want_ns = QP_TIME_NEVER,
 	};
 	agent_map_add(a, &a->by_qpn, idx);
 	agent_map_add(a, &a->by_flow, idx);
@@ -506,6 +514,7 @@ int agent_register(struct agent *a, const struct agent_qp_reg *reg, uint32_t own
 		return rc;
 	}
 	agent_publish(a, q, now);
+	agent_want_update(a, idx, now);
 	agent_reschedule(a, idx);
 	a->counters[AGENT_C_REG_OK]++;
 	return 0;
@@ -517,6 +526,7 @@ static void qp_remove(struct agent *a, uint32_t idx, qp_time_ns now)
 
 	if (q->link >= 0)
 		agent_link_leave(a, idx, now);
+	agent_want_withdraw(a, idx, now);
 	agent_heap_remove(a, idx);
 	agent_map_del(a, &a->by_qpn, idx);
 	agent_map_del(a, &a->by_flow, idx);
@@ -689,6 +699,7 @@ int agent_set_algo(struct agent *a, uint32_t qpn, const char *algo, const char *
 	a->qps[idx].reg = r;
 	a->counters[AGENT_C_OVERRIDES]++;
 	agent_publish(a, &a->qps[idx], now);
+	agent_want_update(a, idx, now);
 	agent_reschedule(a, idx);
 	return 0;
 }
@@ -710,6 +721,8 @@ void agent_poll(struct agent *a, qp_time_ns now)
 			agent_credit_expire(a, idx, now);
 		if (q->cc->timer_ns <= now)
 			act = cc_timer(q->cc, now);
+		if (q->want_ns <= now)
+			agent_want_update(a, idx, now);
 		agent_after_cc(a, idx, act, now);
 	}
 	agent_links_poll(a, now);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qpace/bytes.h"
 #include "qpace/fb_auth.h"
 #include "qpace/units.h"
 #include "core_priv.h"
@@ -316,6 +317,16 @@ static unsigned on_credit(struct agent *a, const struct fb_msg *m, uint32_t src_
 	return agent_credit_rx(a, idx, &m->u.credit, now);
 }
 
+/* A peer's INT wish on its way through the switches reached its data receiver: for the
+ * switches, not for this agent. */
+static unsigned on_want(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
+			uint16_t src_port, qp_time_ns now)
+{
+	(void)m, (void)src_ip, (void)src_port, (void)now;
+	a->counters[AGENT_C_FB_WANT_SEEN]++;
+	return 0;
+}
+
 typedef unsigned (*fb_handler)(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 			       uint16_t src_port, qp_time_ns now);
 
@@ -325,6 +336,7 @@ static const fb_handler handlers[FB_T_COUNT] = {
 	[FB_T_NOTICE] = on_notice,
 	[FB_T_LEVEL] = on_level,
 	[FB_T_CREDIT] = on_credit,
+	[FB_T_WANT] = on_want,
 };
 
 unsigned agent_feed_msg(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
@@ -458,6 +470,14 @@ unsigned agent_feed_datagram(struct agent *a, const uint8_t *buf, size_t len,
 	size_t off = 0, used;
 
 	a->counters[AGENT_C_FB_DATAGRAMS]++;
+	/* A peer agent's INT wish reaches the data receiver by design (the switches on the
+	 * way take it): seen, never acted on, so not a rejection when the allow-list (which
+	 * names the switches) leaves its sender out. */
+	if (len >= FB_HDR_LEN && qp_get16(buf) == FB_MAGIC && buf[3] == FB_T_WANT &&
+	    !allowed(a, src_ip)) {
+		a->counters[AGENT_C_FB_WANT_SEEN]++;
+		return 0;
+	}
 	if (!allowed(a, src_ip)) {
 		agent_note(a, AGENT_C_FB_REJ_SOURCE, "feedback from %s:%u dropped: source not on "
 			   "the allow-list (--allow)", qp_ipv4_fmt(src_ip, ips, sizeof(ips)),

@@ -50,6 +50,8 @@ struct agent_qp {
 	uint16_t peer_sport;         /* learned from INT sent to us; 0 = not known */
 	uint64_t credits_tx_bytes;
 	struct agent_level_src level_src;
+	/* INT wished from the switches on the path: next repeat, QP_TIME_NEVER = none */
+	qp_time_ns want_ns;
 	/* monitoring */
 	struct qp_int_hop prev_hops[QP_INT_MAX_HOPS];
 	unsigned prev_nhops;
@@ -124,6 +126,12 @@ bool agent_send(struct agent *a, const struct fb_msg *m, uint32_t ip, uint16_t p
 bool agent_publish(struct agent *a, struct agent_qp *q, qp_time_ns now);
 /* Recompute a QP's deadline (controller timer, credit expiry) and its heap place. */
 void agent_reschedule(struct agent *a, uint32_t idx);
+
+/* core_want.c: INT wished for a QP's flow (FB_T_WANT). _update after registration and
+ * after an algorithm change, and when want_ns is due: asks (or withdraws, when the
+ * algorithm takes no INT); _withdraw before the QP goes. */
+void agent_want_update(struct agent *a, uint32_t idx, qp_time_ns now);
+void agent_want_withdraw(struct agent *a, uint32_t idx, qp_time_ns now);
 
 /* core_feedback.c: after a controller ran (publish, level ack, reschedule); AGENT_RX_* */
 unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns now);

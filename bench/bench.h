@@ -47,6 +47,7 @@ enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
 #define BENCH_MAX_ALGOS 16u
 #define BENCH_PERF_MAX_SIZE 8388608u /* perftest MAX_SIZE */
 #define BENCH_PERF_MIN_ITERS 5u      /* perftest MIN_ITER */
+#define BENCH_DEF_SPIN_NS (20 * QP_NS_PER_US)   /* --spin: see endpoint.c */
 
 struct bench_conf {
 	unsigned cmd;                /* enum bench_cmd, one bit */
@@ -57,6 +58,8 @@ struct bench_conf {
 	uint64_t size_bytes;
 	uint64_t iters;
 	qp_time_ns duration_ns;      /* -D: 0 = iterations mode */
+	qp_time_ns spin_ns;          /* --spin: soft hosts poll without blocking this close to
+				      * their next due event (endpoint.c) */
 	uint64_t qps;
 	uint64_t tcp_port;
 	uint64_t gid_index;

@@ -45,6 +45,10 @@ static const struct qp_opt bench_opts[] = {
 	{ "duration", 'D', QP_OPT_TIME, "SECS", F(duration_ns), NUM(QP_NS_PER_S, 86400 * QP_NS_PER_S),
 	  .cmds = CMD_PERF, .unit_ns = QP_NS_PER_S,
 	  .help = "run for SECS seconds instead of -n (a bare number is seconds)" },
+	{ "spin", 0, QP_OPT_TIME, "TIME", F(spin_ns), NUM(0, 10 * QP_NS_PER_S),
+	  .cmds = CMD_PERF | CMD_INCAST,
+	  .help = "soft backend: poll without blocking while the next due event (a gate\n"
+		  "opening, a timer) is within TIME; block otherwise (default 20us)" },
 	{ "qp", 'q', QP_OPT_UINT, "N", F(qps), NUM(1, 64), .cmds = CMD_BW,
 	  .help = "QPs, same on both sides (default 1)" },
 	{ "port", 'p', QP_OPT_UINT, "PORT", F(tcp_port), NUM(1, 65535), .cmds = CMD_PERF | CMD_INCAST,
@@ -93,9 +97,12 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "queries: each round starts when the last one's flows finished\n(default 5)" },
 	{ "switch", 0, QP_OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,
 	  .help = "a running `qpace-switch --star` with base port P (default:\nstart one)" },
-	{ "rate", 0, QP_OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 400 * QP_GBPS), .cmds = CMD_RUNS,
-	  .help = "link rate of the switch this starts (default 250M: the 17 emulated\n"
-		  "hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
+	{ "rate", 0, QP_OPT_RATE, "RATE", F(link_bps), NUM(QP_MBPS, 400 * QP_GBPS),
+	  .cmds = CMD_RUNS | CMD_PERF,
+	  .help = "write_bw, send_bw, write_lat: the line rate of this host's QPs, their\n"
+		  "agent's ceiling, as payload at the path MTU (soft: default 1G; ibv:\n"
+		  "the library's, 10G); incast: the link rate of the switch this starts\n"
+		  "(default 250M: the 17 emulated hosts share one core, which keeps up with 250 Mb/s of 1 KB frames\n"
 		  "and their ACKs, INT and credits; at 1G it becomes the bottleneck);\n"
 		  "networked (--backend ibv): the line rate the QPs register with\n"
 		  "qpaced, as payload at --mtu (default: the library's, 10G); at most\n"
@@ -244,12 +251,12 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.size_bytes = cmd & CMD_BW ? 65536 : cmd == CMD_WRITE_LAT ? 2 : 256 * 1024,
 		.iters = cmd == CMD_WRITE_BW ? 5000 : 1000,
 		.qps = 1,
-		.tcp_port = 18515,
+		.tcp_port = 18515, .spin_ns = BENCH_DEF_SPIN_NS,
 		.out_json_file = "perftest_out.json",
 		.cc = cmd & CMD_RUNS ? "hpcc" : "none",
 		.senders = 16,
 		.rounds = 5,
-		.link_bps = 250 * QP_MBPS,
+		.link_bps = cmd & CMD_PERF ? QP_GBPS : 250 * QP_MBPS,
 		.buffer_bytes = 512 * 1024,
 		.delay_ns = 100 * QP_NS_PER_US,
 		.mtu_bytes = 1024,

@@ -32,6 +32,9 @@ struct endpoint {
 	uint8_t *buf;
 	size_t buf_bytes;
 	bool soft;
+	/* cooperative polling (ep_idle) */
+	uint64_t seen_frames;  /* the soft context's datagrams in and out, last look */
+	uint64_t blocks;       /* times ep_idle blocked */
 };
 
 /* Open the context (from --backend, --attach/--ip or -d/-i/-x) with a buffer of
@@ -49,6 +52,11 @@ int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len);
 /* Post one send WR, waiting while the gate or the send queue is full. */
 int ep_post_send(struct endpoint *e, struct qp *qp, enum qp_opcode op, uint32_t len,
 		 uint32_t imm, uint64_t wr_id);
+/* After one turn of a loop that polls (@worked: it completed something): with the soft
+ * backend, block in ppoll on the host's socket until it is readable or the host's next
+ * due event (a gate opening, a retransmission timer, the agent's timers), unless that
+ * event is within --spin, or this turn moved frames; then return at once. */
+void ep_idle(struct endpoint *e, bool worked);
 /* One completion of @qp: 0, -EIO (error status, in wc), -ETIMEDOUT or -EINTR. */
 int ep_wait_wc(struct endpoint *e, struct qp *qp, struct qp_wc *wc, qp_time_ns limit_ns);
 

@@ -68,6 +68,8 @@ static int bw_client(struct perf *p)
 		return -ENOMEM;
 	report_bw_header(stdout, c->report_gbits);
 	while (!ep_stop && p->ndone < want) {
+		uint64_t turn_done = p->ndone, turn_posted = posted;
+
 		for (unsigned q = 0; q < nq && posted < want && inflight < PERF_TX_DEPTH; q++) {
 			struct qp_wr w = { .opcode = op, .wr_id = posted, .mr = p->e.mr, .addr = p->e.buf,
 					   .length = (uint32_t)c->size_bytes,
@@ -97,6 +99,7 @@ static int bw_client(struct perf *p)
 			}
 		}
 		ep_service(&p->e);
+		ep_idle(&p->e, p->ndone != turn_done || posted != turn_posted);
 		qp_time_ns now = qp_now_ns();
 		if (p->ndone != last_done) {
 			last_done = p->ndone;
@@ -124,9 +127,12 @@ static int bw_client(struct perf *p)
 		}
 	}
 	while (inflight && !ep_stop) {               /* drain, then tell the server */
+		uint64_t before = inflight;
+
 		for (unsigned q = 0; q < nq; q++)
 			inflight -= (uint64_t)(qp_poll(p->qp[q], wc, 32) > 0 ? 1 : 0);
 		ep_service(&p->e);
+		ep_idle(&p->e, inflight != before);
 	}
 	if (!c->duration_ns) {
 		struct stats_bw bw;
@@ -161,8 +167,11 @@ static int bw_server(struct perf *p)
 				     (uint32_t)c->size_bytes);
 	report_bw_header(stdout, c->report_gbits);
 	while (ended < nq && !ep_stop) {
+		bool worked = false;
+
 		for (unsigned q = 0; q < nq; q++) {
 			int n = qp_poll(p->qp[q], wc, 32);
+			worked |= n > 0;
 			for (int k = 0; k < n; k++) {
 				if (wc[k].status != QP_WC_SUCCESS) {
 					fprintf(stderr, "qpace-bench: client %u lost: %s; the others go "
@@ -178,6 +187,7 @@ static int bw_server(struct perf *p)
 			}
 		}
 		ep_service(&p->e);
+		ep_idle(&p->e, worked);
 	}
 	return 0;
 }

@@ -205,6 +205,34 @@ static int credit_encode(uint8_t *p, const struct fb_msg *m)
 	return 0;
 }
 
+static int want_decode(struct fb_msg *m, const uint8_t *p, size_t len)
+{
+	struct fb_want *w = &m->u.want;
+
+	(void)len;
+	get_flow(&w->flow, p);
+	w->int_every = qp_get32(p + 16);
+	w->int_interval_ns = qp_get64(p + 24);
+	return 0;
+}
+
+static size_t want_len(const struct fb_msg *m)
+{
+	(void)m;
+	return FB_WANT_LEN;
+}
+
+static int want_encode(uint8_t *p, const struct fb_msg *m)
+{
+	const struct fb_want *w = &m->u.want;
+
+	put_flow(p, &w->flow);
+	qp_put32(p + 16, w->int_every);
+	qp_put32(p + 20, 0);
+	qp_put64(p + 24, w->int_interval_ns);
+	return 0;
+}
+
 struct fb_type_ops {
 	const char *name;
 	size_t fixed;   /* smallest body */
@@ -219,6 +247,7 @@ static const struct fb_type_ops type_ops[FB_T_COUNT] = {
 	[FB_T_LEVEL] = { "level", FB_LEVEL_LEN, level_decode, level_len, level_encode },
 	[FB_T_CREDIT] = { "credit", FB_CREDIT_LEN, credit_decode, credit_len, credit_encode },
 	[FB_T_ECHO] = { "echo", FB_INT_FIXED, int_decode, int_len, int_encode },
+	[FB_T_WANT] = { "want", FB_WANT_LEN, want_decode, want_len, want_encode },
 };
 
 static const struct fb_type_ops *ops_of(unsigned type)

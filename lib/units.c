@@ -128,6 +128,41 @@ int qp_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+static int parse_every(const char *s, uint32_t *every)
+{
+	uint64_t k;
+
+	if (qp_parse_u64(s, &k) || k < 1 || k > QP_INT_EVERY_MAX)
+		return -EINVAL;
+	*every = (uint32_t)k;
+	return 0;
+}
+
+int qp_parse_int_sample(const char *s, uint32_t *every, qp_time_ns *interval_ns)
+{
+	char buf[128], *save = NULL, *tok;
+	uint32_t e = *every;
+	qp_time_ns iv = *interval_ns;
+
+	if (!s || strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	if (!parse_every(s, every))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	tok = strtok_r(buf, ",/", &save);
+	if (!tok)
+		return -EINVAL;
+	for (; tok; tok = strtok_r(NULL, ",/", &save)) {
+		if (!strncmp(tok, "every=", 6) ? parse_every(tok + 6, &e)
+					       : strncmp(tok, "interval=", 9) ||
+							 qp_parse_time(tok + 9, &iv))
+			return -EINVAL;
+	}
+	*every = e;
+	*interval_ns = iv;
+	return 0;
+}
+
 static const char *fmt_scaled(double v, const struct unit *units, size_t n, char *buf, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {

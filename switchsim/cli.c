@@ -90,7 +90,10 @@ static const struct qp_opt opts[] = {
 		  "echo (to the receiver, whose agent forwards it), off" },
 	{ "int-sample", 0, QP_OPT_FN, "SPEC", SETTING,
 	  .help = "every=K (every K-th frame of a QP) and/or interval=TIME (at most one\n"
-		  "per QP per TIME); default every frame" },
+		  "per QP per TIME); default every frame; a flow may ask for sparser" },
+	{ "int-flows", 0, QP_OPT_FN, "WHICH", SETTING,
+	  .help = "whose data gets INT reports: wanted (flows whose sender's agent asked,\n"
+		  "default), all" },
 	{ "early", 0, QP_OPT_FN, "BYTES", SETTING,
 	  .help = "early congestion notice when the queue a frame joins is at least BYTES;\n"
 		  "bdp = rate x 2 x delay, at least 1500 (default), off" },

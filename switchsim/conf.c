@@ -79,29 +79,25 @@ static int set_int(struct sw_port_defaults *d, const char *key, const char *v, c
 	return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted direct, echo, off", key, v);
 }
 
-/* every=K,interval=TIME (either or both, '/' or ',' between); a bare number is every=K. */
+static const char *const int_flows_names[] = { "wanted", "all", NULL };
+
+static int set_int_flows(struct sw_port_defaults *d, const char *key, const char *v,
+			 char *err, size_t len)
+{
+	for (int i = 0; int_flows_names[i]; i++)
+		if (!strcmp(v, int_flows_names[i])) {
+			d->telem.int_flows = (enum sw_int_flows)i;
+			return 0;
+		}
+	return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted wanted, all", key, v);
+}
+
 static int set_int_sample(struct sw_port_defaults *d, const char *key, const char *v,
 			  char *err, size_t len)
 {
-	char buf[128], *save = NULL, *tok;
-	uint64_t k;
-
-	if (!qp_parse_u64(v, &k) && k >= 1 && k <= 1000000) {
-		d->telem.int_every = (uint32_t)k;
-		return 0;
-	}
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, ",/", &save); tok; tok = strtok_r(NULL, ",/", &save)) {
-		if (!strncmp(tok, "every=", 6) && !qp_parse_u64(tok + 6, &k) && k >= 1 &&
-		    k <= 1000000)
-			d->telem.int_every = (uint32_t)k;
-		else if (strncmp(tok, "interval=", 9) ||
-			 qp_parse_time(tok + 9, &d->telem.int_interval_ns))
-			return qp_errmsg(-EINVAL, err, len,
-					 "%s '%s': accepted every=K (1..1000000) and/or "
-					 "interval=TIME (at most one per QP per TIME), e.g. "
-					 "every=4,interval=10us", key, v);
-	}
+	if (qp_parse_int_sample(v, &d->telem.int_every, &d->telem.int_interval_ns))
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted " QP_INT_SAMPLE_ACCEPTED,
+				 key, v);
 	return 0;
 }
 
@@ -366,8 +362,8 @@ static const struct {
 	{ "ecn", set_ecn }, { "early", set_early }, { "notice-interval", set_notice_interval },
 	{ "levels", set_levels }, { "level-repeat", set_level_repeat },
 	{ "level-weight", set_level_weight }, { "int", set_int },
-	{ "int-sample", set_int_sample }, { "cnp", set_cnp }, { "flows", set_flows },
-	{ "flow-idle", set_flow_idle },
+	{ "int-sample", set_int_sample }, { "int-flows", set_int_flows }, { "cnp", set_cnp },
+	{ "flows", set_flows }, { "flow-idle", set_flow_idle },
 	{ "seed", set_seed }, { "pfc", set_pfc }, { "impair", set_impair },
 };
 
@@ -383,7 +379,7 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 const char *sw_conf_setting_names(void)
 {
 	return "rate, buffer, delay, ecn, early, notice-interval, levels, level-repeat, level-weight, flow-idle, int, "
-	       "int-sample, cnp, flows, seed, pfc, impair";
+	       "int-sample, int-flows, cnp, flows, seed, pfc, impair";
 }
 
 void sw_conf_defaults(struct sw_conf *c)

@@ -160,6 +160,7 @@ void sw_fabric_destroy(struct sw_fabric *f)
 			free(sw->ports[i].ctrl);
 		}
 		sw_auth_fini(&sw->auth);
+		sw_wants_free(&sw->wants);
 		free(sw);
 	}
 	sw_capture_close(f->cap);

@@ -6,6 +6,7 @@
 
 #include "qpace/feedback.h"
 #include "capture.h"
+#include "int_want.h"
 #include "io.h"
 #include "sw.h"
 
@@ -353,8 +354,10 @@ static bool to_switch(struct sw_port *in, const uint8_t *f, const struct frame_p
 	struct sw_switch *sw = in->sw;
 	bool mine = !memcmp(p->eth.dst, sw->conf->mac, 6);
 
-	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT)
+	if ((p->layers & FRAME_L_UDP) && p->udp.dport == FB_PORT) {
 		take_level_ack(sw, f, p, now);
+		sw_want_ingress(in, f, p, now);
+	}
 	if ((p->layers & FRAME_L_ARP) && p->arp.op == FRAME_ARP_REQUEST && sw->conf->ip &&
 	    p->arp.tpa == sw->conf->ip) {
 		uint8_t reply[FRAME_ETH_MIN];
@@ -636,7 +639,7 @@ static void leave_data(struct sw_port *p)
 		struct sw_flow *fl = e->flow != SW_FLOW_NONE &&
 				     sw_flow_key_eq(&ft->slots[e->flow].key, &qm->key) ?
 				     &ft->slots[e->flow] : NULL;
-		if (sw_telem_int_due(&p->telem, fl, leave))
+		if (sw_int_report_due(p, fl, &qm->key, leave))
 			send_int(p, add_hop(p, i, qm, &m), frame, leave);
 	}
 	copies = impair(p, frame, e->frame_len, hm, leave);

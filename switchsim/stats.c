@@ -20,7 +20,8 @@ struct field {
 static const struct field port_fields[] = {
 	PS(rx_frames), PS(rx_bytes), PS(tx_frames), PS(tx_bytes), PS(malformed),
 	PS(ip_csum_drops), PS(icrc_checked), PS(icrc_bad), PS(filtered),
-	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(notices), PS(cnps), PS(levels),
+	PS(to_switch), PS(int_reports), PS(int_hops_full), PS(int_unwanted),
+	PS(int_wants), PS(int_wants_refused), PS(notices), PS(cnps), PS(levels),
 	PS(level_acks), PS(ctrl_frames), PS(ctrl_drops), PS(tx_errors), PS(rx_errors), PS(rx_skipped), PS(rx_kernel_drops), PS(rx_batches), PS(tx_batches),
 	{ NULL, 0 },
 };

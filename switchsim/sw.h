@@ -33,6 +33,7 @@
 #include "conf.h"
 #include "fwd.h"
 #include "impair.h"
+#include "int_want.h"
 #include "pfc.h"
 #include "queue.h"
 #include "telem.h"
@@ -67,6 +68,9 @@ struct sw_port_stats {
 	uint64_t to_switch;          /* addressed to the switch itself */
 	uint64_t int_reports;        /* INT reports made for frames leaving here */
 	uint64_t int_hops_full;      /* hop records beyond QP_INT_MAX_HOPS, not added */
+	uint64_t int_unwanted;       /* data frames of flows that asked for no INT: no report */
+	uint64_t int_wants;          /* INT wishes (and withdrawals) taken (int_want.h) */
+	uint64_t int_wants_refused;  /* wishes refused: the switch's table was full */
 	uint64_t notices;            /* early notices caused by this queue */
 	uint64_t cnps;               /* RoCEv2 CNPs sent with them (--cnp on) */
 	uint64_t levels;             /* level messages caused by this queue */
@@ -138,6 +142,7 @@ struct sw_switch {
 	uint16_t ip_id;
 	int pfc_xoff;                  /* ports whose upstream is paused */
 	struct sw_auth auth;           /* with a key: signs telemetry, checks level acks */
+	struct sw_wants wants;         /* flows that want INT reports (int_want.h) */
 };
 
 struct sw_capture;

@@ -76,9 +76,15 @@ bool sw_telem_int_due(const struct sw_telem_params *p, struct sw_flow *f, qp_tim
 		return false;
 	if (!f)
 		return p->int_every == 1 && !p->int_interval_ns;
-	if (++f->int_skipped < p->int_every)
+	return sw_telem_int_sample(f, p->int_every, p->int_interval_ns, now);
+}
+
+bool sw_telem_int_sample(struct sw_flow *f, uint32_t every, qp_time_ns interval_ns,
+			 qp_time_ns now)
+{
+	if (++f->int_skipped < every)
 		return false;
-	if (p->int_interval_ns && !interval_passed(f->int_ns, now, p->int_interval_ns))
+	if (interval_ns && !interval_passed(f->int_ns, now, interval_ns))
 		return false;
 	f->int_skipped = 0;
 	f->int_ns = now;

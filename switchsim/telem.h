@@ -29,6 +29,8 @@
 #include "flow.h"
 
 enum sw_int_mode { SW_INT_OFF = 0, SW_INT_DIRECT, SW_INT_ECHO };
+/* Whose data gets INT reports: the flows whose senders asked (int_want.h), or all. */
+enum sw_int_flows { SW_INT_FLOWS_WANTED = 0, SW_INT_FLOWS_ALL };
 
 struct sw_telem_params {
 	uint64_t early_bytes;          /* 0: no notices */
@@ -40,6 +42,7 @@ struct sw_telem_params {
 	bool cnp;                      /* with each notice, a RoCEv2 CNP to the sender's QP */
 	uint32_t int_every;            /* >= 1 */
 	qp_time_ns int_interval_ns;    /* 0: no time limit */
+	enum sw_int_flows int_flows;
 };
 
 enum { SW_T_NOTICE = 1u << 0, SW_T_LEVEL = 1u << 1 };
@@ -54,6 +57,9 @@ unsigned sw_telem_enqueue(const struct sw_telem_params *p, struct sw_flow *f,
 			  uint64_t qbytes, uint64_t level_q, uint16_t flows, qp_time_ns now);
 /* A RoCEv2 data frame of flow @f (NULL: untracked) is dequeued: report INT? */
 bool sw_telem_int_due(const struct sw_telem_params *p, struct sw_flow *f, qp_time_ns now);
+/* The sampling rule of sw_telem_int_due with @every (>= 1) and @interval_ns for flow @f. */
+bool sw_telem_int_sample(struct sw_flow *f, uint32_t every, qp_time_ns interval_ns,
+			 qp_time_ns now);
 /* The sender acknowledged @level. True when that stops repeats. */
 bool sw_telem_level_ack(struct sw_flow *f, uint8_t level);
 

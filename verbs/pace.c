@@ -23,13 +23,6 @@
 #define PACER_MAX_WAIT_NS QP_NS_PER_MS  /* re-read the table at least this often */
 #define SPIN_FD_CHECK_NS (20 * QP_NS_PER_US)
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 static void set_timer_slack_once(void)
 {
 	static _Thread_local int done;
@@ -78,7 +71,7 @@ static bool spin_until(qp_time_ns until, int fd, qp_time_ns *now)
 				return false;
 			next_check = *now + SPIN_FD_CHECK_NS;
 		}
-		cpu_relax();
+		qp_cpu_relax();
 	}
 	return true;
 }

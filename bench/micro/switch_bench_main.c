@@ -188,7 +188,8 @@ static pid_t run_switch(const char *path, unsigned base, const struct sw_run *w,
 	snprintf(bp, sizeof(bp), "%u", base);
 	if (pid == 0) {
 		execl(path, path, "--star", "2", "--base-port", bp, "--rate", "100G", "--buffer",
-		      "16M", "--int", "direct", "--int-sample", w->sample, "--early", "off",
+		      "16M", "--int", "direct", "--int-flows", "all", "--int-sample", w->sample,
+		      "--early", "off",
 		      "--icrc-check", w->icrc, "-q", "--key", w->sign ? key : "none",
 		      "--stats-json", json, (char *)NULL);
 		fprintf(stderr, "switch-bench: exec %s: %s\n", path, strerror(errno));

@@ -82,6 +82,8 @@ _Static_assert(FB_LEVEL_MAX == CC_LEVEL_SEVERE && FB_LEVEL_ACK == CC_LEVEL_ACK,
 #define AGENT_MAX_ALLOW 32u           /* allow-list entries */
 #define AGENT_DEF_TX_QUEUE 1024u      /* datagrams queued for the shell */
 #define AGENT_MAX_TX_QUEUE 65536u
+#define AGENT_MAX_INT_EVERY 1000000u
+#define AGENT_WANT_REFRESH_NS QP_NS_PER_S  /* a QP's INT wish is repeated this often */
 #define AGENT_DEF_SENDERS 256u        /* signers whose replay windows are kept */
 /* Credit gating ends after 4 silent grant intervals, and never sooner than 100 ms: the
  * gate's own "dead agent" age (QP_GATE_DEF_STALE_NS). A 1 ms floor ended gating whenever
@@ -126,6 +128,11 @@ struct agent_params {
 	uint32_t sender_id;          /* with a key: who this agent signs as, unique in the
 				      * deployment (qpaced: random at start) */
 	uint32_t max_senders;        /* with a key: replay windows kept (qpace/fb_replay.h) */
+	/* INT sampling each QP whose algorithm takes INT reports asks the switches on its
+	 * path for (FB_T_WANT): at most one report per int_every data frames (0 = 1) and per
+	 * int_interval_ns (0: no time limit). QPs whose algorithm takes none ask for none. */
+	uint32_t int_every;          /* 0..AGENT_MAX_INT_EVERY */
+	qp_time_ns int_interval_ns;
 	qp_time_ns clock_offset_ns;  /* now + this = the clock of sequence numbers, signed
 				      * and checked (qpaced: qp_wall_offset_ns(); 0 when every
 				      * party shares one clock) */

@@ -170,6 +170,8 @@ enum agent_counter {
 	AGENT_C_WIRE_CREATED,        /* QPs created from flows seen on the wire (shell) */
 	AGENT_C_WIRE_SKIPPED,        /* reported flows not made QPs: IPv6, ACK-only (shell) */
 	AGENT_C_WIRE_IDLE,           /* QPs from the wire removed after going quiet (shell) */
+	AGENT_C_WANTS_SENT,          /* INT wishes (and withdrawals) sent along flows' paths */
+	AGENT_C_FB_WANT_SEEN,        /* a peer's INT wish that reached us: nothing to do */
 	AGENT_C_COUNT
 };
 

@@ -28,6 +28,12 @@
  *             seq u32 (switch's count of level changes for the flow), psn u32 (of the
  *             frame that triggered it; an ack echoes the message it acknowledges).
  *   CREDIT (32): flow, seq u32, credit_bytes u32, interval_ns u64.
+ *   WANT (32): flow, int_every u32 (0: no more reports), reserved u32 (0),
+ *             int_interval_ns u64. A sender's agent
+ *             asks for INT reports on its flow: sent to the data receiver's address and
+ *             port 4792, so every switch on the data path takes it on the way; the
+ *             receiver's agent ignores it. Repeated while the flow wants reports (a
+ *             switch forgets a flow it has not heard from for a while, docs/switch.md).
  *
  * A datagram carries one or more messages back to back: a switch packs the INT reports
  * it makes in one pass for the same host into one datagram. Read them in turn; each
@@ -61,6 +67,7 @@
 #define FB_NOTICE_LEN (FB_FLOW_LEN + 32)
 #define FB_LEVEL_LEN (FB_FLOW_LEN + 20)
 #define FB_CREDIT_LEN (FB_FLOW_LEN + 16)
+#define FB_WANT_LEN (FB_FLOW_LEN + 16)
 #define FB_MAX_LEN (FB_HDR_SIGNED_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + FB_AUTH_MAX)
 
 enum fb_type {
@@ -69,6 +76,7 @@ enum fb_type {
 	FB_T_LEVEL = 3,   /* congestion level, switch -> sender; level 7: sender -> switch */
 	FB_T_CREDIT = 4,  /* credit grant, receiver agent -> sender agent */
 	FB_T_ECHO = 5,    /* INT report forwarded by the receiver's agent to the sender */
+	FB_T_WANT = 6,    /* sender agent -> switches on the path: INT wanted for a flow */
 	FB_T_COUNT
 };
 
@@ -123,6 +131,14 @@ struct fb_credit {
 	qp_time_ns interval_ns;
 };
 
+/* INT wanted for the flow, sampled: at most one report per int_every data frames and per
+ * int_interval_ns (0: no time limit); int_every 0 withdraws the wish. */
+struct fb_want {
+	struct fb_flow flow;
+	uint32_t int_every;
+	qp_time_ns int_interval_ns;
+};
+
 struct fb_msg {
 	uint8_t type;        /* enum fb_type */
 	uint8_t flags;       /* FB_F_* */
@@ -135,6 +151,7 @@ struct fb_msg {
 		struct fb_notice notice;
 		struct fb_level level;
 		struct fb_credit credit;
+		struct fb_want want;
 	} u;
 };
 

@@ -7,6 +7,7 @@
 #ifndef QPACE_TIME_H
 #define QPACE_TIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef uint64_t qp_time_ns;
@@ -30,6 +31,18 @@ static inline qp_time_ns qp_time_since(qp_time_ns a, qp_time_ns b)
 
 /* CLOCK_MONOTONIC in ns. Only shells call this (lib/clock.c). */
 qp_time_ns qp_now_ns(void);
+/* One turn of a busy-wait: a hint to the CPU (PAUSE on x86) that the thread spins. */
+static inline void qp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Block until @fd (-1: none) is readable or @until (CLOCK_MONOTONIC ns; QP_TIME_NEVER: no
+ * limit) passes, whichever is first; the thread's timer slack is 1 ns from its first call
+ * (the default 50 us would be added to every sleep). True when @fd became readable. */
+bool qp_block_until(int fd, qp_time_ns until, qp_time_ns now);
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now (0 if the wall clock reads earlier): a qp_now_ns()
  * time plus this is the wall clock in ns since 1970, the clock signed feedback's sequence
  * numbers come from (qpace/fb_auth.h). Read once by a shell: later steps of the wall clock

@@ -19,6 +19,12 @@ int qp_parse_time(const char *s, qp_time_ns *out);
 int qp_parse_bytes(const char *s, uint64_t *out);
 int qp_parse_double(const char *s, double *out);
 int qp_parse_u64(const char *s, uint64_t *out);
+/* INT sampling: "every=K,interval=TIME" (either or both, ',' or '/' between; a bare number
+ * is every=K), K in 1..QP_INT_EVERY_MAX. Sets only what @s names. */
+#define QP_INT_EVERY_MAX 1000000u
+#define QP_INT_SAMPLE_ACCEPTED "every=K (1..1000000) and/or interval=TIME (at most one " \
+	"per QP per TIME), e.g. every=4,interval=10us"
+int qp_parse_int_sample(const char *s, uint32_t *every, qp_time_ns *interval_ns);
 
 /* @v rounded to the nearest whole number, saturated to 0..UINT64_MAX (NaN and negatives:
  * 0). How a double derived from input becomes an integer: a plain cast of a value the

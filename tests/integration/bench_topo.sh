@@ -43,7 +43,7 @@ grep -q "^link siteA:wan siteB:wan rate=100M delay=5ms buffer=16M$" "$tmp/two-si
 "$B" topo leaf-spine --hosts-per-leaf 1 --rate 1G --delay 5us --base-port 17500 \
 	-o "$tmp/ls.topo" > /dev/null || fail "topo leaf-spine"
 grep -q "flood=no" "$tmp/ls.topo" || fail "leaf-spine: no link off the broadcast tree"
-sw_start -c "$tmp/ls.topo" --int direct --duration 20s
+sw_start -c "$tmp/ls.topo" --int direct --int-flows all --duration 20s
 timeout 10 $T hops --base-port 17500 3 || fail "INT hops across the generated leaf-spine"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
 [ "$rc" -eq 0 ] || fail "switch exit status $rc after SIGTERM"

@@ -14,7 +14,7 @@ port s1 a udp local=127.0.0.1:17400 remote=127.0.0.1:17401
 port s2 b udp local=127.0.0.1:17402 remote=127.0.0.1:17403
 link s1:l s2:l rate=100M delay=1ms
 TOPO
-sw_start -c "$tmp/two.topo" --pcap "$tmp/cap.pcap" --stats "$tmp/q.csv" --stats-interval 5ms \
+sw_start -c "$tmp/two.topo" --int-flows all --pcap "$tmp/cap.pcap" --stats "$tmp/q.csv" --stats-interval 5ms \
 	--stats-json "$tmp/s.json"
 timeout 10 $T hops --base-port 17400 2 || fail "INT hops across two switches"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
@@ -22,7 +22,7 @@ kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
 cp "$tmp/s.json" "$tmp/direct.json"
 
 # the same path with --int echo: the reports go to the receiver, flagged for its agent
-sw_start -c "$tmp/two.topo" --int echo --duration 10s
+sw_start -c "$tmp/two.topo" --int echo --int-flows all --duration 10s
 timeout 10 $T hops --base-port 17400 2 echo || fail "INT echo to the receiver"
 kill -INT "$pid"; wait "$pid"; rc=$?; pid=""
 [ "$rc" -eq 0 ] || fail "switch exit status $rc after SIGINT"

@@ -20,8 +20,12 @@ figures() {
 }
 
 echo "--- INT, notices and levels (10 Mb/s, 2 ports)"
-sw_start --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct \
-	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-repeat 200us --cnp on \
+# --level-weight 1: the levels from the instantaneous queue, so that a 15-frame burst walks
+# them 1, 2, 3 and an empty queue brings 0 (RED's average, the default w = 0.002, moves
+# 0.2% per arrival: test_telem covers it)
+sw_start --star 2 --base-port 17300 --rate 10M --buffer 256K --delay 5us --int direct --int-flows all \
+	--early 5000 --notice-interval 1ms --levels 3000,8000,12000 --level-weight 1 \
+	--level-repeat 200us --cnp on \
 	--duration 20s
 timeout 15 $T int --base-port 17300 || fail "telemetry checks"
 sw_stop

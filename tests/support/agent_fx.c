@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "qpace/cc.h"
 #include "agent_fx.h"
 
 static void afx_log(void *arg, enum agent_log_kind kind, const char *line)
@@ -64,8 +65,28 @@ void afx_register(struct afx *f, const struct agent_qp_reg *r)
 {
 	char err[256] = "";
 
+	struct agent_qp_view v;
+	struct agent_dgram d;
+	struct fb_msg m;
+
 	if (agent_register(f->a, r, 1, 4242, T0, err, sizeof(err)))
 		fail_msg("register: %s", err);
+	/* A QP whose algorithm takes INT asks the switches on its path for it, at once (the
+	 * datagram is taken here, so the tests see only what their own events cause). */
+	assert_int_equal(agent_qp_view(f->a, r->qpn, &v), 0);
+	if (!(cc_needs(cc_find(v.reg.algo)) & CC_NEED_INT)) {
+		assert_int_equal(agent_tx_pending(f->a), 0);
+		return;
+	}
+	assert_int_equal(agent_tx_take(f->a, &d, 1), 1);
+	assert_int_equal(d.dst_ip, r->peer_ip);
+	assert_int_equal(d.dst_port, FB_PORT);
+	assert_int_equal(fb_decode(&m, d.buf, d.len), 0);
+	assert_int_equal(m.type, FB_T_WANT);
+	assert_int_equal(m.u.want.flow.src_ip, r->local_ip);
+	assert_int_equal(m.u.want.flow.dest_qp, r->peer_qpn);
+	assert_true(m.u.want.int_every >= 1);
+	f->wants++;
 }
 
 struct qp_rate_entry afx_slot(struct afx *f, uint32_t qpn)

@@ -20,6 +20,7 @@ struct afx {
 	struct agent *a;
 	char lastlog[400];
 	unsigned logs;
+	unsigned wants;   /* INT wishes afx_register took from the agent's queue */
 };
 
 /* A fresh agent with @p (its log set to the fixture's), created at T0. */

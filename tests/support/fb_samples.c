@@ -47,5 +47,8 @@ void fb_samples(struct fb_msg *out, size_t *n)
 	out[k] = (struct fb_msg){ .type = FB_T_CREDIT };
 	out[k++].u.credit = (struct fb_credit){ .flow = flow, .seq = 3, .credit_bytes = 4096,
 						.interval_ns = 12345 };
+	out[k] = (struct fb_msg){ .type = FB_T_WANT };
+	out[k++].u.want = (struct fb_want){ .flow = flow, .int_every = 16,
+					    .int_interval_ns = 1ULL << 40 };
 	*n = k;
 }

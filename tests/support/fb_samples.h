@@ -15,7 +15,7 @@ extern const struct fb_flow fb_sample_flow;
 struct fb_msg fb_sample_int(unsigned nhops);
 
 /* Into @out (FB_SAMPLES_MAX entries), *@n of them: [0..4] INT with 1..5 hops, [5] ECHO
- * (3 hops), [6] NOTICE, [7..10] LEVEL 0..3, [11] LEVEL ack, [12] CREDIT. */
+ * (3 hops), [6] NOTICE, [7..10] LEVEL 0..3, [11] LEVEL ack, [12] CREDIT, [13] WANT. */
 void fb_samples(struct fb_msg *out, size_t *n);
 
 #endif

@@ -225,6 +225,10 @@ static void test_agent_to_agent(void **state)
 	rb.peer_ip = HOST_A;
 	rb.flags = AGENT_QP_RECEIVER;
 	assert_int_equal(agent_register(b, &rb, 1, 1, T0, err, sizeof(err)), 0);
+	assert_int_equal(agent_tx_take(b, d, 8), 1);   /* its INT wish (hpcc), signed */
+	assert_int_equal(agent_feed_datagram(f->a, d[0].buf, d[0].len, HOST_B, 4792, T0 + 1),
+			 AGENT_RX_ACCEPTED);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_WANT_SEEN], 1);
 	m.u.int_report = (struct fb_int){ .flow = { HOST_A, HOST_B, 0xc011, 0x21 }, .psn = 5,
 					  .nhops = 1 };
 	m.u.int_report.hops[0] = (struct qp_int_hop){ .switch_id = 1, .ts_ns = T0,
@@ -249,7 +253,7 @@ static void test_agent_to_agent(void **state)
 					     T0 + 11 * QP_NS_PER_MS), 0);
 	assert_int_equal(ctr(f, AGENT_C_FB_REJ_REPLAY), 2);
 	assert_int_equal(ctr(f, AGENT_C_FB_DUP_CREDIT), 0);   /* stopped before the credit code */
-	assert_int_equal(ctr(f, AGENT_C_FB_ACCEPTED), 2);
+	assert_int_equal(ctr(f, AGENT_C_FB_ACCEPTED), 3);   /* the wish, the echo, the grant */
 	agent_destroy(b);
 	qp_ratetable_close(tb);
 	afx_free(f);

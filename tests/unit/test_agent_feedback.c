@@ -3,6 +3,7 @@
  * cc event. Hop values no switch would send reach the agent's monitoring safely. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,11 +73,81 @@ static void test_absurd_hop_saturates(void **state)
 	afx_free(f);
 }
 
+/* The WANT a QP sends: taken at registration (afx_register checks it), repeated every
+ * AGENT_WANT_REFRESH_NS, withdrawn (int_every 0) when its algorithm changes to one that
+ * takes no INT, never repeated after; a QP of such an algorithm asks for nothing and
+ * withdraws nothing. --int-sample's values travel in it. */
+static struct fb_msg take_want(struct afx *f)
+{
+	struct agent_dgram d;
+	struct fb_msg m;
+
+	assert_int_equal(agent_tx_take(f->a, &d, 1), 1);
+	assert_int_equal(d.dst_ip, HOST_B);
+	assert_int_equal(fb_decode(&m, d.buf, d.len), 0);
+	assert_int_equal(m.type, FB_T_WANT);
+	return m;
+}
+
+static void test_want_lifecycle(void **state)
+{
+	struct agent_params p = afx_params("hpcc");
+	struct afx *f;
+	struct agent_qp_reg r = afx_reg(0x11, 0x21), r2 = afx_reg(0x12, 0x22);
+	struct fb_msg m;
+	char err[200];
+	(void)state;
+
+	p.int_every = 8;
+	p.int_interval_ns = 20 * QP_NS_PER_US;
+	f = afx_new(&p);
+	afx_register(f, &r);
+	assert_int_equal(f->wants, 1);
+	agent_poll(f->a, T0 + AGENT_WANT_REFRESH_NS - 1);
+	assert_int_equal(agent_tx_pending(f->a), 0);
+	agent_poll(f->a, T0 + AGENT_WANT_REFRESH_NS);
+	m = take_want(f);
+	assert_int_equal(m.u.want.int_every, 8);
+	assert_int_equal(m.u.want.int_interval_ns, 20 * QP_NS_PER_US);
+	assert_int_equal(m.u.want.flow.dest_qp, 0x21);
+	assert_int_equal(agent_set_algo(f->a, 0x11, "dcqcn", NULL, 1, T0 + 1500 * QP_NS_PER_MS,
+					err, sizeof(err)), 0);
+	m = take_want(f);
+	assert_int_equal(m.u.want.int_every, 0);               /* withdrawn */
+	agent_poll(f->a, T0 + 10 * QP_NS_PER_S);
+	assert_int_equal(agent_tx_pending(f->a), 0);           /* and not repeated */
+	assert_int_equal(agent_unregister(f->a, 0x11, T0 + 11 * QP_NS_PER_S), 0);
+	assert_int_equal(agent_tx_pending(f->a), 0);           /* nothing to withdraw */
+	snprintf(r2.algo, sizeof(r2.algo), "none");
+	afx_register(f, &r2);                                  /* checks: no WANT */
+	assert_int_equal(agent_counters(f->a)[AGENT_C_WANTS_SENT], 3);
+	afx_free(f);
+}
+
+/* A peer's WANT reaching this agent: seen and counted, from any source (it is for the
+ * switches on the way; the allow-list names switches), never a rejection. */
+static void test_want_seen(void **state)
+{
+	struct agent_params p = afx_params("hpcc");
+	struct afx *f = afx_new(&p);
+	struct fb_msg m = { .type = FB_T_WANT };
+	(void)state;
+
+	m.u.want = (struct fb_want){ .flow = { HOST_B, HOST_A, 0xc000, 0x11 }, .int_every = 1 };
+	assert_int_equal(afx_feed(f, &m, HOST_B, T0), AGENT_RX_ACCEPTED);
+	assert_int_equal(afx_feed(f, &m, 0xc0a80101u, T0), 0);   /* 192.168.1.1: not allowed */
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_WANT_SEEN], 2);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_REJ_SOURCE], 0);
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cc_mapping),
 		cmocka_unit_test(test_absurd_hop_saturates),
+		cmocka_unit_test(test_want_lifecycle),
+		cmocka_unit_test(test_want_seen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,6 +82,7 @@ static struct rig *rig_open(unsigned salt, const char *link_impair, const char *
 		 "port s2 out udp local=127.0.0.1:%u remote=127.0.0.1:%u impair=%s\n"
 		 "link s1:l s2:l impair=%s\n", b, b + 1, b + 2, b + 3, out_impair, link_impair);
 	sw_conf_defaults(&r->conf);
+	r->conf.def.telem.int_flows = SW_INT_FLOWS_ALL;   /* raw frames: no agent asks */
 	assert_int_equal(sw_topo_parse(&r->conf, text, "t.topo", err, sizeof(err)), 0);
 	sw_conf_finish(&r->conf);
 	r->conf.quiet = true;

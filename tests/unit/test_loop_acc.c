@@ -16,11 +16,12 @@
  *     is 0.391 G (0.035 against 0.48 with INT straight from the switch). The test asserts that (lower than HPCC's, above the floor).
  *   - Two flows, the 1 MB one ends: the survivor reaches 90% of eta * line in under
  *     2 RTTs with either. The switch signals a falling flow count (--flow-idle, 2 base
- *     RTTs in the bench's feedback). When a 3 MB flow ends ACC is faster, as the source
- *     claims: 1.09 RTTs against HPCC's 1.81 (asserted: by at least 0.5 RTT). When a 1 MB
- *     flow ends it is not: 1.48 against 1.19 (asserted as measured: not faster by 0.25
- *     RTT); the notice comes only once the count has fallen, 2 RTTs after the flow's last
- *     packet, and HPCC at max_stage 0 has by then seen the idle link in its INT. */
+ *     RTTs in the bench's feedback), but ACC is not reliably faster: measured ACC / HPCC
+ *     1.04 / 1.31 RTTs when a 1 MB flow ends and 1.65 / 1.23 when a 3 MB one does (and
+ *     the other way round before INT went only to flows that ask for it: 1.48 / 1.19,
+ *     1.09 / 1.81). Asserted as measured: within half an RTT of HPCC either way. The
+ *     notice comes only once the count has fallen, 2 RTTs after the flow's last packet,
+ *     and HPCC at max_stage 0 has by then seen the idle link in its INT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,10 +123,8 @@ static void test_freed_share(void **state)
 			      "the %llu B flow completed\n", (double)h / (double)rtt,
 			      (double)a / (double)rtt, (unsigned long long)sizes[k]);
 		assert_true(h <= 2 * rtt && a <= 2 * rtt);
-		if (k == 0)
-			assert_true(a + rtt / 4 >= h);   /* the disagreement: not faster */
-		else
-			assert_true(a + rtt / 2 <= h);   /* the source's claim: faster */
+		/* the disagreement: not reliably faster, within half an RTT of HPCC either way */
+		assert_true(a <= h + rtt / 2 && h <= a + rtt / 2);
 	}
 }
 

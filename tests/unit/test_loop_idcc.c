@@ -56,14 +56,15 @@ static void test_incast_overflows(void **state)
  * within 3 WAN RTTs and the DC flows carrying more than twice its bytes. Measured on the
  * real switch and agents: the queue stays within 20 KB of the default target
  * (0.15 x 10G x dc_rtt 12 us = 2.25 KB; peak 6.6 KB) and nothing is dropped, but the
- * WAN flow, over the last 10 of 30 WAN RTTs, carries 3.53 Gb/s to the four DC flows'
- * 5.78: the DC flows, stepping every 6 us, cut first and keep the queue at the target, so
- * the WAN flow, stepping once per its own 1 ms RTT, sees little error and keeps more than
- * its share. It does halve within 3 WAN RTTs, as the source says (asserted). Figures with
- * INT echoed through the receiver (the bench's feedback) and a send queue that holds the
- * WAN flow's whole window (sim/flow.c; at 1024 slots the window was cut to 1024 packets,
- * under its 1200-packet BDP, and the flow halved only after 14 RTTs). The disagreement is
- * asserted as measured: the WAN flow gets more than twice a DC flow's rate. */
+ * WAN flow halves within 3 WAN RTTs and, over the last 10 of 30, carries 2.35 Gb/s to
+ * the four DC flows' 6.97: the DC flows carry more than twice its bytes, as the source
+ * says (both asserted). Figures with INT echoed through the receiver (the bench's
+ * feedback), INT only to the flows that ask for it, and a send queue that holds the WAN
+ * flow's whole window (sim/flow.c). On the way there the test measured the disagreement
+ * the issue reported: 6.5 Gb/s WAN to 2.8 DC with INT straight from the switch and the
+ * window cut to 1024 packets (under its 1200-packet BDP), halving only after 5-14 RTTs;
+ * 3.53 to 5.78 with the whole window before INT went only to flows that ask. The yield
+ * is real but sensitive to the feedback path's details. */
 static void test_wan_yields_to_dc(void **state)
 {
 	enum { NDC = 4, WAN = NDC, JOIN = 10, END = 30, LAST = 10 };
@@ -107,7 +108,7 @@ static void test_wan_yields_to_dc(void **state)
 		      halved, worst / 1e9, LAST, dc / 1e9, wan / 1e9, (unsigned long long)qmax, qt);
 	assert_true(r_join > 0.95 * r.payload_bps);
 	assert_true(halved > 0 && halved <= 3);       /* as the source says */
-	assert_true(wan > 2 * dc / NDC);              /* the disagreement */
+	assert_true(dc > 2 * wan);                    /* as the source says */
 	assert_true(wan + dc > 0.9 * r.payload_bps);
 	assert_true((double)qmax < qt + 20000);
 	assert_int_equal(r.drops, 0);

@@ -127,7 +127,8 @@ static void test_write_through_lossy_switch(void **state)
 	 * spurious timeouts then feed on themselves. */
 	sw_pid = soft_switch_start((const char *const[]){
 		"--star", "2", "--base-port", bp, "--rate", "500M", "--buffer", "32K",
-		"--delay", "5us", "--int", "direct", "--early", "off", "--duration", "300s",
+		"--delay", "5us", "--int", "direct", "--int-flows", "all", "--early", "off",
+		"--duration", "300s",
 		"--stats-json", stats_path, "-q", NULL });
 	if (sw_pid < 0)
 		skip();   /* no qpace-switch in this build */

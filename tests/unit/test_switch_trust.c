@@ -66,6 +66,7 @@ static void rig_open(struct rig *r, bool fixed, bool signed_)
 	for (int tries = 0; tries < 50 && !r->f; tries++) {
 		r->base = 30000 + (unsigned)((getpid() * 7 + tries * 131) % 8000) * 4;
 		sw_conf_defaults(&r->conf);
+		r->conf.def.telem.int_flows = SW_INT_FLOWS_ALL;   /* raw frames: no agent asks */
 		r->conf.have_key = signed_;
 		memcpy(r->conf.key, key, sizeof(key));
 		r->conf.auth_sender = SENDER;

@@ -1,0 +1,49 @@
+/* INT only where it is used: a QP whose algorithm takes INT reports (cc_needs) asks the
+ * switches on its data path for them with a WANT message (qpace/feedback.h), sent to the
+ * data receiver so that every switch on the way takes it. It asks at registration, again
+ * every AGENT_WANT_REFRESH_NS while it stays (a switch forgets a flow it has not heard
+ * from for SW_WANT_HOLD_NS, 5 s: a restarted switch, a full table), and withdraws the wish
+ * (int_every 0) when it goes or its algorithm changes to one that takes none. A QP that
+ * runs no INT-driven algorithm never asks, and a switch that only serves flows that ask
+ * (qpace-switch's default, --int-flows wanted) sends it no report.
+ */
+#include "qpace/cc.h"
+#include "core_priv.h"
+
+static bool wants_int(const struct agent_qp *q)
+{
+	return q->cc && (cc_needs(q->cc->ops) & CC_NEED_INT);
+}
+
+static void send_want(struct agent *a, struct agent_qp *q, uint32_t every, qp_time_ns now)
+{
+	struct fb_msg m = { .type = FB_T_WANT };
+
+	m.u.want = (struct fb_want){
+		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
+		.int_every = every, .int_interval_ns = every ? a->p.int_interval_ns : 0,
+	};
+	if (agent_send(a, &m, q->reg.peer_ip, FB_PORT, now))
+		a->counters[AGENT_C_WANTS_SENT]++;
+}
+
+void agent_want_update(struct agent *a, uint32_t idx, qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+	bool want = wants_int(q);
+
+	if (want)
+		send_want(a, q, a->p.int_every ? a->p.int_every : 1, now);
+	else if (q->want_ns != QP_TIME_NEVER)
+		send_want(a, q, 0, now);
+	q->want_ns = want ? now + AGENT_WANT_REFRESH_NS : QP_TIME_NEVER;
+}
+
+void agent_want_withdraw(struct agent *a, uint32_t idx, qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+
+	if (q->want_ns != QP_TIME_NEVER)
+		send_want(a, q, 0, now);
+	q->want_ns = QP_TIME_NEVER;
+}

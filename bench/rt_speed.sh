@@ -1,0 +1,97 @@
+#!/bin/sh
+# Real-time speed of the soft hosts, both sides of each comparison in one run (issue #16):
+#   1. host to host: qpace-soft-bw (two soft hosts in one process, loopback UDP)
+#   2. qpace-bench write_bw --backend soft, server and client processes, through
+#      qpace-switch --star 2 --rate 1G, then --rate 10G; each with the soft hosts'
+#      cooperative polling (--spin 20us, the default) and with them spinning always
+#      (--spin 10s: the polling before cooperative polling)
+#   3. switch-bench: the switch against a plain recvmmsg/sendmmsg forwarder
+# Per run: Gb/s (the client's BW average), each process's CPU seconds and voluntary /
+# involuntary context switches (GNU time), CPU ms per delivered MB, and the switch's
+# INT reports. Read it on an idle machine; under load only the CPU and switch counts mean
+# something. Environment: BUILD (default build), RT_SIZE (-s, default 64K), RT_ITERS (-n,
+# default 4000), RT_CC (default none), RT_SPINS (default "20us 10s"), RT_RATES (default
+# "1G 10G"), RT_SWITCH_BENCH=0 to skip part 3, RT_BASE=DIR: also run DIR's binaries (an
+# older build) for the write_bw rows, as "base".
+set -u
+BUILD=${BUILD:-build}
+SIZE=${RT_SIZE:-64K}
+ITERS=${RT_ITERS:-4000}
+CC=${RT_CC:-none}
+SPINS=${RT_SPINS:-20us 10s}
+RATES=${RT_RATES:-1G 10G}
+P=${RT_PORT:-24600}
+TIME=/usr/bin/time
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+[ -x "$TIME" ] || { echo "rt_speed: needs GNU time ($TIME)" >&2; exit 2; }
+
+uptime | sed 's/^/# /'
+echo "# write_bw -s $SIZE -n $ITERS --cc $CC; cpu = user+sys s; cs = voluntary/involuntary"
+
+# field FILE NAME: a GNU time field written as NAME=value
+field() { sed -n "s/^$2=//p" "$1" | tail -1; }
+fmt='cpu=%U+%S
+vcs=%w
+ics=%c'
+cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
+
+# one BIN LABEL RATE SPIN
+one() {
+	bin=$1 label=$2 rate=$3 spin=$4
+	spinarg="--spin $spin --rate $rate"
+	# an older build knows neither: it always spins, and its line rate is 250M
+	[ "$label" = base ] && spinarg=""
+	rm -f "$tmp/sw.json"
+	$TIME -f "$fmt" -o "$tmp/sw.t" "$bin/qpace-switch" --star 2 --base-port $P \
+		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" &
+	swt=$!
+	sleep 0.3
+	# shellcheck disable=SC2086
+	$TIME -f "$fmt" -o "$tmp/srv.t" "$bin/qpace-bench" write_bw --backend soft \
+		--attach 127.0.0.1:$P --ip 10.0.0.1 -p $((P + 10)) -s "$SIZE" -n "$ITERS" \
+		--cc "$CC" $spinarg >"$tmp/srv.out" 2>&1 &
+	srv=$!
+	sleep 0.2
+	# shellcheck disable=SC2086
+	$TIME -f "$fmt" -o "$tmp/cli.t" "$bin/qpace-bench" write_bw --backend soft \
+		--attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 -p $((P + 10)) -s "$SIZE" \
+		-n "$ITERS" --cc "$CC" --report_gbits $spinarg 127.0.0.1 >"$tmp/cli.out" 2>&1
+	rc=$?
+	wait $srv
+	pkill -TERM -P $swt
+	wait $swt
+	P=$((P + 20))
+	if [ $rc -ne 0 ]; then
+		echo "$label rate $rate spin $spin: client failed (rc $rc)"
+		sed 's/^/  /' "$tmp/cli.out" | tail -3
+		return
+	fi
+	gbps=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { v = $4 } END { print v }' \
+		"$tmp/cli.out")
+	ints=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(p["int_reports"] for s in d["switches"] for p in s["ports"]))' "$tmp/sw.json" 2>/dev/null || echo "?")
+	mb=$(python3 -c 'import sys; u={"K":1<<10,"M":1<<20}; s=sys.argv[1]; b=int(s[:-1])*u[s[-1]] if s[-1] in u else int(s); print(b*int(sys.argv[2])/1e6)' "$SIZE" "$ITERS")
+	c=$(cpu "$tmp/cli.t") s=$(cpu "$tmp/srv.t") w=$(cpu "$tmp/sw.t")
+	per=$(echo "$c $s $w $mb" | awk '{ printf "%.2f", ($1 + $2 + $3) * 1000 / $4 }')
+	printf '%-5s %4s %5s | %6s Gb/s | cli %5s s %6s/%-7s | srv %5s s %6s/%-7s | sw %5s s %6s/%-7s | %6s ms/MB | INT %s\n' \
+		"$label" "$rate" "$spin" "$gbps" "$c" "$(field "$tmp/cli.t" vcs)" \
+		"$(field "$tmp/cli.t" ics)" "$s" "$(field "$tmp/srv.t" vcs)" \
+		"$(field "$tmp/srv.t" ics)" "$w" "$(field "$tmp/sw.t" vcs)" "$(field "$tmp/sw.t" ics)" \
+		"$per" "$ints"
+}
+
+echo "--- 1. host to host (qpace-soft-bw, one process, -s 256M -M 1024)"
+"$BUILD/bin/qpace-soft-bw" -s 256M -M 1024 2>&1 | tail -1
+echo "--- 2. write_bw through qpace-switch --star 2"
+printf '%-5s %4s %5s | %11s | %-25s | %-25s | %-25s | %12s |\n' build rate spin BW \
+	"client cpu cs" "server cpu cs" "switch cpu cs" "CPU/MB"
+for rate in $RATES; do
+	for spin in $SPINS; do
+		one "$BUILD/bin" this "$rate" "$spin"
+	done
+	[ -n "${RT_BASE:-}" ] && one "$RT_BASE/bin" base "$rate" -
+done
+if [ "${RT_SWITCH_BENCH:-1}" != 0 ]; then
+	echo "--- 3. switch-bench: qpace-switch against a plain forwarder"
+	"$BUILD/bin/switch-bench" --seconds 1
+fi
