@@ -207,12 +207,15 @@ uint64_t sw_queue_bytes_at(const struct sw_queue *q, qp_time_ns t)
 static int store_alloc(struct sw_queue *q, uint32_t n, uint32_t *off, uint32_t *span)
 {
 	uint32_t need = (n + 7u) & ~7u, skip = 0;
+	/* wrap when it does not fit before the end: also when the last one ended exactly
+	 * there (wpos == cap, skip 0), which must not hand out offset cap */
+	bool wrap = (uint64_t)q->store_wpos + need > q->store_cap;
 
-	if (q->store_wpos + need > q->store_cap)
+	if (wrap)
 		skip = q->store_cap - q->store_wpos;
 	if ((uint64_t)q->store_used + skip + need > q->store_cap)
 		return -ENOBUFS;
-	*off = skip ? 0 : q->store_wpos;
+	*off = wrap ? 0 : q->store_wpos;
 	*span = skip + need;
 	q->store_wpos = *off + need;
 	q->store_used += *span;

@@ -175,6 +175,34 @@ static void test_overload_bounded(void **state)
 	sw_queue_destroy(q);
 }
 
+/* The frame store wraps when a frame does not fit before its end, also when the last
+ * one ended exactly there: 64-byte frames on a 64 KiB buffer (a store of 3 x 64 KiB, a
+ * multiple of 64) fill it to the byte again and again. Found by ASan in a closed-loop
+ * test: the store handed out offset == its size and the copy went past the end. */
+static void test_store_wraps_at_its_end(void **state)
+{
+	struct sw_queue *q = make(QP_GBPS, 0, 64 * 1024);
+	struct sw_enq_out out;
+	qp_time_ns t = 0;
+	(void)state;
+
+	/* one frame always stays queued, so the store never empties (an empty one starts
+	 * again at 0) */
+	memset(frame, 0xff, 64);
+	assert_int_equal(enq(q, t, 64, NULL, &out), 0);
+	for (unsigned i = 0; i < 10000; i++, t += 1000) {
+		memset(frame, (int)(i & 0x7f), 64);
+		assert_int_equal(enq(q, t, 64, NULL, &out), 0);
+		assert_true(sw_queue_next_ns(q) <= t + 1000);
+		sw_queue_pop(q, 1);
+		const uint8_t *b = sw_queue_frame(q, sw_queue_peek(q, 0));
+		for (unsigned k = 0; k < 64; k++)
+			assert_int_equal(b[k], i & 0x7f);
+	}
+	assert_int_equal(sw_queue_stats(q)->drop_store, 0);
+	sw_queue_destroy(q);
+}
+
 static void test_flows_counted(void **state)
 {
 	struct sw_queue *q = make(QP_GBPS, 0, 128 * 1024);
@@ -305,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_flows_counted_with_idle),
 		cmocka_unit_test(test_flow_table_bounded),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_store_wraps_at_its_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
