@@ -13,6 +13,8 @@
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
 #   make demo       one incast per algorithm on the embedded switch (results/demo/)
+#   make reproduce  the seeds' source experiments at full size in virtual time
+#                   (results/reproduce/, docs/reproductions.md's tables; bench/reproduce.sh)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each), seeded from
 #                   tests/fuzz/corpus/; make fuzz-long: 10M executions each (not in CI)
@@ -119,7 +121,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	bench-vt demo clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
+	bench-vt demo reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -231,6 +233,13 @@ demo:
 	@sh scripts/deps.sh gnuplot-nox
 	$(MAKE) -j2 all
 	@sh bench/demo.sh $(BUILD)
+
+# The reproductions (docs/reproductions.md): gnuplot-nox for the figures, build, every
+# experiment at full size with a progress line each, then the docs' tables re-pasted.
+reproduce:
+	@sh scripts/deps.sh gnuplot-nox
+	$(MAKE) -j2 all
+	@sh bench/reproduce.sh $(BUILD)
 
 # Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with every layer built by
 # clang with coverage, ASan and UBSan (build/fuzz/libqpace-fuzz.a). `make test` runs each

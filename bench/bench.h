@@ -24,6 +24,7 @@ enum bench_cmd {
 	CMD_COMPARE = 1u << 4,
 	CMD_SWEEP = 1u << 5,
 	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
+	CMD_REPRO = 1u << 7,         /* reproduce: its own option table (repro_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
 #define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
@@ -84,6 +85,7 @@ struct bench_conf {
 	uint64_t fallback_safe_permille; /* the gates' safe rate, 1/1000 of line; 0 = policy */
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;
+	qp_time_ns sample_ns;        /* virtual time: rates/queue sample period; 0 = 1 ms */
 	uint64_t seed;
 	unsigned clock;              /* enum bench_clock */
 	bool json;
@@ -121,5 +123,7 @@ int bench_compare(const struct bench_conf *c);
 int bench_sweep(const struct bench_conf *c);
 /* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status. */
 int bench_topo(const char *prog, int argc, char **argv);
+/* qpace-bench reproduce NAME [options]: @argv[0] is "reproduce". Returns the exit status. */
+int bench_reproduce(const char *prog, int argc, char **argv);
 
 #endif

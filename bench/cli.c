@@ -165,6 +165,9 @@ static const struct bench_cmd_row bench_cmds[] = {
 	{ "topo", CMD_TOPO, "KIND [options] [-o FILE]",
 	  "a topology file for qpace-switch -c: star, dumbbell, leaf-spine,\n"
 	  "fat-tree, two-site" },
+	{ "reproduce", CMD_REPRO, "NAME [--quick] [-o DIR]",
+	  "a seed's source experiment in virtual time, and published | qpace |\n"
+	  "agrees? (ia-tcp, ffdtcp, hpcc; docs/reproductions.md)" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 

@@ -249,7 +249,7 @@ void incast_sample(struct incast *x, qp_time_ns now)
 {
 	if (!x->registered || now < x->next_sample_ns)
 		return;
-	x->next_sample_ns = now + INCAST_SAMPLE_NS;
+	x->next_sample_ns = now + incast_sample_ns(x->c);
 	monitor_serve(&x->mon);
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct qp_stats st;

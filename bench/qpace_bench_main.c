@@ -39,6 +39,8 @@ int main(int argc, char **argv)
 	}
 	if (cmd == CMD_TOPO)
 		return bench_topo(prog, argc - 1, argv + 1);
+	if (cmd == CMD_REPRO)
+		return bench_reproduce(prog, argc - 1, argv + 1);
 	bench_conf_defaults(&c, cmd);
 	c.prog = argv[0];
 	if (bench_conf_parse(&c, cmd, argc - 1, argv + 1, err, sizeof(err))) {

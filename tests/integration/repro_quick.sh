@@ -1,0 +1,89 @@
+#!/bin/sh
+# qpace-bench reproduce NAME --quick for every reproduction: each writes runs.csv and its
+# table (txt, json, md), and the runs have the shapes the sources describe (docs/
+# reproductions.md), with margins that fail when the shape does:
+#   ia-tcp   at N=32 x 64 KB IA credits keep >= 80% of the payload rate with no timeout,
+#            while go-back-N with a 128-packet window collapses below half of that
+#   ffdtcp   ffd's goodput with the 128 KB buffer is not below the 64 KB one's (2% margin)
+#            at any N, and at N=4 it fills >= 85% of the link
+#   hpcc     hpcc and dcqcn both finish every flow, lossless (PFC), goodput >= 90%
+# and bad input ends the command non-zero with the accepted names.
+set -u
+BUILD=${BUILD:-build}
+B=$BUILD/bin/qpace-bench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+no() { echo "  FAIL: $*" >&2; fail=1; }
+ok() { echo "  ok: $*"; }
+
+# col FILE SERIES N COLUMN: the value of COLUMN (runs.csv's header name) in SERIES's row at N
+col() {
+	awk -F, -v s="$2" -v n="$3" -v c="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		$1 == s && $3 == n { print $k; exit }' "$1"
+}
+# ge A B: A >= B (decimals)
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a + 0 >= b + 0) }'; }
+
+for name in ia-tcp ffdtcp hpcc; do
+	t0=$(date +%s)
+	if ! "$B" reproduce "$name" --quick --no-plots -o "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+		no "$name: exit status non-zero: $(tail -3 "$tmp/$name.err")"
+		continue
+	fi
+	for f in runs.csv table.txt table.json table.md; do
+		[ -s "$tmp/$name/$f" ] || no "$name: $f missing or empty"
+	done
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["checks"] and all(c["agrees"] in ("yes","no","partly","not run") for c in d["checks"])' \
+		"$tmp/$name/table.json" || no "$name: table.json is not the table"
+	ok "$name --quick in $(( $(date +%s) - t0 )) s, $(($(wc -l <"$tmp/$name/runs.csv") - 1)) runs"
+done
+
+r=$tmp/ia-tcp/runs.csv
+ia=$(col "$r" "IA-TCP~none+ia" 32 goodput_pct)
+ia_to=$(col "$r" "IA-TCP~none+ia" 32 timeouts)
+sack=$(col "$r" "TCP-SACK~none" 32 goodput_pct)
+if ge "$ia" 80 && [ "$ia_to" = 0 ] && ge "$(awk -v a="$ia" 'BEGIN{print a/2}')" "$sack"; then
+	ok "ia-tcp N=32: none+ia $ia% with 0 timeouts, none $sack%"
+else
+	no "ia-tcp N=32: none+ia $ia% ($ia_to timeouts), none $sack%: want >= 80%, 0, and none <= half"
+fi
+
+r=$tmp/ffdtcp/runs.csv
+for n in 4 24; do
+	g64=$(col "$r" "FFDTCP~ffd-64K" $n goodput_mbps)
+	g128=$(col "$r" "FFDTCP~ffd-128K" $n goodput_mbps)
+	if ge "$g128" "$(awk -v a="$g64" 'BEGIN{print a*0.98}')"; then
+		ok "ffdtcp N=$n: ffd 128 KB $g128 Mb/s >= 64 KB $g64 Mb/s"
+	else
+		no "ffdtcp N=$n: ffd 128 KB $g128 Mb/s below 64 KB $g64 Mb/s"
+	fi
+done
+g=$(col "$r" "FFDTCP~ffd-128K" 4 goodput_pct)
+ge "$g" 85 && ok "ffdtcp N=4: ffd $g% of the payload rate" || no "ffdtcp N=4: ffd $g% < 85%"
+
+r=$tmp/hpcc/runs.csv
+for s in HPCC~hpcc DCQCN~dcqcn; do
+	g=$(col "$r" "$s" 16 goodput_pct)
+	d=$(col "$r" "$s" 16 drops)
+	if ge "$g" 90 && [ "$d" = 0 ]; then
+		ok "hpcc: $s $g%, no drops (PFC)"
+	else
+		no "hpcc: $s $g%, $d drops: want >= 90%, 0"
+	fi
+done
+[ -s "$tmp/hpcc/runs/hpcc/queue.csv" ] || no "hpcc: runs/hpcc/queue.csv missing"
+
+# bad input
+if "$B" reproduce nosuch >"$tmp/bad.out" 2>&1; then
+	no "reproduce nosuch exited 0"
+elif grep -q "NAME 'nosuch': not one of ia-tcp, ffdtcp, hpcc" "$tmp/bad.out"; then
+	ok "reproduce nosuch: $(head -1 "$tmp/bad.out")"
+else
+	no "reproduce nosuch: $(cat "$tmp/bad.out")"
+fi
+"$B" reproduce >/dev/null 2>&1 && no "reproduce without NAME exited 0"
+"$B" reproduce hpcc --quick --bogus >/dev/null 2>&1 && no "reproduce --bogus exited 0"
+exit $fail
