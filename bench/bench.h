@@ -86,6 +86,8 @@ struct bench_conf {
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;
 	qp_time_ns sample_ns;        /* virtual time: rates/queue sample period; 0 = 1 ms */
+	bool model_rtt;              /* virtual time: register the links' RTT alone, without
+				      * the real-time loopback allowance (reproduce) */
 	uint64_t seed;
 	unsigned clock;              /* enum bench_clock */
 	bool json;

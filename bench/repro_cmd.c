@@ -175,6 +175,7 @@ static int run_exp(const struct repro_exp *e, const struct repro_cli *cli)
 	ctx.dir = dir;
 	bench_conf_defaults(&ctx.base, CMD_SWEEP);
 	ctx.base.clock = BENCH_CLOCK_VIRTUAL;
+	ctx.base.model_rtt = true;   /* the source's network has no loopback path */
 	ctx.base.verbose = cli->verbose;
 	ctx.base.no_plots = cli->no_plots;
 	if (runs_mkdirs(dir, err, sizeof(err))) {
