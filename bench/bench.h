@@ -24,7 +24,7 @@ enum bench_cmd {
 	CMD_COMPARE = 1u << 4,
 	CMD_SWEEP = 1u << 5,
 	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
-	CMD_REPRO = 1u << 7,         /* reproduce: its own option table (repro_cmd.c) */
+	CMD_REPRO = 1u << 8,         /* reproduce: its own option table (repro_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
 #define CMD_PERF (CMD_BW | CMD_WRITE_LAT)

@@ -144,6 +144,8 @@ static int open_runs_csv(struct repro_ctx *ctx)
 {
 	char path[4200];
 
+	snprintf(path, sizeof(path), "%s/mix.csv", ctx->dir);
+	remove(path);                /* repro_mix.c appends: a run's rows only */
 	snprintf(path, sizeof(path), "%s/runs.csv", ctx->dir);
 	ctx->runs_csv = fopen(path, "w");
 	if (!ctx->runs_csv) {
