@@ -12,7 +12,9 @@
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
-#   make demo       one incast per algorithm on the embedded switch (results/demo/)
+#   make demo       one incast per algorithm in virtual time (with and without PFC) and a
+#                   short real-time one on loopback (results/demo/)
+#   make demo-table rewrite README.md's demo table from virtual time (scripts/demo-table.sh)
 #   make reproduce  the seeds' source experiments at full size in virtual time
 #                   (results/reproduce/, docs/reproductions.md's tables; bench/reproduce.sh)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
@@ -121,7 +123,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	bench-vt demo reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
+	bench-vt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -228,11 +230,15 @@ check-ns3:
 	@sh bench/ns3/check.sh $(BUILD)
 
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
-# algorithm on the embedded switch; results in results/demo/ (bench/demo.sh).
+# algorithm in virtual time and a short one in real time; results in results/demo/
+# (bench/demo.sh). demo-table: README.md's table regenerated after an algorithm change.
 demo:
 	@sh scripts/deps.sh gnuplot-nox
 	$(MAKE) -j2 all
 	@sh bench/demo.sh $(BUILD)
+
+demo-table: all
+	@BUILD=$(BUILD) sh scripts/demo-table.sh update
 
 # The reproductions (docs/reproductions.md): gnuplot-nox for the figures, build, every
 # experiment at full size with a progress line each, then the docs' tables re-pasted.

@@ -24,6 +24,7 @@ enum bench_cmd {
 	CMD_COMPARE = 1u << 4,
 	CMD_SWEEP = 1u << 5,
 	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
+	CMD_NETRUN = 1u << 7,        /* `run`: its own option table (netrun_cmd.c) */
 	CMD_REPRO = 1u << 8,         /* reproduce: its own option table (repro_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
@@ -98,6 +99,7 @@ struct bench_conf {
 	const char *switch_bin;      /* qpace-switch to start; NULL = beside this program */
 	const char *key_file;        /* --key: the hosts and the switch started sign feedback */
 	const char *pfc;             /* --pfc SPEC for the switch the run builds; NULL = off */
+	const char *impair;          /* --impair SPEC for the switch the run builds; NULL = off */
 	bool have_key;
 	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	const char *monitor;         /* unix socket qpacectl reads; NULL = the default */
@@ -125,6 +127,13 @@ int bench_compare(const struct bench_conf *c);
 int bench_sweep(const struct bench_conf *c);
 /* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status. */
 int bench_topo(const char *prog, int argc, char **argv);
+/* A generator's parameters from "KIND:KEY=VALUE,..." (the keys and checks of `topo KIND`'s
+ * options); @buf (copied into) holds the text string values point to. 0 or -EINVAL. */
+struct topogen_params;
+int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, size_t buflen,
+			 char *err, size_t errlen);
+/* qpace-bench run [options]: a topology + workload in virtual time (netrun_cmd.c). */
+int bench_netrun(const char *prog, int argc, char **argv);
 /* qpace-bench reproduce NAME [options]: @argv[0] is "reproduce". Returns the exit status. */
 int bench_reproduce(const char *prog, int argc, char **argv);
 

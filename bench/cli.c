@@ -131,6 +131,10 @@ static const struct qp_opt bench_opts[] = {
 	{ "pfc", 0, QP_OPT_STR, "SPEC", F(pfc), .cmds = CMD_RUNS,
 	  .help = "PFC on the switch this run builds (qpace-switch --pfc: xoff=BYTES[,xon=]\n"
 		  "[,headroom=BYTES|auto][,class=N][,lossless]); its hosts obey PAUSE" },
+	{ "impair", 0, QP_OPT_STR, "SPEC", F(impair), .cmds = CMD_RUNS,
+	  .help = "impair every link out of the switch this run builds, in either clock\n"
+		  "(qpace-switch --impair: loss=P,ge=P:R,reorder=P,dup=P,corrupt=P,\n"
+		  "jitter=TIME,seed=N; docs/switch.md#impairments), e.g. loss=1%,seed=3" },
 	{ "key", 0, QP_OPT_FN, "FILE", .fn = opt_key, .cmds = CMD_ALL,
 	  .help = "shared key (as qpaced --key): the soft hosts' agents sign what they send\n"
 		  "and take only signed feedback; a switch this starts signs too" },
@@ -165,6 +169,8 @@ static const struct bench_cmd_row bench_cmds[] = {
 	{ "topo", CMD_TOPO, "KIND [options] [-o FILE]",
 	  "a topology file for qpace-switch -c: star, dumbbell, leaf-spine,\n"
 	  "fat-tree, two-site" },
+	{ "run", CMD_NETRUN, "(--topo FILE | --gen KIND:K=V,..) --workload FILE [options]",
+	  "a topology + workload in virtual time: FCT slowdown by size, links, PFC" },
 	{ "reproduce", CMD_REPRO, "NAME [--quick] [-o DIR]",
 	  "a seed's source experiment in virtual time, and published | qpace |\n"
 	  "agrees? (ia-tcp, ffdtcp, hpcc; docs/reproductions.md)" },

@@ -122,6 +122,7 @@ int bench_compare(const struct bench_conf *c)
 			continue;
 		}
 		run_line(stdout, &res[nres++], (double)(qp_now_ns() - t0) / 1e9);
+		fflush(stdout);      /* a progress line per run, also through a pipe */
 	}
 	fputc('\n', stdout);
 	incast_print_compare(stdout, res, nres);

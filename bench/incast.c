@@ -216,6 +216,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 					  .delay_ns = c->delay_ns, .seed = c->seed,
 					  .extra = x.fb.sw_args, .key_file = c->key_file, .pfc = c->pfc,
+					  .impair = c->impair,
 					  .dir = out_dir, .cpu = -1 };
 		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
 		 * so they never queue behind each other. */
@@ -285,6 +286,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			r->have_switch = true;
 			r->drops = p0.drops;
 			r->ecn_marks = p0.ecn_marks;
+			r->impair_lost = p0.impair_lost;
 			r->max_queue_bytes = p0.max_queue_bytes;
 		} else {
 			fprintf(stderr, "qpace-bench: switch figures unavailable: %s\n", e);

@@ -74,6 +74,7 @@ struct incast_result {
 	uint64_t rounds_with_timeout; /* rounds in which some flow had a retransmission timeout */
 	bool have_switch;            /* the figures below are from the switch */
 	uint64_t drops, ecn_marks, max_queue_bytes;
+	uint64_t impair_lost;          /* frames --impair lost on the receiver's link (p0) */
 	double avg_queue_bytes;
 	double elapsed_s;            /* sum of the rounds' durations */
 	qp_time_ns base_rtt_ns;      /* unloaded RTT measured before the rounds (HPCC's T) */

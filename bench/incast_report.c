@@ -53,6 +53,7 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "rounds_with_timeout", "rounds with a timeout", FT_U64, R(rounds_with_timeout), 0, 1, "", false, false },
 	{ NULL, "drops", "switch drops", FT_U64, R(drops), 0, 1, "", true, false },
 	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true, false },
+	{ NULL, "impair_lost", "lost by --impair", FT_U64, R(impair_lost), 0, 1, "", true, false },
 	{ NULL, "max_queue_bytes", "peak queue", FT_U64, R(max_queue_bytes), 1, 1.0 / 1024, "KiB", true, false },
 	{ NULL, "avg_queue_bytes", "mean queue", FT_DBL, R(avg_queue_bytes), 0, 1.0 / 1024, "KiB", true, false },
 	{ NULL, "loop_late_max_ns", "loop late by at most", FT_U64, R(loop_late_max_ns), 1, 1e-6, "ms", false, false },

@@ -304,7 +304,7 @@ static int vt_open(struct vt *v, bool credits, const char *out_dir, char *err, s
 				  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 				  .delay_ns = c->delay_ns, .seed = c->seed,
 				  .extra = v->x.fb.sw_args, .key_file = c->key_file,
-				  .pfc = c->pfc };
+				  .pfc = c->pfc, .impair = c->impair };
 	struct sim_host_conf *hc = calloc(v->x.senders + 1, sizeof(*hc));
 	struct swproc_argv a;
 	struct sw_conf *sw;
@@ -363,6 +363,7 @@ static void vt_switch_figures(struct vt *v, const char *out_dir)
 	r->have_switch = v->q_n > 0;
 	r->drops = p0.drops;
 	r->ecn_marks = p0.ecn_marks;
+	r->impair_lost = p0.impair_lost;
 	r->max_queue_bytes = p0.max_queue_bytes;
 	r->avg_queue_bytes = v->q_n ? v->q_sum / (double)v->q_n : 0;
 	if (out_dir) {

@@ -125,3 +125,15 @@ int plot_sweep(const char *dir, const char *const *algos, size_t nalgos,
 	free(clauses);
 	return rc;
 }
+
+int plot_slowdown(const char *dir, const char *title, char *err, size_t errlen)
+{
+	/* fct_bins.csv: pct_lo,pct_hi,min_bytes,max_bytes,flows,mean,p50,p95,p99 */
+	return plot_script(dir, "slowdown", err, errlen,
+			   "set output 'slowdown.png'\nset title '%s: FCT slowdown by flow size'\n"
+			   "set xlabel 'flow size [bytes], bins of equal flow counts'\n"
+			   "set ylabel 'slowdown'\nset logscale xy\n"
+			   "plot 'fct_bins.csv' skip 1 using 4:7 with linespoints title 'p50', \\\n"
+			   "  '' skip 1 using 4:8 with linespoints title 'p95', \\\n"
+			   "  '' skip 1 using 4:9 with linespoints title 'p99'\n", title);
+}

@@ -18,6 +18,8 @@ int plot_script(const char *dir, const char *name, char *err, size_t errlen,
 int plot_rates(const char *dir, const char *title, unsigned senders, char *err, size_t errlen);
 /* queue.csv (time_s,port,queue_bytes of every port) -> queue.png: the receiver's port p0 */
 int plot_queue(const char *dir, const char *title, unsigned ports, char *err, size_t errlen);
+/* fct_bins.csv (qpace/fct.h fct_csv_bins) -> slowdown.png: p50, p95, p99 per size bin */
+int plot_slowdown(const char *dir, const char *title, char *err, size_t errlen);
 /* compare.csv -> compare.png: goodput, peak queue and p99 FCT per algorithm */
 int plot_compare(const char *dir, char *err, size_t errlen);
 /* sweep.csv -> sweep_goodput.png, sweep_timeouts.png, sweep_fct_p99.png against N, one

@@ -39,6 +39,8 @@ int main(int argc, char **argv)
 	}
 	if (cmd == CMD_TOPO)
 		return bench_topo(prog, argc - 1, argv + 1);
+	if (cmd == CMD_NETRUN)
+		return bench_netrun(prog, argc - 1, argv + 1);
 	if (cmd == CMD_REPRO)
 		return bench_reproduce(prog, argc - 1, argv + 1);
 	bench_conf_defaults(&c, cmd);

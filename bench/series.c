@@ -49,7 +49,8 @@ int series_write_csv(const struct series *s, const char *path, qp_time_ns t0_ns)
 		return -errno;
 	fputs("time_s", f);
 	for (unsigned c = 0; c < s->cols; c++)
-		fprintf(f, ",qp%u_mbps", c + 1);
+		fprintf(f, ",%s%u_mbps", s->col_name ? s->col_name : "qp",
+			c + (s->col_name ? 0 : 1));
 	fputc('\n', f);
 	for (size_t i = 0; i < s->n; i++) {
 		fprintf(f, "%.6f", (double)qp_time_since(s->t_ns[i], t0_ns) / 1e9);

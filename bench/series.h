@@ -15,6 +15,7 @@ struct series {
 	uint64_t dropped;
 	qp_time_ns *t_ns;
 	qp_rate_bps *v;              /* n x cols */
+	const char *col_name;        /* columns NAME0_mbps, NAME1_mbps...; NULL: qp1_mbps... */
 };
 
 int series_create(struct series *s, unsigned cols, size_t cap);

@@ -120,6 +120,10 @@ void swproc_star_args(const struct swproc_conf *c, struct swproc_argv *a)
 		a->argv[n++] = "--pfc";
 		a->argv[n++] = c->pfc;
 	}
+	if (c->impair) {
+		a->argv[n++] = "--impair";
+		a->argv[n++] = c->impair;
+	}
 	a->argv[n] = NULL;
 	a->argc = n;
 }
@@ -214,6 +218,8 @@ static const struct {
 	{ "int_reports", offsetof(struct swproc_port, int_reports) },
 	{ "notices", offsetof(struct swproc_port, notices) },
 	{ "levels", offsetof(struct swproc_port, levels) },
+	{ "impair_loss", offsetof(struct swproc_port, impair_lost) },
+	{ "impair_ge_loss", offsetof(struct swproc_port, impair_lost) },  /* added */
 };
 
 static void on_json(void *arg, const char *path, const struct jsonr_val *v)

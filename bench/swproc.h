@@ -34,6 +34,7 @@ struct swproc_port {
 	bool found;
 	uint64_t drops, ecn_marks, max_queue_bytes, rx_frames, tx_frames;
 	uint64_t int_reports, notices, levels;
+	uint64_t impair_lost;        /* impair_loss + impair_ge_loss */
 };
 
 struct swproc_conf {
@@ -48,6 +49,7 @@ struct swproc_conf {
 	const char *const *extra;    /* more arguments (NULL-terminated), e.g. "--int", "off" */
 	const char *key_file;        /* --key for the switch; NULL = none */
 	const char *pfc;             /* --pfc SPEC for the switch; NULL = none */
+	const char *impair;          /* --impair SPEC for the switch; NULL = none */
 	const char *dir;             /* where the CSV and JSON go; NULL = a temporary dir */
 	int cpu;                     /* pin the switch to this CPU; -1 = no pinning */
 };

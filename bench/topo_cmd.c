@@ -199,3 +199,59 @@ int bench_topo(const char *prog, int argc, char **argv)
 	topogen_free(&g);
 	return rc ? (qp_opt_fail(where, err), 1) : 0;
 }
+
+/* --gen KIND:KEY=VALUE,...: the same rows as `topo KIND --KEY VALUE` (a value with commas,
+ * as settings' ecn=20K,80K,0.2, continues until the next KEY=). */
+int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, size_t buflen,
+			 char *err, size_t errlen)
+{
+	struct topo_cli c;
+	char e[400], *kv, *key = NULL;
+	int kind;
+
+	if (strlen(spec) >= buflen)
+		return qp_errmsg(-EINVAL, err, errlen, "longer than %zu characters", buflen - 1);
+	snprintf(buf, buflen, "%s", spec);
+	kv = strchr(buf, ':');
+	if (kv)
+		*kv++ = '\0';
+	kind = topogen_kind_find(buf);
+	if (kind < 0)
+		return qp_errmsg(-EINVAL, err, errlen, "KIND '%s': accepted star, dumbbell, "
+				 "leaf-spine, fat-tree, two-site (then :KEY=VALUE,...)", buf);
+	memset(&c, 0, sizeof(c));
+	topogen_defaults(&c.p, (enum topogen_kind)kind);
+	if (qp_opt_defaults(topo_opts, NOPTS, K(kind), &c, e, sizeof(e)))
+		return qp_errmsg(-EINVAL, err, errlen, "%s", e);
+	/* KEY=VALUE items; a piece whose text before '=' is no option joins the value before */
+	char *items[NOPTS * 4];
+	size_t n = 0;
+	char *save = NULL;
+	for (char *t = kv ? strtok_r(kv, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		bool is_key = false;
+		for (size_t i = 0; eq && i < NOPTS; i++)
+			is_key |= strlen(topo_opts[i].name) == (size_t)(eq - t) &&
+				  !strncmp(topo_opts[i].name, t, (size_t)(eq - t));
+		if (!is_key && n) {
+			t[-1] = ',';        /* rejoin: strtok cut it there */
+			continue;
+		}
+		if (n == sizeof(items) / sizeof(items[0]))
+			return qp_errmsg(-EINVAL, err, errlen, "too many items");
+		items[n++] = t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *eq = strchr(items[i], '=');
+		key = items[i];
+		if (!eq || !strncmp(key, "out=", 4) || !strncmp(key, "json=", 5) ||
+		    !strncmp(key, "help=", 5))
+			return qp_errmsg(-EINVAL, err, errlen, "'%s': not KEY=VALUE of `topo %s "
+					 "--help`", key, buf);
+		*eq = '\0';
+		if (qp_opt_set(topo_opts, NOPTS, K(kind), &c, key, eq + 1, e, sizeof(e)))
+			return qp_errmsg(-EINVAL, err, errlen, "%s", e);
+	}
+	*p = c.p;
+	return 0;
+}

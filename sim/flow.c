@@ -26,11 +26,19 @@ struct host_bufs {
 	uint32_t active;               /* first running flow it sends, UINT32_MAX none */
 };
 
+/* A held flow's start: the timer's argument. */
+struct flow_rel {
+	struct sim_flows *fl;
+	uint32_t k;
+	bool released;
+};
+
 struct sim_flows {
 	struct sim *s;
 	struct sim_flow *f;
 	struct flow_state *st;
-	size_t n, next, finished;
+	size_t n, ntimed, next, finished;   /* [0, ntimed) start on time, the rest held */
+	struct flow_rel *rel;               /* [n - ntimed] */
 	struct sim_flow_conf c;
 	struct host_bufs *hb;
 };
@@ -126,13 +134,36 @@ static void starts(void *arg, qp_time_ns now)
 {
 	struct sim_flows *fl = arg;
 
-	while (fl->next < fl->n && SIM_START_NS + fl->f[fl->next].start_ns <= now) {
+	while (fl->next < fl->ntimed && SIM_START_NS + fl->f[fl->next].start_ns <= now) {
 		size_t k = fl->next++;
 		if (flow_open(fl, k, now))
 			flow_end(fl, k, now, true);
 	}
-	if (fl->next < fl->n && sim_at(fl->s, SIM_START_NS + fl->f[fl->next].start_ns, starts, fl))
+	if (fl->next < fl->ntimed &&
+	    sim_at(fl->s, SIM_START_NS + fl->f[fl->next].start_ns, starts, fl))
 		sim_stop(fl->s);     /* out of memory: sim_run says so */
+}
+
+static void release_start(void *arg, qp_time_ns now)
+{
+	struct flow_rel *r = arg;
+
+	if (flow_open(r->fl, r->k, now))
+		flow_end(r->fl, r->k, now, true);
+}
+
+int sim_flows_release(struct sim_flows *fl, size_t k, qp_time_ns t)
+{
+	struct flow_rel *r;
+
+	if (k < fl->ntimed || k >= fl->n || fl->rel[k - fl->ntimed].released)
+		return -EINVAL;
+	r = &fl->rel[k - fl->ntimed];
+	if (t < sim_now(fl->s))
+		t = sim_now(fl->s);
+	r->released = true;
+	fl->f[k].start_ns = t - SIM_START_NS;
+	return sim_at(fl->s, t, release_start, r);
 }
 
 /* One flow's turn on its sender: completions, then posts; when it must run again. */
@@ -233,15 +264,27 @@ int sim_flows_start(struct sim *s, struct sim_flow *flows, size_t n,
 					 "hosts 0..%zu, two different ones, at least 1 byte", k,
 					 f->src, f->dst, (unsigned long long)f->bytes, s->nhosts - 1);
 		}
-		if (k && f->start_ns < flows[k - 1].start_ns) {
+		if (k && f->held < flows[k - 1].held) {
+			sim_flows_free(fl);
+			return qp_errmsg(-EINVAL, err, errlen, "flow %zu is not held, flow %zu is: "
+					 "held flows come after every other", k, k - 1);
+		}
+		if (k && !f->held && f->start_ns < flows[k - 1].start_ns) {
 			sim_flows_free(fl);
 			return qp_errmsg(-EINVAL, err, errlen, "flow %zu starts before flow %zu: "
 					 "flows are taken sorted by start time", k, k - 1);
 		}
 		flows[k].done = flows[k].lost = false;
+		fl->ntimed += !f->held;
 	}
+	if (!(fl->rel = calloc(n - fl->ntimed + 1, sizeof(*fl->rel)))) {
+		sim_flows_free(fl);
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	}
+	for (size_t k = fl->ntimed; k < n; k++)
+		fl->rel[k - fl->ntimed] = (struct flow_rel){ .fl = fl, .k = (uint32_t)k };
 	sim_set_app(s, flows_app, fl);
-	if (n && sim_at(s, SIM_START_NS + flows[0].start_ns, starts, fl)) {
+	if (fl->ntimed && sim_at(s, SIM_START_NS + flows[0].start_ns, starts, fl)) {
 		sim_flows_free(fl);
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	}
@@ -272,5 +315,6 @@ void sim_flows_free(struct sim_flows *fl)
 		sim_set_app(fl->s, NULL, NULL);
 	free(fl->st);
 	free(fl->hb);
+	free(fl->rel);
 	free(fl);
 }

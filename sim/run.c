@@ -262,9 +262,13 @@ enum sim_end sim_run(struct sim *s, qp_time_ns until, qp_time_ns eta_end_ns)
 		s->now = e.t;
 		s->events++;
 		dispatch(s, &e);
-		if (++check == SIM_WALL_CHECK && s->progress) {
-			double w = wall_s();
+		if (++check == SIM_WALL_CHECK) {
 			check = 0;
+			if (s->interrupt && *s->interrupt)
+				s->stop = true;
+			if (!s->progress)
+				continue;
+			double w = wall_s();
 			if (w >= next_progress) {
 				progress(s, w - t0, w - t0, start_ns, ev0, eta_end_ns);
 				printed = true;

@@ -122,6 +122,7 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	s->fabric_at = QP_TIME_NEVER;
 	s->free_timer = UINT32_MAX;
 	s->progress = c->progress;
+	s->interrupt = c->interrupt;
 	*s->conf = *c->sw;
 	conf_for_sim(s->conf);
 	s->fab = sw_fabric_create(s->conf, err, errlen);
@@ -207,16 +208,26 @@ size_t sim_nports(const struct sim *s)
 	return (size_t)s->fab->nports;
 }
 
+size_t sim_host_port(const struct sim *s, size_t i)
+{
+	return (size_t)s->hosts[i].port->gidx;
+}
+
 void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out)
 {
 	const struct sw_port *p = s->fab->all[i];
 	const struct sw_queue_stats *q = sw_queue_stats(p->q);
+	const struct sw_impair_stats *im = p->imp ? sw_impair_stats(p->imp) : NULL;
 
 	*out = (struct sim_port_info){
 		.sw_name = p->sw->conf->name, .name = p->conf->name,
 		.queue_bytes = sw_queue_bytes_at(p->q, s->now),
 		.drops = q->drop_tail + q->drop_store, .ecn_marks = q->ecn_marked,
 		.max_queue_bytes = q->max_qbytes, .tx_frames = p->st.tx_frames,
+		.impair_lost = im ? im->impair_loss + im->impair_ge_loss : 0,
+		.tx_bytes = p->st.tx_bytes, .rx_bytes = p->st.rx_bytes, .rate_bps = p->conf->q.rate_bps, .link = p->peer != NULL,
+		.pauses_sent = p->pfc.st.pause_tx, .pauses_received = p->pfc.st.pause_rx,
+		.paused_ns = sw_pfc_paused_ns(p, s->now),
 	};
 }
 

@@ -48,6 +48,7 @@ struct sim {
 	struct sim_timer *timers;
 	uint32_t ntimers, free_timer;  /* free list head; UINT32_MAX = none */
 	bool stop, nomem, progress;
+	const volatile sig_atomic_t *interrupt;
 	uint64_t events;
 	double wall_s;
 };

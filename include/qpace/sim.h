@@ -47,10 +47,12 @@
 #ifndef QPACE_SIM_H
 #define QPACE_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "qpace/fct.h"
 #include "qpace/host.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
@@ -80,6 +82,18 @@ struct sim_host_conf {
 	const uint8_t *key;           /* as struct host_conf (sequences from virtual time) */
 };
 
+/* The hosts of a configuration: one on each I/O port, in its order (switch by switch,
+ * port by port), host i at IPv4 10.0.0.0 + i + 1 (as qpace/topogen.h numbers them), its
+ * NIC at the port's rate, the link's delay the port's. Fills .ip .sw .port .nic_bps
+ * .link_delay_ns of at most @max; returns how many there are. */
+size_t sim_sw_conf_hosts(const struct sw_conf *c, struct sim_host_conf *hosts, size_t max);
+/* The links a frame from @src to @dst crosses, in order, read from the switches' static
+ * forwarding entries: the source's own link (its NIC rate and delay), then each switch's
+ * egress port (rate, delay). How many (at most @max stored); 0 when @src is @dst or a
+ * switch on the way has no static entry for @dst (it would flood). */
+size_t sim_sw_conf_path(const struct sw_conf *c, const struct sim_host_conf *src,
+			const struct sim_host_conf *dst, struct fct_hop *hops, size_t max);
+
 struct sim_conf {
 	const struct sw_conf *sw;     /* copied: the caller may free it after sim_create */
 	const struct sim_host_conf *hosts;
@@ -87,6 +101,9 @@ struct sim_conf {
 	uint64_t seed;                /* the agents' (and through them IA's first grants) */
 	bool verbose;                 /* the hosts' log lines */
 	bool progress;                /* a progress line on stderr once a run passes 2 s */
+	/* When set (a signal handler's flag), sim_run stops within 65536 events: as sim_stop.
+	 * NULL: none. */
+	const volatile sig_atomic_t *interrupt;
 };
 
 /* Build the fabric (no sockets) and open the hosts, at SIM_START_NS. 0, or -errno with
@@ -138,12 +155,15 @@ void sim_stats(const struct sim *s, struct sim_stats *out);
  * WRs of wr_bytes as the gate allows, one MTU per gated piece; its completion time runs
  * from its start to the sender's completion of its last WRITE. When a flow ends (done or
  * lost) both ends leave their agents, its QPs are destroyed and @done is called. The flow
- * runner is the engine's application (sim_set_app). Flows must be sorted by start time.
+ * runner is the engine's application (sim_set_app). Flows must be sorted by start time,
+ * except held ones, which come after every other: a held flow starts only when
+ * sim_flows_release says when (a closed loop: the next round once one has ended).
  * A host's agent holds HOST_MAX_QPS QPs: a flow beyond that is lost (counted). */
 struct sim_flow {
 	uint32_t src, dst;            /* host indexes */
 	uint64_t bytes;
-	qp_time_ns start_ns;          /* after SIM_START_NS */
+	qp_time_ns start_ns;          /* after SIM_START_NS; held: set by sim_flows_release */
+	bool held;                    /* starts at sim_flows_release */
 	/* results */
 	qp_time_ns fct_ns;
 	uint64_t retransmits, timeouts;
@@ -168,6 +188,9 @@ struct sim_flows;
 int sim_flows_start(struct sim *s, struct sim_flow *flows, size_t n,
 		    const struct sim_flow_conf *c, struct sim_flows **out, char *err,
 		    size_t errlen);
+/* Start held flow @k at @t (not before now; e.g. from @done). 0, or -EINVAL (not a held
+ * flow, or released already), -ENOMEM. */
+int sim_flows_release(struct sim_flows *fl, size_t k, qp_time_ns t);
 /* Flows done or lost so far. */
 size_t sim_flows_finished(const struct sim_flows *fl);
 /* Before sim_destroy (the flows' QPs and regions are the hosts'). */
@@ -184,8 +207,17 @@ struct sim_port_info {
 	uint64_t queue_bytes;         /* the model's queue now */
 	uint64_t drops;               /* drop-tail + store */
 	uint64_t ecn_marks, max_queue_bytes, tx_frames;
+	uint64_t impair_lost;         /* frames the link's impairments lost (random + bursty) */
+	uint64_t tx_bytes, rx_bytes;  /* frames sent out of the port / received, bytes */
+	qp_rate_bps rate_bps;         /* its egress rate */
+	bool link;                    /* a link between switches (else a host's port) */
+	uint64_t pauses_sent;         /* PFC: PAUSEs sent upstream (out of this port) */
+	uint64_t pauses_received;     /* PFC: PAUSEs obeyed by its egress */
+	qp_time_ns paused_ns;         /* PFC: time its egress has been paused */
 };
 size_t sim_nports(const struct sim *s);
+/* The port (its index for sim_port_info) host @i attaches to. */
+size_t sim_host_port(const struct sim *s, size_t i);
 void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out);
 /* The switch's own outputs (qpace-switch --stats / --stats-json), times from @start. */
 void sim_switch_csv_header(FILE *out);

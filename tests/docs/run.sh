@@ -1,7 +1,9 @@
 #!/bin/sh
 # The docs' own checks, no root needed (`make docs-check`, so `make test`): the link
 # checker's self-test, the dead-link check of README.md and docs/*.md, and the parameter
-# tables against the code (scripts/docs-params.sh, with its own test; needs BUILD's qpaced).
+# tables against the code (scripts/docs-params.sh, with its own test; needs BUILD's qpaced),
+# and README.md's make demo table against virtual time (scripts/demo-table.sh, with its
+# own test; BUILD's qpace-bench, ~5 s of CPU).
 #   BUILD=build tests/docs/run.sh
 cd "$(dirname "$0")/../.." || exit 1
 failed=0
@@ -15,5 +17,7 @@ else
 fi
 echo "--- tests/docs/docs_params.sh"
 sh tests/docs/docs_params.sh || failed=$((failed + 1))
-echo "docs: $((3 - failed)) passed, $failed failed"
+echo "--- tests/docs/demo_table.sh"
+sh tests/docs/demo_table.sh || failed=$((failed + 1))
+echo "docs: $((4 - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -103,7 +103,7 @@ static void test_incast_json_keys(void **state)
 	const char *required[] = { "algorithm", "senders", "bytes_per_sender", "link_bps",
 				   "goodput_bps", "jain", "fct_us.p50", "fct_us.p99", "fct_us.max",
 				   "drops", "retransmits", "timeouts", "max_queue_bytes",
-				   "avg_queue_bytes", "ecn_marks" };
+				   "avg_queue_bytes", "ecn_marks", "impair_lost" };
 	char *text = NULL, err[128];
 	struct keys k = { .n = 0 };
 	(void)state;
@@ -122,7 +122,7 @@ static void test_incast_json_keys(void **state)
 	memset(&k, 0, sizeof(k));
 	CAPTURE(text, incast_print_json(out, &r, true));
 	assert_int_equal(jsonr_walk(text, strlen(text), collect, &k, err, sizeof(err)), 0);
-	assert_int_equal(k.nulls, 4);         /* drops, ecn_marks, max and mean queue */
+	assert_int_equal(k.nulls, 5);  /* drops, ecn_marks, impair_lost, max and mean queue */
 	free(text);
 }
 

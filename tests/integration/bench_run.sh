@@ -1,0 +1,96 @@
+#!/bin/sh
+# qpace-bench run, the command a user types: a generated leaf-spine (2 leaves x 2 spines,
+# 4 hosts a leaf, 10G) with a Poisson FB-Hadoop workload in virtual time. Every flow
+# finishes, every slowdown in flows.csv is at least 1, every file is written, and the same
+# command run twice gives byte-identical files (report.json less its two machine lines,
+# wall_s and peak_rss_bytes). Bad input: a bad workload line stops with FILE:LINE and a
+# non-zero exit, as do a bad --gen, --clock real and a run whose flows could not finish
+# by --until (the reason named); a bytes=forever flow stopped by --until is no failure.
+set -u
+BUILD=${BUILD:-build}
+B=$BUILD/bin/qpace-bench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+GEN=leaf-spine:leaves=2,spines=2,hosts-per-leaf=4,rate=10G
+FILES="report.json flows.csv fct_bins.csv links.csv pfc.csv rates.csv queue.csv switch.csv
+switch.json topology.topo"
+
+ok() { echo "  ok: $*"; }
+bad() { echo "  FAIL: $*" >&2; fail=1; }
+
+printf '# FB-Hadoop at 0.5 load for 5 ms\npoisson cdf=fb_hadoop load=0.5 duration=5ms\n' \
+	>"$tmp/p.wl"
+for run in a b; do
+	if "$B" run --gen "$GEN" --workload "$tmp/p.wl" --cc hpcc --no-plots -o "$tmp/$run" \
+		-j >"$tmp/$run.out" 2>"$tmp/$run.err"; then
+		ok "run $run: exit 0"
+	else
+		bad "run $run: exit $?: $(cat "$tmp/$run.err")"
+	fi
+	grep -v '"wall_s"\|"peak_rss_bytes"' "$tmp/$run/report.json" >"$tmp/$run.report"
+done
+flows=$(grep -o '"flows":[0-9]*' "$tmp/a.out" | head -1 | cut -d: -f2)
+done_=$(grep -o '"flows_done":[0-9]*' "$tmp/a.out" | cut -d: -f2)
+if [ "${flows:-0}" -ge 50 ] && [ "$flows" = "$done_" ]; then
+	ok "all $flows flows finished"
+else
+	bad "flows ${flows:-?}, done ${done_:-?}"
+fi
+grep -q '"end":"all [0-9]* flows finished"' "$tmp/a.out" && ok "end named" ||
+	bad "end: $(grep -o '"end":"[^"]*"' "$tmp/a.out")"
+# slowdown (column 10) of every done flow at least 1; rows = flows
+awk -F, 'NR > 1 { n++; if ($13 != 1 || $10 < 1) bad++ } END { exit !(n > 0 && !bad) }' \
+	"$tmp/a/flows.csv" && ok "every slowdown >= 1 ($(($(wc -l <"$tmp/a/flows.csv") - 1)) rows)" ||
+	bad "a slowdown below 1 or a flow not done in flows.csv"
+for f in $FILES; do
+	if [ ! -s "$tmp/a/$f" ]; then
+		bad "$f missing or empty"
+		continue
+	fi
+	[ "$f" = report.json ] && cmpf=report || cmpf=$f
+	if [ "$cmpf" = report ]; then
+		cmp -s "$tmp/a.report" "$tmp/b.report"
+	else
+		cmp -s "$tmp/a/$f" "$tmp/b/$f"
+	fi && ok "$f identical run twice ($(wc -c <"$tmp/a/$f") bytes)" || bad "$f differs"
+done
+# the generated file, run as --topo, is the same run
+"$B" run --topo "$tmp/a/topology.topo" --workload "$tmp/p.wl" --no-plots -o "$tmp/c" -j \
+	>/dev/null 2>"$tmp/c.err" && cmp -s "$tmp/a/flows.csv" "$tmp/c/flows.csv" &&
+	ok "--topo topology.topo gives the same flows.csv" || bad "--topo run: $(cat "$tmp/c.err")"
+
+expect_fail() {   # expect_fail WHAT PATTERN ARGS...
+	what=$1
+	pat=$2
+	shift 2
+	if "$B" run "$@" >"$tmp/x.out" 2>"$tmp/x.err"; then
+		bad "$what: exit 0"
+	elif grep -q -- "$pat" "$tmp/x.err"; then
+		ok "$what: exit non-zero, '$(grep -- "$pat" "$tmp/x.err" | head -1)'"
+	else
+		bad "$what: no '$pat' in: $(cat "$tmp/x.err")"
+	fi
+}
+printf 'poisson cdf=websearch load=0.5 duration=1ms\nincast bytes=64K senders=1-99\n' \
+	>"$tmp/bad.wl"
+expect_fail "bad workload line" "bad.wl:2: incast: senders: host 8 is not in the topology (hosts 0..7)" \
+	--gen "$GEN" --workload "$tmp/bad.wl"
+printf 'poisson cdf=websearch load=2 duration=1ms\n' >"$tmp/bad2.wl"
+expect_fail "bad load" "bad2.wl:1: load '2'" --gen "$GEN" --workload "$tmp/bad2.wl"
+expect_fail "bad --gen" "leaves" --gen leaf-spine:leaves=0 --workload "$tmp/p.wl"
+expect_fail "--clock real" "virtual time only" --gen "$GEN" --workload "$tmp/p.wl" \
+	--clock real
+expect_fail "no workload" "--workload FILE" --gen "$GEN"
+printf 'incast bytes=10M senders=1-7 receiver=0\n' >"$tmp/slow.wl"
+expect_fail "flows past --until" "stopped at --until 1ms of simulated time: 7 flows had not" \
+	--gen "$GEN" --workload "$tmp/slow.wl" --until 1ms --no-plots
+printf 'long senders=1 receiver=0\n' >"$tmp/long.wl"
+if "$B" run --gen "$GEN" --workload "$tmp/long.wl" --until 2ms -j >"$tmp/l.out" \
+	2>"$tmp/l.err" && grep -q 'bytes=forever' "$tmp/l.err"; then
+	ok "a forever flow at --until: exit 0, '$(cat "$tmp/l.err")'"
+else
+	bad "forever flow: $(cat "$tmp/l.err")"
+fi
+[ $fail = 0 ] && echo "bench_run: ok" || echo "bench_run: FAILED"
+exit $fail
