@@ -173,7 +173,7 @@ static const struct bench_cmd_row bench_cmds[] = {
 	  "a topology + workload in virtual time: FCT slowdown by size, links, PFC" },
 	{ "reproduce", CMD_REPRO, "NAME [--quick] [-o DIR]",
 	  "a seed's source experiment in virtual time, and published | qpace |\n"
-	  "agrees? (ia-tcp, ffdtcp, hpcc; docs/reproductions.md)" },
+	  "agrees? (ia-tcp, ffdtcp, hpcc, acc, idcc; docs/reproductions.md)" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 

@@ -74,7 +74,8 @@ struct repro_exp {
 	int (*run)(struct repro_ctx *ctx);
 };
 
-extern const struct repro_exp repro_iatcp, repro_ffdtcp, repro_hpcc;
+extern const struct repro_exp repro_iatcp, repro_ffdtcp, repro_hpcc, repro_acc,
+	repro_idcc;
 
 /* Run @c's incast for every series x size x sender count (in that nesting), a progress line
  * each, a row of runs.csv each. @c: the experiment's conf (ctx->base with its parameters);

@@ -13,7 +13,8 @@
 #include "repro.h"
 #include "runs.h"
 
-static const struct repro_exp *const repro_exps[] = { &repro_iatcp, &repro_ffdtcp, &repro_hpcc };
+static const struct repro_exp *const repro_exps[] = { &repro_iatcp, &repro_ffdtcp, &repro_hpcc,
+							&repro_acc, &repro_idcc };
 #define NEXPS (sizeof(repro_exps) / sizeof(repro_exps[0]))
 
 static const char *const verdict_names[] = {

@@ -204,8 +204,8 @@ static int run(struct repro_ctx *ctx)
 	};
 	for (size_t i = 0; i < sizeof(not_run) / sizeof(not_run[0]); i++)
 		repro_check(ctx, not_run[i][0], not_run[i][1], REPRO_NOT_RUN,
-			    "flows of different sizes and start times: the topology + workload runner "
-			    "(qpace-bench netrun), not the incast's rounds", "-");
+			    "flows of different sizes and start times on the topology + workload "
+			    "runner (qpace-bench run): not built yet", "-");
 	if (ctx->plots)
 		plots(ctx, &g);
 	return 0;

@@ -5,7 +5,7 @@
 set -u
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
-names=${*:-ia-tcp ffdtcp hpcc}
+names=${*:-ia-tcp ffdtcp hpcc acc idcc}
 B=$BUILD/bin/qpace-bench
 total=$(echo $names | wc -w)
 k=0

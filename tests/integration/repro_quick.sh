@@ -6,7 +6,11 @@
 #            while go-back-N with a 128-packet window collapses below half of that
 #   ffdtcp   ffd's goodput with the 128 KB buffer is not below the 64 KB one's (2% margin)
 #            at any N, and at N=4 it fills >= 85% of the link
-#   hpcc     hpcc and dcqcn both finish every flow, lossless (PFC), goodput >= 90%
+#   hpcc     hpcc and dcqcn both finish every flow, lossless (PFC), goodput >= 90%; with
+#            WebSearch background hpcc's incast ends no later than 1.1 x dcqcn's
+#   acc      hpcc and acc finish every flow of the Clos workload, no drops (PFC)
+#   idcc     beside the WAN flow, idcc's intra-DC flows up to 100 KB have a median
+#            slowdown below none's
 # and bad input ends the command non-zero with the accepted names.
 set -u
 BUILD=${BUILD:-build}
@@ -27,7 +31,7 @@ col() {
 # ge A B: A >= B (decimals)
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a + 0 >= b + 0) }'; }
 
-for name in ia-tcp ffdtcp hpcc; do
+for name in ia-tcp ffdtcp hpcc acc idcc; do
 	t0=$(date +%s)
 	if ! "$B" reproduce "$name" --quick --no-plots -o "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
 		no "$name: exit status non-zero: $(tail -3 "$tmp/$name.err")"
@@ -38,7 +42,7 @@ for name in ia-tcp ffdtcp hpcc; do
 	done
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["checks"] and all(c["agrees"] in ("yes","no","partly","not run") for c in d["checks"])' \
 		"$tmp/$name/table.json" || no "$name: table.json is not the table"
-	ok "$name --quick in $(( $(date +%s) - t0 )) s, $(($(wc -l <"$tmp/$name/runs.csv") - 1)) runs"
+	ok "$name --quick in $(( $(date +%s) - t0 )) s, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"])' "$tmp/$name/table.json") runs"
 done
 
 r=$tmp/ia-tcp/runs.csv
@@ -76,10 +80,44 @@ for s in HPCC~hpcc DCQCN~dcqcn; do
 done
 [ -s "$tmp/hpcc/runs/hpcc/queue.csv" ] || no "hpcc: runs/hpcc/queue.csv missing"
 
+# mcol FILE TAG ALGO COLUMN: COLUMN of mix.csv's row for TAG and ALGO
+mcol() {
+	awk -F, -v t="$2" -v a="$3" -v c="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		$1 == t && $3 == a { print $k; exit }' "$1"
+}
+m=$tmp/hpcc/mix.csv
+h=$(mcol "$m" background hpcc group_fct_max_us)
+d=$(mcol "$m" background dcqcn group_fct_max_us)
+if ge "$(awk -v a="$d" 'BEGIN{print a*1.1}')" "$h" && [ "$(mcol "$m" background hpcc unfinished)" = 0 ]; then
+	ok "hpcc with background: the incast's last flow at $h us (hpcc), $d us (dcqcn)"
+else
+	no "hpcc with background: the incast's last flow at $h us (hpcc), $d us (dcqcn)"
+fi
+m=$tmp/acc/mix.csv
+for a in hpcc acc; do
+	u=$(mcol "$m" mix $a unfinished)
+	d=$(mcol "$m" mix $a drops)
+	f=$(mcol "$m" mix $a flows)
+	if [ "$u" = 0 ] && [ "$d" = 0 ] && ge "$f" 100; then
+		ok "acc: $a finished all $f flows, no drops"
+	else
+		no "acc: $a: $f flows, $u unfinished, $d drops"
+	fi
+done
+m=$tmp/idcc/mix.csv
+i=$(mcol "$m" two-site idcc short_p50)
+n=$(mcol "$m" two-site none short_p50)
+if ge "$n" "$i" && ! ge "$i" "$n"; then
+	ok "idcc: intra-DC short flows' median slowdown $i (idcc) < $n (none)"
+else
+	no "idcc: intra-DC short flows' median slowdown $i (idcc), $n (none): want idcc's below"
+fi
+
 # bad input
 if "$B" reproduce nosuch >"$tmp/bad.out" 2>&1; then
 	no "reproduce nosuch exited 0"
-elif grep -q "NAME 'nosuch': not one of ia-tcp, ffdtcp, hpcc" "$tmp/bad.out"; then
+elif grep -q "NAME 'nosuch': not one of ia-tcp, ffdtcp, hpcc, acc, idcc" "$tmp/bad.out"; then
 	ok "reproduce nosuch: $(head -1 "$tmp/bad.out")"
 else
 	no "reproduce nosuch: $(cat "$tmp/bad.out")"
