@@ -186,7 +186,7 @@ static int run(struct repro_ctx *ctx)
 
 const struct repro_exp repro_hpcc = {
 	.name = "hpcc",
-	.summary = "HPCC: 60 senders x 500 KB -> 1, 100 Gb/s, 1 us links, PFC; hpcc against "
-		   "dcqcn and none",
+	.summary = "HPCC: 60 senders x 500 KB -> 1, 100 Gb/s, 1 us links, PFC, alone and with "
+		   "30% WebSearch on a 128-host fat-tree; hpcc against dcqcn (and none)",
 	.run = run,
 };
