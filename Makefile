@@ -16,6 +16,8 @@
 #   make demo       one incast per algorithm in virtual time (with and without PFC) and a
 #                   short real-time one on loopback (results/demo/)
 #   make demo-table rewrite README.md's demo table from virtual time (scripts/demo-table.sh)
+#   make reproduce  the seeds' source experiments at full size in virtual time
+#                   (results/reproduce/, docs/reproductions.md's tables; bench/reproduce.sh)
 #   make fuzz       every libFuzzer target in tests/fuzz (clang), FUZZ_SECONDS each
 #                   (default 20; `make test` runs them for 10 s each), seeded from
 #                   tests/fuzz/corpus/; make fuzz-long: 10M executions each (not in CI)
@@ -138,7 +140,8 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
-	bench-vt bench-rt demo demo-table clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 check-ns3
+	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
+	check-ns3
 all: $(PROG_BINS)
 
 deps:
@@ -257,6 +260,13 @@ demo:
 
 demo-table: all
 	@BUILD=$(BUILD) sh scripts/demo-table.sh update
+
+# The reproductions (docs/reproductions.md): gnuplot-nox for the figures, build, every
+# experiment at full size with a progress line each, then the docs' tables re-pasted.
+reproduce:
+	@sh scripts/deps.sh gnuplot-nox
+	$(MAKE) -j2 all
+	@sh bench/reproduce.sh $(BUILD)
 
 # Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with every layer built by
 # clang with coverage, ASan and UBSan (build/fuzz/libqpace-fuzz.a). `make test` runs each

@@ -25,6 +25,7 @@ enum bench_cmd {
 	CMD_SWEEP = 1u << 5,
 	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
 	CMD_NETRUN = 1u << 7,        /* `run`: its own option table (netrun_cmd.c) */
+	CMD_REPRO = 1u << 8,         /* reproduce: its own option table (repro_cmd.c) */
 };
 #define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
 #define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
@@ -91,6 +92,9 @@ struct bench_conf {
 	uint64_t fallback_safe_permille; /* the gates' safe rate, 1/1000 of line; 0 = policy */
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;
+	qp_time_ns sample_ns;        /* virtual time: rates/queue sample period; 0 = 1 ms */
+	bool model_rtt;              /* virtual time: register the links' RTT alone, without
+				      * the real-time loopback allowance (reproduce) */
 	uint64_t seed;
 	unsigned clock;              /* enum bench_clock */
 	bool json;
@@ -136,5 +140,7 @@ int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, 
 			 char *err, size_t errlen);
 /* qpace-bench run [options]: a topology + workload in virtual time (netrun_cmd.c). */
 int bench_netrun(const char *prog, int argc, char **argv);
+/* qpace-bench reproduce NAME [options]: @argv[0] is "reproduce". Returns the exit status. */
+int bench_reproduce(const char *prog, int argc, char **argv);
 
 #endif

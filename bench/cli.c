@@ -184,6 +184,9 @@ static const struct bench_cmd_row bench_cmds[] = {
 	  "fat-tree, two-site" },
 	{ "run", CMD_NETRUN, "(--topo FILE | --gen KIND:K=V,..) --workload FILE [options]",
 	  "a topology + workload in virtual time: FCT slowdown by size, links, PFC" },
+	{ "reproduce", CMD_REPRO, "NAME [--quick] [-o DIR]",
+	  "a seed's source experiment in virtual time, and published | qpace |\n"
+	  "agrees? (ia-tcp, ffdtcp, hpcc, acc, idcc; docs/reproductions.md)" },
 };
 #define NCMDS (sizeof(bench_cmds) / sizeof(bench_cmds[0]))
 

@@ -77,6 +77,7 @@ struct incast_result {
 	struct stats_fct fct;
 	uint64_t flows, flows_done;
 	uint64_t retransmits, timeouts;
+	uint64_t rounds_with_timeout; /* rounds in which some flow had a retransmission timeout */
 	bool have_switch;            /* the figures below are from the switch */
 	uint64_t drops, ecn_marks, max_queue_bytes;
 	uint64_t impair_lost;          /* frames --impair lost on the receiver's link (p0) */

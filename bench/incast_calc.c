@@ -45,7 +45,7 @@ void incast_summarize(struct incast_result *r, const struct incast_flow *f, size
 	uint64_t bytes = 0;
 	double elapsed_ns = 0;
 
-	r->retransmits = r->timeouts = 0;
+	r->retransmits = r->timeouts = r->rounds_with_timeout = 0;
 	if (!tput || !fct) {         /* report nothing rather than something wrong */
 		free(tput);
 		free(fct);
@@ -63,8 +63,14 @@ void incast_summarize(struct incast_result *r, const struct incast_flow *f, size
 		tput[done] = (double)f[i].bytes * 8e9 / (double)f[i].fct_ns;
 		fct[done++] = f[i].fct_ns;
 	}
-	for (uint32_t k = 0; k < rounds; k++)
+	for (uint32_t k = 0; k < rounds; k++) {
+		bool timed_out = false;
+
 		elapsed_ns += (double)round_ns[k];
+		for (size_t i = 0; i < n && !timed_out; i++)
+			timed_out = f[i].round == k && f[i].timeouts > 0;
+		r->rounds_with_timeout += timed_out;
+	}
 	r->flows = n;
 	r->flows_done = done;
 	r->elapsed_s = elapsed_ns / 1e9;

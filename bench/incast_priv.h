@@ -20,6 +20,11 @@
 #define INCAST_GAP_NS (2 * QP_NS_PER_MS)   /* between rounds: queues drain */
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
 #define INCAST_LATE_COUNTED_NS (100 * QP_NS_PER_US)   /* lateness summed: beyond a wake-up's */
+/* The sample period: c->sample_ns (virtual time's finer samples), else INCAST_SAMPLE_NS. */
+static inline qp_time_ns incast_sample_ns(const struct bench_conf *c)
+{
+	return c->sample_ns ? c->sample_ns : INCAST_SAMPLE_NS;
+}
 #define INCAST_SERIES_CAP 60000u           /* 1 ms samples: a minute of rounds */
 #define INCAST_HPCC_ETA 0.95               /* HPCC's and ACC's eta, given to them and used
 					     * for their W_AI (it is their default too) */

@@ -50,6 +50,7 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "flows_done", "flows completed", FT_U64, R(flows_done), 0, 1, "", false, false },
 	{ NULL, "retransmits", "retransmitted packets", FT_U64, R(retransmits), 0, 1, "", false, false },
 	{ NULL, "timeouts", "retransmission timeouts", FT_U64, R(timeouts), 0, 1, "", false, false },
+	{ NULL, "rounds_with_timeout", "rounds with a timeout", FT_U64, R(rounds_with_timeout), 0, 1, "", false, false },
 	{ NULL, "drops", "switch drops", FT_U64, R(drops), 0, 1, "", true, false },
 	{ NULL, "ecn_marks", "ECN marks", FT_U64, R(ecn_marks), 0, 1, "", true, false },
 	{ NULL, "impair_lost", "lost by --impair", FT_U64, R(impair_lost), 0, 1, "", true, false },

@@ -267,7 +267,7 @@ static void vt_sample(void *arg, qp_time_ns now)
 		vt_fail(v, -EINTR, "interrupted");
 		return;
 	}
-	if (v->phase != VT_DONE && sim_at(v->sim, now + INCAST_SAMPLE_NS, vt_sample, v))
+	if (v->phase != VT_DONE && sim_at(v->sim, now + incast_sample_ns(v->x.c), vt_sample, v))
 		vt_fail(v, -ENOMEM, "out of memory for events");
 }
 

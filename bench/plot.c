@@ -18,10 +18,7 @@ int plot_available(void)
 	return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
-/* Write @dir/@name.gp from the format, then run gnuplot on it. */
-static int plot_script(const char *dir, const char *name, char *err, size_t errlen,
-		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int plot_script(const char *dir, const char *name, char *err, size_t errlen,
+int plot_script(const char *dir, const char *name, char *err, size_t errlen,
 		       const char *fmt, ...)
 {
 	char path[4096], cmd[4200];

@@ -10,6 +10,10 @@
 /* True when `gnuplot` is on PATH. */
 int plot_available(void);
 
+/* Write @dir/@name.gp (a PNG terminal, CSV separator, then the format) and run gnuplot on
+ * it in @dir: the script names its own output. 0, -ENOENT (no gnuplot) or -EIO. */
+int plot_script(const char *dir, const char *name, char *err, size_t errlen,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* rates.csv (time_s, then one column per sender in Mb/s) -> rates.png */
 int plot_rates(const char *dir, const char *title, unsigned senders, char *err, size_t errlen);
 /* queue.csv (time_s,port,queue_bytes of every port) -> queue.png: the receiver's port p0 */

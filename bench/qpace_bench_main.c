@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 		return bench_topo(prog, argc - 1, argv + 1);
 	if (cmd == CMD_NETRUN)
 		return bench_netrun(prog, argc - 1, argv + 1);
+	if (cmd == CMD_REPRO)
+		return bench_reproduce(prog, argc - 1, argv + 1);
 	bench_conf_defaults(&c, cmd);
 	c.prog = argv[0];
 	if (bench_conf_parse(&c, cmd, argc - 1, argv + 1, err, sizeof(err))) {

@@ -151,6 +151,30 @@ static void test_incast_summary(void **state)
 		      r.goodput_bps, r.jain, r.fct.p50_us, r.fct.max_us);
 }
 
+/* The timeout ratio's numerator (qpace-bench reproduce ia-tcp): rounds in which some flow
+ * timed out, each counted once however many of its flows did. */
+static void test_rounds_with_timeout(void **state)
+{
+	struct incast_flow f[6] = {
+		{ .round = 0, .bytes = 1000, .fct_ns = QP_NS_PER_MS, .done = true, .timeouts = 2 },
+		{ .round = 0, .bytes = 1000, .fct_ns = QP_NS_PER_MS, .done = true, .timeouts = 1 },
+		{ .round = 1, .bytes = 1000, .fct_ns = QP_NS_PER_MS, .done = true },
+		{ .round = 1, .bytes = 1000, .fct_ns = QP_NS_PER_MS, .done = true },
+		{ .round = 2, .bytes = 1000, .fct_ns = QP_NS_PER_MS, .done = true },
+		{ .round = 2, .bytes = 1000, .done = false, .timeouts = 1 },
+	};
+	qp_time_ns round_ns[3] = { QP_NS_PER_MS, QP_NS_PER_MS, QP_NS_PER_MS };
+	struct incast_result r = { .link_bps = QP_GBPS, .mtu_bytes = 1024, .bytes_per_sender = 1000,
+				   .rounds_with_timeout = 99 };
+	(void)state;
+
+	incast_summarize(&r, f, 6, round_ns, 3, 10000);
+	assert_int_equal(r.timeouts, 4);
+	assert_int_equal(r.rounds_with_timeout, 2);      /* rounds 0 and 2, not 1 */
+	incast_summarize(&r, f + 2, 2, round_ns, 1, 10000);
+	assert_int_equal(r.rounds_with_timeout, 0);      /* reset, not accumulated */
+}
+
 static void test_algo_spec(void **state)
 {
 	char cc[INCAST_ALGO_MAX], err[256];
@@ -182,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_lat_like_perftest),
 		cmocka_unit_test(test_bw),
 		cmocka_unit_test(test_incast_summary),
+		cmocka_unit_test(test_rounds_with_timeout),
 		cmocka_unit_test(test_algo_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

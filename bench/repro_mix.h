@@ -1,0 +1,44 @@
+/* Reproductions on a topology with a workload (the topology + workload runner, netrun.h),
+ * for the experiments an incast cannot make: background traffic, flows of many sizes. */
+#ifndef BENCH_REPRO_MIX_H
+#define BENCH_REPRO_MIX_H
+
+#include "netrun.h"
+#include "repro.h"
+
+#define REPRO_MIX_SHORT (100 * 1000)   /* "short" flows: up to 100 KB (HPCC's, IDCC's bins) */
+
+struct repro_mix_series {
+	const char *label, *algo;
+};
+
+struct repro_mix_spec {
+	const char *tag;                    /* "background": DIR/TAG.wl and DIR/TAG/ALGO/ */
+	const struct topogen_params *gen;
+	const char *workload;               /* the workload file's text */
+	const char *pfc;                    /* NULL: off */
+	qp_time_ns until_ns, sample_ns;
+	int group;                          /* a group whose FCTs to take apart; -1: none */
+};
+
+struct repro_mix_run {
+	const struct repro_mix_series *series;
+	bool ok;
+	struct fct_summary bins;            /* slowdown, HPCC's bins */
+	double mean_queue_bytes;            /* every port, every sample */
+	uint64_t drops, max_queue_bytes;
+	size_t flows, done, unfinished;
+	size_t group_flows;                 /* of spec->group */
+	double group_fct_max_us, group_fct_mean_us;
+	double sim_s, wall_s;
+};
+
+/* Run @sp once per series into @out (n entries), a progress line and a row of DIR/mix.csv
+ * each. 0 or -1. */
+int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
+	      const struct repro_mix_series *s, size_t n, struct repro_mix_run *out);
+/* Slowdown percentile @which (50, 95, 99) over the bins of flows up to @max_bytes,
+ * weighted by their flows; NAN when none. */
+double repro_mix_bin_p(const struct repro_mix_run *m, uint64_t max_bytes, int which);
+
+#endif
