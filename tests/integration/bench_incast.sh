@@ -4,7 +4,9 @@
 # star with 100 us links (BDP ~15 packets), 512 KiB of buffer per port and rxe's 128-packet
 # window per QP, 3 rounds. Asserts behaviour with honest margins (the benchmark, make demo,
 # reports the real figures; on an idle machine 90-97% goodput for hpcc, acc and ia):
-#   none      the buffer overflows: drops > 0 and retransmission timeouts > 0
+#   none      the buffer overflows: drops > 0 (its retransmission timeouts are printed, not
+#             asserted: on an idle machine go-back-N recovered every loss by NAK in one
+#             run of two, 0 and 3 timeouts)
 #   none+ia   no drops, goodput >= 70% of the bottleneck's payload rate, Jain >= 0.9
 #   hpcc      no drops (its window caps the first RTT at N x BDP), goodput >= 70%
 #   acc       no drops, goodput >= 70%, mean queue below hpcc's and peak queue not above
@@ -13,11 +15,17 @@
 #   hpcc+ia   no drops, goodput >= 70%
 # Real time is the premise: a run whose loop was held up for more than 20 ms (none), or
 # 6 ms (the controlled runs: a 10 ms stall costs hpcc+ia half its goodput), is printed
-# and not judged (a loaded, shared machine).
+# and not judged (a loaded, shared machine); the controlled runs also need the bench's and
+# the switch's loops to have been late (counting delays over 100 us) for at most 35% of
+# the run in all: credits clocked by arrivals lose every late turn of either loop. On an
+# idle 2-core machine the sum is 18-25% of the run (none+ia 0.90, hpcc 0.88, acc 0.89,
+# hpcc+ia 0.90 of the payload rate); a sanitizer build at load 3 reached 70% and none+ia
+# made 61%. (vt_agreement.sh, which compares figures, asks for 4%.)
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
 STALL_NS=${STALL_NS:-20000000}
+LATE_FRAC=1     # none: its figures are the buffer's
 fail=0
 judged=0
 
@@ -36,8 +44,12 @@ run() {   # run NAME ARGS...: one JSON line into $out; $ok = judge this run
 	ok=0
 	[ -n "$out" ] || return 0
 	late=$(num loop_late_max_ns)
+	total=$(( $(num loop_late_total_ns) + $(num switch_late_total_ns) ))
+	el=$(num elapsed_s)
 	if awk "BEGIN { exit !($late > $STALL_NS) }"; then
 		echo "  not judged: the machine held the loop up for $((late / 1000)) us"
+	elif awk "BEGIN { exit !($total > $LATE_FRAC * $el * 1e9) }"; then
+		echo "  not judged: the loops were late for $((total / 1000000)) ms of ${el} s"
 	else
 		ok=1
 		judged=$((judged + 1))
@@ -53,9 +65,10 @@ check() {  # check WHAT EXPR
 run none --cc none
 [ "$ok" = 1 ] && {
 	check "none: the buffer overflows" "$(num drops) > 0"
-	check "none: retransmission timeouts" "$(num timeouts) > 0"
+	echo "  none: $(num timeouts) retransmission timeouts"
 }
 STALL_NS=6000000
+LATE_FRAC=0.35
 run none+ia --cc none --credits ia
 [ "$ok" = 1 ] && {
 	check "none+ia: no drops" "$(num drops) == 0"
