@@ -37,7 +37,9 @@ grep -q '"flows":9,"flows_done":9' "$tmp/recv" || {
 }
 
 # A sender that dies: the receiver names it and finishes the others' rounds.
-common="-N 2 -s 256K -R 100 -p 18901 --cc none --timeout 10s"
+# 1000 rounds (~0.5 GB, seconds at the star's 1 Gb/s): the victim is still sending when it
+# is killed (at 100 rounds a cooperatively polling sender had finished within the second)
+common="-N 2 -s 256K -R 1000 -p 18901 --cc none --timeout 10s"
 # shellcheck disable=SC2086
 timeout 90 "$B" incast $common --attach 127.0.0.1:$P --ip 10.0.0.1 -j >"$tmp/recv" 2>"$tmp/err" &
 recv=$!
