@@ -39,7 +39,7 @@ static const uint64_t senders_quick[] = { 4, 24 };
 static const uint64_t sizes[] = { SRU };
 
 static const char note_sub[] = "~900: within 10% (810 Mb/s or more). RDMA for TCP: none for "
-			       "TCP, dcqcn (switch notices as CNPs) for DCTCP, ffd for FFDTCP; "
+			       "TCP, dcqcn (RED marks, receivers' CNPs) for DCTCP, ffd for FFDTCP; "
 			       "20 rounds of 256 KB for 100 s";
 
 static double mbps(const struct repro_ctx *ctx, const char *label, uint64_t n)
