@@ -49,6 +49,7 @@ struct qpaced_config {
 	uint64_t wire_mtu;               /* payload bytes per packet, */
 	qp_rate_bps wire_rate_bps;       /* line rate (0 = the device's speed) */
 	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
+	unsigned ecn_mark;               /* 1: the egress program makes Not-ECT RoCEv2 ECT(0) */
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 

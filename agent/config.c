@@ -146,6 +146,7 @@ static int opt_int_sample(const struct qp_opt *o, void *conf, const char *v, cha
 #define AT(field) QP_OPT_AT(struct qpaced_config, field)
 
 static const char *const enforce_modes[] = { "off", "observe", "tc", NULL };
+static const char *const off_on[] = { "off", "on", NULL };
 
 /* The defaults are set from the "def" column (qpaced_config_init), the one --help shows. */
 static const struct qp_opt options[] = {
@@ -204,6 +205,9 @@ static const struct qp_opt options[] = {
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
 	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
 		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
+	{ "ecn-mark", 0, QP_OPT_CHOICE, "off|on", AT(ecn_mark), .choices = off_on, .def = "off",
+	  .help = "with --enforce: RoCEv2 frames leave ECN-capable (ECT(0)), so an ECN switch\n"
+		  "marks them CE instead of dropping (the IPv4 checksum fixed; ICRC unaffected)" },
 	{ .name = NULL },
 };
 #define NOPTS (sizeof(options) / sizeof(options[0]) - 1)

@@ -397,7 +397,8 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	int rc;
 
 	if (d->cfg.enforce == QPACED_ENFORCE_OFF)
-		return 0;
+		return d->cfg.ecn_mark ? qp_errmsg(-EINVAL, err, errlen, "--ecn-mark: the egress "
+						   "program marks: needs --enforce observe|tc") : 0;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
@@ -427,6 +428,7 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		return qp_errmsg(rc, err, errlen, "--enforce %s: %s", t->mode == QPACED_ENFORCE_TC
 				 ? "tc" : "observe", msg);
 	conf.mode = t->mode == QPACED_ENFORCE_TC ? QP_TC_MODE_ENFORCE : QP_TC_MODE_OBSERVE;
+	conf.ecn_mark = d->cfg.ecn_mark;
 	qp_tc_set_conf(t->prog, &conf);
 	rc = qp_tc_attach(t->prog, t->dev, msg, sizeof(msg));
 	if (rc)

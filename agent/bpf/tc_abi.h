@@ -76,14 +76,15 @@ enum qp_tc_counter {
 	QP_TC_C_REPORT_LIMITED,      /* held back by the global report rate */
 	QP_TC_C_REPORT_FULL,         /* ring buffer full */
 	QP_TC_C_STATE_FULL,          /* could not create the flow's state */
+	QP_TC_C_ECT_MARKED,          /* conf.ecn_mark: a Not-ECT RoCEv2 frame made ECT(0) */
 	QP_TC_C_COUNT
 };
 
 /* The program's settings, a global (.bss) the loader writes through the skeleton. */
 enum qp_tc_mode { QP_TC_MODE_OBSERVE = 0, QP_TC_MODE_ENFORCE = 1 };
 struct qp_tc_conf {
-	__u32 mode;                  /* enum qp_tc_mode; observe never touches a frame */
-	__u32 pad;
+	__u32 mode;                  /* enum qp_tc_mode; observe never changes a departure */
+	__u32 ecn_mark;              /* 1: RoCEv2 frames with ECN 00 leave as ECT(0) (any mode) */
 	__u64 horizon_ns;            /* 0 = no horizon count */
 	__u64 report_gap_ns;         /* at least this long between any two reports */
 	__u64 report_retry_ns;       /* report a still-unknown flow again after this */

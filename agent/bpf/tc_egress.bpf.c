@@ -16,7 +16,8 @@
  * so the k-th frame of a backlogged flow leaves at the first one's time plus the bits of
  * the k-1 before it over the rate, with no rounding drift. An idle flow (next <= t) starts
  * afresh. The verdict is always TC_ACT_OK: the program never drops (a drop is a send_err to
- * rxe, which re-sends in a busy loop) and never changes a byte of the frame.
+ * rxe, which re-sends in a busy loop) and changes no byte of the frame, but for the ECN
+ * field when conf.ecn_mark asks for ECT(0) (ect_mark).
  *
  * A RoCEv2 frame of a flow with no rate entry is reported through the ring buffer, at most
  * once per conf.report_retry_ns per flow and once per conf.report_gap_ns in all.
@@ -230,6 +231,41 @@ static __always_inline void report(struct qp_tc_state *st, const struct parsed *
 	count(QP_TC_C_REPORTS);
 }
 
+/* conf.ecn_mark: a RoCEv2 frame whose ECN field is 00 (Not-ECT) leaves as ECT(0), so an
+ * ECN-marking switch may mark it CE instead of dropping it; ECT(1), ECT(0) and CE are left
+ * as they are. IPv4: the TOS byte, with the header checksum updated incrementally over the
+ * 16-bit word that holds it (bpf_l3_csum_replace, RFC 1624). IPv6: the traffic class (its
+ * ECN bits are bits 4-5 of the header's second byte), which no checksum covers. The UDP
+ * checksum's pseudo-header has neither, and the ICRC masks both (TOS / traffic class read
+ * as all ones), so the frame stays valid for the receiving RoCE stack. */
+static __always_inline void ect_mark(struct __sk_buff *skb, const struct parsed *p)
+{
+	__u8 w[2], nw[2];
+
+	if (bpf_skb_load_bytes(skb, ETH_HLEN, w, 2) < 0)
+		return;
+	nw[0] = w[0];
+	nw[1] = w[1];
+	if (p->ipv6) {
+		if (w[1] & 0x30)
+			return;
+		nw[1] |= 0x20;
+	} else {
+		__u16 o, n;
+
+		if (w[1] & 0x03)
+			return;
+		nw[1] |= 0x02;
+		__builtin_memcpy(&o, w, 2);
+		__builtin_memcpy(&n, nw, 2);
+		if (bpf_l3_csum_replace(skb, ETH_HLEN + 10, o, n, 2) < 0)
+			return;
+	}
+	if (bpf_skb_store_bytes(skb, ETH_HLEN + 1, &nw[1], 1, 0) < 0)
+		return;
+	count(QP_TC_C_ECT_MARKED);
+}
+
 /* The EDT step (see the top of the file). */
 static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
 				 const struct qp_tc_rate *rt, __u64 now)
@@ -264,6 +300,8 @@ int qp_tc_egress(struct __sk_buff *skb)
 	count(c);
 	if (c != QP_TC_C_ROCE)
 		return TC_ACT_OK;
+	if (qp_conf.ecn_mark)
+		ect_mark(skb, &p);
 	now = bpf_ktime_get_ns();
 	st = flow_state(&p, now);
 	if (!st) {

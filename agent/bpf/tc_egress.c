@@ -59,6 +59,7 @@ static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_REPORT_LIMITED] = "report_limited",
 	[QP_TC_C_REPORT_FULL] = "report_ring_full",
 	[QP_TC_C_STATE_FULL] = "state_full",
+	[QP_TC_C_ECT_MARKED] = "ect_marked",
 };
 
 const char *qp_tc_counter_name(unsigned c)

@@ -362,6 +362,131 @@ static void test_horizon(void **state)
 	qp_tc_del_rate(tc, &k);
 }
 
+/* Run the program over one frame (timestamp 0) and return the bytes it leaves with in
+ * @out (the length must not change). */
+static void run_out(const uint8_t *frame, size_t len, uint8_t *out, size_t cap)
+{
+	struct __sk_buff ctx = { 0 }, ctx_out = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = (uint32_t)len,
+		    .data_out = out, .data_size_out = (uint32_t)cap, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .ctx_out = &ctx_out,
+		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
+	int rc = bpf_prog_test_run_opts(qp_tc_prog_fd(tc), &o);
+
+	if (rc)
+		fail_msg("BPF_PROG_TEST_RUN over a %zu-byte frame: %s", len, strerror(-rc));
+	assert_int_equal(o.retval, TC_ACT_OK);
+	assert_int_equal(o.data_size_out, len);
+}
+
+static void set_ecn_mark(unsigned on)
+{
+	struct qp_tc_conf c = qp_tc_conf_default();
+
+	c.mode = QP_TC_MODE_OBSERVE;   /* marking is independent of pacing */
+	c.report_gap_ns = 0;
+	c.ecn_mark = on;
+	qp_tc_set_conf(tc, &c);
+}
+
+static uint64_t marked_count(void)
+{
+	uint64_t c[QP_TC_C_COUNT];
+
+	counters(c);
+	return c[QP_TC_C_ECT_MARKED];
+}
+
+/* conf.ecn_mark: IPv4 RoCEv2 frames with ECN 00 leave as ECT(0) with the DSCP kept, a right
+ * header checksum and (the ICRC masks TOS) the same, still right ICRC, every other byte as
+ * sent; ECT(0), ECT(1) and CE frames and non-RoCE UDP are not touched; IPv6's traffic class
+ * gets ECT(0) the same way, the rest of the frame unchanged. */
+static void test_ecn_mark(void **state)
+{
+	static const uint8_t tos_marked[] = { 0x00, 0x68, 0xb8, 0xfc };  /* DSCP 0, 26, 46, 63 */
+	static const uint8_t tos_kept[] = { 0x01, 0x02, 0x03, 0x6b, 0xfe };
+	uint8_t f[2048], out[2048];
+	struct frame_parsed p;
+
+	(void)state;
+	NEED_BPF();
+	set_ecn_mark(1);
+	for (size_t i = 0; i < sizeof(tos_marked); i++) {
+		struct frame_roce_spec s = {
+			.src = host_a, .dst = host_b, .ip = { .tos = tos_marked[i], .id = (uint16_t)(0x1234 * i) },
+			.bth = { .opcode = FRAME_OP_RC_WRITE_ONLY, .dest_qp = 0x4242, .psn = 7 },
+			.reth = { .va = 0x1000, .rkey = 5, .dma_len = 333 }, .payload_len = 333,
+		};
+		int n = frame_build_roce(f, sizeof(f), &s);
+		uint64_t m0 = marked_count();
+
+		assert_true(n > 0);
+		run_out(f, (size_t)n, out, sizeof(out));
+		assert_int_equal(marked_count() - m0, 1);
+		assert_int_equal(out[15], tos_marked[i] | FRAME_ECN_ECT0);
+		assert_int_equal(frame_ipv4_csum(out + 14, 20), 0);       /* checksum right */
+		assert_int_equal(frame_parse(&p, out, (size_t)n), 0);
+		assert_int_equal(p.ip.tos & 3, FRAME_ECN_ECT0);
+		assert_true(frame_icrc_ok(out, &p));                      /* the ICRC still holds */
+		assert_memory_equal(out, f, 15);
+		assert_memory_equal(out + 16, f + 16, 8);                  /* up to the checksum */
+		assert_memory_equal(out + 26, f + 26, (size_t)n - 26);     /* after it */
+		printf("  TOS 0x%02x -> 0x%02x, IPv4 checksum 0x%02x%02x -> 0x%02x%02x, ICRC 0x%08x"
+		       " right\n", f[15], out[15], f[24], f[25], out[24], out[25], p.icrc);
+	}
+	for (size_t i = 0; i < sizeof(tos_kept); i++) {
+		struct frame_roce_spec s = {
+			.src = host_a, .dst = host_b, .ip = { .tos = tos_kept[i] },
+			.bth = { .opcode = FRAME_OP_RC_SEND_ONLY, .dest_qp = 0x4242, .psn = 8 },
+			.payload_len = 100,
+		};
+		int n = frame_build_roce(f, sizeof(f), &s);
+		uint64_t m0 = marked_count();
+
+		run_out(f, (size_t)n, out, sizeof(out));
+		assert_memory_equal(out, f, (size_t)n);
+		assert_int_equal(marked_count(), m0);
+	}
+	{	/* UDP to another port with ECN 00: not RoCE, not marked */
+		struct frame_addr dst = host_b;
+		uint8_t payload[40] = { 1 };
+		int n;
+		uint64_t m0 = marked_count();
+
+		dst.port = 4790;
+		n = frame_build_udp(f, sizeof(f), &host_a, &dst, NULL, payload, sizeof(payload));
+		run_out(f, (size_t)n, out, sizeof(out));
+		assert_memory_equal(out, f, (size_t)n);
+		assert_int_equal(marked_count(), m0);
+	}
+	{	/* IPv6: traffic class 0x68 (DSCP 26) -> 0x6a; CE (0x6b) stays */
+		size_t n = ipv6_frame(f, 17, 4791, 0x77, 12 + 200 + 4);
+		uint64_t m0 = marked_count();
+
+		f[14] = 0x66;   /* version 6, TC high nibble 6 */
+		f[15] = 0x80;   /* TC low nibble 8, flow label 0 */
+		run_out(f, n, out, sizeof(out));
+		assert_int_equal(marked_count() - m0, 1);
+		assert_int_equal(out[14], 0x66);
+		assert_int_equal(out[15], 0xa0);
+		assert_memory_equal(out + 16, f + 16, n - 16);
+		f[15] = 0xb0;
+		run_out(f, n, out, sizeof(out));
+		assert_memory_equal(out, f, n);
+		assert_int_equal(marked_count() - m0, 1);
+	}
+	/* ecn_mark off: the same Not-ECT frame leaves as it came. */
+	set_ecn_mark(0);
+	{
+		int n = roce4(f, sizeof(f), host_b.ip, 0x4242, 100);
+		uint64_t m0 = marked_count();
+
+		run_out(f, (size_t)n, out, sizeof(out));
+		assert_memory_equal(out, f, (size_t)n);
+		assert_int_equal(marked_count(), m0);
+	}
+}
+
 /* Every frame that is not RoCEv2: bytes and timestamp unchanged, one count of its reason.
  * BPF_PROG_TEST_RUN itself refuses (EINVAL) a frame shorter than an Ethernet header, or an
  * IPv4/IPv6 ethertype with less than a fixed IP header behind it, so those cut-short
@@ -472,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_reported_once),
 		cmocka_unit_test(test_observe),
 		cmocka_unit_test(test_horizon),
+		cmocka_unit_test(test_ecn_mark),
 		cmocka_unit_test(test_not_roce_passes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
