@@ -88,6 +88,14 @@ $(BPF_OUT)/tc_egress.bpf.o: agent/bpf/tc_egress.bpf.c agent/bpf/tc_abi.h
 $(BPF_OUT)/tc_egress.skel.h: $(BPF_OUT)/tc_egress.bpf.o
 	bpftool gen skeleton $< name qp_tc_egress > $@.tmp && mv $@.tmp $@
 $(bpf.objs) build/fuzz/obj/agent/bpf/tc_egress.o: $(BPF_OUT)/tc_egress.skel.h
+# The tc ingress program (agent/bpf/tc_ingress.bpf.c, CE and CNP reports), the same way.
+$(BPF_OUT)/tc_ingress.bpf.o: agent/bpf/tc_ingress.bpf.c agent/bpf/roce_parse.bpf.h \
+		agent/bpf/tc_ingress_abi.h agent/bpf/tc_abi.h
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c $< -o $@
+$(BPF_OUT)/tc_ingress.skel.h: $(BPF_OUT)/tc_ingress.bpf.o
+	bpftool gen skeleton $< name qp_tc_ingress > $@.tmp && mv $@.tmp $@
+$(bpf.objs) build/fuzz/obj/agent/bpf/tc_ingress.o: $(BPF_OUT)/tc_ingress.skel.h
 $(bpf.objs): CFLAGS += -I$(BPF_OUT)
 
 # program: its main file, other sources of its own, the layers it links (highest first)

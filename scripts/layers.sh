@@ -16,9 +16,10 @@
 #   cc         agent/cc, agent/credit: congestion-control algorithms, pure
 #   verbs      the QP API, the pacing gate, the ibv and soft backends
 #   switchsim  the switch emulator
-#   agent      the agent core, qpaced, qpacectl; agent/bpf: the tc egress BPF program
-#              and its loader (its own archive, for -lbpf; the generated skeleton is
-#              included as <tc_egress.skel.h> from build/bpf/, not a source file)
+#   agent      the agent core, qpaced, qpacectl; agent/bpf: the tc egress and ingress BPF
+#              programs and their loaders (its own archive, for -lbpf; the generated
+#              skeletons are included as <tc_egress.skel.h>, <tc_ingress.skel.h> from
+#              build/bpf/, not source files)
 #   host       the emulated host: a soft context + an agent core + an in-process table
 #   sim        virtual time: the discrete-event engine around the switch fabric and the
 #              emulated hosts; topology generators, flow-size CDFs, workloads, FCT figures

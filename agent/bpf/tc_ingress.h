@@ -1,0 +1,46 @@
+/* The loader of qpace's tc ingress program (tc_ingress.bpf.c): load it, attach it to a
+ * device's clsact ingress hook (direct action), read its counters and per-QP entries,
+ * take its reports of CE-marked data frames and of arriving CNPs.
+ *
+ * Errors: negative errno, with one line in @err; when the kernel refuses BPF itself,
+ * qp_tci_open returns -ENOSYS or -EPERM so a test can skip with that line. When the tc
+ * egress program shares the device, attach the egress one first and detach this one
+ * first: a loader that created clsact removes it whole (both hooks) on detach. */
+#ifndef QPACE_AGENT_TC_INGRESS_H
+#define QPACE_AGENT_TC_INGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tc_ingress_abi.h"
+
+struct qp_tci;
+
+/* Load (not attached); the conf starts at qp_tci_conf_default(). */
+int qp_tci_open(struct qp_tci **out, char *err, size_t errlen);
+/* Detach, unload. NULL is fine. */
+void qp_tci_close(struct qp_tci *t);
+
+int qp_tci_attach(struct qp_tci *t, const char *ifname, char *err, size_t errlen);
+int qp_tci_detach(struct qp_tci *t);
+int qp_tci_ifindex(const struct qp_tci *t);
+
+/* ce_gap_ns 50 us: DCQCN's CNP interval (one CNP per QP per 50 us). */
+struct qp_tci_conf qp_tci_conf_default(void);
+void qp_tci_set_conf(struct qp_tci *t, const struct qp_tci_conf *c);
+
+/* The program's entry of a local QP: 0 or -ENOENT. */
+int qp_tci_qp(const struct qp_tci *t, uint32_t qpn, struct qp_tci_qp *out);
+/* The counters summed over CPUs; their names ("roce", "ce", ...). */
+int qp_tci_counters(const struct qp_tci *t, uint64_t out[QP_TCI_C_COUNT]);
+const char *qp_tci_counter_name(unsigned c);
+
+/* Reports: an fd to wait on (epoll), and a consumer calling @fn for each; returns how
+ * many were consumed or a negative errno. */
+int qp_tci_reports_fd(const struct qp_tci *t);
+int qp_tci_reports_take(struct qp_tci *t,
+			void (*fn)(void *ctx, const struct qp_tci_report *r), void *ctx);
+
+/* The program's fd (BPF_PROG_TEST_RUN in the tests). */
+int qp_tci_prog_fd(const struct qp_tci *t);
+
+#endif

@@ -1,0 +1,64 @@
+/* What the tc ingress program (tc_ingress.bpf.c) and its loader (tc_ingress.c) share.
+ * Included by both the BPF object and user space, so only fixed-width kernel types.
+ *
+ *   qpi_qps      LRU hash, the program writes: local QPN (the BTH destination QPN of an
+ *                arriving frame) -> CE and CNP counts, when CE was last reported.
+ *   qpi_counters per-CPU array, one u64 per enum qp_tci_counter.
+ *   qpi_reports  ring buffer of struct qp_tci_report:
+ *                CE   a RoCEv2 data frame arrived with ECN = CE (11): the receiver's side
+ *                     of DCQCN (the notification point) owes the sender a CNP; at most one
+ *                     report per local QP per conf.ce_gap_ns (50 us, DCQCN's CNP interval)
+ *                CNP  a CNP (BTH opcode 0x81) arrived: the sender's side (the reaction
+ *                     point) cuts the rate of the flow to that QP; every one is reported
+ * Addresses are 16 bytes as on the wire, IPv4 as ::ffff:a.b.c.d (as in tc_abi.h). */
+#ifndef QPACE_TC_INGRESS_ABI_H
+#define QPACE_TC_INGRESS_ABI_H
+
+#include <linux/types.h>
+
+#define QP_TCI_MAX_QPS 65536
+#define QP_TCI_RING_BYTES (256 * 1024)
+
+struct qp_tci_qp {
+	__u64 ce;                    /* CE-marked data frames to this QP */
+	__u64 ce_reported;           /* of which reported */
+	__u64 cnp;                   /* CNPs to this QP */
+	__u64 ce_reported_ns;        /* last CE report (0 = never) */
+};
+
+enum qp_tci_counter {
+	QP_TCI_C_ROCE,               /* a RoCEv2 frame (tc_abi.h's parse rules) */
+	QP_TCI_C_PASS,               /* anything else */
+	QP_TCI_C_CE,                 /* a data frame with CE */
+	QP_TCI_C_CE_NOT_DATA,        /* CE on an ACK, atomic ACK or CNP: owes no CNP */
+	QP_TCI_C_CE_REPORTS,
+	QP_TCI_C_CE_LIMITED,         /* CE within conf.ce_gap_ns of the QP's last report */
+	QP_TCI_C_CNP,                /* a CNP arrived */
+	QP_TCI_C_CNP_REPORTS,
+	QP_TCI_C_RING_FULL,          /* a report lost: the ring buffer was full */
+	QP_TCI_C_STATE_FULL,         /* could not create the QP's entry */
+	QP_TCI_C_COUNT
+};
+
+/* The program's settings, a global (.bss) the loader writes through the skeleton. */
+struct qp_tci_conf {
+	__u64 ce_gap_ns;             /* at least this long between two CE reports of a QP */
+};
+
+enum qp_tci_kind { QP_TCI_K_CE = 1, QP_TCI_K_CNP = 2 };
+
+struct qp_tci_report {
+	__u8 saddr[16];              /* the frame's source: the peer */
+	__u8 daddr[16];              /* its destination: this host */
+	__u32 dqpn;                  /* the local QP */
+	__u8 kind;                   /* enum qp_tci_kind */
+	__u8 opcode;
+	__u8 ipv6;
+	__u8 ecn;
+	__u16 sport;                 /* UDP source port, host order */
+	__u16 pad;
+	__u32 len;                   /* skb->len */
+	__u64 ts_ns;                 /* bpf_ktime_get_ns() */
+};
+
+#endif
