@@ -140,6 +140,41 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 
 void qp_print_view(struct qp_out *o, const struct agent_qp_view *v)
 {
+	qp_print_view_owned(o, v, NULL);
+}
+
+const struct rdma_nl_qp *qp_view_owner(const struct agent_qp_view *v,
+				       const struct rdma_nl_qp *dump, size_t n)
+{
+	/* QPNs are 24 bits: UINT32_MAX matches no local QPN */
+	return rdma_nl_find(dump, n, v->wire.discovered ? UINT32_MAX : v->reg.qpn,
+			    v->wire.discovered ? v->reg.peer_qpn : 0);
+}
+
+const char *qp_owner_cell(const struct rdma_nl_qp *q, char *buf, size_t len)
+{
+	if (q && (q->has & RDMA_NL_HAS_PID))
+		snprintf(buf, len, "%u/%s", q->pid, q->has & RDMA_NL_HAS_COMM ? q->comm : "?");
+	else if (q && (q->has & RDMA_NL_HAS_COMM))
+		snprintf(buf, len, "[%s]", q->comm);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static void print_owner(struct qp_out *o, const struct rdma_nl_qp *q)
+{
+	if (q->has & RDMA_NL_HAS_PID)
+		qp_out_u64(o, "owner_pid", q->pid);
+	if (q->has & RDMA_NL_HAS_COMM)
+		qp_out_str(o, "owner_comm", q->comm);
+	qp_out_str(o, "owner_dev", q->dev);
+	qp_out_u64(o, "owner_lqpn", q->lqpn);
+}
+
+void qp_print_view_owned(struct qp_out *o, const struct agent_qp_view *v,
+			 const struct rdma_nl_qp *owner)
+{
 	char text[64];
 
 	qp_out_obj(o, NULL);
@@ -176,6 +211,8 @@ void qp_print_view(struct qp_out *o, const struct agent_qp_view *v)
 			break;
 		}
 	}
+	if (owner)
+		print_owner(o, owner);
 	qp_out_end(o);
 }
 
@@ -222,16 +259,16 @@ void qp_view_table_header(FILE *out, const struct qp_view_field *sorted_by, bool
 			 f == sorted_by ? (descending ? "v" : "^") : "");
 		fprintf(out, "%-*s ", f->width, h);
 	}
-	fputc('\n', out);
+	fputs("OWNER\n", out);
 }
 
-void qp_view_table_row(FILE *out, const struct agent_qp_view *v)
+void qp_view_table_row(FILE *out, const struct agent_qp_view *v, const struct rdma_nl_qp *owner)
 {
-	for (const struct qp_view_field *f = fields; f->key; f++) {
-		char cell[64];
+	char cell[96];
 
+	for (const struct qp_view_field *f = fields; f->key; f++) {
 		if (f->head)
 			fprintf(out, "%-*s ", f->width, qp_view_cell(f, v, cell, sizeof(cell)));
 	}
-	fputc('\n', out);
+	fprintf(out, "%s\n", qp_owner_cell(owner, cell, sizeof(cell)));
 }

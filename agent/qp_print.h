@@ -12,6 +12,7 @@
 #include "qpace/agent.h"
 #include "qpace/ctl.h"
 #include "qpace/out.h"
+#include "qpace/rdma_nl.h"
 
 /* ---- QP views ---- */
 
@@ -29,8 +30,18 @@ struct qp_view_field {
 
 const struct qp_view_field *qp_view_fields(void);   /* ends with { .key = NULL } */
 const struct qp_view_field *qp_view_field_find(const char *key);
-/* Every key of @v, as one object. */
+/* Every key of @v, as one object; with @owner (the QP's entry in the rdma netlink dump,
+ * NULL = none) also owner_pid, owner_comm, owner_dev, owner_lqpn. */
 void qp_print_view(struct qp_out *o, const struct agent_qp_view *v);
+void qp_print_view_owned(struct qp_out *o, const struct agent_qp_view *v,
+			 const struct rdma_nl_qp *owner);
+/* The dump's entry of the QP @v shows: a QP a program registered by its own (local) QPN;
+ * a QP found on the wire (whose QPN qpaced made up) by the peer QPN it is connected to.
+ * NULL when the dump does not know it. */
+const struct rdma_nl_qp *qp_view_owner(const struct agent_qp_view *v,
+				       const struct rdma_nl_qp *dump, size_t n);
+/* "PID/COMM" of a user QP, "[NAME]" of a kernel one, "-" for none. */
+const char *qp_owner_cell(const struct rdma_nl_qp *owner, char *buf, size_t len);
 /* The agent's status (STATUS's AGENT record), as one object: pid, QPs, uptime, the
  * feedback delay and every counter by its name. */
 void qp_print_status(struct qp_out *o, const struct ctl_agent *a);
@@ -40,8 +51,9 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 /* Order two views by @f (numbers numerically, strings alphabetically). */
 int qp_view_cmp(const struct qp_view_field *f, const struct agent_qp_view *a,
 		const struct agent_qp_view *b);
-/* The table header / one row: the fields with a column header, in table order. */
+/* The table header / one row: the fields with a column header, in table order, then
+ * OWNER (qp_owner_cell of @owner). */
 void qp_view_table_header(FILE *f, const struct qp_view_field *sorted_by, bool descending);
-void qp_view_table_row(FILE *f, const struct agent_qp_view *v);
+void qp_view_table_row(FILE *f, const struct agent_qp_view *v, const struct rdma_nl_qp *owner);
 
 #endif

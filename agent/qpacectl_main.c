@@ -14,6 +14,7 @@
 #include "qpace/ctl_client.h"
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"
+#include "qpace/rdma_nl.h"
 #include "qp_print.h"
 #include "qpace/units.h"
 
@@ -184,6 +185,33 @@ static int cmd_args(unsigned cmd, int argc, char **argv, struct cmd_opts *o)
 	return i;
 }
 
+/* ---- QP owners: the kernel's rdma netlink QP dump ---- */
+
+struct owners {
+	struct rdma_nl_qp *q;
+	size_t n;
+};
+
+/* Load the dump; when it cannot be had, say why in one line (once: @said). */
+static void owners_load(struct owners *ow, bool *said)
+{
+	char err[300];
+	size_t ndevs;
+
+	free(ow->q);
+	ow->q = NULL;
+	ow->n = 0;
+	if (rdma_nl_dump_qps(&ow->q, &ow->n, &ndevs, err, sizeof(err)) && !*said) {
+		fprintf(stderr, "%s: OWNER unknown: %s\n", prog, err);
+		*said = true;
+	}
+}
+
+static const struct rdma_nl_qp *owner_of(const struct owners *ow, const struct agent_qp_view *v)
+{
+	return qp_view_owner(v, ow->q, ow->n);
+}
+
 /* ---- list, show, status ---- */
 
 static int cmd_list(int argc, char **argv)
@@ -193,6 +221,8 @@ static int cmd_list(int argc, char **argv)
 	bool json = opts.json;
 	struct ctl_msg req = { .type = CTL_T_LIST };
 	struct views vs = { 0 };
+	struct owners ow = { 0 };
+	bool said = false;
 	struct ctl_client *c;
 	int rc;
 
@@ -204,19 +234,22 @@ static int cmd_list(int argc, char **argv)
 		return 1;
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
+	if (!rc && vs.n)
+		owners_load(&ow, &said);
 	if (!rc && json) {
 		struct qp_out o;
 
 		qp_out_init(&o, stdout, QP_OUT_JSON);
 		qp_out_arr(&o, NULL);
 		for (size_t i = 0; i < vs.n; i++)
-			qp_print_view(&o, &vs.v[i]);
+			qp_print_view_owned(&o, &vs.v[i], owner_of(&ow, &vs.v[i]));
 		qp_out_end(&o);
 	} else if (!rc) {
 		qp_view_table_header(stdout, NULL, false);
 		for (size_t i = 0; i < vs.n; i++)
-			qp_view_table_row(stdout, &vs.v[i]);
+			qp_view_table_row(stdout, &vs.v[i], owner_of(&ow, &vs.v[i]));
 	}
+	free(ow.q);
 	free(vs.v);
 	return rc;
 }
@@ -241,8 +274,13 @@ static int cmd_show(int argc, char **argv)
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && vs.n == 1) {
+		struct owners ow = { 0 };
+		bool said = false;
+
+		owners_load(&ow, &said);
 		qp_out_init(&o, stdout, json ? QP_OUT_JSON : QP_OUT_TEXT);
-		qp_print_view(&o, &vs.v[0]);
+		qp_print_view_owned(&o, &vs.v[0], owner_of(&ow, &vs.v[0]));
+		free(ow.q);
 	}
 	free(vs.v);
 	return rc;
@@ -344,7 +382,8 @@ static const struct qp_view_field *next_column(const struct qp_view_field *f, in
 	return g;
 }
 
-static void top_draw(const struct views *vs, bool tty, double interval)
+static void top_draw(const struct views *vs, const struct owners *ow, bool tty,
+		     double interval)
 {
 	const struct ctl_agent *a = &vs->agent;
 	const uint64_t *c = a->counters;
@@ -373,7 +412,7 @@ static void top_draw(const struct views *vs, bool tty, double interval)
 			printf("... %zu more\n", vs->n - i);
 			break;
 		}
-		qp_view_table_row(stdout, &vs->v[i]);
+		qp_view_table_row(stdout, &vs->v[i], owner_of(ow, &vs->v[i]));
 	}
 	fflush(stdout);
 }
@@ -402,6 +441,8 @@ static int cmd_top(int argc, char **argv)
 	double interval = (double)opts.interval_ns / 1e9;
 	long iterations = opts.iterations ? (long)opts.iterations : -1;
 	struct termios saved, t;
+	struct owners ow = { 0 };
+	bool said = false;
 	int rc = 0;
 
 	if (first <= 0)
@@ -436,7 +477,8 @@ static int cmd_top(int argc, char **argv)
 		}
 		ctl_client_close(c);
 		qsort(vs.v, vs.n, sizeof(vs.v[0]), sort_cmp);
-		top_draw(&vs, tty, interval);
+		owners_load(&ow, &said);
+		top_draw(&vs, &ow, tty, interval);
 		free(vs.v);
 		if (iterations >= 0 && k + 1 >= iterations)
 			break;
@@ -446,6 +488,7 @@ static int cmd_top(int argc, char **argv)
 	}
 	if (raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	free(ow.q);
 	return rc;
 }
 
