@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cnp.h"
 #include "qpace/agent.h"
 #include "qpace/opt.h"
 
@@ -50,6 +51,9 @@ struct qpaced_config {
 	qp_rate_bps wire_rate_bps;       /* line rate (0 = the device's speed) */
 	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
 	unsigned ecn_mark;               /* 1: the egress program makes Not-ECT RoCEv2 ECT(0) */
+	unsigned cnp;                    /* 1: tc ingress: CE -> CNPs sent, CNPs -> cc events */
+	struct cnp_pair cnp_pairs[CNP_MAX_PAIRS];   /* --cnp-peer: local QPN -> peer QPN */
+	unsigned n_cnp_pairs;
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 

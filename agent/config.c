@@ -148,6 +148,19 @@ static int opt_int_sample(const struct qp_opt *o, void *conf, const char *v, cha
 static const char *const enforce_modes[] = { "off", "observe", "tc", NULL };
 static const char *const off_on[] = { "off", "on", NULL };
 
+static int opt_cnp_peer(const struct qp_opt *o, void *conf, const char *v, char *err,
+			size_t errlen)
+{
+	struct qpaced_config *c = conf;
+	int n = cnp_pairs_parse(v, c->cnp_pairs, CNP_MAX_PAIRS, err, errlen);
+
+	(void)o;
+	if (n < 0)
+		return n;
+	c->n_cnp_pairs = (unsigned)n;
+	return 0;
+}
+
 /* The defaults are set from the "def" column (qpaced_config_init), the one --help shows. */
 static const struct qp_opt options[] = {
 	{ "feedback", 'f', QP_OPT_FN, "ADDR:PORT", .fn = opt_feedback,
@@ -208,6 +221,12 @@ static const struct qp_opt options[] = {
 	{ "ecn-mark", 0, QP_OPT_CHOICE, "off|on", AT(ecn_mark), .choices = off_on, .def = "off",
 	  .help = "with --enforce: RoCEv2 frames leave ECN-capable (ECT(0)), so an ECN switch\n"
 		  "marks them CE instead of dropping (the IPv4 checksum fixed; ICRC unaffected)" },
+	{ "cnp", 0, QP_OPT_CHOICE, "off|on", AT(cnp), .choices = off_on, .def = "on",
+	  .help = "with --enforce: a tc ingress program; CE-marked RoCEv2 data gets the\n"
+		  "sender a CNP (one per QP per 50us), arriving CNPs cut the flow's rate" },
+	{ "cnp-peer", 0, QP_OPT_FN, "L=P[,L=P]|none", .fn = opt_cnp_peer, .def = "none",
+	  .help = "peer QPN P of local QP L where the kernel's rdma netlink cannot say\n"
+		  "(the QP dump is asked first)" },
 	{ .name = NULL },
 };
 #define NOPTS (sizeof(options) / sizeof(options[0]) - 1)

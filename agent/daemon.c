@@ -332,7 +332,8 @@ int qpaced_open(const struct qpaced_config *c, struct qpaced **out, char *err, s
 	}
 	if ((rc = qp_evtimer_init(&d->timer, d->loop, on_deadline, err, errlen)) ||
 	    (rc = fb_open(d, err, errlen)) || (rc = qpaced_ctl_open(d, err, errlen)) ||
-	    (rc = qpaced_http_open(d, err, errlen)) || (rc = qpaced_tc_open(d, err, errlen)))
+	    (rc = qpaced_http_open(d, err, errlen)) || (rc = qpaced_tc_open(d, err, errlen)) ||
+	    (rc = qpaced_ecn_open(d, err, errlen)))
 		goto fail;
 	d->timer.data = d;
 	ev_timer_init(&d->heartbeat, on_heartbeat, 0, d->cfg.heartbeat_ns / 1e9);
@@ -372,6 +373,7 @@ void qpaced_close(struct qpaced *d)
 {
 	if (!d)
 		return;
+	qpaced_ecn_close(d);
 	qpaced_tc_close(d);
 	if (d->loop) {
 		qpaced_ctl_close(d);

@@ -79,6 +79,7 @@ static void serve_metrics(struct qpaced_http *h)
 
 	agent_metrics_render(h->d->agent, &x, &body);
 	qpaced_tc_metrics(h->d, &body);
+	qpaced_ecn_metrics(h->d, &body);
 	if (body.oom) {
 		qp_strbuf_free(&body);
 		refuse(h, "503 Service Unavailable", "out of memory rendering the metrics");

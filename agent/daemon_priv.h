@@ -21,6 +21,7 @@
 struct qpaced_conn;
 struct qpaced_http;
 struct qpaced_tc;
+struct qpaced_ecn;
 
 struct qpaced {
 	struct qpaced_config cfg;
@@ -60,6 +61,8 @@ struct qpaced {
 	unsigned nhttp;
 	/* --enforce observe|tc (daemon_tc.c); NULL when off */
 	struct qpaced_tc *tc;
+	/* --cnp on with --enforce (daemon_ecn.c); NULL when off */
+	struct qpaced_ecn *ecn;
 };
 
 /* daemon.c */
@@ -82,6 +85,14 @@ void qpaced_tc_close(struct qpaced *d);
 void qpaced_tc_sync(struct qpaced *d);
 /* The program's own counters (frames by what it did with them), Prometheus text. */
 void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b);
+
+/* The --enforce device (after qpaced_tc_open). */
+const char *qpaced_tc_dev(const struct qpaced *d);
+
+/* daemon_ecn.c: the tc ingress program, CNPs sent for CE, CNPs into cc events */
+int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen);
+void qpaced_ecn_close(struct qpaced *d);
+void qpaced_ecn_metrics(struct qpaced *d, struct qp_strbuf *b);
 
 /* daemon_http.c */
 int qpaced_http_open(struct qpaced *d, char *err, size_t errlen);

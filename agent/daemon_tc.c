@@ -452,6 +452,11 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	return 0;
 }
 
+const char *qpaced_tc_dev(const struct qpaced *d)
+{
+	return d->tc ? d->tc->dev : "";
+}
+
 void qpaced_tc_close(struct qpaced *d)
 {
 	struct qpaced_tc *t = d->tc;

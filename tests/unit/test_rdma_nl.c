@@ -25,7 +25,8 @@ struct w { uint8_t b[4096]; size_t n; size_t msg; size_t nest[4]; int depth; };
 static void put(struct w *w, const void *p, size_t n)
 {
 	assert_true(w->n + n <= sizeof(w->b));
-	memcpy(w->b + w->n, p, n);
+	if (n)
+		memcpy(w->b + w->n, p, n);
 	w->n += n;
 }
 

@@ -1,0 +1,48 @@
+/* DCQCN between two hosts' qpaced, without a switch that sends CNPs (docs/enforce.md,
+ * "DCQCN without qpace-switch"): the pure translations of the tc ingress program's reports.
+ *
+ *   receiver  a CE report (from peer X, to local QP L): a CNP to X:4791 whose BTH names
+ *             L's peer QPN P, as the UDP payload of a datagram from the local address the
+ *             frame came to (BTH opcode 0x81, BECN, P-key 0xffff, 16 reserved bytes, ICRC)
+ *   sender    a CNP report (from X, to local QP L): the flow (X, P), which the agent core
+ *             knows by (local address, X, P)
+ *
+ * L's peer QPN comes from the kernel's rdma netlink QP dump (qpace/rdma_nl.h), else from
+ * qpaced's static --cnp-peer pairs. */
+#ifndef QPACE_AGENT_CNP_H
+#define QPACE_AGENT_CNP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "qpace/rdma_nl.h"
+
+#define CNP_MAX_PAIRS 256
+#define CNP_UDP_PAYLOAD 32     /* BTH 12 + 16 reserved + ICRC 4 */
+
+struct cnp_pair {
+	uint32_t lqpn, rqpn;
+};
+
+/* Where peer QPNs come from: the dump (may be empty), then the static pairs. */
+struct cnp_peers {
+	const struct rdma_nl_qp *dump;
+	size_t ndump;
+	const struct cnp_pair *pairs;
+	size_t npairs;
+};
+
+/* L's peer QPN: 0 with *@rqpn, or -ENOENT. */
+int cnp_peer_qpn(const struct cnp_peers *p, uint32_t lqpn, uint32_t *rqpn);
+
+/* The UDP payload (CNP_UDP_PAYLOAD bytes) of a CNP from @src_ip:@sport to @dst_ip:4791 for
+ * QP @dest_qpn, its ICRC over the IPv4 header the kernel writes for an unconnected UDP
+ * socket with DF (id 0) and the UDP header. Returns its length or -EMSGSIZE. */
+int cnp_payload(uint8_t *buf, size_t cap, uint32_t src_ip, uint16_t sport, uint32_t dst_ip,
+		uint32_t dest_qpn);
+
+/* "L=P[,L=P...]" (QPNs decimal or 0x hex, 24 bits) into @out: the count, or -EINVAL with
+ * the pair and why in @err. */
+int cnp_pairs_parse(const char *s, struct cnp_pair *out, size_t cap, char *err,
+		    size_t errlen);
+
+#endif

@@ -1,0 +1,255 @@
+/* qpaced's side of DCQCN without a CNP-sending switch (docs/enforce.md): the tc ingress
+ * program (agent/bpf/tc_ingress.h) on the --enforce device, and what qpaced does with its
+ * reports (the translations in cnp.h):
+ *
+ *   CE   from peer X to local QP L: a CNP to X:4791 for L's peer QPN, through a UDP socket
+ *        (unconnected, DF: the kernel writes IP id 0, which the CNP's ICRC assumes), from
+ *        the address the CE frame came to; the program sends at most one report per QP
+ *        per 50 us, so at most one CNP goes per QP per 50 us
+ *   CNP  from X to local QP L: CC_EV_CNP for the agent's flow (local address, X, L's peer
+ *        QPN): the QP's DCQCN (or any algorithm that takes CNPs) cuts its rate
+ *
+ * L's peer QPN: the rdma netlink QP dump (asked again on a miss, at most once a second),
+ * else --cnp-peer. Every step is counted (qpace_ecn_total{event} on /metrics), and what
+ * could not be mapped too. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bpf/tc_egress.h"
+#include "bpf/tc_ingress.h"
+#include "cnp.h"
+#include "daemon_priv.h"
+#include "qpace/errmsg.h"
+#include "qpace/frame.h"
+
+#define ECN_DUMP_RETRY_NS QP_NS_PER_S
+
+enum ecn_counter {
+	ECN_C_CE,               /* CE reports taken */
+	ECN_C_CE_UNMAPPED,      /* ... whose local QP has no known peer QPN */
+	ECN_C_CNP_SENT,
+	ECN_C_CNP_SEND_ERR,
+	ECN_C_CNP_RX,           /* CNP reports taken */
+	ECN_C_CNP_UNMAPPED,     /* ... whose local QP has no known peer QPN */
+	ECN_C_CNP_NO_FLOW,      /* mapped, but the agent has no such flow */
+	ECN_C_CNP_EVENTS,       /* CC_EV_CNP given to a QP */
+	ECN_C_IPV6,             /* reports of IPv6 frames: the agent's flows are IPv4 */
+	ECN_C_COUNT
+};
+
+static const char *const ecn_names[ECN_C_COUNT] = {
+	[ECN_C_CE] = "ce_reports",
+	[ECN_C_CE_UNMAPPED] = "ce_unmapped",
+	[ECN_C_CNP_SENT] = "cnp_sent",
+	[ECN_C_CNP_SEND_ERR] = "cnp_send_errors",
+	[ECN_C_CNP_RX] = "cnp_reports",
+	[ECN_C_CNP_UNMAPPED] = "cnp_unmapped",
+	[ECN_C_CNP_NO_FLOW] = "cnp_no_flow",
+	[ECN_C_CNP_EVENTS] = "cnp_events",
+	[ECN_C_IPV6] = "ipv6_skipped",
+};
+
+struct qpaced_ecn {
+	struct qp_tci *prog;
+	int fd;
+	uint16_t sport;
+	ev_io reports_io;
+	struct rdma_nl_qp *dump;
+	size_t ndump;
+	qp_time_ns dump_ns;
+	bool dump_said;
+	uint64_t c[ECN_C_COUNT];
+};
+
+static void dump_load(struct qpaced *d, struct qpaced_ecn *e, qp_time_ns now)
+{
+	char err[300];
+	size_t ndevs;
+
+	free(e->dump);
+	e->dump = NULL;
+	e->ndump = 0;
+	e->dump_ns = now;
+	if (rdma_nl_dump_qps(&e->dump, &e->ndump, &ndevs, err, sizeof(err)) && !e->dump_said) {
+		qpaced_log(AGENT_LOG_INFO, "tc ingress: peer QPNs only from --cnp-peer (%u "
+			   "pairs): %s", d->cfg.n_cnp_pairs, err);
+		e->dump_said = true;
+	}
+}
+
+/* L's peer QPN; on a miss the dump once more (at most once per ECN_DUMP_RETRY_NS). */
+static int peer_of(struct qpaced *d, struct qpaced_ecn *e, uint32_t lqpn, uint32_t *rqpn,
+		   qp_time_ns now)
+{
+	struct cnp_peers p = { e->dump, e->ndump, d->cfg.cnp_pairs, d->cfg.n_cnp_pairs };
+
+	if (cnp_peer_qpn(&p, lqpn, rqpn) == 0)
+		return 0;
+	if (now - e->dump_ns < ECN_DUMP_RETRY_NS)
+		return -ENOENT;
+	dump_load(d, e, now);
+	p.dump = e->dump;
+	p.ndump = e->ndump;
+	return cnp_peer_qpn(&p, lqpn, rqpn);
+}
+
+static int send_cnp(struct qpaced_ecn *e, uint32_t src_ip, uint32_t dst_ip, uint32_t qpn)
+{
+	uint8_t pl[CNP_UDP_PAYLOAD];
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(FRAME_ROCEV2_PORT),
+				  .sin_addr.s_addr = htonl(dst_ip) };
+	char cbuf[CMSG_SPACE(sizeof(struct in_pktinfo))] = { 0 };
+	struct iovec iov = { pl, sizeof(pl) };
+	struct msghdr m = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	struct in_pktinfo pi = { .ipi_spec_dst.s_addr = htonl(src_ip) };
+
+	if (cnp_payload(pl, sizeof(pl), src_ip, e->sport, dst_ip, qpn) < 0)
+		return -EINVAL;
+	c->cmsg_level = IPPROTO_IP;
+	c->cmsg_type = IP_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	return sendmsg(e->fd, &m, 0) == (ssize_t)sizeof(pl) ? 0 : -errno;
+}
+
+static void on_report(void *ctx, const struct qp_tci_report *r)
+{
+	struct qpaced *d = ctx;
+	struct qpaced_ecn *e = d->ecn;
+	qp_time_ns now = qp_now_ns();
+	uint32_t peer_ip, local_ip, rqpn, qpn;
+
+	if (!qp_tc_addr_ipv4(r->saddr, &peer_ip) || !qp_tc_addr_ipv4(r->daddr, &local_ip)) {
+		e->c[ECN_C_IPV6]++;
+		return;
+	}
+	if (r->kind == QP_TCI_K_CE) {
+		e->c[ECN_C_CE]++;
+		if (peer_of(d, e, r->dqpn, &rqpn, now)) {
+			e->c[ECN_C_CE_UNMAPPED]++;
+			return;
+		}
+		if (send_cnp(e, local_ip, peer_ip, rqpn))
+			e->c[ECN_C_CNP_SEND_ERR]++;
+		else
+			e->c[ECN_C_CNP_SENT]++;
+		return;
+	}
+	e->c[ECN_C_CNP_RX]++;
+	if (peer_of(d, e, r->dqpn, &rqpn, now)) {
+		e->c[ECN_C_CNP_UNMAPPED]++;
+		return;
+	}
+	if (agent_qp_find_flow(d->agent, local_ip, peer_ip, rqpn, &qpn)) {
+		e->c[ECN_C_CNP_NO_FLOW]++;
+		return;
+	}
+	{
+		struct cc_event ev = { .type = CC_EV_CNP };
+
+		if (agent_qp_event(d->agent, qpn, &ev, now) == 0)
+			e->c[ECN_C_CNP_EVENTS]++;
+	}
+}
+
+static void on_reports(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct qpaced *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	qp_tci_reports_take(d->ecn->prog, on_report, d);
+	qpaced_after(d);
+}
+
+static int udp_open(struct qpaced_ecn *e, char *err, size_t errlen)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int pmtu = IP_PMTUDISC_DO;
+
+	e->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (e->fd < 0)
+		return qp_errmsg(-errno, err, errlen, "CNP socket: %s", strerror(errno));
+	/* DF, and unconnected: the kernel writes IP id 0, as the ICRC was computed with */
+	if (setsockopt(e->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||
+	    bind(e->fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(e->fd, (struct sockaddr *)&a, &alen))
+		return qp_errmsg(-errno, err, errlen, "CNP socket: %s", strerror(errno));
+	e->sport = ntohs(a.sin_port);
+	return 0;
+}
+
+int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
+{
+	struct qpaced_ecn *e;
+	char msg[300];
+	int rc;
+
+	if (d->cfg.enforce == QPACED_ENFORCE_OFF || !d->cfg.cnp)
+		return 0;
+	if (!(e = calloc(1, sizeof(*e))))
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
+	e->fd = -1;
+	d->ecn = e;
+	if ((rc = qp_tci_open(&e->prog, msg, sizeof(msg))))
+		return qp_errmsg(rc, err, errlen, "--cnp on: %s", msg);
+	if ((rc = qp_tci_attach(e->prog, qpaced_tc_dev(d), msg, sizeof(msg))))
+		return qp_errmsg(rc, err, errlen, "--dev %s: %s", qpaced_tc_dev(d), msg);
+	if ((rc = udp_open(e, err, errlen)))
+		return rc;
+	dump_load(d, e, qp_now_ns());
+	ev_io_init(&e->reports_io, on_reports, qp_tci_reports_fd(e->prog), EV_READ);
+	e->reports_io.data = d;
+	ev_io_start(d->loop, &e->reports_io);
+	qpaced_log(AGENT_LOG_INFO, "tc ingress on %s: CE-marked RoCEv2 data gets its sender a "
+		   "CNP (from UDP port %u, one per QP per 50 us), arriving CNPs go to their "
+		   "flow's cc; peer QPNs: %zu QPs from rdma netlink, %u --cnp-peer pairs",
+		   qpaced_tc_dev(d), e->sport, e->ndump, d->cfg.n_cnp_pairs);
+	return 0;
+}
+
+void qpaced_ecn_close(struct qpaced *d)
+{
+	struct qpaced_ecn *e = d->ecn;
+
+	if (!e)
+		return;
+	if (e->prog && d->loop)
+		ev_io_stop(d->loop, &e->reports_io);
+	qp_tci_close(e->prog);     /* before the egress loader, which may remove clsact */
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->dump);
+	free(e);
+	d->ecn = NULL;
+}
+
+void qpaced_ecn_metrics(struct qpaced *d, struct qp_strbuf *b)
+{
+	struct qpaced_ecn *e = d->ecn;
+	uint64_t c[QP_TCI_C_COUNT];
+
+	if (!e)
+		return;
+	qp_strbuf_printf(b, "# HELP qpace_ecn_total DCQCN without a CNP-sending switch: CE "
+			 "reports and the CNPs sent for them, CNP reports and the cc events they "
+			 "became, and what could not be mapped\n# TYPE qpace_ecn_total counter\n");
+	for (unsigned i = 0; i < ECN_C_COUNT; i++)
+		qp_strbuf_printf(b, "qpace_ecn_total{event=\"%s\"} %llu\n", ecn_names[i],
+				 (unsigned long long)e->c[i]);
+	if (qp_tci_counters(e->prog, c))
+		return;
+	qp_strbuf_printf(b, "# HELP qpace_tc_ingress_frames_total frames the tc ingress "
+			 "program saw, by kind\n# TYPE qpace_tc_ingress_frames_total counter\n");
+	for (unsigned i = 0; i < QP_TCI_C_COUNT; i++)
+		qp_strbuf_printf(b, "qpace_tc_ingress_frames_total{event=\"%s\"} %llu\n",
+				 qp_tci_counter_name(i), (unsigned long long)c[i]);
+}
