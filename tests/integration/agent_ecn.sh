@@ -7,7 +7,8 @@
 # spaced CE frames each get a CNP, a burst gets at most one per 50 us; unmarked frames and
 # CE to a QP with no known peer get none (counted); B's ingress program sees the CNPs and
 # B's qpaced makes each a DCQCN CNP event of its flow (A, 0x111), which cuts its rate; on
-# exit no filter and no clsact remain.
+# exit no filter and no clsact remain. B also runs --ecn-mark on: its Not-ECT frames
+# arrive at A as ECT(0) with a right IPv4 checksum.
 set -u
 . "$(dirname "$0")/lib/agent.sh"
 
@@ -32,20 +33,24 @@ mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/
 ip -n "$NSA" neigh add 10.78.0.2 lladdr "$(mac "$NSB" qeb)" dev qea nud permanent
 ip -n "$NSB" neigh add 10.78.0.1 lladdr "$(mac "$NSA" qea)" dev qeb nud permanent
 
-# start NS DEV SOCK TABLE PEERS: qpaced in NS on DEV (same ports: separate namespaces)
+# start NS DEV SOCK TABLE PEERS [FLAG...]: qpaced in NS on DEV (same ports: separate
+# namespaces)
 start() {
-	ip netns exec "$1" "$BIN/qpaced" --socket "$3" --rate-table "$4" \
+	ns=$1 dev=$2 sock=$3 table=$4 peers=$5
+	shift 5
+	ip netns exec "$ns" "$BIN/qpaced" --socket "$sock" --rate-table "$table" \
 		--feedback "127.0.0.1:$FBPORT" --metrics "127.0.0.1:$MPORT" --cc dcqcn \
-		--enforce observe --dev "$2" --wire-rate 1G --cnp-peer "$5" 2>>"$TMP/qpaced.log" &
+		--enforce observe --dev "$dev" --wire-rate 1G --cnp-peer "$peers" "$@" \
+		2>>"$TMP/qpaced.log" &
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
-	SOCK=$3
+	SOCK=$sock
 	wait_agent
 }
 : >"$TMP/qpaced.log"
 start "$NSA" qea "$TMP/a.sock" "$TABLE-a" 0x111=0x222
 A_PID=$AGENT
-start "$NSB" qeb "$TMP/b.sock" "$TABLE-b" 0x222=0x111
+start "$NSB" qeb "$TMP/b.sock" "$TABLE-b" 0x222=0x111 --ecn-mark on
 B_PID=$AGENT
 ctla() { "$BIN/qpacectl" --socket "$TMP/a.sock" "$@" 2>/dev/null; }
 ctlb() { "$BIN/qpacectl" --socket "$TMP/b.sock" "$@" 2>/dev/null; }
@@ -60,18 +65,26 @@ done
 grep -q "tc ingress on qea: CE-marked" "$TMP/qpaced.log" || fail "no ingress line in the log"
 ok "the ingress program is on both devices (clsact, direct action)"
 
-# Unmarked frames: B's qpaced finds the flow (A, 0x111) on the wire; no CNP comes back.
+# Not-ECT frames: B's egress program (--ecn-mark on) sends them as ECT(0) with a right
+# IPv4 checksum (captured on A's device); B's qpaced finds the flow (A, 0x111) on the
+# wire; no CNP comes back.
 ip netns exec "$NSB" $PY capture qeb 1.5 >"$TMP/cnp0" &
 CP=$!
+ip netns exec "$NSA" $PY tos qea 1.5 >"$TMP/tos0" &
+TP=$!
 sleep 0.3
 ip netns exec "$NSB" $PY send 10.78.0.1 0x111 50 1000 0 >/dev/null
 wait $CP
+wait $TP
 [ ! -s "$TMP/cnp0" ] || fail "CNPs for unmarked frames: $(head -3 "$TMP/cnp0")"
+[ "$(grep -c '^0x02 ok$' "$TMP/tos0")" = 50 ] && [ "$(wc -l <"$TMP/tos0")" = 50 ] ||
+	fail "at A, not 50 ECT(0) frames with right checksums: $(sort "$TMP/tos0" | uniq -c)"
+ok "--ecn-mark on at B: the 50 Not-ECT frames arrive at A as ECT(0) (TOS 0x02), IPv4 checksums right"
 qb=$(ctlb list -j | jq -c '.[] | select(.peer_qpn == "0x000111")')
 [ -n "$qb" ] || fail "B has no QP for its flow to 10.78.0.1 QPN 0x111: $(ctlb list)"
 QB=$(echo "$qb" | jq -r .qpn)
 rate0=$(echo "$qb" | jq .rate)
-ok "50 unmarked frames: no CNP; B's flow is QP $QB (dcqcn, rate $rate0)"
+ok "50 Not-ECT frames: no CNP; B's flow is QP $QB (dcqcn, rate $rate0)"
 
 # 1000 CE frames 200 us apart: each gets its own CNP (the 50 us limit does not bite);
 # while they come, B's QP runs below line rate at times (DCQCN cuts on CNPs and recovers

@@ -6,6 +6,8 @@ P-key 0xffff, the destination QPN, 16 reserved zero bytes, and the ICRC computed
 
   ecn_frames.py send DST_IP QPN COUNT GAP_US TOS
   ecn_frames.py capture IFACE SECONDS      -> one line per CNP: t_us src dst qpn icrc_ok
+  ecn_frames.py tos IFACE SECONDS          -> one line per arriving RoCEv2 data frame:
+                                              TOS (hex) and whether the IPv4 checksum holds
 """
 import socket
 import struct
@@ -54,7 +56,8 @@ def ip_csum_ok(h):
     return s == 0xffff
 
 
-def capture(iface, seconds):
+def roce_in(iface, seconds):
+    """Each arriving IPv4 RoCEv2 frame: (frame, offset of UDP, offset of BTH)."""
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
     s.bind((iface, 0))
     s.settimeout(0.2)
@@ -66,14 +69,21 @@ def capture(iface, seconds):
             continue
         if addr[2] == socket.PACKET_OUTGOING or len(f) < 14 + 20 + 8 + 12:
             continue
-        ip = 14
-        ihl = (f[ip] & 0x0f) * 4
-        if f[ip + 9] != 17:
-            continue
-        udp = ip + ihl
-        if (f[udp + 2] << 8 | f[udp + 3]) != 4791:
-            continue
-        bth = udp + 8
+        ihl = (f[14] & 0x0f) * 4
+        udp = 14 + ihl
+        if f[14 + 9] == 17 and (f[udp + 2] << 8 | f[udp + 3]) == 4791:
+            yield f, udp, udp + 8
+
+
+def tos(iface, seconds):
+    for f, udp, bth in roce_in(iface, seconds):
+        if f[bth] != 0x81:
+            print("0x%02x %s" % (f[15], "ok" if ip_csum_ok(f[14:udp]) else "BAD"), flush=True)
+
+
+def capture(iface, seconds):
+    ip = 14
+    for f, udp, bth in roce_in(iface, seconds):
         if f[bth] != 0x81:
             continue
         ok = (ip_csum_ok(f[ip:udp]) and f[bth + 4] & 0x40 and f[bth + 2:bth + 4] == b"\xff\xff"
@@ -89,5 +99,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "send":
         send(sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4]), int(sys.argv[5]),
              int(sys.argv[6], 0))
+    elif sys.argv[1] == "tos":
+        tos(sys.argv[2], float(sys.argv[3]))
     else:
         capture(sys.argv[2], float(sys.argv[3]))
