@@ -9,7 +9,7 @@
 # the QP shows in qpacectl as discovered with wire_set R, the unpaced run
 # was faster than 1.5 x that, and fq was installed on eth0.
 #
-#   tests/vm/enforce-rxe.sh [--short]
+#   tests/vm/enforce-rxe.sh [--short]        (QPACE_VM_ECN_MARK=1: frames sent ECT(0))
 #
 # Exits 0 on success, 1 on failure, 77 when QEMU cannot run here.
 set -u
@@ -31,6 +31,11 @@ RATE_BPS=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)))
 	m = u == "K" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : 1; printf "%d", v * m }')
 DUR=8
 [ $short = 1 ] && DUR=5
+# QPACE_VM_ECN_MARK=1: the client's qpaced also runs --ecn-mark on, so every RoCEv2 frame
+# it sends leaves ECT(0) (TOS changed, IPv4 checksum fixed, ICRC as rxe computed it): the
+# server's rxe must take them all (the same goodput, no retransmission timeouts).
+ECN=off
+[ "${QPACE_VM_ECN_MARK:-0}" = 1 ] && ECN=on
 
 # The guests' jobs: both run ib_write_bw twice; between the runs the client starts qpaced.
 job() { # job ROLE FILE
@@ -65,7 +70,7 @@ if [ \$role = server ]; then
 	exit \$?
 fi
 qpaced --enforce tc --dev eth0 --cc none --wire-rate $RATE --wire-timeout 18 \
-	--metrics off --feedback 127.0.0.1:4792 2>/tmp/qpaced.log &
+	--metrics 127.0.0.1:9477 --ecn-mark $ECN --feedback 127.0.0.1:4792 2>/tmp/qpaced.log &
 qp=\$!
 sleep 2
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
@@ -79,6 +84,9 @@ echo "QPACE-TEST: end qdisc"
  echo "QPACE-TEST: end list") &
 bw paced
 rc=\$?
+echo "QPACE-TEST: begin metrics"
+busybox wget -qO- http://127.0.0.1:9477/metrics | grep -E '^qpace_(tc|ecn)'
+echo "QPACE-TEST: end metrics"
 echo "QPACE-TEST: begin hw_after"
 for f in \$hw/*; do echo "\$(basename \$f) \$(cat \$f)"; done
 echo "QPACE-TEST: end hw_after"
@@ -140,6 +148,12 @@ echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
 vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
 vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
 vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
+vm_section g2 metrics
+marked=$(vm_section g2 metrics | sed -n 's/^qpace_tc_frames_total{event="ect_marked"} //p')
+if [ $ECN = on ]; then
+	echo "RESULT enforce --ecn-mark on: ${marked:-0} frames sent as ECT(0), the server's rxe took them"
+	[ "${marked:-0}" -gt 1000 ] || fails="$fails; --ecn-mark on marked ${marked:-0} frames"
+fi
 if [ -n "$fails" ]; then
 	vm_fail "${fails#; }"
 	exit 1
