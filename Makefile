@@ -82,7 +82,7 @@ $(sim.objs): CFLAGS += -Iswitchsim
 BPF_OUT := build/bpf
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Wextra -Werror \
 	-I/usr/include/$(shell gcc -print-multiarch 2>/dev/null)
-$(BPF_OUT)/tc_egress.bpf.o: agent/bpf/tc_egress.bpf.c agent/bpf/tc_abi.h
+$(BPF_OUT)/tc_egress.bpf.o: agent/bpf/tc_egress.bpf.c agent/bpf/tc_abi.h agent/bpf/roce_parse.bpf.h
 	@mkdir -p $(dir $@)
 	clang $(BPF_CFLAGS) -c $< -o $@
 $(BPF_OUT)/tc_egress.skel.h: $(BPF_OUT)/tc_egress.bpf.o

@@ -1,5 +1,5 @@
-/* Parsing a frame as RoCEv2 in a tc BPF program (included by tc_ingress.bpf.c; the same
- * rules as tc_egress.bpf.c's parse): Ethernet / IPv4 or IPv6 / UDP 4791 / BTH, read with
+/* Parsing a frame as RoCEv2 in a tc BPF program (included by tc_egress.bpf.c and
+ * tc_ingress.bpf.c): Ethernet / IPv4 or IPv6 / UDP 4791 / BTH, read with
  * bpf_skb_load_bytes so a non-linear skb parses too. The result is QP_TC_C_ROCE with *p
  * filled, or the reason the frame is not RoCEv2 (tc_abi.h, the QP_TC_C_PASS_* values): a
  * VLAN tag, another ethertype, an IP header cut short or impossible, a fragment or IPv6

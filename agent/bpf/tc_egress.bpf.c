@@ -3,7 +3,8 @@
  * tc_egress.c).
  *
  * Each frame: Ethernet / IPv4 or IPv6 / UDP 4791 / BTH is parsed with bpf_skb_load_bytes
- * (so a non-linear skb parses too); anything else passes as it is and is counted under the
+ * (roce_parse.bpf.h, shared with the ingress program; a non-linear skb parses too);
+ * anything else passes as it is and is counted under the
  * reason it is not RoCEv2 (tc_abi.h, enum qp_tc_counter). A RoCEv2 frame is counted in its
  * flow, keyed by (destination address, destination QPN). When qpaced has written a rate
  * for the flow and the mode is "enforce", the frame gets its earliest departure time the
@@ -23,11 +24,9 @@
  * once per conf.report_retry_ns per flow and once per conf.report_gap_ns in all.
  */
 #include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/in.h>
 #include <linux/pkt_cls.h>
-#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
+#include "roce_parse.bpf.h"
 #include "tc_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -61,9 +60,6 @@ struct {
 struct qp_tc_conf qp_conf;
 __u64 qp_last_report_ns;
 
-#define IPV6_HLEN 40
-#define BTH_LEN 12
-#define ICRC_LEN 4
 #define NSEC_BITS 8000000000ull  /* bits per byte x ns per second */
 
 static __always_inline void count(__u32 c)
@@ -74,113 +70,7 @@ static __always_inline void count(__u32 c)
 		*v += 1;
 }
 
-struct parsed {
-	struct qp_tc_key key;
-	__u8 saddr[16];
-	__u16 sport;
-	__u8 opcode;
-	__u8 ipv6;
-};
-
-static __always_inline void v4_mapped(__u8 out[16], __u32 addr_be)
-{
-	__builtin_memset(out, 0, 10);
-	out[10] = 0xff;
-	out[11] = 0xff;
-	__builtin_memcpy(out + 12, &addr_be, 4);
-}
-
-/* QP_TC_C_ROCE with *p filled, or the reason the frame is not RoCEv2. */
-static __always_inline __u32 parse(struct __sk_buff *skb, struct parsed *p)
-{
-	struct ethhdr eth;
-	__u8 ip[IPV6_HLEN];
-	__u8 udp[8];
-	__u8 bth[BTH_LEN];
-	__u32 l4, l4_len;
-
-	if (bpf_skb_load_bytes(skb, 0, &eth, sizeof(eth)) < 0)
-		return QP_TC_C_PASS_SHORT_ETH;
-	switch (eth.h_proto) {
-	case bpf_htons(ETH_P_8021Q):
-	case bpf_htons(ETH_P_8021AD):
-		return QP_TC_C_PASS_VLAN;
-	case bpf_htons(ETH_P_IP): {
-		__u32 ihl, tot, frag, addr;
-
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 20) < 0)
-			return QP_TC_C_PASS_SHORT_IP;
-		ihl = (ip[0] & 0x0f) * 4u;
-		tot = (__u32)ip[2] << 8 | ip[3];
-		if (ip[0] >> 4 != 4 || ihl < 20 || tot < ihl)
-			return QP_TC_C_PASS_BAD_IP;
-		if (ETH_HLEN + tot > skb->len)
-			return QP_TC_C_PASS_SHORT_IP;
-		frag = ((__u32)ip[6] << 8 | ip[7]) & 0x3fff;  /* MF | offset */
-		if (frag)
-			return QP_TC_C_PASS_FRAGMENT;
-		if (ip[9] != IPPROTO_UDP)
-			return QP_TC_C_PASS_NOT_UDP;
-		__builtin_memcpy(&addr, ip + 16, 4);
-		v4_mapped(p->key.daddr, addr);
-		__builtin_memcpy(&addr, ip + 12, 4);
-		v4_mapped(p->saddr, addr);
-		p->ipv6 = 0;
-		l4 = ETH_HLEN + ihl;
-		l4_len = tot - ihl;
-		break;
-	}
-	case bpf_htons(ETH_P_IPV6): {
-		__u32 plen;
-
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, IPV6_HLEN) < 0)
-			return QP_TC_C_PASS_SHORT_IP;
-		if (ip[0] >> 4 != 6)
-			return QP_TC_C_PASS_BAD_IP;
-		plen = (__u32)ip[4] << 8 | ip[5];
-		if (ETH_HLEN + IPV6_HLEN + plen > skb->len)
-			return QP_TC_C_PASS_SHORT_IP;
-		switch (ip[6]) {
-		case IPPROTO_UDP:
-			break;
-		case 0: case 43: case 44: case 50: case 51: case 60: case 135: case 139:
-		case 140: case 253: case 254:  /* extension headers (RFC 8200, IANA) */
-			return QP_TC_C_PASS_FRAGMENT;
-		default:
-			return QP_TC_C_PASS_NOT_UDP;
-		}
-		__builtin_memcpy(p->saddr, ip + 8, 16);
-		__builtin_memcpy(p->key.daddr, ip + 24, 16);
-		p->ipv6 = 1;
-		l4 = ETH_HLEN + IPV6_HLEN;
-		l4_len = plen;
-		break;
-	}
-	default:
-		return QP_TC_C_PASS_NOT_IP;
-	}
-
-	if (l4_len < sizeof(udp) || bpf_skb_load_bytes(skb, l4, udp, sizeof(udp)) < 0)
-		return QP_TC_C_PASS_SHORT_UDP;
-	{
-		__u32 ulen = (__u32)udp[4] << 8 | udp[5];
-		__u32 dport = (__u32)udp[2] << 8 | udp[3];
-
-		if (ulen < sizeof(udp) || ulen > l4_len)
-			return QP_TC_C_PASS_SHORT_UDP;
-		if (dport != QP_TC_ROCE_PORT)
-			return QP_TC_C_PASS_NOT_ROCE;
-		if (ulen < sizeof(udp) + BTH_LEN + ICRC_LEN ||
-		    bpf_skb_load_bytes(skb, l4 + sizeof(udp), bth, sizeof(bth)) < 0)
-			return QP_TC_C_PASS_SHORT_BTH;
-	}
-	p->sport = (__u16)((__u32)udp[0] << 8 | udp[1]);
-	p->opcode = bth[0];
-	p->key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
-	return QP_TC_C_ROCE;
-}
-
-static __always_inline struct qp_tc_state *flow_state(const struct parsed *p, __u64 now)
+static __always_inline struct qp_tc_state *flow_state(const struct roce_parsed *p, __u64 now)
 {
 	struct qp_tc_state *st = bpf_map_lookup_elem(&qp_state, &p->key);
 	struct qp_tc_state fresh = {};
@@ -197,7 +87,7 @@ static __always_inline struct qp_tc_state *flow_state(const struct parsed *p, __
 }
 
 /* Report a flow with no rate entry, within the per-flow and global limits. */
-static __always_inline void report(struct qp_tc_state *st, const struct parsed *p,
+static __always_inline void report(struct qp_tc_state *st, const struct roce_parsed *p,
 				   __u32 len, __u64 now)
 {
 	struct qp_tc_report *r;
@@ -238,7 +128,7 @@ static __always_inline void report(struct qp_tc_state *st, const struct parsed *
  * ECN bits are bits 4-5 of the header's second byte), which no checksum covers. The UDP
  * checksum's pseudo-header has neither, and the ICRC masks both (TOS / traffic class read
  * as all ones), so the frame stays valid for the receiving RoCE stack. */
-static __always_inline void ect_mark(struct __sk_buff *skb, const struct parsed *p)
+static __always_inline void ect_mark(struct __sk_buff *skb, const struct roce_parsed *p)
 {
 	__u8 w[2], nw[2];
 
@@ -291,10 +181,10 @@ static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
 SEC("tc")
 int qp_tc_egress(struct __sk_buff *skb)
 {
-	struct parsed p = {};
+	struct roce_parsed p = {};
 	struct qp_tc_state *st;
 	struct qp_tc_rate *rt;
-	__u32 c = parse(skb, &p);
+	__u32 c = roce_parse(skb, &p);
 	__u64 now;
 
 	count(c);
