@@ -2,6 +2,7 @@
 #include "cnp.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,30 @@ int cnp_peer_qpn(const struct cnp_peers *p, uint32_t lqpn, uint32_t *rqpn)
 		}
 	}
 	return -ENOENT;
+}
+
+static bool v4(const uint8_t a[16], uint32_t *ip)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(a, mapped, sizeof(mapped)))
+		return false;
+	*ip = (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 | (uint32_t)a[14] << 8 | a[15];
+	return true;
+}
+
+struct cnp_action cnp_translate(const struct qp_tci_report *r, const struct cnp_peers *p)
+{
+	struct cnp_action a = { .what = CNP_DO_IPV6 };
+
+	if (!v4(r->saddr, &a.peer_ip) || !v4(r->daddr, &a.local_ip))
+		return a;
+	if (cnp_peer_qpn(p, r->dqpn, &a.peer_qpn)) {
+		a.what = CNP_DO_UNMAPPED;
+		return a;
+	}
+	a.what = r->kind == QP_TCI_K_CE ? CNP_DO_SEND : CNP_DO_EVENT;
+	return a;
 }
 
 int cnp_payload(uint8_t *buf, size_t cap, uint32_t src_ip, uint16_t sport, uint32_t dst_ip,

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bpf/tc_ingress_abi.h"
 #include "qpace/rdma_nl.h"
 
 #define CNP_MAX_PAIRS 256
@@ -33,6 +34,23 @@ struct cnp_peers {
 
 /* L's peer QPN: 0 with *@rqpn, or -ENOENT. */
 int cnp_peer_qpn(const struct cnp_peers *p, uint32_t lqpn, uint32_t *rqpn);
+
+/* What a report of the tc ingress program asks for. */
+enum cnp_do {
+	CNP_DO_SEND,        /* CE: send a CNP from local_ip to peer_ip:4791 for QP peer_qpn */
+	CNP_DO_EVENT,       /* CNP: CC_EV_CNP for the flow (local_ip, peer_ip, peer_qpn) */
+	CNP_DO_UNMAPPED,    /* the local QP's peer QPN is not known */
+	CNP_DO_IPV6,        /* an IPv6 frame: the agent's flows are IPv4 */
+};
+
+struct cnp_action {
+	enum cnp_do what;
+	uint32_t local_ip, peer_ip;   /* host order */
+	uint32_t peer_qpn;
+};
+
+/* The report's action (both directions, see the top of the file). */
+struct cnp_action cnp_translate(const struct qp_tci_report *r, const struct cnp_peers *p);
 
 /* The UDP payload (CNP_UDP_PAYLOAD bytes) of a CNP from @src_ip:@sport to @dst_ip:4791 for
  * QP @dest_qpn, its ICRC over the IPv4 header the kernel writes for an unconnected UDP

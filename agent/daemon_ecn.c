@@ -82,20 +82,20 @@ static void dump_load(struct qpaced *d, struct qpaced_ecn *e, qp_time_ns now)
 	}
 }
 
-/* L's peer QPN; on a miss the dump once more (at most once per ECN_DUMP_RETRY_NS). */
-static int peer_of(struct qpaced *d, struct qpaced_ecn *e, uint32_t lqpn, uint32_t *rqpn,
-		   qp_time_ns now)
+/* The report's action; on an unknown peer QPN the dump once more (at most once per
+ * ECN_DUMP_RETRY_NS). */
+static struct cnp_action translate(struct qpaced *d, struct qpaced_ecn *e,
+				   const struct qp_tci_report *r, qp_time_ns now)
 {
 	struct cnp_peers p = { e->dump, e->ndump, d->cfg.cnp_pairs, d->cfg.n_cnp_pairs };
+	struct cnp_action a = cnp_translate(r, &p);
 
-	if (cnp_peer_qpn(&p, lqpn, rqpn) == 0)
-		return 0;
-	if (now - e->dump_ns < ECN_DUMP_RETRY_NS)
-		return -ENOENT;
+	if (a.what != CNP_DO_UNMAPPED || now - e->dump_ns < ECN_DUMP_RETRY_NS)
+		return a;
 	dump_load(d, e, now);
 	p.dump = e->dump;
 	p.ndump = e->ndump;
-	return cnp_peer_qpn(&p, lqpn, rqpn);
+	return cnp_translate(r, &p);
 }
 
 static int send_cnp(struct qpaced_ecn *e, uint32_t src_ip, uint32_t dst_ip, uint32_t qpn)
@@ -124,38 +124,30 @@ static void on_report(void *ctx, const struct qp_tci_report *r)
 	struct qpaced *d = ctx;
 	struct qpaced_ecn *e = d->ecn;
 	qp_time_ns now = qp_now_ns();
-	uint32_t peer_ip, local_ip, rqpn, qpn;
+	struct cnp_action a = translate(d, e, r, now);
+	struct cc_event ev = { .type = CC_EV_CNP };
+	bool ce = r->kind == QP_TCI_K_CE;
+	uint32_t qpn;
 
-	if (!qp_tc_addr_ipv4(r->saddr, &peer_ip) || !qp_tc_addr_ipv4(r->daddr, &local_ip)) {
+	if (a.what != CNP_DO_IPV6)
+		e->c[ce ? ECN_C_CE : ECN_C_CNP_RX]++;
+	switch (a.what) {
+	case CNP_DO_IPV6:
 		e->c[ECN_C_IPV6]++;
-		return;
-	}
-	if (r->kind == QP_TCI_K_CE) {
-		e->c[ECN_C_CE]++;
-		if (peer_of(d, e, r->dqpn, &rqpn, now)) {
-			e->c[ECN_C_CE_UNMAPPED]++;
-			return;
-		}
-		if (send_cnp(e, local_ip, peer_ip, rqpn))
-			e->c[ECN_C_CNP_SEND_ERR]++;
-		else
-			e->c[ECN_C_CNP_SENT]++;
-		return;
-	}
-	e->c[ECN_C_CNP_RX]++;
-	if (peer_of(d, e, r->dqpn, &rqpn, now)) {
-		e->c[ECN_C_CNP_UNMAPPED]++;
-		return;
-	}
-	if (agent_qp_find_flow(d->agent, local_ip, peer_ip, rqpn, &qpn)) {
-		e->c[ECN_C_CNP_NO_FLOW]++;
-		return;
-	}
-	{
-		struct cc_event ev = { .type = CC_EV_CNP };
-
-		if (agent_qp_event(d->agent, qpn, &ev, now) == 0)
+		break;
+	case CNP_DO_UNMAPPED:
+		e->c[ce ? ECN_C_CE_UNMAPPED : ECN_C_CNP_UNMAPPED]++;
+		break;
+	case CNP_DO_SEND:
+		e->c[send_cnp(e, a.local_ip, a.peer_ip, a.peer_qpn) ? ECN_C_CNP_SEND_ERR
+								     : ECN_C_CNP_SENT]++;
+		break;
+	case CNP_DO_EVENT:
+		if (agent_qp_find_flow(d->agent, a.local_ip, a.peer_ip, a.peer_qpn, &qpn))
+			e->c[ECN_C_CNP_NO_FLOW]++;
+		else if (agent_qp_event(d->agent, qpn, &ev, now) == 0)
 			e->c[ECN_C_CNP_EVENTS]++;
+		break;
 	}
 }
 

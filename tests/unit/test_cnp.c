@@ -2,7 +2,8 @@
  * put behind the IPv4 and UDP headers the kernel writes for qpaced's socket (DF, id 0,
  * any TTL and TOS), parses as a RoCEv2 CNP with BECN, P-key 0xffff and the peer's QPN and
  * a right ICRC; an IP id other than 0 breaks the ICRC (why the socket stays unconnected
- * with DF); peer QPNs from the dump first, then --cnp-peer; --cnp-peer's parser. */
+ * with DF); peer QPNs from the dump first, then --cnp-peer; --cnp-peer's parser; a report's
+ * action in both directions; a CNP report halving a dcqcn QP's rate in the agent core. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "agent_fx.h"
 #include "cnp.h"
 #include "qpace/frame.h"
 
@@ -111,12 +113,80 @@ static void test_pairs_parse(void **state)
 	}
 }
 
+static struct qp_tci_report report(uint8_t kind, uint32_t src, uint32_t dst, uint32_t qpn)
+{
+	struct qp_tci_report r = { .kind = kind, .dqpn = qpn, .opcode = FRAME_OP_RC_SEND_ONLY };
+
+	r.saddr[10] = r.saddr[11] = r.daddr[10] = r.daddr[11] = 0xff;
+	for (int i = 0; i < 4; i++) {
+		r.saddr[12 + i] = (uint8_t)(src >> (24 - 8 * i));
+		r.daddr[12 + i] = (uint8_t)(dst >> (24 - 8 * i));
+	}
+	return r;
+}
+
+/* Both directions: CE from X to L -> send from us to X for L's peer; CNP from X to L ->
+ * the flow (us, X, L's peer); an unknown L; IPv6. */
+static void test_translate(void **state)
+{
+	struct cnp_pair pairs[] = { { 0x11, 0x21 } };
+	struct cnp_peers p = { NULL, 0, pairs, 1 };
+	struct qp_tci_report r = report(QP_TCI_K_CE, HOST_B, HOST_A, 0x11);
+	struct cnp_action a = cnp_translate(&r, &p);
+
+	(void)state;
+	assert_int_equal(a.what, CNP_DO_SEND);
+	assert_int_equal(a.local_ip, HOST_A);
+	assert_int_equal(a.peer_ip, HOST_B);
+	assert_int_equal(a.peer_qpn, 0x21);
+	r.kind = QP_TCI_K_CNP;
+	a = cnp_translate(&r, &p);
+	assert_int_equal(a.what, CNP_DO_EVENT);
+	assert_int_equal(a.peer_qpn, 0x21);
+	r.dqpn = 0x12;
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_UNMAPPED);
+	r.dqpn = 0x11;
+	r.saddr[0] = 0xfd;   /* an IPv6 source */
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_IPV6);
+}
+
+/* The sender's side end to end in the agent core: a CNP report for local QP 0x11 becomes a
+ * CC_EV_CNP of the dcqcn QP registered towards HOST_B's 0x21, which halves its rate. */
+static void test_cnp_cuts_dcqcn(void **state)
+{
+	struct agent_params ap = afx_params("dcqcn");
+	struct afx *f = afx_new(&ap);
+	struct agent_qp_reg reg = afx_reg(0x11, 0x21);
+	struct cnp_pair pairs[] = { { 0x11, 0x21 } };
+	struct cnp_peers p = { NULL, 0, pairs, 1 };
+	struct qp_tci_report r = report(QP_TCI_K_CNP, HOST_B, HOST_A, 0x11);
+	struct cnp_action a = cnp_translate(&r, &p);
+	struct cc_event ev = { .type = CC_EV_CNP };
+	struct agent_qp_view before, after;
+	uint32_t qpn = 0;
+
+	(void)state;
+	afx_register(f, &reg);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &before), 0);
+	assert_int_equal(a.what, CNP_DO_EVENT);
+	assert_int_equal(agent_qp_find_flow(f->a, a.local_ip, a.peer_ip, a.peer_qpn, &qpn), 0);
+	assert_int_equal(qpn, 0x11);
+	assert_int_equal(agent_qp_event(f->a, qpn, &ev, T0 + 1000), 0);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &after), 0);
+	printf("  dcqcn QP 0x11: %llu -> %llu b/s on the CNP\n",
+	       (unsigned long long)before.rate_bps, (unsigned long long)after.rate_bps);
+	assert_int_equal(after.rate_bps, before.rate_bps / 2);
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_payload),
 		cmocka_unit_test(test_peers),
 		cmocka_unit_test(test_pairs_parse),
+		cmocka_unit_test(test_translate),
+		cmocka_unit_test(test_cnp_cuts_dcqcn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
