@@ -362,6 +362,78 @@ static void test_horizon(void **state)
 	qp_tc_del_rate(tc, &k);
 }
 
+static void set_alive(uint64_t beat, uint64_t hold, uint64_t safe)
+{
+	struct qp_tc_alive a = { .beat_ns = beat, .hold_ns = hold, .safe_bps = safe };
+	struct qp_tc_alive got;
+
+	assert_int_equal(qp_tc_alive_set(tc, &a), 0);
+	assert_int_equal(qp_tc_alive_get(tc, &got), 0);
+	assert_int_equal(got.beat_ns, beat);
+}
+
+/* Two frames of the flow to @dst QPN @qpn at t0: the second leaves @gap_bytes_ns after the
+ * first, in ns per byte (8e9 b/s = 1, 8e8 = 10, 0 = not paced). */
+static void two_frames(uint32_t dst, uint32_t qpn, uint64_t t0, uint64_t ns_per_byte,
+		       const char *what)
+{
+	uint8_t f[2048];
+	int len = roce4(f, sizeof(f), dst, qpn, 1000);
+	uint64_t a = run(f, (size_t)len, t0), b = run(f, (size_t)len, t0);
+
+	if (a != t0 || b != t0 + (uint64_t)len * ns_per_byte)
+		fail_msg("%s: departures %+lld and %+lld ns from t0, want 0 and %llu", what,
+			 (long long)(a - t0), (long long)(b - t0),
+			 (unsigned long long)((uint64_t)len * ns_per_byte));
+}
+
+/* Safe failure: qpaced's heartbeat fresh -> each flow at its rate; older than the hold ->
+ * min(its rate, the safe rate), and a flow with no entry at the safe rate; flows that are
+ * only counted, observe mode and a heartbeat never written stay as they were. */
+static void test_heartbeat(void **state)
+{
+	uint64_t t0 = mono_ns() + 100000000000ull, now = mono_ns();
+	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
+	struct qp_tc_key fast = qp_tc_key_ipv4(0x0a000601u, 1), fast2 = qp_tc_key_ipv4(0x0a000602u, 1);
+	struct qp_tc_key slow = qp_tc_key_ipv4(0x0a000603u, 1), counted = qp_tc_key_ipv4(0x0a000605u, 1);
+	struct qp_tc_rate count_only = { 0 };
+
+	(void)state;
+	NEED_BPF();
+	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
+	set_rate(&fast, 8000000000ull);                    /* 1 ns per byte */
+	set_rate(&fast2, 8000000000ull);
+	set_rate(&slow, 800000000ull);                     /* 10 ns per byte */
+	assert_int_equal(qp_tc_set_rate(tc, &counted, &count_only), 0);
+
+	counters(before);
+	set_alive(now, 1000000000ull, 800000000ull);       /* beat just now, hold 1 s */
+	two_frames(0x0a000601u, 1, t0, 1, "fresh heartbeat, flow at 8G");
+	counters(after);
+	assert_int_equal(after[QP_TC_C_STALE], before[QP_TC_C_STALE]);
+
+	set_alive(now - 2000000000ull, 1000000000ull, 800000000ull);  /* 2 s old: stale */
+	two_frames(0x0a000602u, 1, t0, 10, "stale, flow at 8G, safe 800M: the safe rate");
+	two_frames(0x0a000604u, 1, t0, 10, "stale, a flow with no entry: the safe rate");
+	two_frames(0x0a000605u, 1, t0, 0, "stale, a count-only entry: untouched");
+	counters(before);
+	assert_int_equal(before[QP_TC_C_STALE] - after[QP_TC_C_STALE], 4);
+
+	set_alive(now - 2000000000ull, 1000000000ull, 80000000000ull);   /* safe 80G */
+	two_frames(0x0a000603u, 1, t0 + 1000000, 10, "stale, flow at 800M, safe 80G: its own");
+	set_alive(0, 1000000000ull, 800000000ull);                      /* never beat */
+	two_frames(0x0a000601u, 1, t0 + 2000000, 1, "no heartbeat ever: its rate");
+	set_mode(QP_TC_MODE_OBSERVE, 0, 1000000000ull, 0);
+	set_alive(now - 2000000000ull, 1000000000ull, 800000000ull);
+	two_frames(0x0a000606u, 1, t0, 0, "observe, stale: untouched");
+
+	set_alive(0, 0, 0);
+	qp_tc_del_rate(tc, &fast);
+	qp_tc_del_rate(tc, &fast2);
+	qp_tc_del_rate(tc, &slow);
+	qp_tc_del_rate(tc, &counted);
+}
+
 /* Every frame that is not RoCEv2: bytes and timestamp unchanged, one count of its reason.
  * BPF_PROG_TEST_RUN itself refuses (EINVAL) a frame shorter than an Ethernet header, or an
  * IPv4/IPv6 ethertype with less than a fixed IP header behind it, so those cut-short
@@ -473,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_observe),
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_not_roce_passes),
+		cmocka_unit_test(test_heartbeat),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
