@@ -49,6 +49,10 @@ struct qpaced_config {
 	uint64_t wire_mtu;               /* payload bytes per packet, */
 	qp_rate_bps wire_rate_bps;       /* line rate (0 = the device's speed) */
 	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
+	qp_time_ns wire_hold_ns;         /* if qpaced dies, the program holds rates this long, */
+	qp_rate_bps wire_safe_bps;       /* then paces every flow at most at this (0: the
+					  * fallback-safe share of the line rate) */
+	char bpf_pin[128];               /* bpffs directory of the pinned maps; "none" */
 	struct agent_params agent;       /* cc, cc_params point into the strings above */
 };
 

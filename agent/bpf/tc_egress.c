@@ -113,6 +113,11 @@ static void unpin_dir(const char *dir)
 		if (pin_path(path, sizeof(path), dir, pinned_maps[i]) == 0)
 			unlink(path);
 	rmdir(dir);
+	snprintf(path, sizeof(path), "%s", dir);   /* and QP_TC_PIN_ROOT when it is empty */
+	if (strrchr(path, '/') && strrchr(path, '/') != path) {
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
+	}
 }
 
 /* mkdir -p of @dir's last two levels (QP_TC_PIN_ROOT/IFACE), then: is it on a bpffs? */
@@ -393,25 +398,64 @@ int qp_tc_flow(const struct qp_tc *t, const struct qp_tc_key *k, struct qp_tc_st
 	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.qp_state), k, out) ? -errno : 0;
 }
 
-int qp_tc_flows(const struct qp_tc *t,
-		void (*fn)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_state *s),
-		void *ctx)
+/* Each entry of a map keyed by struct qp_tc_key, its value read into @val (bounded by the
+ * map's size); returns how many were passed to @fn. */
+static int each_entry(int fd, void *val, void (*fn)(void *ctx, const struct qp_tc_key *k,
+						   const void *v), void *ctx)
 {
-	int fd = bpf_map__fd(t->skel->maps.qp_state);
 	struct qp_tc_key key, next;
-	struct qp_tc_state st;
 	const void *prev = NULL;
 	int n = 0;
 
 	while (n < QP_TC_MAX_FLOWS && bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &st) == 0) {
-			fn(ctx, &key, &st);
+		if (bpf_map_lookup_elem(fd, &key, val) == 0) {
+			fn(ctx, &key, val);
 			n++;
 		}
 	}
 	return n;
+}
+
+struct each_ctx {
+	void (*flow)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_state *s);
+	void (*rate)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r);
+	void *ctx;
+};
+
+static void each_flow(void *ctx, const struct qp_tc_key *k, const void *v)
+{
+	struct each_ctx *c = ctx;
+
+	c->flow(c->ctx, k, v);
+}
+
+static void each_rate(void *ctx, const struct qp_tc_key *k, const void *v)
+{
+	struct each_ctx *c = ctx;
+
+	c->rate(c->ctx, k, v);
+}
+
+int qp_tc_flows(const struct qp_tc *t,
+		void (*fn)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_state *s),
+		void *ctx)
+{
+	struct each_ctx c = { .flow = fn, .ctx = ctx };
+	struct qp_tc_state st;
+
+	return each_entry(bpf_map__fd(t->skel->maps.qp_state), &st, each_flow, &c);
+}
+
+int qp_tc_rates(const struct qp_tc *t,
+		void (*fn)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r),
+		void *ctx)
+{
+	struct each_ctx c = { .rate = fn, .ctx = ctx };
+	struct qp_tc_rate r;
+
+	return each_entry(bpf_map__fd(t->skel->maps.qp_rates), &r, each_rate, &c);
 }
 
 int qp_tc_counters(const struct qp_tc *t, uint64_t out[QP_TC_C_COUNT])
@@ -491,27 +535,6 @@ int qp_tc_alive_set(struct qp_tc *t, const struct qp_tc_alive *a)
 
 	return bpf_map_update_elem(bpf_map__fd(t->skel->maps.qp_alive), &zero, a, BPF_ANY)
 		       ? -errno : 0;
-}
-
-int qp_tc_rates(const struct qp_tc *t,
-		void (*fn)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r),
-		void *ctx)
-{
-	int fd = bpf_map__fd(t->skel->maps.qp_rates);
-	struct qp_tc_key key, next;
-	struct qp_tc_rate r;
-	const void *prev = NULL;
-	int n = 0;
-
-	while (n < QP_TC_MAX_FLOWS && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &r) == 0) {
-			fn(ctx, &key, &r);
-			n++;
-		}
-	}
-	return n;
 }
 
 void qp_tc_unpin(struct qp_tc *t)
