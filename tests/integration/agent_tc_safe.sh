@@ -90,6 +90,16 @@ r=$(sched_rate 305 0.4)
 within "$r" 20000000 5 || fail "before the kill: scheduled at $r b/s, want 20M +-5%"
 ok "the QP $qpn set to 20M: the program schedules it at $r b/s"
 pkts0=$(qp_of 0x000131 | jq .wire_pkts)
+# a second qpaced on the device of a live one is refused (and leaves the first alone)
+rm -f "$TMP/second.sock"
+ip netns exec "$NSA" "$BIN/qpaced" --socket "$TMP/second.sock" --rate-table "$TABLE-2" \
+	--feedback "127.0.0.1:$PEERPORT" --metrics off --enforce tc --dev qsa --bpf-pin "$PIN" \
+	>"$TMP/second.log" 2>&1 && fail "a second qpaced on qsa started"
+rm -f "/dev/shm$TABLE-2"
+grep -q "qpaced pid $AGENT already enforces on it" "$TMP/second.log" ||
+	fail "the second qpaced: $(cat "$TMP/second.log")"
+[ "$(filters)" = 1 ] && [ -e "$PIN/qsa/qp_rates" ] || fail "the refused qpaced removed the first's filter or pins"
+ok "a second qpaced on the same device is refused: $(grep -o 'qpaced pid [0-9]* already enforces on it' "$TMP/second.log")"
 
 stop_agent -KILL
 [ "$(filters)" = 1 ] || fail "after kill -9: $(filters) filters on qsa egress"
@@ -100,6 +110,16 @@ sleep 0.8
 r=$(sched_rate 305 0.4)
 within "$r" 5000000 5 || fail "after the hold: scheduled at $r b/s, want the safe rate 5M"
 ok "after the hold the flow falls to the safe rate: $r b/s (5M)"
+# a flow that starts while qpaced is dead has no rate entry: the safe rate, not line rate
+ip netns exec "$NSA" "$BIN/qpace-swtest" send --to 10.78.0.2:4791 --rate 40M --size 1024 \
+	--duration 1s --qp 0x132 >/dev/null &
+SP2=$!
+PIDS="$PIDS $SP2"
+sleep 0.2
+r=$(sched_rate 306 0.4)
+within "$r" 5000000 5 || fail "a new flow after the hold: scheduled at $r b/s, want the safe rate 5M"
+wait $SP2
+ok "a flow that started after the crash is paced at the safe rate too: $r b/s"
 
 start_tc tc
 grep -q "took over the maps pinned in $PIN/qsa.* 1 QPs from the wire again" "$TMP/qpaced.log" ||
@@ -112,12 +132,14 @@ sleep 0.3
 r=$(sched_rate 305 0.4)
 within "$r" 20000000 5 || fail "taken over: scheduled at $r b/s, want 20M again"
 pkts1=$(qp_of 0x000131 | jq .wire_pkts)
+# the flow that started while qpaced was dead: its report waited in the pinned ring buffer
+[ -n "$(qp_of 0x000132)" ] || fail "the flow to QPN 0x132 (started during the crash) is no QP: $(ctl list)"
 stale=$(ip netns exec "$NSA" curl -s "127.0.0.1:$MPORT/metrics" |
 	sed -n 's/^qpace_tc_frames_total{event="stale_heartbeat"} //p')
 [ "${stale:-0}" -gt 0 ] || fail "/metrics: stale_heartbeat '$stale' (the pinned counters)"
 
 [ "$pkts1" -gt "$pkts0" ] || fail "wire_pkts $pkts1 after the takeover, $pkts0 before the kill"
-ok "a restarted qpaced takes over: one filter, QP $qpn again (discovered, 20M held, $r b/s), wire_pkts $pkts0 -> $pkts1, $stale frames were paced stale"
+ok "a restarted qpaced takes over: one filter, QP $qpn again (discovered, 20M held, $r b/s), wire_pkts $pkts0 -> $pkts1, $stale frames were paced stale; the flow started during the crash is a QP now"
 
 stop_agent -TERM
 nothing_left || fail "after a clean exit: filters $(filters), $(ip netns exec "$NSA" tc qdisc show dev qsa), $(ls -R "$PIN_MNT")"
