@@ -78,7 +78,11 @@ static int dflt_rate_caps(struct qp_ctx *c, struct qp_rate_caps *caps)
 	(void)c; (void)caps;
 	return -EOPNOTSUPP;
 }
-static int dflt_rate_limit(struct qp *qp, uint32_t kbps) { (void)qp; (void)kbps; return -EOPNOTSUPP; }
+static int dflt_rate_limit(struct qp *qp, uint32_t kbps)
+{
+	(void)qp; (void)kbps;
+	return -EOPNOTSUPP;
+}
 
 static const struct qp_backend_ops qp_default_ops = {
 	.name = "default",
@@ -595,7 +599,7 @@ static int post_piece(struct qp *qp, uint64_t n)
 	struct qp_wr piece = *wr;
 	int rc;
 
-	piece.addr = (char *)wr->addr + off;
+	piece.addr = wr->addr ? (char *)wr->addr + off : NULL;  /* zero-length: may be NULL */
 	piece.length = (uint32_t)n;
 	piece.remote_addr = wr->remote_addr + off;
 	if (!last) {
