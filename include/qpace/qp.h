@@ -20,7 +20,11 @@
  * A WRITE or WRITE_IMM longer than the gate's chunk size is split into chunk-sized WRITEs
  * at increasing offsets (the immediate rides on the last one), each passing the gate on its
  * own, so pacing stays fine-grained on backends that send a whole post at once. A SEND is
- * never split; it is charged whole (the bucket may go into debt by one message).
+ * never split; it is charged whole (the bucket may go into debt by one message). On a
+ * device with per-QP rate limits (backend slots rate_caps / rate_limit: mlx5, bnxt_re) the
+ * NIC enforces the rate the gate decides instead of the bucket (verbs/qp_enforce.c); the
+ * gate keeps credits and the window. Every piece posted moves the QP's next PSN on
+ * (qp->snd_psn), which registration reports to the agent (TXSTATE).
  *
  * Blocking and progress. By default qp_post_send returns once the whole WR is handed to the
  * backend, waiting (sleep, then spin; qpace/gate.h) while the gate is closed. A QP created
