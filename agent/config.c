@@ -227,6 +227,16 @@ static const struct qp_opt options[] = {
 	{ "cnp-peer", 0, QP_OPT_FN, "L=P[,L=P]|none", .fn = opt_cnp_peer, .def = "none",
 	  .help = "peer QPN P of local QP L where the kernel's rdma netlink cannot say\n"
 		  "(the QP dump is asked first)" },
+	{ "wire-hold", 0, QP_OPT_TIME, "TIME", AT(wire_hold_ns), .min = 10 * QP_NS_PER_MS,
+	  .max = 60 * QP_NS_PER_S, .def = "1s",
+	  .help = "if qpaced dies, the tc program keeps each flow's last rate this long" },
+	{ "wire-safe-rate", 0, QP_OPT_RATE, "RATE", AT(wire_safe_bps), .max = AGENT_MAX_LINK_BPS,
+	  .def = "0",
+	  .help = "then it paces every flow at most at this (never below the floor;\n"
+		  "0 = --fallback-safe's share of the line rate)" },
+	{ "bpf-pin", 0, QP_OPT_STRBUF, "DIR|none", AT(bpf_pin), .def = "/sys/fs/bpf/qpace",
+	  .help = "bpffs directory the tc program's maps are pinned in (DIR/IFACE), so a\n"
+		  "restarted qpaced takes its flows over" },
 	{ .name = NULL },
 };
 #define NOPTS (sizeof(options) / sizeof(options[0]) - 1)

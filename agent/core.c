@@ -73,6 +73,8 @@ static const struct {
 				 "switches on a flow's path" },
 	[AGENT_C_FB_WANT_SEEN] = { "feedback_want_seen", "peers' INT wishes that reached this "
 				   "host (nothing to do)" },
+	[AGENT_C_TXPSN_STALE] = { "txpsn_stale", "INT about a packet past the sender's last "
+				  "reported posted PSN: snd_nxt estimated" },
 };
 
 const char *agent_counter_name(enum agent_counter c)
@@ -618,6 +620,20 @@ int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t re
 	return 0;
 }
 
+int agent_qp_txstate(struct agent *a, const struct ctl_txstate *t)
+{
+	uint32_t idx = find_or_note(a, t->qpn, "txstate");
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	if (t->psn > QP_RATE_QPN_MAX || t->enforce >= AGENT_ENF_COUNT)
+		return -EINVAL;
+	a->qps[idx].tx_psn = t->psn;
+	a->qps[idx].tx_psn_valid = true;
+	a->qps[idx].enforce = t->enforce;
+	return 0;
+}
+
 int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w)
 {
 	uint32_t idx = agent_map_find_qpn(a, qpn);
@@ -767,6 +783,9 @@ int agent_qp_view_at(const struct agent *a, uint32_t idx, struct agent_qp_view *
 		.utilization = q->utilization, .queue_bytes = q->queue_bytes, .rtt_ns = q->rtt_ns,
 		.tx_bytes = q->tx_bytes, .retransmissions = q->retransmissions,
 		.feedback = q->feedback, .psn64 = q->psn64_max, .wire = q->wire,
+		/* a QP from the wire is paced by tc when it has a rate there, else by nobody */
+		.enforce = !q->wire.discovered ? q->enforce
+			   : q->wire.set_bps ? AGENT_ENF_TC : AGENT_ENF_NONE,
 	};
 	return 0;
 }

@@ -192,22 +192,39 @@ int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev)
 
 /* ---- handlers ---- */
 
-/* HPCC's snd_nxt in the report's byte space: the sender's real next PSN when its owner
- * tells it (the distance from the report's PSN, 24-bit signed, at least one packet: the
- * reported packet was sent), else the estimate: the highest PSN seen plus a window. */
+/* How many packets past the report's PSN @psn the sender's next PSN @nxt is (24-bit
+ * signed distance). */
+static int64_t psn_ahead(uint32_t nxt, uint32_t psn)
+{
+	uint32_t d = (nxt - psn) & 0xffffffu;
+
+	return d & 0x800000u ? (int64_t)d - 0x1000000 : (int64_t)d;
+}
+
+/* HPCC's snd_nxt in the report's byte space, from the best figure there is:
+ *   1. the sender's real next PSN when its owner tells it (agent_params.snd_psn: the
+ *      in-process host's RC QP): at least one packet past the report (it was sent);
+ *   2. the next PSN the QP's program last reported it posted (TXSTATE, registered ibv
+ *      QPs), when it is past the report's PSN; one that is not (the report was sent
+ *      after it: stale) is counted and the estimate used;
+ *   3. the estimate: the highest PSN seen plus a window. */
 static uint64_t snd_nxt(struct agent *a, const struct agent_qp *q, uint32_t psn,
 			uint64_t psn64, uint64_t window)
 {
-	uint32_t nxt, d;
+	uint32_t nxt;
 	int64_t ahead;
 
-	if (!a->p.snd_psn || !a->p.snd_psn(a->p.snd_psn_arg, q->reg.qpn, &nxt))
-		return (q->psn64_max + 1) * q->reg.mtu_bytes + window;
-	d = (nxt - psn) & 0xffffffu;
-	ahead = d & 0x800000u ? (int64_t)d - 0x1000000 : (int64_t)d;
-	if (ahead < 1)
-		ahead = 1;
-	return (psn64 + (uint64_t)ahead) * q->reg.mtu_bytes;
+	if (a->p.snd_psn && a->p.snd_psn(a->p.snd_psn_arg, q->reg.qpn, &nxt)) {
+		ahead = psn_ahead(nxt, psn);
+		return (psn64 + (uint64_t)(ahead < 1 ? 1 : ahead)) * q->reg.mtu_bytes;
+	}
+	if (q->tx_psn_valid) {
+		ahead = psn_ahead(q->tx_psn, psn);
+		if (ahead >= 1)
+			return (psn64 + (uint64_t)ahead) * q->reg.mtu_bytes;
+		a->counters[AGENT_C_TXPSN_STALE]++;
+	}
+	return (q->psn64_max + 1) * q->reg.mtu_bytes + window;
 }
 
 static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_ns now)

@@ -38,6 +38,10 @@ struct agent_qp {
 	/* sequence extension */
 	bool psn_valid;
 	uint64_t psn64_max;
+	/* the sender's posted PSN as its program last reported it (TXSTATE) */
+	bool tx_psn_valid;
+	uint32_t tx_psn;
+	uint8_t enforce;             /* enum agent_qp_enforce, as reported */
 	/* sender side of credits */
 	bool credit_gated;
 	uint32_t credit_seq;

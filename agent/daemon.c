@@ -365,6 +365,12 @@ int qpaced_run(struct qpaced *d)
 		   d->cfg.rate_table, d->cfg.cc, d->cfg.agent.credits ? "ia" : "none",
 		   d->cfg.agent.have_key ? "siphash" : "off", d->cfg.agent.sender_id,
 		   d->cfg.agent.max_qps);
+	/* What paces an unmodified program's QP (docs/enforce.md): in observe mode, nothing. */
+	if (d->cfg.enforce == QPACED_ENFORCE_OBSERVE)
+		qpaced_log(AGENT_LOG_INFO, "--enforce observe: QPs of unmodified programs found on "
+			   "the wire are measured, not paced: qpace's gate runs only in programs on "
+			   "its QP API, and a NIC's per-QP rate limit (ibv_modify_qp_rate_limit) can "
+			   "be set only by the process that owns the QP; --enforce tc paces them");
 	ev_run(d->loop, 0);
 	return 0;
 }

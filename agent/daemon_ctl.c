@@ -183,6 +183,20 @@ static void req_stats(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 		       m->u.stats.retransmissions);
 }
 
+static void req_txstate(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
+{
+	struct qpaced_conn *c = ctx;
+	char err[CTL_TEXT_MAX];
+
+	(void)o;                       /* never answered */
+	if (owned(c, m->u.txstate.qpn, err, sizeof(err))) {
+		agent_note(c->d->agent, AGENT_C_CTL_REJECTED, "txstate from pid %d: %s",
+			   (int)c->pid, err);
+		return;
+	}
+	agent_qp_txstate(c->d->agent, &m->u.txstate);
+}
+
 static void send_view(struct ctl_out *o, const struct agent_qp_view *v)
 {
 	struct ctl_msg q = { .type = CTL_T_QP };
@@ -268,6 +282,7 @@ static const struct ctl_handlers handlers = {
 		[CTL_T_SHOW] = req_show,
 		[CTL_T_SET] = req_set,
 		[CTL_T_STATUS] = req_status,
+		[CTL_T_TXSTATE] = req_txstate,
 	},
 	.malformed = req_malformed,
 };

@@ -13,13 +13,21 @@
  *            since the last sample, into the view of the QP that sends it (discovered or
  *            registered by a program); a discovered QP quiet for QPACED_WIRE_IDLE_NS goes
  *
+ *   beat     every QPACED_WIRE_BEAT_NS (at most a quarter of --wire-hold): the heartbeat
+ *            in the program's qp_alive; if qpaced dies the filter stays and, after the
+ *            hold, every paced flow goes at most at the safe rate (tc_abi.h)
+ *
  * In tc mode fq is installed as the device's root qdisc (the departure times need it);
- * where the kernel has no sch_fq this is logged and the program still counts. On close
- * the filter, the clsact qdisc if it was ours, and fq go again.
+ * where the kernel has no sch_fq this is logged and the program still counts. The maps
+ * are pinned in --bpf-pin/IFACE: a qpaced started after one that died takes them and the
+ * filter over (its discovered flows become QPs again, at their last rates until their
+ * algorithm moves). On close the filter, the clsact qdisc if it was ours, fq and the pins
+ * go again; `--enforce off --dev IFACE` removes what a dead qpaced left.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +46,7 @@
 #define QPACED_WIRE_SAMPLE_NS (250 * QP_NS_PER_MS)
 #define QPACED_WIRE_IDLE_NS (10 * QP_NS_PER_S)
 #define QPACED_WIRE_DEF_LINE (10 * QP_GBPS)
+#define QPACED_WIRE_BEAT_NS (250 * QP_NS_PER_MS)   /* at most; and at most hold / 4 */
 
 extern char **environ;
 
@@ -51,6 +60,8 @@ struct wire_flow {
 	uint32_t qpn;
 	qp_time_ns sample_ns, active_ns;
 	uint64_t sample_bytes;
+	qp_rate_bps held_bps;        /* taken over: the last rate, kept until the algorithm */
+	qp_rate_bps held_target;     /* moves from this target (or a manual rate is set) */
 	struct agent_qp_wire wire;   /* what the view shows */
 };
 
@@ -60,9 +71,10 @@ struct qpaced_tc {
 	char dev[16];
 	bool fq;                     /* fq is ours: remove it on close */
 	qp_rate_bps line_bps, floor_bps;
+	struct qp_tc_alive alive;    /* the heartbeat record written each beat */
 	uint32_t next_qpn;
 	ev_io reports_io;
-	ev_timer sample;
+	ev_timer sample, beat;
 	uint32_t cap;
 	struct wire_flow *flows;
 };
@@ -169,20 +181,22 @@ static struct wire_flow *flow_find(struct qpaced_tc *t, const struct qp_tc_key *
 	return NULL;
 }
 
+/* @write: give it a (count-only) map entry; a flow taken over has one already. */
 static struct wire_flow *flow_add(struct qpaced_tc *t, const struct qp_tc_key *k,
-				  uint32_t qpn, bool ours, qp_time_ns now)
+				  uint32_t qpn, bool ours, bool write, qp_time_ns now)
 {
 	for (uint32_t i = 0; i < t->cap; i++) {
 		struct wire_flow *w = &t->flows[i];
 
 		if (w->used)
 			continue;
-		struct qp_tc_rate none = { 0 };
+		struct qp_tc_rate none = { .flags = ours ? QP_TC_F_DISCOVERED : 0,
+					   .qpn = ours ? qpn : 0 };
 
 		*w = (struct wire_flow){ .used = true, .ours = ours, .key = *k, .qpn = qpn,
 					 .active_ns = now };
 		w->wire.discovered = ours;
-		w->in_map = qp_tc_set_rate(t->prog, k, &none) == 0;
+		w->in_map = !write || qp_tc_set_rate(t->prog, k, &none) == 0;
 		return w;
 	}
 	return NULL;
@@ -254,7 +268,7 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 			   reg.peer_qpn, err[0] ? err : "no free QPN");
 		return;
 	}
-	if (!flow_add(t, &r->key, reg.qpn, true, now)) {
+	if (!flow_add(t, &r->key, reg.qpn, true, true, now)) {
 		agent_unregister(d->agent, reg.qpn, now);
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: more than %u flows", t->cap);
 		return;
@@ -296,11 +310,18 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
+		if (w->held_bps) {   /* taken over: its last rate until the algorithm moves */
+			if (v.override || v.target_bps != w->held_target)
+				w->held_bps = 0;
+			else if (want > w->held_bps)
+				want = w->held_bps;
+		}
 		if (want == w->wire.set_bps && w->in_map)
 			continue;
 		{
 			struct qp_tc_rate r = { .rate_bps = want, .cap_bytes = v.cap_bytes,
-						.flags = want ? QP_TC_F_PACE : 0 };
+						.flags = (want ? QP_TC_F_PACE : 0) |
+							 QP_TC_F_DISCOVERED, .qpn = w->qpn };
 			int rc = qp_tc_set_rate(t->prog, &w->key, &r);
 
 			if (rc) {
@@ -331,7 +352,7 @@ static void sample_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_
 		if (!qp_tc_addr_ipv4(s->saddr, &local) || !qp_tc_addr_ipv4(k->daddr, &peer) ||
 		    agent_qp_find_flow(c->d->agent, local, peer, k->dqpn, &qpn))
 			return;          /* no QP sends it (yet): the report makes one */
-		w = flow_add(t, k, qpn, false, c->now);
+		w = flow_add(t, k, qpn, false, true, c->now);
 		if (!w)
 			return;
 	}
@@ -387,18 +408,163 @@ void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b)
 				 qp_tc_counter_name(i), (unsigned long long)c[i]);
 }
 
+/* ---- safe failure: the heartbeat, the takeover, what a dead qpaced left ---- */
+
+static void beat(struct qpaced_tc *t)
+{
+	int rc;
+
+	t->alive.beat_ns = qp_now_ns();   /* CLOCK_MONOTONIC: bpf_ktime_get_ns()'s clock */
+	t->alive.flags = (qp_tc_made_clsact(t->prog) ? QP_TC_A_CLSACT : 0) |
+			 (t->fq ? QP_TC_A_FQ : 0);
+	if ((rc = qp_tc_alive_set(t->prog, &t->alive)))
+		qpaced_log(AGENT_LOG_WARN, "tc egress: heartbeat: %s", strerror(-rc));
+}
+
+static void on_beat(struct ev_loop *loop, ev_timer *tm, int revents)
+{
+	(void)loop;
+	(void)revents;
+	beat(((struct qpaced *)tm->data)->tc);
+}
+
+/* The pid of a live qpaced (not a zombie) that beats into the maps pinned in @dir, or 0. */
+static pid_t live_owner(const char *dir)
+{
+	struct qp_tc_alive a;
+	char path[40], stat[128];
+
+	if (!dir[0] || qp_tc_pinned_alive(dir, &a) || !a.pid || a.pid == (uint32_t)getpid() ||
+	    kill((pid_t)a.pid, 0))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/stat", a.pid);   /* "PID (COMM) STATE ..." */
+	return read_line(path, stat, sizeof(stat)) == 0 && strstr(stat, " (qpaced) ") &&
+			       !strstr(stat, " (qpaced) Z")
+		       ? (pid_t)a.pid : 0;
+}
+
+struct takeover {
+	struct qpaced *d;
+	unsigned qps, dropped;
+	uint32_t ndel;
+	struct qp_tc_key *del;       /* entries to delete after the walk */
+};
+
+/* One rate entry a dead qpaced left: a discovered flow becomes a QP again (its QPN if
+ * free, its last rate held), anything else is forgotten (a program's QP registers anew). */
+static void take_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r)
+{
+	struct takeover *to = ctx;
+	struct qpaced *d = to->d;
+	struct qpaced_tc *t = d->tc;
+	struct agent_qp_reg reg = { .peer_qpn = k->dqpn, .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
+				    .link_bps = t->line_bps, .base_rtt_ns = d->cfg.wire_rtt_ns };
+	struct agent_qp_view v;
+	struct qp_tc_state st;
+	struct wire_flow *w;
+	qp_time_ns now = qp_now_ns();
+	char err[CTL_TEXT_MAX];
+
+	if (!(r->flags & QP_TC_F_DISCOVERED) || qp_tc_flow(t->prog, k, &st) ||
+	    !qp_tc_addr_ipv4(k->daddr, &reg.peer_ip) || !qp_tc_addr_ipv4(st.saddr, &reg.local_ip))
+		goto forget;
+	reg.sport = st.sport;
+	reg.qpn = r->qpn;
+	if ((reg.qpn < QPACED_WIRE_QPN_BASE || reg.qpn >= QP_RATE_QPN_MAX ||
+	     agent_qp_view(d->agent, reg.qpn, &v) != -ENOENT) && free_qpn(d, &reg.qpn))
+		goto forget;
+	if (agent_register(d->agent, &reg, QPACED_WIRE_OWNER, 0, now, err, sizeof(err)))
+		goto forget;
+	w = flow_add(t, k, reg.qpn, true, false, now);
+	if (!w || agent_qp_view(d->agent, reg.qpn, &v)) {
+		agent_unregister(d->agent, reg.qpn, now);
+		goto forget;
+	}
+	w->held_bps = t->mode == QPACED_ENFORCE_TC ? r->rate_bps : 0;
+	w->held_target = v.target_bps;
+	w->wire.set_bps = r->rate_bps;
+	agent_qp_wire(d->agent, reg.qpn, &w->wire);
+	to->qps++;
+	return;
+forget:
+	if (to->ndel < t->cap)
+		to->del[to->ndel++] = *k;
+	to->dropped++;
+}
+
+static void takeover(struct qpaced *d)
+{
+	struct qpaced_tc *t = d->tc;
+	struct takeover to = { .d = d, .del = calloc(t->cap, sizeof(*to.del)) };
+	struct qp_tc_alive old;
+
+	if (!to.del)
+		return;
+	if (qp_tc_alive_get(t->prog, &old) == 0 && (old.flags & QP_TC_A_FQ))
+		t->fq = true;            /* the dead qpaced installed it: ours to remove */
+	qp_tc_rates(t->prog, take_one, &to);
+	for (uint32_t i = 0; i < to.ndel; i++)
+		qp_tc_del_rate(t->prog, &to.del[i]);
+	free(to.del);
+	agent_count(d->agent, AGENT_C_WIRE_CREATED, to.qps);
+	qpaced_log(AGENT_LOG_INFO, "tc egress: took over the maps pinned in %s (pid %u's, last "
+		   "beat %.1f s ago): %u QPs from the wire again, %u entries forgotten",
+		   qp_tc_pin_dir(t->prog), old.pid,
+		   old.beat_ns ? (double)(qp_now_ns() - old.beat_ns) / 1e9 : 0.0, to.qps,
+		   to.dropped);
+}
+
+/* --enforce off --dev IFACE: remove what a qpaced left there (a crash leaves it all). */
+static int remove_left(struct qpaced *d, const char *pin_dir, char *err, size_t errlen)
+{
+	char msg[300];
+	unsigned rm;
+	pid_t pid = live_owner(pin_dir);
+	int rc;
+
+	if (pid)
+		return qp_errmsg(-EBUSY, err, errlen, "--enforce off --dev %s: qpaced pid %d "
+				 "enforces on it: stop it (its exit removes everything)",
+				 d->cfg.dev, (int)pid);
+	rc = qp_tc_remove(d->cfg.dev, pin_dir, &rm, msg, sizeof(msg));
+	if (rc)
+		return qp_errmsg(rc, err, errlen, "--enforce off --dev %s: %s", d->cfg.dev, msg);
+	if (rm & QP_TC_REMOVED_FQ_OURS) {
+		char *argv[] = { "tc", "qdisc", "del", "dev", d->cfg.dev, "root", NULL };
+
+		if (run_tc(argv) != 0)
+			qpaced_log(AGENT_LOG_WARN, "tc egress: could not remove fq from %s",
+				   d->cfg.dev);
+	}
+	qpaced_log(AGENT_LOG_INFO, "tc egress: --enforce off on %s: %s%s%s%s%s", d->cfg.dev,
+		   rm & QP_TC_REMOVED_FILTER ? "the filter removed" : "no qpace filter",
+		   rm & QP_TC_REMOVED_CLSACT ? ", clsact removed" : "",
+		   rm & QP_TC_REMOVED_FQ_OURS ? ", fq removed" : "",
+		   rm & QP_TC_REMOVED_PINS ? ", the pinned maps removed" : "",
+		   rm & QP_TC_REMOVED_UNKNOWN ? " (no pinned record of what qpaced installed: "
+		   "clsact and the root qdisc are left as they are)" : "");
+	return 0;
+}
+
 /* ---- open, close ---- */
 
 int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 {
 	struct qpaced_tc *t;
 	struct qp_tc_conf conf = qp_tc_conf_default();
-	char msg[300];
+	char msg[300 + QP_TC_PIN_DIR_MAX], pin_dir[QP_TC_PIN_DIR_MAX] = "";
 	int rc;
+	pid_t pid;
 
+	if (strcmp(d->cfg.bpf_pin, "none") && d->cfg.dev[0] &&
+	    snprintf(pin_dir, sizeof(pin_dir), "%s/%s", d->cfg.bpf_pin, d->cfg.dev) >=
+		    (int)sizeof(pin_dir))
+		return qp_errmsg(-ENAMETOOLONG, err, errlen, "--bpf-pin '%s': too long",
+				 d->cfg.bpf_pin);
 	if (d->cfg.enforce == QPACED_ENFORCE_OFF)
 		return d->cfg.ecn_mark ? qp_errmsg(-EINVAL, err, errlen, "--ecn-mark: the egress "
-						   "program marks: needs --enforce observe|tc") : 0;
+						   "program marks: needs --enforce observe|tc")
+		       : d->cfg.dev[0] ? remove_left(d, pin_dir, err, errlen) : 0;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
@@ -423,10 +589,27 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	t->floor_bps = wire_rate_floor(WIRE_RXE_INFLIGHT_SKBS, (uint32_t)d->cfg.wire_mtu,
 				       wire_ack_timeout_ns((unsigned)d->cfg.wire_timeout),
 				       WIRE_DEF_QUEUE_SHARE);
-	rc = qp_tc_open(&t->prog, msg, sizeof(msg));
+	if (!pin_dir[0] && strcmp(d->cfg.bpf_pin, "none"))
+		snprintf(pin_dir, sizeof(pin_dir), "%.*s/%s", (int)(sizeof(pin_dir) - 18),
+			 d->cfg.bpf_pin, t->dev);
+	if ((pid = live_owner(pin_dir)))
+		return qp_errmsg(-EBUSY, err, errlen, "--dev %s: qpaced pid %d already enforces "
+				 "on it (its maps are pinned in %s)", t->dev, (int)pid, pin_dir);
+	t->alive = (struct qp_tc_alive){ .hold_ns = d->cfg.wire_hold_ns,
+					 .pid = (uint32_t)getpid(),
+					 .safe_bps = d->cfg.wire_safe_bps ? d->cfg.wire_safe_bps :
+						     t->line_bps / 1000 * d->cfg.fb_safe_permille };
+	if (t->alive.safe_bps < t->floor_bps)
+		t->alive.safe_bps = t->floor_bps;
+	if (t->alive.safe_bps > t->line_bps)
+		t->alive.safe_bps = t->line_bps;
+	rc = qp_tc_open_pinned(&t->prog, pin_dir, msg, sizeof(msg));
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "--enforce %s: %s", t->mode == QPACED_ENFORCE_TC
 				 ? "tc" : "observe", msg);
+	if (msg[0])
+		qpaced_log(AGENT_LOG_WARN, "tc egress: %s%s", msg, qp_tc_pin_dir(t->prog)[0] ? ""
+			   : ": unpinned, so a restarted qpaced cannot take its flows over");
 	conf.mode = t->mode == QPACED_ENFORCE_TC ? QP_TC_MODE_ENFORCE : QP_TC_MODE_OBSERVE;
 	conf.ecn_mark = d->cfg.ecn_mark;
 	qp_tc_set_conf(t->prog, &conf);
@@ -435,6 +618,13 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		return qp_errmsg(rc, err, errlen, "--dev %s: %s", t->dev, msg);
 	if (t->mode == QPACED_ENFORCE_TC)
 		fq_install(t);
+	if (qp_tc_took_over(t->prog))
+		takeover(d);
+	beat(t);
+	ev_timer_init(&t->beat, on_beat, 0, (t->alive.hold_ns / 4 < QPACED_WIRE_BEAT_NS ?
+					      t->alive.hold_ns / 4 : QPACED_WIRE_BEAT_NS) / 1e9);
+	t->beat.data = d;
+	ev_timer_again(d->loop, &t->beat);
 	ev_io_init(&t->reports_io, on_reports, qp_tc_reports_fd(t->prog), EV_READ);
 	t->reports_io.data = d;
 	ev_io_start(d->loop, &t->reports_io);
@@ -444,11 +634,14 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	ev_timer_start(d->loop, &t->sample);
 	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s, line "
 		   "%llu Mb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
-		   "within 75%% of ACK timeout %llu)", t->mode == QPACED_ENFORCE_TC ? "pacing" :
+		   "within 75%% of ACK timeout %llu); if qpaced dies: rates held %llu ms, then "
+		   "at most %llu kb/s", t->mode == QPACED_ENFORCE_TC ? "pacing" :
 		   "observing", t->dev, d->cfg.cc, (unsigned long long)(t->line_bps / QP_MBPS),
 		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000),
 		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000),
-		   (unsigned long long)d->cfg.wire_timeout);
+		   (unsigned long long)d->cfg.wire_timeout,
+		   (unsigned long long)(t->alive.hold_ns / QP_NS_PER_MS),
+		   (unsigned long long)(t->alive.safe_bps / 1000));
 	return 0;
 }
 
@@ -466,8 +659,10 @@ void qpaced_tc_close(struct qpaced *d)
 	if (t->prog && d->loop) {
 		ev_io_stop(d->loop, &t->reports_io);
 		ev_timer_stop(d->loop, &t->sample);
+		ev_timer_stop(d->loop, &t->beat);
 	}
 	fq_remove(t);
+	qp_tc_unpin(t->prog);       /* a clean exit: nothing to take over */
 	qp_tc_close(t->prog);       /* detaches the filter, and clsact if it was ours */
 	free(t->flows);
 	free(t);

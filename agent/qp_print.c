@@ -20,6 +20,7 @@ static const struct qp_view_field fields[] = {
 	VF("algo", "ALGO", 6, QF_STR, reg.algo),
 	VF("rate", "RATE", 8, QF_RATE, rate_bps),
 	VF("target", "TARGET", 8, QF_RATE, target_bps),
+	VF("enforce", "ENF", 5, QF_ENFORCE, enforce),
 	VF("wire", "WIRE", 8, QF_RATE, wire.measured_bps),
 	VF("wire_set", NULL, 8, QF_RATE, wire.set_bps),
 	VF("wire_bytes", NULL, 8, QF_BYTES, wire.bytes),
@@ -134,6 +135,9 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 	case QF_U64:
 		snprintf(buf, len, "%llu", (unsigned long long)u);
 		break;
+	case QF_ENFORCE:
+		snprintf(buf, len, "%s", ctl_enforce_name((unsigned)u));
+		break;
 	}
 	return buf;
 }
@@ -185,6 +189,7 @@ void qp_print_view_owned(struct qp_out *o, const struct agent_qp_view *v,
 		case QF_QPN:
 		case QF_IP:
 		case QF_STR:
+		case QF_ENFORCE:
 			qp_out_str(o, f->key, qp_view_cell(f, v, text, sizeof(text)));
 			break;
 		case QF_BOOL:

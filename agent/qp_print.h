@@ -17,7 +17,7 @@
 /* ---- QP views ---- */
 
 enum qp_field_kind { QF_QPN, QF_IP, QF_STR, QF_U64, QF_RATE, QF_BYTES, QF_TIME, QF_RATIO,
-		     QF_BOOL, QF_I32, QF_RECEIVER };
+		     QF_BOOL, QF_I32, QF_RECEIVER, QF_ENFORCE };
 
 struct qp_view_field {
 	const char *key;       /* JSON key and sort key */

@@ -293,8 +293,38 @@ static void reply_encode(struct wr *w, const struct ctl_msg *m)
 	put_str(w, m->u.reply.text, CTL_TEXT_MAX);
 }
 
+/* TXSTATE: the record's own version, then who enforces, then the posted PSN. */
+static void txstate_decode(struct ctl_msg *m, struct rd *r)
+{
+	struct ctl_txstate *t = &m->u.txstate;
+	uint8_t version;
+
+	t->qpn = get_qpn(r, "qpn");
+	version = GET8(r, "version");
+	t->enforce = GET8(r, "enforce");
+	get_n(r, 2, "reserved");
+	t->psn = GET32(r, "psn");
+	if (version != CTL_TXSTATE_VERSION && !r->bad)
+		r->bad = "version";
+	if (t->enforce != AGENT_ENF_GATE && t->enforce != AGENT_ENF_NIC && !r->bad)
+		r->bad = "enforce";
+	if (t->psn > QP_RATE_QPN_MAX && !r->bad)   /* PSNs are 24 bits, as QPNs */
+		r->bad = "psn";
+}
+
+static void txstate_encode(struct wr *w, const struct ctl_msg *m)
+{
+	const struct ctl_txstate *t = &m->u.txstate;
+
+	put_n(w, t->qpn, 4);
+	put_n(w, CTL_TXSTATE_VERSION, 1);
+	put_n(w, t->enforce, 1);
+	put_n(w, 0, 2);
+	put_n(w, t->psn, 4);
+}
+
 enum { VIEW_OVERRIDE = 1, VIEW_CREDIT_GATED = 2 };
-enum { WIRE_SEEN = 1, WIRE_DISCOVERED = 2, WIRE_TAIL = 2 + 4 * 8 };
+enum { WIRE_SEEN = 1, WIRE_DISCOVERED = 2, WIRE_TAIL = 2 + 4 * 8, ENF_TAIL = 2 };
 /* Utilization travels in parts per million, below 2^53 so a double holds it exactly. */
 #define UTIL_PPM_MAX 1000000000000000ULL
 
@@ -348,6 +378,13 @@ static void qp_decode(struct ctl_msg *m, struct rd *r)
 		v->wire.measured_bps = GET64(r, "wire measured_bps");
 		v->wire.set_bps = GET64(r, "wire set_bps");
 	}
+	/* And who enforces its rate (absent: the gate, as before it was sent). */
+	if (r->left >= ENF_TAIL) {
+		v->enforce = GET8(r, "enforce");
+		get_n(r, 1, "reserved");
+		if (v->enforce >= AGENT_ENF_COUNT && !r->bad)
+			r->bad = "enforce";
+	}
 }
 
 static void qp_encode(struct wr *w, const struct ctl_msg *m)
@@ -387,6 +424,8 @@ static void qp_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, v->wire.pkts, 8);
 	put_n(w, v->wire.measured_bps, 8);
 	put_n(w, v->wire.set_bps, 8);
+	put_n(w, v->enforce, 1);
+	put_n(w, 0, 1);
 }
 
 static void agent_decode(struct ctl_msg *m, struct rd *r)
@@ -451,10 +490,12 @@ static const struct ctl_type_ops type_ops[CTL_T_COUNT] = {
 	[CTL_T_REPLY] = { "reply", 9, reply_decode, reply_encode },
 	[CTL_T_QP] = { "qp", QP_FIXED, qp_decode, qp_encode },
 	[CTL_T_AGENT] = { "agent", 24, agent_decode, agent_encode },
+	[CTL_T_TXSTATE] = { "txstate", 12, txstate_decode, txstate_encode },
 };
 
 /* The largest bodies this build writes fit one message. */
-_Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX + 8 + WIRE_TAIL <= CTL_MAX_LEN,
+_Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX + 8 + WIRE_TAIL + ENF_TAIL <=
+	       CTL_MAX_LEN,
 	       "QP fits");
 _Static_assert(CTL_HDR_LEN + 24 + 8 * AGENT_C_COUNT + 32 <= CTL_MAX_LEN, "AGENT fits");
 
@@ -468,6 +509,16 @@ const char *ctl_type_name(unsigned type)
 	const struct ctl_type_ops *o = ops_of(type);
 
 	return o ? o->name : "unknown";
+}
+
+const char *ctl_enforce_name(unsigned enforce)
+{
+	static const char *const names[AGENT_ENF_COUNT] = {
+		[AGENT_ENF_GATE] = "gate", [AGENT_ENF_NIC] = "nic", [AGENT_ENF_TC] = "tc",
+		[AGENT_ENF_NONE] = "none",
+	};
+
+	return enforce < AGENT_ENF_COUNT ? names[enforce] : "unknown";
 }
 
 int ctl_decode(struct ctl_msg *out, const uint8_t *buf, size_t len, char *err, size_t errlen)

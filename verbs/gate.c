@@ -310,13 +310,17 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 		return -EAGAIN;
 	}
 	need = n < cap ? n : cap;
-	if (g->tokens_bytes < (int64_t)need) {
+	/* With QP_GATE_NO_TOKENS the NIC paces: the bucket is not looked at. */
+	if (!(flags & QP_GATE_NO_TOKENS) && g->tokens_bytes < (int64_t)need) {
 		g->stats.token_waits++;
 		v->wait = QP_GATE_WAIT_TOKENS;
 		v->retry_ns = gate_ready_at(g, need, now);
 		return -EAGAIN;
 	}
-	g->tokens_bytes -= (int64_t)n;
+	if (!(flags & QP_GATE_NO_TOKENS))
+		g->tokens_bytes -= (int64_t)n;
+	else
+		g->stats.nic_pieces++;
 	if (credits)
 		g->credit_spent_bytes += n;
 	g->stats.debt_pieces += n > cap;

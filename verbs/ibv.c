@@ -4,8 +4,11 @@
  * (RTR/RTS by hand, as perftest without -R); verbs/ibv_cm.c connects through rdma_cm
  * (perftest -R).
  *
- * rxe rejects per-QP rate limits (ibv_modify_qp_rate_limit -> EOPNOTSUPP), so the gate is
- * the only pacing; none is attempted here.
+ * Rate limits: where the device limits RC QPs' rates itself (ibv_query_device_ex's
+ * packet_pacing_caps: mlx5, bnxt_re), rate_caps reports the range and rate_limit sets a
+ * QP's limit (ibv_modify_qp_rate_limit, kbit/s); verbs/qp_enforce.c then has the NIC
+ * enforce the rate the gate decides. rxe reports no caps (and refuses the call with
+ * EOPNOTSUPP): the gate paces.
  *
  * Send queue: a split WRITE posts more WRs than the caller did, mostly unsignaled. Each
  * signaled WR retires itself and the unsignaled ones before it, so a ring records how many
@@ -423,6 +426,44 @@ static int ibv_qp_connect(struct qp *qp, char *err, size_t errlen)
 	return rc;
 }
 
+/* The initial send PSN rdma_cm chose at RTS (it takes no sq_psn from us). */
+void ibv_sync_sq_psn(struct ibv_qp_priv *q)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr ia;
+
+	if (q->qp && ibv_query_qp(q->qp, &qa, IBV_QP_SQ_PSN, &ia) == 0)
+		q->pub.local.psn = qa.sq_psn & QP_PSN_MAX;
+}
+
+/* ---- rate limits ---- */
+
+static int ibv_rate_caps(struct qp_ctx *c, struct qp_rate_caps *caps)
+{
+	struct ibv_ctx_priv *x = to_xctx(c);
+	struct ibv_device_attr_ex ax;
+	int rc;
+
+	memset(&ax, 0, sizeof(ax));
+	rc = ibv_query_device_ex(x->verbs, NULL, &ax);
+	if (rc)
+		return -(rc > 0 ? rc : EOPNOTSUPP);
+	if (!(ax.packet_pacing_caps.supported_qpts & (1u << IBV_QPT_RC)) ||
+	    !ax.packet_pacing_caps.qp_rate_limit_max)
+		return -EOPNOTSUPP;
+	caps->min_kbps = ax.packet_pacing_caps.qp_rate_limit_min;
+	caps->max_kbps = ax.packet_pacing_caps.qp_rate_limit_max;
+	return 0;
+}
+
+static int ibv_rate_limit(struct qp *qp, uint32_t kbps)
+{
+	struct ibv_qp_rate_limit_attr ra = { .rate_limit = kbps };
+	int rc = ibv_modify_qp_rate_limit(to_xqp(qp)->qp, &ra);
+
+	return rc ? -(rc > 0 ? rc : EINVAL) : 0;
+}
+
 /* ---- completions ---- */
 
 static const uint8_t wc_status_map[IBV_WC_GENERAL_ERR + 1] = {
@@ -625,4 +666,6 @@ const struct qp_backend_ops qp_ibv_ops = {
 	.post_send = ibv_post_send_piece,
 	.post_recv = ibv_post_recv_wr,
 	.poll = ibv_poll_wc,
+	.rate_caps = ibv_rate_caps,
+	.rate_limit = ibv_rate_limit,
 };

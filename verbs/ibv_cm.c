@@ -152,6 +152,8 @@ int ibv_cm_dial(struct qp *qp, const char *host, const char *port,
 		rc = cm_wait(x, RDMA_CM_EVENT_ESTABLISHED, NULL, priv, &priv_len, err, errlen);
 	if (rc == 0)
 		rc = cm_remote(qp, priv, priv_len, err, errlen);
+	if (rc == 0)
+		ibv_sync_sq_psn(q);
 	if (rc) {
 		q->cm_id = id;
 		ibv_qp_release(q);
@@ -212,6 +214,8 @@ int ibv_cm_accept(struct qp *qp, const char *bind_host, const char *port,
 	}
 	if (rc == 0)
 		rc = cm_wait(x, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL, NULL, err, errlen);
+	if (rc == 0)
+		ibv_sync_sq_psn(q);
 	if (rc && id) {
 		if (!accepted)
 			rdma_reject(id, NULL, 0);

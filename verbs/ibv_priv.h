@@ -73,6 +73,8 @@ void ibv_qp_release(struct ibv_qp_priv *q);
 int ibv_qp_prepare(struct ibv_qp_priv *q, struct ibv_qp_init_attr *ia, char *err,
 		   size_t errlen);
 void ibv_fill_local(struct ibv_qp_priv *q);
+/* After rdma_cm connected the QP: local.psn = the sq_psn it chose. */
+void ibv_sync_sq_psn(struct ibv_qp_priv *q);
 
 /* rdma_cm (verbs/ibv_cm.c): the backend's cm_dial and cm_accept. */
 int ibv_cm_dial(struct qp *qp, const char *host, const char *port,

@@ -11,7 +11,9 @@
 
 #include "qpace/errmsg.h"
 #include "qpace/qp.h"
+#include "psn.h"
 #include "qp_agent.h"
+#include "qp_enforce.h"
 
 #define QP_DEF_SQ_DEPTH 128u
 #define QP_DEF_RQ_DEPTH 512u
@@ -71,6 +73,16 @@ static int dflt_poll(struct qp *qp, struct qp_wc *wc, int n)
 }
 static void dflt_get_stats(struct qp *qp, struct qp_stats *st) { (void)qp; (void)st; }
 static uint16_t dflt_udp_sport(const struct qp *qp) { (void)qp; return 0; }
+static int dflt_rate_caps(struct qp_ctx *c, struct qp_rate_caps *caps)
+{
+	(void)c; (void)caps;
+	return -EOPNOTSUPP;
+}
+static int dflt_rate_limit(struct qp *qp, uint32_t kbps)
+{
+	(void)qp; (void)kbps;
+	return -EOPNOTSUPP;
+}
 
 static const struct qp_backend_ops qp_default_ops = {
 	.name = "default",
@@ -91,6 +103,8 @@ static const struct qp_backend_ops qp_default_ops = {
 	.poll = dflt_poll,
 	.get_stats = dflt_get_stats,
 	.udp_sport = dflt_udp_sport,
+	.rate_caps = dflt_rate_caps,
+	.rate_limit = dflt_rate_limit,
 };
 
 /* Copy @in over the defaults, slot by slot (as rdma-core's verbs_set_ops). */
@@ -102,7 +116,7 @@ static void ops_overlay(struct qp_backend_ops *out, const struct qp_backend_ops 
 	OVERLAY(ctx_progress); OVERLAY(mr_init); OVERLAY(mr_fini); OVERLAY(qp_init);
 	OVERLAY(qp_fini); OVERLAY(qp_connect); OVERLAY(cm_dial); OVERLAY(cm_accept);
 	OVERLAY(post_send); OVERLAY(post_recv); OVERLAY(poll); OVERLAY(get_stats);
-	OVERLAY(udp_sport);
+	OVERLAY(udp_sport); OVERLAY(rate_caps); OVERLAY(rate_limit);
 #undef OVERLAY
 	out->ctx_size = in->ctx_size > sizeof(struct qp_ctx) ? in->ctx_size : sizeof(struct qp_ctx);
 	out->qp_size = in->qp_size > sizeof(struct qp) ? in->qp_size : sizeof(struct qp);
@@ -481,6 +495,15 @@ static int check_remote(const struct qp_conn_info *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* Connected: the sender's PSN starts, its enforcer is chosen, it registers. */
+static void qp_connected(struct qp *qp)
+{
+	qp->connected = true;
+	qp_psn_start(qp);
+	qp_enforce_select(qp);
+	qp_agent_qp_connected(qp);
+}
+
 int qp_connect(struct qp *qp, const struct qp_conn_info *remote, char *err, size_t errlen)
 {
 	int rc = check_remote(remote, err, errlen);
@@ -495,8 +518,7 @@ int qp_connect(struct qp *qp, const struct qp_conn_info *remote, char *err, size
 	rc = qp->ctx->ops->qp_connect(qp, err, errlen);
 	if (rc)
 		return rc < 0 ? rc : -rc;
-	qp->connected = true;
-	qp_agent_qp_connected(qp);
+	qp_connected(qp);
 	return 0;
 }
 
@@ -517,8 +539,7 @@ static int cm_run(bool dial, struct qp_ctx *ctx, const struct qp_attr *attr, con
 		free(qp);
 		return rc < 0 ? rc : -rc;
 	}
-	qp->connected = true;
-	qp_agent_qp_connected(qp);
+	qp_connected(qp);
 	*out = qp;
 	return 0;
 }
@@ -578,7 +599,7 @@ static int post_piece(struct qp *qp, uint64_t n)
 	struct qp_wr piece = *wr;
 	int rc;
 
-	piece.addr = (char *)wr->addr + off;
+	piece.addr = wr->addr ? (char *)wr->addr + off : NULL;  /* zero-length: may be NULL */
 	piece.length = (uint32_t)n;
 	piece.remote_addr = wr->remote_addr + off;
 	if (!last) {
@@ -600,6 +621,7 @@ static int post_piece(struct qp *qp, uint64_t n)
 		pend_set(qp, false);
 		return rc < 0 ? rc : -rc;
 	}
+	qp_psn_posted(qp, &piece);
 	qp->pend.offset += n;
 	qp->stats.tx_bytes += n;
 	qp->stats.tx_chunks++;
@@ -610,9 +632,9 @@ static int post_piece(struct qp *qp, uint64_t n)
 	return 0;
 }
 
-static unsigned gate_flags(const struct qp_wr *wr)
+static unsigned gate_flags(const struct qp *qp)
 {
-	return splittable(wr->opcode) ? 0 : QP_GATE_WHOLE;
+	return (splittable(qp->pend_wr.opcode) ? 0 : QP_GATE_WHOLE) | qp_enforce_gate_flags(qp);
 }
 
 /* Non-blocking: hand on every piece the gate passes at @now. -EAGAIN when it closes. */
@@ -624,7 +646,9 @@ static int push_pieces(struct qp *qp, qp_time_ns now)
 	while (qp->pend.active) {
 		uint64_t left = qp->pend_wr.length - qp->pend.offset;
 
-		if (qp_pacer_try(&qp->pacer, left, gate_flags(&qp->pend_wr), now, &v) < 0) {
+		rc = qp_pacer_try(&qp->pacer, left, gate_flags(qp), now, &v);
+		qp_enforce_apply(qp, v.rate_bps);
+		if (rc < 0) {
 			qp->retry_ns = v.retry_ns;
 			return -EAGAIN;
 		}
@@ -659,8 +683,9 @@ static int drain_blocking(struct qp *qp)
 	while (qp->pend.active) {
 		uint64_t left = qp->pend_wr.length - qp->pend.offset;
 
-		qp_pacer_take(&qp->pacer, left, gate_flags(&qp->pend_wr), fd < 0 ? -1 : fd,
+		qp_pacer_take(&qp->pacer, left, gate_flags(qp), fd < 0 ? -1 : fd,
 			      progress_cb, ctx, &v);
+		qp_enforce_apply(qp, v.rate_bps);
 		while ((rc = post_piece(qp, v.bytes)) == -EAGAIN) {
 			/* Backend busy: let it make progress (ACKs free its queue), then retry. */
 			qp_wait_until(&qp->attr.wait, qp_now_ns() + QP_BACKEND_BUSY_RETRY_NS,
@@ -747,39 +772,4 @@ void qp_get_stats(struct qp *qp, struct qp_stats *out)
 	out->gate = qp->pacer.gate.stats;
 	out->have = QP_STAT_RX;
 	qp->ctx->ops->get_stats(qp, out);
-}
-
-/* ---- names ---- */
-
-const char *qp_wc_status_str(enum qp_wc_status s)
-{
-	static const char *const names[QP_WC_STATUS_COUNT] = {
-		[QP_WC_SUCCESS] = "success",
-		[QP_WC_LOC_LEN_ERR] = "local length error",
-		[QP_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[QP_WC_LOC_PROT_ERR] = "local protection error",
-		[QP_WC_WR_FLUSH_ERR] = "WR flushed",
-		[QP_WC_BAD_RESP_ERR] = "bad response",
-		[QP_WC_LOC_ACCESS_ERR] = "local access error",
-		[QP_WC_REM_INV_REQ_ERR] = "remote invalid request",
-		[QP_WC_REM_ACCESS_ERR] = "remote access error",
-		[QP_WC_REM_OP_ERR] = "remote operation error",
-		[QP_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[QP_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[QP_WC_GENERAL_ERR] = "general error",
-	};
-
-	return (unsigned)s < QP_WC_STATUS_COUNT ? names[s] : "UNKNOWN";
-}
-
-const char *qp_opcode_str(enum qp_opcode op)
-{
-	static const char *const names[QP_OP_COUNT] = {
-		[QP_OP_WRITE] = "WRITE",
-		[QP_OP_WRITE_IMM] = "WRITE_IMM",
-		[QP_OP_SEND] = "SEND",
-		[QP_OP_SEND_IMM] = "SEND_IMM",
-	};
-
-	return (unsigned)op < QP_OP_COUNT ? names[op] : "UNKNOWN";
 }

@@ -22,6 +22,12 @@
  *   the next connection.
  * - STATS (tx bytes, retransmissions) for every registered QP each QP_AGENT_CHECK_NS when
  *   they changed: qpacectl and the metrics show them.
+ * - TXSTATE (the PSN the QP's next posted packet takes, verbs/psn.h, and what enforces its
+ *   rate) for every registered QP when either changed, at most once per the smallest base
+ *   RTT of the context's QPs (QP_AGENT_TXSTATE_MIN_NS .. _MAX_NS): a post only moves the
+ *   next run forward to that time (qp_agent_posted), so an idle QP costs no wakeups. The
+ *   agent's HPCC takes its snd_nxt from it (qpace/agent.h). After a (re)registration the
+ *   figure is sent again.
  */
 #include <errno.h>
 #include <poll.h>
@@ -56,6 +62,9 @@ struct qp_agent_qp {
 	enum qa_state state;
 	uint16_t id;                 /* the REGISTER awaiting its reply */
 	uint64_t tx_bytes, retx;     /* as last reported (STATS) */
+	bool tx_sent;                /* a TXSTATE went to this agent: the two below */
+	uint32_t tx_psn;
+	uint8_t tx_enforce;
 };
 
 struct qp_agent {
@@ -67,6 +76,7 @@ struct qp_agent {
 	qp_time_ns retry_ns;         /* next connect attempt */
 	qp_time_ns backoff_ns;
 	qp_time_ns stats_ns;         /* next STATS round */
+	qp_time_ns txstate_ns;       /* next TXSTATE round may run at */
 	bool said_absent;            /* the "no agent" / "gone" line was logged */
 	bool said_no_ip;
 };
@@ -288,6 +298,8 @@ static void on_reply(struct qp_ctx *ctx, const struct ctl_msg *m)
 		return;  /* an UNREGISTER's reply, or a QP destroyed meanwhile */
 	if (m->u.reply.status == 0) {
 		qp->agent->state = QA_REGISTERED;
+		qp->agent->tx_sent = false;  /* this agent has not heard it */
+		qp_agent_posted(ctx);
 		return;
 	}
 	qp->agent->state = QA_REFUSED;
@@ -403,6 +415,41 @@ static void send_stats(struct qp_ctx *ctx)
 	}
 }
 
+/* TXSTATE for every registered QP whose figures changed; returns the round's interval:
+ * the smallest base RTT among them, within the bounds. */
+static qp_time_ns send_txstate(struct qp_ctx *ctx)
+{
+	qp_time_ns every = QP_AGENT_TXSTATE_MAX_NS;
+
+	for (struct qp *qp = ctx->qps; qp; qp = qp->next) {
+		struct qp_agent_qp *q = qp->agent;
+		struct ctl_msg m = { .type = CTL_T_TXSTATE };
+
+		if (q && q->reg.base_rtt_ns < every)
+			every = q->reg.base_rtt_ns;  /* of every QP: one registering soon too */
+		if (!q || q->state != QA_REGISTERED)
+			continue;
+		if (q->tx_sent && q->tx_psn == qp->snd_psn && q->tx_enforce == qp->enforce.which)
+			continue;
+		m.u.txstate = (struct ctl_txstate){ .qpn = qp->qpn, .psn = qp->snd_psn,
+						    .enforce = (uint8_t)qp->enforce.which };
+		if (agent_send(ctx->agent, &m))
+			break;  /* full or broken: the next run sees it */
+		q->tx_sent = true;
+		q->tx_psn = qp->snd_psn;
+		q->tx_enforce = (uint8_t)qp->enforce.which;
+	}
+	return every < QP_AGENT_TXSTATE_MIN_NS ? QP_AGENT_TXSTATE_MIN_NS : every;
+}
+
+void qp_agent_posted(struct qp_ctx *ctx)
+{
+	struct qp_agent *a = ctx->agent;
+
+	if (a && a->fd >= 0 && a->txstate_ns < a->next_ns)
+		a->next_ns = a->txstate_ns;
+}
+
 qp_time_ns qp_agent_next_ns(const struct qp_ctx *ctx)
 {
 	return ctx->agent ? ctx->agent->next_ns : QP_TIME_NEVER;
@@ -432,6 +479,8 @@ void qp_agent_run(struct qp_ctx *ctx, qp_time_ns now)
 		send_stats(ctx);
 		a->stats_ns = now + QP_AGENT_CHECK_NS;
 	}
+	if (now >= a->txstate_ns)
+		a->txstate_ns = now + send_txstate(ctx);
 	/* Pending work (a full socket, a reply awaited) is looked at again soon. */
 	a->next_ns = now + (count_state(ctx, QA_PENDING) || count_state(ctx, QA_SENT)
 			    ? QP_AGENT_RETRY_MIN_NS / 10 : QP_AGENT_CHECK_NS);

@@ -12,6 +12,10 @@
 /* A connected agent: replies and a lost connection are looked for, and the QPs' counters
  * reported (STATS, when they changed), this often. */
 #define QP_AGENT_CHECK_NS (100 * QP_NS_PER_MS)
+/* TXSTATE (the posted PSN, the enforcer) goes out at most once per the smallest base RTT
+ * of the context's registered QPs, within these bounds, while they post. */
+#define QP_AGENT_TXSTATE_MIN_NS (20 * QP_NS_PER_US)
+#define QP_AGENT_TXSTATE_MAX_NS QP_AGENT_CHECK_NS
 /* At connect, how long qp_connect waits for the agent's reply (so the first post already
  * runs at the agent's rate); never longer. */
 #define QP_AGENT_REPLY_WAIT_NS (200 * QP_NS_PER_MS)
@@ -33,6 +37,9 @@ qp_time_ns qp_agent_next_ns(const struct qp_ctx *ctx);
 /* Read replies, notice a lost agent, (re)connect with backoff, send REGISTER / STATS.
  * Never waits: every socket call is non-blocking. */
 void qp_agent_run(struct qp_ctx *ctx, qp_time_ns now);
+/* A QP's posted PSN or enforcer changed (verbs/psn.c, verbs/qp_enforce.c): the next
+ * TXSTATE round is due at its time (never sooner); cheap. */
+void qp_agent_posted(struct qp_ctx *ctx);
 /* From progress and posting paths: cheap unless something is due (one comparison). */
 static inline void qp_agent_tick(struct qp_ctx *ctx, qp_time_ns now)
 {

@@ -11,6 +11,12 @@
  *   qp_reports  ring buffer of struct qp_tc_report: a RoCEv2 flow that has no rate entry,
  *               at most once per conf.report_retry_ns per flow and once per
  *               conf.report_gap_ns over all flows.
+ *   qp_alive    array of one struct qp_tc_alive, qpaced writes: its heartbeat, and the safe
+ *               rate every paced flow falls to when the heartbeat is older than the hold
+ *               (qpaced died), and what qpaced installed (for a later --enforce off).
+ *
+ * These five are pinned under bpffs (QP_TC_PIN_ROOT/IFACE/NAME), so a restarted qpaced
+ * takes them over, and the program (held by its filter) keeps working when qpaced dies.
  *
  * Addresses are 16 bytes as on the wire (network order): IPv6 as is, IPv4 as the
  * IPv4-mapped address ::ffff:a.b.c.d (the form of a RoCEv2 GID).
@@ -31,6 +37,8 @@ struct qp_tc_key {
 
 enum qp_tc_rate_flags {
 	QP_TC_F_PACE = 1u << 0,      /* give frames departure times (else count only) */
+	QP_TC_F_DISCOVERED = 1u << 1,/* a QP qpaced made from the wire (a restarted qpaced
+				      * makes it one again); the program ignores it */
 };
 
 struct qp_tc_rate {
@@ -38,7 +46,7 @@ struct qp_tc_rate {
 	__u64 cap_bytes;             /* the algorithm's in-flight cap, 0 = none (folded into
 				      * rate_bps by the loader: egress sees no ACKs) */
 	__u32 flags;                 /* enum qp_tc_rate_flags */
-	__u32 pad;
+	__u32 qpn;                   /* qpaced's QPN of a discovered flow (for a restart) */
 };
 
 struct qp_tc_state {
@@ -77,6 +85,8 @@ enum qp_tc_counter {
 	QP_TC_C_REPORT_FULL,         /* ring buffer full */
 	QP_TC_C_STATE_FULL,          /* could not create the flow's state */
 	QP_TC_C_ECT_MARKED,          /* conf.ecn_mark: a Not-ECT RoCEv2 frame made ECT(0) */
+	QP_TC_C_STALE,               /* paced or unknown flow's frame while qpaced's heartbeat
+				      * was older than the hold: at most the safe rate */
 	QP_TC_C_COUNT
 };
 
@@ -88,6 +98,24 @@ struct qp_tc_conf {
 	__u64 horizon_ns;            /* 0 = no horizon count */
 	__u64 report_gap_ns;         /* at least this long between any two reports */
 	__u64 report_retry_ns;       /* report a still-unknown flow again after this */
+};
+
+/* qpaced's heartbeat. When beat_ns is older than hold_ns (qpaced is dead or stuck), every
+ * flow the program paces goes at min(its rate, safe_bps), and in enforce mode a flow with
+ * no rate entry (one that started since) at safe_bps: never at line rate. Flows the
+ * program only counts (rate 0: observe, or a QP whose own gate paces it) stay untouched.
+ * beat_ns 0 (never written), hold_ns 0 or safe_bps 0: no fallback. */
+#define QP_TC_PIN_ROOT "/sys/fs/bpf/qpace"
+enum qp_tc_alive_flags {
+	QP_TC_A_CLSACT = 1u << 0,    /* qpaced created the clsact qdisc */
+	QP_TC_A_FQ = 1u << 1,        /* qpaced installed fq as the root qdisc */
+};
+struct qp_tc_alive {
+	__u64 beat_ns;               /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the last beat */
+	__u64 hold_ns;
+	__u64 safe_bps;
+	__u32 flags;                 /* enum qp_tc_alive_flags */
+	__u32 pid;                   /* the qpaced that beats */
 };
 
 struct qp_tc_report {

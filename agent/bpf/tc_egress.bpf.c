@@ -22,6 +22,9 @@
  *
  * A RoCEv2 frame of a flow with no rate entry is reported through the ring buffer, at most
  * once per conf.report_retry_ns per flow and once per conf.report_gap_ns in all.
+ *
+ * Safe failure: when qpaced's heartbeat (qp_alive) is older than its hold, the rate is
+ * min(rate, safe), and a flow with no entry is paced at the safe rate (tc_abi.h).
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -56,6 +59,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, QP_TC_RING_BYTES);
 } qp_reports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct qp_tc_alive);
+} qp_alive SEC(".maps");
 
 struct qp_tc_conf qp_conf;
 __u64 qp_last_report_ns;
@@ -156,9 +166,21 @@ static __always_inline void ect_mark(struct __sk_buff *skb, const struct roce_pa
 	count(QP_TC_C_ECT_MARKED);
 }
 
+/* The safe rate when qpaced's heartbeat is older than its hold, else 0. */
+static __always_inline __u64 stale_safe_bps(__u64 now)
+{
+	__u32 zero = 0;
+	struct qp_tc_alive *a = bpf_map_lookup_elem(&qp_alive, &zero);
+
+	if (!a || !a->beat_ns || !a->hold_ns || !a->safe_bps || now <= a->beat_ns ||
+	    now - a->beat_ns <= a->hold_ns)
+		return 0;
+	return a->safe_bps;
+}
+
 /* The EDT step (see the top of the file). */
 static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
-				 const struct qp_tc_rate *rt, __u64 now)
+				 __u64 rate, __u64 now)
 {
 	__u64 t = skb->tstamp > now ? skb->tstamp : now;
 	__u64 depart = t, rem = 0, num, delay;
@@ -173,8 +195,8 @@ static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
 	if (qp_conf.horizon_ns && depart - now > qp_conf.horizon_ns)
 		count(QP_TC_C_HORIZON);
 	num = (__u64)skb->len * NSEC_BITS + rem;
-	delay = num / rt->rate_bps;
-	st->rem = num - delay * rt->rate_bps;
+	delay = num / rate;
+	st->rem = num - delay * rate;
 	st->next_ns = depart + delay;
 }
 
@@ -185,7 +207,7 @@ int qp_tc_egress(struct __sk_buff *skb)
 	struct qp_tc_state *st;
 	struct qp_tc_rate *rt;
 	__u32 c = roce_parse(skb, &p);
-	__u64 now;
+	__u64 now, rate = 0, safe;
 
 	count(c);
 	if (c != QP_TC_C_ROCE)
@@ -205,9 +227,18 @@ int qp_tc_egress(struct __sk_buff *skb)
 	if (!rt) {
 		count(QP_TC_C_UNKNOWN);
 		report(st, &p, skb->len, now);
-		return TC_ACT_OK;
+	} else if (rt->rate_bps && (rt->flags & QP_TC_F_PACE)) {
+		rate = rt->rate_bps;
 	}
-	if (qp_conf.mode == QP_TC_MODE_ENFORCE && rt->rate_bps && (rt->flags & QP_TC_F_PACE))
-		pace(skb, st, rt, now);
+	if (qp_conf.mode != QP_TC_MODE_ENFORCE || (rt && !rate))
+		return TC_ACT_OK;
+	safe = stale_safe_bps(now);
+	if (safe) {
+		count(QP_TC_C_STALE);
+		if (!rate || safe < rate)
+			rate = safe;
+	}
+	if (rate)
+		pace(skb, st, rate, now);
 	return TC_ACT_OK;
 }

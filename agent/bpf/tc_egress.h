@@ -17,8 +17,21 @@
 struct qp_tc;
 
 /* Load the program and its maps (nothing attached yet); the conf starts at
- * qp_tc_conf_default(). */
+ * qp_tc_conf_default(). Unpinned. */
 int qp_tc_open(struct qp_tc **out, char *err, size_t errlen);
+
+/* The same with the maps pinned in @pin_dir (QP_TC_PIN_ROOT/IFACE; created, on a bpffs):
+ * maps pinned there by an earlier qpaced are taken over (qp_tc_took_over), ones that do
+ * not match this program are made afresh. When @pin_dir is not on a bpffs the program is
+ * loaded unpinned. On success @err is "" or a warning to log (why not pinned, what was
+ * made afresh). NULL or "" = unpinned. */
+#define QP_TC_PIN_DIR_MAX 160
+int qp_tc_open_pinned(struct qp_tc **out, const char *pin_dir, char *err, size_t errlen);
+bool qp_tc_took_over(const struct qp_tc *t);
+/* The pin directory in use, "" when unpinned. */
+const char *qp_tc_pin_dir(const struct qp_tc *t);
+/* Unlink the pins and their directory (a clean exit); the maps live on while open. */
+void qp_tc_unpin(struct qp_tc *t);
 /* Detach what qp_tc_attach installed, unload. NULL is fine. */
 void qp_tc_close(struct qp_tc *t);
 
@@ -29,6 +42,28 @@ int qp_tc_attach(struct qp_tc *t, const char *ifname, char *err, size_t errlen);
 int qp_tc_detach(struct qp_tc *t);
 /* The attached device's index, 0 when not attached. */
 int qp_tc_ifindex(const struct qp_tc *t);
+/* Whether detach removes clsact: this loader created it, or (taken over) the one before. */
+bool qp_tc_made_clsact(const struct qp_tc *t);
+
+/* qpaced's heartbeat and safe rate (tc_abi.h struct qp_tc_alive): 0 or a negative errno. */
+int qp_tc_alive_get(const struct qp_tc *t, struct qp_tc_alive *out);
+int qp_tc_alive_set(struct qp_tc *t, const struct qp_tc_alive *a);
+/* The one in the maps pinned in @pin_dir, with no program loaded. */
+int qp_tc_pinned_alive(const char *pin_dir, struct qp_tc_alive *out);
+
+/* What a qpaced left on @ifname, removed (--enforce off after a crash): our filter, the
+ * clsact qdisc and the pins. @removed gets enum qp_tc_removed bits; fq is the caller's
+ * (QP_TC_REMOVED_FQ_OURS: the pinned record says qpaced installed it). Without the pinned
+ * record only the filter and pins are known (QP_TC_REMOVED_UNKNOWN). */
+enum qp_tc_removed {
+	QP_TC_REMOVED_FILTER = 1u << 0,
+	QP_TC_REMOVED_CLSACT = 1u << 1,
+	QP_TC_REMOVED_FQ_OURS = 1u << 2,
+	QP_TC_REMOVED_PINS = 1u << 3,
+	QP_TC_REMOVED_UNKNOWN = 1u << 4,
+};
+int qp_tc_remove(const char *ifname, const char *pin_dir, unsigned *removed, char *err,
+		 size_t errlen);
 
 struct qp_tc_conf qp_tc_conf_default(void);
 void qp_tc_set_conf(struct qp_tc *t, const struct qp_tc_conf *c);
@@ -44,6 +79,11 @@ int qp_tc_set_rate(struct qp_tc *t, const struct qp_tc_key *k, const struct qp_t
 int qp_tc_del_rate(struct qp_tc *t, const struct qp_tc_key *k);
 /* The program's state of a flow: 0 or -ENOENT. */
 int qp_tc_flow(const struct qp_tc *t, const struct qp_tc_key *k, struct qp_tc_state *out);
+/* Every rate entry, in map order (a takeover reads the discovered ones); returns how many
+ * were passed to @fn. */
+int qp_tc_rates(const struct qp_tc *t,
+		void (*fn)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r),
+		void *ctx);
 /* Every flow's state, in map order; returns how many were passed to @fn. */
 int qp_tc_flows(const struct qp_tc *t,
 		void (*fn)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_state *s),

@@ -48,10 +48,20 @@
  * sequence (agent_params.snd_psn: the PSN one past the highest its QP has sent; the
  * in-process soft host reads its RC QP), snd_nxt is that instead:
  *   snd_nxt = (psn64 + (snd_psn - psn, 24-bit signed, at least 1)) * MTU
- * For registered ibv QPs over the control socket the sender's PSN is the NIC's (rxe does
- * not expose it); the application knows only what it posted, an upper bound, so qpaced
- * keeps the estimate there (a CTL event carrying the posted PSN would be the way to send
- * that bound; not built).
+ * For QPs a program registers over the control socket (qpace's verbs layer, ibv or soft),
+ * the program reports its QP's posted PSN (TXSTATE, qpace/ctl.h; agent_qp_txstate): the
+ * PSN its next posted packet takes, counted from the initial sq_psn and every WR it handed
+ * the NIC (WRITE / SEND: ceil(length / path MTU) PSNs, at least one; a READ request as
+ * many as its response packets; an atomic one). That is what the NIC has been given, not
+ * what it has put on the wire: the pacing gate holds WRs back, so behind the gate the NIC
+ * has at most a piece or two queued and the figure is close to the wire's; with the NIC
+ * enforcing the rate itself (AGENT_ENF_NIC) the NIC may hold up to the send queue's WRs,
+ * and the figure runs ahead of the wire by those. It is also as old as the last report
+ * (the verbs layer sends one at most every base RTT while the QP posts), so it lags what
+ * is posted now by up to that interval's data. An INT report about a packet at or past it proves it stale:
+ * counted (txpsn_stale) and the estimate used for that report. Otherwise
+ *   snd_nxt = (psn64 + (posted psn - psn, 24-bit signed)) * MTU
+ * The in-process callback (agent_params.snd_psn) wins when it answers.
  */
 #ifndef QPACE_AGENT_H
 #define QPACE_AGENT_H
@@ -215,6 +225,11 @@ int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_
 int agent_qp_arrived(struct agent *a, uint32_t qpn, uint64_t bytes, qp_time_ns now);
 /* Counters the application reports for its QP (shown by monitoring). */
 int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions);
+
+/* What the QP's program reports of its sender (TXSTATE): the PSN its next posted packet
+ * takes, and what enforces its rate (shown by monitoring). 0, -ENOENT, -EINVAL (a PSN over
+ * 24 bits, an unknown enforcer). */
+int agent_qp_txstate(struct agent *a, const struct ctl_txstate *t);
 
 /* What the wire says of the QP (the shell's tc egress counters): shown by monitoring. */
 int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w);

@@ -26,14 +26,19 @@
  *   QP         (153 + params [+ 8 [+ 34]]) one QP's view (struct agent_qp_view; layout in
  *              lib/ctl.c); an optional tail, cap_bytes u64 (the in-flight cap; absent = 0),
  *              then the wire's figures: flags u16 (1 seen, 2 discovered), bytes u64, pkts
- *              u64, measured_bps u64, set_bps u64 (absent = not seen)
+ *              u64, measured_bps u64, set_bps u64 (absent = not seen), then enforce u8
+ *              (enum agent_qp_enforce; absent = gate), reserved u8
+ *   TXSTATE    (12) qpn u32, record version u8 (CTL_TXSTATE_VERSION), enforce u8 (enum
+ *              agent_qp_enforce: gate 0 or nic 1), reserved u16, psn u32 (24 bits: the PSN
+ *              the QP's next posted packet takes, counted by the verbs layer from every WR
+ *              it handed the NIC and the initial sq_psn); not answered, as STATS
  *   AGENT      (24 + 8n [+ 32]) pid u32, qps u32, max_qps u32, n u16, reserved u16,
  *              uptime_ns u64, then n counters u64 in enum agent_counter order, then
  *              (when present) the feedback delay: samples u64, p50 ns u64, p99 ns u64,
  *              max ns u64 (kernel arrival to rate-table write)
  *
- * Conversation: each request gets exactly one REPLY, last, except EVENT and STATS, which
- * are not answered (they may come often; failures are counted by the agent). LIST first
+ * Conversation: each request gets exactly one REPLY, last, except EVENT, STATS and TXSTATE,
+ * which are not answered (they may come often; failures are counted by the agent). LIST first
  * sends one QP per registered QP, SHOW one QP, STATUS one AGENT. REGISTER binds the QP to
  * the connection: only that connection may unregister it or report its events and stats,
  * and when it closes (the process exits or dies) its QPs are unregistered.
@@ -95,6 +100,17 @@ struct agent_qp_reg {
 	char params[AGENT_PARAMS_MAX];
 };
 
+/* What enforces a QP's rate (qpacectl list: ENF). A program's QP reports gate or nic in
+ * TXSTATE (verbs layer: the NIC's per-QP rate limit where the device has one, else the
+ * pacing gate); a QP qpaced found on the wire is tc's (--enforce tc) or nobody's (observe). */
+enum agent_qp_enforce {
+	AGENT_ENF_GATE = 0,          /* qpace's pacing gate in the program (the default) */
+	AGENT_ENF_NIC,               /* the NIC: ibv_modify_qp_rate_limit */
+	AGENT_ENF_TC,                /* qpaced's tc egress program */
+	AGENT_ENF_NONE,              /* measured only: nothing paces it */
+	AGENT_ENF_COUNT
+};
+
 /* What the wire says of a QP: the tc egress program's counters of its frames (qpaced
  * --enforce tc|observe, docs/enforce.md), as the shell reports them (agent_qp_wire). */
 struct agent_qp_wire {
@@ -127,6 +143,7 @@ struct agent_qp_view {
 	uint64_t feedback;           /* messages that reached this QP */
 	uint64_t psn64;              /* highest extended PSN seen */
 	struct agent_qp_wire wire;
+	uint8_t enforce;             /* enum agent_qp_enforce */
 };
 
 /* The agent's counters, one per outcome; AGENT carries them in this order, so a new one is
@@ -172,6 +189,8 @@ enum agent_counter {
 	AGENT_C_WIRE_IDLE,           /* QPs from the wire removed after going quiet (shell) */
 	AGENT_C_WANTS_SENT,          /* INT wishes (and withdrawals) sent along flows' paths */
 	AGENT_C_FB_WANT_SEEN,        /* a peer's INT wish that reached us: nothing to do */
+	AGENT_C_TXPSN_STALE,         /* INT about a packet past the sender's last reported
+				      * posted PSN (TXSTATE): the estimate was used */
 	AGENT_C_COUNT
 };
 
@@ -197,6 +216,7 @@ enum ctl_type {
 	CTL_T_REPLY = 9,
 	CTL_T_QP = 10,
 	CTL_T_AGENT = 11,
+	CTL_T_TXSTATE = 12,
 	CTL_T_COUNT
 };
 
@@ -225,6 +245,15 @@ struct ctl_set {
 	char params[AGENT_PARAMS_MAX];
 };
 
+#define CTL_TXSTATE_VERSION 1
+
+/* TXSTATE: what the sending program's verbs layer knows of its QP. */
+struct ctl_txstate {
+	uint32_t qpn;
+	uint32_t psn;            /* 24 bits: the next PSN the QP will post */
+	uint8_t enforce;         /* AGENT_ENF_GATE or AGENT_ENF_NIC */
+};
+
 struct ctl_reply {
 	int32_t status;          /* 0 or -errno */
 	uint32_t count;          /* messages sent before this reply (LIST) */
@@ -251,6 +280,7 @@ struct ctl_msg {
 		struct ctl_reply reply;
 		struct agent_qp_view qp;        /* QP */
 		struct ctl_agent agent;
+		struct ctl_txstate txstate;
 	} u;
 };
 
@@ -263,5 +293,7 @@ int ctl_encode(uint8_t *buf, size_t cap, const struct ctl_msg *m);
 
 /* "register", "list"...; "unknown" outside the table. */
 const char *ctl_type_name(unsigned type);
+/* enum agent_qp_enforce: "gate", "nic", "tc", "none"; "unknown" outside. */
+const char *ctl_enforce_name(unsigned enforce);
 
 #endif

@@ -125,6 +125,10 @@ struct qp_gate_input {
 
 enum qp_gate_take_flags {
 	QP_GATE_WHOLE = 1u << 0,    /* the message cannot be split (SEND) */
+	QP_GATE_NO_TOKENS = 1u << 1,/* the rate is enforced elsewhere (the NIC's rate limit):
+				     * the bucket neither waits nor is charged; the rate in
+				     * force (fallback included), credits and the window are
+				     * decided as ever, and v->rate_bps is what the NIC gets */
 };
 
 enum qp_gate_wait_reason {
@@ -158,6 +162,7 @@ struct qp_gate_stats {
 	uint64_t credit_waits;           /* closed verdicts: credits */
 	uint64_t window_waits;           /* closed verdicts: in-flight cap */
 	uint64_t debt_pieces;            /* whole messages larger than the bucket */
+	uint64_t nic_pieces;             /* of pieces, let through for the NIC to pace */
 	uint64_t fallback_entries;       /* times fallback began (or changed reason) */
 	uint64_t fallback_bytes;         /* bytes let through without an agent (hold, safe) */
 	uint64_t safe_entries;           /* times a hold ended */

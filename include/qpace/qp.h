@@ -20,7 +20,11 @@
  * A WRITE or WRITE_IMM longer than the gate's chunk size is split into chunk-sized WRITEs
  * at increasing offsets (the immediate rides on the last one), each passing the gate on its
  * own, so pacing stays fine-grained on backends that send a whole post at once. A SEND is
- * never split; it is charged whole (the bucket may go into debt by one message).
+ * never split; it is charged whole (the bucket may go into debt by one message). On a
+ * device with per-QP rate limits (backend slots rate_caps / rate_limit: mlx5, bnxt_re) the
+ * NIC enforces the rate the gate decides instead of the bucket (verbs/qp_enforce.c); the
+ * gate keeps credits and the window. Every piece posted moves the QP's next PSN on
+ * (qp->snd_psn), which registration reports to the agent (TXSTATE).
  *
  * Blocking and progress. By default qp_post_send returns once the whole WR is handed to the
  * backend, waiting (sleep, then spin; qpace/gate.h) while the gate is closed. A QP created
@@ -100,6 +104,38 @@ struct qp_ctx_attr {
 struct qp_agent;
 struct qp_agent_qp;
 
+/* What enforces a QP's rate (docs/verbs.md#hardware-rate-limits): qpace's pacing gate, or
+ * the NIC's per-QP rate limit (ibv_modify_qp_rate_limit) where the device has one. The
+ * values are the control protocol's (qpace/ctl.h: AGENT_ENF_GATE, AGENT_ENF_NIC). */
+enum qp_enforcer {
+	QP_ENF_GATE = 0,
+	QP_ENF_NIC = 1,
+};
+
+/* A device's per-QP rate limits (ibv: ibv_query_device_ex's packet_pacing_caps), kbit/s. */
+struct qp_rate_caps {
+	uint32_t min_kbps;
+	uint32_t max_kbps;
+};
+
+/* A context's view of its device's rate limits, queried once, at the first connect. */
+struct qp_enforce_dev {
+	bool queried;
+	int rc;                            /* 0: caps valid; else -errno (none: the gate) */
+	struct qp_rate_caps caps;
+	char why[160];                     /* the one line that said which paces, and why */
+	bool said_refused;                 /* a refused limit was logged */
+};
+
+/* A QP's enforcement state (verbs/qp_enforce.c). */
+struct qp_enforce {
+	enum qp_enforcer which;
+	uint32_t kbps;                     /* the NIC's limit as last set; 0 = none yet */
+	uint64_t sets;                     /* limits set on the NIC */
+	uint64_t clamped;                  /* of which outside the caps, clamped */
+	uint64_t failures;                 /* a refused limit: back to the gate (once) */
+};
+
 struct qp_ctx {
 	const struct qp_backend_ops *ops;  /* resolved copy (qp_ctx_open): every slot non-NULL */
 	struct qp_ctx_attr attr;
@@ -108,6 +144,7 @@ struct qp_ctx {
 	struct qp_mr *mrs;                 /* registered regions (freed at close) */
 	struct qp_agent *agent;            /* registration with qpaced; NULL = off */
 	unsigned npend;                    /* QPs with a WR pending (verbs/qp.c keeps it) */
+	struct qp_enforce_dev enforce;     /* the device's rate limits */
 };
 
 /* Memory access rights, as IBV_ACCESS_*. */
@@ -271,6 +308,8 @@ struct qp {
 	qp_time_ns retry_ns;       /* when the gate may next open (after an -EAGAIN) */
 	struct qp_stats stats;
 	struct qp_agent_qp *agent; /* registration state (verbs/qp_agent.c); NULL = none */
+	uint32_t snd_psn;          /* the PSN the next posted packet takes (verbs/psn.h) */
+	struct qp_enforce enforce; /* gate or NIC (verbs/qp_enforce.c) */
 	struct qp *next;           /* in ctx->qps */
 };
 
@@ -327,6 +366,11 @@ struct qp_backend_ops {
 	/* Payload bytes handed on and not yet acknowledged by the peer, for a window
 	 * algorithm's in-flight cap; NULL when the backend cannot tell (rxe does not). */
 	uint64_t (*unacked_bytes)(const struct qp *qp);
+	/* The device's per-QP rate limits for RC QPs: 0 with @caps, or -EOPNOTSUPP when it
+	 * has none (rxe, the soft backend: the default), which leaves pacing to the gate. */
+	int (*rate_caps)(struct qp_ctx *ctx, struct qp_rate_caps *caps);
+	/* Limit the connected QP's rate to @kbps (within the caps): 0 or -errno. */
+	int (*rate_limit)(struct qp *qp, uint32_t kbps);
 };
 
 /* For backends: the initial send PSN, attr.psn when psn_fixed, else random (24 bits). */

@@ -6,7 +6,7 @@
  * checks (qpace/agent.h), the way agent/daemon_ctl.c does. fuzz_ctl covers the codec alone.
  *
  * Properties: no crash; every answer the server sends decodes; each request gets exactly
- * one REPLY (EVENT and STATS none), a message too long or malformed one as well; the agent
+ * one REPLY (EVENT, STATS and TXSTATE none), a message too long or malformed one as well; the agent
  * holds at most its limit of QPs, every published rate within 1..link; a connection never
  * unregisters or reports for another's QP. `make fuzz` runs it. */
 #include <errno.h>
@@ -101,6 +101,15 @@ static void on_stats(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 			       m->u.stats.retransmissions);
 }
 
+static void on_txstate(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
+{
+	struct conn *c = ctx;
+
+	(void)o;
+	if (!owned(c, m->u.txstate.qpn) && agent_qp_txstate(c->a, &m->u.txstate))
+		abort();   /* the decoder let through what the core refuses */
+}
+
 static void send_view(struct ctl_out *o, const struct agent_qp_view *v)
 {
 	struct ctl_msg q = { .type = CTL_T_QP };
@@ -168,6 +177,7 @@ static const struct ctl_handlers handlers = {
 		[CTL_T_REGISTER] = on_register, [CTL_T_UNREGISTER] = on_unregister,
 		[CTL_T_EVENT] = on_event, [CTL_T_STATS] = on_stats, [CTL_T_LIST] = on_list,
 		[CTL_T_SHOW] = on_show, [CTL_T_SET] = on_set, [CTL_T_STATUS] = on_status,
+		[CTL_T_TXSTATE] = on_txstate,
 	},
 };
 
@@ -179,7 +189,7 @@ static unsigned replies_owed(const uint8_t *msg, size_t len)
 
 	if (len > CTL_MAX_LEN || ctl_decode(&m, msg, len, err, sizeof(err)))
 		return 1;
-	return m.type == CTL_T_EVENT || m.type == CTL_T_STATS ? 0 : 1;
+	return m.type == CTL_T_EVENT || m.type == CTL_T_STATS || m.type == CTL_T_TXSTATE ? 0 : 1;
 }
 
 static void check(struct agent *a)

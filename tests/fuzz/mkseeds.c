@@ -83,6 +83,9 @@ static size_t ctl_messages(struct ctl_msg *m)
 	m[k++] = (struct ctl_msg){ .type = CTL_T_STATUS, .id = 8 };
 	m[k++] = (struct ctl_msg){ .type = CTL_T_UNREGISTER, .id = 9, .u.qpn = 0x13 };
 	m[k++] = (struct ctl_msg){ .type = CTL_T_REPLY, .id = 10, .u.reply = { .status = -1 } };
+	m[k++] = (struct ctl_msg){ .type = CTL_T_TXSTATE, .id = 11,
+				   .u.txstate = { .qpn = 0x13, .psn = 0xfffffe,
+						  .enforce = AGENT_ENF_NIC } };
 	return k;
 }
 

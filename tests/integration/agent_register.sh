@@ -38,6 +38,15 @@ J=$(ctl list -j)
 echo "$J" | grep -q "\"qpn\":\"$QA\"" && echo "$J" | grep -q "\"qpn\":\"$QB\"" \
 	|| fail "qpacectl list -j lacks $QA or $QB: $J"
 ok "qpacectl list -j shows both QPNs ($QA, $QB), registered by the library"
+# Each QP's program reports its posted PSN and enforcer (TXSTATE): the soft backend has no
+# per-QP rate limits, so the gate enforces both; the agent took every record.
+echo "$J" | grep -q "\"qpn\":\"$QA\".*\"enforce\":\"gate\"" \
+	|| fail "qpacectl list -j: $QA not enforced by the gate: $J"
+S=$(ctl status -j)
+for c in control_malformed control_rejected; do
+	echo "$S" | grep -q "\"$c\":0[,}]" || fail "agent counter $c not 0 (TXSTATE refused?): $S"
+done
+ok "qpacectl list -j: ENF gate for the soft QPs; their TXSTATE records accepted"
 
 sleep 1
 set -- $(recent 5)

@@ -8,6 +8,7 @@
 # checks that qpaced says so.
 set -u
 . "$(dirname "$0")/lib/agent.sh"
+. "$(dirname "$0")/lib/veth.sh"
 
 command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
 NSA=qpt$RUN_ID-a
@@ -17,17 +18,7 @@ ns_cleanup() {
 	ip netns del "$NSB" 2>/dev/null
 }
 trap 'cleanup; ns_cleanup' EXIT
-ip netns add "$NSA" && ip netns add "$NSB" || fail "ip netns add"
-ip link add qta netns "$NSA" type veth peer name qtb netns "$NSB" || fail "veth"
-ip -n "$NSA" addr add 10.77.0.1/24 dev qta
-ip -n "$NSB" addr add 10.77.0.2/24 dev qtb
-ip -n "$NSA" link set lo up
-ip -n "$NSA" link set qta up
-ip -n "$NSB" link set qtb up
-mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
-# static neighbours: no frame waits for ARP (and is lost before the egress hook)
-ip -n "$NSA" neigh add 10.77.0.2 lladdr "$(mac "$NSB" qtb)" dev qta nud permanent
-ip -n "$NSB" neigh add 10.77.0.1 lladdr "$(mac "$NSA" qta)" dev qtb nud permanent
+veth_pair "$NSA" "$NSB" qta qtb 10.77.0
 
 # start_tc MODE [FLAG...]: qpaced in $NSA on qta (the socket and table are on the shared
 # filesystem)

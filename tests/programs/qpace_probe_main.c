@@ -1,7 +1,7 @@
 /* qpace-probe: craft and watch what flows into and out of a qpace agent, for tests and for
  * debugging a deployment by hand.
  *
- *   qpace-probe register local=IP peer=IP [qpn=N peer_qpn=N count=K receiver=1 ...]
+ *   qpace-probe register local=IP peer=IP [qpn=N peer_qpn=N count=K receiver=1 txstate=1 ...]
  *   qpace-probe send to=IP:PORT type=level|int|echo|notice|credit [fields...]
  *   qpace-probe fuzz to=IP:PORT count=N seed=S
  *   qpace-probe listen port=P [count=N timeout=S]
@@ -38,6 +38,7 @@ enum { C_REGISTER = 1, C_SEND = 2, C_FUZZ = 4, C_LISTEN = 8, C_RATE = 16, C_SEND
        C_REPLAY = 64 };
 
 static const char *const type_names[] = { "int", "echo", "notice", "level", "credit", NULL };
+static const char *const enforce_names[] = { "gate", "nic", NULL };  /* AGENT_ENF_* */
 enum { T_INT, T_ECHO, T_NOTICE, T_LEVEL, T_CREDIT };
 
 /* Every argument of every subcommand; a row says which take it. */
@@ -48,8 +49,9 @@ static struct probe {
 	struct sockaddr_in to;
 	uint64_t qpn, peer_qpn, qp, count, sport, hold, mtu, level, seq, bytes, psn, hops, qlen;
 	uint64_t replies, seed, port, timeout, seconds, chunk, sender, safe;
-	bool receiver, to_receiver;
-	unsigned type;
+	bool receiver, to_receiver, txstate;
+	unsigned type, enforce;
+	uint64_t txpsn;
 	double util;
 	qp_rate_bps link_bps;
 	qp_time_ns rtt_ns, interval_ns, gap_ns, fb_hold_ns;
@@ -141,6 +143,12 @@ static const struct qp_opt args[] = {
 	  .help = "base RTT", .def = "100us" },
 	{ "mtu", 0, QP_OPT_UINT, "BYTES", AT(mtu), N(1, 65535), .cmds = C_REGISTER, .help = "MTU",
 	  .def = "1000" },
+	{ "txstate", 0, QP_OPT_FLAG, "0|1", AT(txstate), .cmds = C_REGISTER,
+	  .help = "1 = then report each QP's posted PSN and enforcer (TXSTATE)", .def = "0" },
+	{ "txpsn", 0, QP_OPT_UINT, "PSN", AT(txpsn), N(0, 0xffffff), .cmds = C_REGISTER,
+	  .help = "txstate: the posted PSN", .def = "0" },
+	{ "enforce", 0, QP_OPT_CHOICE, "gate|nic", AT(enforce), .choices = enforce_names,
+	  .cmds = C_REGISTER, .help = "txstate: what enforces the rate", .def = "gate" },
 	{ "hold", 0, QP_OPT_UINT, "S", AT(hold), N(0, 86400), .cmds = C_REGISTER,
 	  .help = "seconds to stay registered (0 = until killed)", .def = "0" },
 	/* send, fuzz */
@@ -286,6 +294,14 @@ static int cmd_register(void)
 			fflush(stdout);
 			ctl_client_close(c);
 			return 1;
+		}
+		if (P.txstate) {
+			struct ctl_msg t = { .type = CTL_T_TXSTATE, .u.txstate = {
+				.qpn = (uint32_t)(P.qpn + i), .psn = (uint32_t)P.txpsn,
+				.enforce = (uint8_t)P.enforce } };
+
+			if (ctl_client_send(c, &t))
+				die("sending txstate failed%s%s", "", "");
 		}
 		printf("register qpn=0x%06x status=ok\n", r->qpn);
 	}

@@ -416,7 +416,14 @@ static bool fx_snd_psn(void *arg, uint32_t qpn, uint32_t *psn)
 	return real_known;
 }
 
-static unsigned seq_cadence(uint32_t ahead)
+/* How the sender's sequence reaches the agent: the in-process callback, or TXSTATE (the
+ * posted PSN a program's verbs layer reports over the control socket, agent_qp_txstate). */
+enum seq_via { VIA_CALLBACK, VIA_TXSTATE };
+
+/* HPCC over 80 one-MTU reports from PSN @base up, the sender's sequence @ahead packets past
+ * each (0 = not known) delivered @via; returns the full updates, checking each where the
+ * report's seq passes the previous snd_nxt. */
+static unsigned seq_cadence_at(uint32_t base, uint32_t ahead, enum seq_via via)
 {
 	struct agent_params p = afx_params("hpcc");
 	struct afx *f;
@@ -427,7 +434,7 @@ static unsigned seq_cadence(uint32_t ahead)
 	unsigned updates = 0;
 
 	p.cc_params = "fast_react=0";  /* the rate moves at full updates only: observable */
-	p.snd_psn = fx_snd_psn;
+	p.snd_psn = via == VIA_CALLBACK ? fx_snd_psn : NULL;
 	real_known = ahead != 0;
 	f = afx_new(&p);
 	afx_register(f, &r);
@@ -436,14 +443,14 @@ static unsigned seq_cadence(uint32_t ahead)
 	for (uint32_t i = 0; i < 80; i++) {
 		/* 5 hops, the third overloaded (120% of 10G) with a standing queue */
 		struct fb_msg m = { .type = FB_T_INT };
-		uint64_t psn64 = (1ULL << 24) + 100 + i, seq = psn64 * mtu;
+		uint64_t psn64 = (1ULL << 24) + base + i, seq = psn64 * mtu;
 		uint64_t cap = qp_bytes_in(rate, t_ns) + mtu - 1;
 		uint64_t snd_nxt = ahead ? (psn64 + ahead) * mtu : (psn64 + 1) * mtu + cap;
 		bool predicted = i > 0 && seq > last_update;
 		qp_rate_bps now_rate;
 
 		m.u.int_report.flow = (struct fb_flow){ HOST_A, HOST_B, r.sport, 0x21 };
-		m.u.int_report.psn = 100 + i;
+		m.u.int_report.psn = (base + i) & 0xffffffu;
 		m.u.int_report.nhops = 5;
 		for (unsigned h = 0; h < 5; h++) {
 			double util = h == 2 ? 1.2 : 0.5;
@@ -456,7 +463,10 @@ static unsigned seq_cadence(uint32_t ahead)
 		}
 		if (i == 0 || predicted)
 			last_update = snd_nxt;  /* baseline, then each full update */
-		real_psn = (100 + i + ahead) & 0xffffffu;
+		real_psn = (base + i + ahead) & 0xffffffu;
+		if (via == VIA_TXSTATE && ahead)
+			assert_int_equal(agent_qp_txstate(f->a, &(struct ctl_txstate){
+				.qpn = 0x11, .psn = real_psn, .enforce = AGENT_ENF_GATE }), 0);
 		afx_feed(f, &m, SWITCH, T0 + i * dt);
 		now_rate = afx_slot(f, 0x11).rate_bps;
 		if (predicted != (now_rate != rate))
@@ -466,12 +476,20 @@ static unsigned seq_cadence(uint32_t ahead)
 		rate = now_rate;
 	}
 	assert_true(rate < 10 * QP_GBPS);
-	print_message("hpcc over 80 one-MTU reports (5 hops, one at 120%%), snd_nxt %s: %u "
-		      "full updates, each where seq passed the previous snd_nxt; rate 10G -> %llu "
-		      "b/s\n", ahead ? "the sender's own" : "estimated", updates,
+	print_message("hpcc over 80 one-MTU reports from psn 0x%06x (5 hops, one at 120%%), "
+		      "snd_nxt %s: %u full updates, each where seq passed the previous snd_nxt; "
+		      "rate 10G -> %llu b/s\n", base, !ahead ? "estimated" : via == VIA_CALLBACK
+		      ? "the sender's own" : "the posted PSN (TXSTATE)", updates,
 		      (unsigned long long)rate);
+	/* a figure ahead of every report is never stale */
+	assert_int_equal(agent_counters(f->a)[AGENT_C_TXPSN_STALE], 0);
 	afx_free(f);
 	return updates;
+}
+
+static unsigned seq_cadence(uint32_t ahead)
+{
+	return seq_cadence_at(100, ahead, VIA_CALLBACK);
 }
 
 static void test_hpcc_seq_cadence(void **state)
@@ -494,6 +512,57 @@ static void test_hpcc_seq_from_sender(void **state)
 	assert_true(real != est);
 }
 
+/* A registered ibv QP's program reports the PSN it posted (TXSTATE): HPCC's snd_nxt
+ * follows it exactly as the in-process sequence (an update every 20 reports), across the
+ * 24-bit wrap too, and the view shows who enforces the rate. */
+static void test_hpcc_seq_from_txstate(void **state)
+{
+	(void)state;
+	assert_int_equal(seq_cadence_at(100, 20, VIA_TXSTATE), 79 / 20);
+	assert_int_equal(seq_cadence_at(0xffffe0u, 20, VIA_TXSTATE), 79 / 20);
+	assert_int_equal(seq_cadence_at(0xffffe0u, 20, VIA_CALLBACK), 79 / 20);
+	assert_int_equal(seq_cadence_at(100, 0, VIA_TXSTATE), seq_cadence(0));
+}
+
+/* A posted PSN at or behind a report's PSN (the report is about a packet posted after
+ * the figure was sent) is stale: counted, and that report's snd_nxt is the estimate. A
+ * fresh one is used again at once. TXSTATE for no QP or out of range is refused. */
+static void test_txstate_stale_and_view(void **state)
+{
+	struct agent_params p = afx_params("hpcc");
+	struct agent_qp_reg r = afx_reg(0x11, 0x21);
+	struct agent_qp_view v;
+	struct afx *f;
+	struct fb_msg m;
+	(void)state;
+
+	f = afx_new(&p);
+	afx_register(f, &r);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v), 0);
+	assert_int_equal(v.enforce, AGENT_ENF_GATE);
+	assert_int_equal(agent_qp_txstate(f->a, &(struct ctl_txstate){
+		.qpn = 0x11, .psn = 500, .enforce = AGENT_ENF_NIC }), 0);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v), 0);
+	assert_int_equal(v.enforce, AGENT_ENF_NIC);
+	for (uint32_t psn = 495; psn < 505; psn++) {
+		m = int_msg(HOST_A, HOST_B, 0x21, psn, 0, T0 + psn * QP_NS_PER_US);
+		afx_feed(f, &m, SWITCH, T0 + psn * QP_NS_PER_US);
+	}
+	/* 500..504 reached or passed the posted 500: five stale reports */
+	assert_int_equal(agent_counters(f->a)[AGENT_C_TXPSN_STALE], 5);
+	assert_int_equal(agent_qp_txstate(f->a, &(struct ctl_txstate){
+		.qpn = 0x11, .psn = 600, .enforce = AGENT_ENF_NIC }), 0);
+	m = int_msg(HOST_A, HOST_B, 0x21, 505, 0, T0 + QP_NS_PER_MS);
+	afx_feed(f, &m, SWITCH, T0 + QP_NS_PER_MS);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_TXPSN_STALE], 5);
+	assert_int_equal(agent_qp_txstate(f->a, &(struct ctl_txstate){ .qpn = 0x99 }), -ENOENT);
+	assert_int_equal(agent_qp_txstate(f->a, &(struct ctl_txstate){
+		.qpn = 0x11, .psn = 0x1000000 }), -EINVAL);
+	assert_int_equal(agent_qp_txstate(f->a, &(struct ctl_txstate){
+		.qpn = 0x11, .enforce = AGENT_ENF_COUNT }), -EINVAL);
+	assert_string_equal(agent_counter_name(AGENT_C_TXPSN_STALE), "txpsn_stale");
+	afx_free(f);
+}
 
 /* ---- application events, timers, overrides ---- */
 
@@ -591,6 +660,8 @@ int main(void)
 		cmocka_unit_test(test_echo_and_int),
 		cmocka_unit_test(test_hpcc_seq_cadence),
 		cmocka_unit_test(test_hpcc_seq_from_sender),
+		cmocka_unit_test(test_hpcc_seq_from_txstate),
+		cmocka_unit_test(test_txstate_stale_and_view),
 		cmocka_unit_test(test_events_timers_overrides),
 		cmocka_unit_test(test_create_checks),
 		cmocka_unit_test(test_flow_and_wire),

@@ -51,7 +51,11 @@ static void build_samples(void)
 		.retransmissions = 5, .feedback = 77, .psn64 = (1ULL << 24) + 5,
 		.wire = { .seen = true, .discovered = true, .bytes = 1ULL << 40, .pkts = 999,
 			  .measured_bps = 123456789, .set_bps = 5 * QP_GBPS },
+		.enforce = AGENT_ENF_TC,
 	};
+	m[CTL_T_TXSTATE] = (struct ctl_msg){ .type = CTL_T_TXSTATE, .id = 12,
+					     .u.txstate = { .qpn = 0x123456, .psn = 0xfffffe,
+							    .enforce = AGENT_ENF_NIC } };
 	m[CTL_T_AGENT] = (struct ctl_msg){ .type = CTL_T_AGENT, .id = 11 };
 	m[CTL_T_AGENT].u.agent = (struct ctl_agent){ .pid = 1, .qps = 2, .max_qps = 3,
 						     .uptime_ns = 4 };
@@ -94,14 +98,18 @@ static void test_roundtrip(void **state)
 				assert_int_equal(((uint8_t *)&untouched)[0], 0x5a);
 				continue;
 			}
-			/* optional tails: AGENT's delay figures, QP's window and then its
-			 * wire figures (34 bytes); without them, zeros */
+			/* optional tails: AGENT's delay figures, QP's window, then its wire
+			 * figures (34 bytes), then its enforcer (2); without them, zeros */
 			if (t == CTL_T_AGENT && len >= n - 32 && untouched.u.agent.delay_samples == 0)
 				continue;
-			if (t == CTL_T_QP && len >= n - 34 && !untouched.u.qp.wire.seen &&
-			    untouched.u.qp.wire.bytes == 0 && untouched.u.qp.cap_bytes == 5119)
+			if (t == CTL_T_QP && len >= n - 2 && untouched.u.qp.wire.seen &&
+			    untouched.u.qp.enforce == AGENT_ENF_GATE)
 				continue;
-			if (t == CTL_T_QP && len >= n - 42 && len < n - 34 &&
+			if (t == CTL_T_QP && len >= n - 36 && len < n - 2 &&
+			    !untouched.u.qp.wire.seen && untouched.u.qp.wire.bytes == 0 &&
+			    untouched.u.qp.cap_bytes == 5119 && untouched.u.qp.enforce == 0)
+				continue;
+			if (t == CTL_T_QP && len >= n - 44 && len < n - 36 &&
 			    !untouched.u.qp.wire.seen && untouched.u.qp.cap_bytes == 0)
 				continue;
 			fail_msg("%s decoded at %d of %d bytes", ctl_type_name(t), len, n);
@@ -125,6 +133,12 @@ static void test_bad_fields(void **state)
 		{ CTL_T_EVENT, 4, CC_EV_INT, -EINVAL, "event type" }, /* INT is no app event */
 		{ CTL_T_SET, 4, 9, -EINVAL, "what" },
 		{ CTL_T_REPLY, 9, '\n', -EINVAL, "text" },
+		{ CTL_T_TXSTATE, 4, 2, -EINVAL, "version" },          /* a later record version */
+		{ CTL_T_TXSTATE, 4, 0, -EINVAL, "version" },
+		{ CTL_T_TXSTATE, 5, AGENT_ENF_TC, -EINVAL, "enforce" }, /* no program's enforcer */
+		{ CTL_T_TXSTATE, 8, 0x01, -EINVAL, "psn" },           /* psn above 24 bits */
+		{ CTL_T_TXSTATE, 0, 0x01, -EINVAL, "qpn" },
+		{ CTL_T_QP, 153 + 19 + 8 + 34, AGENT_ENF_COUNT, -EINVAL, "enforce" },
 	};
 	uint8_t buf[CTL_MAX_LEN];
 	char err[160];
@@ -158,6 +172,47 @@ static void test_bad_fields(void **state)
 	strcpy(got.u.reg.params, "a b");
 	assert_int_equal(ctl_encode(buf, sizeof(buf), &got), -EINVAL);
 	assert_int_equal(ctl_encode(buf, 20, &samples[CTL_T_REGISTER]), -EMSGSIZE);
+}
+
+/* TXSTATE, the sender's posted PSN: its own version, a length the decoder checks, and the
+ * fields a program may send (gate or nic; 24-bit PSNs, the wrap's edge included). */
+static void test_txstate(void **state)
+{
+	uint8_t buf[CTL_MAX_LEN];
+	char err[160] = "";
+	struct ctl_msg got, m = { .type = CTL_T_TXSTATE, .id = 3,
+				  .u.txstate = { .qpn = 0x11, .psn = 0xffffff,
+						 .enforce = AGENT_ENF_GATE } };
+	int n;
+	(void)state;
+
+	n = ctl_encode(buf, sizeof(buf), &m);
+	assert_int_equal(n, CTL_HDR_LEN + 12);
+	assert_int_equal(buf[CTL_HDR_LEN + 4], CTL_TXSTATE_VERSION);
+	assert_int_equal(ctl_decode(&got, buf, (size_t)n, err, sizeof(err)), 0);
+	assert_int_equal(got.u.txstate.psn, 0xffffff);
+	assert_int_equal(got.u.txstate.enforce, AGENT_ENF_GATE);
+	/* truncated: the header says 11 bytes of body */
+	buf[5] = CTL_HDR_LEN + 11;
+	assert_int_equal(ctl_decode(&got, buf, (size_t)n, err, sizeof(err)), -EMSGSIZE);
+	assert_non_null(strstr(err, "txstate message body of 11 bytes, needs 12"));
+	/* or the packet is shorter than its header says */
+	buf[5] = CTL_HDR_LEN + 12;
+	assert_int_equal(ctl_decode(&got, buf, (size_t)n - 1, err, sizeof(err)), -EMSGSIZE);
+	/* another version of the record */
+	buf[CTL_HDR_LEN + 4] = CTL_TXSTATE_VERSION + 1;
+	assert_int_equal(ctl_decode(&got, buf, (size_t)n, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "txstate message: field version"));
+	print_message("%s\n", err);
+	/* the encoder refuses what the decoder would */
+	m.u.txstate.psn = 0x1000000;
+	assert_int_equal(ctl_encode(buf, sizeof(buf), &m), -EINVAL);
+	m.u.txstate.psn = 0;
+	m.u.txstate.enforce = AGENT_ENF_NONE;
+	assert_int_equal(ctl_encode(buf, sizeof(buf), &m), -EINVAL);
+	assert_string_equal(ctl_type_name(CTL_T_TXSTATE), "txstate");
+	assert_string_equal(ctl_enforce_name(AGENT_ENF_NIC), "nic");
+	assert_string_equal(ctl_enforce_name(AGENT_ENF_COUNT), "unknown");
 }
 
 /* Random and mutated messages (fixed seed): never a crash; whatever decodes re-encodes into
@@ -209,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_bad_fields),
+		cmocka_unit_test(test_txstate),
 		cmocka_unit_test(test_fuzz),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

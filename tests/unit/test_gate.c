@@ -324,6 +324,53 @@ static void test_params(void **state)
 	assert_non_null(strstr(err, "hold_ns"));
 }
 
+/* QP_GATE_NO_TOKENS (the NIC paces, verbs/qp_enforce.c): no token waits and no charge,
+ * however fast the pieces come; the rate in force is still reported (what the NIC gets);
+ * credits and the in-flight cap bind as ever. */
+static void test_no_tokens_nic_paces(void **state)
+{
+	struct sim s;
+	struct qp_gate_verdict v;
+	uint64_t sent = 0;
+	int64_t tokens;
+	(void)state;
+
+	sim_init(&s, 100 * QP_MBPS, 8192, 4096);
+	tokens = s.g.tokens_bytes;
+	for (int i = 0; i < 1000; i++) {        /* 4 MB at one instant */
+		assert_int_equal(sim_take(&s, 1 << 20, QP_GATE_NO_TOKENS, &v), 0);
+		sent += v.bytes;
+	}
+	assert_int_equal(sent, 1000 * 4096);
+	assert_int_equal(v.rate_bps, 100 * QP_MBPS);
+	assert_int_equal(s.g.tokens_bytes, tokens);
+	assert_int_equal(s.g.stats.token_waits, 0);
+	assert_int_equal(s.g.stats.nic_pieces, 1000);
+	/* without the flag the same gate waits for its tokens at once */
+	assert_int_equal(sim_take(&s, 1 << 20, 0, &v), 0);
+	assert_int_equal(sim_take(&s, 1 << 20, 0, &v), 0);
+	assert_int_equal(sim_take(&s, 1 << 20, 0, &v), 0);
+	assert_int_equal(sim_take(&s, 1 << 20, 0, &v), -EAGAIN);
+	assert_int_equal(v.wait, QP_GATE_WAIT_TOKENS);
+	/* credits still bind */
+	s.in.slot.flags = QP_RATE_F_CREDITS;
+	s.in.slot.credit_bytes = 5000;
+	assert_int_equal(sim_take(&s, 1 << 20, QP_GATE_NO_TOKENS, &v), 0);
+	assert_int_equal(v.bytes, 4096);
+	assert_int_equal(sim_take(&s, 1 << 20, QP_GATE_NO_TOKENS, &v), 0);
+	assert_int_equal(v.bytes, 904);
+	assert_int_equal(sim_take(&s, 1 << 20, QP_GATE_NO_TOKENS, &v), -EAGAIN);
+	assert_int_equal(v.wait, QP_GATE_WAIT_CREDITS);
+	/* and the window: 2 packets of 1024 in flight at most */
+	s.in.slot.flags = 0;
+	s.in.slot.cap_bytes = 2048;
+	s.in.have_inflight = true;
+	s.in.unit_bytes = 1024;
+	s.in.inflight_bytes = 2048;
+	assert_int_equal(sim_take(&s, 1 << 20, QP_GATE_NO_TOKENS, &v), -EAGAIN);
+	assert_int_equal(v.wait, QP_GATE_WAIT_WINDOW);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_window_caps_inflight),
 		cmocka_unit_test(test_rate_change_at_next_chunk),
 		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_no_tokens_nic_paces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,7 +30,8 @@ static int bare_qp_init(struct qp *qp, char *err, size_t errlen)
 {
 	(void)err; (void)errlen;
 	qp->qpn = next_qpn++;
-	qp->local = (struct qp_conn_info){ .qpn = qp->qpn, .mtu_bytes = 1024 };
+	qp->local = (struct qp_conn_info){ .qpn = qp->qpn, .mtu_bytes = 1024,
+					   .psn = qp_initial_psn(qp) };
 	qp->local.gid[10] = qp->local.gid[11] = 0xff;   /* ::ffff:10.0.0.qpn */
 	qp->local.gid[12] = 10;
 	qp->local.gid[15] = (uint8_t)qp->qpn;
@@ -426,6 +427,52 @@ static void test_refused_and_stats(void **state)
 	fake_kill(&e->agent);
 }
 
+/* TXSTATE: each registered QP's posted PSN (the initial sq_psn plus the packets of every
+ * WR handed to the backend) and its enforcer reach the agent while it posts, and nothing
+ * is sent again while nothing changes. */
+static void test_txstate_posted_psn(void **state)
+{
+	struct env *e = *state;
+	struct ctl_msg m[64];
+	uint32_t want;
+	unsigned n, again;
+
+	fake_start(&e->agent, e->sock);
+	env_open(e, &(struct qp_agent_params){ 0 });
+	assert_string_equal(qp_agent_state(e->a), "registered");
+	for (int i = 0; i < 10; i++)     /* 4 packets each at the 1024-byte MTU */
+		assert_int_equal(qp_post_send(e->a, &(struct qp_wr){ .opcode = QP_OP_WRITE,
+			.mr = e->mr, .addr = e->buf, .length = 4096, .remote_addr =
+			(uintptr_t)e->buf, .rkey = 1 }), 0);
+	assert_int_equal(qp_post_send(e->a, &(struct qp_wr){ .opcode = QP_OP_SEND }), 0);
+	assert_int_equal(qp_post_send(e->a, &(struct qp_wr){ .opcode = QP_OP_SEND, .mr = e->mr,
+		.addr = e->buf, .length = 1500 }), 0);
+	want = (e->a->local.psn + 40 + 1 + 2) & 0xffffff;
+	assert_int_equal(e->a->snd_psn, want);
+	progress_for(e, 30 * QP_NS_PER_MS, NULL);
+	n = fake_wait(&e->agent, CTL_T_TXSTATE, m, 64, 2);
+	assert_true(n >= 2);
+	/* the last one about a carries what it posted; b (posted nothing) its initial PSN */
+	for (unsigned i = n; i--;) {
+		if (m[i].u.txstate.qpn != e->a->qpn)
+			continue;
+		assert_int_equal(m[i].u.txstate.psn, want);
+		assert_int_equal(m[i].u.txstate.enforce, AGENT_ENF_GATE);
+		break;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (m[i].u.txstate.qpn == e->b->qpn)
+			assert_int_equal(m[i].u.txstate.psn, e->b->local.psn);
+	print_message("TXSTATE: %u records for 12 posts; a's posted PSN 0x%06x (initial 0x%06x)\n",
+		      n, want, e->a->local.psn);
+	assert_true(n <= 12 + 1);    /* at most one per post and b's one */
+	/* idle: nothing changes, nothing more is sent */
+	progress_for(e, 30 * QP_NS_PER_MS, NULL);
+	again = fake_got(&e->agent, CTL_T_TXSTATE, m, 64);
+	assert_int_equal(again, n);
+	fake_kill(&e->agent);
+}
+
 static void test_bad_params_named(void **state)
 {
 	struct env *e = *state;
@@ -461,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_agent_one_line_no_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reregister_after_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_and_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_txstate_posted_psn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_params_named, setup, teardown),
 	};
 

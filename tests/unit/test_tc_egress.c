@@ -11,8 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -487,6 +491,164 @@ static void test_ecn_mark(void **state)
 	}
 }
 
+static void set_alive(uint64_t beat, uint64_t hold, uint64_t safe)
+{
+	struct qp_tc_alive a = { .beat_ns = beat, .hold_ns = hold, .safe_bps = safe };
+	struct qp_tc_alive got;
+
+	assert_int_equal(qp_tc_alive_set(tc, &a), 0);
+	assert_int_equal(qp_tc_alive_get(tc, &got), 0);
+	assert_int_equal(got.beat_ns, beat);
+}
+
+/* Two frames of the flow to @dst QPN @qpn at t0: the second leaves @gap_bytes_ns after the
+ * first, in ns per byte (8e9 b/s = 1, 8e8 = 10, 0 = not paced). */
+static void two_frames(uint32_t dst, uint32_t qpn, uint64_t t0, uint64_t ns_per_byte,
+		       const char *what)
+{
+	uint8_t f[2048];
+	int len = roce4(f, sizeof(f), dst, qpn, 1000);
+	uint64_t a = run(f, (size_t)len, t0), b = run(f, (size_t)len, t0);
+
+	if (a != t0 || b != t0 + (uint64_t)len * ns_per_byte)
+		fail_msg("%s: departures %+lld and %+lld ns from t0, want 0 and %llu", what,
+			 (long long)(a - t0), (long long)(b - t0),
+			 (unsigned long long)((uint64_t)len * ns_per_byte));
+}
+
+/* Safe failure: qpaced's heartbeat fresh -> each flow at its rate; older than the hold ->
+ * min(its rate, the safe rate), and a flow with no entry at the safe rate; flows that are
+ * only counted, observe mode and a heartbeat never written stay as they were. */
+static void test_heartbeat(void **state)
+{
+	uint64_t t0 = mono_ns() + 100000000000ull, now = mono_ns();
+	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
+	struct qp_tc_key fast = qp_tc_key_ipv4(0x0a000601u, 1), fast2 = qp_tc_key_ipv4(0x0a000602u, 1);
+	struct qp_tc_key slow = qp_tc_key_ipv4(0x0a000603u, 1), counted = qp_tc_key_ipv4(0x0a000605u, 1);
+	struct qp_tc_rate count_only = { 0 };
+
+	(void)state;
+	NEED_BPF();
+	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
+	set_rate(&fast, 8000000000ull);                    /* 1 ns per byte */
+	set_rate(&fast2, 8000000000ull);
+	set_rate(&slow, 800000000ull);                     /* 10 ns per byte */
+	assert_int_equal(qp_tc_set_rate(tc, &counted, &count_only), 0);
+
+	counters(before);
+	set_alive(now, 1000000000ull, 800000000ull);       /* beat just now, hold 1 s */
+	two_frames(0x0a000601u, 1, t0, 1, "fresh heartbeat, flow at 8G");
+	counters(after);
+	assert_int_equal(after[QP_TC_C_STALE], before[QP_TC_C_STALE]);
+
+	set_alive(now - 2000000000ull, 1000000000ull, 800000000ull);  /* 2 s old: stale */
+	two_frames(0x0a000602u, 1, t0, 10, "stale, flow at 8G, safe 800M: the safe rate");
+	two_frames(0x0a000604u, 1, t0, 10, "stale, a flow with no entry: the safe rate");
+	two_frames(0x0a000605u, 1, t0, 0, "stale, a count-only entry: untouched");
+	counters(before);
+	assert_int_equal(before[QP_TC_C_STALE] - after[QP_TC_C_STALE], 4);
+
+	set_alive(now - 2000000000ull, 1000000000ull, 80000000000ull);   /* safe 80G */
+	two_frames(0x0a000603u, 1, t0 + 1000000, 10, "stale, flow at 800M, safe 80G: its own");
+	set_alive(0, 1000000000ull, 800000000ull);                      /* never beat */
+	two_frames(0x0a000601u, 1, t0 + 2000000, 1, "no heartbeat ever: its rate");
+	set_mode(QP_TC_MODE_OBSERVE, 0, 1000000000ull, 0);
+	set_alive(now - 2000000000ull, 1000000000ull, 800000000ull);
+	two_frames(0x0a000606u, 1, t0, 0, "observe, stale: untouched");
+
+	set_alive(0, 0, 0);
+	qp_tc_del_rate(tc, &fast);
+	qp_tc_del_rate(tc, &fast2);
+	qp_tc_del_rate(tc, &slow);
+	qp_tc_del_rate(tc, &counted);
+}
+
+struct found { int n; struct qp_tc_key k; struct qp_tc_rate r; };
+
+static void found_rate(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r)
+{
+	struct found *f = ctx;
+
+	f->n++;
+	f->k = *k;
+	f->r = *r;
+}
+
+/* Pinned maps: a second loader on the same directory (a restarted qpaced) takes over the
+ * rate entries, flow state, counters and heartbeat record the first left; unpinning
+ * removes the pins; a directory that is not on a bpffs loads unpinned, saying why. */
+static void test_pinned_takeover(void **state)
+{
+	char root[] = "/tmp/qpace-tcpin.XXXXXX", dir[96], plain[96], path[128], why[400];
+	struct qp_tc *first, *second, *saved = tc;
+	struct qp_tc_key k = qp_tc_key_ipv4(0x0a000701u, 0x31);
+	struct qp_tc_rate r = { .rate_bps = 20000000, .flags = QP_TC_F_PACE | QP_TC_F_DISCOVERED,
+				.qpn = 0xf00001 };
+	struct qp_tc_alive a = { .beat_ns = 1, .hold_ns = 1000000000ull, .safe_bps = 5000000,
+				 .flags = QP_TC_A_CLSACT | QP_TC_A_FQ };
+	struct qp_tc_state st;
+	struct found f = { 0 };
+	uint64_t c[QP_TC_C_COUNT];
+	uint8_t fr[2048];
+	int len;
+
+	(void)state;
+	NEED_BPF();
+	assert_non_null(mkdtemp(root));
+	if (mount("bpf", root, "bpf", 0, NULL)) {
+		rmdir(root);
+		skip();
+	}
+	snprintf(dir, sizeof(dir), "%s/qpace/dev0", root);
+	assert_int_equal(qp_tc_open_pinned(&first, dir, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_false(qp_tc_took_over(first));
+	assert_string_equal(qp_tc_pin_dir(first), dir);
+	assert_int_equal(qp_tc_set_rate(first, &k, &r), 0);
+	a.pid = 4242;
+	assert_int_equal(qp_tc_alive_set(first, &a), 0);
+	tc = first;                      /* one frame through the first program */
+	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
+	len = roce4(fr, sizeof(fr), 0x0a000701u, 0x31, 500);
+	run(fr, (size_t)len, mono_ns() + 100000000000ull);
+	tc = saved;
+	qp_tc_close(first);              /* gone without unpinning, as when qpaced dies */
+
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(qp_tc_pinned_alive(dir, &a), 0);
+	assert_int_equal(a.pid, 4242);
+	assert_int_equal(qp_tc_open_pinned(&second, dir, why, sizeof(why)), 0);
+	assert_true(qp_tc_took_over(second));
+	assert_int_equal(qp_tc_rates(second, found_rate, &f), 1);
+	assert_memory_equal(&f.k, &k, sizeof(k));
+	assert_int_equal(f.r.rate_bps, 20000000);
+	assert_int_equal(f.r.qpn, 0xf00001);
+	assert_int_equal(f.r.flags, QP_TC_F_PACE | QP_TC_F_DISCOVERED);
+	assert_int_equal(qp_tc_flow(second, &k, &st), 0);
+	assert_int_equal(st.pkts, 1);
+	assert_int_equal(st.bytes, (uint64_t)len);
+	assert_int_equal(qp_tc_counters(second, c), 0);
+	assert_int_equal(c[QP_TC_C_ROCE], 1);
+	assert_int_equal(qp_tc_alive_get(second, &a), 0);
+	assert_int_equal(a.flags, QP_TC_A_CLSACT | QP_TC_A_FQ);
+	qp_tc_unpin(second);
+	snprintf(path, sizeof(path), "%s/qp_rates", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(access(dir, F_OK), -1);
+	qp_tc_close(second);
+	assert_int_equal(umount(root), 0);
+
+	/* Not a bpffs: loaded unpinned, and the loader says why. */
+	snprintf(plain, sizeof(plain), "%s/qpace/dev0", root);
+	assert_int_equal(qp_tc_open_pinned(&first, plain, why, sizeof(why)), 0);
+	assert_string_equal(qp_tc_pin_dir(first), "");
+	assert_non_null(strstr(why, "not on a bpf filesystem"));
+	qp_tc_close(first);
+	snprintf(path, sizeof(path), "%s/qpace", root);
+	rmdir(path);
+	assert_int_equal(rmdir(root), 0);
+}
+
 /* Every frame that is not RoCEv2: bytes and timestamp unchanged, one count of its reason.
  * BPF_PROG_TEST_RUN itself refuses (EINVAL) a frame shorter than an Ethernet header, or an
  * IPv4/IPv6 ethertype with less than a fixed IP header behind it, so those cut-short
@@ -599,6 +761,8 @@ int main(void)
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_ecn_mark),
 		cmocka_unit_test(test_not_roce_passes),
+		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_pinned_takeover),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
