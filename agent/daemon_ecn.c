@@ -185,6 +185,17 @@ int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 	char msg[300];
 	int rc;
 
+	if (d->cfg.enforce == QPACED_ENFORCE_OFF && d->cfg.dev[0]) {
+		/* what a killed qpaced left (the egress side: qpaced_tc_open) */
+		rc = qp_tci_remove(d->cfg.dev);
+		if (rc == 1)
+			qpaced_log(AGENT_LOG_INFO, "tc ingress: --enforce off on %s: the ingress "
+				   "filter removed", d->cfg.dev);
+		else if (rc < 0)
+			qpaced_log(AGENT_LOG_WARN, "tc ingress: --enforce off on %s: removing the "
+				   "ingress filter: %s", d->cfg.dev, strerror(-rc));
+		return 0;
+	}
 	if (d->cfg.enforce == QPACED_ENFORCE_OFF || !d->cfg.cnp)
 		return 0;
 	if (!(e = calloc(1, sizeof(*e))))

@@ -24,6 +24,10 @@ int qp_tci_attach(struct qp_tci *t, const char *ifname, char *err, size_t errlen
 int qp_tci_detach(struct qp_tci *t);
 int qp_tci_ifindex(const struct qp_tci *t);
 
+/* Remove a qpace ingress filter a killed qpaced left on @ifname (qpaced --enforce off):
+ * 1 removed, 0 none there, or a negative errno. clsact itself is the egress side's. */
+int qp_tci_remove(const char *ifname);
+
 /* ce_gap_ns 50 us: DCQCN's CNP interval (one CNP per QP per 50 us). */
 struct qp_tci_conf qp_tci_conf_default(void);
 void qp_tci_set_conf(struct qp_tci *t, const struct qp_tci_conf *c);

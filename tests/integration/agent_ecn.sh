@@ -7,7 +7,8 @@
 # spaced CE frames each get a CNP, a burst gets at most one per 50 us; unmarked frames and
 # CE to a QP with no known peer get none (counted); B's ingress program sees the CNPs and
 # B's qpaced makes each a DCQCN CNP event of its flow (A, 0x111), which cuts its rate; on
-# exit no filter and no clsact remain. B also runs --ecn-mark on: its Not-ECT frames
+# exit no filter and no clsact remain; after a kill -9, --enforce off removes the ingress
+# filter too. B also runs --ecn-mark on: its Not-ECT frames
 # arrive at A as ECT(0) with a right IPv4 checksum.
 set -u
 . "$(dirname "$0")/lib/agent.sh"
@@ -159,3 +160,26 @@ for n in "$NSA:qea" "$NSB:qeb"; do
 		fail "${n#*:}: a filter or clsact left after exit"
 done
 ok "after SIGTERM: no filter, no clsact on either device"
+
+# A clsact that was there before (not qpaced's) and a kill -9: the ingress filter stays;
+# qpaced --enforce off --dev qea removes it (and the egress one) and leaves clsact.
+ip netns exec "$NSA" tc qdisc add dev qea clsact || fail "tc qdisc add clsact"
+: >"$TMP/qpaced.log"
+start "$NSA" qea "$TMP/a.sock" "$TABLE-a" 0x111=0x222
+stop_agent -KILL
+ip netns exec "$NSA" tc filter show dev qea ingress | grep -q qp_tc_ingress ||
+	fail "kill -9 left no ingress filter (nothing to clean)"
+ip netns exec "$NSA" "$BIN/qpaced" --socket "$TMP/a.sock" --rate-table "$TABLE-a" \
+	--feedback "127.0.0.1:$FBPORT" --metrics off --enforce off --dev qea 2>>"$TMP/qpaced.log" &
+AGENT=$!
+PIDS="$PIDS $AGENT"
+SOCK=$TMP/a.sock
+wait_agent
+stop_agent -TERM
+grep -q "tc ingress: --enforce off on qea: the ingress filter removed" "$TMP/qpaced.log" ||
+	fail "--enforce off did not remove the ingress filter"
+[ -z "$(ip netns exec "$NSA" tc filter show dev qea ingress)" ] &&
+	[ -z "$(ip netns exec "$NSA" tc filter show dev qea egress)" ] &&
+	ip netns exec "$NSA" tc qdisc show dev qea | grep -q clsact ||
+	fail "after --enforce off: $(ip netns exec "$NSA" tc filter show dev qea ingress) / $(ip netns exec "$NSA" tc qdisc show dev qea)"
+ok "after a kill -9, --enforce off --dev qea removes both filters and leaves the clsact that was there"
