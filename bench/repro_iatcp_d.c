@@ -143,14 +143,17 @@ static void d_inspect(void *arg, size_t i, const struct netrun_result *r)
 	s->ok = true;
 }
 
-static void d_plot(const struct repro_ctx *ctx)
+/* Each group's sending rate over time, a panel per series (the source's figure). */
+static void d_plot(const struct repro_ctx *ctx, uint64_t mib, qp_time_ns step)
 {
 	char body[4096], err[256];
 	size_t used = (size_t)snprintf(body, sizeof(body),
-		"set output 'd_rates.png'\nset datafile separator ','\nset multiplot layout %d,1 "
-		"title 'IA-TCP experiment D: 5 groups of 8 flows joining 3 s apart'\nset xlabel "
-		"'time [s]'\nset ylabel 'group rate [Mb/s]'\nset yrange [0:*]\nset key outside\n",
-		IATCP_NSERIES);
+		"set output 'd_rates.png'\nset termoption noenhanced\nset datafile separator ','\n"
+		"set multiplot layout %d,1 title 'IA-TCP experiment D: 5 groups of 8 flows of %"
+		PRIu64 " MiB joining %" PRIu64 " ms apart (rates the hosts send, retransmissions "
+		"included)'\nset xlabel 'time [s]'\nset ylabel 'group rate [Mb/s]'\n"
+		"set yrange [0:*]\nset key outside\n", IATCP_NSERIES, mib,
+		(uint64_t)(step / QP_NS_PER_MS));
 
 	for (size_t a = 0; a < IATCP_NSERIES && used < sizeof(body); a++) {
 		used += (size_t)snprintf(body + used, sizeof(body) - used, "set title '%s'\nplot ",
@@ -235,7 +238,7 @@ int repro_iatcp_d(struct repro_ctx *ctx)
 			 (uint64_t)(step / QP_NS_PER_MS), (uint64_t)(d.sample_ns / QP_NS_PER_MS));
 		d_checks(ctx, &d, note);
 		if (ctx->plots)
-			d_plot(ctx);
+			d_plot(ctx, bytes >> 20, step);
 	}
 	for (size_t a = 0; a < IATCP_NSERIES; a++) {
 		free(d.s[a].within);
