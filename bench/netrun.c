@@ -34,6 +34,7 @@ struct nr {
 	uint32_t *left;
 	size_t *batch_off, *batch_first;   /* [groups], [batches]: first flow of a batch */
 	size_t nbatches;
+	size_t finite_left;            /* flows that can finish and have not (end_with_finite) */
 	/* samples */
 	FILE *queue_csv, *switch_csv;
 	struct series rates;
@@ -273,6 +274,9 @@ static void nr_done(void *arg, const struct sim_flow *f, qp_time_ns now)
 		r->all_finished = true;
 		sim_stop(x->sim);
 	}
+	if (f->bytes != WL_BYTES_FOREVER && x->finite_left && !--x->finite_left &&
+	    x->c->end_with_finite)
+		sim_stop(x->sim);
 }
 
 /* ---- samples ---- */
@@ -375,6 +379,9 @@ static void nr_end_reason(struct nr *x, enum sim_end end)
 	}
 	if (r->interrupted)
 		snprintf(r->end_reason, sizeof(r->end_reason), "interrupted");
+	else if (x->c->end_with_finite && !x->finite_left)
+		snprintf(r->end_reason, sizeof(r->end_reason), "every flow that can finish "
+			 "finished; bytes=forever flows stopped there");
 	else if (end == SIM_END_TIME)
 		snprintf(r->end_reason, sizeof(r->end_reason), "stopped at --until %s of simulated "
 			 "time", qp_fmt_time(x->c->until_ns, t, sizeof(t)));
@@ -519,6 +526,8 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	struct sim_flow_conf fc = { .algo = cc, .params = params[0] ? params : NULL,
 				    .base_rtt_ns = r->base_rtt_ns, .mtu_bytes = c->mtu_bytes,
 				    .seed = c->seed, .done = nr_done, .arg = x, .tos = fb.tos };
+	for (size_t k = 0; k < r->nflows; k++)
+		x->finite_left += r->flow[k].bytes != WL_BYTES_FOREVER;
 	if ((rc = sim_flows_start(x->sim, r->flow, r->nflows, &fc, &x->fl, err, errlen)))
 		return rc;
 	if ((rc = nr_open_samples(x, err, errlen)))

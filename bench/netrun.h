@@ -65,6 +65,8 @@ struct netrun_conf {
 	unsigned bin_step_pct;        /* FCT bins: step% of the flows each (0: 5) */
 	const char *out_dir;          /* NULL: no files */
 	bool no_plots, progress, verbose;
+	bool end_with_finite;         /* stop when every flow that can finish has finished:
+				       * bytes=forever flows (background) end there, unfinished */
 };
 
 void netrun_conf_defaults(struct netrun_conf *c);

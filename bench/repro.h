@@ -76,6 +76,8 @@ struct repro_exp {
 
 extern const struct repro_exp repro_iatcp, repro_ffdtcp, repro_hpcc, repro_acc,
 	repro_idcc;
+/* IDCC's large-scale evaluation (repro_idcc_ls.c), after its motivation experiment. */
+int repro_idcc_large(struct repro_ctx *ctx);
 
 /* Run @c's incast for every series x size x sender count (in that nesting), a progress line
  * each, a row of runs.csv each. @c: the experiment's conf (ctx->base with its parameters);

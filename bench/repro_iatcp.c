@@ -11,8 +11,8 @@
  * `none+ia` (the receiver's IA credits). The RC local ACK timeout is the bench's 67 ms
  * (RTO_min 200 ms in NS-2).
  * Experiments B (a background flow), C (30 short + 1 long flow) and D (groups joining) need
- * flows of different sizes and start times, which the incast runner does not make: rows
- * marked "not run". */
+ * flows of different sizes and start times, which the incast runner does not make: they
+ * run on the topology + workload runner after A (repro_iatcp.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +21,7 @@
 #include "qpace/units.h"
 #include "plot.h"
 #include "repro.h"
+#include "repro_iatcp.h"
 
 #define SACK "TCP-SACK~none"
 #define ONEWIN "1-win-TCP~none-w1"
@@ -195,17 +196,8 @@ static int run(struct repro_ctx *ctx)
 		    ONEWIN, 24, note);
 	check_onewin_goodput(ctx, &g);
 	check_ia(ctx);
-	static const char *const not_run[][2] = {
-		{ "B: with a background flow", "IA-TCP's goodput stays high as N grows, no timeouts" },
-		{ "C: query completion", "30 x 10 KB + 1 x 10 MB: IA-TCP lowest mean and max short-flow "
-				       "time, the long flow fastest" },
-		{ "D: fairness", "5 groups of 8 x 100 MB, 3 s apart: equal shares as groups join and "
-				 "leave" },
-	};
-	for (size_t i = 0; i < sizeof(not_run) / sizeof(not_run[0]); i++)
-		repro_check(ctx, not_run[i][0], not_run[i][1], REPRO_NOT_RUN,
-			    "flows of different sizes and start times on the topology + workload "
-			    "runner (qpace-bench run): not built yet", "-");
+	if (repro_iatcp_b(ctx) || repro_iatcp_c(ctx) || repro_iatcp_d(ctx))
+		return -1;
 	if (ctx->plots)
 		plots(ctx, &g);
 	return 0;
@@ -213,7 +205,7 @@ static int run(struct repro_ctx *ctx)
 
 const struct repro_exp repro_iatcp = {
 	.name = "ia-tcp",
-	.summary = "IA-TCP (seed 000) A: N workers -> 1 aggregator, 1 Gb/s, 100 us RTT, 56-packet "
+	.summary = "IA-TCP (seed 000) A-D: N workers -> 1 aggregator, 1 Gb/s, 100 us RTT, 56-packet "
 		   "buffer; TCP SACK, 1-win TCP, IA-TCP as none, none w=1, none+ia",
 	.run = run,
 };

@@ -86,6 +86,11 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 	char path[4200], dir[4096], err[600];
 	FILE *f;
 
+	snprintf(path, sizeof(path), "%s/%s", ctx->dir, sp->tag);
+	if (runs_mkdirs(path, err, sizeof(err))) {
+		fprintf(stderr, "qpace-bench reproduce %s: %s\n", ctx->name, err);
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/%s.wl", ctx->dir, sp->tag);
 	f = fopen(path, "w");
 	if (!f || fputs(sp->workload, f) < 0 || fclose(f)) {
@@ -98,7 +103,8 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		struct netrun_result r;
 		qp_time_ns t0 = qp_now_ns();
 
-		snprintf(dir, sizeof(dir), "%s/%s/%s", ctx->dir, sp->tag, s[i].algo);
+		snprintf(dir, sizeof(dir), "%s/%s/%s", ctx->dir, sp->tag,
+			 s[i].dir ? s[i].dir : s[i].algo);
 		if (runs_mkdirs(dir, err, sizeof(err))) {
 			fprintf(stderr, "qpace-bench reproduce %s: %s\n", ctx->name, err);
 			return -1;
@@ -108,6 +114,11 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		c.workload_file = path;
 		c.cdf_dirs[c.ncdf_dirs++] = "sim/cdf";
 		c.algo = s[i].algo;
+		if (s[i].window_pkts)
+			c.window_pkts = s[i].window_pkts;
+		if (sp->mtu_bytes)
+			c.mtu_bytes = sp->mtu_bytes;
+		c.end_with_finite = sp->end_with_finite;
 		c.pfc = sp->pfc;
 		c.seed = ctx->base.seed;
 		c.until_ns = sp->until_ns;
@@ -129,6 +140,8 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		if (netrun_write_files(&r, dir, ctx->plots, err, sizeof(err)))
 			fprintf(stderr, "qpace-bench reproduce %s: %s\n", ctx->name, err);
 		summarise(&out[i], &r, sp->group);
+		if (sp->inspect)
+			sp->inspect(sp->arg, i, &r);
 		out[i].mean_queue_bytes = mean_queue(dir);
 		out[i].ok = true;
 		netrun_result_free(&r);

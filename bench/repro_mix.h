@@ -10,6 +10,8 @@
 
 struct repro_mix_series {
 	const char *label, *algo;
+	uint64_t window_pkts;               /* the NIC's window; 0: netrun's (128) */
+	const char *dir;                    /* its files in DIR/TAG/<dir>/; NULL: its algo */
 };
 
 struct repro_mix_spec {
@@ -19,6 +21,11 @@ struct repro_mix_spec {
 	const char *pfc;                    /* NULL: off */
 	qp_time_ns until_ns, sample_ns;
 	int group;                          /* a group whose FCTs to take apart; -1: none */
+	uint32_t mtu_bytes;                 /* 0: netrun's (1024) */
+	bool end_with_finite;               /* netrun_conf's: background flows end with the rest */
+	/* Called with each series' result before it is freed (@i: its index); NULL: none. */
+	void (*inspect)(void *arg, size_t i, const struct netrun_result *r);
+	void *arg;
 };
 
 struct repro_mix_run {

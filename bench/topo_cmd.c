@@ -19,7 +19,8 @@
 #define LEAF_SPINE K(TOPOGEN_LEAF_SPINE)
 #define FAT_TREE K(TOPOGEN_FAT_TREE)
 #define TWO_SITE K(TOPOGEN_TWO_SITE)
-#define LINKED (DUMBBELL | LEAF_SPINE | FAT_TREE)
+#define LS_SITES (K(TOPOGEN_LEAF_SPINE) | K(TOPOGEN_TWO_SITE))
+#define LINKED (DUMBBELL | LEAF_SPINE | FAT_TREE | TWO_SITE)   /* two-site: leaf-spine sites */
 
 struct topo_cli {
 	struct topogen_params p;
@@ -52,13 +53,16 @@ static const struct qp_opt topo_opts[] = {
 	  .cmds = DUMBBELL, .help = "dumbbell: hosts on each side", .def = "4" },
 	{ "hosts", 'n', QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS - 1),
 	  .cmds = TWO_SITE, .help = "two-site: hosts at each site", .def = "2" },
-	{ "leaves", 0, QP_OPT_UINT, "N", AT(p.leaves), NUM(1, TOPOGEN_MAX_PORTS), .cmds = LEAF_SPINE,
-	  .help = "leaf switches", .def = "2" },
-	{ "spines", 0, QP_OPT_UINT, "N", AT(p.spines), NUM(1, TOPOGEN_MAX_PORTS), .cmds = LEAF_SPINE,
+	{ "leaves", 0, QP_OPT_UINT, "N", AT(p.leaves), NUM(1, TOPOGEN_MAX_PORTS), .cmds = LS_SITES,
+	  .help = "leaf switches (two-site: a site's, with --leaf-spine-sites)", .def = "2" },
+	{ "spines", 0, QP_OPT_UINT, "N", AT(p.spines), NUM(1, TOPOGEN_MAX_PORTS), .cmds = LS_SITES,
 	  .help = "spine switches, each linked to every leaf", .def = "2" },
 	{ "hosts-per-leaf", 0, QP_OPT_UINT, "N", AT(p.hosts_per_leaf), NUM(1, TOPOGEN_MAX_PORTS),
-	  .cmds = LEAF_SPINE, .help = "hosts on each leaf", .def = "2" },
-	{ "oversub", 0, QP_OPT_FN, "RATIO", .fn = opt_oversub, .cmds = LEAF_SPINE,
+	  .cmds = LS_SITES, .help = "hosts on each leaf", .def = "2" },
+	{ "leaf-spine-sites", 0, QP_OPT_FLAG, NULL, AT(p.site_leaf_spine), .cmds = TWO_SITE,
+	  .help = "two-site: each site a leaf-spine (--leaves, --spines,\n"
+		  "--hosts-per-leaf), the WAN between the first spines" },
+	{ "oversub", 0, QP_OPT_FN, "RATIO", .fn = opt_oversub, .cmds = LS_SITES,
 	  .help = "a leaf's host capacity over its uplinks' (1: non-blocking,\n"
 		  "3: 3:1); sets the leaf-spine links' rate unless --fabric-rate",
 	  .def = "1" },

@@ -88,8 +88,17 @@ static void kind_size(const struct topogen_params *p, uint32_t *sw, uint64_t *ho
 	case TOPOGEN_STAR:
 		*sw = 1, *hosts = p->hosts, *ports = p->hosts;
 		break;
-	case TOPOGEN_DUMBBELL:
 	case TOPOGEN_TWO_SITE:
+		if (p->site_leaf_spine) {   /* a leaf-spine a site; the first spines' WAN port */
+			*sw = 2 * (p->leaves + p->spines);
+			*hosts = 2ULL * p->leaves * p->hosts_per_leaf;
+			*ports = p->hosts_per_leaf + (uint64_t)p->spines;
+			if (p->leaves + 1ULL > *ports)
+				*ports = p->leaves + 1ULL;
+			break;
+		}
+		/* fall through */
+	case TOPOGEN_DUMBBELL:
 		*sw = 2, *hosts = 2ULL * p->hosts, *ports = p->hosts + 1ULL;
 		break;
 	case TOPOGEN_LEAF_SPINE:
@@ -104,6 +113,10 @@ static void kind_size(const struct topogen_params *p, uint32_t *sw, uint64_t *ho
 	}
 }
 
+/* A kind built of leaf-spines: leaf-spine, and two-site with a leaf-spine a site. */
+#define LEAF_SPINES(p) ((p)->kind == TOPOGEN_LEAF_SPINE || \
+			((p)->kind == TOPOGEN_TWO_SITE && (p)->site_leaf_spine))
+
 static int check(const struct topogen_params *p, char *err, size_t errlen)
 {
 	uint32_t nsw;
@@ -116,14 +129,14 @@ static int check(const struct topogen_params *p, char *err, size_t errlen)
 	if (p->kind == TOPOGEN_FAT_TREE && (p->k < 2 || p->k % 2 || p->k > 8))
 		return BAD("k %u: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
 			   "than qpace-switch reads)", p->k);
-	if (p->kind == TOPOGEN_LEAF_SPINE && (!p->leaves || !p->spines || !p->hosts_per_leaf))
+	if (LEAF_SPINES(p) && (!p->leaves || !p->spines || !p->hosts_per_leaf))
 		return BAD("leaves %u, spines %u, hosts-per-leaf %u: each accepted from 1",
 			   p->leaves, p->spines, p->hosts_per_leaf);
-	if (p->kind == TOPOGEN_LEAF_SPINE && !(p->oversub > 0 && p->oversub <= 1000))
+	if (LEAF_SPINES(p) && !(p->oversub > 0 && p->oversub <= 1000))
 		return BAD("oversub %g: accepted a ratio in (0, 1000] (1: non-blocking, 3: 3:1)",
 			   p->oversub);
 	if ((p->kind == TOPOGEN_STAR || p->kind == TOPOGEN_DUMBBELL ||
-	     p->kind == TOPOGEN_TWO_SITE) && !p->hosts)
+	     (p->kind == TOPOGEN_TWO_SITE && !p->site_leaf_spine)) && !p->hosts)
 		return BAD("hosts 0: accepted from 1");
 	kind_size(p, &nsw, &hosts, &ports);
 	if (nsw > TOPOGEN_MAX_SWITCHES)
@@ -132,7 +145,8 @@ static int check(const struct topogen_params *p, char *err, size_t errlen)
 		return BAD("%llu ports on one switch (%s), accepted at most %u",
 			   (unsigned long long)ports,
 			   p->kind == TOPOGEN_LEAF_SPINE ? "a leaf: hosts-per-leaf + spines; a "
-			   "spine: leaves" : p->kind == TOPOGEN_STAR ? "its hosts" :
+			   "spine: leaves" : LEAF_SPINES(p) ? "a leaf: hosts-per-leaf + spines; a "
+			   "spine: leaves + the WAN" : p->kind == TOPOGEN_STAR ? "its hosts" :
 			   "its hosts and the link", TOPOGEN_MAX_PORTS);
 	if (hosts > TOPOGEN_MAX_HOSTS)
 		return BAD("%llu hosts, accepted at most %u (a switch's static entries)",
@@ -260,22 +274,28 @@ static void build_pair(struct topogen *g, const char *const names[3], qp_rate_bp
 	add_link(g, s[0], names[2], s[1], names[2], rate, delay, buffer);
 }
 
-static void build_leaf_spine(struct topogen *g)
+/* A leaf-spine, its switches named @prefix + leaf1.., spine1..; its hosts in @site when
+ * the topology has sites. Returns its first spine. */
+static uint32_t build_leaf_spine(struct topogen *g, const char *prefix, uint8_t site)
 {
 	const struct topogen_params *p = &g->p;
 	uint32_t leaf0 = g->nswitches, spine0;
 
 	for (uint32_t l = 0; l < p->leaves; l++) {
-		uint32_t s = add_switch(g, "leaf%u", l + 1);
-		for (uint32_t h = 0; h < p->hosts_per_leaf; h++)
+		uint32_t s = add_switch(g, "%sleaf%u", prefix, l + 1);
+		for (uint32_t h = 0; h < p->hosts_per_leaf; h++) {
+			if (g->site)
+				g->site[g->nhosts] = site;
 			add_host(g, s);
+		}
 	}
 	spine0 = g->nswitches;
 	for (uint32_t s = 0; s < p->spines; s++)
-		add_switch(g, "spine%u", s + 1);
+		add_switch(g, "%sspine%u", prefix, s + 1);
 	for (uint32_t s = 0; s < p->spines; s++)
 		for (uint32_t l = 0; l < p->leaves; l++)
 			add_link_n(g, leaf0 + l, "up", s + 1, spine0 + s, "down", l + 1);
+	return spine0;
 }
 
 static void build_fat_tree(struct topogen *g)
@@ -341,7 +361,7 @@ int topogen_build(struct topogen *g, const struct topogen_params *params, char *
 	if ((rc = check(p, err, errlen)))
 		return rc;
 	g->p = *p;
-	if (!g->p.fabric_bps && p->kind == TOPOGEN_LEAF_SPINE) {
+	if (!g->p.fabric_bps && LEAF_SPINES(p)) {
 		double f = (double)p->hosts_per_leaf * (double)p->host_bps / (p->spines * p->oversub);
 		g->p.fabric_bps = qp_u64_round_sat(f);   /* oversub 1e-300: refused below */
 		if (check_rate(p, "fabric-rate (hosts-per-leaf x rate / (spines x oversub))",
@@ -372,11 +392,17 @@ int topogen_build(struct topogen *g, const struct topogen_params *params, char *
 	}
 	case TOPOGEN_TWO_SITE: {
 		static const char *const names[3] = { "siteA", "siteB", "wan" };
-		build_pair(g, names, p->wan_bps, p->wan_delay_ns, p->wan_buffer_bytes);
+		if (!p->site_leaf_spine) {
+			build_pair(g, names, p->wan_bps, p->wan_delay_ns, p->wan_buffer_bytes);
+			break;
+		}
+		uint32_t a = build_leaf_spine(g, "a_", 0), b = build_leaf_spine(g, "b_", 1);
+		add_link(g, a, names[2], b, names[2], p->wan_bps, p->wan_delay_ns,
+			 p->wan_buffer_bytes);
 		break;
 	}
 	case TOPOGEN_LEAF_SPINE:
-		build_leaf_spine(g);
+		build_leaf_spine(g, "", 0);
 		break;
 	default:
 		build_fat_tree(g);

@@ -33,9 +33,18 @@ static void describe(const struct topogen *g, struct qp_strbuf *o)
 				 "switch links at %s\n", p->k, p->k, p->k * p->k / 4, r, f);
 		break;
 	default:
-		qp_strbuf_printf(o, "# two-site: %u hosts a site at %s, the WAN link at %s with %s "
-				 "each way\n", p->hosts, r, qp_fmt_rate_exact(p->wan_bps, w, sizeof(w)),
-				 qp_fmt_time_exact(p->wan_delay_ns, d, sizeof(d)));
+		if (p->site_leaf_spine)
+			qp_strbuf_printf(o, "# two-site: a leaf-spine a site, %u leaves x %u spines, %u "
+					 "hosts a leaf at %s, switch links at %s; the WAN link between "
+					 "the first spines at %s with %s each way\n", p->leaves,
+					 p->spines, p->hosts_per_leaf, r, f,
+					 qp_fmt_rate_exact(p->wan_bps, w, sizeof(w)),
+					 qp_fmt_time_exact(p->wan_delay_ns, d, sizeof(d)));
+		else
+			qp_strbuf_printf(o, "# two-site: %u hosts a site at %s, the WAN link at %s "
+					 "with %s each way\n", p->hosts, r,
+					 qp_fmt_rate_exact(p->wan_bps, w, sizeof(w)),
+					 qp_fmt_time_exact(p->wan_delay_ns, d, sizeof(d)));
 		break;
 	}
 }

@@ -15,7 +15,9 @@
  *              5k^2/4 switches of k ports, every link at host_bps (or fabric_bps); k is
  *              even, 2..8 (k = 10's file, 1.1 MB, is more than qpace-switch reads)
  *   two-site   `hosts` hosts on each of two site switches joined by one WAN link (wan_bps,
- *              wan_delay_ns, wan_buffer_bytes)
+ *              wan_delay_ns, wan_buffer_bytes); with site_leaf_spine each site is a
+ *              leaf-spine as above (switches a_leaf1.., a_spine1.., b_leaf1..), the WAN
+ *              between the two sites' first spines
  *
  * Hosts are numbered from 0 in switch order; host i is port "h<i>", a udp port
  * (local=127.0.0.1:base_port+2i, remote=127.0.0.1:base_port+2i+1, as qpace-switch --star),
@@ -71,6 +73,7 @@ struct topogen_params {
 	qp_time_ns wan_delay_ns;
 	uint64_t buffer_bytes;        /* every port but the WAN's */
 	uint64_t wan_buffer_bytes;
+	bool site_leaf_spine;         /* two-site: each site a leaf-spine (leaves, spines, ...) */
 	uint32_t base_port;           /* UDP ports of the hosts */
 	const char *settings;         /* more SETTING=VALUE words for every switch line (ecn=,
 				       * int=, ...), written as given; NULL: none */

@@ -181,6 +181,15 @@ static int hops_fat_tree(const struct topogen_params *p, int a, int b)
 	return (uint32_t)a / per_pod == (uint32_t)b / per_pod ? 3 : 5;
 }
 
+/* two sites of leaf-spines: a leaf, a site (3), or leaf, spine1, the far spine1, leaf (4) */
+static int hops_sites(const struct topogen_params *p, int a, int b)
+{
+	uint32_t site = p->leaves * p->hosts_per_leaf;
+	if ((uint32_t)a / site != (uint32_t)b / site)
+		return 4;
+	return hops_leaf_spine(p, a, b);
+}
+
 static void check_kind(const struct topogen_params *p, struct counts want, hops_fn hops)
 {
 	struct topogen g;
@@ -235,6 +244,46 @@ static void test_each_kind_loads_with_paths(void **state)
 					       (int)(k * k * k / 2), (int)(k * k * k / 4) },
 			   hops_fat_tree);
 	}
+}
+
+/* Two sites, each a leaf-spine (3 leaves x 2 spines, 2 hosts a leaf), the WAN between the
+ * first spines: IDCC's large-scale evaluation's shape. */
+static void test_leaf_spine_sites(void **state)
+{
+	struct topogen_params p;
+	struct topogen g;
+	struct fct_hop h[8];
+	(void)state;
+
+	topogen_defaults(&p, TOPOGEN_TWO_SITE);
+	p.site_leaf_spine = true;
+	p.leaves = 3, p.spines = 2, p.hosts_per_leaf = 2;
+	p.fabric_bps = 40 * QP_GBPS, p.wan_bps = 500 * QP_MBPS, p.wan_delay_ns = 50 * QP_NS_PER_MS;
+	p.wan_buffer_bytes = 1 << 20;
+	/* 10 switches, 12 hosts, 2 x 6 + 1 links, 12 + 2 x 13 ports */
+	check_kind(&p, (struct counts){ 10, 38, 13, 12 }, hops_sites);
+	load(&p, &g);
+	assert_non_null(g.site);
+	assert_int_equal(g.site[5], 0);
+	assert_int_equal(g.site[6], 1);
+	assert_string_equal(g.sw[3].name, "a_spine1");
+	assert_string_equal(g.sw[8].name, "b_spine1");
+	/* a_spine1: down1..3, then the WAN */
+	assert_string_equal(conf.sw[3].ports[3].name, "wan");
+	assert_int_equal(conf.sw[3].ports[3].q.rate_bps, 500 * QP_MBPS);
+	assert_int_equal(conf.sw[3].ports[3].q.delay_ns, 50 * QP_NS_PER_MS);
+	assert_int_equal(conf.sw[3].ports[0].q.rate_bps, 40 * QP_GBPS);
+	/* host 0 to host 6: h0, up, wan, down, h6 = 5 links; RTT 2 x (4 us + 50 ms) + serialisations */
+	assert_int_equal(topogen_path(&g, 0, 6, h, 8), 5);
+	assert_int_equal(fct_base_rtt_ns(h, 5, 1000), 2 * (4000 + 50 * QP_NS_PER_MS) +
+			 800 + 200 + 16000 + 200 + 800);
+	topogen_free(&g);
+	/* no hosts a site is fine (leaves give them); a leaf-spine with no spines is not */
+	p.hosts = 0, p.spines = 0;
+	struct topogen bad;
+	char msg[256];
+	assert_int_equal(topogen_build(&bad, &p, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "spines 0"));
 }
 
 /* The scale: 128 hosts as a fat-tree (k = 8) and as a leaf-spine. */
@@ -485,6 +534,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_kind_loads_with_paths),
 		cmocka_unit_test(test_128_hosts),
+		cmocka_unit_test(test_leaf_spine_sites),
 		cmocka_unit_test(test_largest_file),
 		cmocka_unit_test(test_rates_and_settings),
 		cmocka_unit_test(test_ecmp_spread),
