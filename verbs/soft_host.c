@@ -37,8 +37,8 @@ struct soft_host {
 	uint16_t ip_id;          /* IPv4 id of the next frame (Linux counts, even with DF) */
 	struct ctrl_frame ctrl[SOFT_HOST_CTRL];
 	uint32_t ctrl_head, ctrl_tail;
-	struct ctrl_frame pend[SOFT_HOST_PENDING];
-	uint32_t npend;
+	struct ctrl_frame **pend; /* datagrams waiting for ARP, oldest first; each its own */
+	uint32_t npend, pend_cap; /*   allocation, made only when a peer is unresolved */
 	struct qp_pause pause;   /* PFC: per priority */
 };
 
@@ -133,6 +133,9 @@ void soft_host_destroy(struct soft_host *h)
 {
 	if (!h)
 		return;
+	for (uint32_t i = 0; i < h->npend; i++)
+		free(h->pend[i]);
+	free(h->pend);
 	free(h->qps);
 	free(h);
 }
@@ -245,22 +248,59 @@ static void pend_release(struct soft_host *h, uint32_t ip, const uint8_t *mac)
 	uint32_t keep = 0;
 
 	for (uint32_t i = 0; i < h->npend; i++) {
-		struct ctrl_frame *c = &h->pend[i];
+		struct ctrl_frame *c = h->pend[i];
 
 		if (c->ip != ip) {
-			if (keep != i)
-				h->pend[keep] = *c;
-			keep++;
+			h->pend[keep++] = c;
 			continue;
 		}
 		if (!mac) {
 			drop(h, SOFT_DROP_PENDING);
-			continue;
+		} else {
+			memcpy(c->buf, mac, FRAME_ETH_ALEN);
+			ctrl_push(h, c->buf, c->len);
 		}
-		memcpy(c->buf, mac, FRAME_ETH_ALEN);
-		ctrl_push(h, c->buf, c->len);
+		free(c);
 	}
 	h->npend = keep;
+}
+
+/* Drop the oldest datagram waiting for @ip (any peer: 0). */
+static void pend_drop_oldest(struct soft_host *h, uint32_t ip)
+{
+	uint32_t i = 0;
+
+	while (i < h->npend && ip && h->pend[i]->ip != ip)
+		i++;
+	if (i == h->npend)
+		return;
+	free(h->pend[i]);
+	memmove(&h->pend[i], &h->pend[i + 1], sizeof(h->pend[0]) * (h->npend - i - 1));
+	h->npend--;
+	drop(h, SOFT_DROP_PENDING);
+}
+
+/* Room for one more datagram to unresolved @ip: per peer, then in all, the oldest goes. */
+static struct ctrl_frame *pend_slot(struct soft_host *h, uint32_t ip)
+{
+	uint32_t mine = 0;
+
+	for (uint32_t i = 0; i < h->npend; i++)
+		mine += h->pend[i]->ip == ip;
+	if (mine >= SOFT_HOST_PENDING_PEER)
+		pend_drop_oldest(h, ip);
+	else if (h->npend == SOFT_HOST_PENDING)
+		pend_drop_oldest(h, 0);
+	if (h->npend == h->pend_cap) {
+		uint32_t cap = h->pend_cap ? 2 * h->pend_cap : 8;
+		struct ctrl_frame **p = realloc(h->pend, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		h->pend = p;
+		h->pend_cap = cap;
+	}
+	return h->pend[h->npend] = malloc(sizeof(struct ctrl_frame));
 }
 
 static void arp_input(struct soft_host *h, const struct frame_arp *a, qp_time_ns now)
@@ -296,16 +336,16 @@ int soft_host_send_udp(struct soft_host *h, uint32_t dst_ip, uint16_t sport, uin
 		memcpy(dst.mac, mac, FRAME_ETH_ALEN);
 	if (mac && h->ctrl_tail - h->ctrl_head == SOFT_HOST_CTRL)
 		return -ENOBUFS;
-	if (!mac && h->npend == SOFT_HOST_PENDING) {   /* drop the oldest */
-		memmove(&h->pend[0], &h->pend[1], sizeof(h->pend[0]) * (SOFT_HOST_PENDING - 1));
-		h->npend--;
-		drop(h, SOFT_DROP_PENDING);
-	}
-	c = mac ? &h->ctrl[h->ctrl_tail % SOFT_HOST_CTRL] : &h->pend[h->npend];
+	c = mac ? &h->ctrl[h->ctrl_tail % SOFT_HOST_CTRL] : pend_slot(h, dst_ip);
+	if (!c)
+		return -ENOMEM;
 	n = frame_build_udp(c->buf, sizeof(c->buf), &src, &dst,
 			    &(struct frame_ip_opts){ .id = h->ip_id++ }, payload, len);
-	if (n < 0)
+	if (n < 0) {
+		if (!mac)
+			free(c);
 		return n;
+	}
 	c->len = (uint16_t)n;
 	c->ip = dst_ip;
 	if (mac)

@@ -31,7 +31,10 @@
  * ARP: a peer's MAC is resolved on first use; requests repeat every arp_retry_ns, three
  *      times, then the entry fails until something needs it again. While a peer is
  *      unresolved its QPs hold their packets (the RC core keeps them) and UDP datagrams
- *      wait in a queue of SOFT_HOST_PENDING frames (the oldest is dropped beyond that).
+ *      wait, as Linux's neighbour queues hold them: at most SOFT_HOST_PENDING_PEER a peer
+ *      (beyond that the peer's oldest is dropped) and SOFT_HOST_PENDING in all (beyond
+ *      that the oldest of all); memory only while they wait. A receiver that answers 96
+ *      new senders at once (IA credits' first grants) keeps every answer.
  */
 #ifndef QPACE_SOFT_HOST_H
 #define QPACE_SOFT_HOST_H
@@ -47,7 +50,8 @@
 
 #define SOFT_FRAME_MAX 4352           /* a 4096-byte RoCE payload with every header */
 #define SOFT_UDP_PAYLOAD_MAX 1472     /* soft_host_send_udp: one 1500-byte IP packet */
-#define SOFT_HOST_PENDING 16          /* datagrams waiting for ARP */
+#define SOFT_HOST_PENDING 1024        /* datagrams waiting for ARP, in all */
+#define SOFT_HOST_PENDING_PEER 16     /* ... for one peer */
 #define SOFT_HOST_CTRL 32             /* ARP and UDP frames waiting to go out */
 #define SOFT_ARP_ENTRIES 256       /* one per peer: a 127-sender incast receiver has 127 */
 #define SOFT_ARP_TRIES 3

@@ -214,7 +214,7 @@ static void test_arp_retry_and_pending(void **state)
 	int reqs = 0, n;
 
 	(void)state;
-	for (int i = 0; i < SOFT_HOST_PENDING + 4; i++)
+	for (int i = 0; i < SOFT_HOST_PENDING_PEER + 4; i++)
 		assert_int_equal(soft_host_send_udp(a, IP_NOBODY, 5000, 4792, pay, sizeof(pay), t),
 				 0);
 	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PENDING], 4);
@@ -233,7 +233,7 @@ static void test_arp_retry_and_pending(void **state)
 		      "dropped\n", reqs,
 		      (unsigned long long)soft_host_stats(a)->drops[SOFT_DROP_PENDING]);
 	assert_int_equal(reqs, SOFT_ARP_TRIES);
-	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PENDING], 4 + SOFT_HOST_PENDING);
+	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PENDING], 4 + SOFT_HOST_PENDING_PEER);
 	assert_int_equal(soft_host_deadline(a), QP_TIME_NEVER);
 	/* Wanted again later: a new round of requests; the answer releases the datagram. */
 	assert_int_equal(soft_host_send_udp(a, IP_NOBODY, 5000, 4792, pay, sizeof(pay), t), 0);
@@ -254,6 +254,51 @@ static void test_arp_retry_and_pending(void **state)
 				 0xffff);
 	}
 	soft_host_destroy(a);
+}
+
+/* A datagram each to 40 unresolved peers (an IA receiver's first grants to 40 new
+ * senders): every one waits for its own answer and leaves with its peer's MAC. With one
+ * queue of 16 for all peers (before), the 24 oldest were dropped and those senders never
+ * got a first grant (IA-TCP B and C stalled from ~20 senders). */
+static void test_arp_pending_per_peer(void **state)
+{
+	enum { PEERS = 40 };
+	struct soft_host *a = host(IP_A, NULL);
+	uint8_t buf[SOFT_FRAME_MAX], pay[8] = "grant";
+	qp_time_ns t = 5 * QP_NS_PER_S;
+	int reqs = 0, sent = 0, n;
+
+	(void)state;
+	for (uint32_t i = 0; i < PEERS; i++) {
+		assert_int_equal(soft_host_send_udp(a, 0x0a000100u + i, 5000, 4792, pay,
+						    sizeof(pay), t), 0);
+		while ((n = out1(a, t, buf)) > 0)
+			reqs++;
+	}
+	assert_int_equal(reqs, PEERS);
+	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PENDING], 0);
+	for (uint32_t i = 0; i < PEERS; i++) {
+		struct frame_parsed p;
+
+		n = frame_build_arp(buf, sizeof(buf), FRAME_ARP_REPLY,
+				    (const uint8_t[6]){ 2, 0, 0, 0, 1, (uint8_t)i }, 0x0a000100u + i,
+				    soft_host_mac(a), IP_A);
+		soft_host_input(a, buf, (size_t)n, t);
+		while ((n = out1(a, t, buf)) > 0) {
+			assert_int_equal(frame_parse(&p, buf, (size_t)n), 0);
+			assert_int_equal(p.ip.dst, 0x0a000100u + i);
+			assert_int_equal(p.eth.dst[5], i);
+			sent++;
+		}
+	}
+	assert_int_equal(sent, PEERS);
+	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PENDING], 0);
+	/* One peer still holds at most SOFT_HOST_PENDING_PEER: its oldest go. */
+	for (int i = 0; i < SOFT_HOST_PENDING_PEER + 3; i++)
+		assert_int_equal(soft_host_send_udp(a, IP_NOBODY, 5000, 4792, pay, sizeof(pay), t),
+				 0);
+	assert_int_equal(soft_host_stats(a)->drops[SOFT_DROP_PENDING], 3);
+	soft_host_destroy(a);   /* frees what still waits (ASan: no leak) */
 }
 
 struct rx_seen {
@@ -653,6 +698,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arp_and_rxe_format),
 		cmocka_unit_test(test_arp_retry_and_pending),
+		cmocka_unit_test(test_arp_pending_per_peer),
 		cmocka_unit_test(test_demux_drops_and_telemetry),
 		cmocka_unit_test(test_rx_data_hook),
 		cmocka_unit_test(test_garbage_never_crashes),
