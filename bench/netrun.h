@@ -65,6 +65,7 @@ struct netrun_conf {
 	unsigned bin_step_pct;        /* FCT bins: step% of the flows each (0: 5) */
 	const char *out_dir;          /* NULL: no files */
 	bool no_plots, progress, verbose;
+	bool icrc_skip;               /* --icrc skip (sim_conf.icrc_skip): named in the report */
 };
 
 void netrun_conf_defaults(struct netrun_conf *c);
@@ -77,6 +78,7 @@ struct netrun_result {
 	/* what ran */
 	char algorithm[INCAST_ALGO_MAX], cc[INCAST_ALGO_MAX];
 	bool credits;
+	bool icrc_skip;               /* the run computed and checked no ICRC */
 	char topology[128];           /* the file, or "leaf-spine (generated)" */
 	char workload[256];
 	uint64_t seed;

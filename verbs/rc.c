@@ -408,6 +408,7 @@ bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 {
 	if (qp->state == RC_INIT)
 		return false;
+	s->no_icrc = false;      /* the frame carries its ICRC unless the host says otherwise */
 	return np_tx(qp, s) || rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
 }
 
