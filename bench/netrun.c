@@ -475,6 +475,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	if ((rc = incast_algo_parse(c->algo, cc, sizeof(x->cc), &r->credits, err, errlen)))
 		return rc;
 	snprintf(r->algorithm, sizeof(r->algorithm), "%s", c->algo);
+	r->icrc_skip = c->icrc_skip;
 	snprintf(r->cc, sizeof(r->cc), "%s", cc);
 	r->seed = c->seed;
 	/* the switch's --early threshold: one BDP, of a host link over a 10 us RTT until
@@ -504,7 +505,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		return rc;
 	struct sim_conf sc = { .sw = x->sw, .hosts = x->hc, .nhosts = r->hosts, .seed = c->seed,
 			       .verbose = c->verbose, .progress = c->progress,
-			       .interrupt = &nr_interrupted };
+			       .icrc_skip = c->icrc_skip, .interrupt = &nr_interrupted };
 	if ((rc = sim_create(&sc, &x->sim, err, errlen)))
 		return rc;
 	r->ports = sim_nports(x->sim);

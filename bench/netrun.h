@@ -67,6 +67,7 @@ struct netrun_conf {
 	bool no_plots, progress, verbose;
 	bool end_with_finite;         /* stop when every flow that can finish has finished:
 				       * bytes=forever flows (background) end there, unfinished */
+	bool icrc_skip;               /* --icrc skip (sim_conf.icrc_skip): named in the report */
 };
 
 void netrun_conf_defaults(struct netrun_conf *c);
@@ -79,6 +80,7 @@ struct netrun_result {
 	/* what ran */
 	char algorithm[INCAST_ALGO_MAX], cc[INCAST_ALGO_MAX];
 	bool credits;
+	bool icrc_skip;               /* the run computed and checked no ICRC */
 	char topology[128];           /* the file, or "leaf-spine (generated)" */
 	char workload[256];
 	uint64_t seed;

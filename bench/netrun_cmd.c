@@ -20,11 +20,12 @@ struct netrun_cli {
 	char gen_buf[512];
 	const char *cdf_dir;
 	uint64_t mtu, bins;
-	unsigned clock;
+	unsigned clock, icrc;
 	bool json, no_progress, help;
 };
 
 static const char *const clock_names[] = { "virtual", "real", NULL };
+static const char *const icrc_names[] = { "on", "skip", NULL };
 
 static int opt_gen(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
 {
@@ -63,6 +64,10 @@ static const struct qp_opt run_opts[] = {
 	{ "clock", 0, QP_OPT_CHOICE, "virtual", AT(clock), .choices = clock_names,
 	  .help = "virtual only: a real-time switch process runs one star; a\n"
 		  "fabric of many switches and hosts runs here", .def = "virtual" },
+	{ "icrc", 0, QP_OPT_CHOICE, "on|skip", AT(icrc), .choices = icrc_names,
+	  .help = "skip: no frame's ICRC computed or checked, hosts or switches\n"
+		  "(it guards a real wire; the report says so; refused where a\n"
+		  "link corrupts frames)", .def = "on" },
 	{ "until", 0, QP_OPT_TIME, "TIME", AT(c.until_ns), NUM(QP_NS_PER_US, 3600 * QP_NS_PER_S),
 	  .help = "stop at TIME of simulated time, naming the flows that had\n"
 		  "not finished (bytes=forever flows end here)", .def = "10s" },
@@ -163,6 +168,7 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	cl.c.mtu_bytes = (uint32_t)cl.mtu;
 	cl.c.bin_step_pct = (unsigned)cl.bins;
 	cl.c.progress = !cl.no_progress;
+	cl.c.icrc_skip = cl.icrc == 1;
 	default_cdf_dirs(&cl, exe, sizeof(exe));
 	if (cl.c.out_dir && mkdir(cl.c.out_dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "%s: -o '%s': %s\n", where, cl.c.out_dir, strerror(errno));

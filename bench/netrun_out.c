@@ -67,6 +67,8 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_str(o, "end", r->end_reason);
 	qp_out_bool(o, "all_finished", r->all_finished);
 	qp_out_str(o, "clock", "virtual");
+	if (r->icrc_skip)   /* only then: the default run's report stays as it was */
+		qp_out_str(o, "icrc", "skipped: no frame's ICRC computed or checked (--icrc skip)");
 	qp_out_u64(o, "events", r->events);
 	qp_out_u64(o, "packet_hops", r->packet_hops);
 	qp_out_double(o, "sim_s", (double)r->sim_ns / 1e9, "%.6f");

@@ -1,8 +1,13 @@
-/* The event queue: a binary heap on (time, sequence); see evq.h. */
+/* The event queue: a 4-ary min-heap on (time, sequence); see evq.h. Four children per
+ * node halve the levels a pop walks down (a million pending events: 10, not 20), and the
+ * four children of a node lie side by side in memory; (time, sequence) is a total order,
+ * so the events come out in exactly the order a binary heap gives. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "evq.h"
+
+#define EVQ_ARITY 4
 
 int sim_evq_init(struct sim_evq *q, size_t cap)
 {
@@ -17,7 +22,7 @@ void sim_evq_fini(struct sim_evq *q)
 	*q = (struct sim_evq){ 0 };
 }
 
-static bool before(const struct sim_ev *a, const struct sim_ev *b)
+static inline bool before(const struct sim_ev *a, const struct sim_ev *b)
 {
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
@@ -38,7 +43,7 @@ int sim_evq_push(struct sim_evq *q, qp_time_ns t, uint32_t type, uint32_t id)
 	q->pushed++;
 	/* sift up: move parents down until e fits */
 	for (i = q->n++; i > 0; ) {
-		size_t parent = (i - 1) / 2;
+		size_t parent = (i - 1) / EVQ_ARITY;
 		if (!before(&e, &q->h[parent]))
 			break;
 		q->h[i] = q->h[parent];
@@ -63,17 +68,20 @@ bool sim_evq_pop(struct sim_evq *q, struct sim_ev *out)
 	if (!n)
 		return true;
 	last = q->h[n];
-	/* sift down: move the smaller child up until the last element fits */
+	/* sift down: move the smallest child up until the last element fits */
 	for (;;) {
-		size_t c = 2 * i + 1;
+		size_t c = EVQ_ARITY * i + 1, end = c + EVQ_ARITY, m = c;
 		if (c >= n)
 			break;
-		if (c + 1 < n && before(&q->h[c + 1], &q->h[c]))
-			c++;
-		if (!before(&q->h[c], &last))
+		if (end > n)
+			end = n;
+		for (size_t k = c + 1; k < end; k++)
+			if (before(&q->h[k], &q->h[m]))
+				m = k;
+		if (!before(&q->h[m], &last))
 			break;
-		q->h[i] = q->h[c];
-		i = c;
+		q->h[i] = q->h[m];
+		i = m;
 	}
 	q->h[i] = last;
 	return true;

@@ -1,4 +1,4 @@
-/* The event queue of the virtual-time engine: a binary min-heap of small events keyed by
+/* The event queue of the virtual-time engine: a 4-ary min-heap of small events keyed by
  * (time, insertion sequence), so events at the same nanosecond run in the order they were
  * scheduled, on every machine. O(log n) push and pop; the events live in the heap's own
  * array (grown by doubling, never shrunk), so a run in steady state allocates nothing.

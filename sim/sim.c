@@ -55,8 +55,10 @@ void sim_sw_conf_free(struct sw_conf *c)
 
 /* Every I/O port becomes a sim port; frames leave at the model's times, nothing early;
  * no capture, no stats files (the caller asks for figures). */
-static void conf_for_sim(struct sw_conf *c)
+static void conf_for_sim(struct sw_conf *c, bool icrc_skip)
 {
+	if (icrc_skip)
+		c->icrc_every = 0;
 	for (int s = 0; s < c->nswitches; s++)
 		for (int i = 0; i < c->sw[s].nports; i++)
 			if (c->sw[s].ports[i].kind != SW_PORT_LINK)
@@ -64,6 +66,20 @@ static void conf_for_sim(struct sw_conf *c)
 	c->tx_early_ns = 0;
 	c->driver_clock_ns = SIM_START_NS;
 	c->pcap_path = c->pcap_port = c->stats_path = c->stats_json_path = NULL;
+}
+
+/* --icrc skip with a link that corrupts frames: the corruption would go unseen. */
+static int corrupt_refused(const struct sw_conf *c, char *err, size_t errlen)
+{
+	for (int s = 0; s < c->nswitches; s++)
+		for (int i = 0; i < c->sw[s].nports; i++)
+			if (c->sw[s].ports[i].impair.corrupt > 0)
+				return qp_errmsg(-EINVAL, err, errlen, "--icrc skip: port %s of "
+						 "switch %s corrupts frames (corrupt=%g%%), which only "
+						 "the ICRC finds; accepted: --icrc on with corrupt=",
+						 c->sw[s].ports[i].name, c->sw[s].name,
+						 c->sw[s].ports[i].impair.corrupt * 100);
+	return 0;
 }
 
 static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host_conf *hc,
@@ -90,10 +106,10 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	sh->delay_ns = hc->link_delay_ns == SIM_PORT_DELAY ? p->q_delay_ns : hc->link_delay_ns;
 	sh->window_pkts = hc->window_pkts ? hc->window_pkts : 128;
 	/* link_rate: what a PAUSE's quanta mean to the host (its NIC's rate) */
-	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu", ip,
+	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu%s", ip,
 		 (unsigned long long)sh->window_pkts,
 		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024),
-		 (unsigned long long)sh->nic_bps);
+		 (unsigned long long)sh->nic_bps, c->icrc_skip ? ",icrc=skip" : "");
 	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
 			       .cnp_from_notice = hc->cnp_from_notice, .seed = c->seed,
 			       .quiet = !c->verbose, .key = hc->key, .clock_offset_ns = 0,
@@ -125,7 +141,11 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	s->progress = c->progress;
 	s->interrupt = c->interrupt;
 	*s->conf = *c->sw;
-	conf_for_sim(s->conf);
+	conf_for_sim(s->conf, c->icrc_skip);
+	if (c->icrc_skip && (rc = corrupt_refused(s->conf, err, errlen))) {
+		sim_destroy(s);
+		return rc;
+	}
 	s->fab = sw_fabric_create(s->conf, err, errlen);
 	if (!s->fab) {
 		sim_destroy(s);

@@ -51,12 +51,19 @@ static uint16_t tree_better(const struct sw_fabric *f, uint16_t a, uint16_t b)
 	return a < b ? a : b;          /* the lower port first, as the scan finds it */
 }
 
+/* Port @i's key changed: the nodes on its path to the root again. Once a node's winner
+ * is the one it was and is not @i, no node above it sees a different key: stop there. */
 static void tree_update(struct sw_fabric *f, int i)
 {
 	unsigned pos = (unsigned)(f->tsize + i);
 
-	for (pos >>= 1; pos; pos >>= 1)
-		f->win[pos] = tree_better(f, f->win[2 * pos], f->win[2 * pos + 1]);
+	for (pos >>= 1; pos; pos >>= 1) {
+		uint16_t w = tree_better(f, f->win[2 * pos], f->win[2 * pos + 1]);
+
+		if (w == f->win[pos] && w != (uint16_t)i)
+			return;
+		f->win[pos] = w;
+	}
 }
 
 void sw_fabric_tree_build(struct sw_fabric *f)
@@ -77,8 +84,10 @@ void sw_port_touch(struct sw_port *p)
 	struct sw_fabric *f = p->sw->fab;
 	qp_time_ns t = port_next(p);
 
-	f->next[p->gidx].t = t;
 	f->next_hint = qp_time_min(f->next_hint, t);
+	if (t == f->next[p->gidx].t)
+		return;              /* no key moved: the tree stands */
+	f->next[p->gidx].t = t;
 	if (f->tsize)
 		tree_update(f, p->gidx);
 }

@@ -212,6 +212,8 @@ void rc_complete_send(struct rc_qp *qp, const struct rc_swqe *w, enum qp_wc_stat
 	struct qp_wc wc = { .wr_id = w->wr_id, .status = status,
 			    .opcode = send_wc_opcode(w->op), .byte_len = w->len };
 
+	qp->sq_bytes -= w->len;  /* every caller has just taken @w off the SQ */
+
 	if (status == QP_WC_SUCCESS) {
 		qp->st.tx_msgs++;
 		qp->st.tx_msg_bytes += w->len;
@@ -307,6 +309,7 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 		w->buf = dst;
 	}
 	qp->sq_tail++;
+	qp->sq_bytes += w->len;
 	if (qp->state == RC_ERROR) {
 		qp->sq_head++;
 		rc_complete_send(qp, w, QP_WC_WR_FLUSH_ERR);
@@ -405,6 +408,7 @@ bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 {
 	if (qp->state == RC_INIT)
 		return false;
+	s->no_icrc = false;      /* the frame carries its ICRC unless the host says otherwise */
 	return np_tx(qp, s) || rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
 }
 
@@ -446,16 +450,20 @@ uint32_t rc_snd_psn(const struct rc_qp *qp)
 	return qp->req.max;
 }
 
+/* The SQ's bytes less what is acknowledged of each WR. PSNs are assigned in SQ order, so
+ * only a prefix of the SQ has any PSN before una: walk that, not the whole ring. */
 uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp)
 {
-	uint64_t sum = 0;
+	uint64_t sum = qp->sq_bytes;
 
 	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
 		const struct rc_swqe *w = rc_sq_at(qp, i);
 		int32_t acked = rc_psn_diff(qp->req.una, w->first_psn);
-		uint64_t done = acked > 0 ? (uint64_t)acked * qp->conn.mtu_bytes : 0;
+		uint64_t done = (uint64_t)acked * qp->conn.mtu_bytes;
 
-		sum += done < w->len ? w->len - done : 0;
+		if (acked <= 0)
+			break;
+		sum -= done < w->len ? done : w->len;
 	}
 	return sum;
 }

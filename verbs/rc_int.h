@@ -68,6 +68,7 @@ struct rc_qp {
 	struct rc_stats st;
 	struct rc_swqe *sq;      /* ring of sq_depth, [sq_head, sq_tail) outstanding */
 	uint32_t sq_head, sq_tail;
+	uint64_t sq_bytes;       /* the lengths of [sq_head, sq_tail) summed */
 	uint32_t sq_unpolled;    /* send completions in the CQ */
 	uint8_t *inl;            /* sq_depth * max_inline bytes */
 	struct rc_rwqe *rq;      /* ring of rq_depth */

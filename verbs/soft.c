@@ -229,6 +229,7 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 	memcpy(hp.mac, c->o.mac, FRAME_ETH_ALEN);
 	hp.max_qps = c->o.max_qps;
 	hp.telemetry_port = c->o.telemetry_port;
+	hp.icrc_skip = c->o.icrc_skip;
 	hp.link_bps = c->o.link_bps;
 	hp.telemetry = c->arg.telemetry;
 	hp.telemetry_arg = c->arg.telemetry_arg;

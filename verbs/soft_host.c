@@ -368,7 +368,7 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		drop(h, SOFT_DROP_MALFORMED);
 		return;
 	}
-	if (!frame_icrc_ok(f, p)) {
+	if (!h->p.icrc_skip && !frame_icrc_ok(f, p)) {
 		drop(h, SOFT_DROP_ICRC);
 		return;
 	}
@@ -488,6 +488,7 @@ static int qp_output(struct soft_host *h, struct host_qp *q, const uint8_t *mac,
 	s.dst = (struct frame_addr){ .ip = q->peer_ip, .port = FRAME_ROCEV2_PORT };
 	memcpy(s.dst.mac, mac, FRAME_ETH_ALEN);
 	s.ip = (struct frame_ip_opts){ .tos = q->tos, .id = h->ip_id++ };
+	s.no_icrc = h->p.icrc_skip;
 	return frame_build_roce(buf, cap, &s);
 }
 

@@ -123,6 +123,14 @@ static bool opt_link_rate(struct soft_opts *o, const char *v)
 	       o->link_bps <= 10000 * QP_GBPS;
 }
 
+static bool opt_icrc(struct soft_opts *o, const char *v)
+{
+	if (strcmp(v, "on") && strcmp(v, "skip"))
+		return false;
+	o->icrc_skip = !strcmp(v, "skip");
+	return true;
+}
+
 static const struct soft_opt {
 	const char *name;
 	bool (*parse)(struct soft_opts *o, const char *v);
@@ -144,12 +152,15 @@ static const struct soft_opt {
 	{ "link_rate", opt_link_rate, 0,
 	  "1K..10T bits/s: the port's line rate, which PFC pause times are counted in "
 	  "(default 1G; give the switch port's --rate)" },
+	{ "icrc", opt_icrc, 0,
+	  "on or skip: skip computes no ICRC for frames out and checks none in (virtual "
+	  "time's --icrc skip; default on)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 const char *soft_opts_help(void)
 {
-	static char help[1024];
+	static char help[2048];
 
 	if (!help[0])
 		for (size_t i = 0; i < NOPTS; i++)
@@ -176,7 +187,7 @@ static int parse_one(struct soft_opts *o, char *tok, char *err, size_t errlen)
 	}
 	return qp_errmsg(-EINVAL, err, errlen,
 			 "soft: unknown option '%s'; accepted: attach, peer, bind, ip, mac, mtu, "
-			 "window, max_qps, telemetry_port, link_rate", tok);
+			 "window, max_qps, telemetry_port, link_rate, icrc", tok);
 }
 
 static int opts_parse(struct soft_opts *o, const char *s, bool wire, char *err, size_t errlen)

@@ -19,6 +19,7 @@ struct soft_opts {
 	uint32_t max_qps;
 	uint16_t telemetry_port;
 	qp_rate_bps link_bps;          /* for PAUSE times */
+	bool icrc_skip;                /* icrc=skip: no ICRC computed or checked */
 	unsigned given;                /* SOFT_OPT_* */
 };
 

@@ -317,9 +317,11 @@ struct frame_roce_spec {
 	uint32_t imm;                 /* ImmDt or IETH, host order */
 	const uint8_t *payload;       /* may be NULL: zeros */
 	size_t payload_len;
+	bool no_icrc;                 /* the ICRC field left 0 (virtual time's --icrc skip) */
 };
 
-/* A complete RoCEv2 frame as kernel rxe sends it (UDP checksum 0, ICRC set). Opcodes
+/* A complete RoCEv2 frame as kernel rxe sends it (UDP checksum 0, ICRC set unless
+ * no_icrc). Opcodes
  * with DETH or atomic headers are not built (-EINVAL); CNP gets its 16 reserved bytes.
  * Returns the frame length or -EMSGSIZE / -EINVAL. */
 int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s);

@@ -229,7 +229,8 @@ uint32_t rc_rq_outstanding(const struct rc_qp *qp);
 /* The PSN one past the highest request packet this QP has sent (HPCC's snd_nxt). */
 uint32_t rc_snd_psn(const struct rc_qp *qp);
 /* Payload bytes of posted send WRs not yet acknowledged (sent or still queued): what a
- * window algorithm counts as in flight. O(send queue depth). */
+ * window algorithm counts as in flight. O(WRs with a PSN acknowledged): the others are
+ * counted whole from a running sum. */
 uint64_t rc_sq_unacked_bytes(const struct rc_qp *qp);
 
 /* 24-bit PSN arithmetic: a - b in -2^23 .. 2^23-1. */

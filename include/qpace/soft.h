@@ -23,6 +23,8 @@
  *   window=128         unacknowledged packets per QP
  *   max_qps=1024, telemetry_port=4792
  *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
+ *   icrc=on            skip: frames out carry no ICRC (0), frames in are not checked
+ *                      (virtual time's --icrc skip; never on a real wire)
  *
  * QP attributes map to the RC core: timeout (4.096 us << timeout, doubled up to 8x on
  * repeated expiries), retry_cnt, rnr_retry, min_rnr_timer, traffic_class (the IPv4 TOS of

@@ -75,6 +75,7 @@ struct soft_host_params {
 	qp_time_ns arp_retry_ns;      /* 0 = 100 ms */
 	uint32_t max_qps;             /* 1..SOFT_HOST_QPS_MAX; 0 = 1024 */
 	qp_rate_bps link_bps;         /* line rate, for PAUSE times; 0 = 1 Gb/s */
+	bool icrc_skip;               /* frames out without an ICRC, frames in unchecked */
 	soft_telemetry_fn telemetry;  /* NULL: telemetry frames are dropped and counted */
 	void *telemetry_arg;
 	soft_cnp_fn cnp;              /* NULL: CNPs are counted by the QP (cnp_rx) only */

@@ -4,8 +4,10 @@
 # finishes, every slowdown in flows.csv is at least 1, every file is written, and the same
 # command run twice gives byte-identical files (report.json less its two machine lines,
 # wall_s and peak_rss_bytes). Bad input: a bad workload line stops with FILE:LINE and a
-# non-zero exit, as do a bad --gen, --clock real and a run whose flows could not finish
-# by --until (the reason named); a bytes=forever flow stopped by --until is no failure.
+# non-zero exit, as do a bad --gen, --clock real, --icrc skip on a link that corrupts frames
+# and a run whose flows could not finish by --until (the reason named); a bytes=forever
+# flow stopped by --until is no failure. --icrc skip gives the same flows, rates and queues
+# to the byte and says so in the report.
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
@@ -59,6 +61,23 @@ done
 "$B" run --topo "$tmp/a/topology.topo" --workload "$tmp/p.wl" --no-plots -o "$tmp/c" -j \
 	>/dev/null 2>"$tmp/c.err" && cmp -s "$tmp/a/flows.csv" "$tmp/c/flows.csv" &&
 	ok "--topo topology.topo gives the same flows.csv" || bad "--topo run: $(cat "$tmp/c.err")"
+# --icrc skip: the same run to the byte (an ICRC changes no timing), the report names the
+# skip (the default report has no such key), and no switch checked an ICRC
+"$B" run --gen "$GEN" --workload "$tmp/p.wl" --cc hpcc --no-plots -o "$tmp/s" -j --icrc skip \
+	>"$tmp/s.out" 2>"$tmp/s.err" || bad "--icrc skip run: $(cat "$tmp/s.err")"
+same=ok
+for f in flows.csv fct_bins.csv links.csv pfc.csv rates.csv queue.csv; do
+	cmp -s "$tmp/a/$f" "$tmp/s/$f" || same="$f differs"
+done
+[ "$same" = ok ] && ok "--icrc skip: flows.csv .. queue.csv identical to the default run" ||
+	bad "--icrc skip: $same"
+if grep -q '"icrc":"skipped' "$tmp/s.out" && ! grep -q '"icrc"' "$tmp/a.out" &&
+	! grep '"icrc_checked"' "$tmp/s/switch.json" | grep -vq '"icrc_checked": 0' &&
+	grep '"icrc_checked"' "$tmp/a/switch.json" | grep -vq '"icrc_checked": 0'; then
+	ok "--icrc skip named in the report; switches checked none (the default run: some)"
+else
+	bad "--icrc skip: report key or switch icrc_checked wrong"
+fi
 
 expect_fail() {   # expect_fail WHAT PATTERN ARGS...
 	what=$1
@@ -82,6 +101,9 @@ expect_fail "bad --gen" "leaves" --gen leaf-spine:leaves=0 --workload "$tmp/p.wl
 expect_fail "--clock real" "virtual time only" --gen "$GEN" --workload "$tmp/p.wl" \
 	--clock real
 expect_fail "no workload" "--workload FILE" --gen "$GEN"
+sed 's|^port leaf1 h0 udp [^#]*|& impair=corrupt=1% |' "$tmp/a/topology.topo" >"$tmp/corrupt.topo"
+expect_fail "--icrc skip with corrupt=" "--icrc skip: port h0 of switch leaf1 corrupts frames" \
+	--topo "$tmp/corrupt.topo" --workload "$tmp/p.wl" --icrc skip
 printf 'incast bytes=10M senders=1-7 receiver=0\n' >"$tmp/slow.wl"
 expect_fail "flows past --until" "stopped at --until 1ms of simulated time: 7 flows had not" \
 	--gen "$GEN" --workload "$tmp/slow.wl" --until 1ms --no-plots

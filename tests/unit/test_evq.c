@@ -1,5 +1,5 @@
 /* The virtual-time event queue: time order, ties in insertion order, growth, and the
- * same order as a sort of (time, sequence) over random schedules. */
+ * same order as a sort of (time, sequence) over random schedules, near and far. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -92,6 +92,50 @@ static void test_matches_reference(void **state)
 	free(queued);
 }
 
+/* Times spread from a few ns to 2 s ahead (the engine's NIC and link events beside its
+ * far timers and superseded wake-ups): each pop is still the earliest (time, sequence)
+ * queued, found by a scan of a reference list. */
+static void test_wide_times_match_reference(void **state)
+{
+	enum { N = 6000 };
+	static const uint64_t span[] = { 8, 20000, 60000000, 2000000000 };
+	struct sim_ev *ref = calloc(N, sizeof(*ref)), e;
+	bool *queued = calloc(N, sizeof(*queued));
+	struct sim_evq q;
+	uint64_t seed = 7, now = 1000000000;
+	size_t pushed = 0, popped = 0;
+	(void)state;
+
+	assert_non_null(ref);
+	assert_non_null(queued);
+	assert_int_equal(sim_evq_init(&q, 0), 0);
+	while (popped < N) {
+		if (pushed < N && (q.n == 0 || test_rng(&seed) % 3)) {
+			qp_time_ns t = now + test_rng(&seed) % span[test_rng(&seed) % 4];
+			assert_int_equal(sim_evq_push(&q, t, 1, (uint32_t)pushed), 0);
+			ref[pushed] = (struct sim_ev){ .t = t, .seq = pushed, .id = (uint32_t)pushed };
+			queued[pushed++] = true;
+			continue;
+		}
+		size_t best = N;
+		for (size_t i = 0; i < pushed; i++)
+			if (queued[i] && (best == N || cmp_ev(&ref[i], &ref[best]) < 0))
+				best = i;
+		assert_int_equal(sim_evq_next(&q), ref[best].t);
+		assert_true(sim_evq_pop(&q, &e));
+		assert_int_equal(e.id, best);
+		assert_int_equal(e.t, ref[best].t);
+		queued[best] = false;
+		now = e.t;
+		popped++;
+	}
+	assert_false(sim_evq_pop(&q, &e));
+	assert_true(q.max_n > 1000);
+	sim_evq_fini(&q);
+	free(ref);
+	free(queued);
+}
+
 /* Pushed all first, then popped: exactly qsort's order on (time, sequence). */
 static void test_bulk_equals_sort(void **state)
 {
@@ -125,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_order_and_ties),
 		cmocka_unit_test(test_matches_reference),
 		cmocka_unit_test(test_bulk_equals_sort),
+		cmocka_unit_test(test_wide_times_match_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

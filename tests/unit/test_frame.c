@@ -59,7 +59,8 @@ static uint32_t stored_icrc(const uint8_t *f, size_t end)
 	       (uint32_t)f[end - 1] << 24;
 }
 
-static int build(uint8_t *buf, size_t cap, uint8_t opcode, size_t payload_len)
+static int build_icrc(uint8_t *buf, size_t cap, uint8_t opcode, size_t payload_len,
+		      bool no_icrc)
 {
 	uint8_t payload[2048];
 	struct frame_roce_spec s = {
@@ -68,11 +69,16 @@ static int build(uint8_t *buf, size_t cap, uint8_t opcode, size_t payload_len)
 		.reth = { .va = 0x1122334455667788ULL, .rkey = 0xdeadbeef, .dma_len = 4096 },
 		.aeth = { .syndrome = 0x1f, .msn = 0x00beef },
 		.imm = 0xcafef00d,
-		.payload = payload, .payload_len = payload_len,
+		.payload = payload, .payload_len = payload_len, .no_icrc = no_icrc,
 	};
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 7 + 1);
 	return frame_build_roce(buf, cap, &s);
+}
+
+static int build(uint8_t *buf, size_t cap, uint8_t opcode, size_t payload_len)
+{
+	return build_icrc(buf, cap, opcode, payload_len, false);
 }
 
 static const struct { uint8_t op; size_t payload; } cases[] = {
@@ -120,6 +126,30 @@ static void test_roce_layout(void **state)
 	assert_int_equal(p.payload_off, 54);
 	assert_int_equal(p.payload_len, 1024);
 	assert_true(frame_icrc_ok(f, &p));
+}
+
+/* no_icrc (virtual time's --icrc skip): the same frame, byte for byte, but the four ICRC
+ * bytes, which are 0, so a check of it fails. */
+static void test_no_icrc(void **state)
+{
+	uint8_t f[2048], g[2048];
+	struct frame_parsed p;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = build(f, sizeof(f), cases[i].op, cases[i].payload);
+		int m = build_icrc(g, sizeof(g), cases[i].op, cases[i].payload, true);
+
+		assert_true(n > 0);
+		assert_int_equal(m, n);
+		assert_int_equal(frame_parse(&p, g, (size_t)m), 0);
+		size_t end = (size_t)p.udp_off + p.udp.len;
+		assert_memory_equal(f, g, end - 4);
+		assert_memory_equal(f + end, g + end, (size_t)n - end);
+		assert_int_equal(stored_icrc(g, end), 0);
+		assert_int_not_equal(stored_icrc(f, end), 0);
+		assert_false(frame_icrc_ok(g, &p));
+	}
 }
 
 static void test_roce_round_trip_and_icrc(void **state)
@@ -380,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roce_layout),
 		cmocka_unit_test(test_roce_round_trip_and_icrc),
+		cmocka_unit_test(test_no_icrc),
 		cmocka_unit_test(test_build_rejects),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_layer_truncations),
