@@ -1,6 +1,6 @@
 #!/bin/sh
 # Scenario 6, the issue #14 incast with unmodified programs: three guests each run
-# unmodified `ib_write_bw -s 65536 -n N` (perftest's default ACK timeout) to a fourth
+# unmodified `ib_write_bw -s 65536 -n N -u 16` (see ACKTO below) to a fourth
 # through `qpace-switch --star 4 --rate 20M --buffer 128K`, twice in one boot: first with
 # no agent (the baseline), then with `qpaced --enforce tc --cc hpcc` in every guest (the
 # flows it finds on the wire become QPs, their WANTs ask the switch for INT, hpcc's rates
@@ -15,11 +15,11 @@
 #
 # Knobs: QPACE_VM_SWITCH_ARGS (default --rate 20M --buffer 128K --delay 10us
 # --int-sample interval=100us; --int-flows is the switch's default, wanted),
-# QPACE_VM_ACK_TIMEOUT (ib_write_bw -u and qpaced --wire-timeout; default 14, perftest's,
-# which -u is then not passed for). The switch's figures per run come from its --stats CSV
-# (10 ms rows), split at the receiver's markers as tests/vm/incast-rxe.sh does; its
-# --stats-json gives the WANTs it took (int_wants) and the data frames no WANT matched
-# (int_unwanted).
+# QPACE_VM_ACK_TIMEOUT (ib_write_bw -u and qpaced --wire-timeout; default 16; at 14,
+# perftest's default, -u is not passed), QPACE_VM_WIRE_RTT (qpaced --wire-rtt; 30ms).
+# The switch's figures per run come from its --stats CSV (10 ms rows), split at the
+# receiver's markers as tests/vm/incast-rxe.sh does; its counters also give the WANTs it
+# took (int_wants) and the data frames no WANT matched (int_unwanted).
 # Exits 0 on success, 1 on failure, 77 when QEMU cannot run here.
 set -u
 VM_LIB=$0
@@ -40,10 +40,17 @@ RATE=$(echo " $SWITCH_ARGS" | sed -n 's/.* --rate[ =]*\([^ ]*\).*/\1/p')
 RATE=${RATE:-1G}
 BUF=$(echo " $SWITCH_ARGS" | sed -n 's/.* --buffer[ =]*\([^ ]*\).*/\1/p')
 BUF=${BUF:-128K}
-ACKTO=${QPACE_VM_ACK_TIMEOUT:-14}
-# The QPs' base RTT for hpcc (its T: U = queue / (rate x T) + tx rate / rate): the guests'
-# own, ib_write_lat's ~0.6-0.8 ms under TCG (/work/shared/notes/soft-roce-qemu.md).
-WIRE_RTT=${QPACE_VM_WIRE_RTT:-1ms}
+# The ACK timeout: 16 (268 ms), not perftest's 14 (67 ms). At 14, qpaced's floor
+# (docs/enforce.md#the-floor: rxe's 64 queued skbs within 75% of the timeout) is
+# 11.0 Mb/s, and 3 x 11.0 Mb/s > 20 Mb/s: every flow sat at the floor and the port stayed
+# full (docs/enforce.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw). At 16 the
+# floor is 2.75 Mb/s, under the fair share 6.7 Mb/s. QPACE_VM_ACK_TIMEOUT=14 runs it.
+ACKTO=${QPACE_VM_ACK_TIMEOUT:-16}
+# hpcc's T (its base RTT, --wire-rtt): U = queue / (rate x T) + tx rate / rate, Rc moves
+# once per T. A rate written into the tc map reaches only frames rxe enqueues later: the
+# up to 64 skbs already stamped (28 ms at 20 Mb/s, 83 ms at 6.7) leave at the old one, so
+# T is 30 ms, not the guests' 1 ms RTT (at 1 ms hpcc swung between its floor and the line).
+WIRE_RTT=${QPACE_VM_WIRE_RTT:-30ms}
 ITERS=200
 [ $short = 1 ] && ITERS=60
 BW="-s 65536 -n $ITERS -F -d rxe0 --report_gbits"
@@ -115,7 +122,9 @@ qp=\$!
 sleep 2
 if [ \$role = sender ]; then
 	# one sample a second (a call takes ~0.3 s in a TCG guest), at most 300
-	(n=0; while [ \$n -lt 300 ]; do qpacectl list -j; echo; sleep 1; n=\$((n + 1)); done) >/tmp/list 2>&1 &
+	(n=0; while [ \$n -lt 300 ]; do
+		qpacectl list -j; echo; sleep 1; n=\$((n + 1))
+	done) >/tmp/list 2>&1 &
 	sampler=\$!
 fi
 run tc 18700
@@ -190,8 +199,10 @@ sed 's/^/  /' "$VM_RUN/g2.qpaced" | tail -n 20
 python3 - "$VM_RUN" "$BUF" <<'EOF'
 import json, re, sys
 run, buf = sys.argv[1], sys.argv[2]
-buf = int(float(buf[:-1]) * {"K": 1024, "M": 1 << 20}[buf[-1].upper()]) if buf[-1].isalpha() else int(buf)
-t = {m: float(open(f"{run}/sw_{m}").read()) for m in ("start-none", "done-none", "start-tc", "done-tc")}
+unit = {"K": 1024, "M": 1 << 20}
+buf = int(float(buf[:-1]) * unit[buf[-1].upper()]) if buf[-1].isalpha() else int(buf)
+t = {m: float(open(f"{run}/sw_{m}").read())
+     for m in ("start-none", "done-none", "start-tc", "done-tc")}
 rows = [r.strip().split(",") for r in open(f"{run}/switch.csv")]
 head, rows = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
 col = {k: i for i, k in enumerate(head)}
@@ -288,7 +299,8 @@ for g in ("g2", "g3", "g4"):
             if q.get("discovered") and q.get("wire_pkts", 1):
                 qps.append(q)
     owned = [q for q in qps if q.get("owner_comm") == "ib_write_bw"]
-    others = sorted({q.get("owner_comm") for q in qps if q.get("owner_comm") not in (None, "ib_write_bw")})
+    others = sorted({q.get("owner_comm") for q in qps
+                     if q.get("owner_comm") not in (None, "ib_write_bw")})
     sets = [q.get("wire_set") for q in qps]
     fb = max([q.get("feedback", 0) for q in qps] or [0])
     # A sample taken after ib_write_bw ended has no owner (its QP is gone, the flow stays
