@@ -16,7 +16,8 @@
 # Knobs: QPACE_VM_SWITCH_ARGS (default --rate 20M --buffer 128K --delay 10us
 # --int-sample interval=100us; --int-flows is the switch's default, wanted),
 # QPACE_VM_ACK_TIMEOUT (ib_write_bw -u and qpaced --wire-timeout; default 16; at 14,
-# perftest's default, -u is not passed), QPACE_VM_WIRE_RTT (qpaced --wire-rtt; 30ms).
+# perftest's default, -u is not passed), QPACE_VM_WIRE_RTT (qpaced --wire-rtt; 30ms),
+# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=0,min_rate=<line/4>).
 # The switch's figures per run come from its --stats CSV (10 ms rows), split at the
 # receiver's markers as tests/vm/incast-rxe.sh does; its counters also give the WANTs it
 # took (int_wants) and the data frames no WANT matched (int_unwanted).
@@ -61,7 +62,8 @@ BW="-s 65536 -n $ITERS -F -d rxe0 --report_gbits"
 FLOOR=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
 	m = u == "K" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : 1;
 	printf "%d", v * m * 1024 / 1082 / 4 }')
-QPACED="qpaced --enforce tc --dev eth0 --cc hpcc --cc-params max_stage=0,min_rate=$FLOOR \
+CC_PARAMS=${QPACE_VM_CC_PARAMS:-max_stage=0,min_rate=$FLOOR}
+QPACED="qpaced --enforce tc --dev eth0 --cc hpcc --cc-params $CC_PARAMS \
 --wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --allow any --metrics 127.0.0.1:9477"
 T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 Mb/s)
 
