@@ -17,7 +17,7 @@
 # --int-sample interval=100us; --int-flows is the switch's default, wanted),
 # QPACE_VM_ACK_TIMEOUT (ib_write_bw -u and qpaced --wire-timeout; default 16; at 14,
 # perftest's default, -u is not passed), QPACE_VM_WIRE_RTT (qpaced --wire-rtt; 30ms),
-# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=0,min_rate=<line/4>).
+# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=5,rate_ai=500000,min_rate=<line/4>).
 # The switch's figures per run come from its --stats CSV (10 ms rows), split at the
 # receiver's markers as tests/vm/incast-rxe.sh does; its counters also give the WANTs it
 # took (int_wants) and the data frames no WANT matched (int_unwanted).
@@ -56,13 +56,17 @@ ITERS=200
 [ $short = 1 ] && ITERS=60
 BW="-s 65536 -n $ITERS -F -d rxe0 --report_gbits"
 [ "$ACKTO" = 14 ] || BW="$BW -u $ACKTO"
-# hpcc as tests/vm/incast-rxe.sh sets it: the line is the switch's rate (hpcc starts a
-# flow there), max_stage=0, a floor of a quarter of the line's payload rate. The tc map
+# hpcc: the line is the switch's rate (hpcc starts a flow there), a floor of a quarter of
+# the line's payload rate, as tests/vm/incast-rxe.sh sets them. The tc map
 # also holds no rate below the floor of docs/enforce.md#the-floor (--wire-timeout).
 FLOOR=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
 	m = u == "K" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : 1;
 	printf "%d", v * m * 1024 / 1082 / 4 }')
-CC_PARAMS=${QPACE_VM_CC_PARAMS:-max_stage=0,min_rate=$FLOOR}
+# max_stage=5 (hpcc's default; incast-rxe.sh's 0 is the reference experiments'): with 0,
+# one INT report from a moment the port idled (a TCG guest stalled) made the next update
+# multiply the rate up to the line, and 3 x 64 frames stamped at 20 Mb/s filled the
+# buffer; with 5, 5 RTTs of an idle port come first, adding rate_ai (500 kb/s) each.
+CC_PARAMS=${QPACE_VM_CC_PARAMS:-max_stage=5,rate_ai=500000,min_rate=$FLOOR}
 QPACED="qpaced --enforce tc --dev eth0 --cc hpcc --cc-params $CC_PARAMS \
 --wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --allow any --metrics 127.0.0.1:9477"
 T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 Mb/s)
