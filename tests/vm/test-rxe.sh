@@ -71,5 +71,15 @@ else
 	skipped=$((skipped + 1))
 fi
 
+# Scenario 6 boots 4 guests (~2.5 min --short): issue #14's incast, unmodified ib_write_bw
+# 3 -> 1 through a 20 Mb/s port, without and with qpaced --enforce tc --cc hpcc.
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
+	scenario "scenario 6, unmodified incast: 3 x ib_write_bw -> 1, without and with qpaced --enforce tc --cc hpcc" \
+		sh tests/vm/incast-tc-rxe.sh $short
+else
+	echo "=== scenario 6, unmodified incast: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
+	skipped=$((skipped + 1))
+fi
+
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
