@@ -222,21 +222,6 @@ unsigned agent_credit_rx(struct agent *a, uint32_t idx, const struct fb_credit *
 	return res | agent_after_cc(a, idx, 0, now);
 }
 
-int agent_qp_credit_wait(struct agent *a, uint32_t qpn, qp_time_ns now)
-{
-	uint32_t idx = agent_map_find_qpn(a, qpn);
-	struct agent_qp *q;
-
-	if (idx == AGENT_NO_IDX)
-		return -ENOENT;
-	q = &a->qps[idx];
-	q->credit_gated = true;
-	q->credit_expiry_ns = now + AGENT_CREDIT_EXPIRY_MIN_NS;
-	agent_publish(a, q, now);
-	agent_reschedule(a, idx);
-	return 0;
-}
-
 unsigned agent_credit_expire(struct agent *a, uint32_t idx, qp_time_ns now)
 {
 	struct agent_qp *q = &a->qps[idx];

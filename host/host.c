@@ -197,11 +197,14 @@ int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 		return rc;
 	/* IA-TCP's senders wait for the receiver's first grant. The agent turns credit gating
 	 * on at the first grant, so a sender would start at its full rate for the first
-	 * RTT + delta; a sender of a credit-paced run starts gated instead (with no credits,
-	 * for at most the agent's credit expiry: a first grant lost on the way must not hold
-	 * it for ever). */
-	if (!receiver && h->credits)
-		agent_qp_credit_wait(h->agent, qp->qpn, now);
+	 * RTT + delta; a sender of a credit-paced run starts gated instead (with no credits).
+	 * The table is this host's own, written by this thread only. */
+	if (!receiver && h->credits) {
+		uint32_t slot = 0;
+		struct qp_rate_entry e;
+		if (qp_ratetable_lookup(h->table, qp->qpn, &slot, &e) == 0)
+			qp_ratetable_set(h->table, slot, e.rate_bps, e.cap_bytes, e.flags | QP_RATE_F_CREDITS, now);
+	}
 	h->qps[h->nqps++] = (struct host_reg){ qp->qpn, r.peer_qpn, r.peer_ip };
 	return 0;
 }

@@ -223,12 +223,6 @@ int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_
  * (qpace/credit.h). 0 (also when the QP paces no credits), or -ENOENT (no such QP: not
  * counted, data may arrive before a QP registers). */
 int agent_qp_arrived(struct agent *a, uint32_t qpn, uint64_t bytes, qp_time_ns now);
-/* Sending QP @qpn waits for its receiver's first grant (IA-TCP's senders send nothing
- * before it): credit gating on with no credit, and, as after any grant, off again after
- * AGENT_CREDIT_EXPIRY_MIN_NS with none (a lost first grant, a receiver that paces no
- * credits), when the rate alone paces it and its data clocks the receiver's pacer.
- * 0 or -ENOENT. */
-int agent_qp_credit_wait(struct agent *a, uint32_t qpn, qp_time_ns now);
 /* Counters the application reports for its QP (shown by monitoring). */
 int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions);
 

@@ -381,36 +381,6 @@ static void test_credit_rx_and_expiry(void **state)
 	afx_free(f);
 }
 
-/* A sender that waits for its first grant (agent_qp_credit_wait, as qpace-bench's hosts
- * start IA senders): gated with no credit; a grant keeps it gated; a first grant that never
- * comes (lost on the way) lets it go after the expiry instead of holding it for ever. */
-static void test_credit_wait(void **state)
-{
-	struct agent_params p = afx_params("none");
-	struct afx *f = afx_new(&p);
-	struct agent_qp_reg r = afx_reg(0x11, 0x21), r2 = afx_reg(0x12, 0x22);
-	struct fb_msg m = { .type = FB_T_CREDIT };
-	(void)state;
-
-	afx_register(f, &r);
-	afx_register(f, &r2);
-	assert_int_equal(agent_qp_credit_wait(f->a, 0x99, T0), -ENOENT);
-	assert_int_equal(agent_qp_credit_wait(f->a, 0x11, T0), 0);
-	assert_int_equal(agent_qp_credit_wait(f->a, 0x12, T0), 0);
-	assert_true(afx_slot(f, 0x11).flags & QP_RATE_F_CREDITS);
-	assert_int_equal(afx_slot(f, 0x11).credit_bytes, 0);
-	/* 0x12's first grant arrives; 0x11's was lost */
-	m.u.credit = (struct fb_credit){ { HOST_A, HOST_B, 0, 0x22 }, 1, 1024, 500000 };
-	assert_true(afx_feed(f, &m, HOST_B, T0 + 50000) & AGENT_RX_RATE);
-	agent_poll(f->a, T0 + AGENT_CREDIT_EXPIRY_MIN_NS - 1);
-	assert_true(afx_slot(f, 0x11).flags & QP_RATE_F_CREDITS);
-	agent_poll(f->a, T0 + AGENT_CREDIT_EXPIRY_MIN_NS);
-	assert_int_equal(afx_slot(f, 0x11).flags & QP_RATE_F_CREDITS, 0);
-	assert_true(afx_slot(f, 0x12).flags & QP_RATE_F_CREDITS);   /* its grant came later */
-	assert_int_equal(agent_counters(f->a)[AGENT_C_CREDIT_EXPIRED], 1);
-	afx_free(f);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,7 +389,6 @@ int main(void)
 		cmocka_unit_test(test_arrivals_clock_grants),
 		cmocka_unit_test(test_shell_arrivals),
 		cmocka_unit_test(test_credit_rx_and_expiry),
-		cmocka_unit_test(test_credit_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
