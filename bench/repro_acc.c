@@ -13,8 +13,8 @@
 #include "repro_mix.h"
 
 static const struct repro_mix_series series[] = {
-	{ "HPCC~hpcc", "hpcc" },
-	{ "ACC~acc", "acc" },
+	{ .label = "HPCC~hpcc", .algo = "hpcc" },
+	{ .label = "ACC~acc", .algo = "acc" },
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 

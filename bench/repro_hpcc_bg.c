@@ -14,8 +14,8 @@
 #include "repro_mix.h"
 
 static const struct repro_mix_series series[] = {
-	{ "HPCC~hpcc", "hpcc" },
-	{ "DCQCN~dcqcn", "dcqcn" },
+	{ .label = "HPCC~hpcc", .algo = "hpcc" },
+	{ .label = "DCQCN~dcqcn", .algo = "dcqcn" },
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 

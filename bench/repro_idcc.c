@@ -16,9 +16,9 @@
 #include "repro_mix.h"
 
 static const struct repro_mix_series series[] = {
-	{ "IDCC~idcc", "idcc" },
-	{ "DCTCP+BBR~dcqcn", "dcqcn" },
-	{ "none", "none" },
+	{ .label = "IDCC~idcc", .algo = "idcc" },
+	{ .label = "DCTCP+BBR~dcqcn", .algo = "dcqcn" },
+	{ .label = "none", .algo = "none" },
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 
