@@ -1,9 +1,9 @@
 /* The loader of the tc egress program: libbpf, the bpftool skeleton, bpf_tc_*. */
 #include "tc_egress.h"
+#include "tc_hook.h"
 
 #include <errno.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,22 +34,6 @@ struct qp_tc {
 static const char *const pinned_maps[] = { "qp_rates", "qp_state", "qp_counters",
 					   "qp_reports", "qp_alive" };
 #define NPINNED (sizeof(pinned_maps) / sizeof(pinned_maps[0]))
-
-/* libbpf's last warning, to quote in our error line instead of its own stderr output. */
-static char libbpf_last[256];
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	size_t n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(libbpf_last, sizeof(libbpf_last), fmt, ap);
-	n = strlen(libbpf_last);
-	while (n && libbpf_last[n - 1] == '\n')
-		libbpf_last[--n] = '\0';
-	return 0;
-}
 
 static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_ROCE] = "roce",
@@ -198,7 +182,7 @@ static struct qp_tc_egress *load(struct qp_tc *t, const char *dir, char *note, s
 			return NULL;
 		}
 		snprintf(note, notelen, "the maps pinned in %s do not match this program (%s): "
-			 "made afresh", dir, libbpf_last);
+			 "made afresh", dir, qp_bpf_log_last());
 		unpin_dir(dir);
 		if (pin_prepare(dir, note + strlen(note), notelen - strlen(note)))
 			t->pin_dir[0] = '\0';   /* @dir is t->pin_dir: the retry is unpinned */
@@ -234,15 +218,15 @@ int qp_tc_open_pinned(struct qp_tc **out, const char *pin_dir, char *err, size_t
 		if (pin_prepare(pin_dir, note, sizeof(note)) == 0)
 			snprintf(t->pin_dir, sizeof(t->pin_dir), "%s", pin_dir);
 	}
-	libbpf_set_print(libbpf_print);
-	libbpf_last[0] = '\0';
+	qp_bpf_log_start();
 	t->skel = load(t, t->pin_dir, note + strlen(note), sizeof(note) - strlen(note));
 	if (!t->skel) {
 		rc = errno ? -errno : -EINVAL;
+		const char *why = qp_bpf_log_last();
+
 		snprintf(err, errlen, "tc egress: loading the BPF program: %s%s%s",
-			 strerror(-rc), libbpf_last[0] ? " (libbpf: " : "",
-			 libbpf_last[0] ? libbpf_last : "");
-		if (libbpf_last[0])
+			 strerror(-rc), why[0] ? " (libbpf: " : "", why[0] ? why : "");
+		if (why[0])
 			strncat(err, ")", errlen - strlen(err) - 1);
 		free(t);
 		return rc == -EACCES ? -EPERM : rc;
@@ -461,27 +445,7 @@ int qp_tc_rates(const struct qp_tc *t,
 
 int qp_tc_counters(const struct qp_tc *t, uint64_t out[QP_TC_C_COUNT])
 {
-	int ncpu = libbpf_num_possible_cpus();
-	int fd = bpf_map__fd(t->skel->maps.qp_counters);
-	uint64_t *v;
-
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	v = calloc((size_t)ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (uint32_t c = 0; c < QP_TC_C_COUNT; c++) {
-		out[c] = 0;
-		if (bpf_map_lookup_elem(fd, &c, v)) {
-			int rc = -errno;
-			free(v);
-			return rc;
-		}
-		for (int i = 0; i < ncpu; i++)
-			out[c] += v[i];
-	}
-	free(v);
-	return 0;
+	return qp_bpf_percpu_sum(bpf_map__fd(t->skel->maps.qp_counters), QP_TC_C_COUNT, out);
 }
 
 int qp_tc_reports_fd(const struct qp_tc *t)

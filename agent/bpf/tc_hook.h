@@ -1,6 +1,6 @@
 /* A BPF program on one of a device's clsact hooks (direct action), through libbpf's
  * bpf_tc_* API; and libbpf's last warning kept for an error line instead of its stderr.
- * Used by the tc ingress loader (tc_ingress.c); the counters of a per-CPU array. */
+ * Used by both loaders (tc_egress.c, tc_ingress.c); the counters of a per-CPU array. */
 #ifndef QPACE_AGENT_TC_HOOK_H
 #define QPACE_AGENT_TC_HOOK_H
 
