@@ -24,8 +24,7 @@ struct qp_tc {
 	struct ring_buffer *rb;
 	void (*report_fn)(void *ctx, const struct qp_tc_report *r);
 	void *report_ctx;
-	int ifindex;
-	bool made_clsact;       /* we created the clsact qdisc: remove it on detach */
+	struct qp_tc_hook hook; /* the filter on the egress hook (tc_hook.c) */
 	bool took_over;         /* the maps were pinned by an earlier qpaced: reused */
 	char pin_dir[QP_TC_PIN_DIR_MAX]; /* "" = not pinned */
 };
@@ -206,6 +205,8 @@ int qp_tc_open_pinned(struct qp_tc **out, const char *pin_dir, char *err, size_t
 		snprintf(err, errlen, "tc egress: out of memory");
 		return -ENOMEM;
 	}
+	t->hook = (struct qp_tc_hook){ .point = BPF_TC_EGRESS, .handle = QP_TC_HANDLE,
+				       .prio = QP_TC_PRIO };
 	err[0] = '\0';
 	if (pin_dir && pin_dir[0]) {
 		if (strlen(pin_dir) >= sizeof(t->pin_dir)) {
@@ -257,74 +258,26 @@ void qp_tc_close(struct qp_tc *t)
 
 int qp_tc_attach(struct qp_tc *t, const char *ifname, char *err, size_t errlen)
 {
-	unsigned idx = if_nametoindex(ifname);
-	int rc;
+	int rc = qp_tc_hook_attach(&t->hook, bpf_program__fd(t->skel->progs.qp_tc_egress),
+				   ifname, "tc egress", err, errlen);
 
-	if (!idx) {
-		snprintf(err, errlen, "tc egress: device '%s': %s", ifname, strerror(errno));
-		return -ENODEV;
-	}
-	if (t->ifindex) {
-		snprintf(err, errlen, "tc egress: already attached to ifindex %d", t->ifindex);
-		return -EBUSY;
-	}
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)idx,
-			    .attach_point = BPF_TC_EGRESS);
-	rc = bpf_tc_hook_create(&hook);
-	if (rc && rc != -EEXIST) {
-		snprintf(err, errlen, "tc egress: clsact on %s: %s", ifname, strerror(-rc));
-		return rc;
-	}
-	t->made_clsact = rc == 0;
-	if (t->took_over) {      /* the clsact an earlier qpaced made is ours to remove */
+	if (rc == 0 && t->took_over) { /* the clsact an earlier qpaced made is ours to remove */
 		struct qp_tc_alive a;
 
 		if (qp_tc_alive_get(t, &a) == 0 && (a.flags & QP_TC_A_CLSACT))
-			t->made_clsact = true;
+			t->hook.made_clsact = true;
 	}
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = QP_TC_HANDLE, .priority = QP_TC_PRIO,
-			    .prog_fd = bpf_program__fd(t->skel->progs.qp_tc_egress),
-			    .flags = BPF_TC_F_REPLACE);
-	rc = bpf_tc_attach(&hook, &opts);
-	if (rc) {
-		snprintf(err, errlen, "tc egress: attaching the filter on %s: %s", ifname,
-			 strerror(-rc));
-		if (t->made_clsact) {
-			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&hook);
-		}
-		t->made_clsact = false;
-		return rc;
-	}
-	t->ifindex = (int)idx;
-	return 0;
+	return rc;
 }
 
 int qp_tc_detach(struct qp_tc *t)
 {
-	int rc;
-
-	if (!t->ifindex)
-		return 0;
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
-			    .attach_point = BPF_TC_EGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = QP_TC_HANDLE, .priority = QP_TC_PRIO);
-	rc = bpf_tc_detach(&hook, &opts);
-	if (t->made_clsact) {
-		/* clsact goes as a whole (both hooks): it was ours. */
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		int rc2 = bpf_tc_hook_destroy(&hook);
-		if (!rc)
-			rc = rc2;
-	}
-	t->ifindex = 0;
-	t->made_clsact = false;
-	return rc == -ENOENT || rc == -ENODEV ? 0 : rc;  /* the device may be gone */
+	return qp_tc_hook_detach(&t->hook);
 }
 
 int qp_tc_ifindex(const struct qp_tc *t)
 {
-	return t->ifindex;
+	return t->hook.ifindex;
 }
 
 void qp_tc_set_conf(struct qp_tc *t, const struct qp_tc_conf *c)
@@ -483,7 +436,7 @@ const char *qp_tc_pin_dir(const struct qp_tc *t)
 
 bool qp_tc_made_clsact(const struct qp_tc *t)
 {
-	return t->made_clsact;
+	return t->hook.made_clsact;
 }
 
 int qp_tc_alive_get(const struct qp_tc *t, struct qp_tc_alive *out)
