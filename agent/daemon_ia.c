@@ -1,0 +1,210 @@
+/* qpaced --credits ia --enforce tc, the receiver's side of IA credits for programs that do
+ * not register their QPs (docs/enforce.md "IA credits for unmodified receivers"):
+ *
+ *   poll   every QPACED_IA_POLL_NS, the tc ingress program's receiving flows (qpi_flows:
+ *          data frames per (sender address, local QPN), tc_ingress_abi.h), no per-packet
+ *          report. A flow not seen before becomes a receiving QP of the core (its QPN the
+ *          local one, AGENT_QP_RECEIVER, --wire-mtu/-rtt, the device's line rate), so it
+ *          joins its local address's credit pacer; the frames that arrived since the last
+ *          poll go to the pacer as arrivals (frames x --wire-mtu, agent_qp_arrived), which
+ *          answers them with grants (CREDIT messages to the agent at the sender's address,
+ *          feedback port --peer-port, signed when a key is set)
+ *   idle   a receiving flow with no frame for QPACED_IA_IDLE_NS leaves the pacer (n falls,
+ *          the others' W grows)
+ *
+ * The sender's agent turns the grants into its egress program's credit budget
+ * (daemon_tc.c, wire_credit.h). The wire shows only the destination QPN: the receiving QP's
+ * peer QPN is a placeholder, QP_RATE_QPN_MAX - local QPN (unique per local QP; it names no
+ * flow the core feeds). A QPN a program registered itself is left to that program. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/tc_egress.h"
+#include "bpf/tc_ingress.h"
+#include "daemon_priv.h"
+#include "qpace/addr.h"
+
+#define QPACED_IA_POLL_NS QP_NS_PER_MS
+#define QPACED_IA_IDLE_NS QP_NS_PER_S
+#define QPACED_IA_OWNER 0xfffffffeu   /* owner of the receiving QPs made here */
+
+struct ia_flow {
+	bool used, ours;             /* ours: a QP this file registered (else skipped) */
+	struct qp_tci_flow_key key;
+	uint32_t qpn;
+	uint64_t frames;             /* the program's count at the last poll */
+	qp_time_ns active_ns;
+};
+
+struct qpaced_ia {
+	struct qp_tci *prog;
+	ev_timer poll;
+	uint32_t cap, n;
+	struct ia_flow *flows;
+	uint64_t created, skipped, idle, arrived_frames;
+};
+
+static struct ia_flow *ia_find(struct qpaced_ia *ia, const struct qp_tci_flow_key *k)
+{
+	for (uint32_t i = 0; i < ia->cap; i++)
+		if (ia->flows[i].used && memcmp(&ia->flows[i].key, k, sizeof(*k)) == 0)
+			return &ia->flows[i];
+	return NULL;
+}
+
+/* A new receiving flow: a receiving QP (or, when that cannot be, a flow only tracked so
+ * it is tried once, not every poll). */
+static struct ia_flow *ia_add(struct qpaced *d, const struct qp_tci_flow_key *k,
+			      const struct qp_tci_flow *f, qp_time_ns now)
+{
+	struct qpaced_ia *ia = d->ia;
+	struct agent_qp_reg reg = { .qpn = k->dqpn, .peer_qpn = QP_RATE_QPN_MAX - k->dqpn,
+				    .flags = AGENT_QP_RECEIVER, .sport = f->sport,
+				    .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
+				    .link_bps = qpaced_tc_line_bps(d),
+				    .base_rtt_ns = d->cfg.wire_rtt_ns };
+	char err[CTL_TEXT_MAX], a[QP_IPV4_STRLEN], b[QP_IPV4_STRLEN];
+	struct ia_flow *w = NULL;
+
+	for (uint32_t i = 0; i < ia->cap && !w; i++)
+		if (!ia->flows[i].used)
+			w = &ia->flows[i];
+	if (!w)
+		return NULL;
+	*w = (struct ia_flow){ .used = true, .key = *k, .qpn = k->dqpn, .frames = f->frames,
+			       .active_ns = now };
+	ia->n++;
+	if (!qp_tc_addr_ipv4(k->saddr, &reg.peer_ip) || !qp_tc_addr_ipv4(f->daddr, &reg.local_ip)) {
+		ia->skipped++;
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc ingress: an IPv6 RoCE flow to QPN "
+			   "0x%06x gets no credits: the agent's flows are IPv4", k->dqpn);
+		return w;
+	}
+	if (agent_register(d->agent, &reg, QPACED_IA_OWNER, 0, now, err, sizeof(err))) {
+		ia->skipped++;
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc ingress: data from %s to QPN "
+			   "0x%06x gets no credits: %s", qp_ipv4_fmt(reg.peer_ip, a, sizeof(a)),
+			   k->dqpn, err);
+		return w;
+	}
+	w->ours = true;
+	ia->created++;
+	agent_count(d->agent, AGENT_C_WIRE_CREATED, 1);
+	qpaced_log(AGENT_LOG_INFO, "tc ingress: receiving QP 0x%06x from the wire: data from "
+		   "%s (sport %u) to %s, IA credits paced to its agent", reg.qpn,
+		   qp_ipv4_fmt(reg.peer_ip, a, sizeof(a)), reg.sport,
+		   qp_ipv4_fmt(reg.local_ip, b, sizeof(b)));
+	return w;
+}
+
+static void ia_drop(struct qpaced *d, struct ia_flow *w, qp_time_ns now)
+{
+	if (w->ours) {
+		agent_unregister(d->agent, w->qpn, now);
+		agent_count(d->agent, AGENT_C_WIRE_IDLE, 1);
+		d->ia->idle++;
+	}
+	w->used = false;
+	d->ia->n--;
+}
+
+struct poll_ctx {
+	struct qpaced *d;
+	qp_time_ns now;
+};
+
+static void poll_one(void *ctx, const struct qp_tci_flow_key *k, const struct qp_tci_flow *f)
+{
+	struct poll_ctx *c = ctx;
+	struct ia_flow *w = ia_find(c->d->ia, k);
+	uint64_t n;
+
+	if (!w) {
+		if (c->now - f->last_ns < QPACED_IA_IDLE_NS)   /* not an old entry */
+			ia_add(c->d, k, f, c->now);
+		return;
+	}
+	if (f->frames == w->frames)
+		return;
+	n = f->frames - w->frames;   /* an LRU entry made afresh counts from 0: f < w */
+	if (f->frames < w->frames)
+		n = f->frames;
+	w->frames = f->frames;
+	w->active_ns = c->now;
+	if (!w->ours)
+		return;
+	c->d->ia->arrived_frames += n;
+	agent_qp_arrived(c->d->agent, w->qpn, n * c->d->cfg.wire_mtu, c->now);
+}
+
+static void on_poll(struct ev_loop *loop, ev_timer *tm, int revents)
+{
+	struct qpaced *d = tm->data;
+	struct qpaced_ia *ia = d->ia;
+	struct poll_ctx c = { d, qp_now_ns() };
+
+	(void)loop;
+	(void)revents;
+	qp_tci_flows(ia->prog, poll_one, &c);
+	for (uint32_t i = 0; i < ia->cap && ia->n; i++)
+		if (ia->flows[i].used && c.now - ia->flows[i].active_ns > QPACED_IA_IDLE_NS)
+			ia_drop(d, &ia->flows[i], c.now);
+	qpaced_after(d);
+}
+
+int qpaced_ia_open(struct qpaced *d, struct qp_tci *prog, char *err, size_t errlen)
+{
+	struct qpaced_ia *ia = calloc(1, sizeof(*ia));
+
+	if (!ia || !(ia->flows = calloc(d->cfg.agent.max_qps, sizeof(*ia->flows)))) {
+		free(ia);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->ia = ia;
+	ia->prog = prog;
+	ia->cap = d->cfg.agent.max_qps;
+	ev_timer_init(&ia->poll, on_poll, QPACED_IA_POLL_NS / 1e9, QPACED_IA_POLL_NS / 1e9);
+	ia->poll.data = d;
+	ev_timer_start(d->loop, &ia->poll);
+	qpaced_log(AGENT_LOG_INFO, "tc ingress on %s: IA credits for unmodified receivers: data "
+		   "arriving per (sender, local QP) read every %llu us, each flow a receiving QP "
+		   "of its address's credit pacer (mtu %llu, rtt %llu us until measured)",
+		   qpaced_tc_dev(d), (unsigned long long)(QPACED_IA_POLL_NS / 1000),
+		   (unsigned long long)d->cfg.wire_mtu,
+		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000));
+	return 0;
+}
+
+void qpaced_ia_close(struct qpaced *d)
+{
+	struct qpaced_ia *ia = d->ia;
+
+	if (!ia)
+		return;
+	if (d->loop)
+		ev_timer_stop(d->loop, &ia->poll);
+	free(ia->flows);
+	free(ia);
+	d->ia = NULL;
+}
+
+void qpaced_ia_metrics(struct qpaced *d, struct qp_strbuf *b)
+{
+	const struct qpaced_ia *ia = d->ia;
+
+	if (!ia)
+		return;
+	qp_strbuf_printf(b, "# HELP qpace_ia_total IA credits for unmodified receivers: "
+			 "receiving flows found on ingress, made receiving QPs, skipped, gone "
+			 "idle, and the data frames fed to the credit pacer as arrivals\n"
+			 "# TYPE qpace_ia_total counter\n"
+			 "qpace_ia_total{event=\"flows_created\"} %llu\n"
+			 "qpace_ia_total{event=\"flows_skipped\"} %llu\n"
+			 "qpace_ia_total{event=\"flows_idle\"} %llu\n"
+			 "qpace_ia_total{event=\"arrived_frames\"} %llu\n",
+			 (unsigned long long)ia->created, (unsigned long long)ia->skipped,
+			 (unsigned long long)ia->idle, (unsigned long long)ia->arrived_frames);
+}
