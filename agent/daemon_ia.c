@@ -4,7 +4,7 @@
  *   poll   every half grant period (100 us..1 ms), the ingress program's receiving flows (qpi_flows:
  *          data frames per (sender address, local QPN), tc_ingress_abi.h), no per-packet
  *          report. A flow not seen before becomes a receiving QP of the core (its QPN the
- *          local one, AGENT_QP_RECEIVER, --wire-mtu/-rtt, the device's line rate), so it
+ *          local one, AGENT_QP_RECEIVER, cc none, --wire-mtu/-rtt, the line rate), so it
  *          joins its local address's credit pacer; the frames that found it (of a flow
  *          first seen within QPACED_IA_IDLE_NS), then those that arrived since the last
  *          poll, go to the pacer as arrivals (frames x --wire-mtu, agent_qp_arrived), which
@@ -71,6 +71,8 @@ static bool ia_register(struct qpaced *d, struct ia_flow *w, const struct qp_tci
 				    .base_rtt_ns = d->cfg.wire_rtt_ns };
 	char err[CTL_TEXT_MAX], a[QP_IPV4_STRLEN], b[QP_IPV4_STRLEN];
 
+	/* it sends no data of its own: no controller that would ask switches for INT */
+	snprintf(reg.algo, sizeof(reg.algo), "none");
 	if (!qp_tc_addr_ipv4(w->key.saddr, &reg.peer_ip) ||
 	    !qp_tc_addr_ipv4(f->daddr, &reg.local_ip)) {
 		d->ia->skipped++;
