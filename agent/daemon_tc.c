@@ -327,7 +327,8 @@ void qpaced_tc_sync(struct qpaced *d)
 					 .qpn = w->qpn };
 		/* IA credits granted to it (--credits ia on the receiver's agent) */
 		if (t->mode == QPACED_ENFORCE_TC && agent_qp_credit(d->agent, w->qpn, &c) == 0)
-			credit = wire_credit_fill(&w->credit, &c, v.reg.mtu_bytes, &r);
+			credit = wire_credit_fill(&w->credit, &c, v.reg.mtu_bytes, t->floor_bps,
+						  &r);
 		if (want == w->wire.set_bps && w->in_map && !credit)
 			continue;
 		if ((rc = qp_tc_set_rate(t->prog, &w->key, &r))) {

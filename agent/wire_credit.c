@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "wire_rate.h"
+
 static uint64_t grant_rate(const struct wire_credit *w, qp_time_ns last, qp_time_ns interval)
 {
 	uint64_t frames = 0;
@@ -26,10 +28,19 @@ static bool same(const struct qp_tc_rate *a, const struct qp_tc_rate *b)
 	       a->credit_gen == b->credit_gen;
 }
 
-bool wire_credit_fill(struct wire_credit *w, const struct agent_qp_credit *c, uint32_t mtu,
-		      struct qp_tc_rate *r)
+/* Frames of @mtu payload per @interval_ns at @bps, rounded up. */
+static uint64_t floor_frames(qp_rate_bps bps, qp_time_ns interval_ns, uint32_t mtu)
 {
-	uint64_t win;
+	unsigned __int128 bits = (unsigned __int128)bps * interval_ns;
+	uint64_t frame_bits = ((uint64_t)mtu + WIRE_ROCE_OVERHEAD) * 8u * QP_NS_PER_S;
+
+	return (uint64_t)((bits + frame_bits - 1) / frame_bits);
+}
+
+bool wire_credit_fill(struct wire_credit *w, const struct agent_qp_credit *c, uint32_t mtu,
+		      qp_rate_bps floor_bps, struct qp_tc_rate *r)
+{
+	uint64_t win, least;
 
 	r->flags &= ~(uint32_t)QP_TC_F_CREDIT;
 	r->credit_frames = r->credit_next_ns = r->credit_interval_ns = r->credit_until_ns = 0;
@@ -49,6 +60,9 @@ bool wire_credit_fill(struct wire_credit *w, const struct agent_qp_credit *c, ui
 		}
 		w->seen_bytes = c->gen_bytes;
 		win = grant_rate(w, c->last_ns, c->interval_ns);
+		least = floor_frames(floor_bps, c->interval_ns, mtu);
+		if (win < least)
+			win = least;
 		r->flags |= QP_TC_F_CREDIT;
 		r->credit_frames = c->gen_bytes / mtu;
 		r->credit_next_ns = c->last_ns + c->interval_ns;

@@ -10,7 +10,8 @@
  *            (the last grant + its interval), then credit_win frames per interval, where
  *            credit_win is the frames granted over the last interval (the grant rate: one
  *            grant of W frames per RTT + delta on the receiver's timer schedule, or the
- *            arrival-clocked grants that add up to W per interval); at least 1
+ *            arrival-clocked grants that add up to W per interval); at least 1, and at
+ *            least the floor's frames per interval
  *   expiry   credit_until_ns = the core's expiry: past it the program ignores the credits
  *            even if qpaced is gone; gating off in the core clears QP_TC_F_CREDIT
  * Exact to the grants within what EDT allows: a departure time, once given, stays, so a
@@ -35,8 +36,11 @@ struct wire_credit {
 };
 
 /* Fill @r's credit fields and flag from @c (the QP's credits now, MTU @mtu > 0), keeping
- * the grant history in @w. True when they differ from the last ones written. */
+ * the grant history in @w. @floor_bps (0: none): the schedule beyond the budget is never
+ * slower than this (credit_win raised to it, frames of @mtu + WIRE_ROCE_OVERHEAD bytes),
+ * so rxe's 64 queued skbs still drain within its ACK timeout (wire_rate.h's floor). True
+ * when the fields differ from the last ones written. */
 bool wire_credit_fill(struct wire_credit *w, const struct agent_qp_credit *c, uint32_t mtu,
-		      struct qp_tc_rate *r);
+		      qp_rate_bps floor_bps, struct qp_tc_rate *r);
 
 #endif

@@ -45,51 +45,51 @@ static void test_schedule(void **state)
 	(void)state;
 
 	/* no credits: nothing to write beyond the rate */
-	assert_false(wire_credit_fill(&w, &c, 1000, &r));
+	assert_false(wire_credit_fill(&w, &c, 1000, 0, &r));
 	assert_int_equal(r.flags & QP_TC_F_CREDIT, 0);
 	/* a first (timer) grant of 4 MTU, interval 1 ms */
 	c = (struct agent_qp_credit){ .gated = true, .gen = 1, .gen_bytes = 4000, .last_ns = T,
 				      .interval_ns = MS, .expiry_ns = T + 100 * MS };
 	r = base();
-	assert_true(wire_credit_fill(&w, &c, 1000, &r));
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	check(&r, 4, T + MS, 4, 1);
 	assert_int_equal(r.credit_interval_ns, MS);
 	assert_int_equal(r.credit_until_ns, T + 100 * MS);
 	r = base();
-	assert_false(wire_credit_fill(&w, &c, 1000, &r));   /* nothing new */
+	assert_false(wire_credit_fill(&w, &c, 1000, 0, &r));   /* nothing new */
 	check(&r, 4, T + MS, 4, 1);
 	/* arrival-clocked grants of one MTU each within the interval add up */
 	c.gen_bytes = 5000;
 	c.last_ns = T + MS * 3 / 10;
 	r = base();
-	assert_true(wire_credit_fill(&w, &c, 1000, &r));
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	check(&r, 5, T + MS * 13 / 10, 5, 1);
 	c.gen_bytes = 6000;
 	c.last_ns = T + MS * 6 / 10;
 	r = base();
-	assert_true(wire_credit_fill(&w, &c, 1000, &r));
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	check(&r, 6, T + MS * 16 / 10, 6, 1);
 	/* 1.5 ms: the grants at T and T + 0.3 ms are more than an interval old */
 	c.gen_bytes = 7500;   /* half an MTU more: whole frames only */
 	c.last_ns = T + MS * 15 / 10;
 	r = base();
-	assert_true(wire_credit_fill(&w, &c, 1000, &r));
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	check(&r, 7, T + MS * 25 / 10, 2, 1);
 	/* gating began again: a new generation counts from its own bytes */
 	c = (struct agent_qp_credit){ .gated = true, .gen = 2, .gen_bytes = 1000,
 				      .last_ns = T + 400 * MS, .interval_ns = 2 * MS,
 				      .expiry_ns = T + 500 * MS };
 	r = base();
-	assert_true(wire_credit_fill(&w, &c, 1000, &r));
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	check(&r, 1, T + 402 * MS, 1, 2);
 	/* gating off: the flag and the fields go */
 	c.gated = false;
 	r = base();
-	assert_true(wire_credit_fill(&w, &c, 1000, &r));
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	assert_int_equal(r.flags, QP_TC_F_PACE | QP_TC_F_DISCOVERED);
 	assert_int_equal(r.credit_frames, 0);
 	assert_int_equal(r.credit_until_ns, 0);
-	assert_false(wire_credit_fill(&w, &c, 1000, &r));
+	assert_false(wire_credit_fill(&w, &c, 1000, 0, &r));
 }
 
 /* More grants in one interval than the history holds: the rate counts the newest
@@ -106,10 +106,32 @@ static void test_history_bound(void **state)
 		c.gen_bytes = i * 1000ull;
 		c.last_ns = T + i * 1000;
 		r = base();
-		wire_credit_fill(&w, &c, 1000, &r);
+		wire_credit_fill(&w, &c, 1000, 0, &r);
 		assert_int_equal(r.credit_win, i < WIRE_CREDIT_HIST ? i : WIRE_CREDIT_HIST);
 	}
 	assert_int_equal(r.credit_frames, 2 * WIRE_CREDIT_HIST);
+}
+
+/* The floor: 10 Mb/s over a 1 ms interval is 10,000 bits, frames of 1000 + 58 B (8,464
+ * bits): 2 frames per interval at least, though one grant of 1 frame came; 0 = none. */
+static void test_floor(void **state)
+{
+	struct wire_credit w = { 0 }, w0 = { 0 };
+	struct agent_qp_credit c = { .gated = true, .gen = 1, .gen_bytes = 1000, .last_ns = T,
+				     .interval_ns = MS, .expiry_ns = T + 100 * MS };
+	struct qp_tc_rate r = base();
+	(void)state;
+
+	assert_true(wire_credit_fill(&w, &c, 1000, 10000000, &r));
+	assert_int_equal(r.credit_win, 2);
+	assert_int_equal(r.credit_frames, 1);
+	r = base();
+	assert_true(wire_credit_fill(&w0, &c, 1000, 0, &r));
+	assert_int_equal(r.credit_win, 1);
+	r = base();
+	c.interval_ns = 100 * MS;   /* 1,000,000 bits: 118.1 frames -> 119 */
+	assert_true(wire_credit_fill(&w0, &c, 1000, 10000000, &r));
+	assert_int_equal(r.credit_win, 119);
 }
 
 int main(void)
@@ -117,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedule),
 		cmocka_unit_test(test_history_bound),
+		cmocka_unit_test(test_floor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
