@@ -39,22 +39,24 @@ mkdir -p "$PIN_MNT" && mount -t bpf bpf "$PIN_MNT" || { echo "skip: cannot mount
 veth_pair "$NSR" "$NSS" "$DR" "$DS" 10.79.0
 ip -n "$NSS" link set lo up
 
-# start NS DEV ADDR SOCK RATE: qpaced in NS on DEV, feedback on ADDR (grants cross the veth)
+# start NS DEV ADDR SOCK RATE CNP: qpaced in NS on DEV, feedback on ADDR (grants cross the
+# veth); R with --cnp off: its ingress program is there for the credits alone
 start() {
-	ns=$1 dev=$2 addr=$3 sock=$4 rate=$5
+	ns=$1 dev=$2 addr=$3 sock=$4 rate=$5 cnp=$6
 	ip netns exec "$ns" "$BIN/qpaced" --socket "$sock" --rate-table "$TABLE-$dev" \
 		--feedback "$addr:$FBPORT" --peer-port "$FBPORT" --allow 10.79.0.0/24 \
 		--metrics "127.0.0.1:$MPORT" --cc none --credits ia --enforce tc --dev "$dev" \
-		--bpf-pin "$PIN" --wire-rate "$rate" --wire-mtu $MTU 2>>"$TMP/qpaced.log" &
+		--bpf-pin "$PIN" --wire-rate "$rate" --wire-mtu $MTU --cnp "$cnp" \
+		2>>"$TMP/qpaced.log" &
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
 	SOCK=$sock
 	wait_agent
 }
 : >"$TMP/qpaced.log"
-start "$NSR" "$DR" 10.79.0.1 "$TMP/r.sock" 10M
+start "$NSR" "$DR" 10.79.0.1 "$TMP/r.sock" 10M off
 R_PID=$AGENT
-start "$NSS" "$DS" 10.79.0.2 "$TMP/s.sock" 1G
+start "$NSS" "$DS" 10.79.0.2 "$TMP/s.sock" 1G on
 S_PID=$AGENT
 ctlr() { "$BIN/qpacectl" --socket "$TMP/r.sock" "$@" 2>/dev/null; }
 ctls() { "$BIN/qpacectl" --socket "$TMP/s.sock" "$@" 2>/dev/null; }
@@ -81,8 +83,12 @@ cred() { # QPN: S's credits of the flow to QPN (from the snapshot when there is 
 		jq ".[] | select(.peer_qpn == \"$1\") | .credits"
 }
 mono() { python3 -c 'import time; print(time.monotonic_ns())'; }
-grep -q "IA credits for unmodified receivers" "$TMP/qpaced.log" || fail "no IA line in the log"
-ok "R and S: qpaced --enforce tc --credits ia, the ingress program counting receiving flows"
+[ "$(grep -c "IA credits for unmodified receivers" "$TMP/qpaced.log")" = 2 ] ||
+	fail "not both qpaced log IA credits for unmodified receivers"
+ip netns exec "$NSR" tc filter show dev "$DR" ingress | grep -q "qp_tc_ingress.*direct-action" ||
+	fail "R (--cnp off): no ingress filter"
+! grep -q "tc ingress on $DR: CE-marked" "$TMP/qpaced.log" || fail "R (--cnp off) sends CNPs"
+ok "R (--cnp off) and S: qpaced --enforce tc --credits ia, the ingress program counting receiving flows"
 
 # Phase 1: a few frames of each sender. R makes 3 receiving QPs, each arrival-clocked from
 # its first frames; S makes 3 sending QPs from the wire and takes each one's first grant.
@@ -195,6 +201,9 @@ set -- $(map qp_state 273 credit_used pkts)
 ok "kill -9 of S's qpaced: past the credits' expiry the program counts $n more frames of 0x111 and holds none to credits (credit_used stays $u0)"
 kill "$R_PID"
 wait "$R_PID" 2>/dev/null
+[ -z "$(ip netns exec "$NSR" tc filter show dev "$DR" ingress)" ] &&
+	! ip netns exec "$NSR" tc qdisc show dev "$DR" | grep -q clsact ||
+	fail "R: a filter or clsact left after SIGTERM"
 ip netns exec "$NSS" "$BIN/qpaced" --socket "$TMP/s.sock" --rate-table "$TABLE-$DS" \
 	--feedback "127.0.0.1:$FBPORT" --metrics off --enforce off --dev "$DS" \
 	--bpf-pin "$PIN" 2>>"$TMP/qpaced.log" &
@@ -204,4 +213,4 @@ SOCK=$TMP/s.sock
 wait_agent
 stop_agent -TERM
 [ -z "$(ip netns exec "$NSS" tc filter show dev "$DS" egress)" ] || fail "S: a filter left"
-ok "--enforce off removed what the killed qpaced left on S"
+ok "R's exit left nothing; --enforce off removed what the killed qpaced left on S"
