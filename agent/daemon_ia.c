@@ -1,9 +1,9 @@
 /* qpaced --credits ia --enforce tc, the receiver's side of IA credits for programs that do
  * not register their QPs (docs/enforce.md "IA credits for unmodified receivers"):
  *
- *   poll   every half grant period (100 us..1 ms), the ingress program's receiving flows (qpi_flows:
- *          data frames per (sender address, local QPN), tc_ingress_abi.h), no per-packet
- *          report. A flow not seen before becomes a receiving QP of the core (its QPN the
+ *   poll   every half grant period (100 us..1 ms), the ingress program's receiving flows
+ *          (qpi_flows: data frames per (sender address, local QPN), tc_ingress_abi.h), no
+ *          per-packet report. A flow not seen before becomes a receiving QP of the core (its QPN the
  *          local one, AGENT_QP_RECEIVER, cc none, --wire-mtu/-rtt, the line rate), so it
  *          joins its local address's credit pacer; the frames that found it (of a flow
  *          first seen within QPACED_IA_IDLE_NS), then those that arrived since the last

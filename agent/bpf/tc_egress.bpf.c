@@ -26,9 +26,10 @@
  * Safe failure: when qpaced's heartbeat (qp_alive) is older than its hold, the rate is
  * min(rate, safe), and a flow with no entry is paced at the safe rate (tc_abi.h).
  *
- * IA credits (QP_TC_F_CREDIT on a paced entry, enforce mode): a data frame beyond the flow's cumulative
- * credits departs no earlier than the credit schedule allows (credit_hold, tc_abi.h), and
- * the EDT step then runs from that time; credits past their expiry are ignored.
+ * IA credits (QP_TC_F_CREDIT on a paced entry, enforce mode): a data frame beyond the
+ * flow's cumulative credits departs no earlier than the credit schedule allows
+ * (credit_hold, tc_abi.h), and the EDT step then runs from that time; credits past their
+ * expiry are ignored.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>

@@ -221,8 +221,8 @@ int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_
 /* @bytes of data arrived on receiving QP @qpn at @now (agent_params.arrivals, or qpaced's
  * tc ingress counts): its link's credit pacer counts them against the sender's window and
  * answers with a grant (qpace/credit.h); from the first call on, echo INT about the QP's
- * data is no arrival (one source). 0 (also when the QP paces no credits), or -ENOENT (no such QP: not
- * counted, data may arrive before a QP registers). */
+ * data is no arrival (one source). 0 (also when the QP paces no credits), or -ENOENT (no
+ * such QP: not counted, data may arrive before a QP registers). */
 int agent_qp_arrived(struct agent *a, uint32_t qpn, uint64_t bytes, qp_time_ns now);
 /* A sender QP's IA credits as a shell that enforces them itself needs them (qpaced's tc
  * egress program): gating on, its generation (+1 each time gating turns on, so credits
