@@ -45,7 +45,7 @@ struct ia_flow {
 
 struct qpaced_ia {
 	struct qp_tci *prog;
-	ev_timer poll;
+	struct qp_evtimer poll;      /* a timerfd: an ev_timer fires about once a ms at best */
 	uint32_t cap, n;
 	struct ia_flow *flows;
 	uint64_t created, skipped, idle, arrived_frames;
@@ -177,7 +177,7 @@ static void poll_one(void *ctx, const struct qp_tci_flow_key *k, const struct qp
 /* The next poll: half the shortest grant period of a link with a receiving QP, so each
  * sender's arrivals are seen at least twice per period (its grants are answers to them),
  * within QPACED_IA_POLL_MIN_NS..QPACED_IA_POLL_NS. */
-static double poll_interval(const struct qpaced *d)
+static qp_time_ns poll_interval(const struct qpaced *d)
 {
 	const struct qpaced_ia *ia = d->ia;
 	qp_time_ns t = QPACED_IA_POLL_NS, delta, per;
@@ -188,28 +188,27 @@ static double poll_interval(const struct qpaced *d)
 		    agent_link_view(d->agent, ia->flows[i].local_ip, &n, &w, &delta, &per) == 0 &&
 		    per / 2 < t)
 			t = per / 2;
-	return (t < QPACED_IA_POLL_MIN_NS ? QPACED_IA_POLL_MIN_NS : t) / 1e9;
+	return t < QPACED_IA_POLL_MIN_NS ? QPACED_IA_POLL_MIN_NS : t;
 }
 
-static void on_poll(struct ev_loop *loop, ev_timer *tm, int revents)
+static void on_poll(struct qp_evtimer *tm, qp_time_ns now)
 {
 	struct qpaced *d = tm->data;
 	struct qpaced_ia *ia = d->ia;
-	struct poll_ctx c = { d, qp_now_ns() };
+	struct poll_ctx c = { d, now };
 
-	(void)revents;
 	qp_tci_flows(ia->prog, poll_one, &c);
 	for (uint32_t i = 0; i < ia->cap && ia->n; i++)
 		if (ia->flows[i].used && c.now - ia->flows[i].active_ns > QPACED_IA_IDLE_NS)
 			ia_idle(d, &ia->flows[i], c.now);
-	tm->repeat = poll_interval(d);
-	ev_timer_again(loop, tm);
+	qp_evtimer_arm(tm, now + poll_interval(d));
 	qpaced_after(d);
 }
 
 int qpaced_ia_open(struct qpaced *d, struct qp_tci *prog, char *err, size_t errlen)
 {
 	struct qpaced_ia *ia = calloc(1, sizeof(*ia));
+	int rc;
 
 	if (!ia || !(ia->flows = calloc(d->cfg.agent.max_qps, sizeof(*ia->flows)))) {
 		free(ia);
@@ -219,9 +218,11 @@ int qpaced_ia_open(struct qpaced *d, struct qp_tci *prog, char *err, size_t errl
 	d->ia = ia;
 	ia->prog = prog;
 	ia->cap = d->cfg.agent.max_qps;
-	ev_timer_init(&ia->poll, on_poll, 0, QPACED_IA_POLL_NS / 1e9);
+	ia->poll.fd = -1;
+	if ((rc = qp_evtimer_init(&ia->poll, d->loop, on_poll, err, errlen)))
+		return rc;
 	ia->poll.data = d;
-	ev_timer_again(d->loop, &ia->poll);
+	qp_evtimer_arm(&ia->poll, qp_now_ns() + QPACED_IA_POLL_NS);
 	qpaced_log(AGENT_LOG_INFO, "tc ingress on %s: IA credits for unmodified receivers: data "
 		   "arriving per (sender, local QP) read every half grant period (%llu..%llu us), "
 		   "each flow a receiving QP of its address's credit pacer (mtu %llu, rtt %llu "
@@ -239,8 +240,8 @@ void qpaced_ia_close(struct qpaced *d)
 
 	if (!ia)
 		return;
-	if (d->loop)
-		ev_timer_stop(d->loop, &ia->poll);
+	if (d->loop && ia->poll.fd >= 0)
+		qp_evtimer_close(&ia->poll, d->loop);
 	free(ia->flows);
 	free(ia);
 	d->ia = NULL;
