@@ -16,7 +16,10 @@
  * Echo INT is the switch's dequeue (before the link's delay), so it measures a shorter
  * RTT than the data's; the host's own count is when the data arrived.
  * Sender: a grant adds to the QP's cumulative credits in the rate table and turns credit
- * gating on; gating ends after AGENT_CREDIT_EXPIRY_GRANTS silent intervals.
+ * gating on; gating ends after AGENT_CREDIT_EXPIRY_GRANTS silent intervals. What a shell
+ * that enforces credits itself needs (qpaced's tc egress program) is in agent_qp_credit.
+ * The shell's arrivals (agent_qp_arrived) make it a QP's one source of arrivals from then
+ * on, also in qpaced (its tc ingress program's counts): echo INT is not counted as well.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -123,7 +126,7 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 	a->counters[AGENT_C_GRANTS]++;
 }
 
-void agent_link_arrived(struct agent *a, uint32_t idx, uint64_t bytes, qp_time_ns now)
+static void arrived(struct agent *a, uint32_t idx, uint64_t bytes, qp_time_ns now)
 {
 	struct agent_qp *q = &a->qps[idx];
 
@@ -133,19 +136,25 @@ void agent_link_arrived(struct agent *a, uint32_t idx, uint64_t bytes, qp_time_n
 	agent_links_poll(a, now);
 }
 
+void agent_link_arrived(struct agent *a, uint32_t idx, uint64_t bytes, qp_time_ns now)
+{
+	a->qps[idx].rx_shell = true;   /* the shell counts this QP's data: echo INT no more */
+	arrived(a, idx, bytes, now);
+}
+
 void agent_link_arrival(struct agent *a, uint32_t idx, uint32_t psn, qp_time_ns now)
 {
 	struct agent_qp *q = &a->qps[idx];
 	bool first = !q->rx_psn_valid;
 	uint64_t before = q->rx_psn64_max, packets;
 
-	if (a->p.arrivals || q->link < 0 || !a->links[q->link].pacer)
+	if (a->p.arrivals || q->rx_shell || q->link < 0 || !a->links[q->link].pacer)
 		return;   /* the shell reports arrivals itself: one source */
 	agent_psn_extend(&q->rx_psn_valid, &q->rx_psn64_max, psn);
 	packets = first ? 1 : q->rx_psn64_max - before;
 	if (!packets)
 		return; /* a reordered or repeated report: nothing new arrived */
-	agent_link_arrived(a, idx, packets * q->reg.mtu_bytes, now);
+	arrived(a, idx, packets * q->reg.mtu_bytes, now);
 }
 
 void agent_links_poll(struct agent *a, qp_time_ns now)
@@ -208,12 +217,19 @@ unsigned agent_credit_rx(struct agent *a, uint32_t idx, const struct fb_credit *
 		return res;
 	}
 	q->credit_seq = c->seq;
+	if (!q->credit_gated) {
+		q->credit_gen++;
+		q->credit_gen_bytes = 0;
+	}
 	if (c->credit_bytes && qp_ratetable_grant(a->table, (uint32_t)q->slot, c->credit_bytes,
 						  now) == 0) {
 		q->credits_rx_bytes += c->credit_bytes;
+		q->credit_gen_bytes += c->credit_bytes;
 		res |= AGENT_RX_RATE;
 	}
 	q->credit_gated = true;
+	q->credit_last_ns = now;
+	q->credit_interval_ns = c->interval_ns;
 	hold = c->interval_ns < QP_TIME_NEVER / AGENT_CREDIT_EXPIRY_GRANTS
 		       ? c->interval_ns * AGENT_CREDIT_EXPIRY_GRANTS : QP_TIME_NEVER / 2;
 	if (hold < AGENT_CREDIT_EXPIRY_MIN_NS)
@@ -233,5 +249,21 @@ unsigned agent_credit_expire(struct agent *a, uint32_t idx, qp_time_ns now)
 		   "(at least %llu ms): credit gating off, the rate alone paces it", q->reg.qpn,
 		   AGENT_CREDIT_EXPIRY_GRANTS,
 		   (unsigned long long)(AGENT_CREDIT_EXPIRY_MIN_NS / QP_NS_PER_MS));
+	return 0;
+}
+
+int agent_qp_credit(const struct agent *a, uint32_t qpn, struct agent_qp_credit *out)
+{
+	uint32_t idx = agent_map_find_qpn(a, qpn);
+	const struct agent_qp *q;
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	q = &a->qps[idx];
+	*out = (struct agent_qp_credit){
+		.gated = q->credit_gated, .gen = q->credit_gen, .gen_bytes = q->credit_gen_bytes,
+		.last_ns = q->credit_last_ns, .interval_ns = q->credit_interval_ns,
+		.expiry_ns = q->credit_expiry_ns,
+	};
 	return 0;
 }

@@ -47,7 +47,12 @@ struct agent_qp {
 	uint32_t credit_seq;
 	qp_time_ns credit_expiry_ns; /* QP_TIME_NEVER when not gated */
 	uint64_t credits_rx_bytes;
+	uint32_t credit_gen;         /* +1 each time gating turns on (agent_qp_credit) */
+	uint64_t credit_gen_bytes;   /* credits granted since */
+	qp_time_ns credit_last_ns, credit_interval_ns; /* the last grant: when, its interval */
 	/* receiver side */
+	bool rx_shell;               /* the shell reports its arrivals (agent_qp_arrived): echo
+				      * INT is not counted as well (one source) */
 	int link;                    /* index in links[], -1 when not a paced receiver */
 	bool rx_psn_valid;           /* the peer's data PSNs seen in echo INT (arrivals) */
 	uint64_t rx_psn64_max;

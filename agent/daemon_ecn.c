@@ -11,7 +11,9 @@
  *
  * L's peer QPN: the rdma netlink QP dump (asked again on a miss, at most once a second),
  * else --cnp-peer. Every step is counted (qpace_ecn_total{event} on /metrics), and what
- * could not be mapped too. */
+ * could not be mapped too. With --credits ia and --enforce tc the same program also counts
+ * the data arriving per receiving flow, for daemon_ia.c (without --cnp it then reports no
+ * CE or CNP: conf.no_reports). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -182,7 +184,9 @@ static int udp_open(struct qpaced_ecn *e, char *err, size_t errlen)
 int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 {
 	struct qpaced_ecn *e;
+	struct qp_tci_conf conf;
 	char msg[300];
+	bool ia;
 	int rc;
 
 	if (d->cfg.enforce == QPACED_ENFORCE_OFF && d->cfg.dev[0]) {
@@ -196,16 +200,26 @@ int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 				   "ingress filter: %s", d->cfg.dev, strerror(-rc));
 		return 0;
 	}
-	if (d->cfg.enforce == QPACED_ENFORCE_OFF || !d->cfg.cnp)
+	ia = d->cfg.agent.credits && d->cfg.enforce == QPACED_ENFORCE_TC;
+	if (d->cfg.enforce == QPACED_ENFORCE_OFF || (!d->cfg.cnp && !ia))
 		return 0;
 	if (!(e = calloc(1, sizeof(*e))))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	e->fd = -1;
 	d->ecn = e;
 	if ((rc = qp_tci_open(&e->prog, msg, sizeof(msg))))
-		return qp_errmsg(rc, err, errlen, "--cnp on: %s", msg);
+		return qp_errmsg(rc, err, errlen, "--cnp on%s: %s", ia ? " or --credits ia" : "",
+				 msg);
+	conf = qp_tci_conf_default();
+	conf.no_reports = !d->cfg.cnp;   /* IA alone: CE and CNPs counted, not acted on */
+	conf.flows = ia;
+	qp_tci_set_conf(e->prog, &conf);
 	if ((rc = qp_tci_attach(e->prog, qpaced_tc_dev(d), msg, sizeof(msg))))
 		return qp_errmsg(rc, err, errlen, "--dev %s: %s", qpaced_tc_dev(d), msg);
+	if (ia && (rc = qpaced_ia_open(d, e->prog, msg, sizeof(msg))))
+		return qp_errmsg(rc, err, errlen, "--credits ia: %s", msg);
+	if (!d->cfg.cnp)
+		return 0;
 	if ((rc = udp_open(e, err, errlen)))
 		return rc;
 	dump_load(d, e, qp_now_ns());
@@ -225,6 +239,7 @@ void qpaced_ecn_close(struct qpaced *d)
 
 	if (!e)
 		return;
+	qpaced_ia_close(d);
 	if (e->prog && d->loop)
 		ev_io_stop(d->loop, &e->reports_io);
 	qp_tci_close(e->prog);     /* before the egress loader, which may remove clsact */
@@ -242,6 +257,7 @@ void qpaced_ecn_metrics(struct qpaced *d, struct qp_strbuf *b)
 
 	if (!e)
 		return;
+	qpaced_ia_metrics(d, b);
 	qp_strbuf_printf(b, "# HELP qpace_ecn_total DCQCN without a CNP-sending switch: CE "
 			 "reports and the CNPs sent for them, CNP reports and the cc events they "
 			 "became, and what could not be mapped\n# TYPE qpace_ecn_total counter\n");

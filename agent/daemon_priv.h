@@ -22,6 +22,8 @@ struct qpaced_conn;
 struct qpaced_http;
 struct qpaced_tc;
 struct qpaced_ecn;
+struct qpaced_ia;
+struct qp_tci;
 
 struct qpaced {
 	struct qpaced_config cfg;
@@ -63,6 +65,9 @@ struct qpaced {
 	struct qpaced_tc *tc;
 	/* --cnp on with --enforce (daemon_ecn.c); NULL when off */
 	struct qpaced_ecn *ecn;
+	/* --credits ia with --enforce tc: receiving flows from the ingress program
+	 * (daemon_ia.c); NULL when off */
+	struct qpaced_ia *ia;
 };
 
 /* daemon.c */
@@ -86,13 +91,20 @@ void qpaced_tc_sync(struct qpaced *d);
 /* The program's own counters (frames by what it did with them), Prometheus text. */
 void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b);
 
-/* The --enforce device (after qpaced_tc_open). */
+/* The --enforce device (after qpaced_tc_open), and the line rate QPs from the wire get. */
 const char *qpaced_tc_dev(const struct qpaced *d);
+qp_rate_bps qpaced_tc_line_bps(const struct qpaced *d);
 
 /* daemon_ecn.c: the tc ingress program, CNPs sent for CE, CNPs into cc events */
 int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen);
 void qpaced_ecn_close(struct qpaced *d);
 void qpaced_ecn_metrics(struct qpaced *d, struct qp_strbuf *b);
+
+/* daemon_ia.c: IA credits for receiving flows the ingress program counts (opened and
+ * closed by daemon_ecn.c, which owns the program) */
+int qpaced_ia_open(struct qpaced *d, struct qp_tci *prog, char *err, size_t errlen);
+void qpaced_ia_close(struct qpaced *d);
+void qpaced_ia_metrics(struct qpaced *d, struct qp_strbuf *b);
 
 /* daemon_http.c */
 int qpaced_http_open(struct qpaced *d, char *err, size_t errlen);

@@ -39,6 +39,7 @@
 #include "daemon_priv.h"
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "wire_credit.h"
 #include "wire_rate.h"
 
 #define QPACED_WIRE_OWNER 0xffffffffu
@@ -63,6 +64,7 @@ struct wire_flow {
 	qp_rate_bps held_bps;        /* taken over: the last rate, kept until the algorithm */
 	qp_rate_bps held_target;     /* moves from this target (or a manual rate is set) */
 	struct agent_qp_wire wire;   /* what the view shows */
+	struct wire_credit credit;   /* IA credits granted to it, as written (wire_credit.h) */
 };
 
 struct qpaced_tc {
@@ -298,7 +300,11 @@ void qpaced_tc_sync(struct qpaced *d)
 	for (uint32_t i = 0; i < t->cap; i++) {
 		struct wire_flow *w = &t->flows[i];
 		struct agent_qp_view v;
+		struct agent_qp_credit c;
+		struct qp_tc_rate r;
+		bool credit = false;
 		qp_rate_bps want;
+		int rc;
 
 		if (!w->used || !w->ours)
 			continue;
@@ -316,19 +322,20 @@ void qpaced_tc_sync(struct qpaced *d)
 			else if (want > w->held_bps)
 				want = w->held_bps;
 		}
-		if (want == w->wire.set_bps && w->in_map)
+		r = (struct qp_tc_rate){ .rate_bps = want, .cap_bytes = v.cap_bytes,
+					 .flags = (want ? QP_TC_F_PACE : 0) | QP_TC_F_DISCOVERED,
+					 .qpn = w->qpn };
+		/* IA credits granted to it (--credits ia on the receiver's agent) */
+		if (t->mode == QPACED_ENFORCE_TC && agent_qp_credit(d->agent, w->qpn, &c) == 0)
+			credit = wire_credit_fill(&w->credit, &c, v.reg.mtu_bytes, t->floor_bps,
+						  &r);
+		if (want == w->wire.set_bps && w->in_map && !credit)
 			continue;
-		{
-			struct qp_tc_rate r = { .rate_bps = want, .cap_bytes = v.cap_bytes,
-						.flags = (want ? QP_TC_F_PACE : 0) |
-							 QP_TC_F_DISCOVERED, .qpn = w->qpn };
-			int rc = qp_tc_set_rate(t->prog, &w->key, &r);
-
-			if (rc) {
-				qpaced_log(AGENT_LOG_WARN, "tc egress: rate of QP 0x%06x: %s",
-					   w->qpn, strerror(-rc));
-				continue;
-			}
+		if ((rc = qp_tc_set_rate(t->prog, &w->key, &r))) {
+			qpaced_log(AGENT_LOG_WARN, "tc egress: rate of QP 0x%06x: %s", w->qpn,
+				   strerror(-rc));
+			w->credit.last.flags = ~0u;   /* written again next time */
+			continue;
 		}
 		w->in_map = true;
 		w->wire.set_bps = want;
@@ -648,6 +655,11 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 const char *qpaced_tc_dev(const struct qpaced *d)
 {
 	return d->tc ? d->tc->dev : "";
+}
+
+qp_rate_bps qpaced_tc_line_bps(const struct qpaced *d)
+{
+	return d->tc ? d->tc->line_bps : QPACED_WIRE_DEF_LINE;
 }
 
 void qpaced_tc_close(struct qpaced *d)

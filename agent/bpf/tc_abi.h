@@ -39,6 +39,7 @@ enum qp_tc_rate_flags {
 	QP_TC_F_PACE = 1u << 0,      /* give frames departure times (else count only) */
 	QP_TC_F_DISCOVERED = 1u << 1,/* a QP qpaced made from the wire (a restarted qpaced
 				      * makes it one again); the program ignores it */
+	QP_TC_F_CREDIT = 1u << 2,    /* IA credits gate the flow (the credit_* fields) */
 };
 
 struct qp_tc_rate {
@@ -47,6 +48,20 @@ struct qp_tc_rate {
 				      * rate_bps by the loader: egress sees no ACKs) */
 	__u32 flags;                 /* enum qp_tc_rate_flags */
 	__u32 qpn;                   /* qpaced's QPN of a discovered flow (for a restart) */
+	/* IA credits (QP_TC_F_CREDIT on a paced entry, enforce mode; docs/enforce.md "IA
+	 * credits for unmodified receivers"), in data frames (not ACKs, atomic ACKs, CNPs):
+	 * the receiver's agent granted credit_frames frames since gating began (generation
+	 * credit_gen). A data frame within them goes at the rate; the j-th one beyond them
+	 * (j = 0, 1, ...) leaves no earlier than credit_next_ns + (j / credit_win) x
+	 * credit_interval_ns: the next grant expected, then credit_win frames per interval
+	 * (the grant rate). From credit_until_ns on (no grant for the expiry interval, or
+	 * qpaced died) the credits are ignored and the rate alone paces. */
+	__u64 credit_frames;
+	__u64 credit_next_ns;        /* bpf_ktime_get_ns() clock (CLOCK_MONOTONIC) */
+	__u64 credit_interval_ns;
+	__u64 credit_until_ns;
+	__u32 credit_win;            /* frames per interval beyond the budget, >= 1 */
+	__u32 credit_gen;            /* a new one restarts the flow's credit_used at 0 */
 };
 
 struct qp_tc_state {
@@ -61,6 +76,10 @@ struct qp_tc_state {
 	__u16 sport;                 /* UDP source port, host order */
 	__u8 ipv6;
 	__u8 pad[5];
+	__u64 credit_used;           /* data frames counted against credit_gen's credits */
+	__u64 credit_held;           /* of which beyond the budget: held to the schedule */
+	__u32 credit_gen;
+	__u32 pad2;
 };
 
 /* Counters: every frame the program sees lands in exactly one of the QP_TC_C_PASS_* or in
@@ -87,6 +106,9 @@ enum qp_tc_counter {
 	QP_TC_C_ECT_MARKED,          /* conf.ecn_mark: a Not-ECT RoCEv2 frame made ECT(0) */
 	QP_TC_C_STALE,               /* paced or unknown flow's frame while qpaced's heartbeat
 				      * was older than the hold: at most the safe rate */
+	QP_TC_C_CREDIT_IN,           /* data frame within its flow's credits */
+	QP_TC_C_CREDIT_HELD,         /* data frame beyond them: held to the credit schedule */
+	QP_TC_C_CREDIT_EXPIRED,      /* credits past credit_until_ns: ignored, rate only */
 	QP_TC_C_COUNT
 };
 

@@ -25,6 +25,11 @@
  *
  * Safe failure: when qpaced's heartbeat (qp_alive) is older than its hold, the rate is
  * min(rate, safe), and a flow with no entry is paced at the safe rate (tc_abi.h).
+ *
+ * IA credits (QP_TC_F_CREDIT on a paced entry, enforce mode): a data frame beyond the
+ * flow's cumulative credits departs no earlier than the credit schedule allows
+ * (credit_hold, tc_abi.h), and the EDT step then runs from that time; credits past their
+ * expiry are ignored.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -178,16 +183,20 @@ static __always_inline __u64 stale_safe_bps(__u64 now)
 	return a->safe_bps;
 }
 
-/* The EDT step (see the top of the file). */
+/* The EDT step (see the top of the file), no earlier than @not_before (0: none, else the
+ * credit schedule's time: a flow idle until then starts afresh there). */
 static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
-				 __u64 rate, __u64 now)
+				 __u64 rate, __u64 now, __u64 not_before)
 {
-	__u64 t = skb->tstamp > now ? skb->tstamp : now;
+	__u64 t0 = skb->tstamp > now ? skb->tstamp : now;
+	__u64 t = not_before > t0 ? not_before : t0;
 	__u64 depart = t, rem = 0, num, delay;
 
 	if (st->next_ns > t) {
 		depart = st->next_ns;
 		rem = st->rem;
+	}
+	if (depart > t0) {
 		skb->tstamp = depart;
 		__sync_fetch_and_add(&st->paced, 1);
 		count(QP_TC_C_PACED);
@@ -200,6 +209,39 @@ static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
 	st->next_ns = depart + delay;
 }
 
+#define OP_ACK 0x11
+#define OP_ATOMIC_ACK 0x12
+#define OP_CNP 0x81
+
+/* IA credits (tc_abi.h, struct qp_tc_rate): the earliest departure the credit schedule
+ * allows this frame, 0 when it is within the flow's credits or credits do not apply. */
+static __always_inline __u64 credit_hold(struct qp_tc_state *st, const struct qp_tc_rate *rt,
+					 const struct roce_parsed *p, __u64 now)
+{
+	__u64 used, over, win;
+
+	if (p->opcode == OP_ACK || p->opcode == OP_ATOMIC_ACK || p->opcode == OP_CNP)
+		return 0;            /* ACKs are not data: they spend no credit */
+	if (now >= rt->credit_until_ns) {
+		count(QP_TC_C_CREDIT_EXPIRED);
+		return 0;
+	}
+	if (st->credit_gen != rt->credit_gen) {
+		st->credit_gen = rt->credit_gen;   /* gating began again: a fresh budget */
+		st->credit_used = 0;
+	}
+	used = __sync_fetch_and_add(&st->credit_used, 1);
+	if (used < rt->credit_frames) {
+		count(QP_TC_C_CREDIT_IN);
+		return 0;
+	}
+	over = used - rt->credit_frames;
+	win = rt->credit_win ? rt->credit_win : 1;
+	__sync_fetch_and_add(&st->credit_held, 1);
+	count(QP_TC_C_CREDIT_HELD);
+	return rt->credit_next_ns + over / win * rt->credit_interval_ns;
+}
+
 SEC("tc")
 int qp_tc_egress(struct __sk_buff *skb)
 {
@@ -207,7 +249,7 @@ int qp_tc_egress(struct __sk_buff *skb)
 	struct qp_tc_state *st;
 	struct qp_tc_rate *rt;
 	__u32 c = roce_parse(skb, &p);
-	__u64 now, rate = 0, safe;
+	__u64 now, rate = 0, safe, hold = 0;
 
 	count(c);
 	if (c != QP_TC_C_ROCE)
@@ -238,7 +280,9 @@ int qp_tc_egress(struct __sk_buff *skb)
 		if (!rate || safe < rate)
 			rate = safe;
 	}
+	if (rt && (rt->flags & QP_TC_F_CREDIT))
+		hold = credit_hold(st, rt, &p, now);
 	if (rate)
-		pace(skb, st, rate, now);
+		pace(skb, st, rate, now, hold);
 	return TC_ACT_OK;
 }

@@ -116,3 +116,23 @@ int qp_bpf_percpu_sum(int fd, uint32_t n, uint64_t *out)
 	free(v);
 	return 0;
 }
+
+int qp_bpf_map_each(int fd, size_t key_size, void *val, uint32_t max,
+		    void (*fn)(void *ctx, const void *key, const void *val), void *ctx)
+{
+	unsigned char key[64], next[64];
+	const void *prev = NULL;
+	int n = 0;
+
+	if (key_size > sizeof(key))
+		return -EINVAL;
+	while ((uint32_t)n < max && bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, val) == 0) {
+			fn(ctx, key, val);
+			n++;
+		}
+	}
+	return n;
+}

@@ -28,6 +28,11 @@ int qp_tc_hook_detach(struct qp_tc_hook *h);
  * 0 or a negative errno. */
 int qp_bpf_percpu_sum(int fd, uint32_t n, uint64_t *out);
 
+/* Each entry of the map @fd (keys of @key_size bytes, at most @max of them, values read
+ * into @val, which holds one), passed to @fn; returns how many. @key_size <= 64. */
+int qp_bpf_map_each(int fd, size_t key_size, void *val, uint32_t max,
+		    void (*fn)(void *ctx, const void *key, const void *val), void *ctx);
+
 /* Route libbpf's messages into a buffer (debug ones dropped); the last warning. */
 void qp_bpf_log_start(void);
 const char *qp_bpf_log_last(void);

@@ -11,6 +11,11 @@
  *     the sender at most one CNP per QP per interval as DCQCN's notification point does;
  *     CE on an ACK or atomic ACK is counted only.
  *
+ *   - conf.flows (qpaced --credits ia): every data frame (not an ACK, atomic ACK or CNP)
+ *     is counted in its receiving flow (source address, destination QPN) in qpi_flows,
+ *     which qpaced's IA credit pacer reads on its timer;
+ *   - conf.no_reports: CE and CNPs are counted, not reported (IA without --cnp).
+ *
  * The verdict is always TC_ACT_OK and no byte of a frame is changed. */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -26,6 +31,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct qp_tci_qp);
 } qpi_qps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, QP_TCI_MAX_FLOWS);
+	__type(key, struct qp_tci_flow_key);
+	__type(value, struct qp_tci_flow);
+} qpi_flows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -62,6 +74,33 @@ static __always_inline struct qp_tci_qp *qp_entry(__u32 qpn)
 		return q;
 	bpf_map_update_elem(&qpi_qps, &qpn, &fresh, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&qpi_qps, &qpn);
+}
+
+/* conf.flows: a data frame from p->saddr to local QP p->key.dqpn, counted in its flow. */
+static __always_inline void flow_count(const struct roce_parsed *p, __u32 len, __u64 now)
+{
+	struct qp_tci_flow_key k = {};
+	struct qp_tci_flow *f, fresh = {};
+
+	__builtin_memcpy(k.saddr, p->saddr, 16);
+	k.dqpn = p->key.dqpn;
+	f = bpf_map_lookup_elem(&qpi_flows, &k);
+	if (!f) {
+		fresh.first_ns = now;
+		__builtin_memcpy(fresh.daddr, p->key.daddr, 16);
+		fresh.sport = p->sport;
+		fresh.ipv6 = p->ipv6;
+		bpf_map_update_elem(&qpi_flows, &k, &fresh, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&qpi_flows, &k);
+		if (!f) {
+			count(QP_TCI_C_FLOW_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&f->frames, 1);
+	__sync_fetch_and_add(&f->bytes, len);
+	f->last_ns = now;
+	count(QP_TCI_C_FLOW_DATA);
 }
 
 static __always_inline int put_report(const struct roce_parsed *p, __u8 kind, __u32 len,
@@ -104,6 +143,8 @@ static __always_inline void on_ce(struct qp_tci_qp *q, const struct roce_parsed 
 		count(QP_TCI_C_CE_LIMITED);
 		return;
 	}
+	if (qpi_conf.no_reports)
+		return;
 	if (put_report(p, QP_TCI_K_CE, len, now) == 0) {
 		__sync_fetch_and_add(&q->ce_reported, 1);
 		count(QP_TCI_C_CE_REPORTS);
@@ -129,9 +170,11 @@ int qp_tc_ingress(struct __sk_buff *skb)
 		count(QP_TCI_C_CE_NOT_DATA);
 		is_ce = 0;
 	}
+	now = bpf_ktime_get_ns();
+	if (qpi_conf.flows && !is_cnp && p.opcode != OP_ACK && p.opcode != OP_ATOMIC_ACK)
+		flow_count(&p, skb->len, now);
 	if (!is_cnp && !is_ce)
 		return TC_ACT_OK;
-	now = bpf_ktime_get_ns();
 	q = qp_entry(p.key.dqpn);
 	if (!q) {
 		count(QP_TCI_C_STATE_FULL);
@@ -140,7 +183,7 @@ int qp_tc_ingress(struct __sk_buff *skb)
 	if (is_cnp) {
 		count(QP_TCI_C_CNP);
 		__sync_fetch_and_add(&q->cnp, 1);
-		if (put_report(&p, QP_TCI_K_CNP, skb->len, now) == 0)
+		if (!qpi_conf.no_reports && put_report(&p, QP_TCI_K_CNP, skb->len, now) == 0)
 			count(QP_TCI_C_CNP_REPORTS);
 		return TC_ACT_OK;
 	}

@@ -34,6 +34,8 @@ static const char *const counter_names[QP_TCI_C_COUNT] = {
 	[QP_TCI_C_CNP_REPORTS] = "cnp_reports",
 	[QP_TCI_C_RING_FULL] = "report_ring_full",
 	[QP_TCI_C_STATE_FULL] = "state_full",
+	[QP_TCI_C_FLOW_DATA] = "flow_data",
+	[QP_TCI_C_FLOW_FULL] = "flow_full",
 };
 
 const char *qp_tci_counter_name(unsigned c)
@@ -140,6 +142,40 @@ void qp_tci_set_conf(struct qp_tci *t, const struct qp_tci_conf *c)
 int qp_tci_qp(const struct qp_tci *t, uint32_t qpn, struct qp_tci_qp *out)
 {
 	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.qpi_qps), &qpn, out) ? -errno : 0;
+}
+
+int qp_tci_flow(const struct qp_tci *t, const struct qp_tci_flow_key *k,
+		struct qp_tci_flow *out)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.qpi_flows), k, out) ? -errno : 0;
+}
+
+struct flows_ctx {
+	void (*fn)(void *ctx, const struct qp_tci_flow_key *k, const struct qp_tci_flow *f);
+	void *ctx;
+};
+
+static void each_flow(void *ctx, const void *key, const void *val)
+{
+	struct flows_ctx *c = ctx;
+
+	c->fn(c->ctx, key, val);
+}
+
+int qp_tci_flows(const struct qp_tci *t,
+		 void (*fn)(void *ctx, const struct qp_tci_flow_key *k,
+			    const struct qp_tci_flow *f), void *ctx)
+{
+	struct flows_ctx c = { fn, ctx };
+	struct qp_tci_flow f;
+
+	return qp_bpf_map_each(bpf_map__fd(t->skel->maps.qpi_flows), sizeof(struct qp_tci_flow_key),
+			       &f, QP_TCI_MAX_FLOWS, each_flow, &c);
+}
+
+struct qp_tci_conf qp_tci_get_conf(const struct qp_tci *t)
+{
+	return t->skel->bss->qpi_conf;
 }
 
 int qp_tci_counters(const struct qp_tci *t, uint64_t out[QP_TCI_C_COUNT])

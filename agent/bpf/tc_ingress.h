@@ -34,6 +34,15 @@ void qp_tci_set_conf(struct qp_tci *t, const struct qp_tci_conf *c);
 
 /* The program's entry of a local QP: 0 or -ENOENT. */
 int qp_tci_qp(const struct qp_tci *t, uint32_t qpn, struct qp_tci_qp *out);
+/* conf.flows: the entry of the receiving flow (@saddr, @dqpn): 0 or -ENOENT; every
+ * flow's, in map order (returns how many were passed to @fn). */
+int qp_tci_flow(const struct qp_tci *t, const struct qp_tci_flow_key *k,
+		struct qp_tci_flow *out);
+int qp_tci_flows(const struct qp_tci *t,
+		 void (*fn)(void *ctx, const struct qp_tci_flow_key *k,
+			    const struct qp_tci_flow *f), void *ctx);
+/* The conf in force. */
+struct qp_tci_conf qp_tci_get_conf(const struct qp_tci *t);
 /* The counters summed over CPUs; their names ("roce", "ce", ...). */
 int qp_tci_counters(const struct qp_tci *t, uint64_t out[QP_TCI_C_COUNT]);
 const char *qp_tci_counter_name(unsigned c);

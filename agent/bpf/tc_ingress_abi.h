@@ -10,6 +10,10 @@
  *                     report per local QP per conf.ce_gap_ns (50 us, DCQCN's CNP interval)
  *                CNP  a CNP (BTH opcode 0x81) arrived: the sender's side (the reaction
  *                     point) cuts the rate of the flow to that QP; every one is reported
+ *   qpi_flows    LRU hash, the program writes (conf.flows): (source address, local QPN)
+ *                -> data frames and bytes arriving from that sender to that QP (not
+ *                ACKs, atomic ACKs or CNPs), first and last seen: what qpaced's IA
+ *                credit pacer reads on its timer (no per-packet report)
  * Addresses are 16 bytes as on the wire, IPv4 as ::ffff:a.b.c.d (as in tc_abi.h). */
 #ifndef QPACE_TC_INGRESS_ABI_H
 #define QPACE_TC_INGRESS_ABI_H
@@ -17,6 +21,7 @@
 #include <linux/types.h>
 
 #define QP_TCI_MAX_QPS 65536
+#define QP_TCI_MAX_FLOWS 65536
 #define QP_TCI_RING_BYTES (256 * 1024)
 
 struct qp_tci_qp {
@@ -37,12 +42,32 @@ enum qp_tci_counter {
 	QP_TCI_C_CNP_REPORTS,
 	QP_TCI_C_RING_FULL,          /* a report lost: the ring buffer was full */
 	QP_TCI_C_STATE_FULL,         /* could not create the QP's entry */
+	QP_TCI_C_FLOW_DATA,          /* conf.flows: a data frame counted in its flow */
+	QP_TCI_C_FLOW_FULL,          /* conf.flows: could not create the flow's entry */
 	QP_TCI_C_COUNT
+};
+
+/* A receiving flow: the sender's address (16 bytes as in tc_abi.h) and the local QPN. */
+struct qp_tci_flow_key {
+	__u8 saddr[16];
+	__u32 dqpn;
+};
+
+struct qp_tci_flow {
+	__u64 frames;                /* data frames */
+	__u64 bytes;                 /* their skb->len */
+	__u64 first_ns, last_ns;     /* bpf_ktime_get_ns() */
+	__u8 daddr[16];              /* this host's address the data came to */
+	__u16 sport;                 /* UDP source port of the first frame, host order */
+	__u8 ipv6;
+	__u8 pad[5];
 };
 
 /* The program's settings, a global (.bss) the loader writes through the skeleton. */
 struct qp_tci_conf {
 	__u64 ce_gap_ns;             /* at least this long between two CE reports of a QP */
+	__u32 no_reports;            /* 1: count CE and CNPs, report neither (no --cnp) */
+	__u32 flows;                 /* 1: count data per receiving flow in qpi_flows */
 };
 
 enum qp_tci_kind { QP_TCI_K_CE = 1, QP_TCI_K_CNP = 2 };

@@ -218,11 +218,23 @@ int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev);
 /* An event the application reports for its QP (CNP, RTT sample, bytes acked, flow start /
  * finish): straight to the controller. 0, -ENOENT (no such QP) or -EINVAL (bad event). */
 int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_time_ns now);
-/* @bytes of data arrived on receiving QP @qpn at @now (agent_params.arrivals): its
- * link's credit pacer counts them against the sender's window and answers with a grant
- * (qpace/credit.h). 0 (also when the QP paces no credits), or -ENOENT (no such QP: not
- * counted, data may arrive before a QP registers). */
+/* @bytes of data arrived on receiving QP @qpn at @now (agent_params.arrivals, or qpaced's
+ * tc ingress counts): its link's credit pacer counts them against the sender's window and
+ * answers with a grant (qpace/credit.h); from the first call on, echo INT about the QP's
+ * data is no arrival (one source). 0 (also when the QP paces no credits), or -ENOENT (no
+ * such QP: not counted, data may arrive before a QP registers). */
 int agent_qp_arrived(struct agent *a, uint32_t qpn, uint64_t bytes, qp_time_ns now);
+/* A sender QP's IA credits as a shell that enforces them itself needs them (qpaced's tc
+ * egress program): gating on, its generation (+1 each time gating turns on, so credits
+ * count afresh), the credit bytes granted in it, the last grant's time and interval, and
+ * when gating ends without another (QP_TIME_NEVER when off). 0 or -ENOENT. */
+struct agent_qp_credit {
+	bool gated;
+	uint32_t gen;
+	uint64_t gen_bytes;
+	qp_time_ns last_ns, interval_ns, expiry_ns;
+};
+int agent_qp_credit(const struct agent *a, uint32_t qpn, struct agent_qp_credit *out);
 /* Counters the application reports for its QP (shown by monitoring). */
 int agent_qp_stats(struct agent *a, uint32_t qpn, uint64_t tx_bytes, uint64_t retransmissions);
 

@@ -3,7 +3,8 @@
  * frame comes back unchanged, exactly one of roce / pass moves, by one; at most one report
  * comes out, and a report is what the frame says: a CNP report for BTH opcode 0x81, a CE
  * report for a data frame whose IP ECN field is 11, with the frame's destination QPN and
- * source address as lib/frame.c's decoders (IPv4) or the fixed IPv6 header read them.
+ * source address as lib/frame.c's decoders (IPv4) or the fixed IPv6 header read them; a
+ * data frame (not an ACK, atomic ACK or CNP) is counted in its receiving flow, no other.
  * Needs root; where the kernel refuses BPF, every input is a no-op and one line says why. */
 #include <errno.h>
 #include <stdint.h>
@@ -26,7 +27,8 @@ static struct qp_tci *tci;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char err[300];
-	struct qp_tci_conf c = { .ce_gap_ns = 0 };   /* every CE reported: checkable */
+	/* every CE reported: checkable; data counted per receiving flow (--credits ia) */
+	struct qp_tci_conf c = { .ce_gap_ns = 0, .flows = 1 };
 
 	(void)argc;
 	(void)argv;
@@ -52,7 +54,8 @@ static void on_report(void *ctx, const struct qp_tci_report *r)
 
 /* What the frame says a report must be: 0 (none), or kind, QPN, the source's IPv4 or
  * IPv6 bytes; checked only for frames the program classed RoCEv2. */
-static void check_report(const uint8_t *data, size_t size, const struct qp_tci_report *r)
+static void check_report(const uint8_t *data, size_t size, const struct qp_tci_report *r,
+			 uint64_t flow_counted)
 {
 	uint16_t et = (uint16_t)(data[12] << 8 | data[13]);
 	size_t l4;
@@ -82,6 +85,9 @@ static void check_report(const uint8_t *data, size_t size, const struct qp_tci_r
 		: ecn == FRAME_ECN_CE && bth[0] != FRAME_OP_RC_ACK &&
 		  bth[0] != FRAME_OP_RC_ATOMIC_ACK ? QP_TCI_K_CE : 0;
 
+	if (flow_counted != (bth[0] != FRAME_OP_CNP && bth[0] != FRAME_OP_RC_ACK &&
+			     bth[0] != FRAME_OP_RC_ATOMIC_ACK))
+		abort();   /* data counted in its flow (or the flow map full), nothing else */
 	if (!r) {
 		if (want)
 			abort();   /* owed a report (the ring is drained every input) */
@@ -112,11 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	uint64_t roce = after[QP_TCI_C_ROCE] - before[QP_TCI_C_ROCE];
 	uint64_t pass = after[QP_TCI_C_PASS] - before[QP_TCI_C_PASS];
+	uint64_t flow = after[QP_TCI_C_FLOW_DATA] - before[QP_TCI_C_FLOW_DATA] +
+			after[QP_TCI_C_FLOW_FULL] - before[QP_TCI_C_FLOW_FULL];
 
-	if (roce + pass != 1 || g.n > 1 || (pass && g.n))
+	if (roce + pass != 1 || g.n > 1 || (pass && g.n) || (pass && flow))
 		abort();
 	if (roce && after[QP_TCI_C_RING_FULL] == before[QP_TCI_C_RING_FULL] &&
 	    after[QP_TCI_C_STATE_FULL] == before[QP_TCI_C_STATE_FULL])
-		check_report(data, size, g.n ? &g.r : NULL);
+		check_report(data, size, g.n ? &g.r : NULL, flow);
 	return 0;
 }

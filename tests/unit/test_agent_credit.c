@@ -2,7 +2,8 @@
  * schedule as senders come and go, grant sequence numbers across registrations, grants
  * clocked by arrivals (echo INT, or the shell's own count) and bounded to the window, and
  * the sender's side:
- * cumulative grants, duplicates, expiry. */
+ * cumulative grants, duplicates, expiry; qpaced's own arrival counts as the one source,
+ * and the credit record a shell that enforces credits reads (agent_qp_credit). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -284,6 +285,25 @@ static void test_arrivals_clock_grants(void **state)
 	afx_free(f);
 }
 
+/* One receiving QP 0x11 of a 1 Gb/s link, RTT 100 us, MTU 1000 (W = 12, delta = 0),
+ * polled each ns until its first grant: the time of that grant. */
+static qp_time_ns first_window(struct afx *f, uint64_t *bytes, unsigned *count)
+{
+	struct agent_qp_reg r = afx_reg(0x11, 0x21);
+	qp_time_ns t = T0;
+
+	r.link_bps = QP_GBPS;
+	r.base_rtt_ns = 100 * QP_NS_PER_US;
+	r.flags = AGENT_QP_RECEIVER;
+	afx_register(f, &r);
+	for (; !bytes[0] && t <= T0 + 100 * QP_NS_PER_US; t++) {
+		agent_poll(f->a, t);
+		take_grants(f, bytes, count);
+	}
+	assert_int_equal(bytes[0], 12000);
+	return t - 1;
+}
+
 /* The shell reports arrivals (agent_params.arrivals, as qpace-bench's emulated hosts do
  * from their soft RC): one receiving QP, 1 Gb/s, RTT 100 us registered, MTU 1000 (W = 12,
  * Δ = 0). Echo INT about new data 10 us after the first window is still echoed to the
@@ -299,11 +319,10 @@ static void test_shell_arrivals(void **state)
 
 	for (int floor = 1; floor >= 0; floor--) {
 		struct agent_params p = afx_params("none");
-		struct agent_qp_reg r = afx_reg(0x11, 0x21);
 		struct afx *f;
 		uint64_t bytes[1] = { 0 };
 		unsigned count[1] = { 0 }, echoes;
-		qp_time_ns t = T0;
+		qp_time_ns t;
 		uint32_t n, w;
 		qp_time_ns delta, per;
 
@@ -311,16 +330,7 @@ static void test_shell_arrivals(void **state)
 		p.arrivals = true;
 		p.rtt_floor = floor;
 		f = afx_new(&p);
-		r.link_bps = QP_GBPS;
-		r.base_rtt_ns = 100 * QP_NS_PER_US;
-		r.flags = AGENT_QP_RECEIVER;
-		afx_register(f, &r);
-		for (; !bytes[0] && t <= T0 + 100 * QP_NS_PER_US; t++) {
-			agent_poll(f->a, t);
-			take_grants(f, bytes, count);
-		}
-		t--;   /* the first grant's time */
-		assert_int_equal(bytes[0], 12000);
+		t = first_window(f, bytes, count);
 		echoes = agent_counters(f->a)[AGENT_C_ECHOES];
 		feed_arrival(f, 0x11, 500, t + 10 * QP_NS_PER_US);
 		take_grants(f, bytes, count);
@@ -381,6 +391,89 @@ static void test_credit_rx_and_expiry(void **state)
 	afx_free(f);
 }
 
+/* qpaced's tc ingress counts (agent_params.arrivals false, as in qpaced): a receiving QP
+ * (1 Gb/s, RTT 100 us, MTU 1000: W = 12) gets its first window on the timer schedule;
+ * agent_qp_arrived one RTT after it is answered at once by the MTU it freed, and from
+ * then on echo INT about the QP's data is echoed but grants nothing (one source of
+ * arrivals), while the next agent_qp_arrived grants again. */
+static void test_shell_arrivals_in_qpaced(void **state)
+{
+	struct agent_params p = afx_params("none");
+	struct afx *f;
+	uint64_t bytes[1] = { 0 };
+	unsigned count[1] = { 0 }, echoes;
+	qp_time_ns t;
+	(void)state;
+
+	p.credits = true;
+	f = afx_new(&p);
+	t = first_window(f, bytes, count);
+	assert_int_equal(agent_qp_arrived(f->a, 0x11, 1000, t + 100 * QP_NS_PER_US), 0);
+	take_grants(f, bytes, count);
+	assert_int_equal(bytes[0], 13000);
+	echoes = agent_counters(f->a)[AGENT_C_ECHOES];
+	feed_arrival(f, 0x11, 500, t + 110 * QP_NS_PER_US);
+	take_grants(f, bytes, count);
+	assert_int_equal(bytes[0], 13000);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_ECHOES], echoes + 1);
+	assert_int_equal(agent_qp_arrived(f->a, 0x11, 2000, t + 120 * QP_NS_PER_US), 0);
+	take_grants(f, bytes, count);
+	assert_int_equal(bytes[0], 15000);
+	afx_free(f);
+}
+
+/* What a shell that enforces credits itself reads (agent_qp_credit): nothing before a
+ * grant; each grant's bytes in the generation, its time and interval, the expiry; gating
+ * off at the expiry keeps the generation, and the next grant starts the next one with its
+ * bytes alone. */
+static void test_credit_view(void **state)
+{
+	struct agent_params p = afx_params("none");
+	struct afx *f = afx_new(&p);
+	struct agent_qp_reg r = afx_reg(0x11, 0x21);
+	struct fb_msg m = { .type = FB_T_CREDIT };
+	struct agent_qp_credit c;
+	qp_time_ns t2 = T0 + 1000, off = t2 + AGENT_CREDIT_EXPIRY_MIN_NS;
+	(void)state;
+
+	afx_register(f, &r);
+	assert_int_equal(agent_qp_credit(f->a, 0x99, &c), -ENOENT);
+	assert_int_equal(agent_qp_credit(f->a, 0x11, &c), 0);
+	assert_false(c.gated);
+	assert_int_equal(c.gen, 0);
+	assert_int_equal(c.expiry_ns, QP_TIME_NEVER);
+	m.u.credit = (struct fb_credit){ { HOST_A, HOST_B, 0, 0x21 }, 1, 3000, 500000 };
+	afx_feed(f, &m, HOST_B, T0);
+	assert_int_equal(agent_qp_credit(f->a, 0x11, &c), 0);
+	assert_true(c.gated);
+	assert_int_equal(c.gen, 1);
+	assert_int_equal(c.gen_bytes, 3000);
+	assert_int_equal(c.last_ns, T0);
+	assert_int_equal(c.interval_ns, 500000);
+	assert_int_equal(c.expiry_ns, T0 + AGENT_CREDIT_EXPIRY_MIN_NS);
+	m.u.credit.seq = 2;
+	m.u.credit.interval_ns = 400000;
+	afx_feed(f, &m, HOST_B, t2);
+	assert_int_equal(agent_qp_credit(f->a, 0x11, &c), 0);
+	assert_int_equal(c.gen_bytes, 6000);
+	assert_int_equal(c.last_ns, t2);
+	assert_int_equal(c.interval_ns, 400000);
+	assert_int_equal(c.expiry_ns, off);
+	agent_poll(f->a, off);
+	assert_int_equal(agent_qp_credit(f->a, 0x11, &c), 0);
+	assert_false(c.gated);
+	assert_int_equal(c.gen, 1);
+	assert_int_equal(c.expiry_ns, QP_TIME_NEVER);
+	m.u.credit.seq = 3;
+	m.u.credit.credit_bytes = 2000;
+	afx_feed(f, &m, HOST_B, off + 10);
+	assert_int_equal(agent_qp_credit(f->a, 0x11, &c), 0);
+	assert_true(c.gated);
+	assert_int_equal(c.gen, 2);
+	assert_int_equal(c.gen_bytes, 2000);
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +482,8 @@ int main(void)
 		cmocka_unit_test(test_arrivals_clock_grants),
 		cmocka_unit_test(test_shell_arrivals),
 		cmocka_unit_test(test_credit_rx_and_expiry),
+		cmocka_unit_test(test_shell_arrivals_in_qpaced),
+		cmocka_unit_test(test_credit_view),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
