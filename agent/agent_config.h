@@ -54,6 +54,8 @@ struct qpaced_config {
 	unsigned cnp;                    /* 1: tc ingress: CE -> CNPs sent, CNPs -> cc events */
 	struct cnp_pair cnp_pairs[CNP_MAX_PAIRS];   /* --cnp-peer: local QPN -> peer QPN */
 	unsigned n_cnp_pairs;
+	qp_time_ns ia_idle_ns;           /* --credits ia: a receiving flow from the wire with no
+					  * frame this long leaves the credit pacer */
 	qp_time_ns wire_hold_ns;         /* if qpaced dies, the program holds rates this long, */
 	qp_rate_bps wire_safe_bps;       /* then paces every flow at most at this (0: the
 					  * fallback-safe share of the line rate) */

@@ -227,6 +227,10 @@ static const struct qp_opt options[] = {
 	{ "cnp-peer", 0, QP_OPT_FN, "L=P[,L=P]|none", .fn = opt_cnp_peer, .def = "none",
 	  .help = "peer QPN P of local QP L where the kernel's rdma netlink cannot say\n"
 		  "(the QP dump is asked first)" },
+	{ "ia-idle", 0, QP_OPT_TIME, "TIME", AT(ia_idle_ns), .min = 10 * QP_NS_PER_MS,
+	  .max = 60 * QP_NS_PER_S, .def = "1s",
+	  .help = "with --credits ia and --enforce tc: a receiving flow found on the wire\n"
+		  "with no frame this long leaves the credit pacer (the others' share grows)" },
 	{ "wire-hold", 0, QP_OPT_TIME, "TIME", AT(wire_hold_ns), .min = 10 * QP_NS_PER_MS,
 	  .max = 60 * QP_NS_PER_S, .def = "1s",
 	  .help = "if qpaced dies, the tc program keeps each flow's last rate this long" },

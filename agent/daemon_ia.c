@@ -6,11 +6,11 @@
  *          per-packet report. A flow not seen before becomes a receiving QP of the core (its QPN the
  *          local one, AGENT_QP_RECEIVER, cc none, --wire-mtu/-rtt, the line rate), so it
  *          joins its local address's credit pacer; the frames that found it (of a flow
- *          first seen within QPACED_IA_IDLE_NS), then those that arrived since the last
+ *          first seen within --ia-idle), then those that arrived since the last
  *          poll, go to the pacer as arrivals (frames x --wire-mtu, agent_qp_arrived), which
  *          answers them with grants (CREDIT messages to the agent at the sender's address,
  *          feedback port --peer-port, signed when a key is set)
- *   idle   a receiving flow with no frame for QPACED_IA_IDLE_NS leaves the pacer (n falls,
+ *   idle   a receiving flow with no frame for --ia-idle (1 s) leaves the pacer (n falls,
  *          the others' W grows); its count is kept, so when it sends again it is a
  *          receiving QP again with no frame counted twice or lost
  *
@@ -30,7 +30,6 @@
 
 #define QPACED_IA_POLL_NS QP_NS_PER_MS          /* at most; at least: */
 #define QPACED_IA_POLL_MIN_NS (100 * QP_NS_PER_US)
-#define QPACED_IA_IDLE_NS QP_NS_PER_S
 #define QPACED_IA_FORGET_NS (60 * QP_NS_PER_S)
 #define QPACED_IA_OWNER 0xfffffffeu   /* owner of the receiving QPs made here */
 
@@ -124,11 +123,11 @@ static void ia_add(struct qpaced *d, const struct qp_tci_flow_key *k,
 			       .active_ns = now };
 	ia->n++;
 	w->ours = ia_register(d, w, f, now);
-	if (now - f->first_ns <= QPACED_IA_IDLE_NS)
+	if (now - f->first_ns <= d->cfg.ia_idle_ns)
 		ia_arrived(d, w, f->frames, now);
 }
 
-/* Idle for QPACED_IA_IDLE_NS: its QP leaves the pacer, the entry stays (its count) until
+/* Idle for --ia-idle: its QP leaves the pacer, the entry stays (its count) until
  * QPACED_IA_FORGET_NS. */
 static void ia_idle(struct qpaced *d, struct ia_flow *w, qp_time_ns now)
 {
@@ -157,7 +156,7 @@ static void poll_one(void *ctx, const struct qp_tci_flow_key *k, const struct qp
 	uint64_t n;
 
 	if (!w) {
-		if (c->now - f->last_ns < QPACED_IA_IDLE_NS)   /* not an old entry */
+		if (c->now - f->last_ns < c->d->cfg.ia_idle_ns)   /* not an old entry */
 			ia_add(c->d, k, f, c->now);
 		return;
 	}
@@ -199,7 +198,7 @@ static void on_poll(struct qp_evtimer *tm, qp_time_ns now)
 
 	qp_tci_flows(ia->prog, poll_one, &c);
 	for (uint32_t i = 0; i < ia->cap && ia->n; i++)
-		if (ia->flows[i].used && c.now - ia->flows[i].active_ns > QPACED_IA_IDLE_NS)
+		if (ia->flows[i].used && c.now - ia->flows[i].active_ns > d->cfg.ia_idle_ns)
 			ia_idle(d, &ia->flows[i], c.now);
 	qp_evtimer_arm(tm, now + poll_interval(d));
 	qpaced_after(d);

@@ -339,40 +339,21 @@ int qp_tc_flow(const struct qp_tc *t, const struct qp_tc_key *k, struct qp_tc_st
 	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.qp_state), k, out) ? -errno : 0;
 }
 
-/* Each entry of a map keyed by struct qp_tc_key, its value read into @val (bounded by the
- * map's size); returns how many were passed to @fn. */
-static int each_entry(int fd, void *val, void (*fn)(void *ctx, const struct qp_tc_key *k,
-						   const void *v), void *ctx)
-{
-	struct qp_tc_key key, next;
-	const void *prev = NULL;
-	int n = 0;
-
-	while (n < QP_TC_MAX_FLOWS && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, val) == 0) {
-			fn(ctx, &key, val);
-			n++;
-		}
-	}
-	return n;
-}
-
 struct each_ctx {
 	void (*flow)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_state *s);
 	void (*rate)(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r);
 	void *ctx;
 };
 
-static void each_flow(void *ctx, const struct qp_tc_key *k, const void *v)
+/* Adapters for qp_bpf_map_each (tc_hook.c): the maps here are keyed by struct qp_tc_key. */
+static void each_flow(void *ctx, const void *k, const void *v)
 {
 	struct each_ctx *c = ctx;
 
 	c->flow(c->ctx, k, v);
 }
 
-static void each_rate(void *ctx, const struct qp_tc_key *k, const void *v)
+static void each_rate(void *ctx, const void *k, const void *v)
 {
 	struct each_ctx *c = ctx;
 
@@ -386,7 +367,8 @@ int qp_tc_flows(const struct qp_tc *t,
 	struct each_ctx c = { .flow = fn, .ctx = ctx };
 	struct qp_tc_state st;
 
-	return each_entry(bpf_map__fd(t->skel->maps.qp_state), &st, each_flow, &c);
+	return qp_bpf_map_each(bpf_map__fd(t->skel->maps.qp_state), sizeof(struct qp_tc_key), &st,
+			       QP_TC_MAX_FLOWS, each_flow, &c);
 }
 
 int qp_tc_rates(const struct qp_tc *t,
@@ -396,7 +378,8 @@ int qp_tc_rates(const struct qp_tc *t,
 	struct each_ctx c = { .rate = fn, .ctx = ctx };
 	struct qp_tc_rate r;
 
-	return each_entry(bpf_map__fd(t->skel->maps.qp_rates), &r, each_rate, &c);
+	return qp_bpf_map_each(bpf_map__fd(t->skel->maps.qp_rates), sizeof(struct qp_tc_key), &r,
+			       QP_TC_MAX_FLOWS, each_rate, &c);
 }
 
 int qp_tc_counters(const struct qp_tc *t, uint64_t out[QP_TC_C_COUNT])

@@ -39,6 +39,10 @@ mkdir -p "$PIN_MNT" && mount -t bpf bpf "$PIN_MNT" || { echo "skip: cannot mount
 veth_pair "$NSR" "$NSS" "$DR" "$DS" 10.79.0
 ip -n "$NSS" link set lo up
 
+# R's receiving flows leave its pacer after 3 s without a frame (--ia-idle; default 1 s):
+# on a loaded machine the checks between two phases took more than 1 s, and phase 1's
+# flows had left before they were counted
+IA_IDLE=3s
 # start NS DEV ADDR SOCK RATE CNP: qpaced in NS on DEV, feedback on ADDR (grants cross the
 # veth); R with --cnp off: its ingress program is there for the credits alone
 start() {
@@ -47,7 +51,7 @@ start() {
 		--feedback "$addr:$FBPORT" --peer-port "$FBPORT" --allow 10.79.0.0/24 \
 		--metrics "127.0.0.1:$MPORT" --cc none --credits ia --enforce tc --dev "$dev" \
 		--bpf-pin "$PIN" --wire-rate "$rate" --wire-mtu $MTU --cnp "$cnp" \
-		2>>"$TMP/qpaced.log" &
+		--ia-idle "$IA_IDLE" 2>>"$TMP/qpaced.log" &
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
 	SOCK=$sock
@@ -116,11 +120,11 @@ ok "phase 1: $sent1 frames of 3 senders; R made 3 receiving QPs and fed all $sen
 
 # Phase 2: the 3 senders at 8 Mb/s each for 1 s, 2.4x the 10 Mb/s R's pacer shares: the
 # credits fall short, so S's program holds frames to the schedule.
-# 1.3 s quiet: past the credit expiry (100 ms), so phase 2 is a generation of its own at
-# S, and past R's 1 s idle time, so R's receiving QPs leave the pacer and come back
-sleep 1.3
+# 3.3 s quiet: past the credit expiry (100 ms), so phase 2 is a generation of its own at
+# S, and past R's 3 s --ia-idle, so R's receiving QPs leave the pacer and come back
+sleep 3.3
 [ "$(metric "$NSR" qpace_ia_total flows_idle)" = 3 ] ||
-	fail "R: flows_idle $(metric "$NSR" qpace_ia_total flows_idle) after 1.3 s quiet, want 3"
+	fail "R: flows_idle $(metric "$NSR" qpace_ia_total flows_idle) after 3.3 s quiet, want 3"
 for q in 0x111 0x112 0x113; do
 	send $q 8M 1s >"$TMP/sent.$q" &
 	eval "P$q=\$!"
@@ -130,6 +134,8 @@ mid=$(ctls list -j | jq '[.[] | select(.discovered == true) | .credit_gated] | a
 [ "$mid" = true ] || fail "S: credit gating not on for every flow mid-way: $(ctls list -j)"
 wait $P0x111 $P0x112 $P0x113
 sleep 0.02  # the grants of the last arrivals; then S's state at once (gating ends 100 ms on)
+# R's view first: its receiving QPs leave the pacer --ia-idle after their last frame
+ctlr list -j >"$TMP/r.list"
 bpftool -j map dump pinned "$PIN/$DS/qp_rates" >"$TMP/qp_rates.json"
 bpftool -j map dump pinned "$PIN/$DS/qp_state" >"$TMP/qp_state.json"
 now=$(mono)
@@ -140,7 +146,7 @@ arr=$(metric "$NSR" qpace_ia_total arrived_frames)
 [ "$(metric "$NSR" qpace_ia_total flows_created)" = 6 ] ||
 	fail "R: flows_created $(metric "$NSR" qpace_ia_total flows_created), want 3 + 3 back from idle"
 # what R's receiving QPs (registered again for phase 2) granted, S took on top of phase 1's
-granted=$(ctlr list -j | jq '[.[] | select(.receiver == true) | .credits_granted] | add')
+granted=$(jq '[.[] | select(.receiver == true) | .credits_granted] | add' "$TMP/r.list")
 took=$(jq '[.[] | select(.discovered == true) | .credits] | add' "$TMP/s.list")
 [ "$granted" = $((took - c1)) ] || fail "R granted $granted B in phase 2, S took $((took - c1)) B"
 tot_frames=0
