@@ -12,7 +12,7 @@
 # something. Environment: BUILD (default build), RT_SIZE (-s, default 64K), RT_ITERS (-n,
 # default 4000), RT_CC (default none), RT_SPINS (default "20us 10s"), RT_RATES (default
 # "1G 10G"), RT_SWITCH_BENCH=0 to skip part 3, RT_BASE=DIR: also run DIR's binaries (an
-# older build) for the write_bw rows, as "base".
+# older build) for the write_bw rows, as "base" (with each of RT_SPINS when it knows --spin).
 set -u
 BUILD=${BUILD:-build}
 SIZE=${RT_SIZE:-64K}
@@ -40,8 +40,9 @@ cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 one() {
 	bin=$1 label=$2 rate=$3 spin=$4
 	spinarg="--spin $spin --rate $rate"
-	# an older build knows neither: it always spins, and its line rate is 250M
-	[ "$label" = base ] && spinarg=""
+	# a build older than cooperative polling knows neither: it always spins, and its line
+	# rate is 250M; a newer base gets the same --spin and --rate as this build
+	"$bin/qpace-bench" write_bw --help 2>&1 | grep -q -- --spin || spinarg=""
 	rm -f "$tmp/sw.json"
 	$TIME -f "$fmt" -o "$tmp/sw.t" "$bin/qpace-switch" --star 2 --base-port $P \
 		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" &
@@ -89,7 +90,7 @@ for rate in $RATES; do
 	for spin in $SPINS; do
 		one "$BUILD/bin" this "$rate" "$spin"
 	done
-	[ -n "${RT_BASE:-}" ] && one "$RT_BASE/bin" base "$rate" -
+	[ -n "${RT_BASE:-}" ] && for spin in $SPINS; do one "$RT_BASE/bin" base "$rate" "$spin"; done
 done
 if [ "${RT_SWITCH_BENCH:-1}" != 0 ]; then
 	echo "--- 3. switch-bench: qpace-switch against a plain forwarder"
