@@ -182,6 +182,9 @@ void ep_idle(struct endpoint *e, bool worked)
 	}
 	e->blocks++;
 	qp_block_until(qp_ctx_fd(e->ctx), next, now);
+	/* what woke us (a frame, or the event due): handle it now; the next CQ poll then
+	 * finds it there without a receive of its own */
+	qp_ctx_progress(e->ctx, qp_now_ns());
 }
 
 int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len)
