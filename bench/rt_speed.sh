@@ -53,12 +53,18 @@ one() {
 		--attach 127.0.0.1:$P --ip 10.0.0.1 -p $((P + 10)) -s "$SIZE" -n "$ITERS" \
 		--cc "$CC" $spinarg >"$tmp/srv.out" 2>&1 &
 	srv=$!
-	sleep 0.2
+	# the server listens before the client dials (under load 0.2 s was not always enough)
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		sleep 0.2
+		ss -ltn 2>/dev/null | grep -q ":$((P + 10)) " && break
+	done
 	# shellcheck disable=SC2086
 	$TIME -f "$fmt" -o "$tmp/cli.t" "$bin/qpace-bench" write_bw --backend soft \
 		--attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 -p $((P + 10)) -s "$SIZE" \
 		-n "$ITERS" --cc "$CC" --report_gbits $spinarg 127.0.0.1 >"$tmp/cli.out" 2>&1
 	rc=$?
+	# a client that failed leaves its server waiting for it: end that server
+	[ $rc -ne 0 ] && pkill -TERM -P $srv
 	wait $srv
 	pkill -TERM -P $swt
 	wait $swt
