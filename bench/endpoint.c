@@ -31,8 +31,9 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	e->soft = c->backend == BACKEND_SOFT;
 	if (e->soft) {
 		char opts[256];
-		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu", c->attach, c->ip,
-			 (unsigned long long)c->link_bps);
+		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu,window=%llu",
+			 c->attach, c->ip, (unsigned long long)c->link_bps,
+			 (unsigned long long)c->window_pkts);
 		struct host_conf hc = { .options = opts, .cc = c->cc,
 					      .credits = c->credits == CREDITS_IA, .seed = c->seed,
 					      .key = c->have_key ? c->key : NULL,

@@ -12,7 +12,9 @@
 # something. Environment: BUILD (default build), RT_SIZE (-s, default 64K), RT_ITERS (-n,
 # default 4000), RT_CC (default none), RT_SPINS (default "20us 10s"), RT_RATES (default
 # "1G 10G"), RT_SWITCH_BENCH=0 to skip part 3, RT_BASE=DIR: also run DIR's binaries (an
-# older build) for the write_bw rows, as "base" (with each of RT_SPINS when it knows --spin).
+# older build) for the write_bw rows, as "base" (with each of RT_SPINS when it knows --spin);
+# RT_WINDOW=PKTS: this build's soft hosts keep that many packets unacknowledged (default
+# 128, rxe's; the base keeps its default).
 set -u
 BUILD=${BUILD:-build}
 SIZE=${RT_SIZE:-64K}
@@ -40,6 +42,7 @@ cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 one() {
 	bin=$1 label=$2 rate=$3 spin=$4
 	spinarg="--spin $spin --rate $rate"
+	[ -n "${RT_WINDOW:-}" ] && [ "$label" = this ] && spinarg="$spinarg --window $RT_WINDOW"
 	# a build older than cooperative polling knows neither: it always spins, and its line
 	# rate is 250M; a newer base gets the same --spin and --rate as this build
 	"$bin/qpace-bench" write_bw --help 2>&1 | grep -q -- --spin || spinarg=""
