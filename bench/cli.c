@@ -121,9 +121,11 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "ibv: with no agent (or after one is lost and its hold ends) each QP\n"
 		  "paces at PERMILLE/1000 of its line rate (default: the agent's policy,\n"
 		  "else 100); 1000 makes a no-agent run the uncontrolled baseline" },
-	{ "window", 0, QP_OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096), .cmds = CMD_RUNS,
+	{ "window", 0, QP_OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096),
+	  .cmds = CMD_RUNS | CMD_PERF,
 	  .help = "unacknowledged packets per QP, the NIC's window (default 128,\n"
-		  "rxe's; a window algorithm's own cap, e.g. HPCC's, comes on top)" },
+		  "rxe's; a window algorithm's own cap, e.g. HPCC's, comes on top;\n"
+		  "write_bw and friends: the soft backend's)" },
 	{ "base-port", 0, QP_OPT_UINT, "P", F(base_port), NUM(1024, 65535 - 2 * 64), .cmds = CMD_RUNS,
 	  .help = "UDP base port of the switch this starts (default 17000)" },
 	{ "timeout", 0, QP_OPT_TIME, "TIME", F(round_timeout_ns), NUM(QP_NS_PER_MS, 600 * QP_NS_PER_S),

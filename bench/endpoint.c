@@ -31,8 +31,9 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	e->soft = c->backend == BACKEND_SOFT;
 	if (e->soft) {
 		char opts[256];
-		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu", c->attach, c->ip,
-			 (unsigned long long)c->link_bps);
+		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu,window=%llu",
+			 c->attach, c->ip, (unsigned long long)c->link_bps,
+			 (unsigned long long)c->window_pkts);
 		struct host_conf hc = { .options = opts, .cc = c->cc,
 					      .credits = c->credits == CREDITS_IA, .seed = c->seed,
 					      .key = c->have_key ? c->key : NULL,
@@ -182,6 +183,9 @@ void ep_idle(struct endpoint *e, bool worked)
 	}
 	e->blocks++;
 	qp_block_until(qp_ctx_fd(e->ctx), next, now);
+	/* what woke us (a frame, or the event due): handle it now; the next CQ poll then
+	 * finds it there without a receive of its own */
+	qp_ctx_progress(e->ctx, qp_now_ns());
 }
 
 int ep_post_recv(struct endpoint *e, struct qp *qp, size_t off, uint32_t len)

@@ -12,7 +12,9 @@
 # something. Environment: BUILD (default build), RT_SIZE (-s, default 64K), RT_ITERS (-n,
 # default 4000), RT_CC (default none), RT_SPINS (default "20us 10s"), RT_RATES (default
 # "1G 10G"), RT_SWITCH_BENCH=0 to skip part 3, RT_BASE=DIR: also run DIR's binaries (an
-# older build) for the write_bw rows, as "base".
+# older build) for the write_bw rows, as "base" (with each of RT_SPINS when it knows --spin);
+# RT_WINDOW=PKTS: this build's soft hosts keep that many packets unacknowledged (default
+# 128, rxe's; the base keeps its default).
 set -u
 BUILD=${BUILD:-build}
 SIZE=${RT_SIZE:-64K}
@@ -40,8 +42,10 @@ cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 one() {
 	bin=$1 label=$2 rate=$3 spin=$4
 	spinarg="--spin $spin --rate $rate"
-	# an older build knows neither: it always spins, and its line rate is 250M
-	[ "$label" = base ] && spinarg=""
+	[ -n "${RT_WINDOW:-}" ] && [ "$label" = this ] && spinarg="$spinarg --window $RT_WINDOW"
+	# a build older than cooperative polling knows neither: it always spins, and its line
+	# rate is 250M; a newer base gets the same --spin and --rate as this build
+	"$bin/qpace-bench" write_bw --help 2>&1 | grep -q -- --spin || spinarg=""
 	rm -f "$tmp/sw.json"
 	$TIME -f "$fmt" -o "$tmp/sw.t" "$bin/qpace-switch" --star 2 --base-port $P \
 		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" &
@@ -52,12 +56,18 @@ one() {
 		--attach 127.0.0.1:$P --ip 10.0.0.1 -p $((P + 10)) -s "$SIZE" -n "$ITERS" \
 		--cc "$CC" $spinarg >"$tmp/srv.out" 2>&1 &
 	srv=$!
-	sleep 0.2
+	# the server listens before the client dials (under load 0.2 s was not always enough)
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		sleep 0.2
+		ss -ltn 2>/dev/null | grep -q ":$((P + 10)) " && break
+	done
 	# shellcheck disable=SC2086
 	$TIME -f "$fmt" -o "$tmp/cli.t" "$bin/qpace-bench" write_bw --backend soft \
 		--attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 -p $((P + 10)) -s "$SIZE" \
 		-n "$ITERS" --cc "$CC" --report_gbits $spinarg 127.0.0.1 >"$tmp/cli.out" 2>&1
 	rc=$?
+	# a client that failed leaves its server waiting for it: end that server
+	[ $rc -ne 0 ] && pkill -TERM -P $srv
 	wait $srv
 	pkill -TERM -P $swt
 	wait $swt
@@ -89,7 +99,7 @@ for rate in $RATES; do
 	for spin in $SPINS; do
 		one "$BUILD/bin" this "$rate" "$spin"
 	done
-	[ -n "${RT_BASE:-}" ] && one "$RT_BASE/bin" base "$rate" -
+	[ -n "${RT_BASE:-}" ] && for spin in $SPINS; do one "$RT_BASE/bin" base "$rate" "$spin"; done
 done
 if [ "${RT_SWITCH_BENCH:-1}" != 0 ]; then
 	echo "--- 3. switch-bench: qpace-switch against a plain forwarder"

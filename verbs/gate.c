@@ -19,6 +19,9 @@
  *                   1..1000 (1/1000); 0 = the agent's published policy, else 100 (1/10)
  *   credit_poll_ns  retry interval while waiting for credits or the in-flight cap,
  *                   1 us..1 s, default 20 us
+ *   catchup_ns      how far a sender back late for tokens may catch up beyond the bucket,
+ *                   as time at the rate in force (at least one chunk), 1 us..1 s,
+ *                   default 100 us
  *
  * Why 1 s and 1/10 by default. The hold outlasts what a restart costs: the heartbeat goes
  * stale after 100 ms, a supervisor restarts qpaced, the QP layer reconnects after 100, 200,
@@ -67,6 +70,8 @@ static const struct gate_param gate_params[] = {
 	  1, QP_GATE_MAX_PERMILLE, "/1000 of line_bps", "the agent's policy" },
 	{ "credit_poll_ns", offsetof(struct qp_gate_params, credit_poll_ns),
 	  QP_GATE_DEF_CREDIT_POLL_NS, QP_NS_PER_US, QP_NS_PER_S, "ns", NULL },
+	{ "catchup_ns", offsetof(struct qp_gate_params, catchup_ns), QP_GATE_DEF_CATCHUP_NS,
+	  QP_GATE_MIN_CATCHUP_NS, QP_GATE_MAX_CATCHUP_NS, "ns", NULL },
 };
 
 int qp_gate_params_resolve(struct qp_gate_params *p, char *err, size_t errlen)
@@ -100,6 +105,13 @@ uint64_t qp_gate_cap_bytes(const struct qp_gate *g)
 	return g->p.chunk_bytes + g->p.burst_bytes;
 }
 
+uint64_t qp_gate_catchup_bytes(const struct qp_gate *g)
+{
+	uint64_t a = qp_bytes_in(g->rate_bps, g->p.catchup_ns);
+
+	return a > g->p.chunk_bytes ? a : g->p.chunk_bytes;
+}
+
 qp_time_ns qp_gate_hold_ns(const struct qp_gate *g)
 {
 	return g->p.hold_ns ? g->p.hold_ns
@@ -131,30 +143,38 @@ void qp_gate_init(struct qp_gate *g, const struct qp_gate_params *p, qp_time_ns 
 	g->fallback = QP_GATE_FB_COUNT; /* not known yet: the first verdict reports it */
 }
 
-/* Tokens earned from last_ns to now at the rate in force, up to the cap. */
+/* Tokens earned from last_ns to now at the rate in force, up to the cap; for a sender back
+ * after a wait for tokens, up to cap + the catch-up allowance. Tokens already above the
+ * limit stay (a catch-up not yet spent), none are added. */
 static void gate_refill(struct qp_gate *g, qp_time_ns now)
 {
-	int64_t cap = (int64_t)qp_gate_cap_bytes(g);
+	int64_t cap = (int64_t)qp_gate_cap_bytes(g), limit = cap, was = g->tokens_bytes;
 	gate_u128 room, add;
 
 	if (now <= g->last_ns)
 		return;
+	if (g->behind && now > g->due_ns) {
+		limit += (int64_t)qp_gate_catchup_bytes(g);
+		g->stats.late_takes++;
+	}
 	add = (gate_u128)g->rate_bps * (now - g->last_ns);
 	g->last_ns = now;
-	if (g->tokens_bytes >= cap) {
-		g->tokens_bytes = cap;
-		g->tokens_frac = 0;
+	if (g->tokens_bytes >= limit) {
+		if (limit == cap && g->tokens_bytes == cap)
+			g->tokens_frac = 0;
 		return;
 	}
-	room = (gate_u128)(uint64_t)(cap - g->tokens_bytes) * FRAC_PER_BYTE - g->tokens_frac;
+	room = (gate_u128)(uint64_t)(limit - g->tokens_bytes) * FRAC_PER_BYTE - g->tokens_frac;
 	if (add >= room) {
-		g->tokens_bytes = cap;
+		g->tokens_bytes = limit;
 		g->tokens_frac = 0;
-		return;
+	} else {
+		add += g->tokens_frac;
+		g->tokens_bytes += (int64_t)(add / FRAC_PER_BYTE);
+		g->tokens_frac = (uint64_t)(add % FRAC_PER_BYTE);
 	}
-	add += g->tokens_frac;
-	g->tokens_bytes += (int64_t)(add / FRAC_PER_BYTE);
-	g->tokens_frac = (uint64_t)(add % FRAC_PER_BYTE);
+	if (g->tokens_bytes > cap)
+		g->stats.catchup_bytes += (uint64_t)(g->tokens_bytes - (was > cap ? was : cap));
 }
 
 /* When the bucket will hold @need bytes (tokens < need). */
@@ -281,6 +301,7 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 
 	memset(v, 0, sizeof(*v));
 	gate_refill(g, now);                  /* up to now at the old rate */
+	g->behind = false;                    /* until this verdict is a wait for tokens */
 	v->events = gate_update(g, in, now);  /* the new rate applies from now on */
 	v->fallback = g->fallback;
 	v->mode = g->mode;
@@ -315,6 +336,8 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 		g->stats.token_waits++;
 		v->wait = QP_GATE_WAIT_TOKENS;
 		v->retry_ns = gate_ready_at(g, need, now);
+		g->behind = true;
+		g->due_ns = v->retry_ns;
 		return -EAGAIN;
 	}
 	if (!(flags & QP_GATE_NO_TOKENS))

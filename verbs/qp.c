@@ -237,19 +237,24 @@ static void pend_set(struct qp *qp, bool on)
 
 int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
 {
-	int done = 0, rc;
+	int done = 0, rc = 0, prc;
 
 	qp_agent_tick(ctx, now);
+	ctx->progressing = true;   /* the backend may send the pieces below in one batch */
 	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next) {
 		if (!qp->pend.active || qp->retry_ns > now)
 			continue;
 		rc = push_pieces(qp, now);
 		if (rc < 0 && rc != -EAGAIN)
-			return rc;
+			break;
+		rc = 0;
 		done++;
 	}
-	rc = ctx->ops->ctx_progress(ctx, now);
-	return rc < 0 ? rc : done + rc;
+	ctx->progressing = false;
+	prc = ctx->ops->ctx_progress(ctx, now);   /* also after an error: what went on goes */
+	if (rc < 0)
+		return rc;
+	return prc < 0 ? prc : done + prc;
 }
 
 int qp_ctx_retry(struct qp_ctx *ctx, qp_time_ns now)

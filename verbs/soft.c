@@ -17,6 +17,7 @@
 #define SOFT_SOCK_BUF_BYTES (4 << 20)
 #define SOFT_PROGRESS_ROUNDS 8         /* batches each way per progress call, at most */
 #define SOFT_SQ_WAIT_NS (10 * QP_NS_PER_S)
+#define SOFT_RX_FRESH_NS (200 * QP_NS_PER_US)  /* soft_poll: a progress this recent will do */
 
 struct soft_buf {
 	uint8_t b[SOFT_FRAME_MAX + 1];     /* + 1: a datagram this long was cut */
@@ -30,6 +31,7 @@ struct soft_ctx {
 	int fd;
 	uint32_t next_key;
 	bool tx_backlog;                   /* the last progress stopped with frames to send */
+	bool rx_fresh;                     /* progress ran since the last empty CQ poll */
 	qp_time_ns last_now;
 	struct qp_soft_io_stats io;
 	uint64_t logged;                   /* soft_drop reasons already logged */
@@ -172,6 +174,7 @@ static int soft_progress(struct qp_ctx *ctx, qp_time_ns now)
 			break;
 	}
 	c->tx_backlog = ntx == SOFT_IO_BATCH;
+	c->rx_fresh = true;
 	log_new_drops(c);
 	return work;
 }
@@ -390,8 +393,11 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 		soft_progress(qp->ctx, now);
 		now = qp_ctx_now(qp->ctx);
 	}
-	if (rc == 0)
-		tx_batch(c, now);   /* start sending now, not at the next progress */
+	/* Start sending now, not at the next progress; in real time, when qp_ctx_progress
+	 * hands pieces on, the ctx_progress that follows in the same call sends them all (and
+	 * what its receive freed) in one batch. */
+	if (rc == 0 && !(c->fd >= 0 && qp->ctx->progressing))
+		tx_batch(c, now);
 	return rc;
 }
 
@@ -400,15 +406,27 @@ static int soft_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
 	return rc_post_recv(to_sqp(qp)->rc, wr);
 }
 
+/* Like a NIC, an empty CQ makes progress on its own. In real time not when the context
+ * made progress since the last empty look, less than SOFT_RX_FRESH_NS ago: what it
+ * received is in the CQ already, and a second receive in the same turn of poll and
+ * progress finds the socket empty (it was 2 recvmmsg per sendmmsg on a sender). */
 static int soft_poll(struct qp *qp, struct qp_wc *wc, int n)
 {
+	struct soft_ctx *c = to_sctx(qp->ctx);
 	struct rc_qp *rc = to_sqp(qp)->rc;
 	int got = rc_poll_cq(rc, wc, n);
 
-	if (got == 0) {   /* like a NIC, make progress on our own */
-		soft_progress(qp->ctx, qp_ctx_now(qp->ctx));
-		got = rc_poll_cq(rc, wc, n);
+	if (got == 0) {
+		qp_time_ns now = qp_ctx_now(qp->ctx);
+
+		if (c->fd < 0 || !c->rx_fresh || now - c->last_now >= SOFT_RX_FRESH_NS) {
+			soft_progress(qp->ctx, now);
+			got = rc_poll_cq(rc, wc, n);
+		} else {
+			c->io.rx_folded++;
+		}
 	}
+	c->rx_fresh = false;
 	return got;
 }
 

@@ -8,9 +8,17 @@
  *   that absorbs a late wakeup without losing rate.) A message of L bytes is handed on in pieces of n = min(L - sent, chunk_bytes) bytes
  *   (a SEND is one piece of L: it cannot be split). A piece may go when
  *       tokens >= min(n, cap)
- *   and then costs n tokens (the bucket goes into debt for a SEND longer than cap). So over
- *   any window of T the bytes handed on are at most cap + R·T plus one message's debt, and
- *   at least R·T − cap while the sender has data.
+ *   and then costs n tokens (the bucket goes into debt for a SEND longer than cap).
+ *
+ *   Catch-up. A sender told to wait for tokens ("retry at t") that comes back late (the
+ *   scheduler, its own event loop) would lose every slot past the bucket's depth for good.
+ *   For the time since such a verdict the bucket may fill beyond cap, up to
+ *       cap + A,   A = max(chunk_bytes, R x catchup_ns)   (default 100 us at the rate),
+ *   so the late sender catches up in one bounded burst (like sch_fq's time_next_packet: a
+ *   late dequeue keeps its slot, an idle flow earns no credit). An idle sender (its last
+ *   verdict let a piece through) still fills to cap only; a sender back on time never sees
+ *   the difference. So over any window of T the bytes handed on are at most cap + A + R·T
+ *   plus one message's debt, and at least R·T − cap − A while the sender has data.
  *
  *   R is the rate the agent publishes for this QPN in the rate table (qpace/ratetable.h),
  *   capped by max_bps. It is read at every piece: a rate change takes effect at the next
@@ -68,6 +76,9 @@
 #define QP_GATE_DEF_SAFE_PERMILLE 100u         /* 1/10 of the line rate */
 #define QP_GATE_DEF_STALE_NS (100 * QP_NS_PER_MS)
 #define QP_GATE_DEF_CREDIT_POLL_NS (20 * QP_NS_PER_US)
+#define QP_GATE_DEF_CATCHUP_NS (100 * QP_NS_PER_US)
+#define QP_GATE_MIN_CATCHUP_NS QP_NS_PER_US    /* catch-up: 1 us .. 1 s at the rate */
+#define QP_GATE_MAX_CATCHUP_NS QP_NS_PER_S
 #define QP_GATE_MIN_BYTES 64u                  /* burst and chunk: 64 B .. 64 MiB */
 #define QP_GATE_MAX_BYTES (64u << 20)
 #define QP_GATE_MIN_BPS QP_KBPS                /* rates: 1 kb/s .. 10 Tb/s */
@@ -90,6 +101,9 @@ struct qp_gate_params {
 	uint64_t safe_permille;     /* then this share of line_bps, 1/1000; 0 = the agent's
 				     * policy, else QP_GATE_DEF_SAFE_PERMILLE */
 	qp_time_ns credit_poll_ns;  /* retry interval while waiting for credits or the window */
+	qp_time_ns catchup_ns;      /* a sender that comes back late for tokens keeps what it
+				     * earned meanwhile up to this long at the rate (at least one
+				     * chunk) beyond the bucket; QP_GATE_DEF_CATCHUP_NS */
 };
 
 /* Why no agent rate is in force (the gate holds or runs safe). */
@@ -170,6 +184,8 @@ struct qp_gate_stats {
 	uint64_t recoveries;
 	uint64_t rate_changes;
 	uint64_t credit_resets;          /* the slot's generation changed */
+	uint64_t late_takes;             /* came back for tokens after their time */
+	uint64_t catchup_bytes;          /* tokens kept beyond the bucket for a late sender */
 	uint64_t wait_ns;                /* shell: time spent waiting for the gate */
 	uint64_t spin_ns;                /* shell: of which spinning */
 	uint64_t sleeps;                 /* shell: sleeps taken */
@@ -192,6 +208,8 @@ struct qp_gate {
 	uint32_t credit_gen;             /* slot generation the spent count belongs to */
 	bool credit_gen_known;
 	uint64_t credit_spent_bytes;
+	bool behind;                     /* the last verdict was a wait for tokens */
+	qp_time_ns due_ns;               /* with behind: the time it named */
 	struct qp_gate_stats stats;
 };
 
@@ -206,6 +224,9 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 		 unsigned flags, qp_time_ns now, struct qp_gate_verdict *v);
 /* The bucket depth in force: chunk_bytes + burst_bytes. */
 uint64_t qp_gate_cap_bytes(const struct qp_gate *g);
+/* A late sender's allowance beyond the bucket at the rate in force:
+ * max(chunk_bytes, rate x catchup_ns). */
+uint64_t qp_gate_catchup_bytes(const struct qp_gate *g);
 const char *qp_gate_fallback_str(enum qp_gate_fallback f);
 /* The fallback policy in force: the QP's own, else the agent's as last seen, else the
  * defaults; the safe rate already capped by the last agent rate and max_bps. */

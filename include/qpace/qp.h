@@ -144,6 +144,9 @@ struct qp_ctx {
 	struct qp_mr *mrs;                 /* registered regions (freed at close) */
 	struct qp_agent *agent;            /* registration with qpaced; NULL = off */
 	unsigned npend;                    /* QPs with a WR pending (verbs/qp.c keeps it) */
+	bool progressing;                  /* qp_ctx_progress is handing pieces on; the
+					    * backend's ctx_progress follows in the same call, so a
+					    * backend may send their frames there in one batch */
 	struct qp_enforce_dev enforce;     /* the device's rate limits */
 };
 

@@ -72,6 +72,7 @@ struct qp_soft_io_stats {
 	uint64_t rx_datagrams, rx_batches, rx_oversize, rx_errors;
 	uint64_t tx_datagrams, tx_batches, tx_errors;   /* tx_errors: frames not sent */
 	uint64_t sq_full_waits;                          /* posts that found the SQ full */
+	uint64_t rx_folded;   /* empty CQ polls that left the receive to a progress just run */
 };
 
 /* For a context opened on the soft backend (NULL otherwise). */
