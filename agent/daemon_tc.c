@@ -71,6 +71,8 @@ struct qpaced_tc {
 	char dev[16];
 	bool fq;                     /* fq is ours: remove it on close */
 	qp_rate_bps line_bps, floor_bps;
+	qp_rate_bps start_bps;       /* --wire-start, resolved: the program's conf.start_bps */
+	char wire_params[AGENT_PARAMS_MAX];  /* --cc-params with init_rate=start_bps */
 	struct qp_tc_alive alive;    /* the heartbeat record written each beat */
 	uint32_t next_qpn;
 	ev_io reports_io;
@@ -226,16 +228,6 @@ static int free_qpn(struct qpaced *d, uint32_t *qpn)
 	return -ENOSPC;
 }
 
-static bool ack_only(uint8_t opcode)
-{
-	static const uint8_t ops[] = { 0x11 /* RC ACK */, 0x12 /* atomic ACK */, 0x81 /* CNP */ };
-
-	for (size_t i = 0; i < sizeof(ops); i++)
-		if (opcode == ops[i])
-			return true;
-	return false;
-}
-
 static void on_report(void *ctx, const struct qp_tc_report *r)
 {
 	struct qpaced *d = ctx;
@@ -254,13 +246,20 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 			   r->key.dqpn);
 		return;
 	}
-	if (agent_qp_find_flow(d->agent, reg.local_ip, reg.peer_ip, reg.peer_qpn, &qpn) == 0)
-		return;                  /* a program registered it: its gate paces it */
-	if (ack_only(r->opcode)) {
+	if (agent_qp_find_flow(d->agent, reg.local_ip, reg.peer_ip, reg.peer_qpn, &qpn) == 0) {
+		/* a program registered it: its gate paces it; a count-only entry now, so the
+		 * program stops pacing it at the start rate */
+		if (!flow_find(t, &r->key))
+			flow_add(t, &r->key, qpn, false, true, now);
+		return;
+	}
+	if (qp_tc_ack_only(r->opcode)) {
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flows whose frames are "
 			   "ACKs or CNPs (opcode 0x%02x) are counted, not made QPs", r->opcode);
 		return;
 	}
+	snprintf(reg.algo, sizeof(reg.algo), "%s", d->cfg.cc);
+	snprintf(reg.params, sizeof(reg.params), "%s", t->wire_params);
 	if (free_qpn(d, &reg.qpn) || agent_register(d->agent, &reg, QPACED_WIRE_OWNER, 0, now,
 						    err, sizeof(err))) {
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flow to %s QPN 0x%06x "
@@ -603,6 +602,20 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		t->alive.safe_bps = t->floor_bps;
 	if (t->alive.safe_bps > t->line_bps)
 		t->alive.safe_bps = t->line_bps;
+	/* --wire-start 0: the line rate, and the algorithm's own start (hpcc's is the line):
+	 * a lower default would hold hpcc's flows there for good where no switch gives INT */
+	t->start_bps = d->cfg.wire_start_bps ? d->cfg.wire_start_bps : t->line_bps;
+	if (t->start_bps < t->floor_bps)
+		t->start_bps = t->floor_bps;
+	if (t->start_bps > t->line_bps)
+		t->start_bps = t->line_bps;
+	if (wire_start_params(cc_find(d->cfg.cc), d->cfg.cc_params,
+			      d->cfg.wire_start_bps ? t->start_bps : 0, t->wire_params,
+			      sizeof(t->wire_params)))
+		return qp_errmsg(-EINVAL, err, errlen, "--cc-params '%s': too long with "
+				 "init_rate=%llu added for QPs from the wire (%u characters at "
+				 "most)", d->cfg.cc_params, (unsigned long long)t->start_bps,
+				 AGENT_PARAMS_MAX - 1);
 	rc = qp_tc_open_pinned(&t->prog, pin_dir, msg, sizeof(msg));
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "--enforce %s: %s", t->mode == QPACED_ENFORCE_TC
@@ -612,6 +625,7 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 			   : ": unpinned, so a restarted qpaced cannot take its flows over");
 	conf.mode = t->mode == QPACED_ENFORCE_TC ? QP_TC_MODE_ENFORCE : QP_TC_MODE_OBSERVE;
 	conf.ecn_mark = d->cfg.ecn_mark;
+	conf.start_bps = t->start_bps;
 	qp_tc_set_conf(t->prog, &conf);
 	rc = qp_tc_attach(t->prog, t->dev, msg, sizeof(msg));
 	if (rc)
@@ -632,11 +646,13 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		      QPACED_WIRE_SAMPLE_NS / 1e9);
 	t->sample.data = d;
 	ev_timer_start(d->loop, &t->sample);
-	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s, line "
-		   "%llu Mb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
+	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s%s%s, "
+		   "line %llu Mb/s, start %llu kb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
 		   "within 75%% of ACK timeout %llu); if qpaced dies: rates held %llu ms, then "
 		   "at most %llu kb/s", t->mode == QPACED_ENFORCE_TC ? "pacing" :
-		   "observing", t->dev, d->cfg.cc, (unsigned long long)(t->line_bps / QP_MBPS),
+		   "observing", t->dev, d->cfg.cc, t->wire_params[0] ? " " : "", t->wire_params,
+		   (unsigned long long)(t->line_bps / QP_MBPS),
+		   (unsigned long long)(t->start_bps / 1000),
 		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000),
 		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000),
 		   (unsigned long long)d->cfg.wire_timeout,

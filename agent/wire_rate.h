@@ -8,11 +8,17 @@
  *           64 x frame x 8 / R. Above the timeout rxe retransmits although nothing was
  *           lost (measured in the guests: 35-40 go-back-N timeouts at perftest's default
  *           timeout 14 and 5 Mb/s). The floor keeps that wait within a share of the timeout.
+ *   start   the first rate of a QP found on the wire (qpaced --wire-start), where its
+ *           algorithm takes one (a parameter init_rate): not the line rate hpcc's
+ *           reference starts at, because the tc path cannot take back the frames it has
+ *           stamped before the first feedback is back (docs/enforce.md)
  */
 #ifndef QPACE_AGENT_WIRE_RATE_H
 #define QPACE_AGENT_WIRE_RATE_H
 
 #include <stdint.h>
+#include <stddef.h>
+#include "qpace/cc.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
@@ -35,5 +41,11 @@ qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
 /* What qpaced writes: fold, then at least @floor, and never above @line. */
 qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,
 		      qp_rate_bps floor, qp_rate_bps line);
+
+/* The parameters a QP found on the wire gets: @params ("k=v,..." or ""), with
+ * init_rate=@start added when @ops has a parameter init_rate, @params does not set it and
+ * @start is not 0. 0, or -ENOSPC when @len is too short (@out is then ""). */
+int wire_start_params(const struct cc_ops *ops, const char *params, qp_rate_bps start,
+		      char *out, size_t len);
 
 #endif

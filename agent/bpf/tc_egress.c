@@ -56,6 +56,7 @@ static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_STATE_FULL] = "state_full",
 	[QP_TC_C_ECT_MARKED] = "ect_marked",
 	[QP_TC_C_STALE] = "stale_heartbeat",
+	[QP_TC_C_START] = "start_rate",
 };
 
 const char *qp_tc_counter_name(unsigned c)
