@@ -145,17 +145,26 @@ static int run_tc(char *const argv[])
 }
 
 /* fq as the root qdisc: a 2 s horizon that caps instead of dropping (a drop is a send_err
- * to rxe), and flow limits above rxe's 64 skbs in flight per QP (a socket per QP). */
+ * to rxe), flow limits above rxe's 64 skbs in flight per QP (a socket per QP), and a
+ * maxrate of the line rate. fq holds a frame to its departure time but sends one that is
+ * overdue at once: after the host held the sender up (a stalled guest, measured in
+ * docs/enforce.md), a QP's overdue frames left together at the NIC's speed. fq's own
+ * per-flow pacing counts from the time it dequeues, so with maxrate they leave at most
+ * at the line rate. */
 static void fq_install(struct qpaced_tc *t)
 {
+	char rate[32];
 	char *argv[] = { "tc", "qdisc", "replace", "dev", t->dev, "root", "fq", "horizon", "2s",
-			 "horizon_cap", "flow_limit", "1000", "limit", "100000", NULL };
-	int rc = run_tc(argv);
+			 "horizon_cap", "flow_limit", "1000", "limit", "100000", "maxrate", rate,
+			 NULL };
+	int rc;
 
+	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)t->line_bps);
+	rc = run_tc(argv);
 	t->fq = rc == 0;
 	if (rc == 0)
-		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped)",
-			   t->dev);
+		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped; "
+			   "maxrate %s)", t->dev, rate);
 	else
 		qpaced_log(AGENT_LOG_WARN, "tc egress: could not install fq on %s (`tc qdisc "
 			   "replace dev %s root fq` exit %d%s): frames get departure times but "
@@ -309,6 +318,8 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
+		if (want && !v.override)   /* at most twice what it sends (wire_rate.h) */
+			want = wire_rate_used(want, w->wire.measured_bps, t->start_bps);
 		if (w->held_bps) {   /* taken over: its last rate until the algorithm moves */
 			if (v.override || v.target_bps != w->held_target)
 				w->held_bps = 0;

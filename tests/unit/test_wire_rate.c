@@ -67,6 +67,19 @@ static void test_wire_rate(void **state)
 	assert_int_equal(wire_rate(20 * QP_GBPS, 0, 0, floor, 10 * QP_GBPS), 10 * QP_GBPS);
 }
 
+/* A flow's rate grows only with what it sends: at most twice its measured rate, never
+ * below the start rate (the first samples, a flow that paused). */
+static void test_rate_used(void **state)
+{
+	(void)state;
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 0, 4731977), 4731977);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 3 * QP_MBPS, 4731977), 6 * QP_MBPS);
+	assert_int_equal(wire_rate_used(5 * QP_MBPS, 3 * QP_MBPS, 4731977), 5 * QP_MBPS);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 19 * QP_MBPS, 4731977), 20 * QP_MBPS);
+	assert_int_equal(wire_rate_used(3 * QP_MBPS, 0, 4731977), 3 * QP_MBPS);
+	assert_int_equal(wire_rate_used(UINT64_MAX, UINT64_MAX / 2 + 1, 0), UINT64_MAX);
+}
+
 /* --wire-start: init_rate added where the algorithm has it and the user's parameters do
  * not set it; hpcc then starts there (at least its min_rate), not at the line rate. */
 static void test_start_params(void **state)
@@ -116,6 +129,7 @@ int main(void)
 		cmocka_unit_test(test_ack_timeout),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_wire_rate),
+		cmocka_unit_test(test_rate_used),
 		cmocka_unit_test(test_start_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
