@@ -17,7 +17,9 @@
 # --int-sample interval=100us; --int-flows is the switch's default, wanted),
 # QPACE_VM_ACK_TIMEOUT (ib_write_bw -u and qpaced --wire-timeout; default 16; at 14,
 # perftest's default, -u is not passed), QPACE_VM_WIRE_RTT (qpaced --wire-rtt; 30ms),
-# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=5,rate_ai=500000,min_rate=<line/4>).
+# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=5,rate_ai=500000,min_rate=<line/4>,
+# eta=0.7),
+# QPACE_VM_WIRE_START (qpaced --wire-start; default hpcc's min_rate, line/4).
 # The switch's figures per run come from its --stats CSV (10 ms rows), split at the
 # receiver's markers as tests/vm/incast-rxe.sh does; its counters also give the WANTs it
 # took (int_wants) and the data frames no WANT matched (int_unwanted).
@@ -66,9 +68,17 @@ FLOOR=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
 # one INT report from a moment the port idled (a TCG guest stalled) made the next update
 # multiply the rate up to the line, and 3 x 64 frames stamped at 20 Mb/s filled the
 # buffer; with 5, 5 RTTs of an idle port come first, adding rate_ai (500 kb/s) each.
-CC_PARAMS=${QPACE_VM_CC_PARAMS:-max_stage=5,rate_ai=500000,min_rate=$FLOOR}
+# eta=0.7 (hpcc's default 0.95): the guests stall (TCG on a shared host) and then send
+# what fell due meanwhile at once; headroom drains such a burst (--short, one boot each:
+# peak queue 82 KB at 0.95, 47 KB at 0.8, 45 KB at 0.7; docs/enforce.md).
+CC_PARAMS=${QPACE_VM_CC_PARAMS:-max_stage=5,rate_ai=500000,min_rate=$FLOOR,eta=0.7}
+# --wire-start: a QP found on the wire starts at hpcc's floor, not at the line (hpcc's
+# reference start): its first 64 frames are stamped before any INT report is back, and at
+# the line three such starts filled the buffer (docs/enforce.md#the-start-of-a-flow-found-on-the-wire).
+WIRE_START=${QPACE_VM_WIRE_START:-$FLOOR}
 QPACED="qpaced --enforce tc --dev eth0 --cc hpcc --cc-params $CC_PARAMS \
---wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --allow any --metrics 127.0.0.1:9477"
+--wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --wire-start $WIRE_START \
+--allow any --metrics 127.0.0.1:9477"
 T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 Mb/s)
 
 # job ROLE FILE [PORT]: both runs. The receiver (g1) runs one ib_write_bw server per sender
