@@ -218,7 +218,7 @@ static const struct qp_opt options[] = {
 	{ "wire-start", 0, QP_OPT_RATE, "RATE", AT(wire_start_bps), .max = AGENT_MAX_LINK_BPS,
 	  .def = "0",
 	  .help = "their first rate, before any feedback: their frames until qpaced knows\n"
-		  "the flow, and the algorithm's init_rate (hpcc's; 0 = the line rate and\n"
+		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = the line rate and\n"
 		  "the algorithm's own start; at least the floor, at most the line)" },
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
 	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
