@@ -318,7 +318,9 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
-		if (want && !v.override)   /* at most twice what it sends (wire_rate.h) */
+		/* at most twice what it sends, at least the start rate (wire_rate.h): with the
+		 * default start, the line rate, this never binds */
+		if (want && !v.override)
 			want = wire_rate_used(want, w->wire.measured_bps, t->start_bps);
 		if (w->held_bps) {   /* taken over: its last rate until the algorithm moves */
 			if (v.override || v.target_bps != w->held_target)
@@ -658,8 +660,9 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	t->sample.data = d;
 	ev_timer_start(d->loop, &t->sample);
 	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s%s%s, "
-		   "line %llu Mb/s, start %llu kb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
-		   "within 75%% of ACK timeout %llu); if qpaced dies: rates held %llu ms, then "
+		   "line %llu Mb/s, start %llu kb/s, rtt %llu us, mtu %llu; rates at least "
+		   "%llu kb/s (rxe's 64 skbs within 75%% of ACK timeout %llu); if qpaced dies: "
+		   "rates held %llu ms, then "
 		   "at most %llu kb/s", t->mode == QPACED_ENFORCE_TC ? "pacing" :
 		   "observing", t->dev, d->cfg.cc, t->wire_params[0] ? " " : "", t->wire_params,
 		   (unsigned long long)(t->line_bps / QP_MBPS),
