@@ -100,7 +100,8 @@ T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 M
 
 # job ROLE FILE [PORT]: both runs. The receiver (g1) runs one ib_write_bw server per sender
 # and marks each run's start and end on the console; a sender retries while its server
-# is not listening yet.
+# is not listening yet, for as long as one ib_write_bw may take (with 120 tries, a
+# receiver whose no-agent run took 6 minutes on a loaded host found its senders gone).
 job() {
 	cat >"$2" <<EOF
 #!/bin/sh
@@ -131,7 +132,7 @@ bw() { # BASEPORT
 		rc=\$?
 		grep -q "Couldn't connect" /tmp/out || break
 		i=\$((i + 1))
-		[ \$i -ge 120 ] && break
+		[ \$i -ge $T_BW ] && break
 		sleep 1
 	done
 	cat /tmp/out
