@@ -215,6 +215,11 @@ static const struct qp_opt options[] = {
 	  .help = "payload bytes per packet of QPs found on the wire (rxe: 1024 at 1500)" },
 	{ "wire-rate", 0, QP_OPT_RATE, "RATE", AT(wire_rate_bps), .max = AGENT_MAX_LINK_BPS,
 	  .def = "0", .help = "their line rate (0 = the device's speed)" },
+	{ "wire-start", 0, QP_OPT_RATE, "RATE", AT(wire_start_bps), .max = AGENT_MAX_LINK_BPS,
+	  .def = "0",
+	  .help = "their first rate, before any feedback: their frames until qpaced knows\n"
+		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = the line rate and\n"
+		  "the algorithm's own start; at least the floor, at most the line)" },
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
 	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
 		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
@@ -297,6 +302,11 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 	if (c->wire_rate_bps && c->wire_rate_bps < AGENT_MIN_LINK_BPS)
 		return qp_errmsg(-EINVAL, err, errlen, "wire-rate: %llu bit/s: 0 (the device's "
 				 "speed) or %llu..%llu", (unsigned long long)c->wire_rate_bps,
+				 (unsigned long long)AGENT_MIN_LINK_BPS,
+				 (unsigned long long)AGENT_MAX_LINK_BPS);
+	if (c->wire_start_bps && c->wire_start_bps < AGENT_MIN_LINK_BPS)
+		return qp_errmsg(-EINVAL, err, errlen, "wire-start: %llu bit/s: 0 (the line "
+				 "rate) or %llu..%llu", (unsigned long long)c->wire_start_bps,
 				 (unsigned long long)AGENT_MIN_LINK_BPS,
 				 (unsigned long long)AGENT_MAX_LINK_BPS);
 	if (c->metrics_port && c->metrics_port == c->fb_port && c->metrics_ip == c->fb_ip)

@@ -73,6 +73,8 @@ struct qpaced_tc {
 	char dev[16];
 	bool fq;                     /* fq is ours: remove it on close */
 	qp_rate_bps line_bps, floor_bps;
+	qp_rate_bps start_bps;       /* --wire-start, resolved: the program's conf.start_bps */
+	char wire_params[AGENT_PARAMS_MAX];  /* --cc-params with init_rate=start_bps */
 	struct qp_tc_alive alive;    /* the heartbeat record written each beat */
 	uint32_t next_qpn;
 	ev_io reports_io;
@@ -145,17 +147,26 @@ static int run_tc(char *const argv[])
 }
 
 /* fq as the root qdisc: a 2 s horizon that caps instead of dropping (a drop is a send_err
- * to rxe), and flow limits above rxe's 64 skbs in flight per QP (a socket per QP). */
+ * to rxe), flow limits above rxe's 64 skbs in flight per QP (a socket per QP), and a
+ * maxrate of the line rate. fq holds a frame to its departure time but sends one that is
+ * overdue at once: after the host held the sender up (a stalled guest, measured in
+ * docs/enforce.md), a QP's overdue frames left together at the NIC's speed. fq's own
+ * per-flow pacing counts from the time it dequeues, so with maxrate they leave at most
+ * at the line rate. */
 static void fq_install(struct qpaced_tc *t)
 {
+	char rate[32];
 	char *argv[] = { "tc", "qdisc", "replace", "dev", t->dev, "root", "fq", "horizon", "2s",
-			 "horizon_cap", "flow_limit", "1000", "limit", "100000", NULL };
-	int rc = run_tc(argv);
+			 "horizon_cap", "flow_limit", "1000", "limit", "100000", "maxrate", rate,
+			 NULL };
+	int rc;
 
+	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)t->line_bps);
+	rc = run_tc(argv);
 	t->fq = rc == 0;
 	if (rc == 0)
-		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped)",
-			   t->dev);
+		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped; "
+			   "maxrate %s)", t->dev, rate);
 	else
 		qpaced_log(AGENT_LOG_WARN, "tc egress: could not install fq on %s (`tc qdisc "
 			   "replace dev %s root fq` exit %d%s): frames get departure times but "
@@ -228,16 +239,6 @@ static int free_qpn(struct qpaced *d, uint32_t *qpn)
 	return -ENOSPC;
 }
 
-static bool ack_only(uint8_t opcode)
-{
-	static const uint8_t ops[] = { 0x11 /* RC ACK */, 0x12 /* atomic ACK */, 0x81 /* CNP */ };
-
-	for (size_t i = 0; i < sizeof(ops); i++)
-		if (opcode == ops[i])
-			return true;
-	return false;
-}
-
 static void on_report(void *ctx, const struct qp_tc_report *r)
 {
 	struct qpaced *d = ctx;
@@ -256,13 +257,20 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 			   r->key.dqpn);
 		return;
 	}
-	if (agent_qp_find_flow(d->agent, reg.local_ip, reg.peer_ip, reg.peer_qpn, &qpn) == 0)
-		return;                  /* a program registered it: its gate paces it */
-	if (ack_only(r->opcode)) {
+	if (agent_qp_find_flow(d->agent, reg.local_ip, reg.peer_ip, reg.peer_qpn, &qpn) == 0) {
+		/* a program registered it: its gate paces it; a count-only entry now, so the
+		 * program stops pacing it at the start rate */
+		if (!flow_find(t, &r->key))
+			flow_add(t, &r->key, qpn, false, true, now);
+		return;
+	}
+	if (qp_tc_ack_only(r->opcode)) {
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flows whose frames are "
 			   "ACKs or CNPs (opcode 0x%02x) are counted, not made QPs", r->opcode);
 		return;
 	}
+	snprintf(reg.algo, sizeof(reg.algo), "%s", d->cfg.cc);
+	snprintf(reg.params, sizeof(reg.params), "%s", t->wire_params);
 	if (free_qpn(d, &reg.qpn) || agent_register(d->agent, &reg, QPACED_WIRE_OWNER, 0, now,
 						    err, sizeof(err))) {
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flow to %s QPN 0x%06x "
@@ -316,6 +324,10 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
+		/* at most twice what it sends, at least the start rate (wire_rate.h): with the
+		 * default start, the line rate, this never binds */
+		if (want && !v.override)
+			want = wire_rate_used(want, w->wire.measured_bps, t->start_bps);
 		if (w->held_bps) {   /* taken over: its last rate until the algorithm moves */
 			if (v.override || v.target_bps != w->held_target)
 				w->held_bps = 0;
@@ -610,6 +622,20 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		t->alive.safe_bps = t->floor_bps;
 	if (t->alive.safe_bps > t->line_bps)
 		t->alive.safe_bps = t->line_bps;
+	/* --wire-start 0: the line rate, and the algorithm's own start (hpcc's is the line):
+	 * a lower default would hold hpcc's flows there for good where no switch gives INT */
+	t->start_bps = d->cfg.wire_start_bps ? d->cfg.wire_start_bps : t->line_bps;
+	if (t->start_bps < t->floor_bps)
+		t->start_bps = t->floor_bps;
+	if (t->start_bps > t->line_bps)
+		t->start_bps = t->line_bps;
+	if (wire_start_params(cc_find(d->cfg.cc), d->cfg.cc_params,
+			      d->cfg.wire_start_bps ? t->start_bps : 0, t->wire_params,
+			      sizeof(t->wire_params)))
+		return qp_errmsg(-EINVAL, err, errlen, "--cc-params '%s': too long with "
+				 "init_rate=%llu added for QPs from the wire (%u characters at "
+				 "most)", d->cfg.cc_params, (unsigned long long)t->start_bps,
+				 AGENT_PARAMS_MAX - 1);
 	rc = qp_tc_open_pinned(&t->prog, pin_dir, msg, sizeof(msg));
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "--enforce %s: %s", t->mode == QPACED_ENFORCE_TC
@@ -619,6 +645,7 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 			   : ": unpinned, so a restarted qpaced cannot take its flows over");
 	conf.mode = t->mode == QPACED_ENFORCE_TC ? QP_TC_MODE_ENFORCE : QP_TC_MODE_OBSERVE;
 	conf.ecn_mark = d->cfg.ecn_mark;
+	conf.start_bps = t->start_bps;
 	qp_tc_set_conf(t->prog, &conf);
 	rc = qp_tc_attach(t->prog, t->dev, msg, sizeof(msg));
 	if (rc)
@@ -639,11 +666,14 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		      QPACED_WIRE_SAMPLE_NS / 1e9);
 	t->sample.data = d;
 	ev_timer_start(d->loop, &t->sample);
-	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s, line "
-		   "%llu Mb/s, rtt %llu us, mtu %llu; rates at least %llu kb/s (rxe's 64 skbs "
-		   "within 75%% of ACK timeout %llu); if qpaced dies: rates held %llu ms, then "
+	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s%s%s, "
+		   "line %llu Mb/s, start %llu kb/s, rtt %llu us, mtu %llu; rates at least "
+		   "%llu kb/s (rxe's 64 skbs within 75%% of ACK timeout %llu); if qpaced dies: "
+		   "rates held %llu ms, then "
 		   "at most %llu kb/s", t->mode == QPACED_ENFORCE_TC ? "pacing" :
-		   "observing", t->dev, d->cfg.cc, (unsigned long long)(t->line_bps / QP_MBPS),
+		   "observing", t->dev, d->cfg.cc, t->wire_params[0] ? " " : "", t->wire_params,
+		   (unsigned long long)(t->line_bps / QP_MBPS),
+		   (unsigned long long)(t->start_bps / 1000),
 		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000),
 		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000),
 		   (unsigned long long)d->cfg.wire_timeout,

@@ -1,5 +1,12 @@
 /* The rate written for a QP found on the wire (wire_rate.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "wire_rate.h"
+
+#define WIRE_START_PARAM "init_rate"
 
 qp_rate_bps wire_rate_fold(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns)
 {
@@ -40,4 +47,45 @@ qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_
 	if (line && r > line)
 		r = line;
 	return r;
+}
+
+qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, qp_rate_bps start)
+{
+	qp_rate_bps cap = used_bps > UINT64_MAX / WIRE_USED_FACTOR ? UINT64_MAX
+							       : used_bps * WIRE_USED_FACTOR;
+
+	if (cap < start)
+		cap = start;
+	return want < cap ? want : cap;
+}
+
+/* Does "k=v,..." set @key? */
+static bool sets(const char *params, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = params; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, key, n) == 0 && p[n] == '=')
+			return true;
+	return false;
+}
+
+int wire_start_params(const struct cc_ops *ops, const char *params, qp_rate_bps start,
+		      char *out, size_t len)
+{
+	int n;
+
+	if (!params)
+		params = "";
+	if (!start || !cc_param_find(ops, WIRE_START_PARAM) || sets(params, WIRE_START_PARAM))
+		n = snprintf(out, len, "%s", params);
+	else
+		n = snprintf(out, len, "%s%s" WIRE_START_PARAM "=%llu", params,
+			     params[0] ? "," : "", (unsigned long long)start);
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			out[0] = '\0';
+		return -ENOSPC;
+	}
+	return 0;
 }

@@ -8,11 +8,23 @@
  *           64 x frame x 8 / R. Above the timeout rxe retransmits although nothing was
  *           lost (measured in the guests: 35-40 go-back-N timeouts at perftest's default
  *           timeout 14 and 5 Mb/s). The floor keeps that wait within a share of the timeout.
+ *   used    no more than WIRE_USED_FACTOR x what the flow sent over the last sample (and
+ *           at least the start rate): an algorithm fed by the switch's link figures (hpcc)
+ *           raises the rate of a flow that does not use it (a stalled guest: U stays low),
+ *           up to the line; when the sender catches up, its backlog leaves at that rate.
+ *           As TCP's congestion window validation (RFC 7661) grows no window a flow does
+ *           not fill, a flow's rate here grows only with what it sends: x2 per sample.
+ *   start   the first rate of a QP found on the wire (qpaced --wire-start), where its
+ *           algorithm takes one (a parameter init_rate): not the line rate hpcc's
+ *           reference starts at, because the tc path cannot take back the frames it has
+ *           stamped before the first feedback is back (docs/enforce.md)
  */
 #ifndef QPACE_AGENT_WIRE_RATE_H
 #define QPACE_AGENT_WIRE_RATE_H
 
 #include <stdint.h>
+#include <stddef.h>
+#include "qpace/cc.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
@@ -35,5 +47,17 @@ qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
 /* What qpaced writes: fold, then at least @floor, and never above @line. */
 qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,
 		      qp_rate_bps floor, qp_rate_bps line);
+
+#define WIRE_USED_FACTOR 2u
+
+/* @want, but at most WIRE_USED_FACTOR x @used_bps (the flow's measured rate; 0 = none yet)
+ * and never below @start. */
+qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, qp_rate_bps start);
+
+/* The parameters a QP found on the wire gets: @params ("k=v,..." or ""), with
+ * init_rate=@start added when @ops has a parameter init_rate, @params does not set it and
+ * @start is not 0. 0, or -ENOSPC when @len is too short (@out is then ""). */
+int wire_start_params(const struct cc_ops *ops, const char *params, qp_rate_bps start,
+		      char *out, size_t len);
 
 #endif

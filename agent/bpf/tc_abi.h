@@ -109,6 +109,8 @@ enum qp_tc_counter {
 	QP_TC_C_CREDIT_IN,           /* data frame within its flow's credits */
 	QP_TC_C_CREDIT_HELD,         /* data frame beyond them: held to the credit schedule */
 	QP_TC_C_CREDIT_EXPIRED,      /* credits past credit_until_ns: ignored, rate only */
+	QP_TC_C_START,               /* enforce: a frame of an IPv4 flow with no entry yet
+				      * (not an ACK or CNP) paced at conf.start_bps */
 	QP_TC_C_COUNT
 };
 
@@ -120,7 +122,20 @@ struct qp_tc_conf {
 	__u64 horizon_ns;            /* 0 = no horizon count */
 	__u64 report_gap_ns;         /* at least this long between any two reports */
 	__u64 report_retry_ns;       /* report a still-unknown flow again after this */
+	/* enforce: an IPv4 flow with no rate entry (qpaced has not answered its report yet)
+	 * is paced at this, but for ACKs and CNPs, which qpaced never makes QPs; 0 = it goes
+	 * unpaced. rxe commits up to 64 frames of a new QP at once, before any rate or
+	 * feedback can be back: at the line rate they would land in the switch together. */
+	__u64 start_bps;
 };
+
+/* RoCEv2 opcodes whose flows are acknowledgements, not data: RC ACK, atomic ACK, CNP.
+ * qpaced counts such flows but makes no QP of them, and the program does not pace them
+ * at conf.start_bps. */
+static inline int qp_tc_ack_only(__u8 opcode)
+{
+	return opcode == 0x11 || opcode == 0x12 || opcode == 0x81;
+}
 
 /* qpaced's heartbeat. When beat_ns is older than hold_ns (qpaced is dead or stuck), every
  * flow the program paces goes at min(its rate, safe_bps), and in enforce mode a flow with

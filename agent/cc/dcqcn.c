@@ -58,6 +58,11 @@
  *                 included: alibaba-edu/High-Precision-Congestion-Control simulation/run.py;
  *                 rdma-hw.cc sets the target on a cut only if m_EcnClampTgtRate or
  *                 rpTimeStage != 0)
+ *   init_rate     first rate, bits/s, <= line, raised to min_rate; 0 = line rate (the
+ *                 reference's start), default 0. Below the line the flow starts as if just
+ *                 cut: target at the line and the increase timer running, so without CNPs
+ *                 it is back at the line within a few t_inc. For senders that cannot take
+ *                 back what they commit before the first CNP (qpaced --wire-start)
  *
  * Measured, on the real switch in virtual time (test_loop_dcqcn.c, the switch's early
  * notice at 16 KiB, one per flow per 50 us, standing in for the CNP): two flows are fair
@@ -84,6 +89,7 @@ struct dcqcn_params {
 	qp_rate_bps rate_hai;
 	qp_rate_bps min_rate;
 	uint32_t clamp_target;
+	qp_rate_bps init_rate;
 };
 
 #define DCQCN_P(field) offsetof(struct dcqcn_params, field)
@@ -107,6 +113,8 @@ static const struct cc_param dcqcn_params_table[] = {
 	  "rate floor, bits/s; 0 = line/100" },
 	{ "clamp_target", CC_P_U32, DCQCN_P(clamp_target), 0, 0, 1, 0,
 	  "1: each cut sets target = rate; 0: only when stage != 0" },
+	{ "init_rate", CC_P_RATE, DCQCN_P(init_rate), 0, 0, 1e13, 0,
+	  "first rate, bits/s, at least min_rate, recovering to the line; 0 = line rate" },
 	{ .name = NULL },
 };
 
@@ -138,6 +146,7 @@ static const struct cc_rate_field dcqcn_line_capped[] = {
 	{ "rate_ai", DCQCN_P(rate_ai) },
 	{ "rate_hai", DCQCN_P(rate_hai) },
 	{ "min_rate", DCQCN_P(min_rate) },
+	{ "init_rate", DCQCN_P(init_rate) },
 };
 
 static int dcqcn_check(const void *params, const struct cc_path *path, char *err,
@@ -300,7 +309,6 @@ static void dcqcn_init(struct cc *cc, const void *params, qp_time_ns now)
 {
 	struct dcqcn *d = to_dcqcn(cc);
 	qp_rate_bps line = cc->path.line_bps;
-	(void)now;
 
 	d->p = *(const struct dcqcn_params *)params;
 	if (!d->p.rate_ai)
@@ -315,6 +323,11 @@ static void dcqcn_init(struct cc *cc, const void *params, qp_time_ns now)
 	d->alpha_next_ns = QP_TIME_NEVER;
 	d->dec_next_ns = QP_TIME_NEVER;
 	d->inc_next_ns = QP_TIME_NEVER;
+	if (d->p.init_rate && d->p.init_rate < line) {
+		/* as if just cut: the increase timer brings it back towards the line */
+		d->rate = (double)cc_clamp_rate((double)d->p.init_rate, d->p.min_rate, line);
+		d->inc_next_ns = now + d->p.t_inc;
+	}
 	dcqcn_publish(d);
 }
 

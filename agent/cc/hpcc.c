@@ -25,9 +25,10 @@
  * the unchanged Rc and incStage (the EWMA and the stored hops do move). With fast_react=0
  * such reports are ignored entirely, as in the reference.
  *
- * Initial state: R = Rc = line rate, U = 1, incStage = 0. The first report, and any report
- * whose hop count, switch ids or ports differ from the previous one, only stores the hops
- * and sets last_update_seq = snd_nxt: there is nothing comparable to measure against.
+ * Initial state: R = Rc = line rate (or init_rate, below), U = 1, incStage = 0. The
+ * first report, and any report whose hop count, switch ids or ports differ from the
+ * previous one, only stores the hops and sets last_update_seq = snd_nxt: there is nothing
+ * comparable to measure against.
  *
  * Where qpace is more careful than the reference (whose counters are 24/20-bit and whose
  * hops never go back in time):
@@ -53,6 +54,11 @@
  *               must not exceed the line rate
  *   fast_react  0/1, default 1
  *   window      0/1, default 1: cap bytes in flight at R*T
+ *   init_rate   first R and Rc, bits/s, 0..10T, default 0 = line rate (the reference's
+ *               start); raised to min_rate when below it, must not exceed the line rate.
+ *               A deviation for senders that cannot take back what they committed at
+ *               the start: qpaced's QPs found on the wire (--wire-start), whose first
+ *               frames the tc program stamps before any INT report is back
  *
  * Cost: every handler is O(hops) with no allocation.
  *
@@ -80,6 +86,7 @@ int hpcc_core_check(const struct hpcc_params *p, const struct cc_path *path, cha
 	static const struct cc_rate_field capped[] = {
 		{ "min_rate", offsetof(struct hpcc_params, min_rate) },
 		{ "rate_ai", offsetof(struct hpcc_params, rate_ai) },
+		{ "init_rate", offsetof(struct hpcc_params, init_rate) },
 	};
 
 	return cc_check_rates_le_line(alg, p, capped, sizeof(capped) / sizeof(capped[0]), path,
@@ -114,7 +121,9 @@ void hpcc_core_init(struct hpcc_core *h, struct cc *cc, const struct hpcc_params
 		h->p.rate_ai = line / HPCC_AI_DIVISOR ? line / HPCC_AI_DIVISOR : 1;
 	if (!h->p.min_rate)
 		h->p.min_rate = line / HPCC_MIN_DIVISOR ? line / HPCC_MIN_DIVISOR : 1;
-	set_rate(h, cc, line);
+	if (h->p.init_rate)
+		h->rc_bps = (double)cc_clamp_rate((double)h->p.init_rate, h->p.min_rate, line);
+	set_rate(h, cc, (qp_rate_bps)h->rc_bps);
 }
 
 unsigned hpcc_core_set_reference(struct hpcc_core *h, struct cc *cc, double rate_bps)

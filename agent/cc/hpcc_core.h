@@ -28,6 +28,7 @@ struct hpcc_params {
 	qp_rate_bps min_rate; /* rate floor, bits/s; 0 = line/1000 */
 	uint32_t fast_react;  /* 1 = react to every report, 0 = once per RTT only */
 	uint32_t window;      /* 1 = in-flight cap W = R·T, 0 = rate only */
+	qp_rate_bps init_rate; /* first R and Rc, bits/s, at least min_rate; 0 = line rate */
 };
 
 /* The parameter table entries of HPCC, for a params struct that holds struct hpcc_params
@@ -44,7 +45,9 @@ struct hpcc_params {
 	{ "fast_react", CC_P_U32, (base) + offsetof(struct hpcc_params, fast_react), 1, 0, 1,  \
 	  0, "1 = adjust the pacing rate on every INT report, 0 = once per RTT" },             \
 	{ "window", CC_P_U32, (base) + offsetof(struct hpcc_params, window), 1, 0, 1, 0,       \
-	  "1 = cap bytes in flight at rate * base RTT, 0 = no cap" }
+	  "1 = cap bytes in flight at rate * base RTT, 0 = no cap" },                          \
+	{ "init_rate", CC_P_RATE, (base) + offsetof(struct hpcc_params, init_rate), 0, 0,      \
+	  1e13, 0, "first rate in bits/s, at least min_rate; 0 = line rate (the reference)" }
 
 struct hpcc_stats {
 	uint64_t reports;         /* INT reports handed to the core */

@@ -3,7 +3,8 @@
 # frames (UDP 4791 with a BTH, qpace-swtest) sent through the device are counted per flow
 # by the tc egress program, the flow becomes a QP with the configured algorithm, and
 # qpacectl list -j, show and /metrics give its frames, bytes (exact) and measured wire
-# rate; in tc mode the rate qpaced sets goes into the program's map (at least the floor);
+# rate; in tc mode the rate qpaced sets goes into the program's map (at least the floor),
+# and --wire-start sets a new flow's first rate (the program's and hpcc's);
 # on exit the filter and the clsact qdisc are gone. fq is absent on the CI host: the test
 # checks that qpaced says so.
 set -u
@@ -133,4 +134,21 @@ qpn=$(qp_of 0x000126 | jq -r .qpn)
 [ -n "$qpn" ] || fail "--wire-timeout 18: no QP for the flow"
 WHY="--wire-timeout 18" set_rate "$qpn" 5M 5000000
 ok "--wire-timeout 18 (perftest -u 18): 5M is enforced as set"
+stop_agent -TERM
+
+# --wire-start 30M: the flow's first frames are paced at 30M before qpaced knows the flow
+# (the program's start_rate counter), and hpcc starts its QP there, not at the line (no
+# INT here, so it stays there); the map holds 30M (the cap of twice the measured rate is
+# at least the start rate)
+start_tc tc --wire-start 30M --wire-rate 1G
+send 0x127 20M 0.3s >/dev/null
+sleep 0.4
+q=$(qp_of 0x000127)
+[ -n "$q" ] || fail "--wire-start: no QP for the flow"
+[ "$(echo "$q" | jq .rate)" = 30000000 ] || fail "--wire-start 30M: hpcc's rate $(echo "$q" | jq .rate)"
+[ "$(echo "$q" | jq .wire_set)" = 30000000 ] || fail "--wire-start 30M: wire_set $(echo "$q" | jq .wire_set)"
+start=$(ip netns exec "$NSA" curl -s "127.0.0.1:$MPORT/metrics" |
+	sed -n 's/^qpace_tc_frames_total{event="start_rate"} //p')
+[ "${start:-0}" -ge 1 ] || fail "--wire-start: the program paced no frame at the start rate ('$start')"
+ok "--wire-start 30M: hpcc starts at 30M (not the 1G line), $start frames paced at it before qpaced knew the flow"
 stop_agent -TERM

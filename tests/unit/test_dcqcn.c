@@ -328,6 +328,36 @@ static void test_min_rate_floor(void **state)
 	}
 }
 
+/* init_rate: the flow starts there (at least min_rate) as if just cut: each t_inc halves
+ * the gap to the line (fast recovery, then additive steps capped at the line), so without
+ * a CNP it is back at the line; the first CNP cuts from the rate it has then. */
+static void test_init_rate(void **state)
+{
+	struct cc *cc = make("init_rate=20G");
+	struct cc *low = make("init_rate=1G,min_rate=5G");
+	struct cc *line = make("init_rate=100G");
+	(void)state;
+
+	assert_int_equal(cc->rate_bps, 20 * QP_GBPS);
+	assert_int_equal(cc->timer_ns, 300 * US);
+	assert_int_equal(low->rate_bps, 5 * QP_GBPS);
+	assert_int_equal(line->rate_bps, path.line_bps);
+	assert_int_equal(line->timer_ns, QP_TIME_NEVER);
+	cc_timer(cc, 300 * US);
+	assert_close((double)cc->rate_bps, 60e9, 1e-9, "one fast-recovery period");
+	assert_false(view(cc, 300 * US).started);
+	step_until(cc, 100 * QP_NS_PER_MS);
+	assert_int_equal(cc->rate_bps, path.line_bps);
+	assert_int_equal(cc->timer_ns, QP_TIME_NEVER);
+	cc_destroy(cc);
+	cc = make("init_rate=20G");
+	cnp(cc, 10 * US);
+	assert_close((double)cc->rate_bps, 10e9, 1e-9, "the first cut halves the start rate");
+	cc_destroy(cc);
+	cc_destroy(low);
+	cc_destroy(line);
+}
+
 static void test_bad_params_named(void **state)
 {
 	static const struct cc_expect_bad bad[] = {
@@ -341,6 +371,7 @@ static void test_bad_params_named(void **state)
 		{ "rate_hai=200G", "rate_hai" },
 		{ "min_rate=101G", "min_rate" },
 		{ "clamp_target=2", "clamp_target" },
+		{ "init_rate=101G", "init_rate" },
 		{ "alpha=1", "alpha" },
 	};
 	(void)state;
@@ -359,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_clamp_target_off),
 		cmocka_unit_test(test_late_timer_catches_up),
 		cmocka_unit_test(test_min_rate_floor),
+		cmocka_unit_test(test_init_rate),
 		cmocka_unit_test(test_bad_params_named),
 	};
 	return cmocka_run_group_tests_name("dcqcn", tests, NULL, NULL);

@@ -335,6 +335,29 @@ static void test_window_param(void **state)
 	cc_destroy(cc);
 }
 
+/* init_rate: R and Rc start there (at least min_rate), and the first full update moves on
+ * from it, not from the line rate. */
+static void test_init_rate(void **state)
+{
+	const qp_rate_bps b = LINE;
+	struct cc *cc = mk("init_rate=10G");
+	struct cc *low = mk("init_rate=10G,min_rate=20G");
+	struct int_feed f;
+	(void)state;
+
+	assert_int_equal(cc->rate_bps, 10 * QP_GBPS);
+	assert_int_equal(cc->cap_bytes, CAP(10 * QP_GBPS));
+	assert_true(core_of(cc)->rc_bps == (double)(10 * QP_GBPS));
+	assert_int_equal(low->rate_bps, 20 * QP_GBPS);
+	int_feed_init(&f, cc, 1, &b, BDP);
+	for (int k = 0; k < 12; k++)
+		int_feed_step_all(&f, STEP_NS, 0.5, 0, SEQ_STEP);
+	assert_int_equal(core_of(cc)->stats.full_updates, 1);
+	cc_assert_rate_near(cc->rate_bps, (double)(10 * QP_GBPS) + (double)AI, 1e-9);
+	cc_destroy(low);
+	cc_destroy(cc);
+}
+
 static void test_bad_params(void **state)
 {
 	static const struct cc_expect_bad bad[] = {
@@ -342,6 +365,7 @@ static void test_bad_params(void **state)
 		{ "eta=0", "eta" },              { "eta=1.5", "eta" },
 		{ "max_stage=1001", "max_stage" }, { "fast_react=2", "fast_react" },
 		{ "window=-1", "window" },       { "gain=1", "gain" },
+		{ "init_rate=101G", "init_rate" },
 	};
 	char help[2048];
 	(void)state;
@@ -365,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_path_change_rebaselines),
 		cmocka_unit_test(test_no_fast_react),
 		cmocka_unit_test(test_window_param),
+		cmocka_unit_test(test_init_rate),
 		cmocka_unit_test(test_bad_params),
 	};
 	return cmocka_run_group_tests_name("hpcc", tests, NULL, NULL);

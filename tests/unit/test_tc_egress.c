@@ -563,6 +563,48 @@ static void test_heartbeat(void **state)
 	qp_tc_del_rate(tc, &counted);
 }
 
+/* conf.start_bps: in enforce mode an IPv4 flow with no entry is paced at it from its
+ * first frame; its ACKs, IPv6, observe mode, a count-only entry and start 0 stay as they
+ * were, and each frame paced so counts once. */
+static void test_start_rate(void **state)
+{
+	uint64_t t0 = mono_ns() + 100000000000ull, before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
+	struct qp_tc_key counted = qp_tc_key_ipv4(0x0a000703u, 1);
+	struct qp_tc_rate count_only = { 0 };
+	struct qp_tc_conf c = qp_tc_conf_default();
+	uint8_t f[2048];
+	size_t n;
+
+	(void)state;
+	NEED_BPF();
+	c.mode = QP_TC_MODE_ENFORCE;
+	c.start_bps = 800000000ull;                        /* 10 ns per byte */
+	qp_tc_set_conf(tc, &c);
+	assert_int_equal(qp_tc_set_rate(tc, &counted, &count_only), 0);
+	counters(before);
+	two_frames(0x0a000701u, 1, t0, 10, "no entry yet: the start rate");
+	two_frames(0x0a000703u, 1, t0, 0, "a count-only entry: untouched");
+	n = (size_t)roce4(f, sizeof(f), 0x0a000702u, 1, 0);
+	f[42] = FRAME_OP_RC_ACK;                           /* the BTH opcode */
+	assert_int_equal(run(f, n, t0), t0);
+	assert_int_equal(run(f, n, t0), t0);
+	n = ipv6_frame(f, 17, 4791, 0x78, 12 + 500 + 4);
+	assert_int_equal(run(f, n, t0), t0);
+	assert_int_equal(run(f, n, t0), t0);
+	counters(after);
+	assert_int_equal(after[QP_TC_C_START] - before[QP_TC_C_START], 2);
+	c.mode = QP_TC_MODE_OBSERVE;
+	qp_tc_set_conf(tc, &c);
+	two_frames(0x0a000704u, 1, t0, 0, "observe: untouched");
+	c.mode = QP_TC_MODE_ENFORCE;
+	c.start_bps = 0;
+	qp_tc_set_conf(tc, &c);
+	two_frames(0x0a000705u, 1, t0, 0, "start 0: unpaced");
+	counters(before);
+	assert_int_equal(before[QP_TC_C_START], after[QP_TC_C_START]);
+	qp_tc_del_rate(tc, &counted);
+}
+
 struct found { int n; struct qp_tc_key k; struct qp_tc_rate r; };
 
 static void found_rate(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r)
@@ -762,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_ecn_mark),
 		cmocka_unit_test(test_not_roce_passes),
 		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_start_rate),
 		cmocka_unit_test(test_pinned_takeover),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,12 +2,15 @@
  * into a rate over the base RTT, IB's ACK timeout, and the floor that keeps rxe's 64
  * in-flight skbs from waiting locally longer than a share of the timeout (issue #14 item
  * 4: at perftest's default timeout 14 and 5 Mb/s the guests saw 35-40 spurious timeouts). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "qpace/cc.h"
 #include "qpace/units.h"
 #include "wire_rate.h"
 
@@ -64,6 +67,61 @@ static void test_wire_rate(void **state)
 	assert_int_equal(wire_rate(20 * QP_GBPS, 0, 0, floor, 10 * QP_GBPS), 10 * QP_GBPS);
 }
 
+/* A flow's rate grows only with what it sends: at most twice its measured rate, never
+ * below the start rate (the first samples, a flow that paused). */
+static void test_rate_used(void **state)
+{
+	(void)state;
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 0, 4731977), 4731977);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 3 * QP_MBPS, 4731977), 6 * QP_MBPS);
+	assert_int_equal(wire_rate_used(5 * QP_MBPS, 3 * QP_MBPS, 4731977), 5 * QP_MBPS);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 19 * QP_MBPS, 4731977), 20 * QP_MBPS);
+	assert_int_equal(wire_rate_used(3 * QP_MBPS, 0, 4731977), 3 * QP_MBPS);
+	assert_int_equal(wire_rate_used(UINT64_MAX, UINT64_MAX / 2 + 1, 0), UINT64_MAX);
+}
+
+/* --wire-start: init_rate added where the algorithm has it and the user's parameters do
+ * not set it; hpcc then starts there (at least its min_rate), not at the line rate. */
+static void test_start_params(void **state)
+{
+	static const struct { const char *algo, *params; qp_rate_bps start; const char *want; }
+	cases[] = {
+		{ "hpcc", "", 4731977, "init_rate=4731977" },
+		{ "hpcc", "max_stage=5,min_rate=1M", 3000000, "max_stage=5,min_rate=1M,init_rate=3000000" },
+		{ "hpcc", "init_rate=9M,eta=0.9", 3000000, "init_rate=9M,eta=0.9" },
+		{ "hpcc", "eta=0.9,init_rate=9M", 3000000, "eta=0.9,init_rate=9M" },
+		{ "hpcc", "eta=0.9", 0, "eta=0.9" },
+		{ "none", "", 3000000, "" },
+	};
+	const struct cc_path path = { 20 * QP_MBPS, 30 * QP_NS_PER_MS, 1024 };
+	char out[128], err[200];
+	struct cc *cc;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(wire_start_params(cc_find(cases[i].algo), cases[i].params,
+						   cases[i].start, out, sizeof(out)), 0);
+		assert_string_equal(out, cases[i].want);
+	}
+	assert_int_equal(wire_start_params(cc_find("hpcc"), "eta=0.9", 3000000, out, 12),
+			 -ENOSPC);
+	assert_string_equal(out, "");
+	/* the controller a discovered QP gets (agent_register's cc_create) starts there */
+	assert_int_equal(wire_start_params(cc_find("hpcc"), "min_rate=1M", 3000000, out,
+					   sizeof(out)), 0);
+	cc = cc_create("hpcc", &path, out, 0, err, sizeof(err));
+	assert_non_null(cc);
+	assert_int_equal(cc->rate_bps, 3000000);
+	cc_destroy(cc);
+	/* below the algorithm's floor: the floor */
+	assert_int_equal(wire_start_params(cc_find("hpcc"), "min_rate=4731977", 2750000, out,
+					   sizeof(out)), 0);
+	cc = cc_create("hpcc", &path, out, 0, err, sizeof(err));
+	assert_non_null(cc);
+	assert_int_equal(cc->rate_bps, 4731977);
+	cc_destroy(cc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -71,6 +129,8 @@ int main(void)
 		cmocka_unit_test(test_ack_timeout),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_wire_rate),
+		cmocka_unit_test(test_rate_used),
+		cmocka_unit_test(test_start_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

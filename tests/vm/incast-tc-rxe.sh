@@ -17,7 +17,9 @@
 # --int-sample interval=100us; --int-flows is the switch's default, wanted),
 # QPACE_VM_ACK_TIMEOUT (ib_write_bw -u and qpaced --wire-timeout; default 16; at 14,
 # perftest's default, -u is not passed), QPACE_VM_WIRE_RTT (qpaced --wire-rtt; 30ms),
-# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=5,rate_ai=500000,min_rate=<line/4>).
+# QPACE_VM_CC_PARAMS (hpcc's --cc-params; max_stage=5,rate_ai=500000,min_rate=<line/4>,
+# eta=0.7),
+# QPACE_VM_WIRE_START (qpaced --wire-start; default hpcc's min_rate, line/4).
 # The switch's figures per run come from its --stats CSV (10 ms rows), split at the
 # receiver's markers as tests/vm/incast-rxe.sh does; its counters also give the WANTs it
 # took (int_wants) and the data frames no WANT matched (int_unwanted).
@@ -36,7 +38,17 @@ for b in qpace-switch qpaced qpacectl; do
 	fi
 done
 vm_setup || exit 1
-SWITCH_ARGS=${QPACE_VM_SWITCH_ARGS:---rate 20M --buffer 128K --delay 10us --int-sample interval=100us}
+# QPACE_VM_TC_CC=dcqcn: issue #14's "DCQCN through qpace-switch --ecn (no INT)": the
+# switch marks CE (RED at dequeue, --ecn KMIN,KMAX,PMAX), the senders' qpaced make their
+# frames ECT(0) (--ecn-mark on), the receiver's tc ingress answers CE with CNPs and the
+# senders' turns arriving CNPs into DCQCN's cuts (docs/enforce.md#dcqcn-without-qpace-switch).
+CC=${QPACE_VM_TC_CC:-hpcc}
+case $CC in
+hpcc) ECN="" ;;
+dcqcn) ECN=" --ecn ${QPACE_VM_ECN:-8K,32K,0.2}" ;;
+*) echo "incast-tc-rxe: QPACE_VM_TC_CC '$CC': hpcc or dcqcn" >&2; exit 2 ;;
+esac
+SWITCH_ARGS=${QPACE_VM_SWITCH_ARGS:---rate 20M --buffer 128K --delay 10us --int-sample interval=100us$ECN}
 RATE=$(echo " $SWITCH_ARGS" | sed -n 's/.* --rate[ =]*\([^ ]*\).*/\1/p')
 RATE=${RATE:-1G}
 BUF=$(echo " $SWITCH_ARGS" | sed -n 's/.* --buffer[ =]*\([^ ]*\).*/\1/p')
@@ -66,14 +78,30 @@ FLOOR=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
 # one INT report from a moment the port idled (a TCG guest stalled) made the next update
 # multiply the rate up to the line, and 3 x 64 frames stamped at 20 Mb/s filled the
 # buffer; with 5, 5 RTTs of an idle port come first, adding rate_ai (500 kb/s) each.
-CC_PARAMS=${QPACE_VM_CC_PARAMS:-max_stage=5,rate_ai=500000,min_rate=$FLOOR}
-QPACED="qpaced --enforce tc --dev eth0 --cc hpcc --cc-params $CC_PARAMS \
---wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --allow any --metrics 127.0.0.1:9477"
+# eta=0.7 (hpcc's default 0.95): the guests stall (TCG on a shared host) and then send
+# what fell due meanwhile at once; headroom drains such a burst (--short, one boot each:
+# peak queue 82 KB at 0.95, 47 KB at 0.8, 45 KB at 0.7; docs/enforce.md).
+DEF_PARAMS=max_stage=5,rate_ai=500000,min_rate=$FLOOR,eta=0.7
+# dcqcn: its periods stretched from the reference's microseconds to the tc path's tens of
+# milliseconds (a rate reaches only frames enqueued after it: up to 64 per QP, ~100 ms at
+# the fair share), steps of hpcc's size here, the same floor.
+[ "$CC" = dcqcn ] && DEF_PARAMS=g=0.0625,t_alpha=30ms,t_dec=30ms,t_inc=30ms,rate_ai=500000,rate_hai=1000000,min_rate=$FLOOR
+CC_PARAMS=${QPACE_VM_CC_PARAMS:-$DEF_PARAMS}
+ECN_MARK=""
+[ "$CC" = dcqcn ] && ECN_MARK="--ecn-mark on"
+# --wire-start: a QP found on the wire starts at hpcc's floor, not at the line (hpcc's
+# reference start): its first 64 frames are stamped before any INT report is back, and at
+# the line three such starts filled the buffer (docs/enforce.md#the-start-of-a-flow-found-on-the-wire).
+WIRE_START=${QPACE_VM_WIRE_START:-$FLOOR}
+QPACED="qpaced --enforce tc --dev eth0 --cc $CC --cc-params $CC_PARAMS $ECN_MARK \
+--wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --wire-start $WIRE_START \
+--allow any --metrics 127.0.0.1:9477"
 T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 Mb/s)
 
 # job ROLE FILE [PORT]: both runs. The receiver (g1) runs one ib_write_bw server per sender
 # and marks each run's start and end on the console; a sender retries while its server
-# is not listening yet.
+# is not listening yet, for as long as one ib_write_bw may take (with 120 tries, a
+# receiver whose no-agent run took 6 minutes on a loaded host found its senders gone).
 job() {
 	cat >"$2" <<EOF
 #!/bin/sh
@@ -104,7 +132,7 @@ bw() { # BASEPORT
 		rc=\$?
 		grep -q "Couldn't connect" /tmp/out || break
 		i=\$((i + 1))
-		[ \$i -ge 120 ] && break
+		[ \$i -ge $T_BW ] && break
 		sleep 1
 	done
 	cat /tmp/out
@@ -142,7 +170,7 @@ if [ \$role = sender ]; then
 	echo "QPACE-TEST: end list"
 fi
 echo "QPACE-TEST: begin metrics"
-timeout 10 busybox wget -qO- http://127.0.0.1:9477/metrics | grep -E '^qpace_(tc|agent|feedback)'
+timeout 10 busybox wget -qO- http://127.0.0.1:9477/metrics | grep -E '^qpace_(tc|agent|feedback|ecn)'
 echo "QPACE-TEST: end metrics"
 kill \$qp
 wait \$qp
@@ -202,9 +230,9 @@ for g in g1 g2 g3 g4; do
 done
 sed 's/^/  /' "$VM_RUN/g2.qpaced" | tail -n 20
 
-python3 - "$VM_RUN" "$BUF" <<'EOF'
+python3 - "$VM_RUN" "$BUF" "$CC" "$ECN" <<'EOF'
 import json, re, sys
-run, buf = sys.argv[1], sys.argv[2]
+run, buf, cc, ecn = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 unit = {"K": 1024, "M": 1 << 20}
 buf = int(float(buf[:-1]) * unit[buf[-1].upper()]) if buf[-1].isalpha() else int(buf)
 t = {m: float(open(f"{run}/sw_{m}").read())
@@ -274,8 +302,25 @@ for tag in ("none", "tc"):
     print(f"SWITCH agent={tag} " + " ".join(
         f"{k}[{p}]=+{delta(t0, t1, p, k)}" for k, ps in
         (("int_wants", ("p1", "p2", "p3")), ("int_wants_refused", ("p1", "p2", "p3")),
-         ("int_unwanted", ("p0",)), ("int_reports", ("p0",)), ("enq_frames", ("p0",)))
+         ("int_unwanted", ("p0",)), ("int_reports", ("p0",)), ("enq_frames", ("p0",)),
+         ("ecn_marked", ("p0",)), ("ecn_not_ect", ("p0",)))
         for p in ps))
+
+def metric(g, name):
+    m = re.search(r'^qpace_ecn_total\{event="%s"\} (\d+)' % name,
+                  open(f"{run}/{g}.metrics").read(), re.M)
+    return int(m.group(1)) if m else 0
+if cc == "dcqcn":
+    # The DCQCN loop: the switch marked, the receiver sent CNPs, the senders cut.
+    t0, t1 = t["start-tc"], t["done-tc"]
+    marked = delta(t0, t1, "p0", "ecn_marked")
+    sent = metric("g1", "cnp_sent")
+    events = [metric(g, "cnp_events") for g in ("g2", "g3", "g4")]
+    print(f"RESULT incast-tc dcqcn {' '.join(ecn)}: ecn_marked[p0] +{marked}, receiver "
+          f"cnp_sent {sent}, senders' cnp_events {events}")
+    if not marked or not sent or not all(events):
+        fail(f"the DCQCN loop did not close: marked {marked}, cnp_sent {sent}, "
+             f"cnp_events {events}")
 
 n, c = res["none"], res["tc"]
 print(f"RESULT incast-tc drops {n['drops']} -> {c['drops']} "
