@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -27,6 +26,7 @@
 #include "bpf/tc_egress.h"
 #include "bpf/tc_ingress.h"
 #include "qpace/frame.h"
+#include "tc_run.h"
 
 static struct qp_tc *tc;
 static struct qp_tci *tci;
@@ -57,13 +57,6 @@ static int teardown(void **state)
 
 #define NEED_BPF() do { if (!tc) skip(); } while (0)
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static const struct frame_addr host_a = { { 2, 0, 0, 0, 0, 1 }, 0x0a000001, 49152 };
 static const struct frame_addr host_b = { { 2, 0, 0, 0, 0, 2 }, 0x0a000002, 0 };
@@ -84,29 +77,9 @@ static int roce(uint8_t *buf, uint8_t opcode, uint8_t tos, uint32_t dst_ip, uint
 	return n;
 }
 
-/* One frame through @prog_fd with skb->tstamp = @ts: TC_ACT_OK, bytes unchanged; returns
- * the departure time it leaves with. */
-static uint64_t run(int prog_fd, const uint8_t *frame, size_t len, uint64_t ts)
-{
-	uint8_t out[2048];
-	struct __sk_buff ctx = { .tstamp = ts }, ctx_out = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = (uint32_t)len,
-		    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .ctx_out = &ctx_out,
-		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
-	int rc = bpf_prog_test_run_opts(prog_fd, &o);
-
-	if (rc)
-		fail_msg("BPF_PROG_TEST_RUN over a %zu-byte frame: %s", len, strerror(-rc));
-	assert_int_equal(o.retval, TC_ACT_OK);
-	assert_int_equal(o.data_size_out, len);
-	assert_memory_equal(out, frame, len);
-	return ctx_out.tstamp;
-}
-
 static uint64_t egress(const uint8_t *f, int len, uint64_t ts)
 {
-	return run(qp_tc_prog_fd(tc), f, (size_t)len, ts);
+	return tc_run(qp_tc_prog_fd(tc), f, (size_t)len, ts, NULL, 0);
 }
 
 static void set_mode(unsigned mode)
@@ -144,7 +117,7 @@ static void test_budget(void **state)
 {
 	const uint32_t dst = 0x0a000101, qpn = 0x123;
 	const struct qp_tc_key k = qp_tc_key_ipv4(dst, qpn);
-	const uint64_t ms = 1000000, t0 = mono_ns() + 100000000000ull;
+	const uint64_t ms = 1000000, t0 = tc_run_mono_ns() + 100000000000ull;
 	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT], want, d, last;
 	struct qp_tc_state st;
 	uint8_t f[2048];
@@ -196,7 +169,7 @@ static void test_acks_cut_generation(void **state)
 {
 	const uint32_t dst = 0x0a000102, qpn = 0x124;
 	const struct qp_tc_key k = qp_tc_key_ipv4(dst, qpn);
-	const uint64_t ms = 1000000, t0 = mono_ns() + 100000000000ull;
+	const uint64_t ms = 1000000, t0 = tc_run_mono_ns() + 100000000000ull;
 	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT], d;
 	struct qp_tc_state st;
 	uint8_t f[2048], a[2048], cut[48];
@@ -217,7 +190,7 @@ static void test_acks_cut_generation(void **state)
 	cut[17] = 34;
 	cut[38] = 0;
 	cut[39] = 14;
-	assert_int_equal(run(qp_tc_prog_fd(tc), cut, 48, t0), t0);
+	assert_int_equal(tc_run(qp_tc_prog_fd(tc), cut, 48, t0, NULL, 0), t0);
 	d = egress(f, len, t0);
 	assert_int_equal(d, t0 + 5 * ms);
 	counters(after);
@@ -246,7 +219,7 @@ static void test_expired_and_observe(void **state)
 {
 	const uint32_t dst = 0x0a000103, qpn = 0x125;
 	const struct qp_tc_key k = qp_tc_key_ipv4(dst, qpn);
-	const uint64_t ms = 1000000, t0 = mono_ns() + 100000000000ull;
+	const uint64_t ms = 1000000, t0 = tc_run_mono_ns() + 100000000000ull;
 	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
 	uint8_t f[2048];
 	int len = roce(f, FRAME_OP_RC_WRITE_ONLY, 0, dst, qpn);
@@ -254,7 +227,7 @@ static void test_expired_and_observe(void **state)
 	(void)state;
 	NEED_BPF();
 	set_mode(QP_TC_MODE_ENFORCE);
-	set_credit(&k, 0, t0 + ms, ms, mono_ns() - 1, 1, 1);
+	set_credit(&k, 0, t0 + ms, ms, tc_run_mono_ns() - 1, 1, 1);
 	counters(before);
 	for (unsigned i = 0; i < 4; i++)
 		assert_int_equal(egress(f, len, t0), t0 + i * (uint64_t)len);
@@ -297,7 +270,7 @@ static struct qp_tci_flow_key flow_key(uint32_t src, uint32_t qpn)
 
 static uint64_t ingress(const uint8_t *f, int len)
 {
-	return run(qp_tci_prog_fd(tci), f, (size_t)len, 0);
+	return tc_run(qp_tci_prog_fd(tci), f, (size_t)len, 0, NULL, 0);
 }
 
 static int nreports;

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
@@ -24,6 +23,7 @@
 
 #include "bpf/tc_egress.h"
 #include "qpace/frame.h"
+#include "tc_run.h"
 
 static struct qp_tc *tc;
 static char skip_why[256];
@@ -52,13 +52,6 @@ static int teardown(void **state)
 
 #define NEED_BPF() do { if (!tc) skip(); } while (0)
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static const struct frame_addr host_a = { { 2, 0, 0, 0, 0, 1 }, 0x0a000001, 49152 };
 static const struct frame_addr host_b = { { 2, 0, 0, 0, 0, 2 }, 0x0a000002, 0 };
@@ -115,26 +108,11 @@ static size_t ipv6_frame(uint8_t *buf, uint8_t nexthdr, uint16_t dport, uint32_t
 
 static const uint8_t v6_dst[16] = { 0xfd, [15] = 2 };
 
-/* Run the program over one frame with skb->tstamp = @ts; assert the verdict is TC_ACT_OK
- * and the bytes come back unchanged; return the departure time it leaves. */
+/* Run the program over one frame with skb->tstamp = @ts: TC_ACT_OK, the bytes unchanged;
+ * the departure time it leaves with. */
 static uint64_t run(const uint8_t *frame, size_t len, uint64_t ts)
 {
-	uint8_t out[2048];
-	struct __sk_buff ctx = { .tstamp = ts }, ctx_out = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = (uint32_t)len,
-		    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .ctx_out = &ctx_out,
-		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
-
-	assert_true(len <= sizeof(out));
-	int rc = bpf_prog_test_run_opts(qp_tc_prog_fd(tc), &o);
-
-	if (rc)
-		fail_msg("BPF_PROG_TEST_RUN over a %zu-byte frame: %s", len, strerror(-rc));
-	assert_int_equal(o.retval, TC_ACT_OK);
-	assert_int_equal(o.data_size_out, len);
-	assert_memory_equal(out, frame, len);
-	return ctx_out.tstamp;
+	return tc_run(qp_tc_prog_fd(tc), frame, len, ts, NULL, 0);
 }
 
 static void counters(uint64_t c[QP_TC_C_COUNT])
@@ -174,7 +152,7 @@ static void test_departures(void **state)
 	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
 	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
 		struct qp_tc_key k = qp_tc_key_ipv4(0x0a000100u + (uint32_t)r, 0x1000 + (uint32_t)r);
-		uint64_t t0 = mono_ns() + 100000000000ull;  /* 100 s ahead: "now" never passes */
+		uint64_t t0 = tc_run_mono_ns() + 100000000000ull;  /* 100 s ahead: "now" never passes */
 		uint64_t bits = 0, bytes = 0, first = 0, last = 0;
 		const int n = 200;
 		struct qp_tc_state st;
@@ -223,7 +201,7 @@ static void test_flows_independent(void **state)
 {
 	uint8_t f[2048];
 	struct qp_tc_key a = qp_tc_key_ipv4(0x0a000201u, 7), b = qp_tc_key_ipv4(0x0a000202u, 7);
-	uint64_t t0 = mono_ns() + 100000000000ull;
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull;
 	int la, lb;
 
 	(void)state;
@@ -252,7 +230,7 @@ static void test_ipv6_roce(void **state)
 {
 	uint8_t f[2048];
 	struct qp_tc_key k = qp_tc_key_ipv6(v6_dst, 0x77);
-	uint64_t t0 = mono_ns() + 100000000000ull;
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull;
 	size_t n = ipv6_frame(f, 17, 4791, 0x77, 12 + 500 + 4);
 	struct qp_tc_state st;
 
@@ -286,7 +264,7 @@ static void test_unknown_reported_once(void **state)
 	uint8_t f[2048];
 	struct reports rs = { 0 };
 	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
-	uint64_t t0 = mono_ns() + 100000000000ull;
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull;
 	uint32_t ip;
 	int len;
 
@@ -329,7 +307,7 @@ static void test_observe(void **state)
 {
 	uint8_t f[2048];
 	struct qp_tc_key k = qp_tc_key_ipv4(0x0a000401u, 9);
-	uint64_t t0 = mono_ns() + 100000000000ull;
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull;
 	struct qp_tc_state st;
 	int len = roce4(f, sizeof(f), 0x0a000401u, 9, 1000);
 
@@ -360,7 +338,7 @@ static void test_horizon(void **state)
 	set_rate(&k, 1000000ull);   /* ~8.3 ms per frame */
 	counters(before);
 	run(f, (size_t)len, 0);     /* leaves now */
-	assert_true(run(f, (size_t)len, 0) > mono_ns() + 1000000ull);
+	assert_true(run(f, (size_t)len, 0) > tc_run_mono_ns() + 1000000ull);
 	counters(after);
 	assert_int_equal(after[QP_TC_C_HORIZON] - before[QP_TC_C_HORIZON], 1);
 	qp_tc_del_rate(tc, &k);
@@ -370,17 +348,7 @@ static void test_horizon(void **state)
  * @out (the length must not change). */
 static void run_out(const uint8_t *frame, size_t len, uint8_t *out, size_t cap)
 {
-	struct __sk_buff ctx = { 0 }, ctx_out = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = (uint32_t)len,
-		    .data_out = out, .data_size_out = (uint32_t)cap, .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .ctx_out = &ctx_out,
-		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
-	int rc = bpf_prog_test_run_opts(qp_tc_prog_fd(tc), &o);
-
-	if (rc)
-		fail_msg("BPF_PROG_TEST_RUN over a %zu-byte frame: %s", len, strerror(-rc));
-	assert_int_equal(o.retval, TC_ACT_OK);
-	assert_int_equal(o.data_size_out, len);
+	tc_run(qp_tc_prog_fd(tc), frame, len, 0, out, cap);
 }
 
 static void set_ecn_mark(unsigned on)
@@ -521,7 +489,7 @@ static void two_frames(uint32_t dst, uint32_t qpn, uint64_t t0, uint64_t ns_per_
  * only counted, observe mode and a heartbeat never written stay as they were. */
 static void test_heartbeat(void **state)
 {
-	uint64_t t0 = mono_ns() + 100000000000ull, now = mono_ns();
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull, now = tc_run_mono_ns();
 	uint64_t before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
 	struct qp_tc_key fast = qp_tc_key_ipv4(0x0a000601u, 1), fast2 = qp_tc_key_ipv4(0x0a000602u, 1);
 	struct qp_tc_key slow = qp_tc_key_ipv4(0x0a000603u, 1), counted = qp_tc_key_ipv4(0x0a000605u, 1);
@@ -568,7 +536,7 @@ static void test_heartbeat(void **state)
  * were, and each frame paced so counts once. */
 static void test_start_rate(void **state)
 {
-	uint64_t t0 = mono_ns() + 100000000000ull, before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull, before[QP_TC_C_COUNT], after[QP_TC_C_COUNT];
 	struct qp_tc_key counted = qp_tc_key_ipv4(0x0a000703u, 1);
 	struct qp_tc_rate count_only = { 0 };
 	struct qp_tc_conf c = qp_tc_conf_default();
@@ -652,7 +620,7 @@ static void test_pinned_takeover(void **state)
 	tc = first;                      /* one frame through the first program */
 	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
 	len = roce4(fr, sizeof(fr), 0x0a000701u, 0x31, 500);
-	run(fr, (size_t)len, mono_ns() + 100000000000ull);
+	run(fr, (size_t)len, tc_run_mono_ns() + 100000000000ull);
 	tc = saved;
 	qp_tc_close(first);              /* gone without unpinning, as when qpaced dies */
 
@@ -723,7 +691,7 @@ static void test_not_roce_passes(void **state)
 		{ "IPv6 UDP 4791 with a cut BTH", QP_TC_C_PASS_SHORT_BTH },
 	};
 	uint8_t f[2048];
-	uint64_t t0 = mono_ns() + 100000000000ull;
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull;
 
 	(void)state;
 	NEED_BPF();

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -21,6 +20,7 @@
 #include "bpf/tc_egress.h"
 #include "bpf/tc_ingress.h"
 #include "qpace/frame.h"
+#include "tc_run.h"
 
 static struct qp_tci *tci;
 
@@ -49,13 +49,6 @@ static int teardown(void **state)
 
 #define NEED_BPF() do { if (!tci) skip(); } while (0)
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The peer (sender of what arrives) and this host. */
 static const struct frame_addr peer = { { 2, 0, 0, 0, 0, 7 }, 0x0a000007, 50000 };
@@ -94,16 +87,7 @@ static size_t frame6(uint8_t *buf, uint8_t tc, uint32_t qpn)
 
 static void run(const uint8_t *f, size_t len)
 {
-	uint8_t out[2048];
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f, .data_size_in = (uint32_t)len,
-		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
-	int rc = bpf_prog_test_run_opts(qp_tci_prog_fd(tci), &o);
-
-	if (rc)
-		fail_msg("BPF_PROG_TEST_RUN over a %zu-byte frame: %s", len, strerror(-rc));
-	assert_int_equal(o.retval, TC_ACT_OK);
-	assert_int_equal(o.data_size_out, len);
-	assert_memory_equal(out, f, len);
+	tc_run(qp_tci_prog_fd(tci), f, len, 0, NULL, 0);
 }
 
 struct reports { int n; struct qp_tci_report r[4096]; };
@@ -215,11 +199,11 @@ static void test_ce_gap(void **state)
 	assert_int_equal(c.ce_gap_ns, 50000);
 	qp_tci_set_conf(tci, &c);
 	n = frame(f, FRAME_OP_RC_WRITE_MIDDLE, FRAME_ECN_CE, 0x000201);
-	t0 = mono_ns();
+	t0 = tc_run_mono_ns();
 	do {
 		run(f, (size_t)n);
 		frames++;
-		t1 = mono_ns();
+		t1 = tc_run_mono_ns();
 	} while (t1 - t0 < 20000000ull);
 	take();
 	assert_true(rs.n <= (int)(sizeof(rs.r) / sizeof(rs.r[0])));

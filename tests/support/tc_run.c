@@ -1,0 +1,48 @@
+/* BPF_PROG_TEST_RUN of a tc program over one frame: see tc_run.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+
+#include "tc_run.h"
+
+uint64_t tc_run_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t tc_run(int prog_fd, const uint8_t *frame, size_t len, uint64_t ts, uint8_t *out,
+		size_t cap)
+{
+	uint8_t own[2048];
+	struct __sk_buff ctx = { .tstamp = ts }, ctx_out = { 0 };
+
+	if (!out) {
+		out = own;
+		cap = sizeof(own);
+	}
+	if (len > cap)
+		fail_msg("a %zu-byte frame for a %zu-byte output buffer", len, cap);
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = (uint32_t)len,
+		    .data_out = out, .data_size_out = (uint32_t)cap, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .ctx_out = &ctx_out,
+		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
+	int rc = bpf_prog_test_run_opts(prog_fd, &o);
+
+	if (rc)
+		fail_msg("BPF_PROG_TEST_RUN over a %zu-byte frame: %s", len, strerror(-rc));
+	assert_int_equal(o.retval, TC_ACT_OK);
+	assert_int_equal(o.data_size_out, len);
+	if (out == own)
+		assert_memory_equal(out, frame, len);
+	return ctx_out.tstamp;
+}

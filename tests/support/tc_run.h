@@ -1,0 +1,20 @@
+/* BPF_PROG_TEST_RUN of a tc program (clsact, direct action) over one frame, shared by the
+ * tc tests (test_tc_egress, test_tc_ingress, test_tc_credit). Each fails the running
+ * cmocka test with a message naming what went wrong. */
+#ifndef QPACE_TEST_TC_RUN_H
+#define QPACE_TEST_TC_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns()'s clock. */
+uint64_t tc_run_mono_ns(void);
+
+/* Run @prog_fd over @frame (@len bytes) with skb->tstamp = @ts. Asserts the verdict is
+ * TC_ACT_OK and the length is unchanged; the bytes it leaves with go to @out (@cap bytes),
+ * or with @out NULL are asserted equal to @frame. Returns the departure time (skb->tstamp)
+ * the frame leaves with. */
+uint64_t tc_run(int prog_fd, const uint8_t *frame, size_t len, uint64_t ts, uint8_t *out,
+		size_t cap);
+
+#endif
