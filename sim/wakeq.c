@@ -39,32 +39,31 @@ void sim_wakeq_fini(struct sim_wakeq *w)
 	*w = (struct sim_wakeq){ 0 };
 }
 
-/* ---- the heap ---- */
+/* ---- the heap: keys inline, each actor's place in it kept in its pos ---- */
 
-static inline bool before(const struct sim_wakeq *w, uint32_t x, uint32_t y)
+static inline bool before(const struct sim_wake *x, const struct sim_wake *y)
 {
-	return key_lt(w->a[x].t, w->a[x].seq, w->a[y].t, w->a[y].seq);
+	return key_lt(x->t, x->seq, y->t, y->seq);
 }
 
-static void sift_up(struct sim_wakeq *w, uint32_t i)
+static void sift_up(struct sim_wakeq *w, uint32_t i, struct sim_wake e)
 {
-	uint32_t id = w->h[i];
-
 	while (i > 0) {
 		uint32_t parent = (i - 1) / WAKEQ_ARITY;
-		if (!before(w, id, w->h[parent]))
+		if (!before(&e, &w->h[parent]))
 			break;
 		w->h[i] = w->h[parent];
-		w->a[w->h[i]].pos = i;
+		w->a[w->h[i].id].pos = i;
 		i = parent;
 	}
-	w->h[i] = id;
-	w->a[id].pos = i;
+	w->h[i] = e;
+	w->a[e.id].pos = i;
 }
 
 uint32_t sim_wakeq_pop(struct sim_wakeq *w)
 {
-	uint32_t top = w->h[0], last, i = 0, n;
+	uint32_t top = w->h[0].id, i = 0, n;
+	struct sim_wake last;
 
 	w->a[top].pos = SIM_WAKEQ_NONE;
 	n = --w->n;
@@ -78,16 +77,16 @@ uint32_t sim_wakeq_pop(struct sim_wakeq *w)
 		if (end > n)
 			end = n;
 		for (uint32_t k = c + 1; k < end; k++)
-			if (before(w, w->h[k], w->h[m]))
+			if (before(&w->h[k], &w->h[m]))
 				m = k;
-		if (!before(w, w->h[m], last))
+		if (!before(&w->h[m], &last))
 			break;
 		w->h[i] = w->h[m];
-		w->a[w->h[i]].pos = i;
+		w->a[w->h[i].id].pos = i;
 		i = m;
 	}
 	w->h[i] = last;
-	w->a[last].pos = i;
+	w->a[last.id].pos = i;
 	return top;
 }
 
@@ -230,16 +229,13 @@ int sim_wakeq_move(struct sim_wakeq *w, uint32_t i, qp_time_ns t, uint64_t seq,
 	uint64_t run_seq = seq;
 
 	/* the wake-up it had stays, as a ghost (its time is later than @t) */
-	if (a->pos != SIM_WAKEQ_NONE && ghost_leave(a, a->t, a->seq, now))
+	if (a->pos != SIM_WAKEQ_NONE &&
+	    ghost_leave(a, w->h[a->pos].t, w->h[a->pos].seq, now))
 		return -ENOMEM;
 	ghost_take(a, t, seq, now, cur_t, cur_seq, &run_seq);
-	a->t = t;
-	a->seq = run_seq;
-	if (a->pos == SIM_WAKEQ_NONE) {
-		a->pos = w->n++;
-		w->h[a->pos] = i;
-	}
-	sift_up(w, a->pos);
+	/* earlier than it was: up from its place, or from the end if it had none */
+	sift_up(w, a->pos != SIM_WAKEQ_NONE ? a->pos : w->n++,
+		(struct sim_wake){ .t = t, .seq = run_seq, .id = i });
 	return 0;
 }
 

@@ -27,17 +27,21 @@ struct sim_ghost {                /* the ghosts at one time */
 	uint32_t h, n, cap;
 };
 
-struct sim_actor {
-	qp_time_ns t;                 /* its wake-up, when pos != SIM_WAKEQ_NONE */
+struct sim_wake {
+	qp_time_ns t;
 	uint64_t seq;
-	uint32_t pos;                 /* index in the heap; SIM_WAKEQ_NONE: none pending */
+	uint32_t id;                  /* the actor */
+};
+
+struct sim_actor {
+	uint32_t pos;                 /* its wake-up's index in the heap; SIM_WAKEQ_NONE: none */
 	uint32_t gn, gcap;            /* times held (some may have passed), table size */
 	struct sim_ghost *g;          /* open addressing by time */
 };
 
 struct sim_wakeq {
 	struct sim_actor *a;
-	uint32_t *h;                  /* actor ids; h[0] wakes first */
+	struct sim_wake *h;           /* h[0] wakes first */
 	uint32_t n, na;
 };
 
@@ -48,9 +52,9 @@ void sim_wakeq_fini(struct sim_wakeq *w);
 /* Actor @i's pending wake-up, QP_TIME_NEVER when none. */
 static inline qp_time_ns sim_wakeq_at(const struct sim_wakeq *w, uint32_t i)
 {
-	const struct sim_actor *a = &w->a[i];
+	uint32_t pos = w->a[i].pos;
 
-	return a->pos != SIM_WAKEQ_NONE ? a->t : QP_TIME_NEVER;
+	return pos != SIM_WAKEQ_NONE ? w->h[pos].t : QP_TIME_NEVER;
 }
 
 /* Wake actor @i at @t, earlier than its pending wake-up (sim_wakeq_at) and not before
@@ -65,8 +69,8 @@ static inline bool sim_wakeq_first(const struct sim_wakeq *w, qp_time_ns *t, uin
 {
 	if (!w->n)
 		return false;
-	*t = w->a[w->h[0]].t;
-	*seq = w->a[w->h[0]].seq;
+	*t = w->h[0].t;
+	*seq = w->h[0].seq;
 	return true;
 }
 

@@ -200,7 +200,7 @@ static void test_moved_back_keeps_older_sequence(void **state)
 	assert_int_equal(id, 7);
 	/* at 2000 again, now after the other: seq 3 (left as a ghost at the move back) runs */
 	wake(&n, 0, 2000);
-	assert_int_equal(n.w.a[0].seq, 3);
+	assert_int_equal(n.w.h[n.w.a[0].pos].seq, 3);
 	assert_true(step(&n, &k, &id));
 	assert_int_equal(k, KIND_WAKE);
 	assert_false(step(&n, &k, &id));
