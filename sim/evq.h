@@ -3,8 +3,8 @@
  * scheduled, on every machine. O(log n) push and pop; the events live in the heap's own
  * array (grown by doubling, never shrunk), so a run in steady state allocates nothing.
  *
- * Events are not cancelled: a target that reschedules itself keeps the time it expects
- * and ignores an event whose time is not that one (sim.c's wake-ups). */
+ * Events are not cancelled; the actors that reschedule themselves (hosts, the fabric) keep
+ * their one wake-up in wakeq.h's heap beside this one, sharing its sequence numbers. */
 #ifndef SIM_EVQ_H
 #define SIM_EVQ_H
 
@@ -34,6 +34,11 @@ void sim_evq_fini(struct sim_evq *q);
 int sim_evq_push(struct sim_evq *q, qp_time_ns t, uint32_t type, uint32_t id);
 /* The earliest event into *@out; false when the queue is empty. */
 bool sim_evq_pop(struct sim_evq *q, struct sim_ev *out);
+/* The next sequence number, taken for a wake-up moved in the wakeq (wakeq.h) instead. */
+static inline uint64_t sim_evq_take_seq(struct sim_evq *q)
+{
+	return q->seq++;
+}
 /* The earliest event's time, QP_TIME_NEVER when empty. */
 static inline qp_time_ns sim_evq_next(const struct sim_evq *q)
 {

@@ -25,12 +25,35 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static inline void pending_peak(struct sim *s)
+{
+	if (s->q.n + s->wq.n > s->max_pending)
+		s->max_pending = s->q.n + s->wq.n;
+}
+
 void sim_push(struct sim *s, qp_time_ns t, enum sim_ev_type type, uint32_t id)
 {
 	if (sim_evq_push(&s->q, t, (uint32_t)type, id)) {
 		s->nomem = true;
 		s->stop = true;
 	}
+	pending_peak(s);
+}
+
+/* Actor @i (a host, or the fabric: s->nhosts) at @t if that is sooner than its wake-up:
+ * moved there (wakeq.h), with the sequence number a new event would have had. */
+static void actor_wake(struct sim *s, uint32_t i, qp_time_ns t)
+{
+	if (t < s->now)
+		t = s->now;
+	if (t >= sim_wakeq_at(&s->wq, i))
+		return;
+	if (sim_wakeq_move(&s->wq, i, t, sim_evq_take_seq(&s->q), s->now, s->cur_t,
+			   s->cur_seq)) {
+		s->nomem = true;
+		s->stop = true;
+	}
+	pending_peak(s);
 }
 
 qp_time_ns sim_clock(void *arg)
@@ -40,14 +63,7 @@ qp_time_ns sim_clock(void *arg)
 
 void sim_wake(struct sim *s, size_t i, qp_time_ns t)
 {
-	struct sim_host *sh = &s->hosts[i];
-
-	if (t < s->now)
-		t = s->now;
-	if (t >= sh->wake_at)
-		return;
-	sh->wake_at = t;
-	sim_push(s, t, SIM_EV_WAKE, (uint32_t)i);
+	actor_wake(s, (uint32_t)i, t);
 }
 
 int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
@@ -80,19 +96,11 @@ static void fabric_schedule(struct sim *s, bool scan)
 	qp_time_ns t = scan || s->fab->pfc_xoff ? sw_fabric_next_ns(s->fab) : s->fab->next_hint;
 
 	s->fab->next_hint = QP_TIME_NEVER;
-	if (t < s->now)
-		t = s->now;
-	if (t < s->fabric_at) {
-		s->fabric_at = t;
-		sim_push(s, t, SIM_EV_FABRIC, 0);
-	}
+	actor_wake(s, (uint32_t)s->nhosts, t);
 }
 
-static void fabric_run(struct sim *s, qp_time_ns t)
+static void fabric_run(struct sim *s)
 {
-	if (t != s->fabric_at)
-		return;              /* superseded by an earlier one */
-	s->fabric_at = QP_TIME_NEVER;
 	sw_fabric_emit(s->fab, s->now);
 	fabric_schedule(s, true);
 }
@@ -166,14 +174,11 @@ static void arrive(struct sim *s, struct sim_host *sh)
  * then its NIC, and its next wake-up. Nothing polls: a turn follows each event that can
  * open a gate (a grant or an ACK in, an agent timer), so pending pieces are offered to
  * their gates on every turn, before the application and again after the agent ran. */
-static void host_run(struct sim *s, struct sim_host *sh, qp_time_ns t)
+static void host_run(struct sim *s, struct sim_host *sh)
 {
 	struct host *h = &sh->h;
 	qp_time_ns next = QP_TIME_NEVER;
 
-	if (t != sh->wake_at)
-		return;
-	sh->wake_at = QP_TIME_NEVER;
 	if (qp_ctx_deadline(h->ctx) <= s->now)
 		qp_ctx_progress(h->ctx, s->now);
 	qp_ctx_retry(h->ctx, s->now);
@@ -199,18 +204,12 @@ static void timer_run(struct sim *s, uint32_t i)
 static void dispatch(struct sim *s, const struct sim_ev *e)
 {
 	switch ((enum sim_ev_type)e->type) {
-	case SIM_EV_WAKE:
-		host_run(s, &s->hosts[e->id], e->t);
-		break;
 	case SIM_EV_NIC:
 		s->hosts[e->id].nic_busy = false;
 		nic_try(&s->hosts[e->id]);
 		break;
 	case SIM_EV_ARRIVE:
 		arrive(s, &s->hosts[e->id]);
-		break;
-	case SIM_EV_FABRIC:
-		fabric_run(s, e->t);
 		break;
 	case SIM_EV_TIMER:
 		timer_run(s, e->id);
@@ -234,6 +233,21 @@ static void progress(const struct sim *s, double wall, double elapsed, qp_time_n
 		fputs("   ", stderr);
 }
 
+/* No event left: the stale wake-ups the engine used to pop before it found its queue
+ * empty moved its clock to the last of them (or to @until, past which it stopped). */
+static enum sim_end idle_end(struct sim *s, qp_time_ns until)
+{
+	qp_time_ns last = sim_wakeq_ghost_last(&s->wq);
+
+	if (last > until) {
+		s->now = until;
+		return SIM_END_TIME;
+	}
+	if (last > s->now)
+		s->now = last;
+	return SIM_END_IDLE;
+}
+
 enum sim_end sim_run(struct sim *s, qp_time_ns until, qp_time_ns eta_end_ns)
 {
 	double t0 = wall_s(), next_progress = t0 + SIM_PROGRESS_FIRST_S;
@@ -250,18 +264,38 @@ enum sim_end sim_run(struct sim *s, qp_time_ns until, qp_time_ns eta_end_ns)
 			end = s->nomem ? SIM_END_NOMEM : SIM_END_STOPPED;
 			break;
 		}
-		if (!s->q.n) {
-			end = SIM_END_IDLE;
+		qp_time_ns wt = QP_TIME_NEVER;
+		uint64_t wseq = 0;
+		bool wake = sim_wakeq_first(&s->wq, &wt, &wseq);
+		if (!s->q.n && !wake) {
+			end = idle_end(s, until);
 			break;
 		}
-		if (sim_evq_next(&s->q) > until) {
-			s->now = until;
-			break;
+		if (wake && (!s->q.n || wt < s->q.h[0].t ||
+			     (wt == s->q.h[0].t && wseq < s->q.h[0].seq))) {
+			if (wt > until) {
+				s->now = until;
+				break;
+			}
+			uint32_t i = sim_wakeq_pop(&s->wq);
+			s->now = s->cur_t = wt;
+			s->cur_seq = wseq;
+			s->events++;
+			if (i < s->nhosts)
+				host_run(s, &s->hosts[i]);
+			else
+				fabric_run(s);
+		} else {
+			if (sim_evq_next(&s->q) > until) {
+				s->now = until;
+				break;
+			}
+			sim_evq_pop(&s->q, &e);
+			s->now = s->cur_t = e.t;
+			s->cur_seq = e.seq;
+			s->events++;
+			dispatch(s, &e);
 		}
-		sim_evq_pop(&s->q, &e);
-		s->now = e.t;
-		s->events++;
-		dispatch(s, &e);
 		if (++check == SIM_WALL_CHECK) {
 			check = 0;
 			if (s->interrupt && *s->interrupt)

@@ -101,7 +101,6 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 				 p->io ? "taken by another host" : "a link between switches");
 	sh->s = s;
 	sh->port = p;
-	sh->wake_at = QP_TIME_NEVER;
 	sh->nic_bps = hc->nic_bps ? hc->nic_bps : p->conf->q.rate_bps;
 	sh->delay_ns = hc->link_delay_ns == SIM_PORT_DELAY ? p->q_delay_ns : hc->link_delay_ns;
 	sh->window_pkts = hc->window_pkts ? hc->window_pkts : 128;
@@ -131,12 +130,11 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	*out = NULL;
 	if (!s || !(s->conf = malloc(sizeof(*s->conf))) ||
 	    !(s->hosts = calloc(c->nhosts ? c->nhosts : 1, sizeof(*s->hosts))) ||
-	    sim_evq_init(&s->q, 4096)) {
+	    sim_evq_init(&s->q, 4096) || sim_wakeq_init(&s->wq, (uint32_t)c->nhosts + 1)) {
 		sim_destroy(s);
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	}
 	s->now = SIM_START_NS;
-	s->fabric_at = QP_TIME_NEVER;
 	s->free_timer = UINT32_MAX;
 	s->progress = c->progress;
 	s->interrupt = c->interrupt;
@@ -181,6 +179,7 @@ void sim_destroy(struct sim *s)
 	sw_fabric_destroy(s->fab);
 	sim_pool_fini(&s->pool);
 	sim_evq_fini(&s->q);
+	sim_wakeq_fini(&s->wq);
 	free(s->timers);
 	free(s->hosts);
 	free(s->conf);
@@ -210,7 +209,7 @@ void sim_set_app(struct sim *s, sim_app_fn fn, void *arg)
 
 void sim_stats(const struct sim *s, struct sim_stats *out)
 {
-	*out = (struct sim_stats){ .events = s->events, .max_pending = s->q.max_n,
+	*out = (struct sim_stats){ .events = s->events, .max_pending = s->max_pending,
 				   .pool_bytes = s->pool.bytes, .sim_ns = s->now - SIM_START_NS,
 				   .wall_s = s->wall_s };
 	for (size_t i = 0; i < s->nhosts; i++)

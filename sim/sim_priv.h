@@ -7,8 +7,10 @@
 #include "evq.h"
 #include "pool.h"
 #include "sw.h"
+#include "wakeq.h"
 
-enum sim_ev_type { SIM_EV_WAKE = 0, SIM_EV_NIC, SIM_EV_ARRIVE, SIM_EV_FABRIC, SIM_EV_TIMER };
+/* Events in the queue; the hosts' and the fabric's wake-ups are in the wakeq beside it. */
+enum sim_ev_type { SIM_EV_NIC = 0, SIM_EV_ARRIVE, SIM_EV_TIMER };
 
 struct sim_host {
 	struct host h;
@@ -16,7 +18,6 @@ struct sim_host {
 	uint32_t idx;
 	struct sw_port *port;          /* the switch port it attaches to */
 	struct soft_host *soft;        /* its soft host (frames in and out) */
-	qp_time_ns wake_at;            /* the wake-up it expects; QP_TIME_NEVER none */
 	/* NIC and uplink */
 	qp_rate_bps nic_bps;
 	qp_time_ns delay_ns;
@@ -41,9 +42,12 @@ struct sim {
 	struct sim_host *hosts;
 	size_t nhosts;
 	struct sim_evq q;
+	struct sim_wakeq wq;           /* actors 0..nhosts-1 the hosts, nhosts the fabric */
+	qp_time_ns cur_t;              /* the key of the event being run */
+	uint64_t cur_seq;
+	uint64_t max_pending;          /* events and wake-ups pending, at the peak */
 	struct sim_pool pool;
 	qp_time_ns now;
-	qp_time_ns fabric_at;          /* the fabric event it expects */
 	sim_app_fn app;
 	void *app_arg;
 	struct sim_timer *timers;

@@ -42,27 +42,33 @@ static qp_time_ns tree_key(const struct sw_fabric *f, uint16_t i)
 	return f->next[i].io ? qp_time_since(f->next[i].t, f->conf->tx_early_ns) : f->next[i].t;
 }
 
-static uint16_t tree_better(const struct sw_fabric *f, uint16_t a, uint16_t b)
+/* Inner node @pos gets the earlier of its children @c and @c + 1 and that one's key;
+ * ties to the lower port, as the scan finds it. Returns the winner. */
+static inline uint16_t tree_set(struct sw_fabric *f, unsigned pos, unsigned c)
 {
-	qp_time_ns ka = tree_key(f, a), kb = tree_key(f, b);
+	qp_time_ns ka = f->wkey[c], kb = f->wkey[c + 1];
+	uint16_t a = f->win[c], b = f->win[c + 1];
+	uint16_t w = ka != kb ? (ka < kb ? a : b) : (a < b ? a : b);
 
-	if (ka != kb)
-		return ka < kb ? a : b;
-	return a < b ? a : b;          /* the lower port first, as the scan finds it */
+	f->win[pos] = w;
+	f->wkey[pos] = ka < kb ? ka : kb;
+	return w;
 }
 
 /* Port @i's key changed: the nodes on its path to the root again. Once a node's winner
- * is the one it was and is not @i, no node above it sees a different key: stop there. */
+ * is the one it was and is not @i, no node above it sees a different key: stop there.
+ * Each node keeps its winner's key (wkey), so a step compares two stored keys. */
 static void tree_update(struct sw_fabric *f, int i)
 {
 	unsigned pos = (unsigned)(f->tsize + i);
 
+	f->wkey[pos] = tree_key(f, (uint16_t)i);
 	for (pos >>= 1; pos; pos >>= 1) {
-		uint16_t w = tree_better(f, f->win[2 * pos], f->win[2 * pos + 1]);
+		uint16_t old = f->win[pos];
+		uint16_t w = tree_set(f, pos, 2 * pos);
 
-		if (w == f->win[pos] && w != (uint16_t)i)
+		if (w == old && w != (uint16_t)i)
 			return;
-		f->win[pos] = w;
 	}
 }
 
@@ -73,10 +79,12 @@ void sw_fabric_tree_build(struct sw_fabric *f)
 	while (n < f->nports)
 		n *= 2;
 	f->tsize = n;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		f->win[n + i] = i < f->nports ? (uint16_t)i : TREE_NONE;
+		f->wkey[n + i] = tree_key(f, f->win[n + i]);
+	}
 	for (int k = n - 1; k >= 1; k--)
-		f->win[k] = tree_better(f, f->win[2 * k], f->win[2 * k + 1]);
+		tree_set(f, (unsigned)k, 2u * (unsigned)k);
 }
 
 void sw_port_touch(struct sw_port *p)
@@ -515,7 +523,7 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 	qp_time_ns t = QP_TIME_NEVER;
 
 	if (f->tsize && !f->pfc_xoff && !f->conf->tx_early_ns)
-		return tree_key(f, f->win[1]);   /* no early: the tree's order is leave time */
+		return f->wkey[1];   /* no early: the tree's order is leave time */
 
 	for (int i = 0; i < f->nports; i++)
 		t = qp_time_min(t, qp_time_min(f->next[i].t, f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
@@ -694,7 +702,7 @@ void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 			 * the model, so they go out in batches; links never run ahead. */
 			if (f->tsize && !f->pfc_xoff) {
 				uint16_t w = f->win[1];
-				due = tree_key(f, w);
+				due = f->wkey[1];
 				if (due != QP_TIME_NEVER) {
 					best = f->all[w];
 					bt = f->next[w].t;

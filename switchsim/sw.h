@@ -169,6 +169,7 @@ struct sw_fabric {
 	 * an emit finds each departure without scanning every port (while PFC holds an
 	 * upstream paused it scans: PFC's own times are in no tree). */
 	uint16_t win[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];
+	qp_time_ns wkey[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];   /* each node's winner's key */
 	int tsize;                     /* leaves, a power of two; 0 until the fabric is built */
 	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nio;

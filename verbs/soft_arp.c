@@ -26,6 +26,7 @@ static void set_state(struct soft_arp *t, struct soft_arp_entry *e, uint8_t stat
 	t->incomplete -= e->state == SOFT_ARP_INCOMPLETE;
 	t->incomplete += state == SOFT_ARP_INCOMPLETE;
 	e->state = state;
+	t->retry_stale = true;
 }
 
 /* @e now holds @ip, nothing else of it kept. */
@@ -72,6 +73,7 @@ const uint8_t *soft_arp_lookup(struct soft_arp *t, uint32_t ip, qp_time_ns now, 
 	e->tries = 1;
 	e->used_ns = now;
 	e->next_try_ns = now + t->retry_ns;
+	t->retry_stale = true;
 	*ask = true;
 	return NULL;
 }
@@ -92,15 +94,19 @@ bool soft_arp_learn(struct soft_arp *t, uint32_t ip, const uint8_t *mac, qp_time
 	return true;
 }
 
-qp_time_ns soft_arp_deadline(const struct soft_arp *t)
+qp_time_ns soft_arp_deadline(struct soft_arp *t)
 {
 	qp_time_ns d = QP_TIME_NEVER;
 
 	if (!t->incomplete)
 		return d;
+	if (!t->retry_stale)
+		return t->retry_min;
 	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
 		if (t->e[i].state == SOFT_ARP_INCOMPLETE)
 			d = qp_time_min(d, t->e[i].next_try_ns);
+	t->retry_min = d;
+	t->retry_stale = false;
 	return d;
 }
 
@@ -115,6 +121,7 @@ uint32_t soft_arp_due(struct soft_arp *t, qp_time_ns now, uint32_t *failed)
 		if (e->state != SOFT_ARP_INCOMPLETE || e->next_try_ns > now)
 			continue;
 		e->next_try_ns = now + t->retry_ns;
+		t->retry_stale = true;
 		if (e->tries >= SOFT_ARP_TRIES) {
 			set_state(t, e, SOFT_ARP_FAILED);
 			*failed = e->ip;

@@ -21,12 +21,15 @@ struct soft_arp_entry {
 };
 
 /* ip[i] mirrors e[i].ip (0 while free), so a lookup scans 4 bytes per entry; incomplete
- * counts INCOMPLETE entries, so the deadline of a table with none is found at once (both
- * are asked for on every frame and wake-up of a host with many peers). */
+ * counts INCOMPLETE entries, so the deadline of a table with none is found at once, and
+ * the earliest retry is kept until an entry's state or retry time changes (all are asked
+ * for on every frame and wake-up of a host with many peers). */
 struct soft_arp {
 	uint32_t ip[SOFT_ARP_ENTRIES];
 	struct soft_arp_entry e[SOFT_ARP_ENTRIES];
 	uint32_t incomplete;
+	bool retry_stale;        /* retry_min needs a scan */
+	qp_time_ns retry_min;
 	qp_time_ns retry_ns;
 };
 
@@ -37,7 +40,7 @@ const uint8_t *soft_arp_lookup(struct soft_arp *t, uint32_t ip, qp_time_ns now, 
 bool soft_arp_learn(struct soft_arp *t, uint32_t ip, const uint8_t *mac, qp_time_ns now,
 		    bool create);
 /* Earliest retry of an incomplete entry. */
-qp_time_ns soft_arp_deadline(const struct soft_arp *t);
+qp_time_ns soft_arp_deadline(struct soft_arp *t);
 /* The next address due a repeated request at @now (0 when none); entries out of tries
  * become FAILED and are reported through *failed (0 when none). */
 uint32_t soft_arp_due(struct soft_arp *t, qp_time_ns now, uint32_t *failed);

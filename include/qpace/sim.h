@@ -38,7 +38,8 @@
  *
  * Events (sim.c): a host wake-up, a NIC done, a frame arriving at a switch port, the
  * fabric's next departure, a timer. The queue is evq.h's heap (time, then insertion
- * order). Memory: frames in flight on host links are pooled by size (64-byte classes), so
+ * order); the hosts' and the fabric's wake-ups, one each, are moved in wakeq.h's heap
+ * beside it, in the same order. Memory: frames in flight on host links are pooled by size (64-byte classes), so
  * a run in steady state allocates nothing.
  *
  * Figures: events, packet-hops (every completed transmission on any link: host NIC ->
@@ -142,10 +143,10 @@ void sim_stop(struct sim *s);
 const char *sim_end_str(enum sim_end e);
 
 struct sim_stats {
-	uint64_t events;              /* popped and run (stale wake-ups included) */
+	uint64_t events;              /* run (a wake-up moved earlier is run once) */
 	uint64_t packet_hops;         /* completed transmissions on any link */
 	uint64_t host_frames;         /* of those, sent by host NICs */
-	uint64_t max_pending;         /* the event queue's peak length */
+	uint64_t max_pending;         /* events and wake-ups queued, at the peak */
 	uint64_t pool_bytes;          /* frame buffers allocated (the peak in flight) */
 	qp_time_ns sim_ns;            /* simulated time since SIM_START_NS */
 	double wall_s;                /* wall-clock seconds inside sim_run */
