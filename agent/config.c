@@ -220,6 +220,11 @@ static const struct qp_opt options[] = {
 	  .help = "their first rate, before any feedback: their frames until qpaced knows\n"
 		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = the line rate and\n"
 		  "the algorithm's own start; at least the floor, at most the line)" },
+	{ "wire-fq-maxrate", 0, QP_OPT_RATE, "RATE", AT(wire_fq_maxrate_bps),
+	  .max = AGENT_MAX_LINK_BPS, .def = "0",
+	  .help = "fq's per-flow maxrate (0 = none): caps the burst of frames a stalled\n"
+		  "sender left overdue, but costs each frame fq's dequeue lateness at a\n"
+		  "flow paced near it" },
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
 	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
 		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },

@@ -19,12 +19,7 @@ VM_LIB=$0
 short=0
 [ "${1:-}" = --short ] && short=1
 vm_skip_unless_runnable
-for b in qpace-switch qpaced qpacectl; do
-	if [ ! -x "$VM_TOP/build/bin/$b" ]; then
-		echo "qpace-vm: SKIP: build/bin/$b is not built"
-		exit 77
-	fi
-done
+vm_skip_unless_built qpace-switch qpaced qpacectl
 vm_setup || exit 1
 RATE=${QPACE_VM_ENFORCE_RATE:-10M}
 RATE_BPS=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));

@@ -31,12 +31,7 @@ VM_LIB=$0
 short=0
 [ "${1:-}" = --short ] && short=1
 vm_skip_unless_runnable
-for b in qpace-switch qpaced qpacectl; do
-	if [ ! -x "$VM_TOP/build/bin/$b" ]; then
-		echo "qpace-vm: SKIP: build/bin/$b is not built"
-		exit 77
-	fi
-done
+vm_skip_unless_built qpace-switch qpaced qpacectl
 vm_setup || exit 1
 # QPACE_VM_TC_CC=dcqcn: issue #14's "DCQCN through qpace-switch --ecn (no INT)": the
 # switch marks CE (RED at dequeue, --ecn KMIN,KMAX,PMAX), the senders' qpaced make their
@@ -94,7 +89,8 @@ ECN_MARK=""
 # the line three such starts filled the buffer (docs/enforce.md#the-start-of-a-flow-found-on-the-wire).
 WIRE_START=${QPACE_VM_WIRE_START:-$FLOOR}
 QPACED="qpaced --enforce tc --dev eth0 --cc $CC --cc-params $CC_PARAMS $ECN_MARK \
---wire-rate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO --wire-start $WIRE_START \
+--wire-rate $RATE --wire-fq-maxrate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO \
+--wire-start $WIRE_START \
 --allow any --metrics 127.0.0.1:9477"
 T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 Mb/s)
 
@@ -197,19 +193,11 @@ for i in 0 1 2 3; do
 	vm_start g$((i + 1)) $i "$VM_PORT_LOCAL" "$VM_PORT_REMOTE" "$VM_RUN/$j" 900
 done
 
-# mark NAME MARKER LIMIT: wait for the marker and note its time since the switch started.
-mark() {
-	vm_wait "$1" "$2" "$3" || return 1
-	awk -v a="$t_switch" -v l="$(cat "$VM_RUN/$1/launched")" -v t="$(cat "$VM_RUN/$1/t_$2")" \
-		'BEGIN { printf "%.3f\n", l - a + t }' >"$VM_RUN/sw_$2"
-}
 ok=1
-for g in g1 g2 g3 g4; do
-	vm_wait $g ready 300 || ok=0
-done
+vm_wait_ready g1 g2 g3 g4 || ok=0
 if [ $ok = 1 ]; then
 	for m in start-none done-none start-tc done-tc; do
-		mark g1 $m $((T_BW + 120)) || { ok=0; break; }
+		vm_mark g1 $m $((T_BW + 120)) || { ok=0; break; }
 	done
 fi
 if [ $ok = 1 ]; then

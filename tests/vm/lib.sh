@@ -66,6 +66,17 @@ vm_need_built() {
 	done
 }
 
+# vm_skip_unless_built PROG...: exit 77 (SKIP), naming it, when a build/bin/PROG is not
+# built: for the scenarios test-rxe.sh runs, which skip rather than fail.
+vm_skip_unless_built() {
+	for b in "$@"; do
+		if [ ! -x "$VM_TOP/build/bin/$b" ]; then
+			echo "qpace-vm: SKIP: build/bin/$b is not built"
+			exit 77
+		fi
+	done
+}
+
 # vm_setup: run folder, base port, initrd, and the cleanup trap.
 vm_setup() {
 	VM_RUN=${QPACE_VM_RUN:-$VM_OUT/run/$$}
@@ -176,6 +187,24 @@ vm_wait() {
 		fi
 		sleep 0.2
 	done
+}
+
+# vm_wait_ready NAME...: 0 when every guest said ready within 300 s (all are waited for).
+vm_wait_ready() {
+	rc=0
+	for g in "$@"; do
+		vm_wait "$g" ready 300 || rc=1
+	done
+	return $rc
+}
+
+# vm_mark NAME MARKER LIMIT: wait for the marker (vm_wait) and write its time since the
+# switch started ($t_switch, a vm_now taken then) to $VM_RUN/sw_MARKER, the clock of the
+# switch's stats, so a run's rows can be cut from them.
+vm_mark() {
+	vm_wait "$1" "$2" "$3" || return 1
+	awk -v a="$t_switch" -v l="$(cat "$VM_RUN/$1/launched")" -v t="$(cat "$VM_RUN/$1/t_$2")" \
+		'BEGIN { printf "%.3f\n", l - a + t }' >"$VM_RUN/sw_$2"
 }
 
 # vm_wait_jobs READY_S EXIT_S NAME...: wait until every guest is ready, then until each
