@@ -5,7 +5,8 @@
 # `qpaced --enforce tc --dev eth0 --cc none --wire-rate R --wire-timeout 18` (cc none: the
 # QP it finds on the wire keeps its line rate R). Passes when the paced run's goodput is
 # R x 65536 / (64 x 1082 + 16) (payload over the Ethernet frames of a 64 KiB write at MTU
-# 1024) within 5%, rxe counts no retransmission timeout (completer_retry_err) while paced,
+# 1024) within 5%, rxe counts no retransmission timeout while paced (completer_retry_err
+# beyond the retries its PSN-gap NAKs explain, rcvd_seq_err),
 # the QP shows in qpacectl as discovered with wire_set R, the unpaced run
 # was faster than 1.5 x that, and fq was installed on eth0.
 #
@@ -134,12 +135,19 @@ hw_delta() { # NAME
 	a=$(vm_section g2 hw_after | awk -v n="$1" '$1 == n { print $2 }')
 	echo $(( ${a:-0} - ${b:-0} ))
 }
+# rxe's completer_retry_err counts every retry it starts: those after its ACK timer fired
+# and those after a NAK for a PSN gap (rcvd_seq_err: the responder saw a frame missing,
+# i.e. one was lost or reordered on the way), at most one per NAK (rxe_comp.c). So the
+# retries no NAK explains, retry - rcvd_seq_err, are the timer's: those are what a rate
+# set too low would cause (docs/enforce.md#the-floor-no-spurious-retransmissions).
 retry=$(hw_delta completer_retry_err)
+seqerr=$(hw_delta rcvd_seq_err)
+timer=$((retry > seqerr ? retry - seqerr : 0))
 echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
 	"completer_retry_err +$retry, retry_exceeded_err +$(hw_delta retry_exceeded_err)," \
-	"send_err +$(hw_delta send_err), rcvd_seq_err +$(hw_delta rcvd_seq_err)"
+	"send_err +$(hw_delta send_err), rcvd_seq_err +$seqerr: $timer retries by the timer"
 [ -n "$(vm_section g2 hw_after)" ] || fails="$fails; no rxe hw_counters"
-[ "$retry" = 0 ] || fails="$fails; $retry retransmission timeouts while paced"
+[ "$timer" = 0 ] || fails="$fails; $timer retransmission timeouts while paced (retries $retry, NAKs $seqerr)"
 vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
 vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
 vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
