@@ -280,8 +280,18 @@ int qp_tc_egress(struct __sk_buff *skb)
 	} else if (rt->rate_bps && (rt->flags & QP_TC_F_PACE)) {
 		rate = rt->rate_bps;
 	}
-	if (qp_conf.mode != QP_TC_MODE_ENFORCE || (rt && !rate))
+	if (qp_conf.mode != QP_TC_MODE_ENFORCE)
 		return TC_ACT_OK;
+	if (rt && !rate) {
+		/* Count only, but never ahead of a frame of the flow that already has a later
+		 * departure (paced at the start rate before qpaced's first entry, which is
+		 * count-only until its first rate; or a rate since cleared): fq sends a frame
+		 * with an earlier time first, and RC takes its frames in PSN order only: one
+		 * overtaking the start-paced ones was a PSN-gap NAK and a retry on rxe. */
+		if (st->next_ns > now && skb->tstamp < st->next_ns)
+			skb->tstamp = st->next_ns;
+		return TC_ACT_OK;
+	}
 	safe = stale_safe_bps(now);
 	if (safe) {
 		count(QP_TC_C_STALE);

@@ -561,6 +561,20 @@ static void test_start_rate(void **state)
 	assert_int_equal(run(f, n, t0), t0);
 	counters(after);
 	assert_int_equal(after[QP_TC_C_START] - before[QP_TC_C_START], 2);
+	/* The flow paced at the start rate, then qpaced's first (count-only) entry: its next
+	 * frames leave no earlier than the last start-paced one's successor slot, in order,
+	 * not at once ahead of the frames fq still holds. */
+	{
+		struct qp_tc_key k = qp_tc_key_ipv4(0x0a000701u, 1);
+		int len = roce4(f, sizeof(f), 0x0a000701u, 1, 1000);
+		uint64_t next = t0 + 2 * (uint64_t)len * 10;   /* after two_frames' two */
+
+		assert_int_equal(qp_tc_set_rate(tc, &k, &count_only), 0);
+		assert_int_equal(run(f, (size_t)len, t0), next);
+		assert_int_equal(run(f, (size_t)len, t0), next);
+		assert_int_equal(run(f, (size_t)len, next + 5), next + 5);
+		qp_tc_del_rate(tc, &k);
+	}
 	c.mode = QP_TC_MODE_OBSERVE;
 	qp_tc_set_conf(tc, &c);
 	two_frames(0x0a000704u, 1, t0, 0, "observe: untouched");
