@@ -61,8 +61,10 @@
  *   init_rate     first rate, bits/s, <= line, raised to min_rate; 0 = line rate (the
  *                 reference's start), default 0. Below the line the flow starts as if just
  *                 cut: target at the line and the increase timer running, so without CNPs
- *                 it is back at the line within a few t_inc. For senders that cannot take
- *                 back what they commit before the first CNP (qpaced --wire-start)
+ *                 it is back at the line within a few t_inc. A deviation from the
+ *                 reference's line-rate start, for senders that cannot take back what they
+ *                 commit before the first CNP (qpaced --wire-start: the tc program stamps
+ *                 a discovered flow's first frames before any feedback is back)
  *
  * Measured, on the real switch in virtual time (test_loop_dcqcn.c, the switch's early
  * notice at 16 KiB, one per flow per 50 us, standing in for the CNP): two flows are fair
