@@ -1,8 +1,10 @@
 /* BPF_PROG_TEST_RUN of a tc program over one frame: see tc_run.h. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
@@ -11,6 +13,17 @@
 #include <linux/pkt_cls.h>
 
 #include "tc_run.h"
+
+int tc_run_opened(const char *test, int rc, const char *why)
+{
+	if (rc == -ENOSYS || rc == -EPERM) {
+		fprintf(stderr, "%s: SKIP: the kernel refuses BPF: %s\n", test, why);
+		return 0;
+	}
+	if (rc)
+		fprintf(stderr, "%s: %s\n", test, why);
+	return rc;
+}
 
 uint64_t tc_run_mono_ns(void)
 {

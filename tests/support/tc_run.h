@@ -7,6 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a tc test's group set-up makes of opening its program: @rc is qp_tc_open's or
+ * qp_tci_open's (which leave the handle NULL on failure), @why its message. The kernel
+ * refusing BPF (-ENOSYS, -EPERM) skips the tests (each checks its handle): said on stderr
+ * as "TEST: SKIP: ...", 0. Any other error is said and returned, failing the group. */
+int tc_run_opened(const char *test, int rc, const char *why);
+
 /* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns()'s clock. */
 uint64_t tc_run_mono_ns(void);
 

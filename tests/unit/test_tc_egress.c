@@ -26,21 +26,12 @@
 #include "tc_run.h"
 
 static struct qp_tc *tc;
-static char skip_why[256];
-
 static int setup(void **state)
 {
-	int rc = qp_tc_open(&tc, skip_why, sizeof(skip_why));
+	char why[256];
 
 	(void)state;
-	if (rc == -ENOSYS || rc == -EPERM) {
-		fprintf(stderr, "test_tc_egress: SKIP: the kernel refuses BPF: %s\n", skip_why);
-		tc = NULL;
-		return 0;
-	}
-	if (rc)
-		fprintf(stderr, "test_tc_egress: %s\n", skip_why);
-	return rc;
+	return tc_run_opened("test_tc_egress", qp_tc_open(&tc, why, sizeof(why)), why);
 }
 
 static int teardown(void **state)

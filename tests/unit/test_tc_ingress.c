@@ -27,17 +27,9 @@ static struct qp_tci *tci;
 static int setup(void **state)
 {
 	char why[300];
-	int rc = qp_tci_open(&tci, why, sizeof(why));
 
 	(void)state;
-	if (rc == -ENOSYS || rc == -EPERM) {
-		fprintf(stderr, "test_tc_ingress: SKIP: the kernel refuses BPF: %s\n", why);
-		tci = NULL;
-		return 0;
-	}
-	if (rc)
-		fprintf(stderr, "test_tc_ingress: %s\n", why);
-	return rc;
+	return tc_run_opened("test_tc_ingress", qp_tci_open(&tci, why, sizeof(why)), why);
 }
 
 static int teardown(void **state)
