@@ -12,27 +12,14 @@
 # arrive at A as ECT(0) with a right IPv4 checksum.
 set -u
 . "$(dirname "$0")/lib/agent.sh"
+. "$(dirname "$0")/lib/veth.sh"
 
 command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
 command -v curl >/dev/null || { echo "skip: no curl"; exit 0; }
 NSA=qpe$RUN_ID-a
 NSB=qpe$RUN_ID-b
 PY="python3 $(dirname "$0")/lib/ecn_frames.py"
-ns_cleanup() {
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-}
-trap 'cleanup; ns_cleanup' EXIT
-ip netns add "$NSA" && ip netns add "$NSB" || fail "ip netns add"
-ip link add qea netns "$NSA" type veth peer name qeb netns "$NSB" || fail "veth"
-ip -n "$NSA" addr add 10.78.0.1/24 dev qea
-ip -n "$NSB" addr add 10.78.0.2/24 dev qeb
-for n in "$NSA" "$NSB"; do ip -n "$n" link set lo up; done
-ip -n "$NSA" link set qea up
-ip -n "$NSB" link set qeb up
-mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
-ip -n "$NSA" neigh add 10.78.0.2 lladdr "$(mac "$NSB" qeb)" dev qea nud permanent
-ip -n "$NSB" neigh add 10.78.0.1 lladdr "$(mac "$NSA" qea)" dev qeb nud permanent
+veth_setup "$NSA" "$NSB" qea qeb 10.78.0
 
 # start NS DEV SOCK TABLE PEERS [FLAG...]: qpaced in NS on DEV (same ports: separate
 # namespaces)

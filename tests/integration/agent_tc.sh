@@ -14,12 +14,7 @@ set -u
 command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
 NSA=qpt$RUN_ID-a
 NSB=qpt$RUN_ID-b
-ns_cleanup() {
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-}
-trap 'cleanup; ns_cleanup' EXIT
-veth_pair "$NSA" "$NSB" qta qtb 10.77.0
+veth_setup "$NSA" "$NSB" qta qtb 10.77.0
 
 # start_tc MODE [FLAG...]: qpaced in $NSA on qta (the socket and table are on the shared
 # filesystem)

@@ -26,18 +26,7 @@ DS=qis$RUN_ID
 PIN_MNT=$TMP/bpffs
 PIN=$PIN_MNT/qpace
 MTU=256
-all_cleanup() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	umount "$PIN_MNT" 2>/dev/null
-	ip netns del "$NSR" 2>/dev/null
-	ip netns del "$NSS" 2>/dev/null
-	cleanup
-}
-trap all_cleanup EXIT
-mkdir -p "$PIN_MNT" && mount -t bpf bpf "$PIN_MNT" || { echo "skip: cannot mount a bpffs"; exit 0; }
-veth_pair "$NSR" "$NSS" "$DR" "$DS" 10.79.0
-ip -n "$NSS" link set lo up
+veth_setup "$NSR" "$NSS" "$DR" "$DS" 10.79.0 "$PIN_MNT"
 
 # R's receiving flows leave its pacer after 3 s without a frame (--ia-idle; default 1 s):
 # on a loaded machine the checks between two phases took more than 1 s, and phase 1's

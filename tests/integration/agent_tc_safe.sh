@@ -22,17 +22,7 @@ NSA=qps$RUN_ID-a
 NSB=qps$RUN_ID-b
 PIN_MNT=$TMP/bpffs
 PIN=$PIN_MNT/qpace
-all_cleanup() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	umount "$PIN_MNT" 2>/dev/null
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	cleanup
-}
-trap all_cleanup EXIT
-mkdir -p "$PIN_MNT" && mount -t bpf bpf "$PIN_MNT" || { echo "skip: cannot mount a bpffs"; exit 0; }
-veth_pair "$NSA" "$NSB" qsa qsb 10.78.0
+veth_setup "$NSA" "$NSB" qsa qsb 10.78.0 "$PIN_MNT"
 
 # --wire-timeout 18: a 0.69M floor, so a 5M safe rate stands
 start_tc() {
