@@ -226,15 +226,9 @@ int qp_tc_open_pinned(struct qp_tc **out, const char *pin_dir, char *err, size_t
 	qp_bpf_log_start();
 	t->skel = load(t, t->pin_dir, note + strlen(note), sizeof(note) - strlen(note));
 	if (!t->skel) {
-		rc = errno ? -errno : -EINVAL;
-		const char *why = qp_bpf_log_last();
-
-		snprintf(err, errlen, "tc egress: loading the BPF program: %s%s%s",
-			 strerror(-rc), why[0] ? " (libbpf: " : "", why[0] ? why : "");
-		if (why[0])
-			strncat(err, ")", errlen - strlen(err) - 1);
+		rc = qp_bpf_load_failed("tc egress", err, errlen);
 		free(t);
-		return rc == -EACCES ? -EPERM : rc;
+		return rc;
 	}
 	t->skel->bss->qp_conf = qp_tc_conf_default();
 	snprintf(err, errlen, "%s", note);   /* a warning for the caller to log, or "" */

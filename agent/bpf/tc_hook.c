@@ -35,6 +35,15 @@ const char *qp_bpf_log_last(void)
 	return log_last;
 }
 
+int qp_bpf_load_failed(const char *what, char *err, size_t errlen)
+{
+	int rc = errno ? -errno : -EINVAL;
+
+	snprintf(err, errlen, "%s: loading the BPF program: %s%s%s%s", what, strerror(-rc),
+		 log_last[0] ? " (libbpf: " : "", log_last, log_last[0] ? ")" : "");
+	return rc == -EACCES ? -EPERM : rc;
+}
+
 int qp_tc_hook_attach(struct qp_tc_hook *h, int prog_fd, const char *ifname,
 		      const char *what, char *err, size_t errlen)
 {

@@ -36,5 +36,9 @@ int qp_bpf_map_each(int fd, size_t key_size, void *val, uint32_t max,
 /* Route libbpf's messages into a buffer (debug ones dropped); the last warning. */
 void qp_bpf_log_start(void);
 const char *qp_bpf_log_last(void);
+/* After a skeleton's open-and-load failed (errno set): "@what: loading the BPF program:
+ * WHY (libbpf: its last warning)" in @err; returns the negative errno, with -EACCES (the
+ * verifier or capabilities refused it) as -EPERM. */
+int qp_bpf_load_failed(const char *what, char *err, size_t errlen);
 
 #endif

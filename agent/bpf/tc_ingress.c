@@ -60,7 +60,6 @@ static int take_one(void *ctx, void *data, size_t size)
 int qp_tci_open(struct qp_tci **out, char *err, size_t errlen)
 {
 	struct qp_tci *t = calloc(1, sizeof(*t));
-	const char *why;
 	int rc;
 
 	*out = NULL;
@@ -73,12 +72,9 @@ int qp_tci_open(struct qp_tci **out, char *err, size_t errlen)
 	qp_bpf_log_start();
 	t->skel = qp_tc_ingress__open_and_load();
 	if (!t->skel) {
-		rc = errno ? -errno : -EINVAL;
-		why = qp_bpf_log_last();
-		snprintf(err, errlen, "tc ingress: loading the BPF program: %s%s%s%s",
-			 strerror(-rc), why[0] ? " (libbpf: " : "", why, why[0] ? ")" : "");
+		rc = qp_bpf_load_failed("tc ingress", err, errlen);
 		free(t);
-		return rc == -EACCES ? -EPERM : rc;
+		return rc;
 	}
 	t->skel->bss->qpi_conf = qp_tci_conf_default();
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.qpi_reports), take_one, t, NULL);
