@@ -206,7 +206,7 @@ test: deps
 	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
 	$(MAKE) integration
 	$(MAKE) integration-san
-	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_JOBS=2
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
@@ -281,6 +281,7 @@ reproduce:
 # for FUZZ_SECONDS; tests/fuzz/NAME.dict is used when present.
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
+FUZZ_JOBS ?= 1
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Wall -Wextra -Werror \
 	-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=undefined,float-cast-overflow
@@ -297,7 +298,7 @@ build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
 	clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libqpace-fuzz.a \
 		$(sort $(ALL_LAYER_LIBS)) -o $@
 fuzz: deps $(FUZZ_BINS)
-	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+	@FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # Not in CI: each target until FUZZ_LONG_RUNS executions (10M), or FUZZ_LONG_SECONDS (30
 # min) for the slow ones; prints executions and executions per second for each.
