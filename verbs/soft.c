@@ -32,8 +32,9 @@ struct soft_ctx {
 	uint32_t next_key;
 	bool tx_backlog;                   /* the last progress stopped with frames to send */
 	bool rx_fresh;                     /* progress ran since the last empty CQ poll */
-	bool rx_idle;                      /* qp_soft_rx_idle: the socket was empty at rx_idle_ns */
-	qp_time_ns last_now, rx_idle_ns;
+	bool rx_idle_poll;                 /* qp_soft_rx_idle since the last receive and CQ poll */
+	qp_time_ns last_now;
+	qp_time_ns rx_idle_ns;             /* qp_soft_rx_idle: the socket was empty then */
 	struct qp_soft_io_stats io;
 	uint64_t logged;                   /* soft_drop reasons already logged */
 	struct soft_buf *rx, *tx;          /* SOFT_IO_BATCH each */
@@ -81,7 +82,7 @@ static int rx_batch(struct soft_ctx *c, qp_time_ns now)
 
 	if (c->fd < 0)    /* virtual time: the driver hands frames in */
 		return 0;
-	if (c->rx_idle && c->rx_idle_ns == now) {   /* the caller's readiness wait saw none */
+	if (c->rx_idle_ns == now) {   /* the caller's readiness wait saw none */
 		c->io.rx_idle_skips++;
 		return 0;
 	}
@@ -90,7 +91,7 @@ static int rx_batch(struct soft_ctx *c, qp_time_ns now)
 		iov[i] = (struct iovec){ .iov_base = c->rx[i].b, .iov_len = sizeof(c->rx[i].b) };
 		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 	}
-	c->rx_idle = false;
+	c->rx_idle_poll = false;
 	n = recvmmsg(c->fd, m, SOFT_IO_BATCH, MSG_DONTWAIT, NULL);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -230,6 +231,7 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 		      : soft_opts_parse(&c->o, ctx->attr.options, err, errlen);
 
 	c->fd = -1;
+	c->rx_idle_ns = QP_TIME_NEVER;
 	if (rc)
 		return rc;
 	if (arg)
@@ -412,31 +414,27 @@ static int soft_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
 	return rc_post_recv(to_sqp(qp)->rc, wr);
 }
 
-/* The caller's readiness wait (qp_soft_rx_idle) found the socket empty less than
- * SOFT_RX_FRESH_NS ago. */
-static bool rx_known_empty(const struct soft_ctx *c, qp_time_ns now)
-{
-	return c->rx_idle && now - c->rx_idle_ns < SOFT_RX_FRESH_NS;
-}
-
 /* Like a NIC, an empty CQ makes progress on its own. In real time not when the context
  * made progress since the last empty look, less than SOFT_RX_FRESH_NS ago: what it
  * received is in the CQ already, and a second receive in the same turn of poll and
- * progress finds the socket empty (it was 2 recvmmsg per sendmmsg on a sender); nor when
- * the caller's readiness wait found the socket empty that recently (qp_soft_rx_idle: it
- * was an empty recvmmsg per idle host per turn of the incast's loop, 95% of its receive
- * calls). Progress that is due (qp_ctx_deadline) is the caller's to run. */
+ * progress finds the socket empty (it was 2 recvmmsg per sendmmsg on a sender); nor, and
+ * without reading the clock, the first empty poll after the caller's readiness wait found
+ * the socket empty (qp_soft_rx_idle: it was an empty recvmmsg per idle host per pass of
+ * the incast's loop, 95% of its receive calls). Progress that is due (qp_ctx_deadline)
+ * is the caller's to run. */
 static int soft_poll(struct qp *qp, struct qp_wc *wc, int n)
 {
 	struct soft_ctx *c = to_sctx(qp->ctx);
 	struct rc_qp *rc = to_sqp(qp)->rc;
 	int got = rc_poll_cq(rc, wc, n);
 
-	if (got == 0) {
+	if (got == 0 && c->rx_idle_poll) {
+		c->rx_idle_poll = false;
+		c->io.rx_folded++;
+	} else if (got == 0) {
 		qp_time_ns now = qp_ctx_now(qp->ctx);
 
-		if (c->fd < 0 || !(rx_known_empty(c, now) || (c->rx_fresh &&
-		    now - c->last_now < SOFT_RX_FRESH_NS))) {
+		if (c->fd < 0 || !c->rx_fresh || now - c->last_now >= SOFT_RX_FRESH_NS) {
 			soft_progress(qp->ctx, now);
 			got = rc_poll_cq(rc, wc, n);
 		} else {
@@ -480,7 +478,7 @@ const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx)
 void qp_soft_rx_idle(struct qp_ctx *ctx, qp_time_ns now)
 {
 	if (is_soft(ctx) && to_sctx(ctx)->fd >= 0) {
-		to_sctx(ctx)->rx_idle = true;
+		to_sctx(ctx)->rx_idle_poll = true;
 		to_sctx(ctx)->rx_idle_ns = now;
 	}
 }

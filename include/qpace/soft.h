@@ -81,9 +81,9 @@ struct qp_soft_io_stats {
 struct soft_host *qp_soft_host(struct qp_ctx *ctx);
 const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx);
 /* For a loop that waits for many contexts' sockets at once (epoll): the wait found this
- * context's socket empty at @now. A progress at the same @now does not receive, and an
- * empty CQ poll within SOFT_RX_FRESH_NS (200 us) after it makes no progress of its own;
- * the loop's next wait sees what arrives meanwhile. Real time only (virtual time: no-op). */
+ * context's socket empty at @now. A progress at the same @now does not receive, and the
+ * next empty CQ poll (before any receive) makes no progress of its own; the loop's next
+ * wait sees what arrives meanwhile. Real time only (virtual time: a no-op). */
 void qp_soft_rx_idle(struct qp_ctx *ctx, qp_time_ns now);
 /* The RC core's full counters of a soft QP (NULL for another backend). */
 const struct rc_stats *qp_soft_rc_stats(struct qp *qp);
