@@ -50,7 +50,7 @@ LDFLAGS += -Wl,--as-needed
 # layer: its folders, and the system libraries its code calls
 LAYERS := lib cc verbs switch agent bpf host sim bench
 lib.dirs    := lib
-lib.libs    := -lz -lm
+lib.libs    := -lisal -lm
 cc.dirs     := agent/cc agent/credit
 cc.libs     := -lm
 verbs.dirs  := verbs
@@ -101,7 +101,7 @@ $(bpf.objs): CFLAGS += -I$(BPF_OUT)
 # program: its main file, other sources of its own, the layers it links (highest first)
 # and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
 PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
-	bench-cc bench-gate qpaced-bench switch-bench qpace-soft-bw \
+	bench-cc bench-gate bench-icrc qpaced-bench switch-bench qpace-soft-bw \
 	qp-check qp-agent-check qpace-probe qpace-swtest
 qpace-switch.main   := switchsim/qpace_switch_main.c
 qpace-switch.uses   := switch lib
@@ -115,6 +115,9 @@ bench-cc.main       := bench/micro/bench_cc_main.c
 bench-cc.uses       := cc lib
 bench-gate.main     := bench/micro/bench_gate_main.c
 bench-gate.uses     := verbs lib
+bench-icrc.main     := bench/micro/bench_icrc_main.c
+bench-icrc.uses     := lib
+bench-icrc.libs     := -lz
 qpaced-bench.main   := bench/micro/qpaced_bench_main.c
 qpaced-bench.uses   := agent cc lib
 switch-bench.main   := bench/micro/switch_bench_main.c

@@ -2,7 +2,8 @@
  * lib/frame_pfc.c. */
 #include <errno.h>
 #include <string.h>
-#include <zlib.h>
+
+#include <isa-l/crc.h>
 
 #include "qpace/bytes.h"
 #include "qpace/frame.h"
@@ -459,24 +460,33 @@ bool frame_complete_partial_csum(uint8_t *buf, size_t len)
 	return true;
 }
 
+/* The CRC-32 of the ICRC, zlib's crc32() in value and chaining, computed by ISA-L's
+ * crc32_gzip_refl (PCLMULQDQ folding, chosen at run time). Not zlib: the ICRC is on the
+ * hot path of every soft host, each frame sent and each frame received, and zlib's table
+ * CRC took ~1 us per 1 KB frame (14% of a sending client's CPU samples, 26% of a
+ * receiving server's; docs/performance.md, bench-icrc prints both). zlib stays the
+ * reference in tests/unit/test_icrc.c. */
+uint32_t frame_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	return crc32_gzip_refl(crc, buf, len);
+}
+
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p)
 {
-	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t hdr[60 + FRAME_UDP_HLEN + FRAME_BTH_LEN];
+	/* 8 bytes of 0xFF, then the masked headers: one CRC call for both */
+	uint8_t hdr[8 + 60 + FRAME_UDP_HLEN + FRAME_BTH_LEN], *ip = hdr + 8;
 	size_t iph = p->ip.hlen, icrc_off = (size_t)p->udp_off + p->udp.len - FRAME_ICRC_LEN;
 	size_t rest = (size_t)p->bth_off + FRAME_BTH_LEN;
-	uLong crc;
 
-	memcpy(hdr, buf + p->ip_off, iph + FRAME_UDP_HLEN + FRAME_BTH_LEN);
-	hdr[1] = 0xff;                         /* TOS */
-	hdr[8] = 0xff;                         /* TTL */
-	hdr[10] = hdr[11] = 0xff;              /* header checksum */
-	hdr[iph + 6] = hdr[iph + 7] = 0xff;    /* UDP checksum */
-	hdr[iph + FRAME_UDP_HLEN + 4] = 0xff;  /* FECN, BECN, reserved */
-	crc = crc32(0L, ones, sizeof(ones));
-	crc = crc32(crc, hdr, (uInt)(iph + FRAME_UDP_HLEN + FRAME_BTH_LEN));
-	crc = crc32(crc, buf + rest, (uInt)(icrc_off - rest));
-	return (uint32_t)crc;
+	memset(hdr, 0xff, 8);
+	memcpy(ip, buf + p->ip_off, iph + FRAME_UDP_HLEN + FRAME_BTH_LEN);
+	ip[1] = 0xff;                          /* TOS */
+	ip[8] = 0xff;                          /* TTL */
+	ip[10] = ip[11] = 0xff;                /* header checksum */
+	ip[iph + 6] = ip[iph + 7] = 0xff;      /* UDP checksum */
+	ip[iph + FRAME_UDP_HLEN + 4] = 0xff;   /* FECN, BECN, reserved */
+	return frame_crc32(frame_crc32(0, hdr, 8 + iph + FRAME_UDP_HLEN + FRAME_BTH_LEN),
+			   buf + rest, icrc_off - rest);
 }
 
 bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p)

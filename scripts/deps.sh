@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="build-essential pkg-config libev-dev libcmocka-dev libibverbs-dev librdmacm-dev \
-zlib1g-dev libpcap-dev iproute2 clang libclang-rt-14-dev curl tshark \
+zlib1g-dev libisal-dev libpcap-dev iproute2 clang libclang-rt-14-dev curl tshark \
 llvm libbpf-dev bpftool $*"
 
 missing=""

@@ -13,10 +13,11 @@
  * a caller buffer of @cap bytes and return the bytes written or -EMSGSIZE; nothing here
  * allocates. Multi-byte fields in the structs are in host order; IPv4 addresses too.
  *
- * ICRC (references §9, checked against kernel rxe frames): zlib's crc32 over 8 bytes of
- * 0xFF, the IPv4 header with TOS = 0xFF, TTL = 0xFF, checksum = 0xFFFF, the UDP header with
- * checksum = 0xFFFF, the BTH with byte 4 (FECN, BECN, reserved) = 0xFF, then every byte up
- * to the ICRC; stored little-endian in the last 4 bytes of the UDP payload.
+ * ICRC (references §9, checked against kernel rxe frames): the CRC-32 (zlib's crc32;
+ * frame_crc32 below) over 8 bytes of 0xFF, the IPv4 header with TOS = 0xFF, TTL = 0xFF,
+ * checksum = 0xFFFF, the UDP header with checksum = 0xFFFF, the BTH with byte 4 (FECN,
+ * BECN, reserved) = 0xFF, then every byte up to the ICRC; stored little-endian in the last
+ * 4 bytes of the UDP payload.
  */
 #ifndef QPACE_FRAME_H
 #define QPACE_FRAME_H
@@ -284,6 +285,9 @@ void frame_ipv4_set_ecn(uint8_t *ip, enum frame_ecn ecn);
 bool frame_complete_partial_csum(uint8_t *buf, size_t len);
 
 /* ICRC of the RoCEv2 frame @buf (Ethernet first); @p from frame_parse. */
+/* The CRC-32 of the ICRC: zlib's crc32(crc, buf, len) in value and in chaining (start at
+ * 0; pass the last result to continue), computed with PCLMULQDQ where the CPU has it. */
+uint32_t frame_crc32(uint32_t crc, const void *buf, size_t len);
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p);
 bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p);
 

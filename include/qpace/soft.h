@@ -72,12 +72,19 @@ struct qp_soft_io_stats {
 	uint64_t rx_datagrams, rx_batches, rx_oversize, rx_errors;
 	uint64_t tx_datagrams, tx_batches, tx_errors;   /* tx_errors: frames not sent */
 	uint64_t sq_full_waits;                          /* posts that found the SQ full */
-	uint64_t rx_folded;   /* empty CQ polls that left the receive to a progress just run */
+	uint64_t rx_folded;   /* empty CQ polls that left the receive to a progress just run,
+			       * or to the caller's readiness wait (qp_soft_rx_idle) */
+	uint64_t rx_idle_skips;   /* receives not made: qp_soft_rx_idle said none at that time */
 };
 
 /* For a context opened on the soft backend (NULL otherwise). */
 struct soft_host *qp_soft_host(struct qp_ctx *ctx);
 const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx);
+/* For a loop that waits for many contexts' sockets at once (epoll): the wait found this
+ * context's socket empty at @now. A progress at the same @now does not receive, and the
+ * next empty CQ poll (before any receive) makes no progress of its own; the loop's next
+ * wait sees what arrives meanwhile. Real time only (virtual time: a no-op). */
+void qp_soft_rx_idle(struct qp_ctx *ctx, qp_time_ns now);
 /* The RC core's full counters of a soft QP (NULL for another backend). */
 const struct rc_stats *qp_soft_rc_stats(struct qp *qp);
 

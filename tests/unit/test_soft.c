@@ -3,7 +3,7 @@
  * backend's counters filled; SEND without a receive draws RNR NAKs, then succeeds once one
  * is posted; a bad rkey gives a remote-access error and both QPs end in error; qp_poll
  * makes progress by itself, and in one receive per turn; progress sends its pieces in one
- * batch; four hosts and eight QPs on one libev loop driven by the
+ * batch; a readiness wait's "empty" (qp_soft_rx_idle) saves the receive; four hosts and eight QPs on one libev loop driven by the
  * contexts' fds and deadlines. Size: QPACE_TEST_MB (default 64; 8 under ASan). */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <time.h>
 #include <cmocka.h>
 #include <ev.h>
@@ -306,6 +307,58 @@ static void test_progress_sends_pieces_in_one_batch(void **state)
 	qp_ratetable_close(rates);
 }
 
+/* qp_soft_rx_idle: a loop's readiness wait found B's socket empty at @now (here: said so
+ * while a frame waits). The next empty CQ poll makes no progress of its own, a progress
+ * at that same @now makes no receive (the frame stays in the socket), and a progress at a
+ * later time receives it; A's WRITE completes. Three times. */
+static void test_rx_idle_skips_the_receive(void **state)
+{
+	struct soft_side sa, sb;
+	struct qp_ctx *all[2];
+	struct qp_wc wc;
+	struct qp_wr wr;
+	const struct qp_soft_io_stats *io;
+	struct pollfd pfd;
+	(void)state;
+
+	open_direct_pair(&sa, &sb, 13, NULL, all);
+	wr = (struct qp_wr){ .opcode = QP_OP_WRITE, .mr = sa.mr, .addr = sa.buf, .length = 64,
+			     .remote_addr = sa.qp->remote.addr, .rkey = sa.qp->remote.rkey,
+			     .flags = QP_WR_SIGNALED };
+	assert_int_equal(qp_post_send(sa.qp, &wr), 0);   /* resolves ARP both ways */
+	assert_true(soft_wait_wc(&sa, all, 2, &wc, 5 * QP_NS_PER_S));
+	io = qp_soft_io_stats(sb.ctx);
+	assert_non_null(io);
+	for (int i = 0; i < 3; i++) {
+		uint64_t batches, skips, frames, folded;
+		qp_time_ns now;
+
+		assert_int_equal(qp_poll(sb.qp, &wc, 1), 0);   /* no progress fresh any more */
+		assert_int_equal(qp_post_send(sa.qp, &wr), 0);   /* a frame for B ... */
+		pfd = (struct pollfd){ .fd = qp_ctx_fd(sb.ctx), .events = POLLIN };
+		assert_int_equal(poll(&pfd, 1, 1000), 1);          /* ... in B's socket */
+		now = qp_now_ns();
+		qp_soft_rx_idle(sb.ctx, now);   /* as if the wait had found it empty */
+		batches = io->rx_batches;
+		skips = io->rx_idle_skips;
+		frames = io->rx_datagrams;
+		folded = io->rx_folded;
+		assert_int_equal(qp_poll(sb.qp, &wc, 1), 0);
+		assert_int_equal(io->rx_folded, folded + 1);
+		assert_true(qp_ctx_progress(sb.ctx, now) >= 0);
+		assert_int_equal(io->rx_batches, batches);
+		assert_int_equal(io->rx_datagrams, frames);
+		assert_true(io->rx_idle_skips > skips);
+		assert_int_equal(poll(&pfd, 1, 0), 1);           /* still there */
+		assert_true(qp_ctx_progress(sb.ctx, now + 1) >= 0);
+		assert_true(io->rx_datagrams > frames);
+		assert_true(soft_wait_wc(&sa, all, 2, &wc, 5 * QP_NS_PER_S));
+		assert_int_equal(wc.status, QP_WC_SUCCESS);
+	}
+	soft_side_close(&sa);
+	soft_side_close(&sb);
+}
+
 static void test_send_rnr_then_success(void **state)
 {
 	struct soft_side sa, sb;
@@ -525,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_write_direct),
 		cmocka_unit_test(test_inflight_cap_on_the_wire),
 		cmocka_unit_test(test_progress_sends_pieces_in_one_batch),
+		cmocka_unit_test(test_rx_idle_skips_the_receive),
 		cmocka_unit_test(test_send_rnr_then_success),
 		cmocka_unit_test(test_bad_rkey_both_in_error),
 		cmocka_unit_test(test_many_hosts_one_libev_loop),
