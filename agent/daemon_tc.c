@@ -48,6 +48,9 @@
 #define QPACED_WIRE_IDLE_NS (10 * QP_NS_PER_S)
 #define QPACED_WIRE_DEF_LINE (10 * QP_GBPS)
 #define QPACED_WIRE_BEAT_NS (250 * QP_NS_PER_MS)   /* at most; and at most hold / 4 */
+#define QPACED_WIRE_FQ_DOWN_NS (2 * QP_NS_PER_S)   /* --wire-catchup: lowered at most this
+						    * often (each change is a `tc` run, which
+						    * costs a TCG guest ~0.1 s of CPU) */
 
 extern char **environ;
 
@@ -73,6 +76,7 @@ struct qpaced_tc {
 	char dev[16];
 	bool fq;                     /* fq is ours: remove it on close */
 	qp_rate_bps fq_maxrate;      /* fq's maxrate as last written (0: none) */
+	qp_time_ns fq_down_ns;       /* when it may next be lowered */
 	qp_rate_bps line_bps, floor_bps;
 	qp_rate_bps start_bps;       /* --wire-start, resolved: the program's conf.start_bps */
 	char wire_params[AGENT_PARAMS_MAX];  /* --cc-params with init_rate=start_bps */
@@ -191,8 +195,9 @@ static qp_rate_bps fq_cap(const struct qpaced *d)
  * flows qpaced tracks on the device (a program's QP: its gate's rate) and of the start
  * rate a new flow gets, so a flow whose frames fell overdue while the host held the
  * sender up catches up at most at that rate, not at the NIC's. Run at each sample, after
- * the rates were written: a rate grows at most WIRE_USED_FACTOR-fold per sample. */
-static void fq_follow(struct qpaced *d)
+ * the rates were written: a rate grows at most WIRE_USED_FACTOR-fold per sample. Raised
+ * at once, lowered at most every QPACED_WIRE_FQ_DOWN_NS. */
+static void fq_follow(struct qpaced *d, qp_time_ns now)
 {
 	struct qpaced_tc *t = d->tc;
 	qp_rate_bps top = t->start_bps, want;
@@ -218,7 +223,8 @@ static void fq_follow(struct qpaced *d)
 			top = r;
 	}
 	want = wire_fq_maxrate(top, (unsigned)d->cfg.wire_catchup_pct, fq_cap(d));
-	if (!wire_fq_maxrate_moved(t->fq_maxrate, want))
+	if (!wire_fq_maxrate_moved(t->fq_maxrate, want) ||
+	    (want < t->fq_maxrate && now < t->fq_down_ns))
 		return;
 	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)want);
 	if ((rc = run_tc(argv))) {
@@ -231,6 +237,7 @@ static void fq_follow(struct qpaced *d)
 		   "%llu kb/s)", (unsigned long long)(want / 1000),
 		   (unsigned long long)d->cfg.wire_catchup_pct, (unsigned long long)(top / 1000));
 	t->fq_maxrate = want;
+	t->fq_down_ns = now + QPACED_WIRE_FQ_DOWN_NS;
 }
 
 static void fq_remove(struct qpaced_tc *t)
@@ -467,7 +474,7 @@ static void on_sample(struct ev_loop *loop, ev_timer *tm, int revents)
 		}
 	}
 	qpaced_tc_sync(d);
-	fq_follow(d);
+	fq_follow(d, c.now);
 	qpaced_after(d);
 }
 
