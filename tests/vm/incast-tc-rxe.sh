@@ -91,10 +91,12 @@ DEF_PARAMS=max_stage=5,rate_ai=500000,min_rate=$FLOOR,eta=0.5
 # dcqcn: its periods stretched from the reference's microseconds to the tc path's
 # actuation delay (a rate reaches only frames enqueued after it: up to 64 per QP, ~100 ms
 # at the fair share), so one cut per delay and a climb no faster than the loop sees;
-# steps of hpcc's size here, the same floor. With the switch's --ecn 4K,16K,0.2: peak
-# 28.1 / 28.1 KB in two --short runs, where 30 ms periods and 8K,32K,0.2 gave 68.2 and
-# 39.0 KB, 100 ms and 8K,32K,0.2 24.9 and 52.0 KB (docs/enforce.md).
-[ "$CC" = dcqcn ] && DEF_PARAMS=g=0.0625,t_alpha=100ms,t_dec=100ms,t_inc=100ms,rate_ai=500000,rate_hai=1000000,min_rate=$FLOOR
+# steps of hpcc's size here, the same floor, and g = 0.25: at 100 ms periods alpha with
+# g = 1/16 decays for 1.6 s, so after a quiet spell its cuts were 5-10% (one run's queue
+# stayed at 38-55 KB for 750 ms). With the switch's --ecn 4K,16K,0.2, five --short runs
+# in a row at g = 0.25 kept the peak at 9.7-22.7 KB (g = 1/16: 22.7-55.2 KB; 30 ms
+# periods and 8K,32K,0.2: 39.0 and 68.2 KB; docs/enforce.md).
+[ "$CC" = dcqcn ] && DEF_PARAMS=g=0.25,t_alpha=100ms,t_dec=100ms,t_inc=100ms,rate_ai=500000,rate_hai=1000000,min_rate=$FLOOR
 CC_PARAMS=${QPACE_VM_CC_PARAMS:-$DEF_PARAMS}
 ECN_MARK=""
 [ "$CC" = dcqcn ] && ECN_MARK="--ecn-mark on"
