@@ -12,6 +12,7 @@
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"
 #include "qpace/units.h"
+#include "wire_rate.h"
 
 /* ---- value parsers ---- */
 
@@ -225,6 +226,11 @@ static const struct qp_opt options[] = {
 	  .help = "fq's per-flow maxrate (0 = none): caps the burst of frames a stalled\n"
 		  "sender left overdue, but costs each frame fq's dequeue lateness at a\n"
 		  "flow paced near it" },
+	{ "wire-catchup", 0, QP_OPT_UINT, "PCT", AT(wire_catchup_pct), .max = 1000, .def = "0",
+	  .help = "fq's maxrate follows PCT% of the highest rate set on the device (at most\n"
+		  "--wire-fq-maxrate or the line): a flow whose frames fell overdue (a stalled\n"
+		  "sender) catches up at most at that; it caps every flow on the device, TCP\n"
+		  "too (0 = off, else 120..1000)" },
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
 	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
 		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
@@ -314,6 +320,10 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 				 "rate) or %llu..%llu", (unsigned long long)c->wire_start_bps,
 				 (unsigned long long)AGENT_MIN_LINK_BPS,
 				 (unsigned long long)AGENT_MAX_LINK_BPS);
+	if (c->wire_catchup_pct && c->wire_catchup_pct < WIRE_CATCHUP_MIN)
+		return qp_errmsg(-EINVAL, err, errlen, "wire-catchup: %llu%%: 0 (off) or %u..1000 "
+				 "(below, fq's maxrate would hold frames that are on schedule)",
+				 (unsigned long long)c->wire_catchup_pct, WIRE_CATCHUP_MIN);
 	if (c->metrics_port && c->metrics_port == c->fb_port && c->metrics_ip == c->fb_ip)
 		return qp_errmsg(-EINVAL, err, errlen, "metrics: same address as feedback");
 	return 0;

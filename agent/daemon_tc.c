@@ -48,6 +48,9 @@
 #define QPACED_WIRE_IDLE_NS (10 * QP_NS_PER_S)
 #define QPACED_WIRE_DEF_LINE (10 * QP_GBPS)
 #define QPACED_WIRE_BEAT_NS (250 * QP_NS_PER_MS)   /* at most; and at most hold / 4 */
+#define QPACED_WIRE_FQ_DOWN_NS (2 * QP_NS_PER_S)   /* --wire-catchup: lowered at most this
+						    * often (each change is a `tc` run, which
+						    * costs a TCG guest ~0.1 s of CPU) */
 
 extern char **environ;
 
@@ -72,6 +75,8 @@ struct qpaced_tc {
 	unsigned mode;
 	char dev[16];
 	bool fq;                     /* fq is ours: remove it on close */
+	qp_rate_bps fq_maxrate;      /* fq's maxrate as last written (0: none) */
+	qp_time_ns fq_down_ns;       /* when it may next be lowered */
 	qp_rate_bps line_bps, floor_bps;
 	qp_rate_bps start_bps;       /* --wire-start, resolved: the program's conf.start_bps */
 	char wire_params[AGENT_PARAMS_MAX];  /* --cc-params with init_rate=start_bps */
@@ -168,6 +173,7 @@ static void fq_install(struct qpaced_tc *t, qp_rate_bps maxrate)
 	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)maxrate);
 	rc = run_tc(argv);
 	t->fq = rc == 0;
+	t->fq_maxrate = rc == 0 ? maxrate : 0;
 	if (rc == 0)
 		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped; "
 			   "maxrate %s)", t->dev, maxrate ? rate : "none");
@@ -177,6 +183,61 @@ static void fq_install(struct qpaced_tc *t, qp_rate_bps maxrate)
 			   "nothing holds them to those times, so QPs are NOT paced; counting "
 			   "and --enforce observe work", t->dev, t->dev, rc,
 			   rc == 127 ? ": no tc" : ": this kernel has no sch_fq?");
+}
+
+/* The most --wire-catchup lets fq's maxrate be: --wire-fq-maxrate, else the line. */
+static qp_rate_bps fq_cap(const struct qpaced *d)
+{
+	return d->cfg.wire_fq_maxrate_bps ? d->cfg.wire_fq_maxrate_bps : d->tc->line_bps;
+}
+
+/* --wire-catchup PCT (wire_rate.h): fq's maxrate follows PCT% of the highest rate of the
+ * flows qpaced tracks on the device (a program's QP: its gate's rate) and of the start
+ * rate a new flow gets, so a flow whose frames fell overdue while the host held the
+ * sender up catches up at most at that rate, not at the NIC's. Run at each sample, after
+ * the rates were written: a rate grows at most WIRE_USED_FACTOR-fold per sample. Raised
+ * at once, lowered at most every QPACED_WIRE_FQ_DOWN_NS. */
+static void fq_follow(struct qpaced *d, qp_time_ns now)
+{
+	struct qpaced_tc *t = d->tc;
+	qp_rate_bps top = t->start_bps, want;
+	char rate[32];
+	char *argv[] = { "tc", "qdisc", "change", "dev", t->dev, "root", "fq", "maxrate", rate,
+			 NULL };
+	int rc;
+
+	if (!t->fq || !d->cfg.wire_catchup_pct)
+		return;
+	for (uint32_t i = 0; i < t->cap; i++) {
+		struct wire_flow *w = &t->flows[i];
+		struct agent_qp_view v;
+		qp_rate_bps r = 0;
+
+		if (!w->used)
+			continue;
+		if (w->ours)
+			r = w->wire.set_bps;
+		else if (agent_qp_view(d->agent, w->qpn, &v) == 0)
+			r = v.rate_bps;
+		if (r > top)
+			top = r;
+	}
+	want = wire_fq_maxrate(top, (unsigned)d->cfg.wire_catchup_pct, fq_cap(d));
+	if (!wire_fq_maxrate_moved(t->fq_maxrate, want) ||
+	    (want < t->fq_maxrate && now < t->fq_down_ns))
+		return;
+	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)want);
+	if ((rc = run_tc(argv))) {
+		qpaced_log(AGENT_LOG_WARN, "tc egress: `tc qdisc change dev %s root fq maxrate %s` "
+			   "exit %d: fq's maxrate stays %llu bit/s", t->dev, rate, rc,
+			   (unsigned long long)t->fq_maxrate);
+		return;
+	}
+	qpaced_log(AGENT_LOG_INFO, "tc egress: fq maxrate %llu kb/s (%llu%% of the highest rate, "
+		   "%llu kb/s)", (unsigned long long)(want / 1000),
+		   (unsigned long long)d->cfg.wire_catchup_pct, (unsigned long long)(top / 1000));
+	t->fq_maxrate = want;
+	t->fq_down_ns = now + QPACED_WIRE_FQ_DOWN_NS;
 }
 
 static void fq_remove(struct qpaced_tc *t)
@@ -413,6 +474,7 @@ static void on_sample(struct ev_loop *loop, ev_timer *tm, int revents)
 		}
 	}
 	qpaced_tc_sync(d);
+	fq_follow(d, c.now);
 	qpaced_after(d);
 }
 
@@ -655,7 +717,10 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "--dev %s: %s", t->dev, msg);
 	if (t->mode == QPACED_ENFORCE_TC)
-		fq_install(t, d->cfg.wire_fq_maxrate_bps);
+		fq_install(t, d->cfg.wire_catchup_pct
+				      ? wire_fq_maxrate(t->start_bps,
+							(unsigned)d->cfg.wire_catchup_pct, fq_cap(d))
+				      : d->cfg.wire_fq_maxrate_bps);
 	if (qp_tc_took_over(t->prog))
 		takeover(d);
 	beat(t);

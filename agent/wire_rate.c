@@ -59,6 +59,27 @@ qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, qp_rate_bps s
 	return want < cap ? want : cap;
 }
 
+qp_rate_bps wire_fq_maxrate(qp_rate_bps top, unsigned pct, qp_rate_bps cap)
+{
+	unsigned __int128 m = (unsigned __int128)top * pct / 100u;
+
+	if (!pct || !top)
+		return cap;
+	if (!m)
+		m = 1;
+	if (m > UINT64_MAX)
+		m = UINT64_MAX;
+	return cap && m > cap ? cap : (qp_rate_bps)m;
+}
+
+bool wire_fq_maxrate_moved(qp_rate_bps cur, qp_rate_bps want)
+{
+	if (!cur)
+		return want != 0;
+	return (unsigned __int128)want * 8u > (unsigned __int128)cur * 9u ||
+	       (unsigned __int128)want * 4u < (unsigned __int128)cur * 3u;
+}
+
 /* Does "k=v,..." set @key? */
 static bool sets(const char *params, const char *key)
 {

@@ -14,6 +14,14 @@
  *           up to the line; when the sender catches up, its backlog leaves at that rate.
  *           As TCP's congestion window validation (RFC 7661) grows no window a flow does
  *           not fill, a flow's rate here grows only with what it sends: x2 per sample.
+ *   catchup fq's per-flow maxrate under qpaced --wire-catchup PCT: fq holds a frame to its
+ *           departure time but sends an overdue one at once, so after the host held a
+ *           TCG guest up for 40-50 ms every frame stamped for that time left together
+ *           (docs/enforce.md). fq's maxrate counts from dequeue and carries at most half a
+ *           frame of lateness (its drift allowance), as a gate's catch-up bound does: at
+ *           PCT% of the highest rate set on the device, a flow that fell behind catches
+ *           up at most that much faster than its rate; above it, frames on schedule are
+ *           never held by it. One maxrate per qdisc: it follows the highest rate
  *   start   the first rate of a QP found on the wire (qpaced --wire-start), where its
  *           algorithm takes one (a parameter init_rate): not the line rate hpcc's
  *           reference starts at, because the tc path cannot take back the frames it has
@@ -22,6 +30,7 @@
 #ifndef QPACE_AGENT_WIRE_RATE_H
 #define QPACE_AGENT_WIRE_RATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "qpace/cc.h"
@@ -53,6 +62,18 @@ qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_
 /* @want, but at most WIRE_USED_FACTOR x @used_bps (the flow's measured rate; 0 = none yet)
  * and never below @start. */
 qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, qp_rate_bps start);
+
+/* fq's maxrate under --wire-catchup @pct (percent, 0 = off: returns @cap): @pct% of @top,
+ * the highest rate of the device's paced flows (and the start rate a new flow gets), at
+ * most @cap (--wire-fq-maxrate, else the line); never 0 with @top and @pct set. */
+qp_rate_bps wire_fq_maxrate(qp_rate_bps top, unsigned pct, qp_rate_bps cap);
+
+#define WIRE_CATCHUP_MIN 120u         /* --wire-catchup: 0 or at least this, percent */
+
+/* Whether fq's maxrate @cur (0: none yet) is rewritten as @want: when it rises by more
+ * than an eighth or falls by more than a quarter (each rewrite is a `tc` run). Within an
+ * eighth, the maxrate stays above the highest rate for any PCT >= WIRE_CATCHUP_MIN. */
+bool wire_fq_maxrate_moved(qp_rate_bps cur, qp_rate_bps want);
 
 /* The parameters a QP found on the wire gets: @params ("k=v,..." or ""), with
  * init_rate=@start added when @ops has a parameter init_rate, @params does not set it and

@@ -152,6 +152,16 @@ static void test_errors_name_file_line_key(void **state)
 	assert_int_equal(qpaced_config_set(&c, "wire-start", "6.7M", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
 	assert_int_equal(c.wire_start_bps, 6700000);
+	/* --wire-catchup: 0 (off) or 120..1000 percent */
+	qpaced_config_init(&c);
+	assert_int_equal(qpaced_config_set(&c, "wire-catchup", "110", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "wire-catchup: 110%: 0 (off) or 120..1000"));
+	assert_int_not_equal(qpaced_config_set(&c, "wire-catchup", "1001", err, sizeof(err)), 0);
+	qpaced_config_init(&c);
+	assert_int_equal(qpaced_config_set(&c, "wire-catchup", "150", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.wire_catchup_pct, 150);
 }
 
 static void test_help_lists_every_option(void **state)

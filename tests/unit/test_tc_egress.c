@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
@@ -214,6 +215,37 @@ static void test_flows_independent(void **state)
 	assert_int_equal(run(f, (size_t)la, t0 + 1000000), t0 + 1000000 + (uint64_t)la);
 	qp_tc_del_rate(tc, &a);
 	qp_tc_del_rate(tc, &b);
+}
+
+/* No past credit: when the clock passed a flow's next departure (the host held a TCG guest
+ * up, docs/enforce.md), the next frame leaves now and the one after it one interval later,
+ * not both now (as sch_fq's time_next_packet). No timestamps: "now" is bpf_ktime_get_ns(). */
+static void test_no_past_credit(void **state)
+{
+	uint8_t f[2048];
+	struct qp_tc_key k = qp_tc_key_ipv4(0x0a000203u, 9);
+	struct timespec stall = { 0, 50 * 1000000L };
+	int len = roce4(f, sizeof(f), 0x0a000203u, 9, 1024);
+	uint64_t iv = (uint64_t)len * 8u * 1000u, t, d1, d4;   /* at 1 Mb/s: 8.656 ms */
+
+	(void)state;
+	NEED_BPF();
+	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
+	set_rate(&k, 1000000ull);
+	t = tc_run_mono_ns();
+	assert_int_equal(run(f, (size_t)len, 0), 0);            /* idle: leaves at once */
+	d1 = run(f, (size_t)len, 0);
+	assert_true(d1 >= t + iv && d1 <= tc_run_mono_ns() + iv);
+	nanosleep(&stall, NULL);
+	t = tc_run_mono_ns();
+	assert_true(t > d1 + 4 * iv);                           /* 4 intervals overdue */
+	assert_int_equal(run(f, (size_t)len, 0), 0);            /* now, unstamped */
+	d4 = run(f, (size_t)len, 0);
+	printf("  %.1f ms after its next departure: the next frames at +0, +%.3f ms\n",
+	       (double)(t - d1) / 1e6, (double)(d4 - t) / 1e6);
+	assert_true(d4 >= t + iv && d4 <= tc_run_mono_ns() + iv);
+	assert_int_equal(run(f, (size_t)len, 0), d4 + iv);
+	qp_tc_del_rate(tc, &k);
 }
 
 /* IPv6 RoCEv2 is a flow like IPv4's, keyed by the 16-byte destination. */
@@ -770,6 +802,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_departures),
 		cmocka_unit_test(test_flows_independent),
+		cmocka_unit_test(test_no_past_credit),
 		cmocka_unit_test(test_ipv6_roce),
 		cmocka_unit_test(test_unknown_reported_once),
 		cmocka_unit_test(test_observe),

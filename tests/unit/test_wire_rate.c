@@ -82,6 +82,41 @@ static void test_rate_used(void **state)
 
 /* --wire-start: init_rate added where the algorithm has it and the user's parameters do
  * not set it; hpcc then starts there (at least its min_rate), not at the line rate. */
+/* --wire-catchup: fq's maxrate at PCT% of the highest rate, at most the cap; rewritten
+ * only past the hysteresis, and never left below the highest rate by it. */
+static void test_fq_maxrate(void **state)
+{
+	(void)state;
+	/* the incast: three flows at hpcc's floor 4,731,977 b/s on a 20M line, 150% */
+	assert_int_equal(wire_fq_maxrate(4731977, 150, 20 * QP_MBPS), 7097965);
+	assert_int_equal(wire_fq_maxrate(14 * QP_MBPS, 150, 20 * QP_MBPS), 20 * QP_MBPS);
+	assert_int_equal(wire_fq_maxrate(14 * QP_MBPS, 200, 0), 28 * QP_MBPS);
+	/* off, or nothing paced: the fixed maxrate (0: none) */
+	assert_int_equal(wire_fq_maxrate(14 * QP_MBPS, 0, 20 * QP_MBPS), 20 * QP_MBPS);
+	assert_int_equal(wire_fq_maxrate(0, 150, 0), 0);
+	assert_int_equal(wire_fq_maxrate(1, 120, 0), 1);
+	assert_int_equal(wire_fq_maxrate(UINT64_MAX, 1000, 0), UINT64_MAX);
+	/* the hysteresis: up by more than 1/8, down by more than 1/4 */
+	assert_true(wire_fq_maxrate_moved(0, 7097965));
+	assert_false(wire_fq_maxrate_moved(0, 0));
+	assert_false(wire_fq_maxrate_moved(8 * QP_MBPS, 9 * QP_MBPS));
+	assert_true(wire_fq_maxrate_moved(8 * QP_MBPS, 9 * QP_MBPS + 1));
+	assert_false(wire_fq_maxrate_moved(8 * QP_MBPS, 6 * QP_MBPS));
+	assert_true(wire_fq_maxrate_moved(8 * QP_MBPS, 6 * QP_MBPS - 1));
+	/* with any PCT >= WIRE_CATCHUP_MIN, a rise the hysteresis lets pass keeps the maxrate
+	 * written at the old top above the new top */
+	for (qp_rate_bps top = 1000000; top < 100 * QP_MBPS; top = top * 17 / 16) {
+		qp_rate_bps cur = wire_fq_maxrate(top, WIRE_CATCHUP_MIN, 0);
+
+		for (qp_rate_bps up = top; up < 2 * top; up += top / 64) {
+			qp_rate_bps want = wire_fq_maxrate(up, WIRE_CATCHUP_MIN, 0);
+
+			if (!wire_fq_maxrate_moved(cur, want))
+				assert_true(cur >= up);
+		}
+	}
+}
+
 static void test_start_params(void **state)
 {
 	static const struct { const char *algo, *params; qp_rate_bps start; const char *want; }
@@ -130,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_wire_rate),
 		cmocka_unit_test(test_rate_used),
+		cmocka_unit_test(test_fq_maxrate),
 		cmocka_unit_test(test_start_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
