@@ -14,6 +14,26 @@
 
 #include "tc_run.h"
 
+const struct frame_addr tc_host_a = { { 2, 0, 0, 0, 0, 1 }, 0x0a000001, 49152 };
+const struct frame_addr tc_host_b = { { 2, 0, 0, 0, 0, 2 }, 0x0a000002, 0 };
+
+int tc_run_roce(uint8_t *buf, size_t cap, uint8_t opcode, uint8_t tos, uint32_t dst_ip,
+		uint32_t qpn, size_t payload)
+{
+	struct frame_roce_spec s = {
+		.src = tc_host_a, .dst = tc_host_b, .ip = { .tos = tos },
+		.bth = { .opcode = opcode, .dest_qp = qpn, .psn = 1,
+			 .becn = opcode == FRAME_OP_CNP },
+		.payload_len = payload,
+	};
+	int n;
+
+	s.dst.ip = dst_ip;
+	n = frame_build_roce(buf, cap, &s);
+	assert_true(n > 0);
+	return n;
+}
+
 int tc_run_opened(const char *test, int rc, const char *why)
 {
 	if (rc == -ENOSYS || rc == -EPERM) {

@@ -6,6 +6,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "qpace/frame.h"
+
+/* The tests' two hosts: A (10.0.0.1, UDP source port 49152) sends to B (10.0.0.2). */
+extern const struct frame_addr tc_host_a, tc_host_b;
+
+/* A RoCEv2 frame from A to @dst_ip, @opcode to @qpn (PSN 1; BECN set on a CNP), @payload
+ * bytes, IPv4 TOS @tos, into @buf (@cap bytes); its length (asserted > 0). */
+int tc_run_roce(uint8_t *buf, size_t cap, uint8_t opcode, uint8_t tos, uint32_t dst_ip,
+		uint32_t qpn, size_t payload);
 
 /* What a tc test's group set-up makes of opening its program: @rc is qp_tc_open's or
  * qp_tci_open's (which leave the handle NULL on failure), @why its message. The kernel

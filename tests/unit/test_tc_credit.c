@@ -57,23 +57,13 @@ static int teardown(void **state)
 #define NEED_BPF() do { if (!tc) skip(); } while (0)
 
 
-static const struct frame_addr host_a = { { 2, 0, 0, 0, 0, 1 }, 0x0a000001, 49152 };
-static const struct frame_addr host_b = { { 2, 0, 0, 0, 0, 2 }, 0x0a000002, 0 };
+#define host_a tc_host_a
+#define host_b tc_host_b
 
 static int roce(uint8_t *buf, uint8_t opcode, uint8_t tos, uint32_t dst_ip, uint32_t qpn)
 {
-	struct frame_roce_spec s = {
-		.src = host_a, .dst = host_b, .ip = { .tos = tos },
-		.bth = { .opcode = opcode, .dest_qp = qpn, .psn = 1,
-			 .becn = opcode == FRAME_OP_CNP },
-		.payload_len = opcode == FRAME_OP_RC_ACK || opcode == FRAME_OP_CNP ? 0 : 1000,
-	};
-	int n;
-
-	s.dst.ip = dst_ip;
-	n = frame_build_roce(buf, 2048, &s);
-	assert_true(n > 0);
-	return n;
+	return tc_run_roce(buf, 2048, opcode, tos, dst_ip, qpn,
+			   opcode == FRAME_OP_RC_ACK || opcode == FRAME_OP_CNP ? 0 : 1000);
 }
 
 static uint64_t egress(const uint8_t *f, int len, uint64_t ts)

@@ -13,10 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -45,22 +42,12 @@ static int teardown(void **state)
 #define NEED_BPF() do { if (!tc) skip(); } while (0)
 
 
-static const struct frame_addr host_a = { { 2, 0, 0, 0, 0, 1 }, 0x0a000001, 49152 };
-static const struct frame_addr host_b = { { 2, 0, 0, 0, 0, 2 }, 0x0a000002, 0 };
+#define host_a tc_host_a
+#define host_b tc_host_b
 
 static int roce4(uint8_t *buf, size_t cap, uint32_t dst_ip, uint32_t qpn, size_t payload)
 {
-	struct frame_roce_spec s = {
-		.src = host_a, .dst = host_b,
-		.bth = { .opcode = FRAME_OP_RC_SEND_ONLY, .dest_qp = qpn, .psn = 1 },
-		.payload_len = payload,
-	};
-	int n;
-
-	s.dst.ip = dst_ip;
-	n = frame_build_roce(buf, cap, &s);
-	assert_true(n > 0);
-	return n;
+	return tc_run_roce(buf, cap, FRAME_OP_RC_SEND_ONLY, 0, dst_ip, qpn, payload);
 }
 
 /* Ethernet / IPv6 / UDP sport->dport / @l4 bytes (a BTH when dport is 4791). */
@@ -610,92 +597,6 @@ static void test_start_rate(void **state)
 	qp_tc_del_rate(tc, &counted);
 }
 
-struct found { int n; struct qp_tc_key k; struct qp_tc_rate r; };
-
-static void found_rate(void *ctx, const struct qp_tc_key *k, const struct qp_tc_rate *r)
-{
-	struct found *f = ctx;
-
-	f->n++;
-	f->k = *k;
-	f->r = *r;
-}
-
-/* Pinned maps: a second loader on the same directory (a restarted qpaced) takes over the
- * rate entries, flow state, counters and heartbeat record the first left; unpinning
- * removes the pins; a directory that is not on a bpffs loads unpinned, saying why. */
-static void test_pinned_takeover(void **state)
-{
-	char root[] = "/tmp/qpace-tcpin.XXXXXX", dir[96], plain[96], path[128], why[400];
-	struct qp_tc *first, *second, *saved = tc;
-	struct qp_tc_key k = qp_tc_key_ipv4(0x0a000701u, 0x31);
-	struct qp_tc_rate r = { .rate_bps = 20000000, .flags = QP_TC_F_PACE | QP_TC_F_DISCOVERED,
-				.qpn = 0xf00001 };
-	struct qp_tc_alive a = { .beat_ns = 1, .hold_ns = 1000000000ull, .safe_bps = 5000000,
-				 .flags = QP_TC_A_CLSACT | QP_TC_A_FQ };
-	struct qp_tc_state st;
-	struct found f = { 0 };
-	uint64_t c[QP_TC_C_COUNT];
-	uint8_t fr[2048];
-	int len;
-
-	(void)state;
-	NEED_BPF();
-	assert_non_null(mkdtemp(root));
-	if (mount("bpf", root, "bpf", 0, NULL)) {
-		rmdir(root);
-		skip();
-	}
-	snprintf(dir, sizeof(dir), "%s/qpace/dev0", root);
-	assert_int_equal(qp_tc_open_pinned(&first, dir, why, sizeof(why)), 0);
-	assert_string_equal(why, "");
-	assert_false(qp_tc_took_over(first));
-	assert_string_equal(qp_tc_pin_dir(first), dir);
-	assert_int_equal(qp_tc_set_rate(first, &k, &r), 0);
-	a.pid = 4242;
-	assert_int_equal(qp_tc_alive_set(first, &a), 0);
-	tc = first;                      /* one frame through the first program */
-	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
-	len = roce4(fr, sizeof(fr), 0x0a000701u, 0x31, 500);
-	run(fr, (size_t)len, tc_run_mono_ns() + 100000000000ull);
-	tc = saved;
-	qp_tc_close(first);              /* gone without unpinning, as when qpaced dies */
-
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(qp_tc_pinned_alive(dir, &a), 0);
-	assert_int_equal(a.pid, 4242);
-	assert_int_equal(qp_tc_open_pinned(&second, dir, why, sizeof(why)), 0);
-	assert_true(qp_tc_took_over(second));
-	assert_int_equal(qp_tc_rates(second, found_rate, &f), 1);
-	assert_memory_equal(&f.k, &k, sizeof(k));
-	assert_int_equal(f.r.rate_bps, 20000000);
-	assert_int_equal(f.r.qpn, 0xf00001);
-	assert_int_equal(f.r.flags, QP_TC_F_PACE | QP_TC_F_DISCOVERED);
-	assert_int_equal(qp_tc_flow(second, &k, &st), 0);
-	assert_int_equal(st.pkts, 1);
-	assert_int_equal(st.bytes, (uint64_t)len);
-	assert_int_equal(qp_tc_counters(second, c), 0);
-	assert_int_equal(c[QP_TC_C_ROCE], 1);
-	assert_int_equal(qp_tc_alive_get(second, &a), 0);
-	assert_int_equal(a.flags, QP_TC_A_CLSACT | QP_TC_A_FQ);
-	qp_tc_unpin(second);
-	snprintf(path, sizeof(path), "%s/qp_rates", dir);
-	assert_int_equal(access(path, F_OK), -1);
-	assert_int_equal(access(dir, F_OK), -1);
-	qp_tc_close(second);
-	assert_int_equal(umount(root), 0);
-
-	/* Not a bpffs: loaded unpinned, and the loader says why. */
-	snprintf(plain, sizeof(plain), "%s/qpace/dev0", root);
-	assert_int_equal(qp_tc_open_pinned(&first, plain, why, sizeof(why)), 0);
-	assert_string_equal(qp_tc_pin_dir(first), "");
-	assert_non_null(strstr(why, "not on a bpf filesystem"));
-	qp_tc_close(first);
-	snprintf(path, sizeof(path), "%s/qpace", root);
-	rmdir(path);
-	assert_int_equal(rmdir(root), 0);
-}
-
 /* Every frame that is not RoCEv2: bytes and timestamp unchanged, one count of its reason.
  * BPF_PROG_TEST_RUN itself refuses (EINVAL) a frame shorter than an Ethernet header, or an
  * IPv4/IPv6 ethertype with less than a fixed IP header behind it, so those cut-short
@@ -811,7 +712,6 @@ int main(void)
 		cmocka_unit_test(test_not_roce_passes),
 		cmocka_unit_test(test_heartbeat),
 		cmocka_unit_test(test_start_rate),
-		cmocka_unit_test(test_pinned_takeover),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
