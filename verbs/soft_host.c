@@ -587,26 +587,27 @@ bool soft_host_tx_pending(struct soft_host *h)
 {
 	if (h->ctrl_head != h->ctrl_tail)
 		return true;
-	for (uint32_t i = conn_next(h, 0); i != UINT32_MAX; i = conn_next(h, i + 1)) {
-		const struct host_qp *q = &h->qps[i];
+	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++) {
+		for (uint64_t b = h->conn[w]; b; b &= b - 1) {
+			const struct host_qp *q = &h->qps[w * 64 + (uint32_t)__builtin_ctzll(b)];
 
-		if (rc_tx_pending(q->rc) &&
-		    !qp_pause_until(&h->pause, frame_tos_priority(q->tos)) &&
-		    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
-			return true;
+			if (rc_tx_pending(q->rc) &&
+			    !qp_pause_until(&h->pause, frame_tos_priority(q->tos)) &&
+			    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
+				return true;
+		}
 	}
 	return false;
 }
 
 qp_time_ns soft_host_deadline(struct soft_host *h)
 {
-	qp_time_ns d = soft_arp_deadline(&h->arp);
+	qp_time_ns d = qp_time_min(soft_arp_deadline(&h->arp), qp_pause_next(&h->pause));
 
-	for (unsigned prio = 0; prio < FRAME_PFC_PRIOS; prio++)
-		if (qp_pause_until(&h->pause, prio))
-			d = qp_time_min(d, qp_pause_until(&h->pause, prio));
-	for (uint32_t i = conn_next(h, 0); i != UINT32_MAX; i = conn_next(h, i + 1))
-		d = qp_time_min(d, rc_deadline(h->qps[i].rc));
+	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++)
+		for (uint64_t b = h->conn[w]; b; b &= b - 1)
+			d = qp_time_min(d, rc_deadline(h->qps[w * 64 +
+						   (uint32_t)__builtin_ctzll(b)].rc));
 	return d;
 }
 
