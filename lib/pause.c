@@ -48,8 +48,12 @@ qp_time_ns qp_pause_until(const struct qp_pause *s, unsigned prio)
 
 qp_time_ns qp_pause_next(const struct qp_pause *s)
 {
-	qp_time_ns t = QP_TIME_NEVER;
+	qp_time_ns t = QP_TIME_NEVER, any = 0;
 
+	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
+		any |= s->until[i];
+	if (!any)
+		return t;   /* the common case, and a loop the compiler unrolls without branches */
 	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
 		if (s->until[i] && s->until[i] < t)
 			t = s->until[i];
