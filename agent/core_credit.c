@@ -66,6 +66,7 @@ int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, si
 					 "for %s: %s", q->reg.qpn,
 					 qp_ipv4_fmt(q->reg.local_ip, ips, sizeof(ips)), msg);
 		l->local_ip = q->reg.local_ip;
+		a->npaced++;
 		agent_log(a, AGENT_LOG_INFO, "credits: pacing link %s (%llu b/s, rtt %llu ns, "
 			  "mtu %u) from qp 0x%06x's registration",
 			  qp_ipv4_fmt(l->local_ip, ips, sizeof(ips)),
@@ -94,6 +95,7 @@ void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now)
 		int li = link_find(a, q->reg.local_ip, false);
 
 		if (li >= 0 && !a->links[li].nqps) {
+			a->npaced -= a->links[li].pacer != NULL;
 			credit_destroy(a->links[li].pacer);
 			a->links[li] = (struct agent_link){ 0 };
 		}
@@ -103,6 +105,7 @@ void agent_link_leave(struct agent *a, uint32_t idx, qp_time_ns now)
 	credit_remove(l->pacer, idx, now);
 	q->link = -1;
 	if (--l->nqps == 0) {
+		a->npaced--;
 		credit_destroy(l->pacer);
 		*l = (struct agent_link){ 0 };
 	}
@@ -161,7 +164,7 @@ void agent_links_poll(struct agent *a, qp_time_ns now)
 {
 	const unsigned max = sizeof(a->grants) / sizeof(a->grants[0]);
 
-	for (unsigned i = 0; i < AGENT_MAX_LINKS; i++) {
+	for (unsigned i = 0; a->npaced && i < AGENT_MAX_LINKS; i++) {
 		struct agent_link *l = &a->links[i];
 		unsigned n;
 
@@ -179,7 +182,7 @@ qp_time_ns agent_links_next_ns(const struct agent *a)
 {
 	qp_time_ns t = QP_TIME_NEVER;
 
-	for (unsigned i = 0; i < AGENT_MAX_LINKS; i++)
+	for (unsigned i = 0; a->npaced && i < AGENT_MAX_LINKS; i++)
 		if (a->links[i].pacer)
 			t = qp_time_min(t, credit_next_ns(a->links[i].pacer));
 	return t;

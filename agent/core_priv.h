@@ -105,6 +105,7 @@ struct agent {
 	uint32_t *heap;              /* QP indices ordered by deadline_ns */
 	uint32_t heap_len;
 	struct agent_link links[AGENT_MAX_LINKS];
+	uint32_t npaced;             /* links with a pacer: none (no credits), no walk */
 	struct agent_dgram *txq;     /* ring of tx_queue */
 	uint32_t tx_head, tx_len;
 	uint64_t counters[AGENT_C_COUNT];

@@ -46,6 +46,20 @@ qp_time_ns qp_pause_until(const struct qp_pause *s, unsigned prio)
 	return prio < FRAME_PFC_PRIOS ? s->until[prio] : 0;
 }
 
+qp_time_ns qp_pause_next(const struct qp_pause *s)
+{
+	qp_time_ns t = QP_TIME_NEVER, any = 0;
+
+	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
+		any |= s->until[i];
+	if (!any)
+		return t;   /* the common case, and a loop the compiler unrolls without branches */
+	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
+		if (s->until[i] && s->until[i] < t)
+			t = s->until[i];
+	return t;
+}
+
 qp_time_ns qp_pause_time(const struct qp_pause *s, unsigned prio, qp_time_ns now)
 {
 	qp_time_ns t;

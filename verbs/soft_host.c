@@ -31,6 +31,8 @@ struct soft_host {
 	struct soft_host_stats st;
 	struct soft_arp arp;
 	struct host_qp *qps;     /* max_qps slots; QPN = SOFT_QPN_BASE + index */
+	uint64_t *conn;          /* a bit per slot, set while it is SLOT_CONNECTED: the walks
+				  * over connected QPs skip the slots that finished flows left */
 	uint32_t hw;             /* slots in use are below this */
 	uint32_t rr;             /* next slot to send from */
 	uint32_t cursor;         /* where the next reservation looks first */
@@ -112,9 +114,15 @@ struct soft_host *soft_host_create(const struct soft_host_params *p, char *err,
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
-	if (h)
+	if (h) {
 		h->qps = calloc(max, sizeof(*h->qps));
-	if (!h || !h->qps) {
+		h->conn = calloc((max + 63) / 64, sizeof(*h->conn));
+	}
+	if (!h || !h->qps || !h->conn) {
+		if (h) {
+			free(h->qps);
+			free(h->conn);
+		}
 		free(h);
 		snprintf(err, errlen, "soft host: out of memory");
 		return NULL;
@@ -137,6 +145,7 @@ void soft_host_destroy(struct soft_host *h)
 		free(h->pend[i]);
 	free(h->pend);
 	free(h->qps);
+	free(h->conn);
 	free(h);
 }
 
@@ -145,6 +154,33 @@ static struct host_qp *slot_of(struct soft_host *h, uint32_t qpn)
 	if (qpn < SOFT_QPN_BASE || qpn - SOFT_QPN_BASE >= h->p.max_qps)
 		return NULL;
 	return &h->qps[qpn - SOFT_QPN_BASE];
+}
+
+/* The first connected slot at or after @i, or UINT32_MAX: the walks below visit the
+ * connected slots in index order, as a walk over every slot below hw did, and read the
+ * bits afresh at each step (a QP that a tick ends or connects is seen as it was). */
+static uint32_t conn_next(const struct soft_host *h, uint32_t i)
+{
+	uint32_t w = i / 64, nw = (h->hw + 63) / 64;
+	uint64_t bits;
+
+	if (i >= h->hw)
+		return UINT32_MAX;
+	bits = h->conn[w] & (~0ull << (i % 64));
+	while (!bits) {
+		if (++w >= nw)
+			return UINT32_MAX;
+		bits = h->conn[w];
+	}
+	return w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+
+static void conn_set(struct soft_host *h, uint32_t i, bool on)
+{
+	if (on)
+		h->conn[i / 64] |= 1ull << (i % 64);
+	else
+		h->conn[i / 64] &= ~(1ull << (i % 64));
 }
 
 int soft_host_qpn_reserve(struct soft_host *h)
@@ -185,6 +221,7 @@ int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 	q->sport = soft_roce_sport(qpn, peer_qpn);
 	q->tos = tos;
 	q->state = SLOT_CONNECTED;
+	conn_set(h, (uint32_t)(q - h->qps), true);
 	return 0;
 }
 
@@ -202,8 +239,10 @@ void soft_host_qpn_release(struct soft_host *h, uint32_t qpn)
 {
 	struct host_qp *q = slot_of(h, qpn);
 
-	if (q)
+	if (q) {
 		*q = (struct host_qp){ .state = SLOT_FREE };
+		conn_set(h, (uint32_t)(q - h->qps), false);
+	}
 }
 
 /* ---- control frames: ARP and UDP ---- */
@@ -492,9 +531,31 @@ static int qp_output(struct soft_host *h, struct host_qp *q, const uint8_t *mac,
 	return frame_build_roce(buf, cap, &s);
 }
 
+/* Slot @i's next frame when it has one to send and may: its length (rr moves past it). */
+static int slot_output(struct soft_host *h, uint32_t i, qp_time_ns now, uint8_t *buf,
+		       size_t cap)
+{
+	struct host_qp *q = &h->qps[i];
+	const uint8_t *mac;
+	bool ask;
+	int len;
+
+	if (!rc_tx_pending(q->rc) || qp_pause_active(&h->pause, frame_tos_priority(q->tos), now))
+		return 0;
+	mac = soft_arp_lookup(&h->arp, q->peer_ip, now, &ask);
+	if (ask)
+		arp_request(h, q->peer_ip);
+	if (!mac)
+		return 0;
+	len = qp_output(h, q, mac, now, buf, cap);
+	h->rr = i + 1;
+	return len;
+}
+
 int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t cap)
 {
 	int len = 0;
+	uint32_t r0;
 
 	if (cap < SOFT_FRAME_MAX)
 		return -EMSGSIZE;
@@ -503,22 +564,14 @@ int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t c
 		goto out;
 	}
 	qp_pause_expire(&h->pause, now);
-	for (uint32_t k = 0; k < h->hw && len == 0; k++) {
-		uint32_t i = (h->rr + k) % h->hw;
-		struct host_qp *q = &h->qps[i];
-		const uint8_t *mac;
-		bool ask;
+	/* Round robin from rr: the connected slots at or after it, then those before it. */
+	r0 = h->hw ? h->rr % h->hw : 0;
+	for (int pass = 0; pass < 2 && len == 0; pass++) {
+		uint32_t hi = pass ? r0 : UINT32_MAX;
 
-		if (q->state != SLOT_CONNECTED || !rc_tx_pending(q->rc) ||
-		    qp_pause_active(&h->pause, frame_tos_priority(q->tos), now))
-			continue;
-		mac = soft_arp_lookup(&h->arp, q->peer_ip, now, &ask);
-		if (ask)
-			arp_request(h, q->peer_ip);
-		if (!mac)
-			continue;
-		len = qp_output(h, q, mac, now, buf, cap);
-		h->rr = i + 1;
+		for (uint32_t i = conn_next(h, pass ? 0 : r0); i < hi && len == 0;
+		     i = conn_next(h, i + 1))
+			len = slot_output(h, i, now, buf, cap);
 	}
 	if (len == 0 && h->ctrl_head != h->ctrl_tail)
 		len = ctrl_pop(h, buf, cap);
@@ -534,27 +587,27 @@ bool soft_host_tx_pending(struct soft_host *h)
 {
 	if (h->ctrl_head != h->ctrl_tail)
 		return true;
-	for (uint32_t i = 0; i < h->hw; i++) {
-		const struct host_qp *q = &h->qps[i];
+	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++) {
+		for (uint64_t b = h->conn[w]; b; b &= b - 1) {
+			const struct host_qp *q = &h->qps[w * 64 + (uint32_t)__builtin_ctzll(b)];
 
-		if (q->state == SLOT_CONNECTED && rc_tx_pending(q->rc) &&
-		    !qp_pause_until(&h->pause, frame_tos_priority(q->tos)) &&
-		    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
-			return true;
+			if (rc_tx_pending(q->rc) &&
+			    !qp_pause_until(&h->pause, frame_tos_priority(q->tos)) &&
+			    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
+				return true;
+		}
 	}
 	return false;
 }
 
 qp_time_ns soft_host_deadline(struct soft_host *h)
 {
-	qp_time_ns d = soft_arp_deadline(&h->arp);
+	qp_time_ns d = qp_time_min(soft_arp_deadline(&h->arp), qp_pause_next(&h->pause));
 
-	for (unsigned prio = 0; prio < FRAME_PFC_PRIOS; prio++)
-		if (qp_pause_until(&h->pause, prio))
-			d = qp_time_min(d, qp_pause_until(&h->pause, prio));
-	for (uint32_t i = 0; i < h->hw; i++)
-		if (h->qps[i].state == SLOT_CONNECTED)
-			d = qp_time_min(d, rc_deadline(h->qps[i].rc));
+	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++)
+		for (uint64_t b = h->conn[w]; b; b &= b - 1)
+			d = qp_time_min(d, rc_deadline(h->qps[w * 64 +
+						   (uint32_t)__builtin_ctzll(b)].rc));
 	return d;
 }
 
@@ -563,10 +616,10 @@ void soft_host_tick(struct soft_host *h, qp_time_ns now)
 	uint32_t ip, failed;
 
 	qp_pause_expire(&h->pause, now);
-	for (uint32_t i = 0; i < h->hw; i++) {
+	for (uint32_t i = conn_next(h, 0); i != UINT32_MAX; i = conn_next(h, i + 1)) {
 		struct host_qp *q = &h->qps[i];
 
-		if (q->state == SLOT_CONNECTED && rc_deadline(q->rc) <= now)
+		if (rc_deadline(q->rc) <= now)
 			rc_tick(q->rc, now);
 	}
 	for (;;) {

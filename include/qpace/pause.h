@@ -31,6 +31,8 @@ bool qp_pause_active(const struct qp_pause *s, unsigned prio, qp_time_ns now);
 /* When priority @prio may send again: its pause's end, or 0 when no pause runs (a pause
  * that ran out stays named until qp_pause_expire or the next frame). */
 qp_time_ns qp_pause_until(const struct qp_pause *s, unsigned prio);
+/* The earliest qp_pause_until of any priority that names a pause, else QP_TIME_NEVER. */
+qp_time_ns qp_pause_next(const struct qp_pause *s);
 /* Total time @prio has been paused up to @now. */
 qp_time_ns qp_pause_time(const struct qp_pause *s, unsigned prio, qp_time_ns now);
 

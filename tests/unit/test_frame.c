@@ -300,7 +300,8 @@ static uint16_t ref_csum(uint32_t sum, const uint8_t *b, size_t len)
 
 /* frame_csum_add (32-bit native words, one byte swap) folds to the same checksum as the
  * 16-bit reference for every length 0..1600 at every alignment, all-zero and all-ones
- * buffers and random starting sums included. */
+ * buffers and random starting sums included; so does frame_ipv4_csum for every header
+ * length 20..60 (its unrolled 20-byte path included) at every alignment. */
 static void test_csum_reference(void **state)
 {
 	static uint8_t buf[1604];
@@ -320,6 +321,19 @@ static void test_csum_reference(void **state)
 						 ref_csum(sum, buf + off, len));
 				checked++;
 			}
+		/* frame_ipv4_csum: the unrolled 20-byte header and headers with options */
+		for (size_t off = 0; off < 4; off++)
+			for (size_t hlen = 20; hlen <= 60; hlen += 4) {
+				assert_int_equal(frame_ipv4_csum(buf + off + 7 * hlen, hlen),
+						 ref_csum(0, buf + off + 7 * hlen, hlen));
+				checked++;
+			}
+	}
+	for (int k = 0; k < 10000; k++) {   /* random headers through the 20-byte path */
+		for (size_t i = 0; i < 20; i++)
+			buf[i] = (uint8_t)rand();
+		assert_int_equal(frame_ipv4_csum(buf, 20), ref_csum(0, buf, 20));
+		checked++;
 	}
 	print_message("checksum: %u sums equal to the 16-bit reference\n", checked);
 }

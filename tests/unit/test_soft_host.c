@@ -1,6 +1,7 @@
 /* The soft host: ARP (answering, resolving, retrying, the bounded pending queue), rxe's
  * frame format on the wire, demultiplexing with a counter per drop reason, the telemetry
- * hook, the rx_data hook, many QPs sharing two hosts over a lossy in-memory link in injected time, and PFC
+ * hook, the rx_data hook, many QPs sharing two hosts over a lossy in-memory link in injected time, the
+ * walks over connected QPs past slots released again, and PFC
  * (a paused priority holds its QPs until the pause ends or an XON comes). */
 #include <errno.h>
 #include <setjmp.h>
@@ -570,6 +571,73 @@ static void test_many_qps_lossy(void **state)
 	soft_host_destroy(b);
 }
 
+/* ---- the walks over connected QPs skip the slots finished flows left ---- */
+
+/* 130 QPs (three words of the connected bits), all but five released again: the host
+ * sends from those five only, in slot order round robin from the last one that sent, and
+ * its deadline and tick see them only. A released slot's RC still has data queued, so a
+ * walk that visited it would send it. */
+static void test_released_slots_skipped(void **state)
+{
+	enum { N = 130, PIECES = 3 };
+	static const uint32_t keep[] = { 3, 64, 65, 127, 129 };
+	const size_t nkeep = sizeof(keep) / sizeof(keep[0]);
+	struct soft_host *a = host(IP_A, NULL), *b = host(IP_B, NULL);
+	struct rc_qp *q[N];
+	uint8_t src[PIECES * 1024], buf[SOFT_FRAME_MAX];
+	struct frame_parsed p;
+	qp_time_ns d;
+	int n;
+
+	(void)state;
+	memset(src, 0x33, sizeof(src));
+	for (int i = 0; i < N; i++) {
+		struct qp_wr wr = { .opcode = QP_OP_WRITE, .wr_id = (uint64_t)i, .addr = src,
+				    .length = sizeof(src), .remote_addr = 0x1000, .rkey = 1 };
+		q[i] = qp_on(a, NULL, IP_B, 5000u + (uint32_t)i, 0, 1024);
+		assert_int_equal(rc_post_send(q[i], &wr, 0), 0);
+	}
+	for (int i = 0, k = 0; i < N; i++) {
+		if (k < (int)nkeep && (uint32_t)i == keep[k]) {
+			k++;
+			continue;
+		}
+		soft_host_qpn_release(a, SOFT_QPN_BASE + (uint32_t)i);
+	}
+	/* the first output asks for B's MAC; B answers; then data flows */
+	while ((n = out1(a, 0, buf)) > 0)
+		soft_host_input(b, buf, (size_t)n, 0);
+	while ((n = out1(b, 0, buf)) > 0)
+		soft_host_input(a, buf, (size_t)n, 0);
+	assert_true(soft_host_tx_pending(a));
+	for (int round = 0; round < PIECES; round++) {
+		for (size_t k = 0; k < nkeep; k++) {
+			n = out1(a, 0, buf);
+			assert_true(n > 0);
+			assert_int_equal(frame_parse(&p, buf, (size_t)n), 0);
+			assert_true(p.layers & FRAME_L_ROCE);
+			assert_int_equal(p.bth.dest_qp, 5000u + keep[k]);
+		}
+	}
+	assert_int_equal(out1(a, 0, buf), 0);     /* nothing from the released slots */
+	assert_false(soft_host_tx_pending(a));
+	/* the five wait for their ACKs: the deadline is their RTO, and a tick at it
+	 * retransmits from them only */
+	d = soft_host_deadline(a);
+	assert_true(d != QP_TIME_NEVER && d > 0);
+	soft_host_tick(a, d);
+	for (size_t k = 0; k < nkeep; k++) {
+		n = out1(a, d, buf);
+		assert_true(n > 0);
+		assert_int_equal(frame_parse(&p, buf, (size_t)n), 0);
+		assert_int_equal(p.bth.dest_qp, 5000u + keep[k]);
+	}
+	for (int i = 0; i < N; i++)
+		rc_destroy(q[i]);
+	soft_host_destroy(a);
+	soft_host_destroy(b);
+}
+
 /* ---- PFC: a paused priority sends nothing until the pause ends or an XON comes ---- */
 
 static void pfc_to(struct soft_host *h, uint8_t enable, uint16_t quanta, qp_time_ns now)
@@ -703,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_rx_data_hook),
 		cmocka_unit_test(test_garbage_never_crashes),
 		cmocka_unit_test(test_many_qps_lossy),
+		cmocka_unit_test(test_released_slots_skipped),
 		cmocka_unit_test(test_pfc_pause_and_resume),
 	};
 
