@@ -21,7 +21,7 @@
 # and one sender's QPs never cut below their line rate. Those frames are the no-agent
 # run's: the --stats-json counters add up both runs, and that run sends no WANTs. Rerun
 # with the default and a --pcap of p0
-# (docs/enforce.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw): int_unwanted
+# (docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw): int_unwanted
 # 3,326 of 5,763 in the JSON; in the CSV over the hpcc run 0 of 2,403, and each of its 3
 # flows' first WANT reached p0 before its first data frame. So the default is back.
 #

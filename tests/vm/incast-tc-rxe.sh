@@ -59,7 +59,7 @@ BUF=${BUF:-128K}
 # full. At 16 (268 ms; the floor 2.75 Mb/s) every run had 3-10 ACK-timer retries with no
 # frame lost: the switch's pcap showed consecutive ACKs to a sender 250-550 ms apart,
 # the TCG guests (2 host cores for four) sending their 64 frames per ACK request at
-# 1-2 Mb/s while paced at 4.7 (docs/enforce.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw);
+# 1-2 Mb/s while paced at 4.7 (docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw);
 # -u 17 (537 ms) still had 3. At 18 the floor is 0.69 Mb/s. QPACE_VM_ACK_TIMEOUT=14 runs
 # perftest's default.
 ACKTO=${QPACE_VM_ACK_TIMEOUT:-18}
@@ -86,7 +86,7 @@ FLOOR=$(echo "$RATE" | awk '{ v = $1 + 0; u = toupper(substr($1, length($1)));
 # what fell due meanwhile at once; headroom drains such a burst (--short, one boot each:
 # peak queue 82 KB at 0.95, 47 KB at 0.8, 45 KB at 0.7 before the start's reorder fix;
 # after it 39.0 / 28.1 KB at 0.7, 19.5 / 33.6 KB at 0.6, 19.5 / 30.3 / 28.1 KB at 0.5;
-# docs/enforce.md).
+# docs/enforce-qemu.md).
 DEF_PARAMS=max_stage=5,rate_ai=500000,min_rate=$FLOOR,eta=0.5
 # dcqcn: its periods stretched from the reference's microseconds to the tc path's
 # actuation delay (a rate reaches only frames enqueued after it: up to 64 per QP, ~100 ms
@@ -95,7 +95,7 @@ DEF_PARAMS=max_stage=5,rate_ai=500000,min_rate=$FLOOR,eta=0.5
 # g = 1/16 decays for 1.6 s, so after a quiet spell its cuts were 5-10% (one run's queue
 # stayed at 38-55 KB for 750 ms). With the switch's --ecn 4K,16K,0.2, five --short runs
 # in a row at g = 0.25 kept the peak at 9.7-22.7 KB (g = 1/16: 22.7-55.2 KB; 30 ms
-# periods and 8K,32K,0.2: 39.0 and 68.2 KB; docs/enforce.md).
+# periods and 8K,32K,0.2: 39.0 and 68.2 KB; docs/enforce-qemu.md).
 [ "$CC" = dcqcn ] && DEF_PARAMS=g=0.25,t_alpha=100ms,t_dec=100ms,t_inc=100ms,rate_ai=500000,rate_hai=1000000,min_rate=$FLOOR
 CC_PARAMS=${QPACE_VM_CC_PARAMS:-$DEF_PARAMS}
 ECN_MARK=""
@@ -107,7 +107,7 @@ WIRE_START=${QPACE_VM_WIRE_START:-$FLOOR}
 # --wire-catchup: the guests stall (the host holds a TCG guest up for 40-50 ms at a time),
 # and fq sends the frames that fell due meanwhile at once; with a maxrate at the line,
 # two senders doing so together put 30-60 KB into the port in one 10 ms bin
-# (docs/enforce.md). fq's maxrate at 150% of the highest rate set bounds that catch-up.
+# (docs/enforce-qemu.md). fq's maxrate at 150% of the highest rate set bounds that catch-up.
 CATCHUP=${QPACE_VM_WIRE_CATCHUP:-150}
 # qpaced --int-sample: what each QP's WANT asks the switch for. At the switch's
 # interval=100us nearly every data frame (one per 1.8 ms at 4.7 Mb/s) became an INT report
@@ -332,7 +332,7 @@ for tag in ("none", "tc"):
           f"jain={jain:.3f} (of {jain_of}) completed={sum(done)}/3 senders_rxe: " +
           " ".join(f"{k}=+{v}" for k, v in d.items()))
 
-# What a failing run needs to be told apart (docs/enforce.md): a burst after a stall (the
+# What a failing run needs to be told apart (docs/enforce-qemu.md): a burst after a stall (the
 # 250 ms windows whose queue passed a quarter of the buffer, with each sender's rate there
 # and its largest 10 ms bin), and frames or ACKs that stopped (each port's silences of
 # 150 ms or more inside its active span, counting rows with a data frame: a sender that

@@ -75,7 +75,7 @@ fi
 # #14's incast, unmodified ib_write_bw -u 18 3 -> 1 through a 20 Mb/s port, without and
 # with qpaced --enforce tc --cc hpcc. In the fifth session six --short runs in a row met
 # every target (0 drops, peak queue 5.4-24.9 KB of the 32 KiB allowed, Jain >= 0.993, no
-# retransmission timeout; docs/enforce.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw).
+# retransmission timeout; docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw).
 # QPACE_VM_TC_INCAST=0 skips it.
 if [ "${QPACE_VM_TC_INCAST:-1}" = 0 ]; then
 	echo "=== scenario 6, unmodified incast: SKIP: QPACE_VM_TC_INCAST=0"
