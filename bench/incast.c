@@ -1,6 +1,6 @@
 /* The incast runner (soft backend): see incast.h.
  *
- * One loop over the N+1 emulated hosts, or (--rx-thread on, the default) over the N
+ * One loop over the N+1 emulated hosts, or (--rx-thread on) over the N
  * senders, with the receiving host 0 in a second thread (incast_rx.h). Each pass: read
  * the clock once; progress the contexts that have input (epoll) or a due deadline; poll
  * the senders' completions and post their next WRs (non-blocking QPs: the pacing gate
@@ -268,7 +268,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		goto out;
 	if (rx_thread) {
 		x.rx = &rx;   /* from here host 0 is the thread's (above) */
-		if ((rc = incast_rx_start(&rx, &x.hosts[0], err, errlen)))
+		if ((rc = incast_rx_start(&rx, &x.hosts[0], c->spin_ns, err, errlen)))
 			goto out;
 	}
 	x.base_rtt_ns = incast_measure_rtt(&x);

@@ -17,8 +17,11 @@
 #define RX_EV_SOCKET 0u
 #define RX_EV_WAKE 1u
 
-/* One pass: as incast_pass does for each host, for host 0 alone. Sleeps (without the
- * lock) in epoll_wait when nothing of host 0's is due within INCAST_SPIN_NS. */
+/* One pass: as incast_pass does for each host, for host 0 alone. Its work comes from
+ * arrivals and its own deadlines, so unlike the senders' loop it sleeps (without the
+ * lock) until the next deadline or an arrival whenever that deadline is beyond --spin
+ * (endpoint.c's policy): a third busy loop beside the switch's and the senders' on two
+ * cores would take its turns from them. */
 static void rx_pass(struct incast_rx *rx)
 {
 	struct host *h = rx->h;
@@ -31,8 +34,12 @@ static void rx_pass(struct incast_rx *rx)
 	qp_time_ns now = qp_now_ns();
 	qp_time_ns next = qp_time_min(now + INCAST_SAMPLE_NS, host_deadline(h));
 	pthread_mutex_unlock(&rx->lock);
-	int timeout_ms = next > now + INCAST_SPIN_NS ? (int)((next - now) / QP_NS_PER_MS) : 0;
-	int n = epoll_wait(rx->ep, ev, 2, timeout_ms);
+	qp_time_ns asked = 0;   /* how long it asked to sleep */
+	if (next > now + rx->spin_ns) {
+		asked = next - now;
+		qp_block_until(rx->ep, next, now);
+	}
+	int n = epoll_wait(rx->ep, ev, 2, 0);
 	for (int k = 0; k < n; k++) {
 		if (ev[k].data.u32 == RX_EV_WAKE) {
 			uint64_t v;
@@ -47,7 +54,7 @@ static void rx_pass(struct incast_rx *rx)
 	pthread_mutex_lock(&rx->lock);
 	now = qp_now_ns();
 	if (atomic_load_explicit(&rx->round_on, memory_order_relaxed)) {
-		incast_late_note(rx->last_pass_ns, now, timeout_ms, &rx->max_gap_ns,
+		incast_late_note(rx->last_pass_ns ? rx->last_pass_ns + asked : 0, now, 0, &rx->max_gap_ns,
 				 &rx->late_total_ns);
 		rx->last_pass_ns = now;
 	} else {
@@ -72,7 +79,8 @@ static void *rx_main(void *arg)
 	return NULL;
 }
 
-int incast_rx_start(struct incast_rx *rx, struct host *h, char *err, size_t errlen)
+int incast_rx_start(struct incast_rx *rx, struct host *h, qp_time_ns spin_ns, char *err,
+		    size_t errlen)
 {
 	struct epoll_event sev = { .events = EPOLLIN, .data.u32 = RX_EV_SOCKET };
 	struct epoll_event wev = { .events = EPOLLIN, .data.u32 = RX_EV_WAKE };
@@ -80,6 +88,7 @@ int incast_rx_start(struct incast_rx *rx, struct host *h, char *err, size_t errl
 
 	memset(rx, 0, sizeof(*rx));
 	rx->h = h;
+	rx->spin_ns = spin_ns;
 	rx->ep = rx->wake = -1;
 	atomic_init(&rx->want, false);
 	atomic_init(&rx->stop, false);

@@ -31,15 +31,19 @@ struct incast_rx {
 	atomic_bool stop;            /* the thread ends its loop */
 	atomic_bool round_on;        /* lateness counts (inside a round) */
 	int ep, wake;                /* its epoll set: host 0's socket and an eventfd */
+	qp_time_ns spin_ns;
 	bool started, lock_init;
 	/* The thread's own lateness, as incast_pass measures the main loop's: the thread
 	 * writes them, the main thread reads them after the join. */
 	qp_time_ns last_pass_ns, max_gap_ns, late_total_ns;
 };
 
-/* Start the thread on host @h (its context connected, its QPs created). 0, or a negative
+/* Start the thread on host @h (its context connected, its QPs created); it spins while
+ * host 0's next deadline is within @spin_ns (--spin), else sleeps until it or an arrival.
+ * 0, or a negative
  * errno with @err (pthread_create's, epoll's, eventfd's). */
-int incast_rx_start(struct incast_rx *rx, struct host *h, char *err, size_t errlen);
+int incast_rx_start(struct incast_rx *rx, struct host *h, qp_time_ns spin_ns, char *err,
+		    size_t errlen);
 /* Stop and join it (no-op when not started); frees its descriptors. */
 void incast_rx_stop(struct incast_rx *rx);
 /* The main thread takes host 0 / gives it back (no-ops for rx NULL). */

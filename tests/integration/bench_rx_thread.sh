@@ -1,6 +1,6 @@
 #!/bin/sh
-# The real-time incast with the receiving host in its own thread (--rx-thread on, the
-# default) against the one loop (--rx-thread off), 4 -> 1 at 100 Mb/s, 3 rounds of 256 KiB
+# The real-time incast with the receiving host in its own thread (--rx-thread on) against
+# the one loop (--rx-thread off, the default), 4 -> 1 at 100 Mb/s, 3 rounds of 256 KiB
 # a sender: with the thread every flow of every round finishes with all its bytes
 # acknowledged (an RC completion: the receiver took every packet in order), flows.csv has
 # one row per flow, each done with 262144 bytes, and both ways report the same flow count.
