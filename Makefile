@@ -66,7 +66,7 @@ host.libs   := -lz
 sim.dirs    := sim
 sim.libs    := -lm
 bench.dirs  := bench
-bench.libs  := -lm
+bench.libs  := -lm -lpthread
 
 layer_srcs = $(filter-out %_main.c %.bpf.c,$(foreach d,$($(1).dirs),$(wildcard $(d)/*.c)))
 layer_lib = $(BUILD)/lib/libqpace-$(1).a

@@ -39,6 +39,8 @@ enum bench_int { BENCH_INT_ECHO = 0, BENCH_INT_DIRECT };
 /* --clock: real time (sockets, a switch process, the machine's clock) or virtual time
  * (qpace/sim.h: one process, a discrete-event clock, deterministic). */
 enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
+/* --rx-thread: the real-time incast's receiving host in its own thread (bench/incast_rx.h). */
+enum bench_rx_thread { BENCH_RX_THREAD_ON = 0, BENCH_RX_THREAD_OFF };
 
 /* Limits (the option table quotes them in its messages). */
 #define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */
@@ -97,6 +99,7 @@ struct bench_conf {
 				      * the real-time loopback allowance (reproduce) */
 	uint64_t seed;
 	unsigned clock;              /* enum bench_clock */
+	unsigned rx_thread;          /* enum bench_rx_thread */
 	bool json;
 	const char *out_dir;         /* CSVs and plots; NULL = none (incast) */
 	const char *algos;           /* compare/sweep: "none,hpcc,hpcc+ia" */

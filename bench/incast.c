@@ -1,12 +1,22 @@
 /* The incast runner (soft backend): see incast.h.
  *
- * One thread, one loop over N+1 emulated hosts. Each pass: read the clock once; progress
- * the contexts that have input (epoll) or a due deadline; poll the senders' completions
- * and post their next WRs (non-blocking QPs: the pacing gate says when); run the agents;
- * sample rates every millisecond. A host whose socket epoll found empty does not receive
+ * One loop over the N+1 emulated hosts, or (--rx-thread on) over the N
+ * senders, with the receiving host 0 in a second thread (incast_rx.h). Each pass: read
+ * the clock once; progress the contexts that have input (epoll) or a due deadline; poll
+ * the senders' completions and post their next WRs (non-blocking QPs: the pacing gate
+ * says when); run the agents; sample rates every millisecond. A host whose socket epoll found empty does not receive
  * in that pass (qp_soft_rx_idle). When nothing is due within a millisecond the loop
  * sleeps in epoll_wait; otherwise it spins (machine-facts: sleeping costs ~40-80 us of
  * lateness, which would distort a 1 Gb/s pacer).
+ *
+ * Who owns what with the receiver thread: the main thread owns the senders (hosts 1..N,
+ * their QPs, agents, flows, the rate samples) and everything of struct incast; the thread
+ * owns host 0 (context, receiver QPs, agent, credits) while it holds x->rx->lock, which it
+ * holds for each of its passes. The main thread touches host 0 only inside
+ * incast_rx_enter/leave (its agent registrations each round, a flow's leaving, the
+ * monitor's answers); never host 0's socket, which is in the thread's epoll set alone.
+ * Before the thread starts (hosts opened, QPs connected) and after incast_rx_stop joins it
+ * (counters, outputs, close) host 0 is the main thread's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,8 +39,6 @@
 #include "incast_priv.h"
 #include "swproc.h"
 
-#define INCAST_SPIN_NS QP_NS_PER_MS
-
 static volatile sig_atomic_t incast_stop;
 
 static void on_sigint(int sig)
@@ -39,7 +47,7 @@ static void on_sigint(int sig)
 	incast_stop = 1;
 }
 
-static int incast_hosts(struct incast *x, bool credits, bool cnp,
+static int incast_hosts(struct incast *x, bool credits, bool cnp, bool rx_thread,
 			const char *swhost, unsigned base, char *err, size_t errlen)
 {
 	qp_time_ns now = qp_now_ns();
@@ -59,6 +67,8 @@ static int incast_hosts(struct incast *x, bool credits, bool cnp,
 			return qp_errmsg(rc, err, errlen, "host %" PRIu64 " (%s): %s", i, opts, e);
 		int fd = qp_ctx_fd(x->hosts[i].ctx);
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = i };
+		if (i == 0 && rx_thread)
+			continue;   /* in the receiver thread's epoll set */
 		if (fd >= 0 && epoll_ctl(x->ep, EPOLL_CTL_ADD, fd, &ev))
 			return qp_errmsg(-errno, err, errlen, "epoll_ctl: %s", strerror(errno));
 	}
@@ -70,26 +80,22 @@ static void incast_pass(struct incast *x, bool round_on)
 {
 	struct epoll_event ev[64];
 	qp_time_ns now = qp_now_ns(), next = now + INCAST_SAMPLE_NS;
-	uint64_t nh = x->senders + 1;
+	uint64_t nh = x->senders + 1, first = x->rx ? 1 : 0;   /* host 0: its own thread */
 
-	for (uint64_t i = 0; i < nh; i++)
+	for (uint64_t i = first; i < nh; i++)
 		next = qp_time_min(next, host_deadline(&x->hosts[i]));
 	int timeout_ms = next > now + INCAST_SPIN_NS ? (int)((next - now) / QP_NS_PER_MS) : 0;
 	int n = epoll_wait(x->ep, ev, 64, timeout_ms);
 	now = qp_now_ns();
-	/* Time beyond what it asked to sleep: the machine did not run this process. */
-	qp_time_ns late = qp_time_since(now, x->last_pass_ns) - (qp_time_ns)timeout_ms * QP_NS_PER_MS;
-	if (x->last_pass_ns && round_on && late > x->max_gap_ns && late < QP_TIME_NEVER / 2)
-		x->max_gap_ns = late;
-	if (x->last_pass_ns && round_on && late > INCAST_LATE_COUNTED_NS && late < QP_TIME_NEVER / 2)
-		x->late_total_ns += late;
+	if (round_on)
+		incast_late_note(x->last_pass_ns, now, timeout_ms, &x->max_gap_ns, &x->late_total_ns);
 	x->last_pass_ns = now;
 	bool input[BENCH_MAX_SENDERS + 1] = { false };
 	for (int k = 0; k < n; k++) {
 		input[ev[k].data.u64] = true;
 		qp_ctx_progress(x->hosts[ev[k].data.u64].ctx, now);
 	}
-	for (uint64_t i = 0; i < nh; i++) {
+	for (uint64_t i = first; i < nh; i++) {
 		struct host *h = &x->hosts[i];
 		/* epoll saw nothing for it: no receive this pass (it was an empty recvmmsg per
 		 * idle host per pass, 95% of the loop's receive calls) */
@@ -147,8 +153,10 @@ static int incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
 	qp_time_ns start = qp_now_ns(), limit = start + x->c->round_timeout_ns;
 
 	incast_round_begin(x, start);
+	incast_rx_round(x->rx, true);
 	while (incast_round_busy(x) && !incast_stop && qp_now_ns() < limit)
 		incast_pass(x, true);
+	incast_rx_round(x->rx, false);
 	*round_ns = incast_round_end(x, r, start, qp_now_ns(), out);
 	for (qp_time_ns gap = qp_now_ns() + INCAST_GAP_NS; qp_now_ns() < gap && !incast_stop;)
 		incast_pass(x, false);
@@ -157,6 +165,8 @@ static int incast_round(struct incast *x, uint32_t r, struct incast_flow *out,
 
 static void incast_rt_free(struct incast *x)
 {
+	if (x->rx)
+		incast_rx_stop(x->rx);   /* host 0 is this thread's again */
 	if (x->hosts)
 		for (uint64_t i = 0; i <= x->senders; i++)
 			if (x->hosts[i].ctx)
@@ -199,6 +209,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 			    .mon = { .lfd = -1, .cfd = { -1, -1, -1, -1 } } };
 	struct incast_result *r = &run->res;
 	struct swproc sw = { .pid = -1 };
+	struct incast_rx rx = { .ep = -1, .wake = -1 };
+	bool rx_thread = c->rx_thread == BENCH_RX_THREAD_ON;
 	bool credits, own_switch = !c->switch_addr;
 	char cc[INCAST_ALGO_MAX], swhost[QP_IPV4_STRLEN] = "127.0.0.1", e[400];
 	unsigned base = (unsigned)c->base_port;
@@ -250,10 +262,15 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		x.h[i] = &x.hosts[i];
 	if ((rc = incast_alloc(&x, run, out_dir, err, errlen)))
 		goto out;
-	if ((rc = incast_hosts(&x, credits, x.fb.cnp_from_notice, swhost, base, err,
+	if ((rc = incast_hosts(&x, credits, x.fb.cnp_from_notice, rx_thread, swhost, base, err,
 			       errlen)) ||
 	    (rc = incast_connect(&x, err, errlen)))
 		goto out;
+	if (rx_thread) {
+		x.rx = &rx;   /* from here host 0 is the thread's (above) */
+		if ((rc = incast_rx_start(&rx, &x.hosts[0], c->spin_ns, err, errlen)))
+			goto out;
+	}
 	x.base_rtt_ns = incast_measure_rtt(&x);
 	if ((rc = incast_register(&x, qp_now_ns(), err, errlen)))
 		goto out;
@@ -281,6 +298,11 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	qp_time_ns t1 = qp_now_ns();
 	signal(SIGINT, old);
 	signal(SIGTERM, old_term);
+	if (x.rx) {   /* joined: its lateness and host 0 are this thread's again */
+		incast_rx_stop(x.rx);
+		x.max_gap_ns = x.max_gap_ns > rx.max_gap_ns ? x.max_gap_ns : rx.max_gap_ns;
+		x.late_total_ns += rx.late_total_ns;
+	}
 	if (c->verbose)
 		incast_agent_counters(&x);
 	run->nflows = (size_t)(k * senders);

@@ -166,6 +166,17 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
  * the link's payload rate: the pacing gate meters payload bytes, so a sender at the
  * link's bit rate would put 1 + 58/MTU of it on the wire (5.7% at MTU 1024), and a credit
  * pacer granting C * RTT of payload would overfill the port it paces. */
+/* The receiver's end of flow @f with host 0's agent (under its thread's lock, when on). */
+static int incast_register_rx(struct incast *x, struct flow_state *f, qp_rate_bps line,
+			      qp_time_ns now, char *e, size_t elen)
+{
+	incast_rx_enter(x->rx);
+	int rc = host_register(x->h[0], f->rqp, line, x->base_rtt_ns, true, "none", NULL, now,
+			       e, elen);
+	incast_rx_leave(x->rx);
+	return rc;
+}
+
 int incast_register(struct incast *x, qp_time_ns now, char *err, size_t errlen)
 {
 	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
@@ -188,8 +199,7 @@ int incast_register(struct incast *x, qp_time_ns now, char *err, size_t errlen)
 		if ((rc = host_register(x->h[i], f->qp, line, x->base_rtt_ns, false,
 					      own ? x->cc : NULL, own ? params : NULL, now, e,
 					      sizeof(e))) ||
-		    (rc = host_register(x->h[0], f->rqp, line, x->base_rtt_ns, true,
-					      "none", NULL, now, e, sizeof(e))))
+		    (rc = incast_register_rx(x, f, line, now, e, sizeof(e))))
 			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": agent: %s", i, e);
 	}
 	return 0;
@@ -223,7 +233,9 @@ void flow_leave(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns n
 	if (!f->registered)
 		return;
 	host_unregister(x->h[i], f->qp->qpn, now);
+	incast_rx_enter(x->rx);
 	host_unregister(x->h[0], f->rqp->qpn, now);
+	incast_rx_leave(x->rx);
 	f->registered = false;
 }
 
@@ -257,7 +269,11 @@ void incast_sample(struct incast *x, qp_time_ns now)
 	if (!x->registered || now < x->next_sample_ns)
 		return;
 	x->next_sample_ns = now + incast_sample_ns(x->c);
-	monitor_serve(&x->mon);
+	if (x->mon.lfd >= 0) {   /* it answers from every agent's state, host 0's too */
+		incast_rx_enter(x->rx);
+		monitor_serve(&x->mon);
+		incast_rx_leave(x->rx);
+	}
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct qp_stats st;
 		struct flow_state *f = &x->fl[i];

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "qpace/host.h"
 #include "incast.h"
+#include "incast_rx.h"
 #include "monitor.h"
 #include "series.h"
 
@@ -19,7 +20,23 @@
 					     * perftest's default, beyond a full 512 KiB queue */
 #define INCAST_GAP_NS (2 * QP_NS_PER_MS)   /* between rounds: queues drain */
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
+#define INCAST_SPIN_NS QP_NS_PER_MS      /* real time: a loop spins while a deadline is this near */
 #define INCAST_LATE_COUNTED_NS (100 * QP_NS_PER_US)   /* lateness summed: beyond a wake-up's */
+/* A loop's pass at @now after one at @last (0: none yet) that asked to sleep @timeout_ms:
+ * the time beyond that is lateness (the machine did not run the loop); into the maximum
+ * and, beyond INCAST_LATE_COUNTED_NS, the sum. */
+static inline void incast_late_note(qp_time_ns last, qp_time_ns now, int timeout_ms,
+				    qp_time_ns *max, qp_time_ns *total)
+{
+	qp_time_ns late = qp_time_since(now, last) - (qp_time_ns)timeout_ms * QP_NS_PER_MS;
+
+	if (!last || late >= QP_TIME_NEVER / 2)
+		return;
+	if (late > *max)
+		*max = late;
+	if (late > INCAST_LATE_COUNTED_NS)
+		*total += late;
+}
 /* The sample period: c->sample_ns (virtual time's finer samples), else INCAST_SAMPLE_NS. */
 static inline qp_time_ns incast_sample_ns(const struct bench_conf *c)
 {
@@ -64,6 +81,9 @@ struct incast {
 	struct monitor mon;          /* qpacectl's view of the hosts' agents */
 	struct agent **agents;
 	bool virtual_time;           /* PSNs from the seed, no credit polls (incast_connect) */
+	struct incast_rx *rx;        /* real time, --rx-thread on: host 0's thread, whose lock
+				      * guards every touch of host 0 here (incast_rx.h); NULL:
+				      * host 0 is this thread's */
 };
 
 /* The result's header fields from the configuration (algorithm, senders, link ...), the

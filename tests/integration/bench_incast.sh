@@ -21,9 +21,12 @@
 # idle 2-core machine the sum is 18-25% of the run (none+ia 0.90, hpcc 0.88, acc 0.89,
 # hpcc+ia 0.90 of the payload rate); a sanitizer build at load 3 reached 70% and none+ia
 # made 61%. (vt_agreement.sh, which compares figures, asks for 4%.)
+# INCAST_ARGS: more options for every run (e.g. "--rx-thread on": the same checks with the
+# receiving host in its own thread).
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
+INCAST_ARGS=${INCAST_ARGS:-}
 STALL_NS=${STALL_NS:-20000000}
 LATE_FRAC=1     # none: its figures are the buffer's
 fail=0
@@ -35,7 +38,9 @@ num() {   # num KEY: the value of a top-level number in $out
 run() {   # run NAME ARGS...: one JSON line into $out; $ok = judge this run
 	name=$1
 	shift
-	out=$("$B" incast -N 16 -s 256K -R 3 -j --base-port 23000 --no-plots "$@" 2>/dev/null) || {
+	# shellcheck disable=SC2086
+	out=$("$B" incast -N 16 -s 256K -R 3 -j --base-port 23000 --no-plots $INCAST_ARGS "$@" \
+		2>/dev/null) || {
 		echo "bench_incast: $name: qpace-bench failed" >&2
 		fail=1
 		out=""
