@@ -64,7 +64,8 @@
  *                 it is back at the line within a few t_inc. A deviation from the
  *                 reference's line-rate start, for senders that cannot take back what they
  *                 commit before the first CNP (qpaced --wire-start: the tc program stamps
- *                 a discovered flow's first frames before any feedback is back)
+ *                 a discovered flow's first frames before any feedback is back); in
+ *                 closed loop: test_loop_dcqcn.c test_init_rate_first_rtts
  *
  * Measured, on the real switch in virtual time (test_loop_dcqcn.c, the switch's early
  * notice at 16 KiB, one per flow per 50 us, standing in for the CNP): two flows are fair
