@@ -17,11 +17,11 @@
  *   catchup fq's per-flow maxrate under qpaced --wire-catchup PCT: fq holds a frame to its
  *           departure time but sends an overdue one at once, so after the host held a
  *           TCG guest up for 40-50 ms every frame stamped for that time left together
- *           (docs/enforce.md). fq's maxrate counts from dequeue and carries at most half a
+ *           (docs/enforce-qemu.md). fq's maxrate counts from dequeue and carries at most half a
  *           frame of lateness (its drift allowance), as a gate's catch-up bound does: at
  *           PCT% of the highest rate set on the device, a flow that fell behind catches
  *           up at most that much faster than its rate; above it, frames on schedule are
- *           never held by it. One maxrate per qdisc: it follows the highest rate
+ *           never held by it. One maxrate per qdisc: it follows the highest rate.
  *   start   the first rate of a QP found on the wire (qpaced --wire-start), where its
  *           algorithm takes one (a parameter init_rate): not the line rate hpcc's
  *           reference starts at, because the tc path cannot take back the frames it has

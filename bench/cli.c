@@ -94,9 +94,9 @@ static const struct qp_opt bench_opts[] = {
 	  .cmds = CMD_RUNS,
 	  .help = "real time: the receiving host in a thread of its own (on), or every\n"
 		  "host in one loop (off, the default: on 2 cores the switch and the\n"
-		  "one loop already keep both busy, and a third thread measured 0.45-0.50\n"
-		  "of the payload rate against 0.53-0.63 at 16 -> 1, 1G; see\n"
-		  "docs/performance.md); virtual time: always one thread" },
+		  "one loop already keep both busy, and a third thread carried less of\n"
+		  "the payload rate at 16 -> 1, 1G, idle or loaded: docs/performance.md);\n"
+		  "virtual time: always one thread" },
 	{ "int", 0, QP_OPT_CHOICE, "echo|direct", F(int_mode), .choices = int_names,
 	  .cmds = CMD_RUNS,
 	  .help = "how INT reaches an INT algorithm's senders: echo = to the receiver,\n"

@@ -1,13 +1,13 @@
 /* The incast runner (soft backend): see incast.h.
  *
- * One loop over the N+1 emulated hosts, or (--rx-thread on) over the N
- * senders, with the receiving host 0 in a second thread (incast_rx.h). Each pass: read
- * the clock once; progress the contexts that have input (epoll) or a due deadline; poll
- * the senders' completions and post their next WRs (non-blocking QPs: the pacing gate
- * says when); run the agents; sample rates every millisecond. A host whose socket epoll found empty does not receive
- * in that pass (qp_soft_rx_idle). When nothing is due within a millisecond the loop
- * sleeps in epoll_wait; otherwise it spins (machine-facts: sleeping costs ~40-80 us of
- * lateness, which would distort a 1 Gb/s pacer).
+ * One loop over the N+1 emulated hosts, or (--rx-thread on) over the N senders, with the
+ * receiving host 0 in a second thread (incast_rx.h). Each pass: read the clock once;
+ * progress the contexts that have input (epoll) or a due deadline; poll the senders'
+ * completions and post their next WRs (non-blocking QPs: the pacing gate says when); run
+ * the agents; sample rates every millisecond. A host whose socket epoll found empty does
+ * not receive in that pass (qp_soft_rx_idle). When nothing is due within a millisecond
+ * the loop sleeps in epoll_wait; otherwise it spins (machine-facts: sleeping costs ~40-80
+ * us of lateness, which would distort a 1 Gb/s pacer).
  *
  * Who owns what with the receiver thread: the main thread owns the senders (hosts 1..N,
  * their QPs, agents, flows, the rate samples) and everything of struct incast; the thread

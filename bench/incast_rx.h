@@ -40,8 +40,7 @@ struct incast_rx {
 
 /* Start the thread on host @h (its context connected, its QPs created); it spins while
  * host 0's next deadline is within @spin_ns (--spin), else sleeps until it or an arrival.
- * 0, or a negative
- * errno with @err (pthread_create's, epoll's, eventfd's). */
+ * 0, or a negative errno with @err (pthread_create's, epoll's, eventfd's). */
 int incast_rx_start(struct incast_rx *rx, struct host *h, qp_time_ns spin_ns, char *err,
 		    size_t errlen);
 /* Stop and join it (no-op when not started); frees its descriptors. */

@@ -366,10 +366,11 @@ int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len)
  * as native 32-bit words into 64 bits (no carry lost; the compiler vectorises it), folded
  * to 16 bits and byte-swapped into network order once (RFC 1071 2(B)); 2^16 = 1 modulo
  * 0xffff makes 32-bit words two 16-bit ones. Several times faster than 16 bits at a time
- * on the switch's telemetry datagrams; the folded result is the same. */
-
-/* The 32-bit words of @buf's first @len & ~3 bytes, summed, folded to 16 bits and put in
- * network order. Inline: with a constant @len (an IPv4 header) the loop unrolls. */
+ * on the switch's telemetry datagrams; the folded result is the same.
+ *
+ * csum_words: the 32-bit words of @buf's first @len & ~3 bytes, summed, folded to 16 bits
+ * and put in network order. Inline: with a constant @len (an IPv4 header) the loop
+ * unrolls. */
 static inline uint64_t csum_words(const uint8_t *buf, size_t len)
 {
 	uint64_t acc = 0;

@@ -11,8 +11,8 @@
  *   3. INT on every frame and the ICRC of every frame checked (--icrc-check 1);
  *   4. INT on every frame and --key (every report signed: qpace/fb_auth.h).
  * The signed run's switch says how many reports it signed, from its --stats-json.
- * It also times one ICRC check of the load's frame in this process (frame_icrc_ok, zlib's
- * crc32), next to the time per frame of the switch's default run.
+ * It also times one ICRC check of the load's frame in this process (frame_icrc_ok, ISA-L's
+ * CRC-32), next to the time per frame of the switch's default run.
  * Load: 1022-byte RoCEv2 frames (RC SEND_MIDDLE) sent as fast as one thread can with
  * sendmmsg, and counted by the same thread with recvmmsg at the far side; the forwarder
  * is the bottleneck. Prints frames/s of each and the ratio to the plain forwarder.

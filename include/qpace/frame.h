@@ -284,10 +284,10 @@ void frame_ipv4_set_ecn(uint8_t *ip, enum frame_ecn ecn);
  * otherwise wrong checksum is left alone. */
 bool frame_complete_partial_csum(uint8_t *buf, size_t len);
 
-/* ICRC of the RoCEv2 frame @buf (Ethernet first); @p from frame_parse. */
 /* The CRC-32 of the ICRC: zlib's crc32(crc, buf, len) in value and in chaining (start at
  * 0; pass the last result to continue), computed with PCLMULQDQ where the CPU has it. */
 uint32_t frame_crc32(uint32_t crc, const void *buf, size_t len);
+/* ICRC of the RoCEv2 frame @buf (Ethernet first); @p from frame_parse. */
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p);
 bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p);
 
