@@ -5,6 +5,7 @@
 #                   ASan+UBSan, the integration tests (namespaces, QEMU guests; root only,
 #                   skipped otherwise) and again on the sanitizer build, the docs checks,
 #                   and a bounded run of every fuzz target
+#   make check-tsan the shm rings' two-thread test under ThreadSanitizer (in make test)
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
@@ -150,7 +151,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
-.PHONY: all deps test unit check-unit integration integration-san layers docs-check bench-cc \
+.PHONY: all deps test unit check-unit check-tsan integration integration-san layers docs-check bench-cc \
 	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
 	check-ns3
 all: $(PROG_BINS)
@@ -192,6 +193,15 @@ unit: $(TEST_BINS) $(PROG_BINS)
 check-unit: unit
 	@sh tests/run-unit.sh $(TEST_BINS)
 
+# The shm rings' two-thread test under ThreadSanitizer (clang): the ring alone, not the
+# layers (TSan cannot share a build with ASan). In `make test`.
+check-tsan:
+	@mkdir -p $(BUILD)/tsan
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Iinclude -Itests/support \
+		tests/unit/test_shm_ring.c lib/shm_ring.c lib/errmsg.c -lcmocka -lpthread \
+		-o $(BUILD)/tsan/test_shm_ring
+	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/test_shm_ring
+
 # README.md and docs/: no dead links, parameter tables as the code has them.
 docs-check: all
 	@BUILD=$(BUILD) sh tests/docs/run.sh
@@ -207,6 +217,7 @@ test: deps
 	$(MAKE) -j2 check-unit
 	$(MAKE) docs-check
 	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
+	$(MAKE) check-tsan
 	$(MAKE) integration
 	$(MAKE) integration-san
 	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_JOBS=2

@@ -73,6 +73,7 @@ out lib
 pause lib
 rate lib
 ratetable lib
+shm_ring lib
 rdma_nl lib
 rng lib
 siphash lib
