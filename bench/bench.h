@@ -41,6 +41,9 @@ enum bench_int { BENCH_INT_ECHO = 0, BENCH_INT_DIRECT };
 enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
 /* --rx-thread: the real-time incast's receiving host in its own thread (bench/incast_rx.h). */
 enum bench_rx_thread { BENCH_RX_THREAD_ON = 0, BENCH_RX_THREAD_OFF };
+/* --transport: how real-time soft hosts and their switch move frames: a UDP datagram each,
+ * or a shared-memory port's rings (qpace/shm_ring.h). */
+enum bench_transport { BENCH_TRANSPORT_UDP = 0, BENCH_TRANSPORT_SHM };
 
 /* Limits (the option table quotes them in its messages). */
 #define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */
@@ -100,6 +103,8 @@ struct bench_conf {
 	uint64_t seed;
 	unsigned clock;              /* enum bench_clock */
 	unsigned rx_thread;          /* enum bench_rx_thread */
+	unsigned transport;          /* enum bench_transport */
+	const char *shm_path;        /* perf, --transport shm: the switch port's region */
 	bool json;
 	const char *out_dir;         /* CSVs and plots; NULL = none (incast) */
 	const char *algos;           /* compare/sweep: "none,hpcc,hpcc+ia" */

@@ -16,6 +16,7 @@ static const char *const credits_names[] = { "off", "ia", NULL };
 static const char *const clock_names[] = { "real", "virtual", NULL };
 static const char *const int_names[] = { "echo", "direct", NULL };
 static const char *const rx_thread_names[] = { "on", "off", NULL };
+static const char *const transport_names[] = { "udp", "shm", NULL };
 
 /* --key FILE: read at once, so a bad file stops the command before anything starts. */
 static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
@@ -97,6 +98,14 @@ static const struct qp_opt bench_opts[] = {
 		  "one loop already keep both busy, and a third thread carried less of\n"
 		  "the payload rate at 16 -> 1, 1G, idle or loaded: docs/performance.md);\n"
 		  "virtual time: always one thread" },
+	{ "transport", 0, QP_OPT_CHOICE, "udp|shm", F(transport), .choices = transport_names,
+	  .cmds = CMD_RUNS | CMD_PERF,
+	  .help = "real time, soft hosts: udp = each frame a datagram to the switch port\n"
+		  "(default); shm = through its shared-memory rings (the switch this starts\n"
+		  "gets --shm; write_bw: give the port's region with --shm)" },
+	{ "shm", 0, QP_OPT_STR, "PATH", F(shm_path), .cmds = CMD_PERF,
+	  .help = "with --transport shm: the switch port's region (qpace-switch --star N\n"
+		  "--shm PREFIX: port i is PREFIX.pI)" },
 	{ "int", 0, QP_OPT_CHOICE, "echo|direct", F(int_mode), .choices = int_names,
 	  .cmds = CMD_RUNS,
 	  .help = "how INT reaches an INT algorithm's senders: echo = to the receiver,\n"
@@ -336,6 +345,16 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 				 "%s takes no server address ('%s'): the embedded incast runs "
 				 "every host here (a networked one: --backend ibv, or --attach "
 				 "and --ip)", bench_cmd_name(c->cmd), c->server);
+	if (c->transport == BENCH_TRANSPORT_SHM &&
+	    (c->backend != BACKEND_SOFT || c->clock == BENCH_CLOCK_VIRTUAL))
+		return qp_errmsg(-EINVAL, err, errlen, "--transport shm is for soft hosts in real "
+				 "time (--backend soft, --clock real)");
+	if (c->transport == BENCH_TRANSPORT_SHM && (c->switch_addr || (networked && c->attach)))
+		return qp_errmsg(-EINVAL, err, errlen, "--transport shm: the incast's own switch "
+				 "only (no --switch or --attach: the region's path is its to make)");
+	if ((c->cmd & CMD_PERF) && (c->transport == BENCH_TRANSPORT_SHM) != !!c->shm_path)
+		return qp_errmsg(-EINVAL, err, errlen, "--transport shm and --shm PATH go together "
+				 "(the switch port's region: qpace-switch --shm PREFIX makes PREFIX.pI)");
 	if (networked && c->backend == BACKEND_SOFT && !c->ip)
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "--attach needs --ip A.B.C.D (this host's address)");

@@ -30,10 +30,11 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	signal(SIGTERM, ep_on_signal);
 	e->soft = c->backend == BACKEND_SOFT;
 	if (e->soft) {
-		char opts[256];
-		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu,window=%llu",
+		char opts[400];
+		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu,window=%llu%s%s",
 			 c->attach, c->ip, (unsigned long long)c->link_bps,
-			 (unsigned long long)c->window_pkts);
+			 (unsigned long long)c->window_pkts, c->shm_path ? ",shm=" : "",
+			 c->shm_path ? c->shm_path : "");
 		struct host_conf hc = { .options = opts, .cc = c->cc,
 					      .credits = c->credits == CREDITS_IA, .seed = c->seed,
 					      .key = c->have_key ? c->key : NULL,
@@ -181,6 +182,8 @@ void ep_idle(struct endpoint *e, bool worked)
 			qp_cpu_relax();
 		return;
 	}
+	if (!qp_soft_wait_arm(e->ctx))   /* shm: frames came while we looked */
+		return;
 	e->blocks++;
 	qp_block_until(qp_ctx_fd(e->ctx), next, now);
 	/* what woke us (a frame, or the event due): handle it now; the next CQ poll then

@@ -35,6 +35,7 @@
 #include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "qpace/host.h"
+#include "qpace/shm_ring.h"
 #include "qpace/soft.h"
 #include "incast_priv.h"
 #include "swproc.h"
@@ -48,7 +49,8 @@ static void on_sigint(int sig)
 }
 
 static int incast_hosts(struct incast *x, bool credits, bool cnp, bool rx_thread,
-			const char *swhost, unsigned base, char *err, size_t errlen)
+			const char *swhost, unsigned base, const char *shm, char *err,
+			size_t errlen)
 {
 	qp_time_ns now = qp_now_ns();
 	int rc;
@@ -57,10 +59,12 @@ static int incast_hosts(struct incast *x, bool credits, bool cnp, bool rx_thread
 	if (x->ep < 0)
 		return qp_errmsg(-errno, err, errlen, "epoll: %s", strerror(errno));
 	for (uint64_t i = 0; i <= x->senders; i++) {
-		char opts[160], e[300];
+		char opts[300], e[300], shm_opt[SHM_PATH_MAX + 16] = "";
+		if (shm)
+			snprintf(shm_opt, sizeof(shm_opt), ",shm=%s.p%" PRIu64, shm, i);
 		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,window=%" PRIu64
-			 ",mtu=%" PRIu64, swhost, base + 2 * (unsigned)i, (unsigned)i + 1,
-			 x->c->window_pkts, x->c->mtu_bytes);
+			 ",mtu=%" PRIu64 "%s", swhost, base + 2 * (unsigned)i, (unsigned)i + 1,
+			 x->c->window_pkts, x->c->mtu_bytes, shm_opt);
 		struct host_conf hc;
 		incast_host_conf(x, &hc, opts, credits, cnp);
 		if ((rc = host_open(&x->hosts[i], &hc, now, e, sizeof(e))))
@@ -85,6 +89,11 @@ static void incast_pass(struct incast *x, bool round_on)
 	for (uint64_t i = first; i < nh; i++)
 		next = qp_time_min(next, host_deadline(&x->hosts[i]));
 	int timeout_ms = next > now + INCAST_SPIN_NS ? (int)((next - now) / QP_NS_PER_MS) : 0;
+	/* shm: arm every host's doorbell before sleeping; frames that came meanwhile keep
+	 * the loop up (the ones after the arm ring the doorbell) */
+	for (uint64_t i = first; timeout_ms > 0 && i < nh; i++)
+		if (!qp_soft_wait_arm(x->hosts[i].ctx))
+			timeout_ms = 0;
 	int n = epoll_wait(x->ep, ev, 64, timeout_ms);
 	now = qp_now_ns();
 	if (round_on)
@@ -213,6 +222,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 	bool rx_thread = c->rx_thread == BENCH_RX_THREAD_ON;
 	bool credits, own_switch = !c->switch_addr;
 	char cc[INCAST_ALGO_MAX], swhost[QP_IPV4_STRLEN] = "127.0.0.1", e[400];
+	char shm[SHM_PATH_MAX - 8] = "";
 	unsigned base = (unsigned)c->base_port;
 	int rc;
 
@@ -241,6 +251,14 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .extra = x.fb.sw_args, .key_file = c->key_file, .pfc = c->pfc,
 					  .impair = c->impair,
 					  .dir = out_dir, .cpu = -1 };
+		/* shm: the regions' links beside the switch's memory, named for this run */
+		if (c->transport == BENCH_TRANSPORT_SHM) {
+			snprintf(shm, sizeof(shm), "%s/qpace-bench-%d-%u",
+				 access("/dev/shm", W_OK) ? (getenv("TMPDIR") ? getenv("TMPDIR")
+									     : "/tmp")
+							  : "/dev/shm", (int)getpid(), base);
+			sc.shm_prefix = shm;
+		}
 		/* Two busy loops (the switch and these hosts) on a 2-core machine: one CPU each,
 		 * so they never queue behind each other. */
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -262,8 +280,8 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 		x.h[i] = &x.hosts[i];
 	if ((rc = incast_alloc(&x, run, out_dir, err, errlen)))
 		goto out;
-	if ((rc = incast_hosts(&x, credits, x.fb.cnp_from_notice, rx_thread, swhost, base, err,
-			       errlen)) ||
+	if ((rc = incast_hosts(&x, credits, x.fb.cnp_from_notice, rx_thread, swhost, base,
+			       shm[0] ? shm : NULL, err, errlen)) ||
 	    (rc = incast_connect(&x, err, errlen)))
 		goto out;
 	if (rx_thread) {

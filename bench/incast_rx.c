@@ -33,9 +33,10 @@ static void rx_pass(struct incast_rx *rx)
 	pthread_mutex_lock(&rx->lock);
 	qp_time_ns now = qp_now_ns();
 	qp_time_ns next = qp_time_min(now + INCAST_SAMPLE_NS, host_deadline(h));
+	bool may_block = next > now + rx->spin_ns && qp_soft_wait_arm(h->ctx);
 	pthread_mutex_unlock(&rx->lock);
 	qp_time_ns asked = 0;   /* how long it asked to sleep */
-	if (next > now + rx->spin_ns) {
+	if (may_block) {
 		asked = next - now;
 		qp_block_until(rx->ep, next, now);
 	}

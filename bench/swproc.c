@@ -161,6 +161,10 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 			      "--stats-json", s->json_path, "--quiet" };
 	for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++)
 		argv[n++] = run[i];
+	if (c->shm_prefix) {
+		argv[n++] = "--shm";
+		argv[n++] = c->shm_prefix;
+	}
 	argv[n] = NULL;
 
 	pid_t parent = getpid();

@@ -16,7 +16,7 @@
 struct cli {
 	struct sw_conf *c;
 	uint64_t star, base_port, switch_id;
-	const char *config;
+	const char *config, *shm;
 	unsigned learn;              /* index in yes_no */
 	const char *pcap_path, *pcap_port, *stats_path, *stats_json_path;
 	qp_time_ns stats_interval_ns, duration_ns, spin_ns, tx_early_ns;
@@ -69,6 +69,11 @@ static const struct qp_opt opts[] = {
 	{ "config", 'c', QP_OPT_STR, "FILE", AT(config),
 	  .help = "topology file: switches, ports (udp, vxlan, packet) and links between\n"
 		  "switches; see switchsim/examples/*.topo" },
+	{ "shm", 0, QP_OPT_STR, "PREFIX", AT(shm),
+	  .help = "with --star: shm ports instead of udp, for soft hosts on this machine:\n"
+		  "port i's frames in shared memory at PREFIX.pI (a link to a sealed memfd),\n"
+		  "its doorbells on the udp addresses; a host gives shm=PREFIX.pI beside\n"
+		  "attach= (e.g. --shm /dev/shm/qs: /dev/shm/qs.p0, ...)" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
 	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
@@ -191,6 +196,11 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 		qp_opt_fail(prog.name, "give exactly one of --star N or -c FILE");
 		return -1;
 	}
+	if (s.shm && !s.star) {
+		qp_opt_fail(prog.name, "--shm is for --star; in a topology file, a port line of "
+			    "kind shm with path=");
+		return -1;
+	}
 	if (s.learn && !s.star) {
 		qp_opt_fail(prog.name, "--learn no is for --star; in a topology file, learn=no on "
 			    "a udp port's line");
@@ -206,6 +216,10 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 		c->sw[0].id = (uint32_t)s.switch_id;
 		for (int i = 0; i < c->sw[0].nports; i++)
 			c->sw[0].ports[i].no_learn = s.learn == 1;
+		if (s.shm && (rc = sw_conf_star_shm(c, s.shm, err, sizeof(err)))) {
+			fprintf(stderr, "qpace-switch: %s\n", err);
+			return -1;
+		}
 	}
 	sw_conf_finish(c);
 	return 0;

@@ -430,6 +430,22 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 	return 0;
 }
 
+int sw_conf_star_shm(struct sw_conf *c, const char *prefix, char *err, size_t len)
+{
+	struct sw_switch_conf *s = &c->sw[0];
+
+	for (int i = 0; i < s->nports; i++) {
+		struct sw_port_conf *p = &s->ports[i];
+		int n = snprintf(p->shm_path, sizeof(p->shm_path), "%s.p%d", prefix, i);
+
+		if (!*prefix || n < 0 || (size_t)n >= sizeof(p->shm_path))
+			return qp_errmsg(-EINVAL, err, len, "--shm '%s': accepted a path prefix "
+					 "of 1..%zu bytes", prefix, sizeof(p->shm_path) - 6);
+		p->kind = SW_PORT_SHM;
+	}
+	return 0;
+}
+
 void sw_conf_finish(struct sw_conf *c)
 {
 	for (int s = 0; s < c->nswitches; s++) {

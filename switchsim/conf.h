@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "impair.h"
 #include "pfc.h"
+#include "qpace/shm_ring.h"
 #include "qpace/siphash.h"
 #include "queue.h"
 #include "telem.h"
@@ -23,13 +24,17 @@
 
 /* SW_PORT_SIM: a port whose frames a virtual-time driver moves (io_sim.c); a driver turns
  * the I/O ports of a configuration into these (sim/), no file or flag names them. */
-enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK, SW_PORT_SIM };
+enum sw_port_kind { SW_PORT_UDP = 0, SW_PORT_VXLAN, SW_PORT_PACKET, SW_PORT_LINK, SW_PORT_SIM,
+		   SW_PORT_SHM };
 
 struct sw_port_conf {
 	char name[SW_NAME_LEN];
 	enum sw_port_kind kind;
-	struct sockaddr_in local;    /* udp, vxlan */
-	struct sockaddr_in remote;   /* udp: until another address is heard; vxlan: the VTEP */
+	struct sockaddr_in local;    /* udp, vxlan; shm: where doorbells arrive */
+	struct sockaddr_in remote;   /* udp: until another address is heard; vxlan: the VTEP;
+				      * shm: where doorbells go */
+	char shm_path[SHM_PATH_MAX]; /* shm: the region's link (qpace/shm_ring.h) */
+	uint32_t shm_slots;          /* shm: slots per ring, 0 = SHM_SLOTS_DEFAULT */
 	uint32_t vni;                /* vxlan, 24 bits */
 	char dev[IF_NAMESIZE];       /* packet */
 	int peer_switch, peer_port;  /* link: the other end */
@@ -121,5 +126,8 @@ int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *e
 /* A star: one switch, @n udp ports on 127.0.0.1, port i receiving on base+2i, sending
  * to base+2i+1. */
 int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t errlen);
+/* The star's ports as shm ports (--shm): port i's region at PREFIX.pI, its doorbells on
+ * the udp addresses above. */
+int sw_conf_star_shm(struct sw_conf *c, const char *prefix, char *err, size_t errlen);
 
 #endif

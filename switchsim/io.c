@@ -18,6 +18,7 @@ static const struct sw_io_ops *const io_ops[] = {
 	[SW_PORT_VXLAN] = &sw_io_vxlan_ops,
 	[SW_PORT_PACKET] = &sw_io_packet_ops,
 	[SW_PORT_SIM] = &sw_io_sim_ops,
+	[SW_PORT_SHM] = &sw_io_shm_ops,
 };
 
 int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err, size_t len)
@@ -179,6 +180,8 @@ void sw_io_close(struct sw_io *io)
 {
 	if (!io)
 		return;
+	if (io->ops && io->ops->close)
+		io->ops->close(io);
 	if (io->fd >= 0)
 		close(io->fd);
 	free(io->buf);

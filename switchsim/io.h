@@ -13,6 +13,12 @@
  *
  * All of them move up to SW_BATCH frames per system call (recvmmsg/sendmmsg).
  *
+ *   shm     a shared-memory region of two frame rings with a soft host on this machine
+ *           (qpace/shm_ring.h; io_shm.c): no system call per frame. Its UDP socket on
+ *           local= carries only doorbells (empty datagrams, to remote=) for a side that
+ *           sleeps. Its ring is read on every turn of the loop (pending), and armed
+ *           before the loop sleeps (arm); the socket readable means a doorbell (wake)
+ *
  *   sim     no socket: each frame sent is handed to the virtual-time driver's callback
  *           (sim_tx, set after sw_fabric_create) at the model's leave time, when the
  *           driver calls sw_fabric_emit at that time with tx_early_ns 0; nothing is
@@ -26,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "conf.h"
+#include "qpace/shm_ring.h"
 #include "sw.h"
 
 #define SW_IO_HDR 16    /* room before each frame for a backend header */
@@ -46,7 +53,19 @@ struct sw_io_ops {
 	int (*recv)(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped);
 	/* Send @n frames: how many the OS took; the rest are the caller's errors. */
 	int (*send)(struct sw_io *io, const struct iovec *frames, unsigned n);
+	/* Optional (shm). Frames wait that no readable fd announces: the loop calls recv on
+	 * every turn while this says so. */
+	bool (*pending)(struct sw_io *io);
+	/* Optional (shm): the loop is about to sleep; false when frames came meanwhile. */
+	bool (*arm)(struct sw_io *io);
+	/* Optional (shm): the fd was readable (doorbells): take them, before recv. */
+	void (*wake)(struct sw_io *io);
+	/* Optional: free what open made beyond the fd and buffers. */
+	void (*close)(struct sw_io *io);
 };
+
+/* A shm port's state beyond the socket (io_shm.c). */
+struct sw_io_shm;
 
 struct sw_io {
 	const struct sw_io_ops *ops;
@@ -71,6 +90,7 @@ struct sw_io {
 	uint8_t cmsg[SW_BATCH][64];  /* SO_TIMESTAMPNS */
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
 	uint8_t (*buf)[SW_FRAME_MAX];
+	struct sw_io_shm *shm;       /* shm */
 	/* sim: the driver's callback for each frame sent, and its argument */
 	void (*sim_tx)(void *arg, const uint8_t *frame, size_t len);
 	void *sim_arg;
@@ -85,6 +105,18 @@ extern const struct sw_io_ops sw_io_udp_ops;
 extern const struct sw_io_ops sw_io_vxlan_ops;
 extern const struct sw_io_ops sw_io_packet_ops;
 extern const struct sw_io_ops sw_io_sim_ops;
+extern const struct sw_io_ops sw_io_shm_ops;
+
+/* A shm port's counters, for the JSON dump: NULL for other ports. */
+const struct sw_io_shm_stats *sw_io_shm_stats(const struct sw_io *io);
+struct sw_io_shm_stats {
+	struct shm_ring_stats rx, tx;     /* the ring to the switch, the ring from it */
+	uint64_t doorbells_rx;            /* datagrams on the doorbell socket */
+	uint64_t doorbells_tx;            /* doorbells sent (the host was waiting) */
+	uint64_t doorbell_errors;         /* doorbells the OS refused */
+	uint64_t oversize;                /* frames too long for a slot: not sent */
+	uint64_t ts_bad;                  /* a slot's time stamp ahead or > 100 ms old */
+};
 
 /* Ask the kernel for receive timestamps on @fd. */
 void sw_io_timestamps(int fd);

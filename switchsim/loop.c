@@ -40,14 +40,13 @@ struct sw_loop {
 	qp_time_ns armed_ns;
 	qp_time_ns last_rx_ns;   /* last time a port had frames */
 	qp_time_ns expect_ns;    /* the next departure when the loop last looked */
+	struct sw_port **ring;   /* the shm ports */
+	int nring;
 };
 
-static void on_readable(struct ev_loop *ev, ev_io *w, int revents)
+static void drain(struct sw_loop *l, struct sw_port *p)
 {
-	struct sw_port *p = w->data;
-	struct sw_loop *l = ev_userdata(ev);
 	struct sw_rx_frame rx[SW_BATCH];
-	(void)ev, (void)revents;
 
 	for (int round = 0; round < 8; round++) {
 		int n = p->io->ops->recv(p->io, rx, &p->st.rx_skipped);
@@ -73,6 +72,34 @@ static void on_readable(struct ev_loop *ev, ev_io *w, int revents)
 		if (n < SW_BATCH)
 			break;
 	}
+}
+
+static void on_readable(struct ev_loop *ev, ev_io *w, int revents)
+{
+	struct sw_port *p = w->data;
+	(void)revents;
+
+	if (p->io->ops->wake)
+		p->io->ops->wake(p->io);
+	drain(ev_userdata(ev), p);
+}
+
+/* shm ports: their rings, which no readable fd announces, on every turn; and before the
+ * loop sleeps, each armed (false: frames came meanwhile, so do not sleep). */
+static void drain_rings(struct sw_loop *l)
+{
+	for (int i = 0; i < l->nring; i++)
+		if (l->ring[i]->io->ops->pending(l->ring[i]->io))
+			drain(l, l->ring[i]);
+}
+
+static bool arm_rings(struct sw_loop *l)
+{
+	bool empty = true;
+
+	for (int i = 0; i < l->nring; i++)
+		empty &= l->ring[i]->io->ops->arm(l->ring[i]->io);
+	return empty;
 }
 
 static void arm(struct sw_loop *l, qp_time_ns at)
@@ -106,6 +133,10 @@ static void on_prepare(struct ev_loop *ev, ev_prepare *w, int revents)
 		if (late > SW_LATE_COUNTED_NS)
 			l->fab->tx_late_total_ns += late;
 	}
+	if (l->nring) {
+		drain_rings(l);
+		now = qp_now_ns();
+	}
 	sw_fabric_emit(l->fab, now);
 	next = sw_fabric_next_ns(l->fab);
 	l->expect_ns = next;
@@ -113,6 +144,10 @@ static void on_prepare(struct ev_loop *ev, ev_prepare *w, int revents)
 	 * costs ~40 us, more than a frame time at the rates this runs at. */
 	if ((next != QP_TIME_NEVER && next <= now + l->conf->spin_ns) ||
 	    now < l->last_rx_ns + l->conf->spin_ns) {
+		ev_idle_start(ev, &l->idle_w);
+		return;
+	}
+	if (l->nring && !arm_rings(l)) {   /* frames came while we looked: go round again */
 		ev_idle_start(ev, &l->idle_w);
 		return;
 	}
@@ -219,7 +254,8 @@ static int setup(struct sw_loop *l, char *err, size_t len)
 	l->expect_ns = QP_TIME_NEVER;
 	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	l->io_w = calloc((size_t)l->fab->nio + 1, sizeof(*l->io_w));
-	if (!l->ev || l->tfd < 0 || !l->io_w)
+	l->ring = calloc((size_t)l->fab->nio + 1, sizeof(*l->ring));
+	if (!l->ev || l->tfd < 0 || !l->io_w || !l->ring)
 		return qp_errmsg(errno ? -errno : -ENOMEM, err, len,
 				 "event loop: cannot create (poll/epoll, timerfd or memory)");
 	if (c->stats_path) {
@@ -233,6 +269,8 @@ static int setup(struct sw_loop *l, char *err, size_t len)
 		ev_io_init(&l->io_w[i], on_readable, l->fab->io_ports[i]->io->fd, EV_READ);
 		l->io_w[i].data = l->fab->io_ports[i];
 		ev_io_start(l->ev, &l->io_w[i]);
+		if (l->fab->io_ports[i]->io->ops->pending)
+			l->ring[l->nring++] = l->fab->io_ports[i];
 	}
 	ev_io_init(&l->timer_w, on_timer, l->tfd, EV_READ);
 	ev_prepare_init(&l->prep_w, on_prepare);
@@ -286,5 +324,6 @@ int sw_loop_run(struct sw_fabric *f, const struct sw_conf *c, char *err, size_t 
 	if (l.ev)
 		ev_loop_destroy(l.ev);
 	free(l.io_w);
+	free(l.ring);
 	return rc;
 }

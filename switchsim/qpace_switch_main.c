@@ -9,7 +9,7 @@
 #include "io.h"
 #include "sw.h"
 
-static const char *const kind_names[] = { "udp", "vxlan", "packet", "link" };
+static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim", "shm" };
 
 static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 {
@@ -32,6 +32,10 @@ static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 					qp_sockaddr_fmt(&p->local, a, sizeof(a)),
 					qp_sockaddr_fmt(&p->remote, b, sizeof(b)),
 					p->no_learn ? " (fixed)" : "");
+			else if (p->kind == SW_PORT_SHM)
+				fprintf(stderr, "  %s, doorbells %s -> %s", p->shm_path,
+					qp_sockaddr_fmt(&p->local, a, sizeof(a)),
+					qp_sockaddr_fmt(&p->remote, b, sizeof(b)));
 			else if (p->kind == SW_PORT_PACKET)
 				fprintf(stderr, "  dev %s", p->dev);
 			else

@@ -76,7 +76,7 @@ static const struct sw_impair_stats *impair_stats(const struct sw_port *p)
 	return p->imp ? sw_impair_stats(p->imp) : &none;
 }
 
-static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim" };
+static const char *const kind_names[] = { "udp", "vxlan", "packet", "link", "sim", "shm" };
 
 static uint64_t get(const void *base, size_t off)
 {
@@ -122,6 +122,29 @@ static void json_peer(struct qp_out *o, const struct sw_io *io)
 	qp_out_u64(o, "remote_refused", io ? io->remote_refused : 0);
 }
 
+/* A shm port's rings and doorbells (nothing for other ports). */
+static void json_shm(struct qp_out *o, const struct sw_io *io)
+{
+	const struct sw_io_shm_stats *s = sw_io_shm_stats(io);
+
+	if (!s)
+		return;
+	qp_out_u64(o, "shm_rx_frames", s->rx.frames);
+	qp_out_u64(o, "shm_rx_batches", s->rx.batches);
+	qp_out_u64(o, "shm_rx_bad_len", s->rx.bad_len);
+	qp_out_u64(o, "shm_rx_bad_index", s->rx.bad_index);
+	qp_out_u64(o, "shm_rx_arms", s->rx.arms);
+	qp_out_u64(o, "shm_tx_frames", s->tx.frames);
+	qp_out_u64(o, "shm_tx_batches", s->tx.batches);
+	qp_out_u64(o, "shm_tx_full", s->tx.full);
+	qp_out_u64(o, "shm_tx_bad_index", s->tx.bad_index);
+	qp_out_u64(o, "shm_tx_oversize", s->oversize);
+	qp_out_u64(o, "shm_ts_bad", s->ts_bad);
+	qp_out_u64(o, "doorbells_rx", s->doorbells_rx);
+	qp_out_u64(o, "doorbells_tx", s->doorbells_tx);
+	qp_out_u64(o, "doorbell_errors", s->doorbell_errors);
+}
+
 void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 {
 	struct qp_out o;
@@ -159,6 +182,7 @@ void sw_stats_json(const struct sw_fabric *f, FILE *out, qp_time_ns now)
 								  sizeof(imp)));
 			qp_out_u64(&o, "queue_bytes", sw_queue_bytes_at(p->q, now));
 			json_peer(&o, p->io);
+			json_shm(&o, p->io);
 			json_fields(&o, port_fields, &p->st);
 			json_fields(&o, queue_fields, sw_queue_stats(p->q));
 			json_fields(&o, pfc_fields, &p->pfc.st);

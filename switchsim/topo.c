@@ -6,6 +6,7 @@
  *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT] [learn=no] [SETTING=VALUE...]
  *   port SWITCH NAME vxlan  local=IP[:PORT] remote=IP[:PORT] vni=N  [SETTING=VALUE...]
  *   port SWITCH NAME packet dev=IFNAME                               [SETTING=VALUE...]
+ *   port SWITCH NAME shm    path=FILE local=IP:PORT remote=IP:PORT [slots=N] [SETTING=...]
  *   link SWITCH:PORT SWITCH:PORT [flood=no] [SETTING=VALUE...]
  *   mac SWITCH MAC PORT
  *
@@ -20,7 +21,10 @@
  * loops out of flooding (there is no spanning tree). key= is the switch's signing key
  * (default: --key's; auth.h). learn=no keeps a udp port on its remote= for good: frames
  * from any other address are skipped, where by default a well-formed frame from a new
- * address re-points the port (io.h). Every error names the file, the line and the key.
+ * address re-points the port (io.h). shm: a soft host on this machine in shared memory
+ * (io.h, qpace/shm_ring.h), its region published at path=, its doorbells from local= to
+ * remote= (the host's attach= address plus one), slots=N per ring (a power of two,
+ * default 512). Every error names the file, the line and the key.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -233,6 +237,15 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 		if (qp_parse_u64(v, &vni) || vni > 0xffffff)
 			return fail(t, "vni '%s': a whole number in 0..16777215%s", v, "");
 		p->vni = (uint32_t)vni;
+	} else if ((v = value_of(kv, "path")) && p->kind == SW_PORT_SHM) {
+		if (!*v || strlen(v) >= sizeof(p->shm_path))
+			return fail(t, "path '%s': a file name of 1..95 bytes%s", v, "");
+		snprintf(p->shm_path, sizeof(p->shm_path), "%s", v);
+	} else if ((v = value_of(kv, "slots")) && p->kind == SW_PORT_SHM) {
+		uint64_t n;
+		if (qp_parse_u64(v, &n) || n < 2 || n > SHM_SLOTS_MAX || (n & (n - 1)))
+			return fail(t, "slots '%s': a power of two in 2..65536%s", v, "");
+		p->shm_slots = (uint32_t)n;
 	} else if ((v = value_of(kv, "dev"))) {
 		if (!*v || strlen(v) >= sizeof(p->dev))
 			return fail(t, "dev '%s': an interface name of 1..15 characters%s", v, "");
@@ -261,12 +274,12 @@ static int do_port(struct topo *t, char **tok, int n)
 		return fail(t, "port: switch '%s' is not declared above%s", tok[1], "");
 	for (k = 0; k < 3 && strcmp(tok[3], kinds[k]); k++)
 		;
-	if (k == 3)
-		return fail(t, "port kind '%s': accepted udp, vxlan, packet%s", tok[3], "");
+	if (k == 3 && strcmp(tok[3], "shm"))
+		return fail(t, "port kind '%s': accepted udp, vxlan, packet, shm%s", tok[3], "");
 	p = new_port(t, sw, tok[2]);
 	if (!p)
 		return -EINVAL;
-	p->kind = (enum sw_port_kind)k;
+	p->kind = k == 3 ? SW_PORT_SHM : (enum sw_port_kind)k;
 	for (int i = 4; i < n; i++)
 		if (port_key(t, p, tok[i]))
 			return -EINVAL;
@@ -274,6 +287,9 @@ static int do_port(struct topo *t, char **tok, int n)
 		return fail(t, "port %s: local=IP:PORT is required for %s ports", p->name, tok[3]);
 	if (p->kind == SW_PORT_VXLAN && !p->remote.sin_family)
 		return fail(t, "port %s: remote=IP is required for vxlan ports%s", p->name, "");
+	if (p->kind == SW_PORT_SHM && (!p->shm_path[0] || !p->remote.sin_family))
+		return fail(t, "port %s: path=FILE and remote=IP:PORT (the host's doorbell) are "
+			    "required for shm ports%s", p->name, "");
 	if (p->kind == SW_PORT_PACKET && !p->dev[0])
 		return fail(t, "port %s: dev=IFNAME is required for packet ports%s", p->name, "");
 	if (p->no_learn && !p->remote.sin_family)

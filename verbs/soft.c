@@ -11,6 +11,7 @@
 
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "qpace/shm_ring.h"
 #include "qpace/soft.h"
 #include "soft_opts.h"
 
@@ -38,6 +39,9 @@ struct soft_ctx {
 	struct qp_soft_io_stats io;
 	uint64_t logged;                   /* soft_drop reasons already logged */
 	struct soft_buf *rx, *tx;          /* SOFT_IO_BATCH each */
+	struct shm_region *shm;            /* shm=: the switch port's rings; NULL = udp */
+	bool shm_armed;                    /* qp_soft_wait_arm since the last progress */
+	bool shm_bad_logged;
 };
 
 struct soft_qp {
@@ -72,7 +76,111 @@ static void soft_log(struct soft_ctx *c, const char *fmt, ...)
 		fprintf(stderr, "qpace: %s\n", line);
 }
 
-/* ---- I/O ---- */
+/* ---- I/O ----
+ * udp: each frame a datagram to the switch port (recvmmsg/sendmmsg). shm: each frame a
+ * slot of the port's rings (qpace/shm_ring.h), the socket only for doorbells: rung to
+ * the switch when it sleeps, and read here only after qp_soft_wait_arm (a doorbell comes
+ * only when armed; one that comes late wakes the next wait, which reads it). */
+
+/* The doorbells that woke us (or came late): read and dropped, never parsed. */
+static void shm_take_doorbells(struct soft_ctx *c)
+{
+	struct mmsghdr m[SOFT_IO_BATCH];
+	int n;
+
+	c->shm_armed = false;
+	shm_ring_disarm(&c->shm->rx);
+	memset(m, 0, sizeof(m));
+	do {
+		n = recvmmsg(c->fd, m, SOFT_IO_BATCH, MSG_DONTWAIT, NULL);
+		if (n > 0)
+			c->io.doorbells_rx += (uint64_t)n;
+	} while (n == SOFT_IO_BATCH);
+}
+
+static void shm_note_bad(struct soft_ctx *c)
+{
+	const struct shm_ring_stats *st = &c->shm->rx.st;
+	const struct shm_ring_stats *tx = &c->shm->tx.st;
+
+	c->io.shm_bad = st->bad_len + st->bad_index + tx->bad_index;
+	if (!c->io.shm_bad || c->shm_bad_logged)
+		return;
+	c->shm_bad_logged = true;
+	soft_log(c, "soft host: shm %s: the switch's ring is corrupt (%llu slots of "
+		 "impossible length, %llu indices out of range); skipped, counted, not logged "
+		 "again", c->o.shm_path, (unsigned long long)st->bad_len,
+		 (unsigned long long)(st->bad_index + tx->bad_index));
+}
+
+static int shm_rx_batch(struct soft_ctx *c, qp_time_ns now)
+{
+	int n = 0, bad = 0;
+
+	if (c->shm_armed)
+		shm_take_doorbells(c);
+	while (n + bad < SOFT_IO_BATCH) {
+		qp_time_ns ts;
+		int len = shm_ring_pop(&c->shm->rx, c->rx[n].b, sizeof(c->rx[n].b), &ts);
+
+		if (len == 0)
+			break;
+		if (len < 0) {
+			bad++;
+			continue;
+		}
+		soft_host_input(c->host, c->rx[n].b, (size_t)len, now);
+		n++;
+	}
+	shm_ring_release(&c->shm->rx);
+	if (n) {
+		c->io.rx_batches++;
+		c->io.rx_datagrams += (uint64_t)n;
+	}
+	if (bad)
+		shm_note_bad(c);
+	return n + bad;
+}
+
+/* Frames straight into the ring's slots; a full ring holds them back in the host (they
+ * stay queued, where a full socket buffer loses them). One doorbell when the switch
+ * sleeps. */
+static int shm_tx_batch(struct soft_ctx *c, qp_time_ns now, bool *full)
+{
+	struct shm_ring *r = &c->shm->tx;
+	uint64_t bad = r->st.bad_index;
+	int n = 0;
+
+	*full = false;
+	while (n < SOFT_IO_BATCH) {
+		uint8_t *d = shm_ring_slot(r);
+		int len;
+
+		if (!d) {
+			*full = soft_host_tx_pending(c->host);
+			c->io.shm_full += *full;
+			break;
+		}
+		len = soft_host_output(c->host, now, d, SHM_FRAME_MAX);
+		if (len <= 0)
+			break;
+		shm_ring_commit(r, (uint32_t)len, qp_now_ns());
+		n++;
+	}
+	if (shm_ring_publish(r)) {
+		c->io.doorbells_tx++;
+		if (sendto(c->fd, NULL, 0, MSG_DONTWAIT, (const struct sockaddr *)&c->o.peer,
+			   sizeof(c->o.peer)) < 0)
+			c->io.tx_errors++;
+	}
+	if (n) {
+		c->io.tx_batches++;
+		c->io.tx_datagrams += (uint64_t)n;
+	}
+	if (r->st.bad_index != bad)
+		shm_note_bad(c);
+	return n;
+}
 
 static int rx_batch(struct soft_ctx *c, qp_time_ns now)
 {
@@ -82,6 +190,8 @@ static int rx_batch(struct soft_ctx *c, qp_time_ns now)
 
 	if (c->fd < 0)    /* virtual time: the driver hands frames in */
 		return 0;
+	if (c->shm)
+		return shm_rx_batch(c, now);
 	if (c->rx_idle_ns == now) {   /* the caller's readiness wait saw none */
 		c->io.rx_idle_skips++;
 		return 0;
@@ -120,6 +230,11 @@ static int tx_batch(struct soft_ctx *c, qp_time_ns now)
 		if (soft_host_tx_pending(c->host))
 			c->arg.tx_ready(c->arg.tx_ready_arg);
 		return 0;
+	}
+	if (c->shm) {
+		bool full;
+		n = shm_tx_batch(c, now, &full);
+		return full ? SOFT_IO_BATCH : n;   /* full: a backlog, progress again soon */
 	}
 	while (n < SOFT_IO_BATCH) {
 		int len = soft_host_output(c->host, now, c->tx[n].b, sizeof(c->tx[n].b));
@@ -190,7 +305,10 @@ static qp_time_ns soft_deadline(struct qp_ctx *ctx)
 {
 	struct soft_ctx *c = to_sctx(ctx);
 
-	return c->tx_backlog ? c->last_now : soft_host_deadline(c->host);
+	/* shm: frames in the ring are input that no readable fd announces */
+	if (c->tx_backlog || (c->shm && shm_ring_pending(&c->shm->rx)))
+		return c->last_now;
+	return soft_host_deadline(c->host);
 }
 
 static int soft_fd(struct qp_ctx *ctx)
@@ -255,6 +373,17 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 		rc = c->host ? qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory") : -EINVAL;
 	if (!rc && !wire)
 		rc = open_socket(c, err, errlen);
+	if (!rc && c->o.shm_path[0]) {
+		c->shm = calloc(1, sizeof(*c->shm));
+		rc = c->shm ? shm_region_attach(c->shm, c->o.shm_path, err, errlen)
+			    : qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory");
+		if (rc) {
+			free(c->shm);
+			c->shm = NULL;
+			close(c->fd);
+			c->fd = -1;
+		}
+	}
 	if (rc) {
 		soft_host_destroy(c->host);
 		free(c->rx);
@@ -269,6 +398,10 @@ static void soft_ctx_fini(struct qp_ctx *ctx)
 {
 	struct soft_ctx *c = to_sctx(ctx);
 
+	if (c->shm) {
+		shm_region_close(c->shm);
+		free(c->shm);
+	}
 	if (c->fd >= 0)
 		close(c->fd);
 	soft_host_destroy(c->host);
@@ -481,6 +614,16 @@ void qp_soft_rx_idle(struct qp_ctx *ctx, qp_time_ns now)
 		to_sctx(ctx)->rx_idle_poll = true;
 		to_sctx(ctx)->rx_idle_ns = now;
 	}
+}
+
+bool qp_soft_wait_arm(struct qp_ctx *ctx)
+{
+	struct soft_ctx *c;
+
+	if (!is_soft(ctx) || !(c = to_sctx(ctx))->shm)
+		return true;
+	c->shm_armed = true;
+	return shm_ring_arm(&c->shm->rx) && !c->tx_backlog;
 }
 
 const struct rc_stats *qp_soft_rc_stats(struct qp *qp)

@@ -131,6 +131,14 @@ static bool opt_icrc(struct soft_opts *o, const char *v)
 	return true;
 }
 
+static bool opt_shm(struct soft_opts *o, const char *v)
+{
+	if (!*v || strlen(v) >= sizeof(o->shm_path))
+		return false;
+	snprintf(o->shm_path, sizeof(o->shm_path), "%s", v);
+	return true;
+}
+
 static const struct soft_opt {
 	const char *name;
 	bool (*parse)(struct soft_opts *o, const char *v);
@@ -152,6 +160,10 @@ static const struct soft_opt {
 	{ "link_rate", opt_link_rate, 0,
 	  "1K..10T bits/s: the port's line rate, which PFC pause times are counted in "
 	  "(default 1G; give the switch port's --rate)" },
+	{ "shm", opt_shm, SOFT_OPT_SHM,
+	  "PATH (1..95 bytes): frames through the shared-memory rings of a qpace-switch shm "
+	  "port (--star N --shm PREFIX: port i is PREFIX.pI), doorbells on attach='s "
+	  "addresses; default: each frame a UDP datagram" },
 	{ "icrc", opt_icrc, 0,
 	  "on or skip: skip computes no ICRC for frames out and checks none in (virtual "
 	  "time's --icrc skip; default on)" },
@@ -160,7 +172,7 @@ static const struct soft_opt {
 
 const char *soft_opts_help(void)
 {
-	static char help[2048];
+	static char help[4096];
 
 	if (!help[0])
 		for (size_t i = 0; i < NOPTS; i++)
@@ -187,7 +199,7 @@ static int parse_one(struct soft_opts *o, char *tok, char *err, size_t errlen)
 	}
 	return qp_errmsg(-EINVAL, err, errlen,
 			 "soft: unknown option '%s'; accepted: attach, peer, bind, ip, mac, mtu, "
-			 "window, max_qps, telemetry_port, link_rate, icrc", tok);
+			 "window, max_qps, telemetry_port, link_rate, shm, icrc", tok);
 }
 
 static int opts_parse(struct soft_opts *o, const char *s, bool wire, char *err, size_t errlen)
@@ -213,10 +225,10 @@ static int opts_parse(struct soft_opts *o, const char *s, bool wire, char *err, 
 	}
 	if (!(o->given & SOFT_OPT_IP))
 		return qp_errmsg(-EINVAL, err, errlen, "soft: ip=A.B.C.D is required");
-	if (wire && (o->given & (SOFT_OPT_ATTACH | SOFT_OPT_PEER | SOFT_OPT_BIND)))
+	if (wire && (o->given & (SOFT_OPT_ATTACH | SOFT_OPT_PEER | SOFT_OPT_BIND | SOFT_OPT_SHM)))
 		return qp_errmsg(-EINVAL, err, errlen,
-				 "soft: attach=, peer= and bind= name a socket; this host's frames "
-				 "are moved by its driver (virtual time), which has none");
+				 "soft: attach=, peer=, bind= and shm= name a socket or a port; this "
+				 "host's frames are moved by its driver (virtual time), which has none");
 	if (wire)
 		goto done;
 	if ((o->given & SOFT_OPT_ATTACH) && (o->given & (SOFT_OPT_PEER | SOFT_OPT_BIND)))

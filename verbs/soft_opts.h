@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "qpace/frame.h"
 #include "qpace/rate.h"
+#include "qpace/shm_ring.h"
 
 struct soft_opts {
 	struct sockaddr_in peer;       /* frames go here (the switch port's receive address) */
@@ -20,6 +21,7 @@ struct soft_opts {
 	uint16_t telemetry_port;
 	qp_rate_bps link_bps;          /* for PAUSE times */
 	bool icrc_skip;                /* icrc=skip: no ICRC computed or checked */
+	char shm_path[SHM_PATH_MAX];   /* shm=: frames in a switch's shm port, "" = udp */
 	unsigned given;                /* SOFT_OPT_* */
 };
 
@@ -29,6 +31,7 @@ enum {
 	SOFT_OPT_BIND = 1u << 2,
 	SOFT_OPT_IP = 1u << 3,
 	SOFT_OPT_MAC = 1u << 4,
+	SOFT_OPT_SHM = 1u << 5,
 };
 
 /* Parse and check: defaults filled, the MAC derived from the IP unless given. 0, or

@@ -25,6 +25,10 @@
  *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
  *   icrc=on            skip: frames out carry no ICRC (0), frames in are not checked
  *                      (virtual time's --icrc skip; never on a real wire)
+ *   shm=PATH           frames through a qpace-switch shm port's shared-memory rings
+ *                      (qpace-switch --star N --shm PREFIX: port i is PREFIX.pI), with
+ *                      attach= for the doorbells; a loop that blocks on qp_ctx_fd calls
+ *                      qp_soft_wait_arm first
  *
  * QP attributes map to the RC core: timeout (4.096 us << timeout, doubled up to 8x on
  * repeated expiries), retry_cnt, rnr_retry, min_rnr_timer, traffic_class (the IPv4 TOS of
@@ -75,6 +79,10 @@ struct qp_soft_io_stats {
 	uint64_t rx_folded;   /* empty CQ polls that left the receive to a progress just run,
 			       * or to the caller's readiness wait (qp_soft_rx_idle) */
 	uint64_t rx_idle_skips;   /* receives not made: qp_soft_rx_idle said none at that time */
+	/* shm=: rx_ and tx_datagrams count frames through the rings */
+	uint64_t doorbells_rx, doorbells_tx;   /* woken by the switch; woke it */
+	uint64_t shm_full;    /* sends held back in the host: the ring to the switch was full */
+	uint64_t shm_bad;     /* slots or indices of the switch's the rings refused */
 };
 
 /* For a context opened on the soft backend (NULL otherwise). */
@@ -85,6 +93,10 @@ const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx);
  * next empty CQ poll (before any receive) makes no progress of its own; the loop's next
  * wait sees what arrives meanwhile. Real time only (virtual time: a no-op). */
 void qp_soft_rx_idle(struct qp_ctx *ctx, qp_time_ns now);
+/* For a loop about to block on qp_ctx_fd (epoll, ppoll): with shm= arms the doorbell
+ * (qpace/shm_ring.h) and returns false when frames already wait, or sends are held back,
+ * so the loop must not block; true otherwise (udp: always). Each progress disarms. */
+bool qp_soft_wait_arm(struct qp_ctx *ctx);
 /* The RC core's full counters of a soft QP (NULL for another backend). */
 const struct rc_stats *qp_soft_rc_stats(struct qp *qp);
 

@@ -1,7 +1,8 @@
 /* Two soft hosts through a real qpace-switch (--star 2 on loopback, started and stopped
  * here): a WRITE through an egress buffer small enough to overflow arrives byte-exact,
  * the switch's tail drops show up as NAKs and retransmissions at the sender, and the INT
- * reports the switch sends to the sender reach its telemetry hook and decode.
+ * reports the switch sends to the sender reach its telemetry hook and decode; the same
+ * write again through shm ports (--shm, shm=: the frames in shared-memory rings).
  * Skipped (reported) when build/bin/qpace-switch is missing.
  * Size: QPACE_TEST_MB (default 16; 4 under ASan). */
 #include <errno.h>
@@ -104,10 +105,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_write_through_lossy_switch(void **state)
+static char shm_prefix[64];
+
+/* The lossy WRITE through udp ports, or (@shm) through shm ports' rings. */
+static void lossy_write(bool shm)
 {
-	unsigned base = soft_port_base(11);
-	char bp[16], a[160], b[160];
+	unsigned base = soft_port_base(shm ? 13 : 11);
+	char bp[16], a[260], b[260];
 	struct telem t = { 0 };
 	struct qp_soft_arg arg_a = { .telemetry = on_telemetry, .telemetry_arg = &t };
 	struct soft_bw_params p = { .opts_a = a, .opts_b = b, .bytes = test_size_bytes(16, 4),
@@ -117,9 +121,9 @@ static void test_write_through_lossy_switch(void **state)
 	long long drops;
 	int rc;
 
-	(void)state;
 	snprintf(bp, sizeof(bp), "%u", base);
 	snprintf(stats_path, sizeof(stats_path), "/tmp/qpace-soft-sw-%d.json", (int)getpid());
+	snprintf(shm_prefix, sizeof(shm_prefix), "/tmp/qpace-soft-sw-%d", (int)getpid());
 	/* An unpaced sender into a 500 Mb/s port with 32 KB of buffer: every window overflows
 	 * it. Recovery is by NAK and go-back-N (tests/unit/test_rc.c shows the same in model
 	 * time with no timeout at all). The local ACK timeout is 16.8 ms: on a loaded 2-core
@@ -129,21 +133,24 @@ static void test_write_through_lossy_switch(void **state)
 		"--star", "2", "--base-port", bp, "--rate", "500M", "--buffer", "32K",
 		"--delay", "5us", "--int", "direct", "--int-flows", "all", "--early", "off",
 		"--duration", "300s",
-		"--stats-json", stats_path, "-q", NULL });
+		"--stats-json", stats_path, "-q", shm ? "--shm" : NULL, shm_prefix, NULL });
 	if (sw_pid < 0)
 		skip();   /* no qpace-switch in this build */
-	snprintf(a, sizeof(a), "attach=127.0.0.1:%u,ip=10.0.0.1", base);
-	snprintf(b, sizeof(b), "attach=127.0.0.1:%u,ip=10.0.0.2", base + 2);
+	snprintf(a, sizeof(a), "attach=127.0.0.1:%u,ip=10.0.0.1%s%s%s", base, shm ? ",shm=" : "",
+		 shm ? shm_prefix : "", shm ? ".p0" : "");
+	snprintf(b, sizeof(b), "attach=127.0.0.1:%u,ip=10.0.0.2%s%s%s", base + 2,
+		 shm ? ",shm=" : "", shm ? shm_prefix : "", shm ? ".p1" : "");
 	rc = soft_bw_run(&p, &r);
 	if (rc)
 		fail_msg("%s", r.err);
 	assert_int_equal(soft_switch_stop(sw_pid), 0);
 	sw_pid = -1;
 	drops = p1_drops(stats_path);
-	print_message("switch (500M, 32K buffer): %llu MB in %.2f s = %.0f Mb/s; switch dropped "
+	print_message("%s switch (500M, 32K buffer): %llu MB in %.2f s = %.0f Mb/s; switch dropped "
 		      "%lld frames; A: %llu packets, %llu retransmitted, %llu NAKs, %llu timeouts; "
 		      "B: %llu NAKs sent, %llu out-of-sequence\n",
-		      (unsigned long long)(r.bytes >> 20), (double)r.elapsed_ns / 1e9, r.gbps * 1e3,
+		      shm ? "shm" : "udp", (unsigned long long)(r.bytes >> 20),
+		      (double)r.elapsed_ns / 1e9, r.gbps * 1e3,
 		      drops, (unsigned long long)r.ra.tx_pkts, (unsigned long long)r.ra.retrans_pkts,
 		      (unsigned long long)r.ra.naks_rx, (unsigned long long)r.ra.timeouts,
 		      (unsigned long long)r.rb.naks_tx,
@@ -169,6 +176,25 @@ static void test_write_through_lossy_switch(void **state)
 	assert_int_equal(t.to_b, t.int_reports);
 	assert_int_equal(t.hops_ok, t.int_reports);
 	assert_int_equal(r.ha.telemetry_rx, t.datagrams);
+	if (shm) {   /* the links went with the switch */
+		char l[80];
+		snprintf(l, sizeof(l), "%s.p0", shm_prefix);
+		assert_int_equal(access(l, F_OK), -1);
+	}
+}
+
+static void test_write_through_lossy_switch(void **state)
+{
+	(void)state;
+	lossy_write(false);
+}
+
+/* The same through shm ports: the rings carry every frame byte-exact, and tail drops are
+ * recovered the same way. */
+static void test_write_through_lossy_switch_shm(void **state)
+{
+	(void)state;
+	lossy_write(true);
 }
 
 /* tshark's view of a capture: frames per BTH opcode, malformed or error-flagged frames. */
@@ -252,6 +278,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_write_through_lossy_switch, teardown),
+		cmocka_unit_test_teardown(test_write_through_lossy_switch_shm, teardown),
 		cmocka_unit_test_teardown(test_capture_decodes_as_infiniband, teardown),
 	};
 

@@ -1,0 +1,201 @@
+/* shm ports (io.h): a soft host on this machine behind two shared-memory frame rings
+ * (qpace/shm_ring.h). The region is created here, at open, and its link removed at close.
+ *
+ * The doorbell is the port's UDP socket (local=, to remote=), not an eventfd: both event
+ * loops already wait on exactly these descriptors (the switch's poll set, the bench's
+ * epoll set over its hosts' qp_ctx_fd), and their addresses are already the ones --star
+ * and the soft backend's attach= agree on; an eventfd would have to be handed across
+ * (SCM_RIGHTS over one more socket) and added to both loops. A doorbell costs one empty
+ * datagram, and only when the other side armed its flag before sleeping, so a busy
+ * stream rings none. What arrives on the socket is only a wake-up: never parsed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpace/addr.h"
+#include "io.h"
+
+#define SHM_TS_MAX_AGE_NS (100 * QP_NS_PER_MS)
+
+struct sw_io_shm {
+	struct shm_region r;
+	struct sw_io_shm_stats st;
+	bool armed;
+	qp_time_ns logged_ns;        /* the last bad-ring line */
+	uint64_t logged_bad;         /* bad slots and indices as of that line */
+};
+
+static int port_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
+{
+	char what[64];
+	int rc;
+
+	snprintf(what, sizeof(what), "shm port %s (doorbell)", c->name);
+	io->fd = sw_io_udp_socket(&c->local, what, err, len);
+	if (io->fd < 0)
+		return -1;
+	io->remote = c->remote;
+	io->port_name = c->name;
+	io->shm = calloc(1, sizeof(*io->shm));
+	if (!io->shm)
+		return -ENOMEM;
+	io->shm->logged_ns = QP_TIME_NEVER;
+	rc = shm_region_create(&io->shm->r, c->shm_path,
+			       c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, err, len);
+	if (rc) {
+		free(io->shm);
+		io->shm = NULL;
+	}
+	return rc;
+}
+
+static void shm_close(struct sw_io *io)
+{
+	if (!io->shm)
+		return;
+	shm_region_close(&io->shm->r);
+	free(io->shm);
+	io->shm = NULL;
+}
+
+/* A peer that writes garbage into the region: counted by the ring, and a line at most
+ * once a second per port with what was counted since. */
+static void note_bad(struct sw_io *io, qp_time_ns now)
+{
+	struct sw_io_shm *s = io->shm;
+	uint64_t bad = s->r.rx.st.bad_len + s->r.rx.st.bad_index + s->r.tx.st.bad_index;
+
+	if (bad == s->logged_bad ||
+	    (s->logged_ns != QP_TIME_NEVER && now < s->logged_ns + QP_NS_PER_S))
+		return;
+	fprintf(stderr, "qpace-switch: shm port %s: the host's ring is corrupt: %llu slots of "
+		"impossible length, %llu indices out of range so far (skipped; counted)\n",
+		io->port_name, (unsigned long long)(s->r.rx.st.bad_len),
+		(unsigned long long)(s->r.rx.st.bad_index + s->r.tx.st.bad_index));
+	s->logged_ns = now;
+	s->logged_bad = bad;
+}
+
+static void shm_wake(struct sw_io *io)
+{
+	struct mmsghdr m[SW_BATCH];
+	int n;
+
+	memset(m, 0, sizeof(m));   /* no buffers: every datagram is truncated to nothing */
+	do {
+		n = recvmmsg(io->fd, m, SW_BATCH, MSG_DONTWAIT, NULL);
+		if (n > 0)
+			io->shm->st.doorbells_rx += (uint64_t)n;
+	} while (n == SW_BATCH);
+	if (io->shm->armed) {
+		io->shm->armed = false;
+		shm_ring_disarm(&io->shm->r.rx);
+	}
+}
+
+static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
+{
+	struct sw_io_shm *s = io->shm;
+	qp_time_ns now;
+	int k = 0, bad = 0;
+
+	if (s->armed) {   /* up again before a doorbell: none is needed now */
+		s->armed = false;
+		shm_ring_disarm(&s->r.rx);
+	}
+	while (k < SW_BATCH) {
+		qp_time_ns ts;
+		int len = shm_ring_pop(&s->r.rx, io->buf[k], SW_FRAME_MAX, &ts);
+
+		if (len == 0)
+			break;
+		if (len < 0) {
+			(*skipped)++;
+			bad++;
+			continue;
+		}
+		rx[k] = (struct sw_rx_frame){ .data = io->buf[k], .len = (uint16_t)len,
+					      .ts_ns = ts };
+		k++;
+	}
+	shm_ring_release(&s->r.rx);
+	/* The host's time of sending, as the kernel's stamp of a udp port: frames that waited
+	 * for a late loop keep their arrival. Untrusted: ahead of now (read after the last
+	 * pop) or too old, and the frame arrives now. */
+	now = qp_now_ns();
+	for (int i = 0; i < k; i++) {
+		if (rx[i].ts_ns > now || now - rx[i].ts_ns > SHM_TS_MAX_AGE_NS) {
+			s->st.ts_bad += rx[i].ts_ns != 0;
+			rx[i].ts_ns = 0;
+		}
+	}
+	if (bad)
+		note_bad(io, now);
+	return k;
+}
+
+static void ring_doorbell(struct sw_io *io)
+{
+	io->shm->st.doorbells_tx++;
+	if (sendto(io->fd, NULL, 0, MSG_DONTWAIT, (const struct sockaddr *)&io->remote,
+		   sizeof(io->remote)) < 0)
+		io->shm->st.doorbell_errors++;
+}
+
+static int shm_send(struct sw_io *io, const struct iovec *frames, unsigned n)
+{
+	struct sw_io_shm *s = io->shm;
+	uint64_t bad = s->r.tx.st.bad_index;
+	int taken = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *d;
+
+		if (frames[i].iov_len > SHM_FRAME_MAX) {   /* a host takes none this long */
+			s->st.oversize++;
+			continue;
+		}
+		if (!(d = shm_ring_slot(&s->r.tx)))
+			break;   /* full: the rest are lost, as from a full socket buffer */
+		memcpy(d, frames[i].iov_base, frames[i].iov_len);
+		shm_ring_commit(&s->r.tx, (uint32_t)frames[i].iov_len, 0);
+		taken++;
+	}
+	if (shm_ring_publish(&s->r.tx))
+		ring_doorbell(io);
+	if (s->r.tx.st.bad_index != bad)
+		note_bad(io, qp_now_ns());
+	return taken;
+}
+
+static bool shm_pending(struct sw_io *io)
+{
+	return shm_ring_pending(&io->shm->r.rx);
+}
+
+static bool shm_arm(struct sw_io *io)
+{
+	io->shm->armed = true;
+	return shm_ring_arm(&io->shm->r.rx);
+}
+
+const struct sw_io_shm_stats *sw_io_shm_stats(const struct sw_io *io)
+{
+	if (!io || !io->shm)
+		return NULL;
+	io->shm->st.rx = io->shm->r.rx.st;
+	io->shm->st.tx = io->shm->r.tx.st;
+	return &io->shm->st;
+}
+
+const struct sw_io_ops sw_io_shm_ops = {
+	.name = "shm",
+	.open = port_open,
+	.recv = shm_recv,
+	.send = shm_send,
+	.pending = shm_pending,
+	.arm = shm_arm,
+	.wake = shm_wake,
+	.close = shm_close,
+};
