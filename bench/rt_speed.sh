@@ -14,7 +14,9 @@
 # "1G 10G"), RT_SWITCH_BENCH=0 to skip part 3, RT_BASE=DIR: also run DIR's binaries (an
 # older build) for the write_bw rows, as "base" (with each of RT_SPINS when it knows --spin);
 # RT_WINDOW=PKTS: this build's soft hosts keep that many packets unacknowledged (default
-# 128, rxe's; the base keeps its default).
+# 128, rxe's; the base keeps its default). RT_TRANSPORTS (default "udp"; "udp shm": each
+# write_bw row of this build again with the switch's ports and the hosts on shared-memory
+# rings, qpace-switch --shm and write_bw --transport shm --shm).
 set -u
 BUILD=${BUILD:-build}
 SIZE=${RT_SIZE:-64K}
@@ -22,6 +24,7 @@ ITERS=${RT_ITERS:-4000}
 CC=${RT_CC:-none}
 SPINS=${RT_SPINS:-20us 10s}
 RATES=${RT_RATES:-1G 10G}
+TRANSPORTS=${RT_TRANSPORTS:-udp}
 P=${RT_PORT:-24600}
 TIME=/usr/bin/time
 tmp=$(mktemp -d)
@@ -38,23 +41,30 @@ vcs=%w
 ics=%c'
 cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 
-# one BIN LABEL RATE SPIN
+# one BIN LABEL RATE SPIN [TRANSPORT]
 one() {
-	bin=$1 label=$2 rate=$3 spin=$4
+	bin=$1 label=$2 rate=$3 spin=$4 tr=${5:-udp}
 	spinarg="--spin $spin --rate $rate"
+	swshm="" shm0="" shm1=""
+	if [ "$tr" = shm ]; then
+		swshm="--shm $tmp/ring" shm0="--transport shm --shm $tmp/ring.p0"
+		shm1="--transport shm --shm $tmp/ring.p1"
+		label="$label/shm"
+	fi
 	[ -n "${RT_WINDOW:-}" ] && [ "$label" = this ] && spinarg="$spinarg --window $RT_WINDOW"
 	# a build older than cooperative polling knows neither: it always spins, and its line
 	# rate is 250M; a newer base gets the same --spin and --rate as this build
 	"$bin/qpace-bench" write_bw --help 2>&1 | grep -q -- --spin || spinarg=""
 	rm -f "$tmp/sw.json"
+	# shellcheck disable=SC2086
 	$TIME -f "$fmt" -o "$tmp/sw.t" "$bin/qpace-switch" --star 2 --base-port $P \
-		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" &
+		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" $swshm &
 	swt=$!
 	sleep 0.3
 	# shellcheck disable=SC2086
 	$TIME -f "$fmt" -o "$tmp/srv.t" "$bin/qpace-bench" write_bw --backend soft \
 		--attach 127.0.0.1:$P --ip 10.0.0.1 -p $((P + 10)) -s "$SIZE" -n "$ITERS" \
-		--cc "$CC" $spinarg >"$tmp/srv.out" 2>&1 &
+		--cc "$CC" $spinarg $shm0 >"$tmp/srv.out" 2>&1 &
 	srv=$!
 	# the server listens before the client dials (under load 0.2 s was not always enough)
 	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
@@ -64,7 +74,7 @@ one() {
 	# shellcheck disable=SC2086
 	$TIME -f "$fmt" -o "$tmp/cli.t" "$bin/qpace-bench" write_bw --backend soft \
 		--attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 -p $((P + 10)) -s "$SIZE" \
-		-n "$ITERS" --cc "$CC" --report_gbits $spinarg 127.0.0.1 >"$tmp/cli.out" 2>&1
+		-n "$ITERS" --cc "$CC" --report_gbits $spinarg $shm1 127.0.0.1 >"$tmp/cli.out" 2>&1
 	rc=$?
 	# a client that failed leaves its server waiting for it: end that server
 	[ $rc -ne 0 ] && pkill -TERM -P $srv
@@ -97,7 +107,9 @@ printf '%-5s %4s %5s | %11s | %-25s | %-25s | %-25s | %12s |\n' build rate spin 
 	"client cpu cs" "server cpu cs" "switch cpu cs" "CPU/MB"
 for rate in $RATES; do
 	for spin in $SPINS; do
-		one "$BUILD/bin" this "$rate" "$spin"
+		for tr in $TRANSPORTS; do
+			one "$BUILD/bin" this "$rate" "$spin" "$tr"
+		done
 	done
 	[ -n "${RT_BASE:-}" ] && for spin in $SPINS; do one "$RT_BASE/bin" base "$rate" "$spin"; done
 done

@@ -120,7 +120,9 @@ int shm_region_create(struct shm_region *r, const char *path, uint32_t nslots, c
 		return qp_errmsg(-e, err, errlen, "shm %s: size or seal the memfd: %s", path,
 				 strerror(e));
 	}
-	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* Populated now: a run's first pass over each slot would otherwise fault its pages in
+	 * one by one (2-4% of a real-time incast's samples). */
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		e = errno;
 		close(fd);
@@ -171,7 +173,7 @@ int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t 
 				 "slots (or its size and header disagree)", path, SHM_RING_VERSION,
 				 SHM_SLOT_BYTES);
 	}
-	map = mmap(NULL, h.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = mmap(NULL, h.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		e = errno;
 		close(fd);
