@@ -137,6 +137,22 @@ static void test_bad_input(void **state)
 		  { "does not apply", "--run_infinitely", "" } },
 		{ CMD_INCAST, ARGC("incast", "10.0.0.1"), ARGV("incast", "10.0.0.1"),
 		  { "takes no server", "10.0.0.1", "" } },
+		{ CMD_INCAST, ARGC("incast", "--transport", "pipe"),
+		  ARGV("incast", "--transport", "pipe"), { "--transport", "'pipe'", "udp, shm" } },
+		{ CMD_INCAST, ARGC("incast", "--transport", "shm", "--clock", "virtual"),
+		  ARGV("incast", "--transport", "shm", "--clock", "virtual"),
+		  { "--transport shm", "real time", "" } },
+		{ CMD_INCAST, ARGC("incast", "--transport", "shm", "--switch", "127.0.0.1:7000"),
+		  ARGV("incast", "--transport", "shm", "--switch", "127.0.0.1:7000"),
+		  { "--transport shm", "own switch", "" } },
+		{ CMD_WRITE_BW, ARGC("write_bw", "--attach", "127.0.0.1:7000", "--ip", "10.0.0.1",
+				     "--transport", "shm"),
+		  ARGV("write_bw", "--attach", "127.0.0.1:7000", "--ip", "10.0.0.1", "--transport",
+		       "shm"), { "--shm PATH", "", "" } },
+		{ CMD_WRITE_BW, ARGC("write_bw", "--attach", "127.0.0.1:7000", "--ip", "10.0.0.1",
+				     "--shm", "/dev/shm/q.p0"),
+		  ARGV("write_bw", "--attach", "127.0.0.1:7000", "--ip", "10.0.0.1", "--shm",
+		       "/dev/shm/q.p0"), { "--transport shm", "", "" } },
 	};
 	(void)state;
 

@@ -101,6 +101,14 @@ static void test_errors_name_file_line_key(void **state)
 		  "t.topo:2: impair 'loss=2': loss '2': a percentage in 0..100%" },
 		{ "switch s\nswitch t\nlink s:a t:b impair=ge=1%:0%\n", "t.topo:3: impair 'ge=1%:0%'" },
 		{ "switch s impair=bits=1%\n", "t.topo:1: impair 'bits=1%': unknown key 'bits'" },
+		{ "switch s\nport s p shm local=127.0.0.1:1 remote=127.0.0.1:2\n",
+		  "t.topo:2: port p: path=FILE and remote=IP:PORT" },
+		{ "switch s\nport s p shm local=127.0.0.1:1 path=/dev/shm/x\n",
+		  "t.topo:2: port p: path=FILE and remote=IP:PORT" },
+		{ "switch s\nport s p shm local=127.0.0.1:1 remote=127.0.0.1:2 path=/x slots=3\n",
+		  "t.topo:2: slots '3': a power of two" },
+		{ "switch s\nport s p udp local=127.0.0.1:1 path=/x\n",
+		  "t.topo:2: port: unknown key 'path'" },
 		{ "switch s\n", "switch 's' has no ports" },
 		{ "# nothing\n", "no switch declared" },
 	};
@@ -262,10 +270,27 @@ static void test_pfc_settings(void **state)
 	}
 }
 
+/* An shm port line: its kind, region path, slots and doorbell addresses. */
+static void test_shm_port(void **state)
+{
+	char err[512];
+	(void)state;
+
+	sw_conf_defaults(&conf);
+	assert_int_equal(sw_topo_parse(&conf, "switch s\nport s h0 shm path=/dev/shm/q.h0 "
+				       "local=127.0.0.1:7000 remote=127.0.0.1:7001 slots=64\n",
+				       "t.topo", err, sizeof(err)), 0);
+	assert_int_equal(conf.sw[0].ports[0].kind, SW_PORT_SHM);
+	assert_string_equal(conf.sw[0].ports[0].shm_path, "/dev/shm/q.h0");
+	assert_int_equal(conf.sw[0].ports[0].shm_slots, 64);
+	assert_int_equal(ntohs(conf.sw[0].ports[0].remote.sin_port), 7001);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_examples_parse),
+		cmocka_unit_test(test_shm_port),
 		cmocka_unit_test(test_inheritance),
 		cmocka_unit_test(test_errors_name_file_line_key),
 		cmocka_unit_test(test_settings),
