@@ -430,17 +430,41 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 	return 0;
 }
 
+int sw_conf_shm_set(struct sw_conf *c, struct sw_port_conf *p, const char *path, char *err,
+		    size_t errlen)
+{
+	if (!*path || strlen(path) >= SHM_PATH_MAX)
+		return qp_errmsg(-EINVAL, err, errlen, "path '%s': a file name of 1..%d bytes",
+				 path, SHM_PATH_MAX - 1);
+	if (!p->shm_ref) {
+		if (c->nshm >= SW_MAX_SHM_PORTS)
+			return qp_errmsg(-EINVAL, err, errlen, "path '%s': more than %d shm ports",
+					 path, SW_MAX_SHM_PORTS);
+		p->shm_ref = (uint16_t)++c->nshm;
+	}
+	snprintf(c->shm_paths[p->shm_ref - 1], SHM_PATH_MAX, "%s", path);
+	return 0;
+}
+
+const char *sw_conf_shm_path(const struct sw_conf *c, const struct sw_port_conf *p)
+{
+	return p->shm_ref && p->shm_ref <= c->nshm ? c->shm_paths[p->shm_ref - 1] : "";
+}
+
 int sw_conf_star_shm(struct sw_conf *c, const char *prefix, char *err, size_t len)
 {
 	struct sw_switch_conf *s = &c->sw[0];
 
 	for (int i = 0; i < s->nports; i++) {
 		struct sw_port_conf *p = &s->ports[i];
-		int n = snprintf(p->shm_path, sizeof(p->shm_path), "%s.p%d", prefix, i);
+		char path[SHM_PATH_MAX + 8];
+		int n = snprintf(path, sizeof(path), "%s.p%d", prefix, i);
 
-		if (!*prefix || n < 0 || (size_t)n >= sizeof(p->shm_path))
+		if (!*prefix || n < 0 || (size_t)n >= SHM_PATH_MAX)
 			return qp_errmsg(-EINVAL, err, len, "--shm '%s': accepted a path prefix "
-					 "of 1..%zu bytes", prefix, sizeof(p->shm_path) - 6);
+					 "of 1..%d bytes", prefix, SHM_PATH_MAX - 6);
+		if (sw_conf_shm_set(c, p, path, err, len))
+			return -EINVAL;
 		p->kind = SW_PORT_SHM;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 #define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
 				   * generated fabric (sim/topogen.c) */
 #define SW_NAME_LEN 32
+#define SW_MAX_SHM_PORTS 128      /* shm ports per run: hosts on this machine */
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
 #define SW_ICRC_EVERY 16          /* default of --icrc-check */
 
@@ -33,7 +34,8 @@ struct sw_port_conf {
 	struct sockaddr_in local;    /* udp, vxlan; shm: where doorbells arrive */
 	struct sockaddr_in remote;   /* udp: until another address is heard; vxlan: the VTEP;
 				      * shm: where doorbells go */
-	char shm_path[SHM_PATH_MAX]; /* shm: the region's link (qpace/shm_ring.h) */
+	uint16_t shm_ref;            /* shm: 1 + its region's link in sw_conf.shm_paths (kept
+				      * out of here: a conf holds 16,384 port confs) */
 	uint32_t shm_slots;          /* shm: slots per ring, 0 = SHM_SLOTS_DEFAULT */
 	uint32_t vni;                /* vxlan, 24 bits */
 	char dev[IF_NAMESIZE];       /* packet */
@@ -97,7 +99,16 @@ struct sw_conf {
 	uint32_t icrc_every;          /* check the ICRC of every N-th RoCEv2 frame a port
 				       * receives (1: all, 0: none); ~1 us per KB with zlib */
 	bool quiet;
+	int nshm;                     /* shm ports' region links (qpace/shm_ring.h) */
+	char shm_paths[SW_MAX_SHM_PORTS][SHM_PATH_MAX];
 };
+
+/* Give shm port @p the region link @path: 0, or -EINVAL with a message (too long, or
+ * more than SW_MAX_SHM_PORTS shm ports). */
+int sw_conf_shm_set(struct sw_conf *c, struct sw_port_conf *p, const char *path, char *err,
+		    size_t errlen);
+/* Port @p's region link, "" when it has none. */
+const char *sw_conf_shm_path(const struct sw_conf *c, const struct sw_port_conf *p);
 
 /* Defaults for everything (one switch, no ports). */
 void sw_conf_defaults(struct sw_conf *c);

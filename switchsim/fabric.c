@@ -74,7 +74,7 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	f->all[f->nports++] = p;
 	if (pc->kind == SW_PORT_LINK)
 		return 0;
-	rc = sw_io_open(pc, &p->io, err, len);
+	rc = sw_io_open(pc, sw_conf_shm_path(f->conf, pc), &p->io, err, len);
 	if (rc)
 		return rc;
 	memcpy(p->io->own_mac, sw->conf->mac, 6);

@@ -151,7 +151,8 @@ int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, c
 	return taken;
 }
 
-int sw_io_open(const struct sw_port_conf *c, struct sw_io **out, char *err, size_t len)
+int sw_io_open(const struct sw_port_conf *c, const char *shm_path, struct sw_io **out,
+	       char *err, size_t len)
 {
 	struct sw_io *io;
 	int rc;
@@ -167,7 +168,9 @@ int sw_io_open(const struct sw_port_conf *c, struct sw_io **out, char *err, size
 	}
 	io->ops = io_ops[c->kind];
 	io->fd = -1;
+	io->shm_path = shm_path;
 	rc = io->ops->open(io, c, err, len);
+	io->shm_path = NULL;
 	if (rc < 0) {
 		sw_io_close(io);
 		return rc;

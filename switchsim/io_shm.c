@@ -41,7 +41,7 @@ static int port_open(struct sw_io *io, const struct sw_port_conf *c, char *err, 
 	if (!io->shm)
 		return -ENOMEM;
 	io->shm->logged_ns = QP_TIME_NEVER;
-	rc = shm_region_create(&io->shm->r, c->shm_path,
+	rc = shm_region_create(&io->shm->r, io->shm_path ? io->shm_path : "",
 			       c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, err, len);
 	if (rc) {
 		free(io->shm);

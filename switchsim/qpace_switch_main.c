@@ -33,7 +33,7 @@ static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 					qp_sockaddr_fmt(&p->remote, b, sizeof(b)),
 					p->no_learn ? " (fixed)" : "");
 			else if (p->kind == SW_PORT_SHM)
-				fprintf(stderr, "  %s, doorbells %s -> %s", p->shm_path,
+				fprintf(stderr, "  %s, doorbells %s -> %s", sw_conf_shm_path(c, p),
 					qp_sockaddr_fmt(&p->local, a, sizeof(a)),
 					qp_sockaddr_fmt(&p->remote, b, sizeof(b)));
 			else if (p->kind == SW_PORT_PACKET)

@@ -238,9 +238,9 @@ static int port_key(struct topo *t, struct sw_port_conf *p, const char *kv)
 			return fail(t, "vni '%s': a whole number in 0..16777215%s", v, "");
 		p->vni = (uint32_t)vni;
 	} else if ((v = value_of(kv, "path")) && p->kind == SW_PORT_SHM) {
-		if (!*v || strlen(v) >= sizeof(p->shm_path))
-			return fail(t, "path '%s': a file name of 1..95 bytes%s", v, "");
-		snprintf(p->shm_path, sizeof(p->shm_path), "%s", v);
+		char msg[300];
+		if (sw_conf_shm_set(t->c, p, v, msg, sizeof(msg)))
+			return fail(t, "%s%s", msg, "");
 	} else if ((v = value_of(kv, "slots")) && p->kind == SW_PORT_SHM) {
 		uint64_t n;
 		if (qp_parse_u64(v, &n) || n < 2 || n > SHM_SLOTS_MAX || (n & (n - 1)))
@@ -287,7 +287,7 @@ static int do_port(struct topo *t, char **tok, int n)
 		return fail(t, "port %s: local=IP:PORT is required for %s ports", p->name, tok[3]);
 	if (p->kind == SW_PORT_VXLAN && !p->remote.sin_family)
 		return fail(t, "port %s: remote=IP is required for vxlan ports%s", p->name, "");
-	if (p->kind == SW_PORT_SHM && (!p->shm_path[0] || !p->remote.sin_family))
+	if (p->kind == SW_PORT_SHM && (!p->shm_ref || !p->remote.sin_family))
 		return fail(t, "port %s: path=FILE and remote=IP:PORT (the host's doorbell) are "
 			    "required for shm ports%s", p->name, "");
 	if (p->kind == SW_PORT_PACKET && !p->dev[0])

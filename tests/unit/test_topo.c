@@ -107,6 +107,8 @@ static void test_errors_name_file_line_key(void **state)
 		  "t.topo:2: port p: path=FILE and remote=IP:PORT" },
 		{ "switch s\nport s p shm local=127.0.0.1:1 remote=127.0.0.1:2 path=/x slots=3\n",
 		  "t.topo:2: slots '3': a power of two" },
+		{ "switch s\nport s p shm local=127.0.0.1:1 remote=127.0.0.1:2 path=\n",
+		  "t.topo:2: path '': a file name of 1..95 bytes" },
 		{ "switch s\nport s p udp local=127.0.0.1:1 path=/x\n",
 		  "t.topo:2: port: unknown key 'path'" },
 		{ "switch s\n", "switch 's' has no ports" },
@@ -281,7 +283,7 @@ static void test_shm_port(void **state)
 				       "local=127.0.0.1:7000 remote=127.0.0.1:7001 slots=64\n",
 				       "t.topo", err, sizeof(err)), 0);
 	assert_int_equal(conf.sw[0].ports[0].kind, SW_PORT_SHM);
-	assert_string_equal(conf.sw[0].ports[0].shm_path, "/dev/shm/q.h0");
+	assert_string_equal(sw_conf_shm_path(&conf, &conf.sw[0].ports[0]), "/dev/shm/q.h0");
 	assert_int_equal(conf.sw[0].ports[0].shm_slots, 64);
 	assert_int_equal(ntohs(conf.sw[0].ports[0].remote.sin_port), 7001);
 }
