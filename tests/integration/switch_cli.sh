@@ -8,6 +8,7 @@ SW=$BUILD/bin/qpace-switch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fails=0
+: > "$tmp/plain.p0"   # a file where an shm port's link would go
 
 # expect STATUS PATTERN ARGS...: run, compare exit status and stderr
 expect() {
@@ -28,6 +29,8 @@ expect 2 "--buffer '10': not a size in 1514..1G" --star 2 --buffer 10
 expect 2 "--star '199': not a whole number in 1..128" --star 199
 expect 2 "--ecn '80K,20K,0.2': accepted KMIN,KMAX,PMAX" --star 2 --ecn 80K,20K,0.2
 expect 2 "--int 'maybe': accepted direct, echo, off" --star 2 --int maybe
+expect 2 "--shm is for --star" -c switchsim/examples/star.topo --shm /tmp/x
+expect 1 "exists and is not a link" --star 1 --base-port 24990 --shm "$tmp/plain"
 expect 2 "--int-sample 'often'" --star 2 --int-sample often
 expect 2 "--pfc 'xoff=40K,xon=50K': xon 51200 must be below xoff 40960" \
 	--star 2 --pfc xoff=40K,xon=50K
