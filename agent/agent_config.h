@@ -52,6 +52,7 @@ struct qpaced_config {
 	qp_rate_bps wire_start_bps;      /* first rate (0 = the safe rate below) */
 	qp_rate_bps wire_fq_maxrate_bps; /* fq's per-flow maxrate (0 = none) */
 	uint64_t wire_catchup_pct;       /* fq's maxrate follows this % of the top rate (0 off) */
+	uint64_t wire_used_pct;          /* a rate at most this % of the flow's measured (0 off) */
 	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
 	unsigned ecn_mark;               /* 1: the egress program makes Not-ECT RoCEv2 ECT(0) */
 	unsigned cnp;                    /* 1: tc ingress: CE -> CNPs sent, CNPs -> cc events */

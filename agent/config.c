@@ -231,6 +231,10 @@ static const struct qp_opt options[] = {
 		  "--wire-fq-maxrate or the line): a flow whose frames fell overdue (a stalled\n"
 		  "sender) catches up at most at that; it caps every flow on the device, TCP\n"
 		  "too (0 = off, else 120..1000)" },
+	{ "wire-used", 0, QP_OPT_UINT, "PCT", AT(wire_used_pct), .max = 1000, .def = "200",
+	  .help = "a rate is at most PCT% of what the flow sent over the last sample (and at\n"
+		  "least --wire-start): a rate grows only as the flow uses it, as RFC 7661\n"
+		  "grows only a window a flow fills (0 = off, else 110..1000)" },
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
 	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
 		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
@@ -324,6 +328,10 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 		return qp_errmsg(-EINVAL, err, errlen, "wire-catchup: %llu%%: 0 (off) or %u..1000 "
 				 "(below, fq's maxrate would hold frames that are on schedule)",
 				 (unsigned long long)c->wire_catchup_pct, WIRE_CATCHUP_MIN);
+	if (c->wire_used_pct && c->wire_used_pct < WIRE_USED_MIN_PCT)
+		return qp_errmsg(-EINVAL, err, errlen, "wire-used: %llu%%: 0 (off) or %u..1000 "
+				 "(below, a flow paced at its rate could hardly grow)",
+				 (unsigned long long)c->wire_used_pct, WIRE_USED_MIN_PCT);
 	if (c->metrics_port && c->metrics_port == c->fb_port && c->metrics_ip == c->fb_ip)
 		return qp_errmsg(-EINVAL, err, errlen, "metrics: same address as feedback");
 	return 0;

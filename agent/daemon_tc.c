@@ -195,7 +195,7 @@ static qp_rate_bps fq_cap(const struct qpaced *d)
  * flows qpaced tracks on the device (a program's QP: its gate's rate) and of the start
  * rate a new flow gets, so a flow whose frames fell overdue while the host held the
  * sender up catches up at most at that rate, not at the NIC's. Run at each sample, after
- * the rates were written: a rate grows at most WIRE_USED_FACTOR-fold per sample. Raised
+ * the rates were written: a rate grows at most --wire-used per sample. Raised
  * at once, lowered at most every QPACED_WIRE_FQ_DOWN_NS. */
 static void fq_follow(struct qpaced *d, qp_time_ns now)
 {
@@ -389,10 +389,11 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
-		/* at most twice what it sends, at least the start rate (wire_rate.h): with the
-		 * default start, the line rate, this never binds */
+		/* at most --wire-used of what it sends, at least the start rate (wire_rate.h):
+		 * with the default start, the line rate, this never binds */
 		if (want && !v.override)
-			want = wire_rate_used(want, w->wire.measured_bps, t->start_bps);
+			want = wire_rate_used(want, w->wire.measured_bps,
+					      (unsigned)d->cfg.wire_used_pct, t->start_bps);
 		if (w->held_bps) {   /* taken over: its last rate until the algorithm moves */
 			if (v.override || v.target_bps != w->held_target)
 				w->held_bps = 0;

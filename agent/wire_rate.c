@@ -49,11 +49,14 @@ qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_
 	return r;
 }
 
-qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, qp_rate_bps start)
+qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, unsigned pct,
+			   qp_rate_bps start)
 {
-	qp_rate_bps cap = used_bps > UINT64_MAX / WIRE_USED_FACTOR ? UINT64_MAX
-							       : used_bps * WIRE_USED_FACTOR;
+	unsigned __int128 m = (unsigned __int128)used_bps * pct / 100u;
+	qp_rate_bps cap = m > UINT64_MAX ? UINT64_MAX : (qp_rate_bps)m;
 
+	if (!pct)
+		return want;
 	if (cap < start)
 		cap = start;
 	return want < cap ? want : cap;

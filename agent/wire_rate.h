@@ -8,12 +8,15 @@
  *           64 x frame x 8 / R. Above the timeout rxe retransmits although nothing was
  *           lost (measured in the guests: 35-40 go-back-N timeouts at perftest's default
  *           timeout 14 and 5 Mb/s). The floor keeps that wait within a share of the timeout.
- *   used    no more than WIRE_USED_FACTOR x what the flow sent over the last sample (and
- *           at least the start rate): an algorithm fed by the switch's link figures (hpcc)
- *           raises the rate of a flow that does not use it (a stalled guest: U stays low),
- *           up to the line; when the sender catches up, its backlog leaves at that rate.
- *           As TCP's congestion window validation (RFC 7661) grows no window a flow does
- *           not fill, a flow's rate here grows only with what it sends: x2 per sample.
+ *   used    no more than PCT% (qpaced --wire-used, default WIRE_USED_DEF_PCT) of what the
+ *           flow sent over the last sample (and at least the start rate): an algorithm fed
+ *           by the switch's link figures (hpcc) raises the rate of a flow that does not use
+ *           it (a stalled guest: U stays low), up to the line, and one driven by timers
+ *           (dcqcn: it climbs every period without a CNP) does so whenever the port stays
+ *           below its marking threshold; when the sender catches up, its backlog leaves at
+ *           that rate. As TCP's congestion window validation (RFC 7661) grows no window a
+ *           flow does not fill, a flow's rate here grows only with what it sends: x2 per
+ *           sample by default.
  *   catchup fq's per-flow maxrate under qpaced --wire-catchup PCT: fq holds a frame to its
  *           departure time but sends an overdue one at once, so after the host held a
  *           TCG guest up for 40-50 ms every frame stamped for that time left together
@@ -57,11 +60,13 @@ qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
 qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,
 		      qp_rate_bps floor, qp_rate_bps line);
 
-#define WIRE_USED_FACTOR 2u
+#define WIRE_USED_DEF_PCT 200u        /* --wire-used: x2 per sample */
+#define WIRE_USED_MIN_PCT 110u        /* below, a flow paced at its rate could hardly grow */
 
-/* @want, but at most WIRE_USED_FACTOR x @used_bps (the flow's measured rate; 0 = none yet)
- * and never below @start. */
-qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, qp_rate_bps start);
+/* @want, but at most @pct percent of @used_bps (the flow's measured rate; 0 = none yet)
+ * and never below @start; @pct 0: @want. */
+qp_rate_bps wire_rate_used(qp_rate_bps want, qp_rate_bps used_bps, unsigned pct,
+			   qp_rate_bps start);
 
 /* fq's maxrate under --wire-catchup @pct (percent, 0 = off: returns @cap): @pct% of @top,
  * the highest rate of the device's paced flows (and the start rate a new flow gets), at

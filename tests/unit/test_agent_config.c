@@ -162,6 +162,18 @@ static void test_errors_name_file_line_key(void **state)
 	assert_int_equal(qpaced_config_set(&c, "wire-catchup", "150", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
 	assert_int_equal(c.wire_catchup_pct, 150);
+	/* --wire-used: 200 by default, 0 (off) or 110..1000 percent */
+	qpaced_config_init(&c);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.wire_used_pct, 200);
+	assert_int_equal(qpaced_config_set(&c, "wire-used", "100", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "wire-used: 100%: 0 (off) or 110..1000"));
+	assert_int_not_equal(qpaced_config_set(&c, "wire-used", "1001", err, sizeof(err)), 0);
+	qpaced_config_init(&c);
+	assert_int_equal(qpaced_config_set(&c, "wire-used", "0", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
+	assert_int_equal(c.wire_used_pct, 0);
 }
 
 static void test_help_lists_every_option(void **state)

@@ -67,17 +67,24 @@ static void test_wire_rate(void **state)
 	assert_int_equal(wire_rate(20 * QP_GBPS, 0, 0, floor, 10 * QP_GBPS), 10 * QP_GBPS);
 }
 
-/* A flow's rate grows only with what it sends: at most twice its measured rate, never
- * below the start rate (the first samples, a flow that paused). */
+/* A flow's rate grows only with what it sends: at most --wire-used percent of its measured
+ * rate (200 by default: twice), never below the start rate (the first samples, a flow that
+ * paused); 0 turns the bound off. */
 static void test_rate_used(void **state)
 {
 	(void)state;
-	assert_int_equal(wire_rate_used(20 * QP_MBPS, 0, 4731977), 4731977);
-	assert_int_equal(wire_rate_used(20 * QP_MBPS, 3 * QP_MBPS, 4731977), 6 * QP_MBPS);
-	assert_int_equal(wire_rate_used(5 * QP_MBPS, 3 * QP_MBPS, 4731977), 5 * QP_MBPS);
-	assert_int_equal(wire_rate_used(20 * QP_MBPS, 19 * QP_MBPS, 4731977), 20 * QP_MBPS);
-	assert_int_equal(wire_rate_used(3 * QP_MBPS, 0, 4731977), 3 * QP_MBPS);
-	assert_int_equal(wire_rate_used(UINT64_MAX, UINT64_MAX / 2 + 1, 0), UINT64_MAX);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 0, 200, 4731977), 4731977);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 3 * QP_MBPS, 200, 4731977), 6 * QP_MBPS);
+	assert_int_equal(wire_rate_used(5 * QP_MBPS, 3 * QP_MBPS, 200, 4731977), 5 * QP_MBPS);
+	assert_int_equal(wire_rate_used(20 * QP_MBPS, 19 * QP_MBPS, 200, 4731977), 20 * QP_MBPS);
+	assert_int_equal(wire_rate_used(3 * QP_MBPS, 0, 200, 4731977), 3 * QP_MBPS);
+	assert_int_equal(wire_rate_used(UINT64_MAX, UINT64_MAX / 2 + 1, 200, 0), UINT64_MAX);
+	/* 130%: a 5 Mb/s flow is held at 6.5 Mb/s, not 10 */
+	assert_int_equal(wire_rate_used(13 * QP_MBPS, 5 * QP_MBPS, 130, 4731977), 6500000);
+	assert_int_equal(wire_rate_used(13 * QP_MBPS, 2 * QP_MBPS, 130, 4731977), 4731977);
+	assert_int_equal(wire_rate_used(UINT64_MAX, UINT64_MAX, 1000, 0), UINT64_MAX);
+	/* off */
+	assert_int_equal(wire_rate_used(13 * QP_MBPS, 5 * QP_MBPS, 0, 4731977), 13 * QP_MBPS);
 }
 
 /* --wire-start: init_rate added where the algorithm has it and the user's parameters do
