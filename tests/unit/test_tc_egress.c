@@ -541,8 +541,8 @@ static void test_heartbeat(void **state)
 	qp_tc_del_rate(tc, &counted);
 }
 
-/* conf.start_bps: in enforce mode an IPv4 flow with no entry is paced at it from its
- * first frame; its ACKs, IPv6, observe mode, a count-only entry and start 0 stay as they
+/* conf.start_bps: in enforce mode a flow with no entry, IPv4 or IPv6, is paced at it from
+ * its first frame; its ACKs, observe mode, a count-only entry and start 0 stay as they
  * were, and each frame paced so counts once. */
 static void test_start_rate(void **state)
 {
@@ -566,11 +566,11 @@ static void test_start_rate(void **state)
 	f[42] = FRAME_OP_RC_ACK;                           /* the BTH opcode */
 	assert_int_equal(run(f, n, t0), t0);
 	assert_int_equal(run(f, n, t0), t0);
-	n = ipv6_frame(f, 17, 4791, 0x78, 12 + 500 + 4);
+	n = ipv6_frame(f, 17, 4791, 0x78, 12 + 500 + 4);   /* IPv6: paced as IPv4 is */
 	assert_int_equal(run(f, n, t0), t0);
-	assert_int_equal(run(f, n, t0), t0);
+	assert_int_equal(run(f, n, t0), t0 + n * 10);
 	counters(after);
-	assert_int_equal(after[QP_TC_C_START] - before[QP_TC_C_START], 2);
+	assert_int_equal(after[QP_TC_C_START] - before[QP_TC_C_START], 4);
 	/* The flow paced at the start rate, then qpaced's first (count-only) entry: its next
 	 * frames leave no earlier than the last start-paced one's successor slot, in order,
 	 * not at once ahead of the frames fq still holds. */
