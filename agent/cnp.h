@@ -17,6 +17,7 @@
 #ifndef QPACE_AGENT_CNP_H
 #define QPACE_AGENT_CNP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/tc_ingress_abi.h"
