@@ -68,7 +68,7 @@ q=$(qp_of 0x000141)
 start=$(metrics "$NSA" | sed -n 's/^qpace_tc_frames_total{event="start_rate"} //p')
 [ "${start:-0}" -ge 1 ] || fail "no frame of the IPv6 flow paced at --wire-start ('$start')"
 qpn=$(echo "$q" | jq -r .qpn)
-ok "the IPv6 flow $A6 -> $B6 QPN 0x141 is QP $qpn (discovered, hpcc at --wire-start 30M, in the map; $start frames paced at 30M before qpaced knew it)"
+ok "the IPv6 flow $A6 -> $B6 QPN 0x141 is QP $qpn (discovered, hpcc at --wire-start 30M, in the map; frames paced at 30M before qpaced knew it: $start)"
 
 ctl show "$qpn" | grep -q "$B6" || fail "qpacectl show $qpn: no $B6: $(ctl show "$qpn")"
 metrics "$NSA" | grep -q "^qpace_qp_rate_bps{qpn=\"$qpn\",peer=\"$B6\",peer_qpn=\"0x000141\"" ||

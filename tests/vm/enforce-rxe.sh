@@ -12,6 +12,10 @@
 #
 #   tests/vm/enforce-rxe.sh [--short]        (QPACE_VM_ECN_MARK=1: frames sent ECT(0))
 #
+# QPACE_VM_GIDX=0: ib_write_bw on rxe0's GID index 0, the IPv6 link-local address (what
+# it uses without -x): RoCEv2 over IPv6, which qpaced must find and pace the same way
+# (the QP's peer then shows as fe80::...). qpace-switch forwards IPv6 frames by MAC.
+#
 # Exits 0 on success, 1 on failure, 77 when QEMU cannot run here.
 set -u
 VM_LIB=$0
@@ -32,6 +36,9 @@ DUR=8
 # server's rxe must take them all (the same goodput, no retransmission timeouts).
 ECN=off
 [ "${QPACE_VM_ECN_MARK:-0}" = 1 ] && ECN=on
+GIDX='$QPACE_GIDX'            # the guest's IPv4 RoCEv2 GID (tests/vm/init)
+[ -n "${QPACE_VM_GIDX:-}" ] && GIDX=$QPACE_VM_GIDX
+[ "$GIDX" = 0 ] && export QPACE_VM_IPV6=1   # the guests keep IPv6 (tests/vm/init)
 
 # The guests' jobs: both run ib_write_bw twice; between the runs the client starts qpaced.
 job() { # job ROLE FILE
@@ -43,12 +50,12 @@ mkdir -p /dev/shm /run/qpace && mount -t tmpfs shm /dev/shm || exit 2
 bw() { # TAG
 	echo "QPACE-TEST: begin \$1"
 	if [ \$role = server ]; then
-		timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x \$QPACE_GIDX --report_gbits
+		timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x $GIDX --report_gbits
 		rc=\$?
 	else
 		i=0
 		while :; do
-			timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x \$QPACE_GIDX --report_gbits \$server >/tmp/out 2>&1
+			timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x $GIDX --report_gbits \$server >/tmp/out 2>&1
 			rc=\$?
 			grep -q "Couldn't connect" /tmp/out || break
 			i=\$((i + 1))
@@ -151,6 +158,8 @@ echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
 vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
 vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
 vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
+[ "${QPACE_VM_GIDX:-}" != 0 ] || vm_section g2 list | grep -q '"peer":"fe80:' ||
+	fails="$fails; GID 0: the QP's peer is not an IPv6 link-local address"
 vm_section g2 metrics
 marked=$(vm_section g2 metrics | sed -n 's/^qpace_tc_frames_total{event="ect_marked"} //p')
 if [ $ECN = on ]; then
