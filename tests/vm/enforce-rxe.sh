@@ -9,6 +9,8 @@
 # retransmission timeout while paced (completer_retry_err beyond the retries its PSN-gap
 # NAKs explain, rcvd_seq_err), the QP shows in qpacectl as discovered with wire_set R,
 # the unpaced run was faster than 1.5 x that, and fq was installed on eth0.
+# QPACE_VM_SET=1: qpaced's line is 1G instead (the QP it finds runs unpaced), and R comes
+# from `qpacectl set QPN rate R` as soon as the QP is there; the QP must show the override.
 #
 #   tests/vm/enforce-rxe.sh [--short]        (QPACE_VM_ECN_MARK=1: frames sent ECT(0))
 #
@@ -39,6 +41,9 @@ ECN=off
 GIDX='$QPACE_GIDX'            # the guest's IPv4 RoCEv2 GID (tests/vm/init)
 [ -n "${QPACE_VM_GIDX:-}" ] && GIDX=$QPACE_VM_GIDX
 [ "$GIDX" = 0 ] && export QPACE_VM_IPV6=1   # the guests keep IPv6 (tests/vm/init)
+SET=${QPACE_VM_SET:-0}
+LINE=$RATE
+[ "$SET" = 1 ] && LINE=1G
 
 # The guests' jobs: both run ib_write_bw twice; between the runs the client starts qpaced.
 job() { # job ROLE FILE
@@ -72,7 +77,7 @@ if [ \$role = server ]; then
 	bw paced
 	exit \$?
 fi
-qpaced --enforce tc --dev eth0 --cc none --wire-rate $RATE --wire-timeout 18 \
+qpaced --enforce tc --dev eth0 --cc none --wire-rate $LINE --wire-timeout 18 \
 	--metrics 127.0.0.1:9477 --ecn-mark $ECN --feedback 127.0.0.1:4792 2>/tmp/qpaced.log &
 qp=\$!
 sleep 2
@@ -85,6 +90,11 @@ tc qdisc show dev eth0
 echo "QPACE-TEST: end qdisc"
 (sleep $((DUR / 2 + 2)); echo "QPACE-TEST: begin list"; qpacectl list -j; echo
  echo "QPACE-TEST: end list") &
+if [ $SET = 1 ]; then   # the first QP found on the wire is 0xf00000
+	(i=0; until qpacectl set 0xf00000 rate $RATE >/tmp/set 2>&1; do
+		i=\$((i + 1)); [ \$i -ge 500 ] && break; sleep 0.02; done
+	 echo "QPACE-TEST: begin set"; echo "tries \$i"; cat /tmp/set; echo "QPACE-TEST: end set") &
+fi
 bw paced
 rc=\$?
 echo "QPACE-TEST: begin metrics"
@@ -130,7 +140,9 @@ want=$(awk -v r="$RATE_BPS" -v f=$FRAME 'BEGIN { printf "%.6f", r * 65536 / (64 
 vm_section g2 qdisc
 vm_section g2 list
 vm_section g2 log
-echo "RESULT enforce: alone ${alone} Gb/s, paced ${paced} Gb/s at --wire-rate $RATE" \
+how="--wire-rate $RATE"
+[ "$SET" = 1 ] && how="qpacectl set $RATE (line 1G)"
+echo "RESULT enforce: alone ${alone} Gb/s, paced ${paced} Gb/s at $how" \
 	"(goodput wanted ${want} Gb/s)" | tee "$VM_RUN/result"
 fails=""
 [ -n "$alone" ] && [ -n "$paced" ] || fails="$fails; ib_write_bw printed no figures"
@@ -160,6 +172,8 @@ echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
 vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
 vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
 vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
+[ "$SET" != 1 ] || { vm_section g2 set; vm_section g2 list | grep -q '"override":true'; } ||
+	fails="$fails; QPACE_VM_SET=1: the QP shows no override"
 [ "${QPACE_VM_GIDX:-}" != 0 ] || vm_section g2 list | grep -q '"peer":"fe80:' ||
 	fails="$fails; GID 0: the QP's peer is not an IPv6 link-local address"
 vm_section g2 metrics
