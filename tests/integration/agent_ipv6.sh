@@ -7,8 +7,9 @@
 #        at --wire-start 30M (frames paced at it before qpaced knew the flow); set to 20M,
 #        the program schedules it at 20M (read from the pinned qp_state, as
 #        agent_tc_safe.sh: no sch_fq on the CI host); 5M is raised to the floor; after a
-#        kill -9 a restarted qpaced takes it over (same QPN, 20M held); its frames and
-#        bytes counted exactly; on exit nothing is left
+#        kill -9 it stays at 20M for the hold (1 s), then falls to the safe rate (5M); a
+#        restarted qpaced takes it over (same QPN, 20M again); its frames and bytes
+#        counted exactly; on exit nothing is left
 #   ecn  DCQCN without qpace-switch: B's Not-ECT frames to A get no CNP and make B's flow
 #        a dcqcn QP; CE-marked ones (traffic class 3) get B a CNP each from A, IPv6,
 #        captured on B's device and checked byte by byte (UDP checksum, BECN, P-key,
@@ -40,8 +41,8 @@ start_tc() {
 	rm -f "$SOCK"
 	ip netns exec "$NSA" "$BIN/qpaced" --socket "$SOCK" --rate-table "$TABLE" \
 		--feedback "127.0.0.1:$FBPORT" --metrics "127.0.0.1:$MPORT" --cc hpcc --enforce tc \
-		--dev q6a --bpf-pin "$PIN" --wire-timeout 14 --wire-rate 1G --wire-hold 5s \
-		--wire-start 30M "$@" 2>>"$TMP/qpaced.log" &
+		--dev q6a --bpf-pin "$PIN" --wire-timeout 14 --wire-rate 1G --wire-hold 1s \
+		--wire-safe-rate 12M --wire-start 30M "$@" 2>>"$TMP/qpaced.log" &
 	AGENT=$!
 	PIDS="$PIDS $AGENT"
 	wait_agent
@@ -52,8 +53,8 @@ sched_rate() { tc_sched_rate "$PIN/q6a" "$@"; }   # QPN SECONDS
 
 # ---- tc: discovery, pacing, takeover ----
 start_tc
-# 1094-byte frames 200 us apart (~44 Mb/s) for ~4 s: backlogged at 20M
-ip netns exec "$NSA" $PY send "$B6%q6a" 0x141 20000 200 0 1000 >"$TMP/send1" &
+# 1094-byte frames 200 us apart (~44 Mb/s) for ~5 s: backlogged at 20M
+ip netns exec "$NSA" $PY send "$B6%q6a" 0x141 25000 200 0 1000 >"$TMP/send1" &
 SP=$!
 PIDS="$PIDS $SP"
 i=0
@@ -88,6 +89,12 @@ ctl set "$qpn" rate 20M >/dev/null || fail "qpacectl set $qpn rate 20M"
 ok "set to 20M: the program schedules the IPv6 flow at $r b/s; 5M is raised to the 11.0M floor"
 
 stop_agent -KILL
+r=$(sched_rate 321 0.3)
+within "$r" 20000000 5 || fail "kill -9: within the hold scheduled at $r b/s, want 20M"
+sleep 0.8
+r2=$(sched_rate 321 0.4)
+within "$r2" 12000000 5 || fail "kill -9: after the hold scheduled at $r2 b/s, want the safe 12M"
+ok "kill -9: the IPv6 flow stays at 20M for the 1 s hold ($r b/s), then at the safe rate ($r2 b/s)"
 start_tc
 grep -q "took over the maps pinned in $PIN/q6a.* 1 QPs from the wire again" "$TMP/qpaced.log" ||
 	fail "the restarted qpaced did not take the IPv6 flow over: $(cat "$TMP/qpaced.log")"
@@ -97,7 +104,7 @@ q=$(qp_of 0x000141)
 sleep 0.2
 r=$(sched_rate 321 0.4)
 within "$r" 20000000 5 || fail "taken over: scheduled at $r b/s, want 20M"
-ok "kill -9, restart: QP $qpn taken over with its IPv6 addresses, 20M held ($r b/s)"
+ok "restart: QP $qpn taken over with its IPv6 addresses, back at 20M ($r b/s)"
 
 wait $SP
 set -- $(cat "$TMP/send1")
