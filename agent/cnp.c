@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/bytes.h"
 #include "qpace/errmsg.h"
 #include "qpace/frame.h"
 
@@ -36,12 +37,27 @@ static bool v4(const uint8_t a[16], uint32_t *ip)
 	return true;
 }
 
+/* Neither :: nor IPv4-mapped. */
+static bool v6(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+	uint32_t ip;
+
+	return memcmp(a, zero, 16) && !v4(a, &ip);
+}
+
 struct cnp_action cnp_translate(const struct qp_tci_report *r, const struct cnp_peers *p)
 {
-	struct cnp_action a = { .what = CNP_DO_IPV6 };
+	struct cnp_action a = { .what = CNP_DO_BAD_ADDR, .ipv6 = r->ipv6 != 0 };
 
-	if (!v4(r->saddr, &a.peer_ip) || !v4(r->daddr, &a.local_ip))
+	if (a.ipv6) {
+		if (!v6(r->saddr) || !v6(r->daddr))
+			return a;
+		memcpy(a.peer_ip6, r->saddr, 16);
+		memcpy(a.local_ip6, r->daddr, 16);
+	} else if (!v4(r->saddr, &a.peer_ip) || !v4(r->daddr, &a.local_ip)) {
 		return a;
+	}
 	if (cnp_peer_qpn(p, r->dqpn, &a.peer_qpn)) {
 		a.what = CNP_DO_UNMAPPED;
 		return a;
@@ -68,6 +84,33 @@ int cnp_payload(uint8_t *buf, size_t cap, uint32_t src_ip, uint16_t sport, uint3
 	if (cap < CNP_UDP_PAYLOAD)
 		return -EMSGSIZE;
 	memcpy(buf, frame + off, CNP_UDP_PAYLOAD);
+	return CNP_UDP_PAYLOAD;
+}
+
+int cnp_payload6(uint8_t *buf, size_t cap, const uint8_t src[16], uint16_t sport,
+		 const uint8_t dst[16], uint32_t dest_qpn)
+{
+	enum { UDP_LEN = FRAME_UDP_HLEN + CNP_UDP_PAYLOAD };
+	uint8_t pkt[FRAME_IPV6_HLEN + UDP_LEN] = { 0x60 }, *udp = pkt + FRAME_IPV6_HLEN;
+	struct frame_bth bth = { .opcode = FRAME_OP_CNP, .becn = true, .pkey = 0xffff,
+				 .dest_qp = dest_qpn & 0xffffffu };
+	uint32_t icrc;
+
+	if (cap < CNP_UDP_PAYLOAD)
+		return -EMSGSIZE;
+	qp_put16(pkt + 4, UDP_LEN);             /* payload length */
+	pkt[6] = FRAME_IPPROTO_UDP;             /* hop limit: masked, left 0 */
+	memcpy(pkt + 8, src, 16);
+	memcpy(pkt + 24, dst, 16);
+	qp_put16(udp, sport);
+	qp_put16(udp + 2, FRAME_ROCEV2_PORT);
+	qp_put16(udp + 4, UDP_LEN);             /* checksum: masked, the kernel's */
+	if (frame_bth_encode(udp + FRAME_UDP_HLEN, FRAME_BTH_LEN, &bth) < 0)
+		return -EINVAL;
+	icrc = frame_icrc_ipv6(pkt, sizeof(pkt));
+	for (int i = 0; i < 4; i++)             /* little-endian, as frame.c stores it */
+		pkt[sizeof(pkt) - 4 + i] = (uint8_t)(icrc >> (8 * i));
+	memcpy(buf, udp + FRAME_UDP_HLEN, CNP_UDP_PAYLOAD);
 	return CNP_UDP_PAYLOAD;
 }
 

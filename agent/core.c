@@ -377,8 +377,8 @@ static const struct reg_field {
 			sizeof(((struct agent_qp_reg *)0)->f), (lo), (hi) }
 	RF(qpn, 0, QP_RATE_QPN_MAX),
 	RF(peer_qpn, 0, QP_RATE_QPN_MAX),
-	RF(local_ip, 1, UINT32_MAX),
-	RF(peer_ip, 1, UINT32_MAX),
+	RF(local_ip, 0, UINT32_MAX),   /* not 0 but for IPv6: agent_flow_check */
+	RF(peer_ip, 0, UINT32_MAX),
 	RF(flags, 0, AGENT_QP_FLAGS_ALL),
 	RF(mtu_bytes, AGENT_MIN_MTU, AGENT_MAX_MTU),
 	RF(link_bps, AGENT_MIN_LINK_BPS, AGENT_MAX_LINK_BPS),
@@ -408,6 +408,8 @@ static uint64_t field_value(const void *base, size_t offset, size_t size)
 
 static int reg_check(struct agent *a, const struct agent_qp_reg *r, char *err, size_t errlen)
 {
+	char why[160];
+
 	for (size_t i = 0; i < sizeof(reg_fields) / sizeof(reg_fields[0]); i++) {
 		const struct reg_field *f = &reg_fields[i];
 		uint64_t v = field_value(r, f->offset, f->size);
@@ -427,21 +429,28 @@ static int reg_check(struct agent *a, const struct agent_qp_reg *r, char *err, s
 		agent_note(a, AGENT_C_REG_BAD, "%s", err);
 		return -EINVAL;
 	}
+	if (agent_flow_check(r, why, sizeof(why))) {
+		qp_errmsg(-EINVAL, err, errlen, "register qp 0x%06x: %s", r->qpn, why);
+		agent_note(a, AGENT_C_REG_BAD, "%s", err);
+		return -EINVAL;
+	}
 	return 0;
 }
 
 static int reg_unique(struct agent *a, const struct agent_qp_reg *r, char *err, size_t errlen)
 {
 	uint32_t idx = agent_map_find_qpn(a, r->qpn);
-	char ips[QP_IPV4_STRLEN];
+	char ips[QP_IPV6_STRLEN];
 
 	if (idx == AGENT_NO_IDX)
-		idx = agent_map_find_flow(a, r->local_ip, r->peer_ip, r->peer_qpn);
+		idx = r->flags & AGENT_QP_IPV6
+			      ? agent_map_find_flow6(a, r->local_ip6, r->peer_ip6, r->peer_qpn)
+			      : agent_map_find_flow(a, r->local_ip, r->peer_ip, r->peer_qpn);
 	if (idx != AGENT_NO_IDX) {
 		qp_errmsg(-EEXIST, err, errlen,
 			  "register qp 0x%06x: qp 0x%06x (pid %u) already has qpn or flow to %s "
 			  "qp 0x%06x", r->qpn, a->qps[idx].reg.qpn, a->qps[idx].pid,
-			  qp_ipv4_fmt(r->peer_ip, ips, sizeof(ips)), r->peer_qpn);
+			  agent_qp_addr_fmt(r, true, ips, sizeof(ips)), r->peer_qpn);
 		agent_note(a, AGENT_C_REG_DUP, "%s", err);
 		return -EEXIST;
 	}
@@ -641,17 +650,6 @@ int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w)
 	if (idx == AGENT_NO_IDX)
 		return -ENOENT;
 	a->qps[idx].wire = *w;
-	return 0;
-}
-
-int agent_qp_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
-		       uint32_t peer_qpn, uint32_t *qpn)
-{
-	uint32_t idx = agent_map_find_flow(a, local_ip, peer_ip, peer_qpn);
-
-	if (idx == AGENT_NO_IDX)
-		return -ENOENT;
-	*qpn = a->qps[idx].reg.qpn;
 	return 0;
 }
 

@@ -3,13 +3,19 @@
  * Both indexes are open-addressing tables with linear probing and backward-shift deletion,
  * sized at create to a power of two of at least twice max_qps, so a lookup on the feedback
  * path is a hash and a short probe with no allocation. An entry holds a QP index + 1; keys
- * are read from the QP itself. The heap orders QPs with a pending deadline (controller
- * timer or credit expiry) by time; each QP knows its position, so an update is O(log n).
+ * are read from the QP itself. A flow is IPv4 (its 32-bit addresses, the IPv6 ones 0) or
+ * IPv6 (AGENT_QP_IPV6: the 16-byte addresses, the 32-bit ones 0): one table, one key,
+ * and the family is part of it, so an IPv6 flow never matches an IPv4 lookup (feedback's)
+ * even where its addresses end in the IPv4 one's bytes. The heap orders QPs with a
+ * pending deadline (controller timer or credit expiry) by time; each QP knows its
+ * position, so an update is O(log n).
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core_priv.h"
+#include "qpace/errmsg.h"
 
 static uint64_t mix64(uint64_t x)
 {
@@ -26,18 +32,57 @@ static uint64_t hash_qpn(uint32_t qpn)
 	return mix64(qpn);
 }
 
-static uint64_t hash_flow(uint32_t local_ip, uint32_t peer_ip, uint32_t peer_qpn)
+/* The flow's identity: what by_flow compares. */
+struct flow_key {
+	bool ipv6;
+	uint32_t local_ip, peer_ip, peer_qpn;
+	const uint8_t *local6, *peer6;   /* ipv6 only */
+};
+
+static uint64_t hash_flow(const struct flow_key *k)
 {
-	return mix64(((uint64_t)local_ip << 32 | peer_ip) ^ mix64(peer_qpn ^ 0x9e3779b9u));
+	uint64_t h = mix64(((uint64_t)k->local_ip << 32 | k->peer_ip) ^
+			   mix64(k->peer_qpn ^ 0x9e3779b9u));
+
+	if (k->ipv6) {
+		for (int i = 0; i < 16; i += 8) {
+			uint64_t l, p;
+
+			memcpy(&l, k->local6 + i, 8);
+			memcpy(&p, k->peer6 + i, 8);
+			h = mix64(h ^ l) ^ mix64(p + 0x9e3779b97f4a7c15ULL);
+		}
+		h = mix64(h ^ 6);
+	}
+	return h;
+}
+
+static struct flow_key key_of(const struct agent_qp_reg *r)
+{
+	return (struct flow_key){ .ipv6 = (r->flags & AGENT_QP_IPV6) != 0,
+				  .local_ip = r->local_ip, .peer_ip = r->peer_ip,
+				  .peer_qpn = r->peer_qpn, .local6 = r->local_ip6,
+				  .peer6 = r->peer_ip6 };
+}
+
+static bool key_eq(const struct flow_key *k, const struct agent_qp_reg *r)
+{
+	if (r->peer_qpn != k->peer_qpn || ((r->flags & AGENT_QP_IPV6) != 0) != k->ipv6)
+		return false;
+	if (k->ipv6)
+		return !memcmp(r->local_ip6, k->local6, 16) && !memcmp(r->peer_ip6, k->peer6, 16);
+	return r->local_ip == k->local_ip && r->peer_ip == k->peer_ip;
 }
 
 static uint64_t hash_of(const struct agent *a, const struct agent_map *m, uint32_t idx)
 {
 	const struct agent_qp_reg *r = &a->qps[idx].reg;
+	struct flow_key k;
 
 	if (m == &a->by_qpn)
 		return hash_qpn(r->qpn);
-	return hash_flow(r->local_ip, r->peer_ip, r->peer_qpn);
+	k = key_of(r);
+	return hash_flow(&k);
 }
 
 int agent_map_init(struct agent_map *m, uint32_t max_entries)
@@ -71,22 +116,98 @@ uint32_t agent_map_find_qpn(const struct agent *a, uint32_t qpn)
 	}
 }
 
-uint32_t agent_map_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
-			     uint32_t peer_qpn)
+static uint32_t find_flow(const struct agent *a, const struct flow_key *k)
 {
 	const struct agent_map *m = &a->by_flow;
-	uint32_t i = (uint32_t)hash_flow(local_ip, peer_ip, peer_qpn) & m->mask;
 
-	for (;; i = (i + 1) & m->mask) {
+	for (uint32_t i = (uint32_t)hash_flow(k) & m->mask;; i = (i + 1) & m->mask) {
 		uint32_t e = m->slots[i];
-		const struct agent_qp_reg *r;
 
 		if (!e)
 			return AGENT_NO_IDX;
-		r = &a->qps[e - 1].reg;
-		if (r->local_ip == local_ip && r->peer_ip == peer_ip && r->peer_qpn == peer_qpn)
+		if (key_eq(k, &a->qps[e - 1].reg))
 			return e - 1;
 	}
+}
+
+uint32_t agent_map_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
+			     uint32_t peer_qpn)
+{
+	struct flow_key k = { .local_ip = local_ip, .peer_ip = peer_ip, .peer_qpn = peer_qpn };
+
+	return find_flow(a, &k);
+}
+
+uint32_t agent_map_find_flow6(const struct agent *a, const uint8_t local[16],
+			      const uint8_t peer[16], uint32_t peer_qpn)
+{
+	struct flow_key k = { .ipv6 = true, .peer_qpn = peer_qpn, .local6 = local,
+			      .peer6 = peer };
+
+	return find_flow(a, &k);
+}
+
+int agent_qp_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
+		       uint32_t peer_qpn, uint32_t *qpn)
+{
+	uint32_t idx = agent_map_find_flow(a, local_ip, peer_ip, peer_qpn);
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	*qpn = a->qps[idx].reg.qpn;
+	return 0;
+}
+
+int agent_qp_find_flow6(const struct agent *a, const uint8_t local[16], const uint8_t peer[16],
+			uint32_t peer_qpn, uint32_t *qpn)
+{
+	uint32_t idx = agent_map_find_flow6(a, local, peer, peer_qpn);
+
+	if (idx == AGENT_NO_IDX)
+		return -ENOENT;
+	*qpn = a->qps[idx].reg.qpn;
+	return 0;
+}
+
+static bool addr6_zero(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, 16);
+}
+
+static bool addr6_v4_mapped(const uint8_t a[16])
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a, mapped, sizeof(mapped));
+}
+
+int agent_flow_check(const struct agent_qp_reg *r, char *why, size_t len)
+{
+	if (!(r->flags & AGENT_QP_IPV6)) {
+		if (!r->local_ip || !r->peer_ip)
+			return qp_errmsg(-EINVAL, why, len, "%s=0: an IPv4 flow's addresses are "
+					 "not 0", r->local_ip ? "peer_ip" : "local_ip");
+		if (!addr6_zero(r->local_ip6) || !addr6_zero(r->peer_ip6))
+			return qp_errmsg(-EINVAL, why, len, "IPv6 addresses without the ipv6 flag");
+		return 0;
+	}
+	if (r->local_ip || r->peer_ip)
+		return qp_errmsg(-EINVAL, why, len, "an IPv6 flow with IPv4 addresses");
+	for (int i = 0; i < 2; i++) {
+		const uint8_t *a = i ? r->peer_ip6 : r->local_ip6;
+
+		if (addr6_zero(a) || addr6_v4_mapped(a))
+			return qp_errmsg(-EINVAL, why, len, "%s %s: an IPv6 flow's addresses are "
+					 "neither :: nor IPv4-mapped (::ffff:0:0/96, an IPv4 flow)",
+					 i ? "peer_ip6" : "local_ip6", addr6_zero(a) ? "::" :
+					 "IPv4-mapped");
+	}
+	if (r->flags & AGENT_QP_RECEIVER)
+		return qp_errmsg(-EINVAL, why, len, "an IPv6 receiver: credits go between "
+				 "agents over IPv4");
+	return 0;
 }
 
 void agent_map_add(struct agent *a, struct agent_map *m, uint32_t idx)

@@ -101,7 +101,8 @@ struct agent {
 	uint32_t *free_idx;          /* stack of unused QP indices */
 	uint32_t nfree;
 	struct agent_map by_qpn;     /* local QPN */
-	struct agent_map by_flow;    /* (local IP, peer IP, peer QPN): our data's flow key */
+	struct agent_map by_flow;    /* (local IP, peer IP, peer QPN): our data's flow key; an
+				      * IPv6 QP's by its 16-byte addresses */
 	uint32_t *heap;              /* QP indices ordered by deadline_ns */
 	uint32_t heap_len;
 	struct agent_link links[AGENT_MAX_LINKS];
@@ -117,8 +118,15 @@ struct agent {
 int agent_map_init(struct agent_map *m, uint32_t max_entries);
 void agent_map_fini(struct agent_map *m);
 uint32_t agent_map_find_qpn(const struct agent *a, uint32_t qpn);
+/* IPv4 (local IP, peer IP, peer QPN): never an AGENT_QP_IPV6 QP */
 uint32_t agent_map_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
 			     uint32_t peer_qpn);
+/* IPv6 (local address, peer address, peer QPN): only an AGENT_QP_IPV6 QP */
+uint32_t agent_map_find_flow6(const struct agent *a, const uint8_t local[16],
+			      const uint8_t peer[16], uint32_t peer_qpn);
+/* The flow's addresses are those of its family (AGENT_QP_IPV6 or not: qpace/ctl.h): 0, or
+ * -EINVAL with why in @why. */
+int agent_flow_check(const struct agent_qp_reg *r, char *why, size_t len);
 void agent_map_add(struct agent *a, struct agent_map *m, uint32_t idx);
 void agent_map_del(struct agent *a, struct agent_map *m, uint32_t idx);
 /* Put QP @idx at its deadline_ns (removing it when QP_TIME_NEVER). */

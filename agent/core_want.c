@@ -10,9 +10,10 @@
 #include "qpace/cc.h"
 #include "core_priv.h"
 
+/* An IPv6 flow asks for none: qpace-switch's telemetry and this message are IPv4's. */
 static bool wants_int(const struct agent_qp *q)
 {
-	return q->cc && (cc_needs(q->cc->ops) & CC_NEED_INT);
+	return q->cc && (cc_needs(q->cc->ops) & CC_NEED_INT) && !(q->reg.flags & AGENT_QP_IPV6);
 }
 
 static void send_want(struct agent *a, struct agent_qp *q, uint32_t every, qp_time_ns now)

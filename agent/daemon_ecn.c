@@ -11,10 +11,14 @@
  *
  * L's peer QPN: the rdma netlink QP dump (asked again on a miss, at most once a second),
  * else --cnp-peer. Every step is counted (qpace_ecn_total{event} on /metrics), and what
- * could not be mapped too. With --credits ia and --enforce tc the same program also counts
- * the data arriving per receiving flow, for daemon_ia.c (without --cnp it then reports no
- * CE or CNP: conf.no_reports). */
+ * could not be mapped too. IPv4 or IPv6, as the frame was: an IPv6 CNP goes through a UDP
+ * socket of its own (its port in the ICRC), from the address the CE frame came to on the
+ * device (a link-local one is scoped to it), to the sender's flow known by its 16-byte
+ * addresses (agent_qp_find_flow6). With --credits ia and --enforce tc the same program
+ * also counts the data arriving per receiving flow, for daemon_ia.c (without --cnp it
+ * then reports no CE or CNP: conf.no_reports). */
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +44,8 @@ enum ecn_counter {
 	ECN_C_CNP_UNMAPPED,     /* ... whose local QP has no known peer QPN */
 	ECN_C_CNP_NO_FLOW,      /* mapped, but the agent has no such flow */
 	ECN_C_CNP_EVENTS,       /* CC_EV_CNP given to a QP */
-	ECN_C_IPV6,             /* reports of IPv6 frames: the agent's flows are IPv4 */
+	ECN_C_IPV6,             /* of the CE and CNP reports: IPv6 frames */
+	ECN_C_BAD_ADDR,         /* reports whose addresses are not of their family */
 	ECN_C_COUNT
 };
 
@@ -53,13 +58,15 @@ static const char *const ecn_names[ECN_C_COUNT] = {
 	[ECN_C_CNP_UNMAPPED] = "cnp_unmapped",
 	[ECN_C_CNP_NO_FLOW] = "cnp_no_flow",
 	[ECN_C_CNP_EVENTS] = "cnp_events",
-	[ECN_C_IPV6] = "ipv6_skipped",
+	[ECN_C_IPV6] = "ipv6_reports",
+	[ECN_C_BAD_ADDR] = "bad_address",
 };
 
 struct qpaced_ecn {
 	struct qp_tci *prog;
-	int fd;
-	uint16_t sport;
+	int fd, fd6;                 /* the CNP sockets, IPv4 and IPv6 (-1: none) */
+	uint16_t sport, sport6;
+	unsigned ifindex;            /* of the device: an IPv6 CNP's scope and interface */
 	ev_io reports_io;
 	struct rdma_nl_qp *dump;
 	size_t ndump;
@@ -121,6 +128,32 @@ static int send_cnp(struct qpaced_ecn *e, uint32_t src_ip, uint32_t dst_ip, uint
 	return sendmsg(e->fd, &m, 0) == (ssize_t)sizeof(pl) ? 0 : -errno;
 }
 
+static int send_cnp6(struct qpaced_ecn *e, const uint8_t src[16], const uint8_t dst[16],
+		     uint32_t qpn)
+{
+	uint8_t pl[CNP_UDP_PAYLOAD];
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_port = htons(FRAME_ROCEV2_PORT),
+				   .sin6_scope_id = e->ifindex };
+	char cbuf[CMSG_SPACE(sizeof(struct in6_pktinfo))] = { 0 };
+	struct iovec iov = { pl, sizeof(pl) };
+	struct msghdr m = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	struct in6_pktinfo pi = { .ipi6_ifindex = e->ifindex };
+
+	if (e->fd6 < 0)
+		return -EAFNOSUPPORT;
+	memcpy(&to.sin6_addr, dst, 16);
+	memcpy(&pi.ipi6_addr, src, 16);
+	if (cnp_payload6(pl, sizeof(pl), src, e->sport6, dst, qpn) < 0)
+		return -EINVAL;
+	c->cmsg_level = IPPROTO_IPV6;
+	c->cmsg_type = IPV6_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	return sendmsg(e->fd6, &m, 0) == (ssize_t)sizeof(pl) ? 0 : -errno;
+}
+
 static void on_report(void *ctx, const struct qp_tci_report *r)
 {
 	struct qpaced *d = ctx;
@@ -130,22 +163,33 @@ static void on_report(void *ctx, const struct qp_tci_report *r)
 	struct cc_event ev = { .type = CC_EV_CNP };
 	bool ce = r->kind == QP_TCI_K_CE;
 	uint32_t qpn;
+	int rc;
 
-	if (a.what != CNP_DO_IPV6)
-		e->c[ce ? ECN_C_CE : ECN_C_CNP_RX]++;
+	if (a.what == CNP_DO_BAD_ADDR) {
+		e->c[ECN_C_BAD_ADDR]++;
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc ingress: a %s report with %s "
+			   "addresses (QPN 0x%06x): dropped", ce ? "CE" : "CNP",
+			   a.ipv6 ? "IPv6 but unspecified or IPv4-mapped" : "IPv4 but not "
+			   "IPv4-mapped", r->dqpn & 0xffffffu);
+		return;
+	}
+	e->c[ce ? ECN_C_CE : ECN_C_CNP_RX]++;
+	e->c[ECN_C_IPV6] += a.ipv6;
 	switch (a.what) {
-	case CNP_DO_IPV6:
-		e->c[ECN_C_IPV6]++;
+	case CNP_DO_BAD_ADDR:
 		break;
 	case CNP_DO_UNMAPPED:
 		e->c[ce ? ECN_C_CE_UNMAPPED : ECN_C_CNP_UNMAPPED]++;
 		break;
 	case CNP_DO_SEND:
-		e->c[send_cnp(e, a.local_ip, a.peer_ip, a.peer_qpn) ? ECN_C_CNP_SEND_ERR
-								     : ECN_C_CNP_SENT]++;
+		rc = a.ipv6 ? send_cnp6(e, a.local_ip6, a.peer_ip6, a.peer_qpn)
+			    : send_cnp(e, a.local_ip, a.peer_ip, a.peer_qpn);
+		e->c[rc ? ECN_C_CNP_SEND_ERR : ECN_C_CNP_SENT]++;
 		break;
 	case CNP_DO_EVENT:
-		if (agent_qp_find_flow(d->agent, a.local_ip, a.peer_ip, a.peer_qpn, &qpn))
+		if (a.ipv6 ? agent_qp_find_flow6(d->agent, a.local_ip6, a.peer_ip6, a.peer_qpn,
+						 &qpn)
+			   : agent_qp_find_flow(d->agent, a.local_ip, a.peer_ip, a.peer_qpn, &qpn))
 			e->c[ECN_C_CNP_NO_FLOW]++;
 		else if (agent_qp_event(d->agent, qpn, &ev, now) == 0)
 			e->c[ECN_C_CNP_EVENTS]++;
@@ -181,6 +225,29 @@ static int udp_open(struct qpaced_ecn *e, char *err, size_t errlen)
 	return 0;
 }
 
+/* The IPv6 CNP socket; without one (a kernel without IPv6) IPv6 CE reports count as send
+ * errors, and IPv4 works as before. */
+static void udp6_open(struct qpaced_ecn *e, const char *dev)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	socklen_t alen = sizeof(a);
+	int on = 1;
+
+	e->ifindex = if_nametoindex(dev);
+	e->fd6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (e->fd6 >= 0 && !setsockopt(e->fd6, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) &&
+	    !bind(e->fd6, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(e->fd6, (struct sockaddr *)&a, &alen)) {
+		e->sport6 = ntohs(a.sin6_port);
+		return;
+	}
+	qpaced_log(AGENT_LOG_WARN, "tc ingress: no IPv6 CNP socket (%s): CE on IPv6 RoCEv2 "
+		   "gets no CNP", strerror(errno));
+	if (e->fd6 >= 0)
+		close(e->fd6);
+	e->fd6 = -1;
+}
+
 int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 {
 	struct qpaced_ecn *e;
@@ -205,7 +272,7 @@ int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 		return 0;
 	if (!(e = calloc(1, sizeof(*e))))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
-	e->fd = -1;
+	e->fd = e->fd6 = -1;
 	d->ecn = e;
 	if ((rc = qp_tci_open(&e->prog, msg, sizeof(msg))))
 		return qp_errmsg(rc, err, errlen, "--cnp on%s: %s", ia ? " or --credits ia" : "",
@@ -222,14 +289,15 @@ int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 		return 0;
 	if ((rc = udp_open(e, err, errlen)))
 		return rc;
+	udp6_open(e, qpaced_tc_dev(d));
 	dump_load(d, e, qp_now_ns());
 	ev_io_init(&e->reports_io, on_reports, qp_tci_reports_fd(e->prog), EV_READ);
 	e->reports_io.data = d;
 	ev_io_start(d->loop, &e->reports_io);
 	qpaced_log(AGENT_LOG_INFO, "tc ingress on %s: CE-marked RoCEv2 data gets its sender a "
-		   "CNP (from UDP port %u, one per QP per 50 us), arriving CNPs go to their "
-		   "flow's cc; peer QPNs: %zu QPs from rdma netlink, %u --cnp-peer pairs",
-		   qpaced_tc_dev(d), e->sport, e->ndump, d->cfg.n_cnp_pairs);
+		   "CNP (from UDP port %u, IPv6 %u, one per QP per 50 us), arriving CNPs go to "
+		   "their flow's cc; peer QPNs: %zu QPs from rdma netlink, %u --cnp-peer pairs",
+		   qpaced_tc_dev(d), e->sport, e->sport6, e->ndump, d->cfg.n_cnp_pairs);
 	return 0;
 }
 
@@ -245,6 +313,8 @@ void qpaced_ecn_close(struct qpaced *d)
 	qp_tci_close(e->prog);     /* before the egress loader, which may remove clsact */
 	if (e->fd >= 0)
 		close(e->fd);
+	if (e->fd6 >= 0)
+		close(e->fd6);
 	free(e->dump);
 	free(e);
 	d->ecn = NULL;

@@ -76,7 +76,8 @@ static bool ia_register(struct qpaced *d, struct ia_flow *w, const struct qp_tci
 	    !qp_tc_addr_ipv4(f->daddr, &reg.local_ip)) {
 		d->ia->skipped++;
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc ingress: an IPv6 RoCE flow to QPN "
-			   "0x%06x gets no credits: the agent's flows are IPv4", w->key.dqpn);
+			   "0x%06x gets no credits: IA credits go between agents over IPv4 "
+			   "(the flow is still measured and paced as any)", w->key.dqpn);
 		return false;
 	}
 	if (agent_register(d->agent, &reg, QPACED_IA_OWNER, 0, now, err, sizeof(err))) {

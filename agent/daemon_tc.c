@@ -1,7 +1,8 @@
 /* qpaced --enforce observe|tc: the tc egress program on --dev (agent/bpf/tc_egress.h), the
  * QPs it finds on the wire, their rates into its map, its counters into the QP views.
  *
- *   report   a RoCEv2 flow the program has no rate for (ring buffer): registered with the
+ *   report   a RoCEv2 flow the program has no rate for (ring buffer), IPv4 or IPv6
+ *            (wire_addr.h): registered with the
  *            core like any QP (the configured algorithm, --wire-rtt/-mtu/-rate), under the
  *            owner QPACED_WIRE_OWNER and a QPN from QPACED_WIRE_QPN_BASE up (the wire
  *            shows only the peer's QPN), so feedback about the flow drives it
@@ -39,6 +40,7 @@
 #include "daemon_priv.h"
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "wire_addr.h"
 #include "wire_credit.h"
 #include "wire_rate.h"
 
@@ -312,17 +314,15 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 				    .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
 				    .link_bps = t->line_bps, .base_rtt_ns = d->cfg.wire_rtt_ns };
 	qp_time_ns now = qp_now_ns();
-	char err[CTL_TEXT_MAX], a[QP_IPV4_STRLEN], b[QP_IPV4_STRLEN];
+	char err[CTL_TEXT_MAX], a[QP_IPV6_STRLEN], b[QP_IPV6_STRLEN];
 	uint32_t qpn;
 
-	if (!qp_tc_addr_ipv4(r->key.daddr, &reg.peer_ip) ||
-	    !qp_tc_addr_ipv4(r->saddr, &reg.local_ip)) {
-		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: an IPv6 RoCE flow (QPN "
-			   "0x%06x) is counted but not controlled: the agent's flows are IPv4",
-			   r->key.dqpn);
+	if (!wire_flow_addrs(&reg, r->ipv6, r->saddr, r->key.daddr)) {
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: a report of an IPv4 flow "
+			   "(QPN 0x%06x) with addresses that are not IPv4-mapped", r->key.dqpn);
 		return;
 	}
-	if (agent_qp_find_flow(d->agent, reg.local_ip, reg.peer_ip, reg.peer_qpn, &qpn) == 0) {
+	if (wire_flow_qp(d->agent, &reg, &qpn) == 0) {
 		/* a program registered it: its gate paces it; a count-only entry now, so the
 		 * program stops pacing it at the start rate */
 		if (!flow_find(t, &r->key))
@@ -339,7 +339,7 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 	if (free_qpn(d, &reg.qpn) || agent_register(d->agent, &reg, QPACED_WIRE_OWNER, 0, now,
 						    err, sizeof(err))) {
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flow to %s QPN 0x%06x "
-			   "not made a QP: %s", qp_ipv4_fmt(reg.peer_ip, a, sizeof(a)),
+			   "not made a QP: %s", agent_qp_addr_fmt(&reg, true, a, sizeof(a)),
 			   reg.peer_qpn, err[0] ? err : "no free QPN");
 		return;
 	}
@@ -350,8 +350,8 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 	}
 	agent_count(d->agent, AGENT_C_WIRE_CREATED, 1);
 	qpaced_log(AGENT_LOG_INFO, "tc egress: new QP 0x%06x from the wire: %s -> %s QPN "
-		   "0x%06x (sport %u), cc %s", reg.qpn, qp_ipv4_fmt(reg.local_ip, a, sizeof(a)),
-		   qp_ipv4_fmt(reg.peer_ip, b, sizeof(b)), reg.peer_qpn, reg.sport, d->cfg.cc);
+		   "0x%06x (sport %u), cc %s", reg.qpn, agent_qp_addr_fmt(&reg, false, a, sizeof(a)),
+		   agent_qp_addr_fmt(&reg, true, b, sizeof(b)), reg.peer_qpn, reg.sport, d->cfg.cc);
 }
 
 static void on_reports(struct ev_loop *loop, ev_io *w, int revents)
@@ -431,11 +431,12 @@ static void sample_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_
 	struct sample_ctx *c = ctx;
 	struct qpaced_tc *t = c->d->tc;
 	struct wire_flow *w = flow_find(t, k);
-	uint32_t local, peer, qpn;
+	struct agent_qp_reg reg = { .peer_qpn = k->dqpn };
+	uint32_t qpn;
 
 	if (!w) {
-		if (!qp_tc_addr_ipv4(s->saddr, &local) || !qp_tc_addr_ipv4(k->daddr, &peer) ||
-		    agent_qp_find_flow(c->d->agent, local, peer, k->dqpn, &qpn))
+		if (!wire_flow_addrs(&reg, s->ipv6, s->saddr, k->daddr) ||
+		    wire_flow_qp(c->d->agent, &reg, &qpn))
 			return;          /* no QP sends it (yet): the report makes one */
 		w = flow_add(t, k, qpn, false, true, c->now);
 		if (!w)
@@ -552,7 +553,7 @@ static void take_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_ra
 	char err[CTL_TEXT_MAX];
 
 	if (!(r->flags & QP_TC_F_DISCOVERED) || qp_tc_flow(t->prog, k, &st) ||
-	    !qp_tc_addr_ipv4(k->daddr, &reg.peer_ip) || !qp_tc_addr_ipv4(st.saddr, &reg.local_ip))
+	    !wire_flow_addrs(&reg, st.ipv6, st.saddr, k->daddr))
 		goto forget;
 	reg.sport = st.sport;
 	reg.qpn = r->qpn;

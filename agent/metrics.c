@@ -173,13 +173,13 @@ static void render_qps(const struct agent *a, struct qp_strbuf *b)
 		family_head(b, qp_families[f].name, qp_families[f].type, qp_families[f].help);
 		for (uint32_t i = 0; i < agent_max_qps(a); i++) {
 			struct agent_qp_view v;
-			char peer[16];
+			char peer[QP_IPV6_STRLEN];
 
 			if (agent_qp_view_at(a, i, &v))
 				continue;
 			qp_strbuf_printf(b, "%s{qpn=\"0x%06x\",peer=\"%s\",peer_qpn=\"0x%06x\","
 					 "algo=\"%s\"} ", qp_families[f].name, v.reg.qpn,
-					 qp_ipv4_fmt(v.reg.peer_ip, peer, sizeof(peer)),
+					 agent_qp_addr_fmt(&v.reg, true, peer, sizeof(peer)),
 					 v.reg.peer_qpn, v.reg.algo);
 			value(b, qp_families[f].value(&v));
 		}

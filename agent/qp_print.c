@@ -107,8 +107,9 @@ const char *qp_view_cell(const struct qp_view_field *f, const struct agent_qp_vi
 	case QF_QPN:
 		snprintf(buf, len, "0x%06llx", (unsigned long long)u);
 		break;
-	case QF_IP:
-		qp_ipv4_fmt((uint32_t)u, buf, len);
+	case QF_IP:   /* an IPv6 flow's from its 16-byte address (AGENT_QP_IPV6) */
+		agent_qp_addr_fmt(&v->reg, f->off == offsetof(struct agent_qp_view, reg.peer_ip),
+				  buf, len);
 		break;
 	case QF_STR:
 		snprintf(buf, len, "%s", (const char *)v + f->off);

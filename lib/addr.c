@@ -1,4 +1,4 @@
-/* IPv4 addresses and endpoints as text (rules in qpace/addr.h). */
+/* IPv4 addresses and endpoints as text, and IPv6 addresses (rules in qpace/addr.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +46,13 @@ int qp_ipv4_parse(const char *s, uint32_t *ip)
 const char *qp_ipv4_fmt(uint32_t ip, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+	return buf;
+}
+
+const char *qp_ipv6_fmt(const uint8_t a[16], char *buf, size_t len)
+{
+	if (len && !inet_ntop(AF_INET6, a, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
 	return buf;
 }
 

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/bytes.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
@@ -152,6 +153,29 @@ static void put_str(struct wr *w, const char *s, size_t max)
 	w->p += n;
 }
 
+/* The IPv6 addresses of an AGENT_QP_IPV6 flow: a tail after the fixed fields, read when
+ * the flag is set and the bytes are there (absent: all 0). */
+#define ADDR6_TAIL 32
+
+static void get_addr6(struct rd *r, struct agent_qp_reg *g)
+{
+	if (!(g->flags & AGENT_QP_IPV6) || r->left < ADDR6_TAIL)
+		return;
+	memcpy(g->local_ip6, r->p, 16);
+	memcpy(g->peer_ip6, r->p + 16, 16);
+	r->p += ADDR6_TAIL;
+	r->left -= ADDR6_TAIL;
+}
+
+static void put_addr6(struct wr *w, const struct agent_qp_reg *g)
+{
+	if (!(g->flags & AGENT_QP_IPV6))
+		return;
+	memcpy(w->p, g->local_ip6, 16);
+	memcpy(w->p + 16, g->peer_ip6, 16);
+	w->p += ADDR6_TAIL;
+}
+
 /* ---- bodies ---- */
 
 static void reg_decode(struct ctl_msg *m, struct rd *r)
@@ -169,6 +193,7 @@ static void reg_decode(struct ctl_msg *m, struct rd *r)
 	g->base_rtt_ns = GET64(r, "base_rtt_ns");
 	get_name(r, g->algo, "algo");
 	get_str(r, g->params, sizeof(g->params), params_ok, "params");
+	get_addr6(r, g);
 }
 
 static void reg_encode(struct wr *w, const struct ctl_msg *m)
@@ -186,6 +211,7 @@ static void reg_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, g->base_rtt_ns, 8);
 	put_name(w, g->algo);
 	put_str(w, g->params, AGENT_PARAMS_MAX - 1);
+	put_addr6(w, g);
 }
 
 static void qpn_decode(struct ctl_msg *m, struct rd *r)
@@ -385,6 +411,7 @@ static void qp_decode(struct ctl_msg *m, struct rd *r)
 		if (v->enforce >= AGENT_ENF_COUNT && !r->bad)
 			r->bad = "enforce";
 	}
+	get_addr6(r, &v->reg);   /* and an IPv6 flow's addresses */
 }
 
 static void qp_encode(struct wr *w, const struct ctl_msg *m)
@@ -426,6 +453,7 @@ static void qp_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, v->wire.set_bps, 8);
 	put_n(w, v->enforce, 1);
 	put_n(w, 0, 1);
+	put_addr6(w, &v->reg);
 }
 
 static void agent_decode(struct ctl_msg *m, struct rd *r)
@@ -494,10 +522,17 @@ static const struct ctl_type_ops type_ops[CTL_T_COUNT] = {
 };
 
 /* The largest bodies this build writes fit one message. */
-_Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX + 8 + WIRE_TAIL + ENF_TAIL <=
-	       CTL_MAX_LEN,
+_Static_assert(CTL_HDR_LEN + QP_FIXED + AGENT_PARAMS_MAX + 8 + WIRE_TAIL + ENF_TAIL +
+		       ADDR6_TAIL <= CTL_MAX_LEN,
 	       "QP fits");
 _Static_assert(CTL_HDR_LEN + 24 + 8 * AGENT_C_COUNT + 32 <= CTL_MAX_LEN, "AGENT fits");
+
+const char *agent_qp_addr_fmt(const struct agent_qp_reg *r, bool peer, char *buf, size_t len)
+{
+	if (r->flags & AGENT_QP_IPV6)
+		return qp_ipv6_fmt(peer ? r->peer_ip6 : r->local_ip6, buf, len);
+	return qp_ipv4_fmt(peer ? r->peer_ip : r->local_ip, buf, len);
+}
 
 static const struct ctl_type_ops *ops_of(unsigned type)
 {

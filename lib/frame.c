@@ -506,6 +506,24 @@ bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p)
 	return (p->layers & FRAME_L_ROCE) && frame_icrc(buf, p) == p->icrc;
 }
 
+uint32_t frame_icrc_ipv6(const uint8_t *ip6, size_t len)
+{
+	enum { HDRS = FRAME_IPV6_HLEN + FRAME_UDP_HLEN + FRAME_BTH_LEN };
+	uint8_t hdr[8 + HDRS], *h = hdr + 8;
+
+	if (len < HDRS + FRAME_ICRC_LEN)
+		return 0;
+	memset(hdr, 0xff, 8);
+	memcpy(h, ip6, HDRS);
+	h[0] |= 0x0f;                           /* traffic class, high nibble */
+	h[1] = h[2] = h[3] = 0xff;              /* its low nibble, the flow label */
+	h[7] = 0xff;                            /* hop limit */
+	h[FRAME_IPV6_HLEN + 6] = h[FRAME_IPV6_HLEN + 7] = 0xff;   /* UDP checksum */
+	h[FRAME_IPV6_HLEN + FRAME_UDP_HLEN + 4] = 0xff;          /* FECN, BECN, reserved */
+	return frame_crc32(frame_crc32(0, hdr, sizeof(hdr)), ip6 + HDRS,
+			   len - HDRS - FRAME_ICRC_LEN);
+}
+
 /* ---- builders ---- */
 static void put_l2_l3(uint8_t *buf, const struct frame_addr *src, const struct frame_addr *dst,
 		      const struct frame_ip_opts *o, size_t ip_total)

@@ -109,8 +109,8 @@ enum qp_tc_counter {
 	QP_TC_C_CREDIT_IN,           /* data frame within its flow's credits */
 	QP_TC_C_CREDIT_HELD,         /* data frame beyond them: held to the credit schedule */
 	QP_TC_C_CREDIT_EXPIRED,      /* credits past credit_until_ns: ignored, rate only */
-	QP_TC_C_START,               /* enforce: a frame of an IPv4 flow with no entry yet
-				      * (not an ACK or CNP) paced at conf.start_bps */
+	QP_TC_C_START,               /* enforce: a frame of a flow with no entry yet (not
+				      * an ACK or CNP) paced at conf.start_bps */
 	QP_TC_C_COUNT
 };
 
@@ -122,7 +122,7 @@ struct qp_tc_conf {
 	__u64 horizon_ns;            /* 0 = no horizon count */
 	__u64 report_gap_ns;         /* at least this long between any two reports */
 	__u64 report_retry_ns;       /* report a still-unknown flow again after this */
-	/* enforce: an IPv4 flow with no rate entry (qpaced has not answered its report yet)
+	/* enforce: a flow with no rate entry (qpaced has not answered its report yet)
 	 * is paced at this, but for ACKs and CNPs, which qpaced never makes QPs; 0 = it goes
 	 * unpaced. rxe commits up to 64 frames of a new QP at once, before any rate or
 	 * feedback can be back: at the line rate they would land in the switch together. */

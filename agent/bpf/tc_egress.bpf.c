@@ -23,8 +23,9 @@
  * A RoCEv2 frame of a flow with no rate entry is reported through the ring buffer, at most
  * once per conf.report_retry_ns per flow and once per conf.report_gap_ns in all.
  *
- * In enforce mode an IPv4 flow with no entry yet is paced at conf.start_bps (its ACK and
- * CNP flows are not): the frames rxe commits before qpaced has answered the report.
+ * In enforce mode a flow with no entry yet (IPv4 or IPv6: qpaced makes both QPs) is paced
+ * at conf.start_bps (its ACK and CNP flows are not): the frames rxe commits before qpaced
+ * has answered the report.
  *
  * Safe failure: when qpaced's heartbeat (qp_alive) is older than its hold, the rate is
  * min(rate, safe), and a flow with no entry is paced at the safe rate (tc_abi.h).
@@ -272,7 +273,7 @@ int qp_tc_egress(struct __sk_buff *skb)
 	if (!rt) {
 		count(QP_TC_C_UNKNOWN);
 		report(st, &p, skb->len, now);
-		if (qp_conf.mode == QP_TC_MODE_ENFORCE && qp_conf.start_bps && !p.ipv6 &&
+		if (qp_conf.mode == QP_TC_MODE_ENFORCE && qp_conf.start_bps &&
 		    !qp_tc_ack_only(p.opcode)) {
 			rate = qp_conf.start_bps;
 			count(QP_TC_C_START);

@@ -25,6 +25,11 @@ int qp_ipv4_parse(const char *s, uint32_t *ip);
 /* "a.b.c.d" into @buf (QP_IPV4_STRLEN bytes hold any); returns @buf. */
 const char *qp_ipv4_fmt(uint32_t ip, char *buf, size_t len);
 
+#define QP_IPV6_STRLEN 46        /* INET6_ADDRSTRLEN */
+/* An IPv6 address (16 bytes, network order) in RFC 5952's form ("fe80::1") into @buf
+ * (QP_IPV6_STRLEN bytes hold any; "?" when @len is too short); returns @buf. */
+const char *qp_ipv6_fmt(const uint8_t a[16], char *buf, size_t len);
+
 enum qp_hostport_flags {
 	QP_HOSTPORT_OFF = 1u << 0,   /* "off" is accepted: ip 0, port 0 */
 	QP_HOSTPORT_BARE = 1u << 1,  /* "ADDRESS" alone is accepted: *@port is left as it is */

@@ -249,6 +249,10 @@ int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w);
  * *@qpn, or -ENOENT. */
 int agent_qp_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,
 		       uint32_t peer_qpn, uint32_t *qpn);
+/* The same for an IPv6 flow (AGENT_QP_IPV6; addresses network order, 16 bytes): only an
+ * IPv6 QP matches, never an IPv4 one whose IPv4-mapped address these would be. */
+int agent_qp_find_flow6(const struct agent *a, const uint8_t local[16], const uint8_t peer[16],
+			uint32_t peer_qpn, uint32_t *qpn);
 
 /* Manual overrides (logged). Rate: 0 = back to the algorithm; else AGENT_MIN_LINK_BPS ..
  * the QP's link rate. Algorithm: a new controller replaces the old one ("" = default). */

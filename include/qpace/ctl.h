@@ -13,8 +13,10 @@
  * Bodies (offsets from the body start; "name" = 16 bytes, NUL-padded, [a-z0-9_-]; "params"
  * = a u8 length then that many bytes of printable ASCII without spaces, at most 191):
  *
- *   REGISTER   (57 + params) qpn u32, peer_qpn u32, local_ip u32, peer_ip u32, sport u16,
- *              flags u16, mtu u32, link_bps u64, base_rtt_ns u64, algo name, params
+ *   REGISTER   (57 + params [+ 32]) qpn u32, peer_qpn u32, local_ip u32, peer_ip u32,
+ *              sport u16, flags u16, mtu u32, link_bps u64, base_rtt_ns u64, algo name,
+ *              params; with flags' AGENT_QP_IPV6 (2) then local_ip6, peer_ip6 (16 bytes
+ *              each; absent: all 0, which the agent refuses)
  *   UNREGISTER (4) qpn u32                      SHOW (4) qpn u32
  *   EVENT      (16) qpn u32, cc event type u8 (cnp 2, rtt 4, acked 5, flow start 6,
  *              flow finish 7), reserved 3, value u64 (ns or bytes)
@@ -27,7 +29,8 @@
  *              lib/ctl.c); an optional tail, cap_bytes u64 (the in-flight cap; absent = 0),
  *              then the wire's figures: flags u16 (1 seen, 2 discovered), bytes u64, pkts
  *              u64, measured_bps u64, set_bps u64 (absent = not seen), then enforce u8
- *              (enum agent_qp_enforce; absent = gate), reserved u8
+ *              (enum agent_qp_enforce; absent = gate), reserved u8, then with flags'
+ *              AGENT_QP_IPV6 local_ip6, peer_ip6 (16 bytes each; absent = all 0)
  *   TXSTATE    (12) qpn u32, record version u8 (CTL_TXSTATE_VERSION), enforce u8 (enum
  *              agent_qp_enforce: gate 0 or nic 1), reserved u16, psn u32 (24 bits: the PSN
  *              the QP's next posted packet takes, counted by the verbs layer from every WR
@@ -82,15 +85,17 @@
 
 enum agent_qp_flags {
 	AGENT_QP_RECEIVER = 1u << 0,  /* receives bulk data: pace credits to its peer */
-	AGENT_QP_FLAGS_ALL = AGENT_QP_RECEIVER,
+	AGENT_QP_IPV6 = 1u << 1,      /* an IPv6 flow: local_ip6 and peer_ip6 name it,
+				       * local_ip and peer_ip are 0 (docs/enforce.md, "IPv6") */
+	AGENT_QP_FLAGS_ALL = AGENT_QP_RECEIVER | AGENT_QP_IPV6,
 };
 
 /* A QP as an application registers it. */
 struct agent_qp_reg {
 	uint32_t qpn;                /* local QPN, 24 bits */
 	uint32_t peer_qpn;           /* the remote QPN it is connected to, 24 bits */
-	uint32_t local_ip;           /* IPv4, host order, not 0 */
-	uint32_t peer_ip;            /* not 0 */
+	uint32_t local_ip;           /* IPv4, host order, not 0 (0 with AGENT_QP_IPV6) */
+	uint32_t peer_ip;            /* not 0 (0 with AGENT_QP_IPV6) */
 	uint16_t sport;              /* UDP source port of its RoCEv2 frames; 0 = not known */
 	uint16_t flags;              /* enum agent_qp_flags */
 	uint32_t mtu_bytes;          /* payload bytes per packet, AGENT_MIN_MTU..AGENT_MAX_MTU */
@@ -98,6 +103,12 @@ struct agent_qp_reg {
 	qp_time_ns base_rtt_ns;      /* unloaded RTT to the peer */
 	char algo[AGENT_ALGO_MAX];   /* "" = the agent's default (and its parameters) */
 	char params[AGENT_PARAMS_MAX];
+	/* AGENT_QP_IPV6: the flow's addresses, network order (as on the wire); neither the
+	 * unspecified address nor an IPv4-mapped one (::ffff:0:0/96: that flow is IPv4's).
+	 * All 0 without the flag. Feedback (INT, notices, levels: IPv4 flow keys) never
+	 * names an IPv6 flow; CNPs from tc ingress do (agent_qp_find_flow6). */
+	uint8_t local_ip6[16];
+	uint8_t peer_ip6[16];
 };
 
 /* What enforces a QP's rate (qpacectl list: ENF). A program's QP reports gate or nic in
@@ -293,6 +304,9 @@ int ctl_encode(uint8_t *buf, size_t cap, const struct ctl_msg *m);
 
 /* "register", "list"...; "unknown" outside the table. */
 const char *ctl_type_name(unsigned type);
+/* The flow's local (@peer false) or peer address as text: "a.b.c.d", or an IPv6 flow's
+ * "fe80::1" (AGENT_QP_IPV6); QP_IPV6_STRLEN (qpace/addr.h) bytes hold any. Returns @buf. */
+const char *agent_qp_addr_fmt(const struct agent_qp_reg *r, bool peer, char *buf, size_t len);
 /* enum agent_qp_enforce: "gate", "nic", "tc", "none"; "unknown" outside. */
 const char *ctl_enforce_name(unsigned enforce);
 

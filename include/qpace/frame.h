@@ -34,6 +34,7 @@
 #define FRAME_ETHERTYPE_MAC_CONTROL 0x8808   /* IEEE 802.3 Annex 31B: PAUSE, PFC */
 #define FRAME_ARP_LEN 28
 #define FRAME_IPV4_HLEN 20         /* without options */
+#define FRAME_IPV6_HLEN 40         /* without extension headers */
 #define FRAME_IPPROTO_UDP 17
 #define FRAME_UDP_HLEN 8
 #define FRAME_ROCEV2_PORT 4791
@@ -290,6 +291,12 @@ uint32_t frame_crc32(uint32_t crc, const void *buf, size_t len);
 /* ICRC of the RoCEv2 frame @buf (Ethernet first); @p from frame_parse. */
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p);
 bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p);
+/* ICRC of the IPv6 RoCEv2 packet @ip6 (the IPv6 header first, no extension headers; @len
+ * bytes up to and with its 4-byte ICRC field, which is not read): the IPv6 header with
+ * traffic class, flow label and hop limit masked (all ones), the UDP header with its
+ * checksum masked, the BTH with FECN/BECN/reserved masked, then the rest. 0 when @len is
+ * shorter than those headers and an ICRC. */
+uint32_t frame_icrc_ipv6(const uint8_t *ip6, size_t len);
 
 /* ---- builders ---- */
 struct frame_addr {

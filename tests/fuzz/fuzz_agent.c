@@ -1,7 +1,8 @@
 /* libFuzzer target: the agent core's feedback handling with time advancing (qpace/agent.h),
  * everything a network peer reaches: the allow-list, the tag (with a key, the script can
  * sign what it sends), decoding, the controllers of every algorithm, credit grants,
- * echoes, level acks, registrations, manual rates and application events, and the timers
+ * echoes, level acks, registrations (IPv4 and IPv6 flows: each family's lookup finds only
+ * its own), manual rates and application events, and the timers
  * as the clock the input drives moves on (from microseconds to hours per step).
  *
  * The input is a script (fuzz_input.h): a first byte choosing the key, credits and the
@@ -36,6 +37,11 @@ static const char *const algos[] = { "", "hpcc", "acc", "dcqcn", "ffd", "idcc", 
 static const char *const params[] = { "", "eta=0.5", "max_stage=0", "min_rate=1",
 				      "rate=1", "bogus=1", "eta=", "t_inc=1ns" };
 static const uint32_t ips[] = { LOCAL, PEER, SWITCH, STRANGER, 0 };
+/* IPv6 flows' addresses (AGENT_QP_IPV6): two good ones, ::, an IPv4-mapped one */
+static const uint8_t ips6[][16] = {
+	{ 0xfe, 0x80, [15] = 1 }, { 0xfe, 0x80, [15] = 2 }, { 0 },
+	{ [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 },
+};
 static const qp_rate_bps links[] = { QP_KBPS, QP_MBPS, 400 * QP_MBPS, 10 * QP_GBPS,
 				     10000 * QP_GBPS, 7 };
 
@@ -151,7 +157,24 @@ static void op_register(struct run *r, struct fz *f)
 	snprintf(g.algo, sizeof(g.algo), "%s", algos[fz_pick(f, 8)]);
 	if (g.algo[0])
 		snprintf(g.params, sizeof(g.params), "%s", params[fz_pick(f, 8)]);
+	if (g.flags & AGENT_QP_IPV6) {    /* an IPv6 flow: its addresses, good or not */
+		memcpy(g.local_ip6, ips6[fz_pick(f, 4)], 16);
+		memcpy(g.peer_ip6, ips6[fz_pick(f, 4)], 16);
+		if (fz_u8(f) % 2)
+			g.local_ip = g.peer_ip = 0;
+	}
 	agent_register(r->a, &g, 1 + fz_pick(f, 2), 4242, r->now, err, sizeof(err));
+	{	/* each family's lookup finds only its own */
+		uint32_t qpn;
+		struct agent_qp_view v;
+
+		if (agent_qp_find_flow6(r->a, ips6[0], ips6[1], g.peer_qpn, &qpn) == 0 &&
+		    (agent_qp_view(r->a, qpn, &v) || !(v.reg.flags & AGENT_QP_IPV6)))
+			abort();
+		if (agent_qp_find_flow(r->a, g.local_ip, g.peer_ip, g.peer_qpn, &qpn) == 0 &&
+		    (agent_qp_view(r->a, qpn, &v) || (v.reg.flags & AGENT_QP_IPV6)))
+			abort();
+	}
 }
 
 static uint32_t some_qpn(struct fz *f)

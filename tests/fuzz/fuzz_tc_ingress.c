@@ -5,6 +5,9 @@
  * report for a data frame whose IP ECN field is 11, with the frame's destination QPN and
  * source address as lib/frame.c's decoders (IPv4) or the fixed IPv6 header read them; a
  * data frame (not an ACK, atomic ACK or CNP) is counted in its receiving flow, no other.
+ * Each report then goes through qpaced's translation (agent/cnp.h): one of the frame's
+ * family with its addresses (an IPv6 CE builds an IPv6 CNP whose ICRC checks), or
+ * refused as malformed when its addresses are not of that family.
  * Needs root; where the kernel refuses BPF, every input is a no-op and one line says why. */
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
 
 #include "bpf/tc_egress.h"
 #include "bpf/tc_ingress.h"
+#include "cnp.h"
 #include "qpace/frame.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -50,6 +54,46 @@ static void on_report(void *ctx, const struct qp_tci_report *r)
 
 	g->n++;
 	g->r = *r;
+}
+
+/* qpaced's reading of the report (every local QPN mapped to peer 0x42). */
+static void check_translate(const struct qp_tci_report *r)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff }, zero[16];
+	struct cnp_pair pair = { r->dqpn, 0x42 };
+	struct cnp_peers p = { NULL, 0, &pair, 1 };
+	struct cnp_action a = cnp_translate(r, &p);
+	bool v4s = !memcmp(r->saddr, mapped, 12), v4d = !memcmp(r->daddr, mapped, 12);
+	bool ok = r->ipv6 ? !v4s && !v4d && memcmp(r->saddr, zero, 16) &&
+				    memcmp(r->daddr, zero, 16)
+			  : v4s && v4d;
+	uint8_t pl[CNP_UDP_PAYLOAD], pkt[40 + 8 + CNP_UDP_PAYLOAD] = { 0x60, [5] = 40, [6] = 17 };
+
+	if ((a.what == CNP_DO_BAD_ADDR) == ok || a.ipv6 != (r->ipv6 != 0))
+		abort();
+	if (!ok)
+		return;
+	if (a.what != (r->kind == QP_TCI_K_CE ? CNP_DO_SEND : CNP_DO_EVENT) ||
+	    a.peer_qpn != 0x42 ||
+	    (a.ipv6 && (memcmp(a.peer_ip6, r->saddr, 16) || memcmp(a.local_ip6, r->daddr, 16))))
+		abort();
+	if (!a.ipv6 || a.what != CNP_DO_SEND)
+		return;
+	if (cnp_payload6(pl, sizeof(pl), a.local_ip6, 40001, a.peer_ip6, a.peer_qpn) !=
+	    CNP_UDP_PAYLOAD)
+		abort();
+	memcpy(pkt + 8, a.local_ip6, 16);
+	memcpy(pkt + 24, a.peer_ip6, 16);
+	pkt[40] = 40001 >> 8;
+	pkt[41] = 40001 & 0xff;
+	pkt[42] = 4791 >> 8;
+	pkt[43] = 4791 & 0xff;
+	pkt[45] = 40;
+	memcpy(pkt + 48, pl, sizeof(pl));
+	if (frame_icrc_ipv6(pkt, sizeof(pkt)) !=
+	    ((uint32_t)pl[28] | (uint32_t)pl[29] << 8 | (uint32_t)pl[30] << 16 |
+	     (uint32_t)pl[31] << 24))
+		abort();
 }
 
 /* What the frame says a report must be: 0 (none), or kind, QPN, the source's IPv4 or
@@ -96,6 +140,7 @@ static void check_report(const uint8_t *data, size_t size, const struct qp_tci_r
 	if (r->kind != want || r->dqpn != qpn || memcmp(r->saddr, src, 16) ||
 	    r->len != size || r->opcode != bth[0] || r->ecn != ecn)
 		abort();
+	check_translate(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,13 +8,12 @@
 # `qpaced --enforce off --dev qta` removes what was left.
 #
 # The CI host has no sch_fq, so nothing holds frames to their departure times; the test
-# reads the departure schedule itself from the pinned qp_state map (bpftool): while the
-# flow is backlogged (the sender at 40M is faster than the rate) each frame moves the
-# flow's next departure on by its bits over the rate, so bytes x 8e9 / (next_ns moved)
-# is the rate the program paces at.
+# reads the departure schedule itself from the pinned qp_state map (lib/tc_sched.sh; the
+# sender at 40M keeps the flow backlogged).
 set -u
 . "$(dirname "$0")/lib/agent.sh"
 . "$(dirname "$0")/lib/veth.sh"
+. "$(dirname "$0")/lib/tc_sched.sh"
 
 command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
 command -v bpftool >/dev/null || { echo "skip: no bpftool"; exit 0; }
@@ -39,22 +38,7 @@ start_tc() {
 	wait_agent
 }
 filters() { ip netns exec "$NSA" tc filter show dev qsa egress | grep -c "qp_tc_egress"; }
-# the flow's "next_ns bytes" from the pinned map, the flow to 10.78.0.2 QPN $1 (decimal)
-state() {
-	bpftool -j map dump pinned "$PIN/qsa/qp_state" |
-		jq -r ".[] | .formatted | select(.key.dqpn == $1) | \"\(.value.next_ns) \(.value.bytes)\""
-}
-# sched_rate QPN SECONDS: the rate the program schedules the flow at over SECONDS (b/s)
-sched_rate() {
-	s1=$(state "$1")
-	sleep "$2"
-	s2=$(state "$1")
-	set -- $s1 $s2
-	[ $# = 4 ] && [ "$3" -gt "$1" ] || fail "qp_state: '$s1' then '$s2'"
-	echo $((($4 - $2) * 8000000000 / ($3 - $1)))
-}
-# within VALUE WANT PCT
-within() { [ $(($1 * 100)) -ge $(($2 * (100 - $3))) ] && [ $(($1 * 100)) -le $(($2 * (100 + $3))) ]; }
+sched_rate() { tc_sched_rate "$PIN/qsa" "$@"; }   # QPN SECONDS
 qp_of() { ctl list -j | jq -c ".[] | select(.peer_qpn == \"$1\")"; }
 nothing_left() {
 	[ "$(filters)" = 0 ] && ! ip netns exec "$NSA" tc qdisc show dev qsa | grep -q clsact &&

@@ -3,7 +3,12 @@
  * any TTL and TOS), parses as a RoCEv2 CNP with BECN, P-key 0xffff and the peer's QPN and
  * a right ICRC; an IP id other than 0 breaks the ICRC (why the socket stays unconnected
  * with DF); peer QPNs from the dump first, then --cnp-peer; --cnp-peer's parser; a report's
- * action in both directions; a CNP report halving a dcqcn QP's rate in the agent core. */
+ * action in both directions; a CNP report halving a dcqcn QP's rate in the agent core.
+ * IPv6: the CNP's payload against one built here by hand (every BTH byte, the ICRC from
+ * zlib over the IBTA-masked IPv6 and UDP headers), the same ICRC for any hop limit,
+ * traffic class and flow label the kernel writes; IPv6 reports translated with their
+ * addresses, malformed ones (IPv4-mapped, ::) refused; an IPv6 CNP cutting an IPv6 QP,
+ * which no IPv4 lookup of the same trailing bytes finds. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "agent_fx.h"
 #include "cnp.h"
@@ -63,6 +69,86 @@ static void test_payload(void **state)
 	}
 	assert_int_equal(cnp_payload(pl, CNP_UDP_PAYLOAD - 1, rx.ip, rx.port, tx.ip, 1),
 			 -EMSGSIZE);
+}
+
+static const uint8_t us6[16] = { 0xfe, 0x80, [8] = 0x02, [15] = 0x01 };   /* fe80::200:0:0:1 */
+static const uint8_t x6[16] = { 0xfe, 0x80, [8] = 0x02, [15] = 0x02 };
+
+/* The IPv6 packet the kernel sends for the payload: @hop, @tclass, @flow as it likes,
+ * UDP checksum @csum (the kernel's); returns its length. */
+static size_t on_wire6(uint8_t *f, const uint8_t *pl, uint8_t hop, uint8_t tclass,
+		       uint32_t flow, uint16_t csum)
+{
+	size_t ulen = 8 + CNP_UDP_PAYLOAD;
+
+	memset(f, 0, 40 + ulen);
+	f[0] = (uint8_t)(0x60 | tclass >> 4);
+	f[1] = (uint8_t)(tclass << 4 | (flow >> 16 & 0x0f));
+	f[2] = (uint8_t)(flow >> 8);
+	f[3] = (uint8_t)flow;
+	f[5] = (uint8_t)ulen;
+	f[6] = 17;
+	f[7] = hop;
+	memcpy(f + 8, us6, 16);
+	memcpy(f + 24, x6, 16);
+	f[40] = 40001 >> 8;
+	f[41] = 40001 & 0xff;
+	f[42] = 4791 >> 8;
+	f[43] = 4791 & 0xff;
+	f[45] = (uint8_t)ulen;
+	f[46] = (uint8_t)(csum >> 8);
+	f[47] = (uint8_t)csum;
+	memcpy(f + 48, pl, CNP_UDP_PAYLOAD);
+	return 40 + ulen;
+}
+
+static void test_payload6(void **state)
+{
+	static const uint8_t bth[12] = { 0x81, 0x00, 0xff, 0xff, 0x40, 0x12, 0x34, 0x56,
+					 0, 0, 0, 0 };
+	uint8_t pl[64], f[128], m[8 + 40 + 8 + 12];
+	uLong crc;
+	uint32_t icrc;
+
+	(void)state;
+	assert_int_equal(cnp_payload6(pl, sizeof(pl), us6, 40001, x6, 0x123456),
+			 CNP_UDP_PAYLOAD);
+	assert_memory_equal(pl, bth, 12);   /* CNP, BECN, P-key 0xffff, QPN, PSN 0 */
+	for (int i = 12; i < 28; i++)
+		assert_int_equal(pl[i], 0);     /* 16 reserved bytes */
+	/* the ICRC by hand: 8 bytes of ones, the IPv6 header with traffic class, flow label
+	 * and hop limit ones, the UDP header with its checksum ones, the BTH with byte 4
+	 * ones, then the 16 reserved bytes */
+	memset(m, 0xff, 8);
+	on_wire6(f, pl, 0xff, 0xff, 0xfffff, 0xffff);
+	memcpy(m + 8, f, 40 + 8 + 12);
+	m[8 + 48 + 4] = 0xff;
+	crc = crc32(0L, m, sizeof(m));
+	crc = crc32(crc, pl + 12, 16);
+	icrc = (uint32_t)pl[28] | (uint32_t)pl[29] << 8 | (uint32_t)pl[30] << 16 |
+	       (uint32_t)pl[31] << 24;
+	printf("  IPv6 CNP fe80::200:0:0:1 -> fe80::200:0:0:2 QPN 0x123456: ICRC 0x%08x, "
+	       "zlib's 0x%08lx\n", icrc, crc);
+	assert_int_equal(icrc, (uint32_t)crc);
+	/* whatever the kernel writes in the masked fields, the ICRC holds */
+	for (int k = 0; k < 3; k++) {
+		static const uint8_t hops[] = { 64, 1, 255 }, tcs[] = { 0, 0x68, 0x03 };
+		size_t n = on_wire6(f, pl, hops[k], tcs[k], k * 0x12345u, (uint16_t)(k * 777));
+
+		assert_int_equal(frame_icrc_ipv6(f, n), icrc);
+	}
+	/* not masked: the addresses, the length and the BTH */
+	{
+		size_t n = on_wire6(f, pl, 64, 0, 0, 0);
+
+		f[39] ^= 1;
+		assert_int_not_equal(frame_icrc_ipv6(f, n), icrc);
+		f[39] ^= 1;
+		f[48 + 7] ^= 1;
+		assert_int_not_equal(frame_icrc_ipv6(f, n), icrc);
+		assert_int_equal(frame_icrc_ipv6(f, 40 + 8 + 12 + 3), 0);   /* too short */
+	}
+	assert_int_equal(cnp_payload6(pl, CNP_UDP_PAYLOAD - 1, us6, 1, x6, 1), -EMSGSIZE);
 }
 
 static void test_peers(void **state)
@@ -146,8 +232,31 @@ static void test_translate(void **state)
 	r.dqpn = 0x12;
 	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_UNMAPPED);
 	r.dqpn = 0x11;
-	r.saddr[0] = 0xfd;   /* an IPv6 source */
-	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_IPV6);
+	r.saddr[0] = 0xfd;   /* not IPv4-mapped in an IPv4 report: malformed */
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_BAD_ADDR);
+	/* IPv6: the same, with the 16-byte addresses */
+	memcpy(r.saddr, x6, 16);
+	memcpy(r.daddr, us6, 16);
+	r.ipv6 = 1;
+	r.kind = QP_TCI_K_CE;
+	a = cnp_translate(&r, &p);
+	assert_int_equal(a.what, CNP_DO_SEND);
+	assert_true(a.ipv6);
+	assert_memory_equal(a.local_ip6, us6, 16);
+	assert_memory_equal(a.peer_ip6, x6, 16);
+	assert_int_equal(a.peer_qpn, 0x21);
+	r.kind = QP_TCI_K_CNP;
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_EVENT);
+	r.dqpn = 0x12;
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_UNMAPPED);
+	r.dqpn = 0x11;
+	/* an IPv6 report with an IPv4-mapped or unspecified address: malformed */
+	r = report(QP_TCI_K_CE, HOST_B, HOST_A, 0x11);
+	r.ipv6 = 1;
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_BAD_ADDR);
+	memset(r.saddr, 0, 16);
+	memcpy(r.daddr, us6, 16);
+	assert_int_equal(cnp_translate(&r, &p).what, CNP_DO_BAD_ADDR);
 }
 
 /* The sender's side end to end in the agent core: a CNP report for local QP 0x11 becomes a
@@ -179,14 +288,54 @@ static void test_cnp_cuts_dcqcn(void **state)
 	afx_free(f);
 }
 
+/* The same over IPv6: the QP registered as an IPv6 flow (AGENT_QP_IPV6), the CNP report
+ * of an IPv6 frame finds it; an IPv4 lookup whose addresses are the IPv6 ones' last four
+ * bytes does not, nor does an IPv6 one of another peer. */
+static void test_cnp_cuts_dcqcn6(void **state)
+{
+	struct agent_params ap = afx_params("dcqcn");
+	struct afx *f = afx_new(&ap);
+	struct agent_qp_reg reg = afx_reg(0x11, 0x21);
+	struct cnp_pair pairs[] = { { 0x11, 0x21 } };
+	struct cnp_peers p = { NULL, 0, pairs, 1 };
+	struct qp_tci_report r = { .kind = QP_TCI_K_CNP, .dqpn = 0x11, .ipv6 = 1,
+				   .opcode = FRAME_OP_CNP };
+	struct cnp_action a;
+	struct cc_event ev = { .type = CC_EV_CNP };
+	struct agent_qp_view before, after;
+	uint32_t qpn = 0;
+
+	(void)state;
+	reg.local_ip = reg.peer_ip = 0;
+	reg.flags = AGENT_QP_IPV6;
+	memcpy(reg.local_ip6, us6, 16);
+	memcpy(reg.peer_ip6, x6, 16);
+	afx_register(f, &reg);
+	memcpy(r.saddr, x6, 16);
+	memcpy(r.daddr, us6, 16);
+	a = cnp_translate(&r, &p);
+	assert_int_equal(a.what, CNP_DO_EVENT);
+	assert_int_equal(agent_qp_find_flow(f->a, 0x00000001u, 0x00000002u, 0x21, &qpn), -ENOENT);
+	assert_int_equal(agent_qp_find_flow6(f->a, a.local_ip6, x6, 0x22, &qpn), -ENOENT);
+	assert_int_equal(agent_qp_find_flow6(f->a, a.local_ip6, a.peer_ip6, a.peer_qpn, &qpn), 0);
+	assert_int_equal(qpn, 0x11);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &before), 0);
+	assert_int_equal(agent_qp_event(f->a, qpn, &ev, T0 + 1000), 0);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &after), 0);
+	assert_int_equal(after.rate_bps, before.rate_bps / 2);
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_payload),
+		cmocka_unit_test(test_payload6),
 		cmocka_unit_test(test_peers),
 		cmocka_unit_test(test_pairs_parse),
 		cmocka_unit_test(test_translate),
 		cmocka_unit_test(test_cnp_cuts_dcqcn),
+		cmocka_unit_test(test_cnp_cuts_dcqcn6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -312,6 +312,44 @@ static void test_unknown_reported_once(void **state)
 	assert_int_equal(before[QP_TC_C_REPORTS], after[QP_TC_C_REPORTS]);
 }
 
+/* An IPv6 flow as qpaced finds it: unknown, it is reported once with its family and
+ * 16-byte addresses (not IPv4-mapped: qpaced makes it an IPv6 QP); given the rate entry
+ * qpaced then writes, its frames are paced at that rate; counted throughout. */
+static void test_ipv6_discovered(void **state)
+{
+	uint8_t f[2048];
+	struct reports rs = { 0 };
+	struct qp_tc_key k = qp_tc_key_ipv6(v6_dst, 0x79);
+	struct qp_tc_state st;
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull;
+	size_t n = ipv6_frame(f, 17, 4791, 0x79, 12 + 1000 + 4);
+	uint32_t ip;
+
+	(void)state;
+	NEED_BPF();
+	qp_tc_reports_take(tc, on_report, &rs);   /* drain what earlier tests left */
+	rs.n = 0;
+	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000000ull, 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(run(f, n, t0), t0);   /* no entry, start 0: unpaced */
+	assert_int_equal(qp_tc_reports_take(tc, on_report, &rs), 1);
+	assert_int_equal(rs.last.ipv6, 1);
+	assert_memory_equal(rs.last.key.daddr, v6_dst, 16);
+	assert_int_equal(rs.last.key.dqpn, 0x79);
+	assert_int_equal(rs.last.saddr[0], 0xfd);
+	assert_int_equal(rs.last.saddr[15], 1);
+	assert_false(qp_tc_addr_ipv4(rs.last.key.daddr, &ip));
+	set_rate(&k, 800000000ull);                /* 10 ns per byte */
+	assert_int_equal(run(f, n, t0), t0);
+	assert_int_equal(run(f, n, t0), t0 + n * 10);
+	assert_int_equal(run(f, n, t0), t0 + 2 * n * 10);
+	assert_int_equal(qp_tc_flow(tc, &k, &st), 0);
+	assert_int_equal(st.pkts, 13);
+	assert_int_equal(st.bytes, 13 * n);
+	assert_int_equal(st.ipv6, 1);
+	qp_tc_del_rate(tc, &k);
+}
+
 /* observe: rates are set but no frame gets a departure time; the flow is still counted. */
 static void test_observe(void **state)
 {
@@ -541,8 +579,8 @@ static void test_heartbeat(void **state)
 	qp_tc_del_rate(tc, &counted);
 }
 
-/* conf.start_bps: in enforce mode an IPv4 flow with no entry is paced at it from its
- * first frame; its ACKs, IPv6, observe mode, a count-only entry and start 0 stay as they
+/* conf.start_bps: in enforce mode a flow with no entry, IPv4 or IPv6, is paced at it from
+ * its first frame; its ACKs, observe mode, a count-only entry and start 0 stay as they
  * were, and each frame paced so counts once. */
 static void test_start_rate(void **state)
 {
@@ -566,11 +604,11 @@ static void test_start_rate(void **state)
 	f[42] = FRAME_OP_RC_ACK;                           /* the BTH opcode */
 	assert_int_equal(run(f, n, t0), t0);
 	assert_int_equal(run(f, n, t0), t0);
-	n = ipv6_frame(f, 17, 4791, 0x78, 12 + 500 + 4);
+	n = ipv6_frame(f, 17, 4791, 0x78, 12 + 500 + 4);   /* IPv6: paced as IPv4 is */
 	assert_int_equal(run(f, n, t0), t0);
-	assert_int_equal(run(f, n, t0), t0);
+	assert_int_equal(run(f, n, t0), t0 + n * 10);
 	counters(after);
-	assert_int_equal(after[QP_TC_C_START] - before[QP_TC_C_START], 2);
+	assert_int_equal(after[QP_TC_C_START] - before[QP_TC_C_START], 4);
 	/* The flow paced at the start rate, then qpaced's first (count-only) entry: its next
 	 * frames leave no earlier than the last start-paced one's successor slot, in order,
 	 * not at once ahead of the frames fq still holds. */
@@ -706,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_no_past_credit),
 		cmocka_unit_test(test_ipv6_roce),
 		cmocka_unit_test(test_unknown_reported_once),
+		cmocka_unit_test(test_ipv6_discovered),
 		cmocka_unit_test(test_observe),
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_ecn_mark),

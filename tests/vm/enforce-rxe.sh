@@ -5,12 +5,18 @@
 # `qpaced --enforce tc --dev eth0 --cc none --wire-rate R --wire-timeout 18` (cc none: the
 # QP it finds on the wire keeps its line rate R). Passes when the paced run's goodput is
 # R x 65536 / (64 x 1082 + 16) (payload over the Ethernet frames of a 64 KiB write at MTU
-# 1024) within 5%, rxe counts no retransmission timeout while paced (completer_retry_err
-# beyond the retries its PSN-gap NAKs explain, rcvd_seq_err),
-# the QP shows in qpacectl as discovered with wire_set R, the unpaced run
-# was faster than 1.5 x that, and fq was installed on eth0.
+# 1024; over IPv6 each frame is 20 bytes longer, 1102) within 5%, rxe counts no
+# retransmission timeout while paced (completer_retry_err beyond the retries its PSN-gap
+# NAKs explain, rcvd_seq_err), the QP shows in qpacectl as discovered with wire_set R,
+# the unpaced run was faster than 1.5 x that, and fq was installed on eth0.
+# QPACE_VM_SET=1: qpaced's line is 1G instead (the QP it finds runs unpaced), and R comes
+# from `qpacectl set QPN rate R` as soon as the QP is there; the QP must show the override.
 #
 #   tests/vm/enforce-rxe.sh [--short]        (QPACE_VM_ECN_MARK=1: frames sent ECT(0))
+#
+# QPACE_VM_GIDX=0: ib_write_bw on rxe0's GID index 0, the IPv6 link-local address (what
+# it uses without -x): RoCEv2 over IPv6, which qpaced must find and pace the same way
+# (the QP's peer then shows as fe80::...). qpace-switch forwards IPv6 frames by MAC.
 #
 # Exits 0 on success, 1 on failure, 77 when QEMU cannot run here.
 set -u
@@ -32,6 +38,12 @@ DUR=8
 # server's rxe must take them all (the same goodput, no retransmission timeouts).
 ECN=off
 [ "${QPACE_VM_ECN_MARK:-0}" = 1 ] && ECN=on
+GIDX='$QPACE_GIDX'            # the guest's IPv4 RoCEv2 GID (tests/vm/init)
+[ -n "${QPACE_VM_GIDX:-}" ] && GIDX=$QPACE_VM_GIDX
+[ "$GIDX" = 0 ] && export QPACE_VM_IPV6=1   # the guests keep IPv6 (tests/vm/init)
+SET=${QPACE_VM_SET:-0}
+LINE=$RATE
+[ "$SET" = 1 ] && LINE=1G
 
 # The guests' jobs: both run ib_write_bw twice; between the runs the client starts qpaced.
 job() { # job ROLE FILE
@@ -43,12 +55,12 @@ mkdir -p /dev/shm /run/qpace && mount -t tmpfs shm /dev/shm || exit 2
 bw() { # TAG
 	echo "QPACE-TEST: begin \$1"
 	if [ \$role = server ]; then
-		timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x \$QPACE_GIDX --report_gbits
+		timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x $GIDX --report_gbits
 		rc=\$?
 	else
 		i=0
 		while :; do
-			timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x \$QPACE_GIDX --report_gbits \$server >/tmp/out 2>&1
+			timeout 120 ib_write_bw -s 65536 -D $DUR -u 18 -F -d rxe0 -x $GIDX --report_gbits \$server >/tmp/out 2>&1
 			rc=\$?
 			grep -q "Couldn't connect" /tmp/out || break
 			i=\$((i + 1))
@@ -65,7 +77,7 @@ if [ \$role = server ]; then
 	bw paced
 	exit \$?
 fi
-qpaced --enforce tc --dev eth0 --cc none --wire-rate $RATE --wire-timeout 18 \
+qpaced --enforce tc --dev eth0 --cc none --wire-rate $LINE --wire-timeout 18 \
 	--metrics 127.0.0.1:9477 --ecn-mark $ECN --feedback 127.0.0.1:4792 2>/tmp/qpaced.log &
 qp=\$!
 sleep 2
@@ -78,6 +90,11 @@ tc qdisc show dev eth0
 echo "QPACE-TEST: end qdisc"
 (sleep $((DUR / 2 + 2)); echo "QPACE-TEST: begin list"; qpacectl list -j; echo
  echo "QPACE-TEST: end list") &
+if [ $SET = 1 ]; then   # the first QP found on the wire is 0xf00000
+	(i=0; until qpacectl set 0xf00000 rate $RATE >/tmp/set 2>&1; do
+		i=\$((i + 1)); [ \$i -ge 500 ] && break; sleep 0.02; done
+	 echo "QPACE-TEST: begin set"; echo "tries \$i"; cat /tmp/set; echo "QPACE-TEST: end set") &
+fi
 bw paced
 rc=\$?
 echo "QPACE-TEST: begin metrics"
@@ -117,11 +134,15 @@ fi
 # BW row: #bytes #iterations peak avg[Gb/s] msgrate
 alone=$(vm_section g2 alone | awk '$1 == 65536 && NF >= 5 { print $4 }' | tail -n 1)
 paced=$(vm_section g2 paced | awk '$1 == 65536 && NF >= 5 { print $4 }' | tail -n 1)
-want=$(awk -v r="$RATE_BPS" 'BEGIN { printf "%.6f", r * 65536 / (64 * 1082 + 16) / 1e9 }')
+FRAME=1082                    # Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + 1024 + ICRC 4
+[ "$GIDX" = 0 ] && FRAME=1102   # IPv6's header is 40
+want=$(awk -v r="$RATE_BPS" -v f=$FRAME 'BEGIN { printf "%.6f", r * 65536 / (64 * f + 16) / 1e9 }')
 vm_section g2 qdisc
 vm_section g2 list
 vm_section g2 log
-echo "RESULT enforce: alone ${alone} Gb/s, paced ${paced} Gb/s at --wire-rate $RATE" \
+how="--wire-rate $RATE"
+[ "$SET" = 1 ] && how="qpacectl set $RATE (line 1G)"
+echo "RESULT enforce: alone ${alone} Gb/s, paced ${paced} Gb/s at $how" \
 	"(goodput wanted ${want} Gb/s)" | tee "$VM_RUN/result"
 fails=""
 [ -n "$alone" ] && [ -n "$paced" ] || fails="$fails; ib_write_bw printed no figures"
@@ -151,6 +172,10 @@ echo "rxe (client) over the paced run: sent_pkts +$(hw_delta sent_pkts)," \
 vm_section g2 qdisc | grep -q "qdisc fq" || fails="$fails; no fq on eth0"
 vm_section g2 list | grep -q '"discovered":true' || fails="$fails; no discovered QP in qpacectl"
 vm_section g2 list | grep -q "\"wire_set\":$RATE_BPS" || fails="$fails; wire_set is not $RATE_BPS"
+[ "$SET" != 1 ] || { vm_section g2 set; vm_section g2 list | grep -q '"override":true'; } ||
+	fails="$fails; QPACE_VM_SET=1: the QP shows no override"
+[ "${QPACE_VM_GIDX:-}" != 0 ] || vm_section g2 list | grep -q '"peer":"fe80:' ||
+	fails="$fails; GID 0: the QP's peer is not an IPv6 link-local address"
 vm_section g2 metrics
 marked=$(vm_section g2 metrics | sed -n 's/^qpace_tc_frames_total{event="ect_marked"} //p')
 if [ $ECN = on ]; then

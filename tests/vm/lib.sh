@@ -18,7 +18,8 @@
 # the tail of every guest's console.
 #
 # Knobs (environment): QPACE_VM_RUN (log folder; default build/vm/run/<pid>), QPACE_VM_PORT
-# (base UDP port P; default picked from the pid), QPACE_VM_TIMEOUT (job limit, s; 300).
+# (base UDP port P; default picked from the pid), QPACE_VM_TIMEOUT (job limit, s; 300),
+# QPACE_VM_IPV6 (set: the guests keep IPv6, link-local without DAD: tests/vm/init qipv6).
 # VM_EXTRA (shell variable, read by vm_start): more QEMU arguments for the next guest, split
 # on blanks, e.g. a second NIC (vm_user_nic below).
 # A guest whose eth0 is not a switch port (a routed NIC, as a cloud VM has) gets, for the
@@ -125,7 +126,7 @@ vm_start() {
 	timeout -s KILL $((limit + 120)) "$VM_QEMU" -machine pc -m 512M -smp 1 -nographic \
 		-nodefaults -no-user-config -no-reboot \
 		-kernel "$VM_OUT/vmlinuz" -initrd "$dir/initrd" \
-		-append "console=ttyS0 panic=-1 quiet qname=$name qip=$qip$roce qtimeout=$limit" \
+		-append "console=ttyS0 panic=-1 quiet qname=$name qip=$qip$roce qtimeout=$limit${QPACE_VM_IPV6:+ qipv6=1}" \
 		-netdev "$net0" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" ${VM_EXTRA:-} \
 		-serial "file:$dir/console.log" -monitor none -pidfile "$dir/qemu.pid" \

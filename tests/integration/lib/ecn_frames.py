@@ -56,9 +56,10 @@ def ip_csum_ok(h):
     return s == 0xffff
 
 
-def roce_in(iface, seconds):
-    """Each arriving IPv4 RoCEv2 frame: (frame, offset of UDP, offset of BTH)."""
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+def frames_in(iface, ethertype, seconds, least):
+    """Each frame of @ethertype arriving on @iface (not sent) of at least @least bytes,
+    for @seconds (also used by roce6_frames.py)."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ethertype))
     s.bind((iface, 0))
     s.settimeout(0.2)
     end = time.monotonic() + seconds
@@ -67,8 +68,13 @@ def roce_in(iface, seconds):
             f, addr = s.recvfrom(4096)
         except socket.timeout:
             continue
-        if addr[2] == socket.PACKET_OUTGOING or len(f) < 14 + 20 + 8 + 12:
-            continue
+        if addr[2] != socket.PACKET_OUTGOING and len(f) >= least:
+            yield f
+
+
+def roce_in(iface, seconds):
+    """Each arriving IPv4 RoCEv2 frame: (frame, offset of UDP, offset of BTH)."""
+    for f in frames_in(iface, 0x0800, seconds, 14 + 20 + 8 + 12):
         ihl = (f[14] & 0x0f) * 4
         udp = 14 + ihl
         if f[14 + 9] == 17 and (f[udp + 2] << 8 | f[udp + 3]) == 4791:
