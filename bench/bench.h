@@ -94,6 +94,8 @@ struct bench_conf {
 	qp_time_ns delay_ns;
 	uint64_t mtu_bytes;
 	uint64_t window_pkts;         /* RC: unacknowledged packets per QP */
+	uint64_t qp_timeout;          /* incast: the QPs' local ACK timeout, 4.096 us << this;
+				       * 0 = the default (emulated: 14; ibv: from the buffer) */
 	uint64_t fallback_safe_permille; /* the gates' safe rate, 1/1000 of line; 0 = policy */
 	uint64_t base_port;
 	qp_time_ns round_timeout_ns;

@@ -111,6 +111,12 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "how INT reaches an INT algorithm's senders: echo = to the receiver,\n"
 		  "whose agent returns it (HPCC's INT-on-ACK loop; default), direct = from\n"
 		  "the switch straight to the sender (a shorter loop)" },
+	{ "qp-timeout", 'u', QP_OPT_UINT, "EXP", F(qp_timeout), NUM(1, 31), .cmds = CMD_RUNS,
+	  .help = "the QPs' local ACK timeout, 4.096us x 2^EXP (perftest's -u; default 14,\n"
+		  "67 ms; --backend ibv: at least twice the buffer's drain): a flow whose\n"
+		  "resent tail is dropped again waits this out (one NAK per gap); at 1G a\n"
+		  "full 512K buffer drains in 4.2 ms, so -u 11 (8.4 ms) still outlasts the\n"
+		  "longest RTT" },
 	{ "rounds", 'R', QP_OPT_UINT, "ROUNDS", F(rounds), NUM(1, BENCH_MAX_ROUNDS), .cmds = CMD_RUNS,
 	  .help = "queries: each round starts when the last one's flows finished\n(default 5)" },
 	{ "switch", 0, QP_OPT_STR, "HOST:P", F(switch_addr), .cmds = CMD_INCAST,

@@ -76,11 +76,13 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
  * the NIC's timer, or rxe's go-back-N resends a whole window that was only delayed, and
  * those resends (not paced by the gate) fill the queue again. 128K at 20 Mb/s is 52 ms:
  * t = 15 (134 ms), where the default 12 (16.8 ms) fired on a third of a buffer. */
-static uint8_t ep_ack_timeout(const struct bench_conf *c)
+uint8_t ep_ack_timeout(const struct bench_conf *c)
 {
 	double need_ns = 2.0 * qp_tx_time_ns(c->buffer_bytes, c->link_bps);
 	uint8_t t = EP_QP_TIMEOUT;
 
+	if (c->qp_timeout)           /* -u (incast) */
+		return (uint8_t)c->qp_timeout;
 	if (c->backend != BACKEND_IBV)
 		return t;
 	while (t < EP_QP_TIMEOUT_MAX && 4096.0 * (double)(1ull << t) < need_ns)

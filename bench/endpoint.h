@@ -43,6 +43,9 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	    size_t errlen);
 /* Accept (no server address) or dial @nqps QPs on -p, one after the other; with the soft
  * backend each joins the host's agent (a server's QPs as receivers). */
+/* The QPs' local ACK timeout exponent: incast's -u; else, ibv, the smallest from
+ * EP_QP_TIMEOUT up that outlasts twice the buffer's drain at the link rate. */
+uint8_t ep_ack_timeout(const struct bench_conf *c);
 int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 	       size_t errlen);
 void ep_close(struct endpoint *e);

@@ -69,6 +69,7 @@ struct incast_result {
 	qp_rate_bps link_bps;
 	uint64_t mtu_bytes;
 	uint64_t buffer_bytes;
+	uint64_t qp_timeout;         /* the QPs' local ACK timeout exponent (-u) */
 	uint64_t rounds;
 	double payload_bps;          /* what the bottleneck carries in payload */
 	double goodput_bps;

@@ -70,6 +70,7 @@ int incast_setup(struct incast *x, struct incast_run *run, const char *algo, boo
 	r->link_bps = c->link_bps;
 	r->mtu_bytes = (uint32_t)c->mtu_bytes;
 	r->buffer_bytes = c->buffer_bytes;
+	r->qp_timeout = incast_qp_timeout(c);
 	r->rounds = (uint32_t)c->rounds;
 	x->base_rtt_ns = incast_base_rtt(c);
 	/* A notice threshold of one BDP means this network's: the link rate times the
@@ -110,7 +111,7 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
 {
 	size_t wr = x->bytes < INCAST_WR_BYTES ? x->bytes : INCAST_WR_BYTES;
 	struct qp_attr qa = { .sq_depth = INCAST_SQ_DEPTH, .rq_depth = 16,
-			      .mtu_bytes = (uint32_t)x->c->mtu_bytes, .timeout = INCAST_QP_TIMEOUT,
+			      .mtu_bytes = (uint32_t)x->c->mtu_bytes, .timeout = incast_qp_timeout(x->c),
 			      .flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL,
 			      /* A NIC paces packets: one packet per piece, at most one more
 			       * after idling. 4 KiB pieces put four back to back on a path

@@ -103,7 +103,8 @@ static int net_receiver(struct endpoint *e, const struct bench_conf *c)
 	*res = (struct incast_result){ .credits = c->credits == CREDITS_IA, .senders = n,
 				       .bytes_per_sender = c->size_bytes, .link_bps = c->link_bps,
 				       .mtu_bytes = e->qp[0]->path_mtu_bytes,
-				       .buffer_bytes = c->buffer_bytes };
+				       .buffer_bytes = c->buffer_bytes,
+				       .qp_timeout = ep_ack_timeout(c) };
 	snprintf(res->algorithm, sizeof(res->algorithm), "%s%s", c->cc,
 		 c->credits == CREDITS_IA ? "+ia" : "");
 	snprintf(res->cc, sizeof(res->cc), "%s", c->cc);

@@ -17,11 +17,17 @@
 #define INCAST_WR_BYTES (64u * 1024)       /* per WRITE, as perftest's default size */
 #define INCAST_SQ_DEPTH 64u
 #define INCAST_QP_TIMEOUT 14               /* local ACK timeout 4.096 us << 14 = 67 ms:
-					     * perftest's default, beyond a full 512 KiB queue */
+					     * perftest's default (-u), beyond a full 512 KiB queue */
 #define INCAST_GAP_NS (2 * QP_NS_PER_MS)   /* between rounds: queues drain */
 #define INCAST_SAMPLE_NS QP_NS_PER_MS
 #define INCAST_SPIN_NS QP_NS_PER_MS      /* real time: a loop spins while a deadline is this near */
 #define INCAST_LATE_COUNTED_NS (100 * QP_NS_PER_US)   /* lateness summed: beyond a wake-up's */
+/* The emulated QPs' local ACK timeout exponent: -u, else INCAST_QP_TIMEOUT. */
+static inline uint8_t incast_qp_timeout(const struct bench_conf *c)
+{
+	return c->qp_timeout ? (uint8_t)c->qp_timeout : INCAST_QP_TIMEOUT;
+}
+
 /* A loop's pass at @now after one at @last (0: none yet) that asked to sleep @timeout_ms:
  * the time beyond that is lateness (the machine did not run the loop); into the maximum
  * and, beyond INCAST_LATE_COUNTED_NS, the sum. */

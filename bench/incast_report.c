@@ -36,6 +36,7 @@ static const struct incast_field incast_fields[] = {
 	{ NULL, "link_bps", "link", FT_U64, R(link_bps), 1, 1e-6, "Mb/s", false, false },
 	{ NULL, "mtu_bytes", NULL, FT_U64, R(mtu_bytes), 0, 1, "", false, false },
 	{ NULL, "buffer_bytes", NULL, FT_U64, R(buffer_bytes), 0, 1, "", false, false },
+	{ NULL, "qp_timeout", NULL, FT_U64, R(qp_timeout), 0, 1, "", false, false },
 	{ NULL, "base_rtt_ns", "base RTT (measured)", FT_U64, R(base_rtt_ns), 1, 1e-3, "us", false, false },
 	{ NULL, "payload_bps", "bottleneck payload rate", FT_DBL, R(payload_bps), 0, 1e-6, "Mb/s", false, false },
 	{ NULL, "goodput_bps", "goodput", FT_DBL, R(goodput_bps), 0, 1e-6, "Mb/s", false, false },

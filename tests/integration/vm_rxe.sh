@@ -4,7 +4,7 @@
 # without and with qpaced (3 rounds of 256 KiB); scenario 3 (soft host <-> one rxe guest,
 # 8 x 64 KiB each way, then 16 x 64 KiB through 1% loss: ~45 s more); scenario 4 (the
 # cloud-VM VXLAN recipe of docs/soft-roce.md, a slirp guest on a vxlan port); scenario 5
-# (enforce-rxe.sh), 6 (incast-tc-rxe.sh: 3 unmodified ib_write_bw -> 1 without and
+# (enforce-rxe.sh; again on the IPv6 link-local GID), 6 (incast-tc-rxe.sh: 3 unmodified ib_write_bw -> 1 without and
 # with qpaced --enforce tc --cc hpcc, 4 guests, ~1.5-2.5 min) and 7 (the same under
 # DCQCN through qpace-switch --ecn, ~1.5 min; QPACE_VM_TC_INCAST=0 skips 6 and 7). About
 # two and a half minutes for 1-4

@@ -96,6 +96,13 @@ static void test_incast_flags(void **state)
 	assert_int_equal(c.window_pkts, 128);
 	assert_int_equal(c.delay_ns, 100000);
 	assert_int_equal(c.senders, 16);
+	/* -u/--qp-timeout: 0 = the default (14 for emulated hosts), 1..31 */
+	assert_int_equal(c.qp_timeout, 0);
+	assert_int_equal(PARSE(&c, CMD_INCAST, err, "incast", "-u", "11"), 0);
+	assert_int_equal(c.qp_timeout, 11);
+	assert_int_not_equal(PARSE(&c, CMD_INCAST, err, "incast", "--qp-timeout", "0"), 0);
+	assert_non_null(strstr(err, "--qp-timeout"));
+	assert_int_not_equal(PARSE(&c, CMD_INCAST, err, "incast", "-u", "32"), 0);
 }
 
 struct bad_case {

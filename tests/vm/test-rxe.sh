@@ -70,6 +70,15 @@ else
 	echo "=== scenario 5, unmodified programs: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
 	skipped=$((skipped + 1))
 fi
+# ... and again over IPv6: ib_write_bw on rxe0's GID 0, the IPv6 link-local address (what
+# ib_write_bw uses without -x), the QP found on the wire with its fe80:: peer (~40 s).
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
+	scenario "scenario 5, over IPv6: ib_write_bw on GID 0 (fe80::), paced by qpaced --enforce tc" \
+		env QPACE_VM_GIDX=0 sh tests/vm/enforce-rxe.sh $short
+else
+	echo "=== scenario 5, over IPv6: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
+	skipped=$((skipped + 1))
+fi
 
 # Scenario 6 boots 4 guests (~1.5 min --short at a load average of 7-12 here): issue
 # #14's incast, unmodified ib_write_bw -u 18 3 -> 1 through a 20 Mb/s port, without and
