@@ -184,6 +184,7 @@ int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
 	qp->conn = *c;
 	qp->resp.epsn = c->rq_psn;
 	qp->state = RC_RTS;
+	rc_dl_changed(qp);
 	return 0;
 }
 
@@ -234,6 +235,7 @@ static void flush_all(struct rc_qp *qp)
 	}
 	qp->req.tx_idx = qp->sq_tail;
 	qp->req.rto_at = qp->req.rnr_at = QP_TIME_NEVER;
+	rc_dl_changed(qp);
 	qp->resp.kind = RC_K_NONE;
 	qp->resp.ack_pending = false;
 }
@@ -245,6 +247,7 @@ void rc_fail(struct rc_qp *qp, enum qp_wc_status head_status)
 	if (qp->sq_head != qp->sq_tail)
 		rc_complete_send(qp, rc_sq_at(qp, qp->sq_head++), head_status);
 	qp->state = RC_ERROR;
+	rc_dl_changed(qp);
 	flush_all(qp);
 }
 
@@ -253,6 +256,7 @@ void rc_set_error(struct rc_qp *qp)
 	if (qp->state == RC_ERROR)
 		return;
 	qp->state = RC_ERROR;
+	rc_dl_changed(qp);
 	flush_all(qp);
 }
 
@@ -410,6 +414,12 @@ bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 		return false;
 	s->no_icrc = false;      /* the frame carries its ICRC unless the host says otherwise */
 	return np_tx(qp, s) || rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
+}
+
+void rc_watch_deadline(struct rc_qp *qp, struct rc_dl_min *m)
+{
+	qp->dl_min = m;
+	rc_dl_changed(qp);
 }
 
 qp_time_ns rc_deadline(const struct rc_qp *qp)

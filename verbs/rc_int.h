@@ -80,7 +80,25 @@ struct rc_qp {
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
 	bool cnp_pending;
+	struct rc_dl_min *dl_min; /* rc_watch_deadline's, or NULL */
 };
+
+/* After every write of state, req.rto_at or req.rnr_at: rc_deadline may have moved. */
+static inline void rc_dl_changed(struct rc_qp *qp)
+{
+	struct rc_dl_min *m = qp->dl_min;
+	qp_time_ns d;
+
+	if (!m || m->stale)
+		return;
+	d = rc_deadline(qp);
+	if (d <= m->t) {
+		m->t = d;
+		m->who = qp;
+	} else if (m->who == qp) {
+		m->stale = true;   /* the earliest moved later: the owner walks again */
+	}
+}
 
 static inline struct rc_swqe *rc_sq_at(const struct rc_qp *qp, uint32_t i)
 {
