@@ -129,6 +129,16 @@ int rc_params_check(const struct rc_params *p, char *err, size_t errlen)
 
 /* ---- life cycle ---- */
 
+/* The smallest power of two at or above @n, less one: a ring's mask (@n <= 2^31). */
+static uint32_t ring_mask(uint32_t n)
+{
+	uint32_t m = 1;
+
+	while (m < n)
+		m <<= 1;
+	return m - 1;
+}
+
 struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 {
 	struct rc_qp *qp;
@@ -140,10 +150,13 @@ struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 		goto nomem;
 	qp->p = *p;
 	qp->cq_cap = p->sq_depth + p->rq_depth;
-	qp->sq = calloc(p->sq_depth, sizeof(*qp->sq));
-	qp->rq = calloc(p->rq_depth, sizeof(*qp->rq));
-	qp->cq = calloc(qp->cq_cap, sizeof(*qp->cq));
-	qp->inl = p->max_inline ? calloc(p->sq_depth, p->max_inline) : NULL;
+	qp->sq_mask = ring_mask(p->sq_depth);
+	qp->rq_mask = ring_mask(p->rq_depth);
+	qp->cq_mask = ring_mask(qp->cq_cap);
+	qp->sq = calloc((size_t)qp->sq_mask + 1, sizeof(*qp->sq));
+	qp->rq = calloc((size_t)qp->rq_mask + 1, sizeof(*qp->rq));
+	qp->cq = calloc((size_t)qp->cq_mask + 1, sizeof(*qp->cq));
+	qp->inl = p->max_inline ? calloc((size_t)qp->sq_mask + 1, p->max_inline) : NULL;
 	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl)) {
 		rc_destroy(qp);
 		goto nomem;
@@ -193,7 +206,7 @@ int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
 void rc_cq_push(struct rc_qp *qp, const struct qp_wc *wc)
 {
 	/* Cannot overflow: the post rules bound unpolled completions (see rc.h). */
-	qp->cq[qp->cq_tail % qp->cq_cap] = *wc;
+	qp->cq[qp->cq_tail & qp->cq_mask] = *wc;
 	qp->cq_tail++;
 	if (wc->opcode == QP_WC_SEND || wc->opcode == QP_WC_WRITE)
 		qp->sq_unpolled++;
@@ -265,7 +278,7 @@ int rc_poll_cq(struct rc_qp *qp, struct qp_wc *wc, int n)
 	int got = 0;
 
 	while (got < n && qp->cq_head != qp->cq_tail) {
-		wc[got] = qp->cq[qp->cq_head++ % qp->cq_cap];
+		wc[got] = qp->cq[qp->cq_head++ & qp->cq_mask];
 		if (wc[got].opcode == QP_WC_SEND || wc[got].opcode == QP_WC_WRITE)
 			qp->sq_unpolled--;
 		else
@@ -298,7 +311,7 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 	if (qp->state == RC_RTS &&
 	    ((qp->req.next_psn - qp->req.una) & RC_PSN_MASK) + npkts > RC_PSN_SPAN_MAX)
 		return -ENOMEM;   /* wait for ACKs: PSN order must stay unambiguous */
-	slot = qp->sq_tail % qp->p.sq_depth;
+	slot = qp->sq_tail & qp->sq_mask;
 	w = &qp->sq[slot];
 	*w = (struct rc_swqe){
 		.wr_id = wr->wr_id, .buf = wr->addr, .remote_addr = wr->remote_addr,
