@@ -363,19 +363,28 @@ int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len)
 
 /* ---- checksums ---- */
 /* RFC 1071: the one's-complement sum does not depend on byte order, so the bulk is summed
- * as native 32-bit words into 64 bits (no carry lost; the compiler vectorises it), folded
- * to 16 bits and byte-swapped into network order once (RFC 1071 2(B)); 2^16 = 1 modulo
- * 0xffff makes 32-bit words two 16-bit ones. Several times faster than 16 bits at a time
- * on the switch's telemetry datagrams; the folded result is the same.
+ * as native 64-bit words, their carries out counted apart, folded to 16 bits and
+ * byte-swapped into network order once (RFC 1071 2(B)); 2^16 = 1 modulo 0xffff makes a
+ * 64-bit word four 16-bit ones and a carry out of bit 63 (2^64) a 1. Several times faster
+ * than 16 bits at a time on the switch's telemetry datagrams (and half the instructions of
+ * 32-bit words, which -O2 does not vectorise); the folded result is the same.
  *
  * csum_words: the 32-bit words of @buf's first @len & ~3 bytes, summed, folded to 16 bits
  * and put in network order. Inline: with a constant @len (an IPv4 header) the loop
  * unrolls. */
 static inline uint64_t csum_words(const uint8_t *buf, size_t len)
 {
-	uint64_t acc = 0;
+	uint64_t acc = 0, carries = 0;
+	size_t i = 0;
 
-	for (size_t i = 0; i + 4 <= len; i += 4) {
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, buf + i, sizeof(w));
+		acc += w;
+		carries += acc < w;
+	}
+	acc = (acc & 0xffffffffu) + (acc >> 32) + carries;   /* < 2^34: no carry lost */
+	if (i + 4 <= len) {
 		uint32_t w;
 		memcpy(&w, buf + i, sizeof(w));
 		acc += w;

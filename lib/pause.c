@@ -9,6 +9,7 @@ static void close_at(struct qp_pause *s, unsigned i, qp_time_ns t)
 		s->closed_ns[i] += qp_time_since(end, s->since[i]);
 	}
 	s->since[i] = s->until[i] = 0;
+	s->on &= (uint8_t)~(1u << i);
 }
 
 unsigned qp_pause_rx(struct qp_pause *s, const struct frame_pfc *f, qp_rate_bps bps,
@@ -25,12 +26,15 @@ unsigned qp_pause_rx(struct qp_pause *s, const struct frame_pfc *f, qp_rate_bps 
 		s->pauses[i]++;
 		s->since[i] = now;
 		s->until[i] = now + frame_pfc_quanta_ns(f->quanta[i], bps);
+		s->on |= (uint8_t)(1u << i);
 	}
 	return f->enable;
 }
 
 void qp_pause_expire(struct qp_pause *s, qp_time_ns now)
 {
+	if (!s->on)
+		return;
 	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
 		if (s->until[i] && s->until[i] <= now)
 			close_at(s, i, now);
@@ -48,12 +52,10 @@ qp_time_ns qp_pause_until(const struct qp_pause *s, unsigned prio)
 
 qp_time_ns qp_pause_next(const struct qp_pause *s)
 {
-	qp_time_ns t = QP_TIME_NEVER, any = 0;
+	qp_time_ns t = QP_TIME_NEVER;
 
-	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
-		any |= s->until[i];
-	if (!any)
-		return t;   /* the common case, and a loop the compiler unrolls without branches */
+	if (!s->on)
+		return t;   /* the common case */
 	for (unsigned i = 0; i < FRAME_PFC_PRIOS; i++)
 		if (s->until[i] && s->until[i] < t)
 			t = s->until[i];

@@ -27,8 +27,10 @@ static double wall_s(void)
 
 static inline void pending_peak(struct sim *s)
 {
-	if (s->q.n + s->wq.n > s->max_pending)
-		s->max_pending = s->q.n + s->wq.n;
+	uint64_t n = s->q.n + sim_wakeq_len(&s->wq);
+
+	if (n > s->max_pending)
+		s->max_pending = n;
 }
 
 void sim_push(struct sim *s, qp_time_ns t, enum sim_ev_type type, uint32_t id)

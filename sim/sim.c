@@ -130,7 +130,8 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	*out = NULL;
 	if (!s || !(s->conf = malloc(sizeof(*s->conf))) ||
 	    !(s->hosts = calloc(c->nhosts ? c->nhosts : 1, sizeof(*s->hosts))) ||
-	    sim_evq_init(&s->q, 4096) || sim_wakeq_init(&s->wq, (uint32_t)c->nhosts + 1)) {
+	    sim_evq_init(&s->q, 4096) || sim_wakeq_init(&s->wq, (uint32_t)c->nhosts + 1,
+						  (uint32_t)c->nhosts)) {
 		sim_destroy(s);
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	}

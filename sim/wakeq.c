@@ -13,11 +13,14 @@ static inline bool key_lt(qp_time_ns t1, uint64_t s1, qp_time_ns t2, uint64_t s2
 	return t1 < t2 || (t1 == t2 && s1 < s2);
 }
 
-int sim_wakeq_init(struct sim_wakeq *w, uint32_t nactors)
+int sim_wakeq_init(struct sim_wakeq *w, uint32_t nactors, uint32_t solo)
 {
-	*w = (struct sim_wakeq){ .na = nactors };
+	*w = (struct sim_wakeq){ .na = nactors, .solo = SIM_WAKEQ_NONE };
+	if (solo != SIM_WAKEQ_NONE && solo >= nactors)
+		return -EINVAL;
+	w->solo = solo;
 	w->a = calloc(nactors ? nactors : 1, sizeof(*w->a));
-	w->h = calloc(nactors ? nactors : 1, sizeof(*w->h));
+	w->h = calloc((size_t)nactors + 1, sizeof(*w->h));
 	if (!w->a || !w->h) {
 		sim_wakeq_fini(w);
 		return -ENOMEM;
@@ -62,9 +65,14 @@ static void sift_up(struct sim_wakeq *w, uint32_t i, struct sim_wake e)
 
 uint32_t sim_wakeq_pop(struct sim_wakeq *w)
 {
-	uint32_t top = w->h[0].id, i = 0, n;
+	uint32_t top, i = 0, n;
 	struct sim_wake last;
 
+	if (sim_wakeq_top(w) == &w->h[w->na]) {   /* the solo's, outside the heap */
+		w->a[w->solo].pos = SIM_WAKEQ_NONE;
+		return w->solo;
+	}
+	top = w->h[0].id;
 	w->a[top].pos = SIM_WAKEQ_NONE;
 	n = --w->n;
 	if (!n)
@@ -233,6 +241,11 @@ int sim_wakeq_move(struct sim_wakeq *w, uint32_t i, qp_time_ns t, uint64_t seq,
 	    ghost_leave(a, w->h[a->pos].t, w->h[a->pos].seq, now))
 		return -ENOMEM;
 	ghost_take(a, t, seq, now, cur_t, cur_seq, &run_seq);
+	if (i == w->solo) {   /* its own slot, no heap */
+		w->h[w->na] = (struct sim_wake){ .t = t, .seq = run_seq, .id = i };
+		a->pos = w->na;
+		return 0;
+	}
 	/* earlier than it was: up from its place, or from the end if it had none */
 	sift_up(w, a->pos != SIM_WAKEQ_NONE ? a->pos : w->n++,
 		(struct sim_wake){ .t = t, .seq = run_seq, .id = i });

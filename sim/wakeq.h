@@ -39,14 +39,20 @@ struct sim_actor {
 	struct sim_ghost *g;          /* open addressing by time */
 };
 
+/* One actor may be "solo": one woken so often (the fabric, after every frame) that a place
+ * in the heap costs more than a comparison. Its wake-up is kept in the slot h[na], outside
+ * the heap, and compared with the heap's first; its ghosts are kept as anyone's. The
+ * order is the same total order of (time, sequence) keys. */
 struct sim_wakeq {
 	struct sim_actor *a;
-	struct sim_wake *h;           /* h[0] wakes first */
-	uint32_t n, na;
+	struct sim_wake *h;           /* h[0] wakes first of the heap's; h[na]: the solo's */
+	uint32_t n, na;               /* in the heap; actors */
+	uint32_t solo;                /* the solo actor, SIM_WAKEQ_NONE: none */
 };
 
-/* @nactors actors, none with a wake-up. 0 or -ENOMEM. */
-int sim_wakeq_init(struct sim_wakeq *w, uint32_t nactors);
+/* @nactors actors, none with a wake-up; @solo the one kept outside the heap (above), or
+ * SIM_WAKEQ_NONE. 0 or -ENOMEM (and -EINVAL for a @solo not below @nactors). */
+int sim_wakeq_init(struct sim_wakeq *w, uint32_t nactors, uint32_t solo);
 void sim_wakeq_fini(struct sim_wakeq *w);
 
 /* Actor @i's pending wake-up, QP_TIME_NEVER when none. */
@@ -64,13 +70,39 @@ static inline qp_time_ns sim_wakeq_at(const struct sim_wakeq *w, uint32_t i)
 int sim_wakeq_move(struct sim_wakeq *w, uint32_t i, qp_time_ns t, uint64_t seq,
 		   qp_time_ns now, qp_time_ns cur_t, uint64_t cur_seq);
 
+/* Is the solo actor's wake-up pending? */
+static inline bool sim_wakeq_solo_on(const struct sim_wakeq *w)
+{
+	return w->solo != SIM_WAKEQ_NONE && w->a[w->solo].pos != SIM_WAKEQ_NONE;
+}
+
+/* Wake-ups pending, the solo's included. */
+static inline uint32_t sim_wakeq_len(const struct sim_wakeq *w)
+{
+	return w->n + sim_wakeq_solo_on(w);
+}
+
+/* The earliest wake-up: h[0] or the solo's slot; NULL when none is pending. */
+static inline const struct sim_wake *sim_wakeq_top(const struct sim_wakeq *w)
+{
+	const struct sim_wake *s = sim_wakeq_solo_on(w) ? &w->h[w->na] : NULL;
+
+	if (!w->n)
+		return s;
+	if (s && (s->t < w->h[0].t || (s->t == w->h[0].t && s->seq < w->h[0].seq)))
+		return s;
+	return &w->h[0];
+}
+
 /* The earliest wake-up's key; false when none is pending. */
 static inline bool sim_wakeq_first(const struct sim_wakeq *w, qp_time_ns *t, uint64_t *seq)
 {
-	if (!w->n)
+	const struct sim_wake *e = sim_wakeq_top(w);
+
+	if (!e)
 		return false;
-	*t = w->h[0].t;
-	*seq = w->h[0].seq;
+	*t = e->t;
+	*seq = e->seq;
 	return true;
 }
 

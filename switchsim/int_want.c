@@ -149,7 +149,8 @@ void sw_want_ingress(struct sw_port *in, const uint8_t *f, const struct frame_pa
 	struct sw_switch *sw = in->sw;
 	struct fb_msg msg;
 
-	if (fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_WANT ||
+	if (fb_claimed_type(f + p->payload_off, p->payload_len) != FB_T_WANT ||
+	    fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_WANT ||
 	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))
 		return;
 	if (sw_wants_take(&sw->wants, &msg.u.want, now))

@@ -349,7 +349,8 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 	struct sw_port *port;
 	uint32_t slot;
 
-	if (fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_LEVEL ||
+	if (fb_claimed_type(f + p->payload_off, p->payload_len) != FB_T_LEVEL ||
+	    fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_LEVEL ||
 	    msg.u.level.level != FB_LEVEL_ACK || msg.u.level.switch_id != sw->id ||
 	    msg.u.level.port >= sw->nports ||
 	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))

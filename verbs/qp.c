@@ -214,25 +214,52 @@ qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx)
 {
 	qp_time_ns t = ctx->ops->ctx_deadline(ctx);
 
-	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next)
-		if (qp->pend.active)
-			t = qp_time_min(t, qp->retry_ns);
+	for (struct qp *qp = ctx->pend_head; qp; qp = qp->pnext)
+		t = qp_time_min(t, qp->retry_ns);
 	return qp_time_min(t, qp_agent_next_ns(ctx));
 }
 
 static int push_pieces(struct qp *qp, qp_time_ns now);
 
-/* Every change of a QP's pending state goes through here: the context counts them, so its
- * deadline and progress skip the QP list when none is pending (a receiver of many QPs). */
+/* Every change of a QP's pending state goes through here: the context counts them and
+ * keeps them in a list of their own, in the order of ctx->qps (newest first), so that its
+ * deadline and progress visit the pending QPs only, in the order a walk of every QP
+ * would (a receiver of many QPs, a sender whose finished flows left theirs). */
 static void pend_set(struct qp *qp, bool on)
 {
+	struct qp **pp;
+
 	if (qp->pend.active == on)
 		return;
 	qp->pend.active = on;
-	if (on)
-		qp->ctx->npend++;
-	else
+	if (!on) {
 		qp->ctx->npend--;
+		*qp->pref = qp->pnext;
+		if (qp->pnext)
+			qp->pnext->pref = qp->pref;
+		qp->pnext = NULL;
+		qp->pref = NULL;
+		return;
+	}
+	qp->ctx->npend++;
+	for (pp = &qp->ctx->pend_head; *pp && (*pp)->birth > qp->birth; pp = &(*pp)->pnext)
+		;
+	qp->pnext = *pp;
+	if (*pp)
+		(*pp)->pref = &qp->pnext;
+	*pp = qp;
+	qp->pref = pp;
+}
+
+/* The pending QP that a walk of ctx->qps meets next after one born at @birth (which may
+ * have left the list meanwhile); NULL when none. */
+static struct qp *pend_after(const struct qp_ctx *ctx, struct qp *qp, uint64_t birth)
+{
+	if (qp->pend.active)
+		return qp->pnext;
+	for (qp = ctx->pend_head; qp && qp->birth > birth; qp = qp->pnext)
+		;
+	return qp;
 }
 
 int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
@@ -241,14 +268,18 @@ int qp_ctx_progress(struct qp_ctx *ctx, qp_time_ns now)
 
 	qp_agent_tick(ctx, now);
 	ctx->progressing = true;   /* the backend may send the pieces below in one batch */
-	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next) {
-		if (!qp->pend.active || qp->retry_ns > now)
+	for (struct qp *qp = ctx->pend_head, *next; qp; qp = next) {
+		uint64_t birth = qp->birth;
+		if (qp->retry_ns > now) {
+			next = qp->pnext;
 			continue;
+		}
 		rc = push_pieces(qp, now);
 		if (rc < 0 && rc != -EAGAIN)
 			break;
 		rc = 0;
 		done++;
+		next = pend_after(ctx, qp, birth);
 	}
 	ctx->progressing = false;
 	prc = ctx->ops->ctx_progress(ctx, now);   /* also after an error: what went on goes */
@@ -261,13 +292,13 @@ int qp_ctx_retry(struct qp_ctx *ctx, qp_time_ns now)
 {
 	int done = 0, rc;
 
-	for (struct qp *qp = ctx->npend ? ctx->qps : NULL; qp; qp = qp->next) {
-		if (!qp->pend.active)
-			continue;
+	for (struct qp *qp = ctx->pend_head, *next; qp; qp = next) {
+		uint64_t birth = qp->birth;
 		rc = push_pieces(qp, now);
 		if (rc < 0 && rc != -EAGAIN)
 			return rc;
 		done++;
+		next = pend_after(ctx, qp, birth);
 	}
 	return done;
 }
@@ -438,6 +469,7 @@ static int qp_finish(struct qp *qp, char *err, size_t errlen)
 		qp->pacer.inflight_arg = qp;
 	}
 	qp->next = qp->ctx->qps;
+	qp->birth = qp->ctx->births++;
 	qp->ctx->qps = qp;
 	return 0;
 }

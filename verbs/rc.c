@@ -129,6 +129,16 @@ int rc_params_check(const struct rc_params *p, char *err, size_t errlen)
 
 /* ---- life cycle ---- */
 
+/* The smallest power of two at or above @n, less one: a ring's mask (@n <= 2^31). */
+static uint32_t ring_mask(uint32_t n)
+{
+	uint32_t m = 1;
+
+	while (m < n)
+		m <<= 1;
+	return m - 1;
+}
+
 struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 {
 	struct rc_qp *qp;
@@ -140,10 +150,13 @@ struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 		goto nomem;
 	qp->p = *p;
 	qp->cq_cap = p->sq_depth + p->rq_depth;
-	qp->sq = calloc(p->sq_depth, sizeof(*qp->sq));
-	qp->rq = calloc(p->rq_depth, sizeof(*qp->rq));
-	qp->cq = calloc(qp->cq_cap, sizeof(*qp->cq));
-	qp->inl = p->max_inline ? calloc(p->sq_depth, p->max_inline) : NULL;
+	qp->sq_mask = ring_mask(p->sq_depth);
+	qp->rq_mask = ring_mask(p->rq_depth);
+	qp->cq_mask = ring_mask(qp->cq_cap);
+	qp->sq = calloc((size_t)qp->sq_mask + 1, sizeof(*qp->sq));
+	qp->rq = calloc((size_t)qp->rq_mask + 1, sizeof(*qp->rq));
+	qp->cq = calloc((size_t)qp->cq_mask + 1, sizeof(*qp->cq));
+	qp->inl = p->max_inline ? calloc((size_t)qp->sq_mask + 1, p->max_inline) : NULL;
 	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl)) {
 		rc_destroy(qp);
 		goto nomem;
@@ -184,6 +197,7 @@ int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
 	qp->conn = *c;
 	qp->resp.epsn = c->rq_psn;
 	qp->state = RC_RTS;
+	rc_dl_changed(qp);
 	return 0;
 }
 
@@ -192,7 +206,7 @@ int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
 void rc_cq_push(struct rc_qp *qp, const struct qp_wc *wc)
 {
 	/* Cannot overflow: the post rules bound unpolled completions (see rc.h). */
-	qp->cq[qp->cq_tail % qp->cq_cap] = *wc;
+	qp->cq[qp->cq_tail & qp->cq_mask] = *wc;
 	qp->cq_tail++;
 	if (wc->opcode == QP_WC_SEND || wc->opcode == QP_WC_WRITE)
 		qp->sq_unpolled++;
@@ -234,6 +248,7 @@ static void flush_all(struct rc_qp *qp)
 	}
 	qp->req.tx_idx = qp->sq_tail;
 	qp->req.rto_at = qp->req.rnr_at = QP_TIME_NEVER;
+	rc_dl_changed(qp);
 	qp->resp.kind = RC_K_NONE;
 	qp->resp.ack_pending = false;
 }
@@ -245,6 +260,7 @@ void rc_fail(struct rc_qp *qp, enum qp_wc_status head_status)
 	if (qp->sq_head != qp->sq_tail)
 		rc_complete_send(qp, rc_sq_at(qp, qp->sq_head++), head_status);
 	qp->state = RC_ERROR;
+	rc_dl_changed(qp);
 	flush_all(qp);
 }
 
@@ -253,6 +269,7 @@ void rc_set_error(struct rc_qp *qp)
 	if (qp->state == RC_ERROR)
 		return;
 	qp->state = RC_ERROR;
+	rc_dl_changed(qp);
 	flush_all(qp);
 }
 
@@ -261,7 +278,7 @@ int rc_poll_cq(struct rc_qp *qp, struct qp_wc *wc, int n)
 	int got = 0;
 
 	while (got < n && qp->cq_head != qp->cq_tail) {
-		wc[got] = qp->cq[qp->cq_head++ % qp->cq_cap];
+		wc[got] = qp->cq[qp->cq_head++ & qp->cq_mask];
 		if (wc[got].opcode == QP_WC_SEND || wc[got].opcode == QP_WC_WRITE)
 			qp->sq_unpolled--;
 		else
@@ -294,7 +311,7 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 	if (qp->state == RC_RTS &&
 	    ((qp->req.next_psn - qp->req.una) & RC_PSN_MASK) + npkts > RC_PSN_SPAN_MAX)
 		return -ENOMEM;   /* wait for ACKs: PSN order must stay unambiguous */
-	slot = qp->sq_tail % qp->p.sq_depth;
+	slot = qp->sq_tail & qp->sq_mask;
 	w = &qp->sq[slot];
 	*w = (struct rc_swqe){
 		.wr_id = wr->wr_id, .buf = wr->addr, .remote_addr = wr->remote_addr,
@@ -410,6 +427,12 @@ bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 		return false;
 	s->no_icrc = false;      /* the frame carries its ICRC unless the host says otherwise */
 	return np_tx(qp, s) || rc_resp_tx(qp, s) || rc_req_tx(qp, now, s);
+}
+
+void rc_watch_deadline(struct rc_qp *qp, struct rc_dl_min *m)
+{
+	qp->dl_min = m;
+	rc_dl_changed(qp);
 }
 
 qp_time_ns rc_deadline(const struct rc_qp *qp)

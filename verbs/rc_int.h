@@ -66,30 +66,51 @@ struct rc_qp {
 	struct rc_conn conn;
 	enum rc_state state;
 	struct rc_stats st;
-	struct rc_swqe *sq;      /* ring of sq_depth, [sq_head, sq_tail) outstanding */
+	/* The rings are a power of two in size, at least their depth (the depths stay the
+	 * limits): a slot is a counter masked, not divided (a division on every packet). */
+	struct rc_swqe *sq;      /* ring of sq_mask + 1, [sq_head, sq_tail) outstanding */
+	uint32_t sq_mask, rq_mask, cq_mask;
 	uint32_t sq_head, sq_tail;
 	uint64_t sq_bytes;       /* the lengths of [sq_head, sq_tail) summed */
 	uint32_t sq_unpolled;    /* send completions in the CQ */
-	uint8_t *inl;            /* sq_depth * max_inline bytes */
-	struct rc_rwqe *rq;      /* ring of rq_depth */
+	uint8_t *inl;            /* (sq_mask + 1) * max_inline bytes */
+	struct rc_rwqe *rq;      /* ring of rq_mask + 1 */
 	uint32_t rq_head, rq_tail;
 	uint32_t rq_unpolled;
-	struct qp_wc *cq;        /* ring of sq_depth + rq_depth */
+	struct qp_wc *cq;        /* ring of cq_mask + 1, at least sq_depth + rq_depth */
 	uint32_t cq_head, cq_tail, cq_cap;
 	struct rc_req req;
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
 	bool cnp_pending;
+	struct rc_dl_min *dl_min; /* rc_watch_deadline's, or NULL */
 };
+
+/* After every write of state, req.rto_at or req.rnr_at: rc_deadline may have moved. */
+static inline void rc_dl_changed(struct rc_qp *qp)
+{
+	struct rc_dl_min *m = qp->dl_min;
+	qp_time_ns d;
+
+	if (!m || m->stale)
+		return;
+	d = rc_deadline(qp);
+	if (d <= m->t) {
+		m->t = d;
+		m->who = qp;
+	} else if (m->who == qp) {
+		m->stale = true;   /* the earliest moved later: the owner walks again */
+	}
+}
 
 static inline struct rc_swqe *rc_sq_at(const struct rc_qp *qp, uint32_t i)
 {
-	return &qp->sq[i % qp->p.sq_depth];
+	return &qp->sq[i & qp->sq_mask];
 }
 
 static inline struct rc_rwqe *rc_rq_at(struct rc_qp *qp, uint32_t i)
 {
-	return &qp->rq[i % qp->p.rq_depth];
+	return &qp->rq[i & qp->rq_mask];
 }
 
 /* Count a drop and return the rc_rx code for it. */

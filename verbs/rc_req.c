@@ -31,6 +31,7 @@ void rc_req_init(struct rc_qp *qp)
 	*r = (struct rc_req){ .next_psn = psn, .una = psn, .max = psn, .tx_psn = psn,
 			      .retries_left = qp->p.retry_cnt, .rnr_left = qp->p.rnr_retry,
 			      .rto_at = QP_TIME_NEVER, .rnr_at = QP_TIME_NEVER };
+	rc_dl_changed(qp);
 }
 
 static qp_time_ns rto_deadline(const struct rc_qp *qp, qp_time_ns now)
@@ -80,6 +81,7 @@ static bool req_acked(struct rc_qp *qp, uint32_t end, qp_time_ns now)
 	r->backoff = 0;
 	r->nak_fresh = false;
 	r->rto_at = rc_psn_diff(r->max, r->una) > 0 ? rto_deadline(qp, now) : QP_TIME_NEVER;
+	rc_dl_changed(qp);
 	if (rc_psn_diff(r->tx_psn, r->una) < 0)
 		req_seek(qp, r->una);
 	return true;
@@ -137,8 +139,10 @@ bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 	}
 	qp->st.tx_pkts++;
 	qp->st.tx_bytes += n;
-	if (r->rto_at == QP_TIME_NEVER)
+	if (r->rto_at == QP_TIME_NEVER) {
 		r->rto_at = rto_deadline(qp, now);
+		rc_dl_changed(qp);
+	}
 	r->tx_psn = rc_psn_add(r->tx_psn, 1);
 	if (last)
 		r->tx_idx++;
@@ -162,6 +166,7 @@ static void req_rnr(struct rc_qp *qp, uint32_t psn, uint8_t timer, qp_time_ns no
 	r->rnr_psn = psn;
 	r->rnr_at = now + rc_rnr_timer_ns(timer);
 	r->rto_at = QP_TIME_NEVER;
+	rc_dl_changed(qp);
 }
 
 static void req_nak_seq(struct rc_qp *qp, uint32_t psn, bool progress, qp_time_ns now)
@@ -177,6 +182,7 @@ static void req_nak_seq(struct rc_qp *qp, uint32_t psn, bool progress, qp_time_n
 	r->nak_fresh = true;
 	req_seek(qp, psn);
 	r->rto_at = rto_deadline(qp, now);
+	rc_dl_changed(qp);
 }
 
 int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now)
@@ -223,12 +229,14 @@ void rc_req_tick(struct rc_qp *qp, qp_time_ns now)
 
 	if (r->rnr_at <= now) {
 		r->rnr_at = QP_TIME_NEVER;
+		rc_dl_changed(qp);
 		req_seek(qp, rc_psn_diff(r->rnr_psn, r->una) >= 0 ? r->rnr_psn : r->una);
 	}
 	if (r->rto_at > now)
 		return;
 	if (rc_psn_diff(r->max, r->una) <= 0) {
 		r->rto_at = QP_TIME_NEVER;
+		rc_dl_changed(qp);
 		return;
 	}
 	qp->st.timeouts++;
@@ -242,4 +250,5 @@ void rc_req_tick(struct rc_qp *qp, qp_time_ns now)
 	r->nak_fresh = false;
 	req_seek(qp, r->una);
 	r->rto_at = rto_deadline(qp, now);
+	rc_dl_changed(qp);
 }

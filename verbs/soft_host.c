@@ -42,6 +42,10 @@ struct soft_host {
 	struct ctrl_frame **pend; /* datagrams waiting for ARP, oldest first; each its own */
 	uint32_t npend, pend_cap; /*   allocation, made only when a peer is unresolved */
 	struct qp_pause pause;   /* PFC: per priority */
+	/* The earliest rc_deadline of the connected QPs, kept between calls (rc.h's
+	 * rc_dl_min): walked again only after the earliest one moved later or a slot was
+	 * let go. */
+	struct rc_dl_min qps_dl;
 };
 
 static const uint8_t bcast[FRAME_ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -127,6 +131,7 @@ struct soft_host *soft_host_create(const struct soft_host_params *p, char *err,
 		snprintf(err, errlen, "soft host: out of memory");
 		return NULL;
 	}
+	h->qps_dl = (struct rc_dl_min){ .t = QP_TIME_NEVER };
 	h->p = *p;
 	h->p.max_qps = max;
 	if (!h->p.link_bps)
@@ -177,6 +182,7 @@ static uint32_t conn_next(const struct soft_host *h, uint32_t i)
 
 static void conn_set(struct soft_host *h, uint32_t i, bool on)
 {
+	h->qps_dl.stale = true;
 	if (on)
 		h->conn[i / 64] |= 1ull << (i % 64);
 	else
@@ -222,6 +228,7 @@ int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 	q->tos = tos;
 	q->state = SLOT_CONNECTED;
 	conn_set(h, (uint32_t)(q - h->qps), true);
+	rc_watch_deadline(q->rc, &h->qps_dl);   /* only connected QPs are in the walk */
 	return 0;
 }
 
@@ -240,6 +247,8 @@ void soft_host_qpn_release(struct soft_host *h, uint32_t qpn)
 	struct host_qp *q = slot_of(h, qpn);
 
 	if (q) {
+		if (q->rc)
+			rc_watch_deadline(q->rc, NULL);
 		*q = (struct host_qp){ .state = SLOT_FREE };
 		conn_set(h, (uint32_t)(q - h->qps), false);
 	}
@@ -600,15 +609,41 @@ bool soft_host_tx_pending(struct soft_host *h)
 	return false;
 }
 
+/* The connected QPs' earliest rc_deadline, walked now, and the first QP that has it (NULL
+ * when none has one). */
+static qp_time_ns qps_deadline_walk(const struct soft_host *h, const struct rc_qp **who)
+{
+	qp_time_ns d = QP_TIME_NEVER;
+
+	*who = NULL;
+	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++)
+		for (uint64_t b = h->conn[w]; b; b &= b - 1) {
+			const struct rc_qp *rc = h->qps[w * 64 + (uint32_t)__builtin_ctzll(b)].rc;
+			qp_time_ns t = rc_deadline(rc);
+			if (t < d) {
+				d = t;
+				*who = rc;
+			}
+		}
+	return d;
+}
+
 qp_time_ns soft_host_deadline(struct soft_host *h)
 {
-	qp_time_ns d = qp_time_min(soft_arp_deadline(&h->arp), qp_pause_next(&h->pause));
+	if (h->qps_dl.stale) {
+		h->qps_dl.t = qps_deadline_walk(h, &h->qps_dl.who);
+		h->qps_dl.stale = false;
+	}
+	return qp_time_min(qp_time_min(soft_arp_deadline(&h->arp), qp_pause_next(&h->pause)),
+			   h->qps_dl.t);
+}
 
-	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++)
-		for (uint64_t b = h->conn[w]; b; b &= b - 1)
-			d = qp_time_min(d, rc_deadline(h->qps[w * 64 +
-						   (uint32_t)__builtin_ctzll(b)].rc));
-	return d;
+qp_time_ns soft_host_deadline_walk(struct soft_host *h)
+{
+	const struct rc_qp *who;
+
+	return qp_time_min(qp_time_min(soft_arp_deadline(&h->arp), qp_pause_next(&h->pause)),
+			   qps_deadline_walk(h, &who));
 }
 
 void soft_host_tick(struct soft_host *h, qp_time_ns now)

@@ -159,6 +159,13 @@ struct fb_msg {
  * (fb_auth_verify). 0, or -EPROTO (magic or version),
  * -EMSGSIZE (truncated), -EINVAL (a field out of range), -ENOMSG (unknown type). */
 int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len);
+/* The type a message claims (its header's type byte), 0 when too short for a header: a
+ * reader that takes one type may skip fb_decode for the others, which it would refuse
+ * anyway (fb_decode's type is this byte). */
+static inline unsigned fb_claimed_type(const uint8_t *buf, size_t len)
+{
+	return len >= FB_HDR_LEN ? buf[3] : 0;
+}
 
 /* Encode @m as a version 1 message (type, flags and body; length is computed, auth_len
  * must be 0; fb_auth_sign makes it a signed one).

@@ -19,6 +19,8 @@ struct qp_pause {
 	qp_time_ns closed_ns[FRAME_PFC_PRIOS]; /* paused time of the pauses that ended */
 	uint64_t pauses[FRAME_PFC_PRIOS];      /* frames with time > 0 for the priority */
 	uint64_t xons[FRAME_PFC_PRIOS];        /* frames with time 0 */
+	uint8_t on;                            /* bit i: until[i] != 0 (the common 0: no
+						* priority has a pause to look at) */
 };
 
 /* Apply @f, received at @now over a link of @bps. Returns the frame's enable vector. */

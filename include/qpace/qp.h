@@ -144,6 +144,9 @@ struct qp_ctx {
 	struct qp_mr *mrs;                 /* registered regions (freed at close) */
 	struct qp_agent *agent;            /* registration with qpaced; NULL = off */
 	unsigned npend;                    /* QPs with a WR pending (verbs/qp.c keeps it) */
+	struct qp *pend_head;              /* those QPs, in the order of qps (newest first), so
+					    * the walks over them skip the idle ones */
+	uint64_t births;                   /* QPs linked so far: each one's place in qps */
 	bool progressing;                  /* qp_ctx_progress is handing pieces on; the
 					    * backend's ctx_progress follows in the same call, so a
 					    * backend may send their frames there in one batch */
@@ -314,6 +317,8 @@ struct qp {
 	uint32_t snd_psn;          /* the PSN the next posted packet takes (verbs/psn.h) */
 	struct qp_enforce enforce; /* gate or NIC (verbs/qp_enforce.c) */
 	struct qp *next;           /* in ctx->qps */
+	uint64_t birth;            /* its place in ctx->qps: a newer QP is nearer the head */
+	struct qp *pnext, **pref;  /* in ctx->pend_head's list, while pend.active */
 };
 
 /* How long a piece the backend refused (-EAGAIN: send queue full) waits before it is

@@ -217,6 +217,18 @@ bool rc_tx_next(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s);
 bool rc_tx_pending(const struct rc_qp *qp);
 /* Earliest timer (retransmission, RNR wait); QP_TIME_NEVER when none. */
 qp_time_ns rc_deadline(const struct rc_qp *qp);
+/* The earliest rc_deadline of a set of QPs, kept by their owner between calls instead of
+ * asked of each QP: @t, and @who has it. Each QP watched (rc_watch_deadline) updates it as
+ * its timers or state are written: a deadline at or before @t becomes @t (and the QP
+ * @who); @who's moved later makes it @stale, and the owner walks its QPs again. */
+struct rc_dl_min {
+	qp_time_ns t;
+	const struct rc_qp *who;
+	bool stale;
+};
+/* @qp joins @m's set (NULL: leaves the set it was in; the owner marks @m stale if @qp
+ * was its @who). */
+void rc_watch_deadline(struct rc_qp *qp, struct rc_dl_min *m);
 /* Run the timers due at now. */
 void rc_tick(struct rc_qp *qp, qp_time_ns now);
 

@@ -144,8 +144,13 @@ int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t c
 /* soft_host_output has a frame now (ignoring QPs whose peer is unresolved or whose
  * priority is paused). */
 bool soft_host_tx_pending(struct soft_host *h);
-/* Earliest timer: RC timers, ARP retries, the end of a pause. QP_TIME_NEVER when none. */
+/* Earliest timer: RC timers, ARP retries, the end of a pause. QP_TIME_NEVER when none.
+ * The connected QPs' earliest is kept between calls (rc_watch_deadline says when to walk
+ * them again). */
 qp_time_ns soft_host_deadline(struct soft_host *h);
+/* soft_host_deadline with every connected QP asked now, as it was before it kept their
+ * earliest (for tests: the two must agree). */
+qp_time_ns soft_host_deadline_walk(struct soft_host *h);
 void soft_host_tick(struct soft_host *h, qp_time_ns now);
 
 /* Send a UDP datagram from this host (agent messages): 0, -EMSGSIZE (payload above

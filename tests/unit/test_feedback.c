@@ -26,6 +26,10 @@ static void test_round_trip(void **state)
 		assert_true(len > FB_HDR_LEN);
 		assert_int_equal(fb_decode(&back, buf, (size_t)len), 0);
 		assert_int_equal(back.type, msgs[i].type);
+		/* the switch's readers skip by the claimed type: it is the decoded one */
+		assert_int_equal(fb_claimed_type(buf, (size_t)len), msgs[i].type);
+		for (size_t k = 0; k < FB_HDR_LEN; k++)
+			assert_int_equal(fb_claimed_type(buf, k), 0);
 		assert_int_equal(back.flags, msgs[i].flags);
 		assert_int_equal(back.length, len);
 		msgs[i].length = back.length;

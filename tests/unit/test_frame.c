@@ -298,7 +298,7 @@ static uint16_t ref_csum(uint32_t sum, const uint8_t *b, size_t len)
 	return (uint16_t)~acc;
 }
 
-/* frame_csum_add (32-bit native words, one byte swap) folds to the same checksum as the
+/* frame_csum_add (64-bit native words, carries counted apart, one byte swap) folds to the same checksum as the
  * 16-bit reference for every length 0..1600 at every alignment, all-zero and all-ones
  * buffers and random starting sums included; so does frame_ipv4_csum for every header
  * length 20..60 (its unrolled 20-byte path included) at every alignment. */

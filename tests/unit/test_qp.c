@@ -485,6 +485,79 @@ static void test_nonblocking_progress(void **state)
 	pair_close(&p);
 }
 
+/* The context's list of pending QPs is the QPs with pend.active, in the order of its list
+ * of every QP (newest first), whatever posts, progress and destroys did. */
+static void pend_list_matches(const struct qp_ctx *ctx)
+{
+	const struct qp *q = ctx->qps, *p = ctx->pend_head;
+	unsigned n = 0;
+
+	for (; q; q = q->next) {
+		if (!q->pend.active)
+			continue;
+		assert_ptr_equal(p, q);
+		assert_true(p->pref && *p->pref == p);
+		p = p->pnext;
+		n++;
+	}
+	assert_null(p);
+	assert_int_equal(n, ctx->npend);
+}
+
+static void test_pending_list_in_qp_order(void **state)
+{
+	enum { NQ = 8 };
+	struct qp_attr attr = { .flags = QP_F_NONBLOCK, .gate = { .chunk_bytes = 4096,
+								  .burst_bytes = 8192 } };
+	struct qp *q[NQ];
+	struct qp_conn_info info;
+	struct pair p;
+	char err[200];
+	uint64_t rng = 5;
+	unsigned posts = 0, pending_seen = 0;
+	(void)state;
+
+	pair_open(&p, &attr);
+	qp_local_info(p.b, p.mr_b, &info);
+	for (int i = 0; i < NQ; i++) {
+		assert_int_equal(qp_create(p.ctx, &attr, &q[i], err, sizeof(err)), 0);
+		assert_int_equal(qp_connect(q[i], &info, err, sizeof(err)), 0);
+		set_rate(&p, q[i], (i % 3 + 1) * QP_MBPS, 0, 0);
+	}
+	for (int step = 0; step < 3000; step++) {
+		uint64_t r = rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		int i = (int)((r >> 33) % NQ);
+		struct qp_wr wr = { .opcode = QP_OP_WRITE, .mr = p.mr_a, .addr = p.buf_a,
+				    .length = 4096u * (1 + (uint32_t)(r >> 40) % 8),
+				    .remote_addr = p.a->remote.addr, .rkey = p.a->remote.rkey };
+		switch ((r >> 20) % 8) {
+		case 0:   /* a QP goes and a new one (the newest: the head) takes its place */
+			assert_int_equal(qp_ratetable_release(p.rates, (uint32_t)
+					 qp_ratetable_assign(p.rates, q[i]->qpn)), 0);
+			assert_int_equal(qp_destroy(q[i]), 0);
+			assert_int_equal(qp_create(p.ctx, &attr, &q[i], err, sizeof(err)), 0);
+			assert_int_equal(qp_connect(q[i], &info, err, sizeof(err)), 0);
+			set_rate(&p, q[i], (i % 3 + 1) * QP_MBPS, 0, 0);
+			break;
+		case 1:
+		case 2:
+			assert_true(qp_ctx_progress(p.ctx, qp_now_ns()) >= 0);
+			break;
+		case 3:
+			assert_true(qp_ctx_retry(p.ctx, qp_now_ns()) >= 0);
+			break;
+		default:
+			posts += qp_post_send(q[i], &wr) == 0;
+		}
+		pend_list_matches(p.ctx);
+		pending_seen += p.ctx->npend > 1;
+	}
+	print_message("%u posts accepted; more than one QP pending at %u of 3000 steps\n",
+		      posts, pending_seen);
+	assert_true(pending_seen > 300);   /* the list was exercised with several in it */
+	pair_close(&p);
+}
+
 static void test_credits_gate_posts(void **state)
 {
 	/* A deep bucket: here only credits may close the gate. */
@@ -804,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_burst_default_two_mtus),
 		cmocka_unit_test(test_send_whole_and_signal_all),
 		cmocka_unit_test(test_nonblocking_progress),
+		cmocka_unit_test(test_pending_list_in_qp_order),
 		cmocka_unit_test(test_credits_gate_posts),
 		cmocka_unit_test(test_no_agent_fallback_said_once),
 		cmocka_unit_test(test_bad_requests_rejected),

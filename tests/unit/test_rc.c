@@ -4,6 +4,7 @@
  * invalid-request errors leave both QPs cleanly in error; immediates and zero lengths.
  *
  * Size: QPACE_TEST_MB (default 100; 16 under AddressSanitizer) per bulk transfer. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,7 +99,7 @@ static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params
 	uint32_t crc_src, crc_dst;
 	double secs;
 
-	p.sq_depth = 16;
+	p.sq_depth = 13;   /* not a power of two: a ring of 16, wrapped many times */
 	rc_pair_open(&pr, &p, mtu, wp);
 	b.sq_room = p.sq_depth;
 	b.rkey = rc_pair_mem(&pr, 1, b.total, true);
@@ -531,9 +532,44 @@ static void test_imm_zero_and_bidir(void **state)
 	rc_pair_close(&pr);
 }
 
+static bool no_region(void *arg, uint32_t rkey, struct rc_region *out)
+{
+	(void)arg;
+	(void)rkey;
+	(void)out;
+	return false;
+}
+
+/* The rings are a power of two in size (rc_int.h), the depth stays the limit: 13 posts
+ * are taken, the 14th is refused, with room for it in the ring. */
+static void test_depth_not_ring_size(void **state)
+{
+	struct rc_params p = params();
+	struct rc_conn c = { .dest_qpn = 0x12, .rq_psn = 0, .mtu_bytes = 1024 };
+	uint8_t byte = 7;
+	struct qp_wr wr = { .opcode = QP_OP_WRITE, .addr = &byte, .length = 1, .rkey = 1 };
+	char err[200];
+	struct rc_qp *qp;
+	(void)state;
+
+	p.sq_depth = 13;
+	p.qpn = 0x11;
+	p.mr_find = no_region;
+	qp = rc_create(&p, err, sizeof(err));
+	if (!qp)
+		fail_msg("%s", err);
+	assert_int_equal(rc_connect(qp, &c), 0);
+	for (int i = 0; i < 13; i++)
+		assert_int_equal(rc_post_send(qp, &wr, 0), 0);
+	assert_int_equal(rc_post_send(qp, &wr, 0), -ENOMEM);
+	assert_int_equal(rc_sq_unacked_bytes(qp), 13);
+	rc_destroy(qp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_depth_not_ring_size),
 		cmocka_unit_test(test_bulk_write_loss),
 		cmocka_unit_test(test_bulk_write_reorder_dup),
 		cmocka_unit_test(test_bulk_write_all),

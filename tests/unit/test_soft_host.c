@@ -491,6 +491,16 @@ static void test_garbage_never_crashes(void **state)
 
 /* ---- many QPs, two hosts, a lossy link ---- */
 
+/* The deadline the host keeps between calls (the earliest of its QPs', updated as their
+ * timers are written) against its QPs asked now; 1 when that is an RC timer. */
+static int deadline_kept(struct soft_host *h)
+{
+	qp_time_ns d = soft_host_deadline(h);
+
+	assert_int_equal(d, soft_host_deadline_walk(h));
+	return d != QP_TIME_NEVER;
+}
+
 #define NQP 8
 #define MSG (256 * 1024)
 
@@ -502,7 +512,7 @@ static void test_many_qps_lossy(void **state)
 	uint8_t *src = malloc(MSG), buf[SOFT_FRAME_MAX];
 	uint64_t rng = 7, lost = 0;
 	qp_time_ns now = 0;
-	int done = 0, n;
+	int done = 0, n, steps = 0, same = 0;
 
 	(void)state;
 	for (int i = 0; i < MSG; i++)
@@ -552,7 +562,12 @@ static void test_many_qps_lossy(void **state)
 				done++;
 			}
 		}
+		same += deadline_kept(a);   /* the sender: its RTOs */
+		deadline_kept(b);
+		steps++;
 	}
+	/* the sender has an RTO pending at nearly every step: compared with one */
+	assert_true(same > steps - steps / 10);
 	print_message("%d QPs x %d KB over one lossy link: %d done, %llu frames lost, "
 		      "%.1f ms simulated\n", NQP, MSG / 1024, done, (unsigned long long)lost,
 		      (double)now / 1e6);
@@ -625,6 +640,7 @@ static void test_released_slots_skipped(void **state)
 	 * retransmits from them only */
 	d = soft_host_deadline(a);
 	assert_true(d != QP_TIME_NEVER && d > 0);
+	assert_int_equal(deadline_kept(a), 1);
 	soft_host_tick(a, d);
 	for (size_t k = 0; k < nkeep; k++) {
 		n = out1(a, d, buf);

@@ -3,7 +3,9 @@
  * random reactions (wake an actor now, a few ns on, or at a shared deadline; queue other
  * events, many at the same ns), both run the same (time, what, whom) sequence, ties
  * included, and when nothing is left the old engine's clock (moved by the stale events it
- * popped last) is where the last ghost says. */
+ * popped last) is where the last ghost says. Each run is made with no solo actor and with
+ * one (kept outside the heap: wakeq.h), first and last. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,14 +30,14 @@ struct model {
 	uint64_t cur_seq, rng, runs, pops;
 };
 
-static void model_init(struct model *m, bool old, uint64_t seed)
+static void model_init(struct model *m, bool old, uint64_t seed, uint32_t solo)
 {
 	memset(m, 0, sizeof(*m));
 	m->old = old;
 	m->rng = seed;
 	m->now = 1000;
 	assert_int_equal(sim_evq_init(&m->q, 4), 0);
-	assert_int_equal(sim_wakeq_init(&m->w, NA), 0);
+	assert_int_equal(sim_wakeq_init(&m->w, NA, solo), 0);
 	for (int i = 0; i < NA; i++)
 		m->wake_at[i] = QP_TIME_NEVER;
 }
@@ -126,13 +128,14 @@ static bool step(struct model *m, uint32_t *kind, uint32_t *id)
 	return true;
 }
 
-static void run_both(uint64_t seed, uint64_t steps)
+static void run_both(uint64_t seed, uint64_t steps, uint32_t solo)
 {
 	struct model o, n;
 	uint32_t ko, io, kn, in;
+	uint64_t solo_runs = 0;
 
-	model_init(&o, true, seed);
-	model_init(&n, false, seed);
+	model_init(&o, true, seed, SIM_WAKEQ_NONE);
+	model_init(&n, false, seed, solo);
 	for (uint32_t a = 0; a < NA; a++) {
 		wake(&o, a, 1000);
 		wake(&n, a, 1000);
@@ -145,6 +148,7 @@ static void run_both(uint64_t seed, uint64_t steps)
 		assert_int_equal(o.now, n.now);
 		assert_int_equal(ko, kn);
 		assert_int_equal(io, in);
+		solo_runs += kn == KIND_WAKE && in == solo;
 		react(&o);
 		react(&n);
 	}
@@ -164,6 +168,8 @@ static void run_both(uint64_t seed, uint64_t steps)
 		print_message("seed %llu: %llu runs, old engine %llu pops\n", (unsigned long long)seed, (unsigned long long)n.runs, (unsigned long long)o.pops);
 	assert_true(o.pops > n.pops + steps / 20);
 	assert_int_equal(n.pops, n.runs);
+	if (solo != SIM_WAKEQ_NONE)
+		assert_true(solo_runs > steps / (4 * NA));   /* the solo's slot was used */
 	model_fini(&o);
 	model_fini(&n);
 }
@@ -171,19 +177,21 @@ static void run_both(uint64_t seed, uint64_t steps)
 static void test_same_order_as_stale_events(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 20; seed++)
-		run_both(seed, 20000);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		run_both(seed, 20000, SIM_WAKEQ_NONE);
+		run_both(seed, 20000, NA - 1);
+		run_both(seed, 20000, 0);
+	}
 }
 
 /* One actor moved earlier and back to a time it had: the first event at that time (the
  * ghost's, the older sequence) runs it, ahead of an event queued in between. */
-static void test_moved_back_keeps_older_sequence(void **state)
+static void moved_back(uint32_t solo)
 {
 	struct model n;
 	uint32_t k, id;
-	(void)state;
 
-	model_init(&n, false, 1);
+	model_init(&n, false, 1, solo);
 	wake(&n, 0, 2000);                                  /* seq 0 at 2000 */
 	assert_int_equal(sim_evq_push(&n.q, 2000, KIND_OTHER, 7), 0);   /* seq 1 */
 	wake(&n, 0, 1500);                                  /* seq 2: 2000's is a ghost */
@@ -207,11 +215,38 @@ static void test_moved_back_keeps_older_sequence(void **state)
 	model_fini(&n);
 }
 
+static void test_moved_back_keeps_older_sequence(void **state)
+{
+	(void)state;
+	moved_back(SIM_WAKEQ_NONE);
+	moved_back(0);   /* actor 0 the solo: the same, from its own slot */
+}
+
+static void test_solo_out_of_range(void **state)
+{
+	struct sim_wakeq w;
+	(void)state;
+
+	assert_int_equal(sim_wakeq_init(&w, 4, 4), -EINVAL);
+	sim_wakeq_fini(&w);
+	assert_int_equal(sim_wakeq_init(&w, 4, 3), 0);
+	assert_int_equal(sim_wakeq_len(&w), 0);
+	assert_int_equal(sim_wakeq_move(&w, 3, 10, 0, 0, 0, 0), 0);
+	assert_int_equal(sim_wakeq_move(&w, 1, 20, 1, 0, 0, 0), 0);
+	assert_int_equal(sim_wakeq_len(&w), 2);
+	assert_int_equal(w.n, 1);                  /* the solo is not in the heap */
+	assert_int_equal(sim_wakeq_pop(&w), 3);
+	assert_int_equal(sim_wakeq_pop(&w), 1);
+	assert_int_equal(sim_wakeq_len(&w), 0);
+	sim_wakeq_fini(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_order_as_stale_events),
 		cmocka_unit_test(test_moved_back_keeps_older_sequence),
+		cmocka_unit_test(test_solo_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
