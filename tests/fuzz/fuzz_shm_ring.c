@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t mem[4096 + 2 * NSLOTS * SHM_SLOT_BYTES] __attribute__((aligned(4096)));
-	static uint8_t out[SHM_FRAME_MAX], frame[SHM_FRAME_MAX];
+	/* frame: one byte more than a slot takes, to push an oversized frame too */
+	static uint8_t out[SHM_FRAME_MAX], frame[SHM_FRAME_MAX + 1];
 	struct shm_region sw, host;
 	struct fz f = { data, size };
 	uint64_t frames = 0, errors = 0;
