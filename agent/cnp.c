@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/addr.h"
 #include "qpace/bytes.h"
 #include "qpace/errmsg.h"
 #include "qpace/frame.h"
@@ -27,23 +28,10 @@ int cnp_peer_qpn(const struct cnp_peers *p, uint32_t lqpn, uint32_t *rqpn)
 	return -ENOENT;
 }
 
-static bool v4(const uint8_t a[16], uint32_t *ip)
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (memcmp(a, mapped, sizeof(mapped)))
-		return false;
-	*ip = (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 | (uint32_t)a[14] << 8 | a[15];
-	return true;
-}
-
 /* Neither :: nor IPv4-mapped. */
 static bool v6(const uint8_t a[16])
 {
-	static const uint8_t zero[16];
-	uint32_t ip;
-
-	return memcmp(a, zero, 16) && !v4(a, &ip);
+	return !qp_ipv6_unspecified(a) && !qp_ipv6_v4mapped(a, NULL);
 }
 
 struct cnp_action cnp_translate(const struct qp_tci_report *r, const struct cnp_peers *p)
@@ -55,7 +43,8 @@ struct cnp_action cnp_translate(const struct qp_tci_report *r, const struct cnp_
 			return a;
 		memcpy(a.peer_ip6, r->saddr, 16);
 		memcpy(a.local_ip6, r->daddr, 16);
-	} else if (!v4(r->saddr, &a.peer_ip) || !v4(r->daddr, &a.local_ip)) {
+	} else if (!qp_ipv6_v4mapped(r->saddr, &a.peer_ip) ||
+		   !qp_ipv6_v4mapped(r->daddr, &a.local_ip)) {
 		return a;
 	}
 	if (cnp_peer_qpn(p, r->dqpn, &a.peer_qpn)) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core_priv.h"
+#include "qpace/addr.h"
 #include "qpace/errmsg.h"
 
 static uint64_t mix64(uint64_t x)
@@ -169,27 +170,13 @@ int agent_qp_find_flow6(const struct agent *a, const uint8_t local[16], const ui
 	return 0;
 }
 
-static bool addr6_zero(const uint8_t a[16])
-{
-	static const uint8_t zero[16];
-
-	return !memcmp(a, zero, 16);
-}
-
-static bool addr6_v4_mapped(const uint8_t a[16])
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	return !memcmp(a, mapped, sizeof(mapped));
-}
-
 int agent_flow_check(const struct agent_qp_reg *r, char *why, size_t len)
 {
 	if (!(r->flags & AGENT_QP_IPV6)) {
 		if (!r->local_ip || !r->peer_ip)
 			return qp_errmsg(-EINVAL, why, len, "%s=0: an IPv4 flow's addresses are "
 					 "not 0", r->local_ip ? "peer_ip" : "local_ip");
-		if (!addr6_zero(r->local_ip6) || !addr6_zero(r->peer_ip6))
+		if (!qp_ipv6_unspecified(r->local_ip6) || !qp_ipv6_unspecified(r->peer_ip6))
 			return qp_errmsg(-EINVAL, why, len, "IPv6 addresses without the ipv6 flag");
 		return 0;
 	}
@@ -198,10 +185,10 @@ int agent_flow_check(const struct agent_qp_reg *r, char *why, size_t len)
 	for (int i = 0; i < 2; i++) {
 		const uint8_t *a = i ? r->peer_ip6 : r->local_ip6;
 
-		if (addr6_zero(a) || addr6_v4_mapped(a))
+		if (qp_ipv6_unspecified(a) || qp_ipv6_v4mapped(a, NULL))
 			return qp_errmsg(-EINVAL, why, len, "%s %s: an IPv6 flow's addresses are "
 					 "neither :: nor IPv4-mapped (::ffff:0:0/96, an IPv4 flow)",
-					 i ? "peer_ip6" : "local_ip6", addr6_zero(a) ? "::" :
+					 i ? "peer_ip6" : "local_ip6", qp_ipv6_unspecified(a) ? "::" :
 					 "IPv4-mapped");
 	}
 	if (r->flags & AGENT_QP_RECEIVER)

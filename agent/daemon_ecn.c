@@ -176,7 +176,7 @@ static void on_report(void *ctx, const struct qp_tci_report *r)
 	e->c[ce ? ECN_C_CE : ECN_C_CNP_RX]++;
 	e->c[ECN_C_IPV6] += a.ipv6;
 	switch (a.what) {
-	case CNP_DO_BAD_ADDR:
+	case CNP_DO_BAD_ADDR:   /* returned above */
 		break;
 	case CNP_DO_UNMAPPED:
 		e->c[ce ? ECN_C_CE_UNMAPPED : ECN_C_CNP_UNMAPPED]++;

@@ -56,6 +56,24 @@ const char *qp_ipv6_fmt(const uint8_t a[16], char *buf, size_t len)
 	return buf;
 }
 
+bool qp_ipv6_v4mapped(const uint8_t a[16], uint32_t *ip)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(a, prefix, sizeof(prefix)))
+		return false;
+	if (ip)
+		*ip = (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 | (uint32_t)a[14] << 8 | a[15];
+	return true;
+}
+
+bool qp_ipv6_unspecified(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, sizeof(zero));
+}
+
 int qp_hostport_parse(const char *s, unsigned port_min, unsigned port_max, unsigned flags,
 		      uint32_t *ip, uint16_t *port, char *err, size_t errlen)
 {

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "qpace/qp.h"
 #include "ibv_priv.h"
@@ -58,9 +59,7 @@ static enum ibv_mtu mtu_enum(uint32_t bytes)
 
 static bool gid_is_ipv4_mapped(const union ibv_gid *g)
 {
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	return memcmp(g->raw, prefix, sizeof(prefix)) == 0;
+	return qp_ipv6_v4mapped(g->raw, NULL);
 }
 
 /* "gid=N" from the options; -1 when absent. */

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "qp_agent.h"
+#include "qpace/addr.h"
 #include "qpace/ctl_client.h"
 #include "qpace/errmsg.h"
 
@@ -209,11 +210,9 @@ int qp_agent_qp_init(struct qp *qp, char *err, size_t errlen)
 
 static uint32_t gid_ipv4(const uint8_t gid[16])
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	uint32_t ip;
 
-	if (memcmp(gid, mapped, sizeof(mapped)) != 0)
-		return 0;
-	return (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 | (uint32_t)gid[14] << 8 | gid[15];
+	return qp_ipv6_v4mapped(gid, &ip) ? ip : 0;
 }
 
 bool qp_agent_reg_build(const struct qp *qp, struct agent_qp_reg *out)

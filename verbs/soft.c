@@ -497,16 +497,13 @@ static void soft_qp_fini(struct qp *qp)
 
 static int soft_qp_connect(struct qp *qp, char *err, size_t errlen)
 {
-	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	struct soft_ctx *c = to_sctx(qp->ctx);
-	const uint8_t *g = qp->remote.gid;
-	uint32_t peer_ip = (uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 | (uint32_t)g[14] << 8 |
-			   g[15];
+	uint32_t peer_ip = 0;
 	struct rc_conn rcc = { .dest_qpn = qp->remote.qpn, .rq_psn = qp->remote.psn,
 			       .mtu_bytes = qp->path_mtu_bytes };
 	int rc;
 
-	if (memcmp(g, v4mapped, sizeof(v4mapped)) != 0 || !peer_ip)
+	if (!qp_ipv6_v4mapped(qp->remote.gid, &peer_ip) || !peer_ip)
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "soft: the peer's GID is not an IPv4-mapped address (::ffff:a.b.c.d)");
 	rc = rc_connect(to_sqp(qp)->rc, &rcc);

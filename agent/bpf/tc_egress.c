@@ -1,6 +1,7 @@
 /* The loader of the tc egress program: libbpf, the bpftool skeleton, bpf_tc_*. */
 #include "tc_egress.h"
 #include "tc_hook.h"
+#include "qpace/addr.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -310,12 +311,7 @@ struct qp_tc_key qp_tc_key_ipv6(const uint8_t daddr[16], uint32_t dqpn)
 
 bool qp_tc_addr_ipv4(const uint8_t a[16], uint32_t *ip)
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (memcmp(a, mapped, sizeof(mapped)))
-		return false;
-	*ip = (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 | (uint32_t)a[14] << 8 | a[15];
-	return true;
+	return qp_ipv6_v4mapped(a, ip);
 }
 
 int qp_tc_set_rate(struct qp_tc *t, const struct qp_tc_key *k, const struct qp_tc_rate *r)

@@ -12,6 +12,7 @@
 #define QPACE_ADDR_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,12 @@ const char *qp_ipv4_fmt(uint32_t ip, char *buf, size_t len);
 /* An IPv6 address (16 bytes, network order) in RFC 5952's form ("fe80::1") into @buf
  * (QP_IPV6_STRLEN bytes hold any; "?" when @len is too short); returns @buf. */
 const char *qp_ipv6_fmt(const uint8_t a[16], char *buf, size_t len);
+/* Whether @a (16 bytes, network order) is IPv4-mapped (::ffff:a.b.c.d, the form an IPv4
+ * RoCEv2 GID and the tc programs' addresses take); if so and @ip is not NULL, *@ip = the
+ * IPv4 address in host order. */
+bool qp_ipv6_v4mapped(const uint8_t a[16], uint32_t *ip);
+/* Whether @a is :: (the unspecified address). */
+bool qp_ipv6_unspecified(const uint8_t a[16]);
 
 enum qp_hostport_flags {
 	QP_HOSTPORT_OFF = 1u << 0,   /* "off" is accepted: ip 0, port 0 */

@@ -126,6 +126,28 @@ static void check_hostport(const struct hp_case *c)
 	}
 }
 
+/* IPv4-mapped (::ffff:a.b.c.d) and :: among 16-byte addresses. */
+static void test_ipv6_forms(void **state)
+{
+	uint8_t a[16] = { [10] = 0xff, [11] = 0xff, [12] = 10, [13] = 0, [14] = 3, [15] = 1 };
+	uint8_t zero[16] = { 0 }, ll[16] = { 0xfe, 0x80, [15] = 1 };
+	uint32_t ip = 7;
+	(void)state;
+
+	assert_true(qp_ipv6_v4mapped(a, &ip));
+	assert_int_equal(ip, 0x0a000301u);
+	assert_true(qp_ipv6_v4mapped(a, NULL));
+	assert_false(qp_ipv6_unspecified(a));
+	ip = 7;
+	assert_false(qp_ipv6_v4mapped(ll, &ip));
+	assert_int_equal(ip, 7);                 /* untouched */
+	assert_false(qp_ipv6_unspecified(ll));
+	assert_false(qp_ipv6_v4mapped(zero, &ip));
+	assert_true(qp_ipv6_unspecified(zero));
+	a[9] = 1;                                /* ::1:ffff:... is not mapped */
+	assert_false(qp_ipv6_v4mapped(a, &ip));
+}
+
 static void test_hostport(void **state)
 {
 	static const struct hp_case cases[] = {
@@ -256,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_ipv4_refused),
 		cmocka_unit_test(test_ipv4_scan),
 		cmocka_unit_test(test_ipv4_fmt),
+		cmocka_unit_test(test_ipv6_forms),
 		cmocka_unit_test(test_hostport),
 		cmocka_unit_test(test_hostport_no_err_buffer),
 		cmocka_unit_test(test_hostport_fmt),
