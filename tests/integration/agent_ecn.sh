@@ -14,8 +14,7 @@ set -u
 . "$(dirname "$0")/lib/agent.sh"
 . "$(dirname "$0")/lib/veth.sh"
 
-command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
-command -v curl >/dev/null || { echo "skip: no curl"; exit 0; }
+need jq curl
 NSA=qpe$RUN_ID-a
 NSB=qpe$RUN_ID-b
 PY="python3 $(dirname "$0")/lib/ecn_frames.py"
@@ -82,13 +81,7 @@ CP=$!
 sleep 0.3
 ip netns exec "$NSB" $PY send 10.78.0.1 0x111 1000 200 3 >"$TMP/send1" &
 SP=$!
-rate1=$rate0
-for i in $(seq 20); do   # the lowest of 20 readings over the ~200 ms
-	sleep 0.01
-	r=$(ctlb show "$QB" -j | jq .rate)
-	[ "$r" -lt "$rate1" ] && rate1=$r
-	echo "$r" >>"$TMP/rates"
-done
+rate1=$(lowest_rate ctlb "$QB" "$rate0" "$TMP/rates")   # over the ~200 ms
 wait $SP
 wait $CP
 n1=$(wc -l <"$TMP/cnp1")

@@ -20,9 +20,7 @@ set -u
 . "$(dirname "$0")/lib/veth.sh"
 . "$(dirname "$0")/lib/tc_sched.sh"
 
-command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
-command -v curl >/dev/null || { echo "skip: no curl"; exit 0; }
-command -v bpftool >/dev/null || { echo "skip: no bpftool"; exit 0; }
+need jq curl bpftool
 NSA=qp6$RUN_ID-a
 NSB=qp6$RUN_ID-b
 PIN_MNT=$TMP/bpffs
@@ -158,12 +156,7 @@ CP=$!
 sleep 0.3
 ip netns exec "$NSB" $PY send "$A6%q6b" 0x111 1000 200 3 >"$TMP/send2" &
 SP=$!
-rate1=$rate0
-for i in $(seq 20); do
-	sleep 0.01
-	r=$(ctlb show "$QB" -j | jq .rate)
-	[ "$r" -lt "$rate1" ] && rate1=$r
-done
+rate1=$(lowest_rate ctlb "$QB" "$rate0" /dev/null)
 wait $SP
 wait $CP
 n1=$(wc -l <"$TMP/cnp1")

@@ -11,7 +11,7 @@ set -u
 . "$(dirname "$0")/lib/agent.sh"
 . "$(dirname "$0")/lib/veth.sh"
 
-command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
+need jq
 NSA=qpt$RUN_ID-a
 NSB=qpt$RUN_ID-b
 veth_setup "$NSA" "$NSB" qta qtb 10.77.0

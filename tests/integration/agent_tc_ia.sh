@@ -16,9 +16,7 @@ set -u
 . "$(dirname "$0")/lib/agent.sh"
 . "$(dirname "$0")/lib/veth.sh"
 
-command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
-command -v curl >/dev/null || { echo "skip: no curl"; exit 0; }
-command -v bpftool >/dev/null || { echo "skip: no bpftool"; exit 0; }
+need jq curl bpftool
 NSR=qpi$RUN_ID-r
 NSS=qpi$RUN_ID-s
 DR=qir$RUN_ID

@@ -15,8 +15,7 @@ set -u
 . "$(dirname "$0")/lib/veth.sh"
 . "$(dirname "$0")/lib/tc_sched.sh"
 
-command -v jq >/dev/null || { echo "skip: no jq"; exit 0; }
-command -v bpftool >/dev/null || { echo "skip: no bpftool"; exit 0; }
+need jq bpftool
 NSA=qps$RUN_ID-a
 NSB=qps$RUN_ID-b
 PIN_MNT=$TMP/bpffs

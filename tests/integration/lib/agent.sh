@@ -24,6 +24,26 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# lowest_rate CTL QPN START FILE: the lowest of START and 20 readings of QPN's rate, 10 ms
+# apart, through the qpacectl wrapper CTL (each reading appended to FILE).
+lowest_rate() {
+	low=$3
+	for i in $(seq 20); do
+		sleep 0.01
+		r=$($1 show "$2" -j | jq .rate)
+		[ "$r" -lt "$low" ] && low=$r
+		echo "$r" >>"$4"
+	done
+	echo "$low"
+}
+
+# need CMD...: the test is skipped (exit 0, saying which) unless every CMD is installed.
+need() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null || { echo "skip: no $c"; exit 0; }
+	done
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	if [ -s "$TMP/qpaced.log" ]; then sed 's/^/  qpaced: /' "$TMP/qpaced.log" >&2; fi
