@@ -263,7 +263,9 @@ python3 - "$VM_RUN" "$BUF" "$CC" "$ECN" <<'EOF'
 import json, re, sys
 run, buf, cc, ecn = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 unit = {"K": 1024, "M": 1 << 20}
-buf = int(float(buf[:-1]) * unit[buf[-1].upper()]) if buf[-1].isalpha() else int(buf)
+def size(v):   # "128K", "4K", "16384": bytes
+    return int(float(v[:-1]) * unit[v[-1].upper()]) if v[-1].isalpha() else int(v)
+buf = size(buf)
 t = {m: float(open(f"{run}/sw_{m}").read())
      for m in ("start-none", "done-none", "start-tc", "done-tc")}
 rows = [r.strip().split(",") for r in open(f"{run}/switch.csv")]
@@ -437,8 +439,6 @@ if not all(c["done"]):
 # (the no-agent runs' mean is 20-40 KB), and above Kmax (where RED marks every frame) in at
 # most a tenth of the 10 ms samples (the no-agent runs: most of them)
 if cc == "dcqcn":
-    def size(v):
-        return int(float(v[:-1]) * unit[v[-1].upper()]) if v[-1].isalpha() else int(v)
     th = ecn[1].split(",") if len(ecn) > 1 else ["0", "0"]
     kmin, kmax = size(th[0]), size(th[1])
     above = sum(q > kmax for q in c["qs"]) / len(c["qs"])

@@ -27,6 +27,17 @@ scenario() { # scenario TITLE CMD...
 	esac
 }
 
+# with_agent TITLE CMD...: scenario TITLE CMD..., or a skip when qpace-switch, qpaced or
+# qpacectl is not built (the guests run build/bin's).
+with_agent() {
+	if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
+		scenario "$@"
+	else
+		echo "=== $1: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
+		skipped=$((skipped + 1))
+	fi
+}
+
 via=switch
 if [ ! -x build/bin/qpace-switch ] && [ -n "$short" ]; then
 	echo "test-rxe: build/bin/qpace-switch is not built: scenario 1 goes through tests/vm/relay.py"
@@ -54,63 +65,35 @@ fi
 # (as root) puts the other on a host tap device, so both are vxlan ports.
 vxtap=""
 [ -z "$short" ] && [ "$(id -u)" = 0 ] && vxtap=--tap
-if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
-	scenario "scenario 4, cloud VMs: guests on routed NICs join qpace-switch over VXLAN, rxe on vx0" \
-		sh tests/vm/vxlan-rxe.sh $short $vxtap
-else
-	echo "=== scenario 4, cloud VMs: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
-	skipped=$((skipped + 1))
-fi
+with_agent "scenario 4, cloud VMs: guests on routed NICs join qpace-switch over VXLAN, rxe on vx0" \
+	sh tests/vm/vxlan-rxe.sh $short $vxtap
 
-# Scenario 5 boots 2 guests (~100 s): unmodified ib_write_bw paced by qpaced --enforce tc.
-if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
-	scenario "scenario 5, unmodified programs: ib_write_bw alone, then paced by qpaced --enforce tc" \
-		sh tests/vm/enforce-rxe.sh $short
-else
-	echo "=== scenario 5, unmodified programs: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
-	skipped=$((skipped + 1))
-fi
-# ... and again over IPv6: ib_write_bw on rxe0's GID 0, the IPv6 link-local address (what
+# Scenario 5 boots 2 guests (~100 s): unmodified ib_write_bw paced by qpaced --enforce tc;
+# then again over IPv6: ib_write_bw on rxe0's GID 0, the IPv6 link-local address (what
 # ib_write_bw uses without -x), the QP found on the wire with its fe80:: peer (~40 s).
-if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
-	scenario "scenario 5, over IPv6: ib_write_bw on GID 0 (fe80::), paced by qpaced --enforce tc" \
-		env QPACE_VM_GIDX=0 sh tests/vm/enforce-rxe.sh $short
-else
-	echo "=== scenario 5, over IPv6: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
-	skipped=$((skipped + 1))
-fi
+with_agent "scenario 5, unmodified programs: ib_write_bw alone, then paced by qpaced --enforce tc" \
+	sh tests/vm/enforce-rxe.sh $short
+with_agent "scenario 5, over IPv6: ib_write_bw on GID 0 (fe80::), paced by qpaced --enforce tc" \
+	env QPACE_VM_GIDX=0 sh tests/vm/enforce-rxe.sh $short
 
 # Scenario 6 boots 4 guests (~1.5 min --short at a load average of 7-12 here): issue
 # #14's incast, unmodified ib_write_bw -u 18 3 -> 1 through a 20 Mb/s port, without and
 # with qpaced --enforce tc --cc hpcc. In the fifth session six --short runs in a row met
 # every target (0 drops, peak queue 5.4-24.9 KB of the 32 KiB allowed, Jain >= 0.993, no
 # retransmission timeout; docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw).
-# QPACE_VM_TC_INCAST=0 skips it.
-if [ "${QPACE_VM_TC_INCAST:-1}" = 0 ]; then
-	echo "=== scenario 6, unmodified incast: SKIP: QPACE_VM_TC_INCAST=0"
-	skipped=$((skipped + 1))
-elif [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
-	scenario "scenario 6, unmodified incast: 3 x ib_write_bw -> 1, without and with qpaced --enforce tc --cc hpcc" \
-		sh tests/vm/incast-tc-rxe.sh $short
-else
-	echo "=== scenario 6, unmodified incast: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
-	skipped=$((skipped + 1))
-fi
-
 # Scenario 7 boots 4 guests (~1.5 min --short): the same incast under DCQCN through
 # qpace-switch --ecn 4K,16K,0.2 (no INT): the switch marks, the receiver's qpaced answers
 # CE with CNPs, the senders' qpaced cut; drops cut as in 6, the queue's mean at most Kmin
 # (docs/enforce-qemu.md#in-qemu-guests-the-incast-under-dcqcn-through-qpace-switch---ecn).
-# QPACE_VM_TC_INCAST=0 skips it too.
+# QPACE_VM_TC_INCAST=0 skips both.
 if [ "${QPACE_VM_TC_INCAST:-1}" = 0 ]; then
-	echo "=== scenario 7, unmodified incast under DCQCN: SKIP: QPACE_VM_TC_INCAST=0"
-	skipped=$((skipped + 1))
-elif [ -x build/bin/qpace-switch ] && [ -x build/bin/qpaced ] && [ -x build/bin/qpacectl ]; then
-	scenario "scenario 7, unmodified incast under DCQCN: qpace-switch --ecn, CNPs from the receiver's qpaced" \
-		env QPACE_VM_TC_CC=dcqcn sh tests/vm/incast-tc-rxe.sh $short
+	echo "=== scenarios 6 and 7, unmodified incast: SKIP: QPACE_VM_TC_INCAST=0"
+	skipped=$((skipped + 2))
 else
-	echo "=== scenario 7, unmodified incast under DCQCN: SKIP: build/bin/qpace-switch, qpaced or qpacectl is not built"
-	skipped=$((skipped + 1))
+	with_agent "scenario 6, unmodified incast: 3 x ib_write_bw -> 1, without and with qpaced --enforce tc --cc hpcc" \
+		sh tests/vm/incast-tc-rxe.sh $short
+	with_agent "scenario 7, unmodified incast under DCQCN: qpace-switch --ecn, CNPs from the receiver's qpaced" \
+		env QPACE_VM_TC_CC=dcqcn sh tests/vm/incast-tc-rxe.sh $short
 fi
 
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
