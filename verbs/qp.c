@@ -221,8 +221,8 @@ qp_time_ns qp_ctx_deadline(struct qp_ctx *ctx)
 
 static int push_pieces(struct qp *qp, qp_time_ns now);
 
-/* Every change of a QP's pending state goes through here: the context counts them and
- * keeps them in a list of their own, in the order of ctx->qps (newest first), so that its
+/* Every change of a QP's pending state goes through here: the context keeps the pending
+ * QPs in a list of their own, in the order of ctx->qps (newest first), so that its
  * deadline and progress visit the pending QPs only, in the order a walk of every QP
  * would (a receiver of many QPs, a sender whose finished flows left theirs). */
 static void pend_set(struct qp *qp, bool on)
@@ -233,7 +233,6 @@ static void pend_set(struct qp *qp, bool on)
 		return;
 	qp->pend.active = on;
 	if (!on) {
-		qp->ctx->npend--;
 		*qp->pref = qp->pnext;
 		if (qp->pnext)
 			qp->pnext->pref = qp->pref;
@@ -241,7 +240,6 @@ static void pend_set(struct qp *qp, bool on)
 		qp->pref = NULL;
 		return;
 	}
-	qp->ctx->npend++;
 	for (pp = &qp->ctx->pend_head; *pp && (*pp)->birth > qp->birth; pp = &(*pp)->pnext)
 		;
 	qp->pnext = *pp;

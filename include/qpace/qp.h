@@ -143,9 +143,9 @@ struct qp_ctx {
 	struct qp *qps;                    /* this context's QPs (intrusive list) */
 	struct qp_mr *mrs;                 /* registered regions (freed at close) */
 	struct qp_agent *agent;            /* registration with qpaced; NULL = off */
-	unsigned npend;                    /* QPs with a WR pending (verbs/qp.c keeps it) */
-	struct qp *pend_head;              /* those QPs, in the order of qps (newest first), so
-					    * the walks over them skip the idle ones */
+	struct qp *pend_head;              /* the QPs with a WR pending, in the order of qps
+					    * (newest first), so the walks over them skip the
+					    * idle ones (verbs/qp.c keeps it) */
 	uint64_t births;                   /* QPs linked so far: each one's place in qps */
 	bool progressing;                  /* qp_ctx_progress is handing pieces on; the
 					    * backend's ctx_progress follows in the same call, so a
