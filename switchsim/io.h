@@ -118,6 +118,10 @@ struct sw_io_shm_stats {
 	uint64_t doorbells_tx;            /* doorbells sent (the host was waiting) */
 	uint64_t doorbell_errors;         /* doorbells the OS refused */
 	uint64_t oversize;                /* frames too long for a slot: not sent */
+	uint64_t deferred;                /* frames that waited in the switch for room in the
+					   * host's ring (a full ring), then went in order */
+	uint64_t backlog_max;             /* the most that waited at once */
+	uint64_t lost;                    /* frames lost: the ring and that backlog full */
 	uint64_t ts_bad;                  /* a slot's time stamp ahead or > 100 ms old */
 };
 

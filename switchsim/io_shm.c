@@ -17,14 +17,30 @@
 #include "io.h"
 
 #define SHM_TS_MAX_AGE_NS (100 * QP_NS_PER_MS)
+#define SHM_BACKLOG_RINGS 2u     /* the backlog holds this many rings' worth of frames */
+
+/* Frames the model sent while the host's ring was full wait here, in order, and go into
+ * the ring as the host drains it: a loop that was away for a few ms (the machine took
+ * the CPU) comes back with that long of departures due at once, more than a ring holds,
+ * and they are the model's deliveries, not losses to model. Fixed slots, allocated at
+ * the first overflow; only what overflows this too is lost (shm_tx_lost). */
+struct shm_backlog {
+	uint8_t *bytes;              /* cap slots of SHM_FRAME_MAX */
+	uint16_t *len;
+	uint32_t head, tail, cap;    /* head - tail frames wait; cap a power of two */
+};
 
 struct sw_io_shm {
 	struct shm_region r;
 	struct sw_io_shm_stats st;
+	struct shm_backlog bl;
 	bool armed;
 	qp_time_ns logged_ns;        /* the last bad-ring line */
 	uint64_t logged_bad;         /* bad slots and indices as of that line */
 };
+
+static void backlog_drain(struct sw_io_shm *s);
+static void publish(struct sw_io *io);
 
 static int port_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
 {
@@ -54,6 +70,8 @@ static void shm_close(struct sw_io *io)
 {
 	if (!io->shm)
 		return;
+	free(io->shm->bl.bytes);
+	free(io->shm->bl.len);
 	shm_region_close(&io->shm->r);
 	free(io->shm);
 	io->shm = NULL;
@@ -104,6 +122,10 @@ static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
 		s->armed = false;
 		shm_ring_disarm(&s->r.rx);
 	}
+	if (s->bl.head != s->bl.tail) {   /* the host made room since: move them on */
+		backlog_drain(s);
+		publish(io);
+	}
 	while (k < SW_BATCH) {
 		qp_time_ns ts;
 		int len = shm_ring_pop(&s->r.rx, io->buf[k], SW_FRAME_MAX, &ts);
@@ -143,39 +165,105 @@ static void ring_doorbell(struct sw_io *io)
 		io->shm->st.doorbell_errors++;
 }
 
+/* The backlog's oldest frames into the ring, as far as it has room. */
+static void backlog_drain(struct sw_io_shm *s)
+{
+	struct shm_backlog *b = &s->bl;
+
+	while (b->head != b->tail) {
+		uint32_t i = b->tail & (b->cap - 1);
+		uint8_t *d = shm_ring_slot(&s->r.tx);
+
+		if (!d)
+			return;
+		memcpy(d, b->bytes + (size_t)i * SHM_FRAME_MAX, b->len[i]);
+		shm_ring_commit(&s->r.tx, b->len[i], 0);
+		b->tail++;
+	}
+}
+
+/* @f at the backlog's end: false when it is full (or cannot be made). */
+static bool backlog_add(struct sw_io_shm *s, const struct iovec *f)
+{
+	struct shm_backlog *b = &s->bl;
+	uint32_t i, waiting;
+
+	if (!b->bytes) {
+		b->cap = SHM_BACKLOG_RINGS * s->r.tx.nslots;
+		b->bytes = malloc((size_t)b->cap * SHM_FRAME_MAX);
+		b->len = malloc((size_t)b->cap * sizeof(*b->len));
+		if (!b->bytes || !b->len) {
+			free(b->bytes);
+			free(b->len);
+			b->bytes = NULL;
+			b->len = NULL;
+			return false;
+		}
+	}
+	if (b->head - b->tail >= b->cap)
+		return false;
+	i = b->head++ & (b->cap - 1);
+	memcpy(b->bytes + (size_t)i * SHM_FRAME_MAX, f->iov_base, f->iov_len);
+	b->len[i] = (uint16_t)f->iov_len;
+	s->st.deferred++;
+	waiting = b->head - b->tail;
+	if (waiting > s->st.backlog_max)
+		s->st.backlog_max = waiting;
+	return true;
+}
+
+static void publish(struct sw_io *io)
+{
+	struct sw_io_shm *s = io->shm;
+
+	if (shm_ring_publish(&s->r.tx))
+		ring_doorbell(io);
+}
+
 static int shm_send(struct sw_io *io, const struct iovec *frames, unsigned n)
 {
 	struct sw_io_shm *s = io->shm;
 	uint64_t bad = s->r.tx.st.bad_index;
 	int taken = 0;
 
+	backlog_drain(s);
 	for (unsigned i = 0; i < n; i++) {
-		uint8_t *d;
+		uint8_t *d = NULL;
 
 		if (frames[i].iov_len > SHM_FRAME_MAX) {   /* a host takes none this long */
 			s->st.oversize++;
 			continue;
 		}
-		if (!(d = shm_ring_slot(&s->r.tx)))
-			break;   /* full: the rest are lost, as from a full socket buffer */
+		/* behind frames that wait, or the ring full: wait too (in order) */
+		if (s->bl.head != s->bl.tail || !(d = shm_ring_slot(&s->r.tx))) {
+			if (!backlog_add(s, &frames[i])) {
+				s->st.lost += n - i;   /* the rest are lost, as from a full socket */
+				break;
+			}
+			taken++;
+			continue;
+		}
 		memcpy(d, frames[i].iov_base, frames[i].iov_len);
 		shm_ring_commit(&s->r.tx, (uint32_t)frames[i].iov_len, 0);
 		taken++;
 	}
-	if (shm_ring_publish(&s->r.tx))
-		ring_doorbell(io);
+	publish(io);
 	if (s->r.tx.st.bad_index != bad)
 		note_bad(io, qp_now_ns());
 	return taken;
 }
 
+/* Frames to read, or frames in the backlog to move on as the host makes room: the loop
+ * calls recv every turn while either holds. */
 static bool shm_pending(struct sw_io *io)
 {
-	return shm_ring_pending(&io->shm->r.rx);
+	return shm_ring_pending(&io->shm->r.rx) || io->shm->bl.head != io->shm->bl.tail;
 }
 
 static bool shm_arm(struct sw_io *io)
 {
+	if (io->shm->bl.head != io->shm->bl.tail)
+		return false;   /* not asleep while frames wait for the host's ring */
 	io->shm->armed = true;
 	return shm_ring_arm(&io->shm->r.rx);
 }

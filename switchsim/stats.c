@@ -139,6 +139,9 @@ static void json_shm(struct qp_out *o, const struct sw_io *io)
 	qp_out_u64(o, "shm_tx_full", s->tx.full);
 	qp_out_u64(o, "shm_tx_bad_index", s->tx.bad_index);
 	qp_out_u64(o, "shm_tx_oversize", s->oversize);
+	qp_out_u64(o, "shm_tx_deferred", s->deferred);
+	qp_out_u64(o, "shm_tx_backlog_max", s->backlog_max);
+	qp_out_u64(o, "shm_tx_lost", s->lost);
 	qp_out_u64(o, "shm_ts_bad", s->ts_bad);
 	qp_out_u64(o, "doorbells_rx", s->doorbells_rx);
 	qp_out_u64(o, "doorbells_tx", s->doorbells_tx);
