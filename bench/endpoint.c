@@ -71,23 +71,31 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	return 0;
 }
 
-/* The local ACK timeout (4.096 us << t). ibv: at least twice the worst queueing delay of
- * the bottleneck (--buffer drained at --rate): an RTT across a full queue must not expire
- * the NIC's timer, or rxe's go-back-N resends a whole window that was only delayed, and
- * those resends (not paced by the gate) fill the queue again. 128K at 20 Mb/s is 52 ms:
- * t = 15 (134 ms), where the default 12 (16.8 ms) fired on a third of a buffer. */
-uint8_t ep_ack_timeout(const struct bench_conf *c)
+/* The smallest local ACK timeout exponent from @from up (to EP_QP_TIMEOUT_MAX) whose
+ * 4.096 us << t outlasts twice the worst queueing delay of the bottleneck: @buffer_bytes
+ * drained at @link_bps. An RTT across a full queue must not expire the timer, or rxe's
+ * go-back-N resends a whole window that was only delayed, and those resends (not paced
+ * by the gate) fill the queue again. 128K at 20 Mb/s is 52 ms: t = 15 (134 ms), where the
+ * default 12 (16.8 ms) fired on a third of a buffer. */
+uint8_t ep_timeout_for_drain(uint64_t buffer_bytes, uint64_t link_bps, uint8_t from)
 {
-	double need_ns = 2.0 * qp_tx_time_ns(c->buffer_bytes, c->link_bps);
-	uint8_t t = EP_QP_TIMEOUT;
+	double need_ns = 2.0 * qp_tx_time_ns(buffer_bytes, link_bps);
+	uint8_t t = from;
 
-	if (c->qp_timeout)           /* -u (incast) */
-		return (uint8_t)c->qp_timeout;
-	if (c->backend != BACKEND_IBV)
-		return t;
 	while (t < EP_QP_TIMEOUT_MAX && 4096.0 * (double)(1ull << t) < need_ns)
 		t++;
 	return t;
+}
+
+/* The local ACK timeout (4.096 us << t): -u, else for ibv ep_timeout_for_drain from
+ * EP_QP_TIMEOUT up, else EP_QP_TIMEOUT. */
+uint8_t ep_ack_timeout(const struct bench_conf *c)
+{
+	if (c->qp_timeout)           /* -u (incast) */
+		return (uint8_t)c->qp_timeout;
+	if (c->backend != BACKEND_IBV)
+		return EP_QP_TIMEOUT;
+	return ep_timeout_for_drain(c->buffer_bytes, c->link_bps, EP_QP_TIMEOUT);
 }
 
 int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,

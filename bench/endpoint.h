@@ -41,11 +41,14 @@ struct endpoint {
  * @buf_bytes; installs the SIGINT/SIGTERM flag. 0 or -errno with @err. */
 int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, char *err,
 	    size_t errlen);
-/* Accept (no server address) or dial @nqps QPs on -p, one after the other; with the soft
- * backend each joins the host's agent (a server's QPs as receivers). */
 /* The QPs' local ACK timeout exponent: incast's -u; else, ibv, the smallest from
  * EP_QP_TIMEOUT up that outlasts twice the buffer's drain at the link rate. */
 uint8_t ep_ack_timeout(const struct bench_conf *c);
+/* The smallest exponent from @from up (at most EP_QP_TIMEOUT_MAX) whose timeout outlasts
+ * twice @buffer_bytes drained at @link_bps. */
+uint8_t ep_timeout_for_drain(uint64_t buffer_bytes, uint64_t link_bps, uint8_t from);
+/* Accept (no server address) or dial @nqps QPs on -p, one after the other; with the soft
+ * backend each joins the host's agent (a server's QPs as receivers). */
 int ep_connect(struct endpoint *e, unsigned nqps, uint32_t sq_depth, char *err,
 	       size_t errlen);
 void ep_close(struct endpoint *e);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qpace/out.h"
+#include "endpoint.h"
 #include "incast.h"
 
 enum field_type { FT_U64, FT_DBL, FT_STR, FT_BOOL };
@@ -174,6 +175,28 @@ static void incast_print_totals(FILE *out, const struct incast_result *r)
 	}
 }
 
+/* Flows that waited out their local ACK timeout while a shorter one would still outlast
+ * every RTT of this fabric (twice a full buffer's drain, ep_timeout_for_drain): say which
+ * -u that is. One NAK per gap (rxe's) leaves a flow whose resent tail is dropped again to
+ * its timer, and perftest's 14 (67 ms) is longer than a 1 Gb/s round. */
+static void print_timeout_hint(FILE *out, const struct incast_result *r)
+{
+	uint8_t t;
+
+	if (!r->timeouts || !r->qp_timeout || !r->link_bps || !r->buffer_bytes)
+		return;
+	t = ep_timeout_for_drain(r->buffer_bytes, r->link_bps, 1);
+	if (t >= r->qp_timeout)
+		return;
+	fprintf(out, " note: %" PRIu64 " timeout%s of %.1f ms (-u %" PRIu64 "); a full %" PRIu64
+		"-byte buffer drains in %.1f ms here, so -u %u (%.1f ms) still outlasts every "
+		"round trip and a lost resent tail costs less\n", r->timeouts,
+		r->timeouts == 1 ? "" : "s", 4.096e-3 * (double)(1ull << r->qp_timeout),
+		r->qp_timeout, r->buffer_bytes,
+		qp_tx_time_ns(r->buffer_bytes, r->link_bps) / 1e6, t,
+		4.096e-3 * (double)(1ull << t));
+}
+
 void incast_print_text(FILE *out, const struct incast_result *r, const struct incast_flow *f,
 		       size_t nflows)
 {
@@ -194,6 +217,7 @@ void incast_print_text(FILE *out, const struct incast_result *r, const struct in
 	}
 	fputs("---------------------------------------------------------------------------------------\n", out);
 	incast_print_totals(out, r);
+	print_timeout_hint(out, r);
 	if (!strcmp(r->clock, "virtual"))
 		fprintf(out, " %-26s: %.6f s simulated in %.3f s wall, %" PRIu64 " events, %" PRIu64
 			" packet-hops (%.0f per wall second)\n", "virtual time", r->sim_s, r->wall_s,

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "qpace/jsonr.h"
+#include "../../bench/endpoint.h"
 #include "../../bench/incast.h"
 #include "../../bench/report.h"
 
@@ -165,6 +166,38 @@ static void test_incast_clock_keys(void **state)
 	free(text);
 }
 
+/* The exponent whose timeout outlasts twice a full buffer's drain, and the note the text
+ * report gives when flows waited out a longer one. */
+static void test_timeout_hint(void **state)
+{
+	struct incast_result r = { .algorithm = "hpcc", .cc = "hpcc", .clock = "real",
+				   .senders = 16, .link_bps = 1000000000, .buffer_bytes = 524288,
+				   .qp_timeout = 14, .timeouts = 5 };
+	char *text = NULL;
+	(void)state;
+
+	/* 512 KiB at 1G drains in 4.19 ms: 2 x that is 8.39 ms = 4.096 us << 11 exactly */
+	assert_int_equal(ep_timeout_for_drain(524288, 1000000000, 1), 11);
+	assert_int_equal(ep_timeout_for_drain(524289, 1000000000, 1), 12);
+	assert_int_equal(ep_timeout_for_drain(131072, 20000000, 12), 15);   /* 52 ms: 134 ms */
+	assert_int_equal(ep_timeout_for_drain(1500, 400000000000, 12), 12); /* the floor */
+	assert_int_equal(ep_timeout_for_drain(1ull << 30, 1000, 1), EP_QP_TIMEOUT_MAX);
+
+	CAPTURE(text, incast_print_text(out, &r, NULL, 0));
+	assert_non_null(strstr(text, " note: 5 timeouts of 67.1 ms (-u 14); a full 524288-byte "
+				     "buffer drains in 4.2 ms here, so -u 11 (8.4 ms)"));
+	free(text);
+	r.qp_timeout = 11;   /* already short enough: no note */
+	CAPTURE(text, incast_print_text(out, &r, NULL, 0));
+	assert_null(strstr(text, "note:"));
+	free(text);
+	r.qp_timeout = 14;
+	r.timeouts = 0;      /* nothing waited: no note */
+	CAPTURE(text, incast_print_text(out, &r, NULL, 0));
+	assert_null(strstr(text, "note:"));
+	free(text);
+}
+
 static void count_top(void *arg, const char *path, const struct jsonr_val *v)
 {
 	(void)v;
@@ -209,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_incast_json_keys),
 		cmocka_unit_test(test_incast_clock_keys),
 		cmocka_unit_test(test_summary_and_compare),
+		cmocka_unit_test(test_timeout_hint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
