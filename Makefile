@@ -10,7 +10,8 @@
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
-#   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides
+#   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides;
+#                   the 16 -> 1 incast at 1 Gb/s in both clocks (bench/rt_incast.sh)
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
@@ -102,7 +103,7 @@ $(bpf.objs): CFLAGS += -I$(BPF_OUT)
 # program: its main file, other sources of its own, the layers it links (highest first)
 # and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
 PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
-	bench-cc bench-gate bench-icrc qpaced-bench switch-bench qpace-soft-bw \
+	bench-cc bench-gate bench-icrc bench-gaps qpaced-bench switch-bench qpace-soft-bw \
 	qp-check qp-agent-check qpace-probe qpace-swtest
 qpace-switch.main   := switchsim/qpace_switch_main.c
 qpace-switch.uses   := switch lib
@@ -119,6 +120,9 @@ bench-gate.uses     := verbs lib
 bench-icrc.main     := bench/micro/bench_icrc_main.c
 bench-icrc.uses     := lib
 bench-icrc.libs     := -lz
+bench-gaps.main     := bench/micro/bench_gaps_main.c
+bench-gaps.uses     := lib
+bench-gaps.libs     := -lpthread
 qpaced-bench.main   := bench/micro/qpaced_bench_main.c
 qpaced-bench.uses   := agent cc lib
 switch-bench.main   := bench/micro/switch_bench_main.c
@@ -242,6 +246,7 @@ bench-vt: $(BUILD)/bin/qpace-bench
 
 bench-rt: all
 	@BUILD=$(BUILD) sh bench/rt_speed.sh
+	@BUILD=$(BUILD) sh bench/rt_incast.sh
 
 # ns-3, for the speed comparison only (docs/performance.md, "Virtual time vs ns-3"): the
 # one C++ program, built against Debian's packaged ns-3 3.37 and qpace's lib layer, never
