@@ -18,6 +18,8 @@
 
 #define SHM_TS_MAX_AGE_NS (100 * QP_NS_PER_MS)
 #define SHM_BACKLOG_RINGS 2u     /* the backlog holds this many rings' worth of frames */
+#define SHM_BACKLOG_STUCK_NS (100 * QP_NS_PER_MS)   /* a host that took none for this long:
+						      * its backlog is dropped (lost) */
 
 /* Frames the model sent while the host's ring was full wait here, in order, and go into
  * the ring as the host drains it: a loop that was away for a few ms (the machine took
@@ -28,6 +30,7 @@ struct shm_backlog {
 	uint8_t *bytes;              /* cap slots of SHM_FRAME_MAX */
 	uint16_t *len;
 	uint32_t head, tail, cap;    /* head - tail frames wait; cap a power of two */
+	qp_time_ns stuck_since;      /* frames waited and none went in since; 0 = moving */
 };
 
 struct sw_io_shm {
@@ -165,20 +168,35 @@ static void ring_doorbell(struct sw_io *io)
 		io->shm->st.doorbell_errors++;
 }
 
-/* The backlog's oldest frames into the ring, as far as it has room. */
+/* The backlog's oldest frames into the ring, as far as it has room. A host that takes
+ * none for SHM_BACKLOG_STUCK_NS (gone, or stopped) loses them, so that the loop, which
+ * does not sleep while frames wait, sleeps again. */
 static void backlog_drain(struct sw_io_shm *s)
 {
 	struct shm_backlog *b = &s->bl;
+	uint32_t before = b->tail;
 
 	while (b->head != b->tail) {
 		uint32_t i = b->tail & (b->cap - 1);
 		uint8_t *d = shm_ring_slot(&s->r.tx);
 
 		if (!d)
-			return;
+			break;
 		memcpy(d, b->bytes + (size_t)i * SHM_FRAME_MAX, b->len[i]);
 		shm_ring_commit(&s->r.tx, b->len[i], 0);
 		b->tail++;
+	}
+	if (b->head == b->tail || b->tail != before) {
+		b->stuck_since = 0;
+		return;
+	}
+	qp_time_ns now = qp_now_ns();
+	if (!b->stuck_since) {
+		b->stuck_since = now;
+	} else if (now - b->stuck_since > SHM_BACKLOG_STUCK_NS) {
+		s->st.lost += b->head - b->tail;
+		b->tail = b->head;
+		b->stuck_since = 0;
 	}
 }
 

@@ -1,7 +1,8 @@
 /* qpace-switch's shm port (switchsim/io_shm.c) when the host's ring is full: frames the
  * switch sends then wait in the port's backlog and go into the ring in order as the host
  * drains it, byte for byte; the loop keeps calling recv (pending) and does not sleep (arm)
- * while any wait; only what overflows the backlog too is lost, and counted. */
+ * while any wait; only what overflows the backlog too is lost, and counted, and so is a
+ * backlog a host took nothing of for 100 ms (gone or stopped: the loop may sleep again). */
 #include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "qpace/shm_ring.h"
+#include "qpace/time.h"
 #include "io.h"
 
 #define SLOTS 8u
@@ -126,10 +128,37 @@ static void test_full_ring_waits_in_order(void **state)
 	assert_int_equal(sw_io_shm_stats(f->io)->deferred, BACKLOG);
 }
 
+static void test_stuck_host_loses_backlog(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t bufs[SLOTS + 4][1024];
+	struct iovec v[SLOTS + 4];
+	struct sw_rx_frame rx[SW_BATCH];
+	uint64_t skipped = 0;
+
+	for (unsigned k = 0; k < SLOTS + 4; k++)
+		frame_k(bufs[k], k, &v[k]);
+	assert_int_equal(f->io->ops->send(f->io, v, SLOTS + 4), (int)(SLOTS + 4));
+	qp_time_ns t0 = qp_now_ns();
+	assert_int_equal(f->io->ops->recv(f->io, rx, &skipped), 0);   /* stuck from now */
+	assert_true(f->io->ops->pending(f->io));
+	usleep(20 * 1000);
+	assert_int_equal(f->io->ops->recv(f->io, rx, &skipped), 0);
+	if (qp_now_ns() - t0 < 90 * QP_NS_PER_MS)   /* (a machine that stalled: not judged) */
+		assert_true(f->io->ops->pending(f->io));              /* not yet 100 ms */
+	usleep(110 * 1000);
+	assert_int_equal(f->io->ops->recv(f->io, rx, &skipped), 0);
+	assert_false(f->io->ops->pending(f->io));                     /* dropped */
+	assert_true(f->io->ops->arm(f->io));
+	assert_int_equal(sw_io_shm_stats(f->io)->lost, 4);
+	assert_int_equal(sw_io_shm_stats(f->io)->deferred, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_ring_waits_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stuck_host_loses_backlog, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
