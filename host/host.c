@@ -167,6 +167,32 @@ void host_close(struct host *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* The agent's datagrams into the soft host's output queue; how many went. */
+static unsigned host_agent_out(struct host *h, qp_time_ns now)
+{
+	struct agent_dgram d[16];
+	unsigned n, queued = 0;
+
+	while ((n = agent_tx_take(h->agent, d, 16)) > 0) {
+		for (unsigned i = 0; i < n; i++) {
+			struct soft_host *sh = qp_soft_host(h->ctx);
+			int rc = soft_host_send_udp(sh, d[i].dst_ip, FB_PORT, d[i].dst_port,
+						    d[i].buf, d[i].len, now);
+			if (rc == -ENOBUFS) {       /* the host's output queue: flush, retry */
+				qp_ctx_progress(h->ctx, now);
+				rc = soft_host_send_udp(sh, d[i].dst_ip, FB_PORT, d[i].dst_port,
+							d[i].buf, d[i].len, now);
+			}
+			if (rc == 0)
+				h->tx_sent++;
+			else
+				h->tx_failed++;
+			queued += rc == 0;
+		}
+	}
+	return queued;
+}
+
 int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
 			const char *params, qp_time_ns now, char *err, size_t errlen)
@@ -195,6 +221,12 @@ int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 		snprintf(r.params, sizeof(r.params), "%s", params);
 	if ((rc = agent_register(h->agent, &r, 0, 0, now, err, errlen)) < 0)
 		return rc;
+	/* Real time: what registering queued (the INT want of an INT-driven sender) leaves
+	 * now, ahead of the QP's first data. Left to the loop's next host_service, it went
+	 * after the first frames when the caller posted at once, and the switch let those
+	 * go without a report (int_unwanted). Virtual time starts its flows after setup. */
+	if (h->socket_io && host_agent_out(h, now))
+		qp_ctx_progress(h->ctx, now);
 	/* IA-TCP's senders wait for the receiver's first grant. The agent turns credit gating
 	 * on at the first grant, so a sender would start at its full rate for the first
 	 * RTT + delta; a sender of a credit-paced run starts gated instead (with no credits).
@@ -222,38 +254,18 @@ int host_unregister(struct host *h, uint32_t qpn, qp_time_ns now)
 
 void host_service(struct host *h, qp_time_ns now)
 {
-	struct agent_dgram d[16];
-	unsigned n, queued = 0;
-
 	if (agent_next_ns(h->agent) <= now)
 		agent_poll(h->agent, now);
 	if (now >= h->next_heartbeat_ns) {
 		qp_ratetable_heartbeat(h->table, now);
 		h->next_heartbeat_ns = now + HOST_HEARTBEAT_NS;
 	}
-	while ((n = agent_tx_take(h->agent, d, 16)) > 0) {
-		for (unsigned i = 0; i < n; i++) {
-			struct soft_host *sh = qp_soft_host(h->ctx);
-			int rc = soft_host_send_udp(sh, d[i].dst_ip, FB_PORT, d[i].dst_port,
-						    d[i].buf, d[i].len, now);
-			if (rc == -ENOBUFS) {       /* the host's output queue: flush, retry */
-				qp_ctx_progress(h->ctx, now);
-				rc = soft_host_send_udp(sh, d[i].dst_ip, FB_PORT, d[i].dst_port,
-							d[i].buf, d[i].len, now);
-			}
-			if (rc == 0)
-				h->tx_sent++;
-			else
-				h->tx_failed++;
-			queued += rc == 0;
-		}
-	}
 	/* Real time: the datagrams sit in the soft host's queue until its context makes
 	 * progress, which a loop does on input or a due timer. A receiver whose senders wait
 	 * for its grant has neither: the grant would wait for the next frame in, and grants
 	 * held back so go out together. Send them now. (Virtual time: the driver's NIC pulls
 	 * them after this turn.) */
-	if (queued && h->socket_io)
+	if (host_agent_out(h, now) && h->socket_io)
 		qp_ctx_progress(h->ctx, now);
 }
 
