@@ -168,9 +168,7 @@ int sw_io_open(const struct sw_port_conf *c, const char *shm_path, struct sw_io 
 	}
 	io->ops = io_ops[c->kind];
 	io->fd = -1;
-	io->shm_path = shm_path;
-	rc = io->ops->open(io, c, err, len);
-	io->shm_path = NULL;
+	rc = io->ops->open(io, c, shm_path, err, len);
 	if (rc < 0) {
 		sw_io_close(io);
 		return rc;

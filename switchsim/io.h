@@ -47,8 +47,9 @@ struct sw_io;
 
 struct sw_io_ops {
 	const char *name;
-	int (*open)(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len);
-	/* (an shm port's open reads io->shm_path, set before) */
+	/* @shm_path: an shm port's region link (the others ignore it) */
+	int (*open)(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+		    char *err, size_t len);
 	/* Up to SW_BATCH frames without blocking: count (0 = none) or -errno. Frames that
 	 * are not for us (wrong VNI, our own output) are skipped and counted in @skipped. */
 	int (*recv)(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped);
@@ -92,7 +93,6 @@ struct sw_io {
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
 	uint8_t (*buf)[SW_FRAME_MAX];
 	struct sw_io_shm *shm;       /* shm */
-	const char *shm_path;        /* shm: the region's link, while open runs */
 	/* sim: the driver's callback for each frame sent, and its argument */
 	void (*sim_tx)(void *arg, const uint8_t *frame, size_t len);
 	void *sim_arg;

@@ -25,11 +25,14 @@
 
 #define VNET_HLEN sizeof(struct virtio_net_hdr)
 
-static int packet_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
+static int packet_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+			 char *err, size_t len)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
 	int on = 1, sz = 32 << 20;
+
+	(void)shm_path;
 
 	io->ifindex = (int)if_nametoindex(c->dev);
 	if (!io->ifindex)

@@ -45,7 +45,8 @@ struct sw_io_shm {
 static void backlog_drain(struct sw_io_shm *s);
 static void publish(struct sw_io *io);
 
-static int port_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
+static int port_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+			 char *err, size_t len)
 {
 	char what[64];
 	int rc;
@@ -60,7 +61,7 @@ static int port_open(struct sw_io *io, const struct sw_port_conf *c, char *err, 
 	if (!io->shm)
 		return -ENOMEM;
 	io->shm->logged_ns = QP_TIME_NEVER;
-	rc = shm_region_create(&io->shm->r, io->shm_path ? io->shm_path : "",
+	rc = shm_region_create(&io->shm->r, shm_path ? shm_path : "",
 			       c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, err, len);
 	if (rc) {
 		free(io->shm);

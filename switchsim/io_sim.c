@@ -1,9 +1,10 @@
 /* The sim port backend (io.h): frames go to the virtual-time driver, not a socket. */
 #include "io.h"
 
-static int sim_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
+static int sim_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+			 char *err, size_t len)
 {
-	(void)io, (void)c, (void)err, (void)len;
+	(void)io, (void)c, (void)shm_path, (void)err, (void)len;
 	return 0;
 }
 

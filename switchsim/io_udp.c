@@ -13,9 +13,12 @@
 #define VXLAN_HLEN 8
 #define VXLAN_FLAG_I 0x08
 
-static int udp_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
+static int udp_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+			 char *err, size_t len)
 {
 	char what[64];
+
+	(void)shm_path;
 
 	snprintf(what, sizeof(what), "udp port %s", c->name);
 	io->fd = sw_io_udp_socket(&c->local, what, err, len);
@@ -108,9 +111,12 @@ const struct sw_io_ops sw_io_udp_ops = {
 	.send = udp_send,
 };
 
-static int vxlan_open(struct sw_io *io, const struct sw_port_conf *c, char *err, size_t len)
+static int vxlan_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+			 char *err, size_t len)
 {
 	char what[64];
+
+	(void)shm_path;
 
 	snprintf(what, sizeof(what), "vxlan port %s", c->name);
 	io->fd = sw_io_udp_socket(&c->local, what, err, len);
