@@ -18,8 +18,11 @@ int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 	if (slots < SW_FLOW_PROBE || (slots & (slots - 1)))
 		return -EINVAL;
 	t->slots = calloc(slots, sizeof(*t->slots));
-	if (!t->slots)
+	t->tags = calloc(slots, sizeof(*t->tags));
+	if (!t->slots || !t->tags) {
+		sw_flowtab_free(t);
 		return -ENOMEM;
+	}
 	t->mask = slots - 1;
 	t->active = t->live = 0;
 	t->idle_ns = t->sweep_ns = 0;
@@ -29,24 +32,33 @@ int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 void sw_flowtab_free(struct sw_flowtab *t)
 {
 	free(t->slots);
+	free(t->tags);
 	t->slots = NULL;
+	t->tags = NULL;
 }
 
-uint32_t sw_flowtab_find(const struct sw_flowtab *t, const struct sw_flow_key *k)
+static uint32_t find_hashed(const struct sw_flowtab *t, const struct sw_flow_key *k,
+			    uint32_t h)
 {
-	uint32_t h = flow_hash(k);
-
 	for (uint32_t i = 0; i < SW_FLOW_PROBE; i++) {
-		uint32_t s = (h + i) & t->mask;
-		if (t->slots[s].used && sw_flow_key_eq(&t->slots[s].key, k))
+		uint32_t s = (h + i) & t->mask, tag = t->tags[s];
+
+		if (!tag)
+			break;   /* never used: the key is not further on (flow.h) */
+		if (tag == (h | 1) && sw_flow_key_eq(&t->slots[s].key, k))
 			return s;
 	}
 	return SW_FLOW_NONE;
 }
 
+uint32_t sw_flowtab_find(const struct sw_flowtab *t, const struct sw_flow_key *k)
+{
+	return find_hashed(t, k, flow_hash(k));
+}
+
 uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_time_ns now)
 {
-	uint32_t h = flow_hash(k), victim = SW_FLOW_NONE, s = sw_flowtab_find(t, k);
+	uint32_t h = flow_hash(k), victim = SW_FLOW_NONE, s = find_hashed(t, k, h);
 	struct sw_flow *f;
 
 	if (s != SW_FLOW_NONE) {
@@ -77,6 +89,7 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	memset(f, 0, sizeof(*f));
 	f->key = *k;
 	f->used = true;
+	t->tags[victim] = h | 1;
 	f->live = true;
 	t->live++;
 	f->level_acked = true;
