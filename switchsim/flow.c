@@ -18,11 +18,8 @@ int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 	if (slots < SW_FLOW_PROBE || (slots & (slots - 1)))
 		return -EINVAL;
 	t->slots = calloc(slots, sizeof(*t->slots));
-	t->tags = calloc(slots, sizeof(*t->tags));
-	if (!t->slots || !t->tags) {
-		sw_flowtab_free(t);
+	if (!t->slots)
 		return -ENOMEM;
-	}
 	t->mask = slots - 1;
 	t->active = t->live = 0;
 	t->idle_ns = t->sweep_ns = 0;
@@ -32,20 +29,18 @@ int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 void sw_flowtab_free(struct sw_flowtab *t)
 {
 	free(t->slots);
-	free(t->tags);
 	t->slots = NULL;
-	t->tags = NULL;
 }
 
 static uint32_t find_hashed(const struct sw_flowtab *t, const struct sw_flow_key *k,
 			    uint32_t h)
 {
 	for (uint32_t i = 0; i < SW_FLOW_PROBE; i++) {
-		uint32_t s = (h + i) & t->mask, tag = t->tags[s];
+		uint32_t s = (h + i) & t->mask;
 
-		if (!tag)
+		if (!t->slots[s].used)
 			break;   /* never used: the key is not further on (flow.h) */
-		if (tag == (h | 1) && sw_flow_key_eq(&t->slots[s].key, k))
+		if (sw_flow_key_eq(&t->slots[s].key, k))
 			return s;
 	}
 	return SW_FLOW_NONE;
@@ -89,7 +84,6 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	memset(f, 0, sizeof(*f));
 	f->key = *k;
 	f->used = true;
-	t->tags[victim] = h | 1;
 	f->live = true;
 	t->live++;
 	f->level_acked = true;

@@ -50,8 +50,6 @@ struct sw_flow {
 
 struct sw_flowtab {
 	struct sw_flow *slots;
-	uint32_t *tags;         /* per slot: its key's hash | 1, 0 while never used, so a
-	                         * probe reads one dense line instead of each slot's key */
 	uint32_t mask;
 	uint32_t active;        /* flows with bytes > 0 */
 	uint32_t live;          /* flows with bytes > 0 or a frame within idle_ns */

@@ -1,6 +1,5 @@
-/* The switch queue's flow table (switchsim/flow.c): its lookup, which reads the slots'
- * tags and stops at the first never-used slot of a key's window, finds what a walk of
- * the whole window over the slots' keys finds, for every key, after each step of a random
+/* The switch queue's flow table (switchsim/flow.c): its lookup, which stops at the first
+ * never-used slot of a key's window, finds what a walk of every slot finds, for every key, after each step of a random
  * schedule of new flows, evictions and bytes queued and leaving, in a table small enough
  * that windows overlap and fill. */
 #include <setjmp.h>
@@ -13,7 +12,7 @@
 #include "../../switchsim/flow.h"
 #include "test_rng.h"
 
-/* The lookup before the tags: every slot of every key's window compared. */
+/* Every slot of the table compared. */
 static uint32_t walk(const struct sw_flowtab *t, const struct sw_flow_key *k)
 {
 	for (uint32_t s = 0; s <= t->mask; s++)
