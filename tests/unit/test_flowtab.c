@@ -1,7 +1,7 @@
 /* The switch queue's flow table (switchsim/flow.c): its lookup, which stops at the first
- * never-used slot of a key's window, finds what a walk of every slot finds, for every key, after each step of a random
- * schedule of new flows, evictions and bytes queued and leaving, in a table small enough
- * that windows overlap and fill. */
+ * never-used slot of a key's window, finds what a walk of every slot finds, for every
+ * key, after each step of a random schedule of new flows, evictions and bytes queued and
+ * leaving, in a table small enough that windows overlap and fill. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
