@@ -32,21 +32,28 @@ void sw_flowtab_free(struct sw_flowtab *t)
 	t->slots = NULL;
 }
 
-uint32_t sw_flowtab_find(const struct sw_flowtab *t, const struct sw_flow_key *k)
+static uint32_t find_hashed(const struct sw_flowtab *t, const struct sw_flow_key *k,
+			    uint32_t h)
 {
-	uint32_t h = flow_hash(k);
-
 	for (uint32_t i = 0; i < SW_FLOW_PROBE; i++) {
 		uint32_t s = (h + i) & t->mask;
-		if (t->slots[s].used && sw_flow_key_eq(&t->slots[s].key, k))
+
+		if (!t->slots[s].used)
+			break;   /* never used: the key is not further on (flow.h) */
+		if (sw_flow_key_eq(&t->slots[s].key, k))
 			return s;
 	}
 	return SW_FLOW_NONE;
 }
 
+uint32_t sw_flowtab_find(const struct sw_flowtab *t, const struct sw_flow_key *k)
+{
+	return find_hashed(t, k, flow_hash(k));
+}
+
 uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_time_ns now)
 {
-	uint32_t h = flow_hash(k), victim = SW_FLOW_NONE, s = sw_flowtab_find(t, k);
+	uint32_t h = flow_hash(k), victim = SW_FLOW_NONE, s = find_hashed(t, k, h);
 	struct sw_flow *f;
 
 	if (s != SW_FLOW_NONE) {

@@ -6,7 +6,9 @@
  * A bounded table: capacity a power of two, each key probes a window of SW_FLOW_PROBE
  * slots. A flow with bytes in the queue is never evicted; when a new flow finds its
  * window full of such flows it is not tracked (the caller counts it), so the table costs
- * a fixed amount of memory whatever the traffic.
+ * a fixed amount of memory whatever the traffic. A slot once used stays used (a new flow
+ * takes the first never-used slot of its window, else an idle one's), so a key lies
+ * before the first never-used slot of its window and a lookup stops there.
  */
 #ifndef SW_FLOW_H
 #define SW_FLOW_H

@@ -3,14 +3,50 @@
 
 #include "soft_arp.h"
 
+static uint32_t home(uint32_t ip)
+{
+	return (uint32_t)(((uint64_t)ip * 0x9e3779b97f4a7c15ULL) >> 32) & (SOFT_ARP_HASH - 1);
+}
+
+/* The slot of at[] that holds @ip's entry, or the empty slot that ends its probe. */
+static uint32_t probe(const struct soft_arp *t, uint32_t ip)
+{
+	uint32_t h = home(ip);
+
+	while (t->at[h] && t->ip[t->at[h] - 1] != ip)
+		h = (h + 1) & (SOFT_ARP_HASH - 1);
+	return h;
+}
+
 static int find_index(const struct soft_arp *t, uint32_t ip)
 {
+	uint32_t h;
+	int i;
+
 	if (!ip)
 		return -1;
-	for (int i = 0; i < SOFT_ARP_ENTRIES; i++)
-		if (t->ip[i] == ip && t->e[i].state != SOFT_ARP_FREE)
-			return i;
-	return -1;
+	h = probe(t, ip);
+	i = (int)t->at[h] - 1;
+	return i >= 0 && t->e[i].state != SOFT_ARP_FREE ? i : -1;
+}
+
+/* at[]'s slot @h empties: later entries of its run move back (backward-shift deletion). */
+static void unindex(struct soft_arp *t, uint32_t h)
+{
+	for (uint32_t j = h;;) {
+		uint32_t k;
+
+		j = (j + 1) & (SOFT_ARP_HASH - 1);
+		if (!t->at[j])
+			break;
+		k = home(t->ip[t->at[j] - 1]);
+		/* the entry at j stays when its home lies cyclically in (h, j] */
+		if (h <= j ? (k > h && k <= j) : (k > h || k <= j))
+			continue;
+		t->at[h] = t->at[j];
+		h = j;
+	}
+	t->at[h] = 0;
 }
 
 static struct soft_arp_entry *find(struct soft_arp *t, uint32_t ip)
@@ -32,10 +68,15 @@ static void set_state(struct soft_arp *t, struct soft_arp_entry *e, uint8_t stat
 /* @e now holds @ip, nothing else of it kept. */
 static void reuse(struct soft_arp *t, struct soft_arp_entry *e, uint32_t ip)
 {
+	uint32_t i = (uint32_t)(e - t->e);
+
 	set_state(t, e, SOFT_ARP_FREE);
+	if (t->ip[i])
+		unindex(t, probe(t, t->ip[i]));
 	memset(e, 0, sizeof(*e));
 	e->ip = ip;
-	t->ip[e - t->e] = ip;
+	t->ip[i] = ip;
+	t->at[probe(t, ip)] = (uint16_t)(i + 1);
 }
 
 /* A free entry, or the least recently used one that is not being resolved. */

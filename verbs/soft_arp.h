@@ -20,12 +20,16 @@ struct soft_arp_entry {
 	qp_time_ns used_ns;      /* for replacement */
 };
 
-/* ip[i] mirrors e[i].ip (0 while free), so a lookup scans 4 bytes per entry; incomplete
- * counts INCOMPLETE entries, so the deadline of a table with none is found at once, and
+/* ip[i] mirrors e[i].ip (0 while free); at[] finds an address's entry by hash (an
+ * address is written only where a lookup found none, so a non-zero one is in one entry at
+ * most): a lookup is a short probe, not a scan of the entries, which grew with the peers
+ * a host had ever had; incomplete counts INCOMPLETE entries, so the deadline of a table with none is found at once, and
  * the earliest retry is kept until an entry's state or retry time changes (all are asked
  * for on every frame and wake-up of a host with many peers). */
+#define SOFT_ARP_HASH (2 * SOFT_ARP_ENTRIES)   /* a power of two */
 struct soft_arp {
 	uint32_t ip[SOFT_ARP_ENTRIES];
+	uint16_t at[SOFT_ARP_HASH];  /* ip -> entry + 1 (0 empty): linear probing */
 	struct soft_arp_entry e[SOFT_ARP_ENTRIES];
 	uint32_t incomplete;
 	bool retry_stale;        /* retry_min needs a scan */

@@ -1,6 +1,7 @@
-/* The soft host's neighbour table's deadline (verbs/soft_arp.c): the earliest retry of
- * an incomplete entry, kept between calls, follows every change of an entry's state or
- * retry time, against a scan of the entries after each step of a random schedule. */
+/* The soft host's neighbour table (verbs/soft_arp.c) against scans of its entries after
+ * each step of a random schedule: the earliest retry of an incomplete entry, kept between
+ * calls, follows every change of an entry's state or retry time, and the address index
+ * finds what a scan of the entries finds, for every address. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,6 +22,15 @@ static qp_time_ns scan(const struct soft_arp *t)
 		if (t->e[i].state == SOFT_ARP_INCOMPLETE && t->e[i].next_try_ns < d)
 			d = t->e[i].next_try_ns;
 	return d;
+}
+
+/* The state of @ip's entry as the table's scan found it before the index. */
+static enum soft_arp_state scan_state(const struct soft_arp *t, uint32_t ip)
+{
+	for (int i = 0; ip && i < SOFT_ARP_ENTRIES; i++)
+		if (t->ip[i] == ip && t->e[i].state != SOFT_ARP_FREE)
+			return (enum soft_arp_state)t->e[i].state;
+	return SOFT_ARP_FREE;
 }
 
 static void test_deadline_follows_changes(void **state)
@@ -56,6 +66,11 @@ static void test_deadline_follows_changes(void **state)
 		}
 		assert_int_equal(soft_arp_deadline(t), scan(t));
 		assert_int_equal(soft_arp_deadline(t), scan(t));   /* the kept value */
+		if (step % 64 == 0)
+			for (uint32_t a = 0x0a000000u; a < 0x0a000000u + 302; a++)
+				assert_int_equal(soft_arp_state(t, a), scan_state(t, a));
+		else
+			assert_int_equal(soft_arp_state(t, ip), scan_state(t, ip));
 	}
 	/* the schedule reached every kind of change */
 	assert_true(asked > 100);
