@@ -82,7 +82,7 @@ uint8_t ep_timeout_for_drain(uint64_t buffer_bytes, uint64_t link_bps, uint8_t f
 	double need_ns = 2.0 * qp_tx_time_ns(buffer_bytes, link_bps);
 	uint8_t t = from;
 
-	while (t < EP_QP_TIMEOUT_MAX && 4096.0 * (double)(1ull << t) < need_ns)
+	while (t < EP_QP_TIMEOUT_MAX && (double)qp_ack_timeout_ns(t) < need_ns)
 		t++;
 	return t;
 }

@@ -191,10 +191,10 @@ static void print_timeout_hint(FILE *out, const struct incast_result *r)
 	fprintf(out, " note: %" PRIu64 " timeout%s of %.1f ms (-u %" PRIu64 "); a full %" PRIu64
 		"-byte buffer drains in %.1f ms here, so -u %u (%.1f ms) still outlasts every "
 		"round trip and a lost resent tail costs less\n", r->timeouts,
-		r->timeouts == 1 ? "" : "s", 4.096e-3 * (double)(1ull << r->qp_timeout),
+		r->timeouts == 1 ? "" : "s", (double)qp_ack_timeout_ns((uint8_t)r->qp_timeout) / 1e6,
 		r->qp_timeout, r->buffer_bytes,
 		qp_tx_time_ns(r->buffer_bytes, r->link_bps) / 1e6, t,
-		4.096e-3 * (double)(1ull << t));
+		(double)qp_ack_timeout_ns(t) / 1e6);
 }
 
 void incast_print_text(FILE *out, const struct incast_result *r, const struct incast_flow *f,

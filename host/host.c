@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "qpace/addr.h"
-#include "qpace/bytes.h"
 #include "qpace/errmsg.h"
 #include "qpace/feedback.h"
 #include "qpace/soft.h"
@@ -213,8 +212,9 @@ int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 	if (h->nqps >= HOST_MAX_QPS)
 		return qp_errmsg(-ENOSPC, err, errlen, "host: more than %u QPs",
 				 HOST_MAX_QPS);
-	/* The peer's IPv4 address is the low 4 bytes of its IPv4-mapped GID. */
-	r.peer_ip = qp_get32(qp->remote.gid + 12);
+	/* The peer's IPv4 address, from its IPv4-mapped GID (the soft backend connects no
+	 * other kind). */
+	qp_ipv6_v4mapped(qp->remote.gid, &r.peer_ip);
 	if (algo)
 		snprintf(r.algo, sizeof(r.algo), "%s", algo);
 	if (algo && params)

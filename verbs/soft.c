@@ -461,7 +461,7 @@ static int soft_qp_init(struct qp *qp, char *err, size_t errlen)
 	p.window_pkts = c->o.window_pkts;
 	if (p.ackreq_every > p.window_pkts)
 		p.ackreq_every = p.window_pkts;
-	p.rto_ns = 4096ull << a->timeout;
+	p.rto_ns = qp_ack_timeout_ns(a->timeout);
 	p.retry_cnt = a->retry_cnt;
 	p.rnr_retry = a->rnr_retry;
 	p.min_rnr_timer = a->min_rnr_timer;

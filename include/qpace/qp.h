@@ -195,6 +195,12 @@ struct qp_attr {
 	struct qp_agent_params agent; /* registration; zero fields: the context's */
 };
 
+/* The local ACK timeout of exponent @timeout (struct qp_attr's, IB's): 4.096 us << it. */
+static inline qp_time_ns qp_ack_timeout_ns(uint8_t timeout)
+{
+	return (qp_time_ns)4096 << timeout;
+}
+
 /* A WR that is accepted but not fully handed to the backend (non-blocking mode). */
 struct qp_pending {
 	bool active;
