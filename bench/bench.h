@@ -43,7 +43,7 @@ enum bench_clock { BENCH_CLOCK_REAL = 0, BENCH_CLOCK_VIRTUAL };
 enum bench_rx_thread { BENCH_RX_THREAD_ON = 0, BENCH_RX_THREAD_OFF };
 /* --transport: how real-time soft hosts and their switch move frames: a UDP datagram each,
  * or a shared-memory port's rings (qpace/shm_ring.h). */
-enum bench_transport { BENCH_TRANSPORT_UDP = 0, BENCH_TRANSPORT_SHM };
+enum bench_transport { BENCH_TRANSPORT_UDP = 0, BENCH_TRANSPORT_SHM, BENCH_TRANSPORT_AUTO };
 
 /* Limits (the option table quotes them in its messages). */
 #define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */

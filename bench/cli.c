@@ -16,7 +16,7 @@ static const char *const credits_names[] = { "off", "ia", NULL };
 static const char *const clock_names[] = { "real", "virtual", NULL };
 static const char *const int_names[] = { "echo", "direct", NULL };
 static const char *const rx_thread_names[] = { "on", "off", NULL };
-static const char *const transport_names[] = { "udp", "shm", NULL };
+static const char *const transport_names[] = { "udp", "shm", "auto", NULL };
 
 /* --key FILE: read at once, so a bad file stops the command before anything starts. */
 static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
@@ -98,11 +98,14 @@ static const struct qp_opt bench_opts[] = {
 		  "one loop already keep both busy, and a third thread carried less of\n"
 		  "the payload rate at 16 -> 1, 1G, idle or loaded: docs/performance.md);\n"
 		  "virtual time: always one thread" },
-	{ "transport", 0, QP_OPT_CHOICE, "udp|shm", F(transport), .choices = transport_names,
-	  .cmds = CMD_RUNS | CMD_PERF,
+	{ "transport", 0, QP_OPT_CHOICE, "udp|shm|auto", F(transport),
+	  .choices = transport_names, .cmds = CMD_RUNS | CMD_PERF,
 	  .help = "real time, soft hosts: udp = each frame a datagram to the switch port\n"
-		  "(default); shm = through its shared-memory rings (the switch this starts\n"
-		  "gets --shm; write_bw: give the port's region with --shm)" },
+		  "(the incast's default); shm = through its shared-memory rings (the\n"
+		  "switch this starts gets --shm; write_bw: give the port's region with\n"
+		  "--shm); auto (write_bw, send_bw, write_lat; their default) = the rings a\n"
+		  "qpace-switch --star port offers on this machine, else udp. The banner's\n"
+		  "Backend line and the JSON's Frames say which" },
 	{ "shm", 0, QP_OPT_STR, "PATH", F(shm_path), .cmds = CMD_PERF,
 	  .help = "with --transport shm: the switch port's region (qpace-switch --star N\n"
 		  "--shm PREFIX: port i is PREFIX.pI)" },
@@ -284,6 +287,7 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 		.rx_thread = BENCH_RX_THREAD_OFF,
 		.out_json_file = "perftest_out.json",
 		.cc = cmd & CMD_RUNS ? "hpcc" : "none",
+		.transport = cmd & CMD_PERF ? BENCH_TRANSPORT_AUTO : BENCH_TRANSPORT_UDP,
 		.senders = 16,
 		.rounds = 5,
 		.link_bps = cmd & CMD_PERF ? QP_GBPS : 250 * QP_MBPS,
@@ -351,6 +355,10 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 				 "%s takes no server address ('%s'): the embedded incast runs "
 				 "every host here (a networked one: --backend ibv, or --attach "
 				 "and --ip)", bench_cmd_name(c->cmd), c->server);
+	if (c->transport == BENCH_TRANSPORT_AUTO && !(c->cmd & CMD_PERF))
+		return qp_errmsg(-EINVAL, err, errlen, "--transport auto is for write_bw, send_bw "
+				 "and write_lat (a host attaching to a switch it did not start); "
+				 "%s starts its own: udp or shm", bench_cmd_name(c->cmd));
 	if (c->transport == BENCH_TRANSPORT_SHM &&
 	    (c->backend != BACKEND_SOFT || c->clock == BENCH_CLOCK_VIRTUAL))
 		return qp_errmsg(-EINVAL, err, errlen, "--transport shm is for soft hosts in real "

@@ -31,10 +31,11 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 	e->soft = c->backend == BACKEND_SOFT;
 	if (e->soft) {
 		char opts[400];
-		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu,window=%llu%s%s",
+		snprintf(opts, sizeof(opts), "attach=%s,ip=%s,link_rate=%llu,window=%llu,shm=%s",
 			 c->attach, c->ip, (unsigned long long)c->link_bps,
-			 (unsigned long long)c->window_pkts, c->shm_path ? ",shm=" : "",
-			 c->shm_path ? c->shm_path : "");
+			 (unsigned long long)c->window_pkts,
+			 c->transport == BENCH_TRANSPORT_SHM ? c->shm_path :
+			 c->transport == BENCH_TRANSPORT_UDP ? "off" : "auto");
 		struct host_conf hc = { .options = opts, .cc = c->cc,
 					      .credits = c->credits == CREDITS_IA, .seed = c->seed,
 					      .key = c->have_key ? c->key : NULL,

@@ -59,7 +59,7 @@ static int incast_hosts(struct incast *x, bool credits, bool cnp, bool rx_thread
 	if (x->ep < 0)
 		return qp_errmsg(-errno, err, errlen, "epoll: %s", strerror(errno));
 	for (uint64_t i = 0; i <= x->senders; i++) {
-		char opts[300], e[300], shm_opt[SHM_PATH_MAX + 16] = "";
+		char opts[300], e[300], shm_opt[SHM_PATH_MAX + 16] = ",shm=off";   /* udp */
 		if (shm)
 			snprintf(shm_opt, sizeof(shm_opt), ",shm=%s.p%" PRIu64, shm, i);
 		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,window=%" PRIu64

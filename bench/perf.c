@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpace/soft.h"
 #include "bench.h"
 #include "endpoint.h"
 #include "report.h"
@@ -43,6 +44,7 @@ static void perf_info(const struct perf *p, struct report_info *ri)
 		.lat = c->cmd == CMD_WRITE_LAT, .duration = c->duration_ns != 0,
 		.device = p->e.soft ? c->ip : (c->ib_dev ? c->ib_dev : "first found"),
 		.backend = p->e.soft ? "soft" : "ibv", .cc = c->cc,
+		.frames = p->e.soft ? qp_soft_transport(p->e.ctx) : NULL,
 		.credits = c->credits == CREDITS_IA, .qps = (unsigned)c->qps,
 		.mtu_bytes = p->qp[0] ? p->qp[0]->path_mtu_bytes : 1024, .link_type = "Ethernet",
 		.gid_index = p->e.soft ? -1 : (int)c->gid_index, .tx_depth = PERF_TX_DEPTH,

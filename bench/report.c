@@ -26,8 +26,9 @@ void report_banner(FILE *out, const struct report_info *ri)
 	fprintf(out, " Dual-port       : OFF\t\tDevice         : %s\n", ri->device);
 	fprintf(out, " Number of qps   : %u\t\tTransport type : IB\n", ri->qps);
 	fprintf(out, " Connection type : RC\t\tUsing SRQ      : OFF\n");
-	fprintf(out, " Backend         : %s\t\tCongestion ctl : %s%s\n", ri->backend, ri->cc,
-		ri->credits ? " + IA credits" : "");
+	fprintf(out, " Backend         : %s%s%s%s\tCongestion ctl : %s%s\n", ri->backend,
+		ri->frames ? " (" : "", ri->frames ? ri->frames : "", ri->frames ? ")" : "\t",
+		ri->cc, ri->credits ? " + IA credits" : "");
 	if (!ri->lat)
 		fprintf(out, " TX depth        : %u\n", ri->tx_depth);
 	fprintf(out, " Mtu             : %" PRIu32 "[B]\n", ri->mtu_bytes);
@@ -119,6 +120,8 @@ static void report_json_info(struct qp_out *o, const struct report_info *ri)
 	qp_out_u64(o, "Mtu", ri->mtu_bytes);
 	qp_out_str(o, "Link_type", ri->link_type);
 	qp_out_str(o, "Backend", ri->backend);
+	if (ri->frames)
+		qp_out_str(o, "Frames", ri->frames);
 	qp_out_str(o, "Congestion_control", ri->cc);
 	qp_out_str(o, "Credits", ri->credits ? "ia" : "off");
 	qp_out_end(o);

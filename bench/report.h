@@ -20,6 +20,7 @@ struct report_info {
 	bool duration;               /* -D given: duration mode */
 	const char *device;          /* "soft" host or the ibv device */
 	const char *backend;         /* "soft", "ibv" */
+	const char *frames;          /* soft: how frames move, "udp" or "shm"; else NULL */
 	const char *cc;              /* algorithm or "none" */
 	bool credits;
 	unsigned qps;

@@ -132,7 +132,7 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 {
 	char bin[PATH_MAX];
 	struct swproc_argv a;
-	const char *argv[SWPROC_MAX_ARGS];
+	const char *argv[SWPROC_MAX_ARGS + 12];   /* the star's, then the run's 10 and NULL */
 	int n = 0, rc;
 
 	memset(s, 0, sizeof(*s));
@@ -164,6 +164,9 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 	if (c->shm_prefix) {
 		argv[n++] = "--shm";
 		argv[n++] = c->shm_prefix;
+	} else {   /* the hosts are given shm=off: nothing to offer them */
+		argv[n++] = "--shm-offer";
+		argv[n++] = "no";
 	}
 	argv[n] = NULL;
 

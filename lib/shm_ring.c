@@ -1,9 +1,11 @@
 /* The shared-memory rings of a shm port (qpace/shm_ring.h): the region, and the
  * producer's and consumer's halves of each ring. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdalign.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -17,9 +19,16 @@
 #define SHM_SLOTS_OFF 4096u
 #define SHM_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
+/* The switch writes the header once, at create; a host writes only attaches (one add
+ * per attach, so the switch can tell that a host came to the rings before it has sent
+ * anything) and the switch only reads it. */
 struct shm_hdr {
 	uint32_t magic, version, nslots, slot_bytes;
 	uint64_t bytes;
+	uint32_t offer_ip;         /* an offered region: the udp port's address (network */
+	uint16_t offer_port;       /* order), which a host's attach= must name; 0 otherwise */
+	uint16_t zero;
+	_Atomic uint32_t attaches, detaches;
 };
 
 /* Each index on a cache line of its own: the producer writes head, the consumer tail
@@ -38,6 +47,7 @@ struct shm_slot {
 };
 
 _Static_assert(sizeof(struct shm_ctl) == 192, "three cache lines");
+_Static_assert(sizeof(struct shm_hdr) <= SHM_HDR_BYTES, "header fits its line");
 _Static_assert(sizeof(struct shm_slot) == SHM_SLOT_HDR, "slot header");
 _Static_assert(SHM_CTL_OFF(2) <= SHM_SLOTS_OFF, "controls fit before the slots");
 _Static_assert(SHM_SLOT_BYTES % 64 == 0, "slots on cache lines");
@@ -73,10 +83,18 @@ void shm_region_over(struct shm_region *r, void *mem, uint32_t nslots, bool crea
 {
 	struct shm_hdr *h = mem;
 
-	if (creator)
-		*h = (struct shm_hdr){ .magic = SHM_RING_MAGIC, .version = SHM_RING_VERSION,
-				       .nslots = nslots, .slot_bytes = SHM_SLOT_BYTES,
-				       .bytes = shm_region_bytes(nslots) };
+	if (creator) {
+		h->magic = SHM_RING_MAGIC;
+		h->version = SHM_RING_VERSION;
+		h->nslots = nslots;
+		h->slot_bytes = SHM_SLOT_BYTES;
+		h->bytes = shm_region_bytes(nslots);
+		h->offer_ip = 0;
+		h->offer_port = 0;
+		h->zero = 0;
+		atomic_store_explicit(&h->attaches, 0, memory_order_relaxed);
+		atomic_store_explicit(&h->detaches, 0, memory_order_relaxed);
+	}
 	r->map = mem;
 	r->bytes = shm_region_bytes(nslots);
 	/* The switch produces into ring 1 and consumes ring 0; the host the other way. */
@@ -144,7 +162,9 @@ int shm_region_create(struct shm_region *r, const char *path, uint32_t nslots, c
 	return 0;
 }
 
-int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t errlen)
+/* Open @path, check the seals and the header (copied into *@h), map it: 0 or -errno. */
+static int attach_map(struct shm_region *r, const char *path, struct shm_hdr *hp,
+		      char *err, size_t errlen)
 {
 	struct shm_hdr h;
 	struct stat st;
@@ -181,13 +201,104 @@ int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t 
 	}
 	r->fd = fd;
 	shm_region_over(r, map, h.nslots, false);   /* the geometry read once, kept */
+	*hp = h;
 	return 0;
+}
+
+/* Here: the switch can tell that a host came, before it sends anything. */
+static void announce(struct shm_region *r)
+{
+	atomic_fetch_add_explicit(&((struct shm_hdr *)r->map)->attaches, 1,
+				  memory_order_release);
+	r->attached = true;
+}
+
+int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t errlen)
+{
+	struct shm_hdr h;
+	int rc = attach_map(r, path, &h, err, errlen);
+
+	if (!rc)
+		announce(r);
+	return rc;
+}
+
+int shm_offer_path(const struct sockaddr_in *a, char *buf, size_t len)
+{
+	const uint8_t *ip = (const uint8_t *)&a->sin_addr.s_addr;
+	const char *dir = getenv("QPACE_SHM_DIR");
+	struct stat ns;
+	int n;
+
+	/* /dev/shm is one for the machine, addresses one per network namespace: two switches
+	 * on 127.0.0.1:7000 in two namespaces are told apart by the namespace's inode. */
+	if (stat("/proc/self/ns/net", &ns))
+		ns.st_ino = 0;
+	n = snprintf(buf, len, "%s/qpace-sw-%llu-%u.%u.%u.%u-%u", dir && *dir ? dir : "/dev/shm",
+		     (unsigned long long)ns.st_ino, ip[0], ip[1], ip[2], ip[3],
+		     (unsigned)ntohs(a->sin_port));
+	return n < 0 || (size_t)n >= len || n >= SHM_PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+void shm_region_offer(struct shm_region *r, const struct sockaddr_in *a)
+{
+	struct shm_hdr *h = r->map;
+
+	h->offer_ip = a->sin_addr.s_addr;
+	h->offer_port = a->sin_port;
+}
+
+int shm_region_attach_offer(struct shm_region *r, const struct sockaddr_in *a, char *err,
+			    size_t errlen)
+{
+	char path[SHM_PATH_MAX];
+	struct shm_hdr h;
+	struct stat st;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if (shm_offer_path(a, path, sizeof(path)))
+		return qp_errmsg(-ENAMETOOLONG, err, errlen, "shm offer: QPACE_SHM_DIR too long");
+	if (lstat(path, &st))
+		return -errno;   /* no switch offers rings for this address: the caller's udp */
+	/* The directory is shared: only a link this user or root made is a switch's offer. */
+	if (!S_ISLNK(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0))
+		return qp_errmsg(-EPERM, err, errlen, "shm offer %s: not a link of this user's "
+				 "or root's (uid %u): not taken", path, (unsigned)st.st_uid);
+	if ((rc = attach_map(r, path, &h, err, errlen)))
+		return rc;
+	if (fstat(r->fd, &st) || (st.st_uid != getuid() && st.st_uid != 0) ||
+	    h.offer_ip != a->sin_addr.s_addr || h.offer_port != a->sin_port) {
+		shm_region_close(r);
+		return qp_errmsg(-EPROTO, err, errlen, "shm offer %s: a region not offered for "
+				 "this address by this user's or root's switch: not taken", path);
+	}
+	announce(r);
+	return 0;
+}
+
+uint32_t shm_region_attaches(const struct shm_region *r)
+{
+	return atomic_load_explicit(&((struct shm_hdr *)r->map)->attaches,
+				    memory_order_acquire);
+}
+
+uint32_t shm_region_attached(const struct shm_region *r)
+{
+	struct shm_hdr *h = r->map;
+	uint32_t d = atomic_load_explicit(&h->detaches, memory_order_acquire);
+
+	return atomic_load_explicit(&h->attaches, memory_order_acquire) - d;
 }
 
 void shm_region_close(struct shm_region *r)
 {
 	if (r->link[0])
 		unlink(r->link);
+	if (r->attached)   /* gone: the switch may go back to datagrams */
+		atomic_fetch_add_explicit(&((struct shm_hdr *)r->map)->detaches, 1,
+					  memory_order_release);
 	if (r->map && r->fd >= 0)
 		munmap(r->map, r->bytes);
 	if (r->fd >= 0)

@@ -18,6 +18,7 @@ struct cli {
 	uint64_t star, base_port, switch_id;
 	const char *config, *shm;
 	unsigned learn;              /* index in yes_no */
+	unsigned shm_offer;          /* index in yes_no: 0 = offer the star's rings */
 	const char *pcap_path, *pcap_port, *stats_path, *stats_json_path;
 	qp_time_ns stats_interval_ns, duration_ns, spin_ns, tx_early_ns;
 	uint32_t icrc_every;
@@ -74,6 +75,11 @@ static const struct qp_opt opts[] = {
 		  "port i's frames in shared memory at PREFIX.pI (a link to a sealed memfd),\n"
 		  "its doorbells on the udp addresses; a host gives shm=PREFIX.pI beside\n"
 		  "attach= (e.g. --shm /dev/shm/qs: /dev/shm/qs.p0, ...)" },
+	{ "shm-offer", 0, QP_OPT_CHOICE, "yes|no", AT(shm_offer), .choices = yes_no,
+	  .help = "with --star, without --shm: yes = each udp port also offers shared-\n"
+		  "memory rings, which a soft host on this machine whose attach= names the\n"
+		  "port takes by itself (default; a frame by datagram turns the port back\n"
+		  "to datagrams); no = datagrams only" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
 	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
@@ -216,7 +222,9 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 		c->sw[0].id = (uint32_t)s.switch_id;
 		for (int i = 0; i < c->sw[0].nports; i++)
 			c->sw[0].ports[i].no_learn = s.learn == 1;
-		if (s.shm && (rc = sw_conf_star_shm(c, s.shm, err, sizeof(err)))) {
+		rc = s.shm ? sw_conf_star_shm(c, s.shm, err, sizeof(err))
+			   : s.shm_offer == 0 ? sw_conf_star_offer(c, err, sizeof(err)) : 0;
+		if (rc) {
 			fprintf(stderr, "qpace-switch: %s\n", err);
 			return -1;
 		}

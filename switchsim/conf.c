@@ -470,6 +470,22 @@ int sw_conf_star_shm(struct sw_conf *c, const char *prefix, char *err, size_t le
 	return 0;
 }
 
+int sw_conf_star_offer(struct sw_conf *c, char *err, size_t len)
+{
+	struct sw_switch_conf *s = &c->sw[0];
+
+	for (int i = 0; i < s->nports; i++) {
+		char path[SHM_PATH_MAX];
+
+		if (shm_offer_path(&s->ports[i].local, path, sizeof(path)))
+			return qp_errmsg(-EINVAL, err, len, "the offered rings' path is longer "
+					 "than %d bytes: a shorter QPACE_SHM_DIR", SHM_PATH_MAX - 1);
+		if (sw_conf_shm_set(c, &s->ports[i], path, err, len))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 void sw_conf_finish(struct sw_conf *c)
 {
 	for (int s = 0; s < c->nswitches; s++) {

@@ -140,5 +140,8 @@ int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t
 /* The star's ports as shm ports (--shm): port i's region at PREFIX.pI, its doorbells on
  * the udp addresses above. */
 int sw_conf_star_shm(struct sw_conf *c, const char *prefix, char *err, size_t errlen);
+/* The star's udp ports offering their rings too (udp+shm, io.h): each port's region at
+ * shm_offer_path(its local address). */
+int sw_conf_star_offer(struct sw_conf *c, char *err, size_t errlen);
 
 #endif

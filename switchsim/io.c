@@ -166,7 +166,9 @@ int sw_io_open(const struct sw_port_conf *c, const char *shm_path, struct sw_io 
 		free(io);
 		return qp_errmsg(-ENOMEM, err, len, "port %s: out of memory", c->name);
 	}
-	io->ops = io_ops[c->kind];
+	/* a udp port given a region's path offers its rings too */
+	io->ops = c->kind == SW_PORT_UDP && shm_path && *shm_path ? &sw_io_hybrid_ops
+								 : io_ops[c->kind];
 	io->fd = -1;
 	rc = io->ops->open(io, c, shm_path, err, len);
 	if (rc < 0) {

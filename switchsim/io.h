@@ -19,6 +19,14 @@
  *           sleeps. Its ring is read on every turn of the loop (pending), and armed
  *           before the loop sleeps (arm); the socket readable means a doorbell (wake)
  *
+ *   udp+shm a udp port that also offers a shm port's rings (qpace-switch --star, unless
+ *           --shm-offer off): its region's link is at shm_offer_path(local=), where a
+ *           soft host on this machine whose attach= names local= finds it. Frames go by
+ *           datagram until a host attaches (the region's attach count moves) or a frame
+ *           comes through the ring, and by datagram again when a datagram frame is
+ *           accepted (as udp learns a peer); empty datagrams are doorbells. A region
+ *           that cannot be made leaves a plain udp port, with a line saying why
+ *
  *   sim     no socket: each frame sent is handed to the virtual-time driver's callback
  *           (sim_tx, set after sw_fabric_create) at the model's leave time, when the
  *           driver calls sw_fabric_emit at that time with tx_early_ns 0; nothing is
@@ -109,6 +117,7 @@ extern const struct sw_io_ops sw_io_vxlan_ops;
 extern const struct sw_io_ops sw_io_packet_ops;
 extern const struct sw_io_ops sw_io_sim_ops;
 extern const struct sw_io_ops sw_io_shm_ops;
+extern const struct sw_io_ops sw_io_hybrid_ops;   /* udp+shm */
 
 /* A shm port's counters, for the JSON dump: NULL for other ports. */
 const struct sw_io_shm_stats *sw_io_shm_stats(const struct sw_io *io);
@@ -123,6 +132,10 @@ struct sw_io_shm_stats {
 	uint64_t backlog_max;             /* the most that waited at once */
 	uint64_t lost;                    /* frames lost: the ring and that backlog full */
 	uint64_t ts_bad;                  /* a slot's time stamp ahead or > 100 ms old */
+	/* udp+shm */
+	bool offered, ring_mode;          /* the rings offered; in use now (else datagrams) */
+	uint64_t attaches;                /* hosts that attached to the offered region */
+	uint64_t mode_changes;            /* datagrams <-> rings */
 };
 
 /* Ask the kernel for receive timestamps on @fd. */
@@ -133,6 +146,12 @@ uint64_t sw_io_kernel_drops(struct sw_io *io);
 /* Shared by udp and vxlan: a non-blocking UDP socket bound to @local. */
 int sw_io_udp_socket(const struct sockaddr_in *local, const char *what, char *err,
 		     size_t len);
+/* udp ports: the socket on c->local, the remote, learning (what: for messages). */
+int sw_io_udp_setup(struct sw_io *io, const struct sw_port_conf *c, const char *what,
+		    char *err, size_t len);
+/* udp ports: may datagram @i of the last sw_io_recv_batch go in? (not truncated; from the
+ * peer, or one worth following, which is then followed). 1 or 0. */
+int sw_io_udp_accept(struct sw_io *io, int i);
 /* recvmmsg into io->buf, the first @hlen bytes of each datagram into io->hdr, the
  * kernel's arrival time into io->ts: count (0 when nothing waits) or -errno. Arrival
  * times come from the kernel so that a process that falls behind does not squeeze

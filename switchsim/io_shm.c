@@ -38,6 +38,9 @@ struct sw_io_shm {
 	struct sw_io_shm_stats st;
 	struct shm_backlog bl;
 	bool armed;
+	bool sock_ready;             /* udp+shm: the socket was readable; read it on recv */
+	uint32_t attaches_seen;      /* udp+shm: the region's attach count when last read */
+	qp_time_ns mode_logged_ns;   /* udp+shm: the last line about datagrams <-> rings */
 	qp_time_ns logged_ns;        /* the last bad-ring line */
 	uint64_t logged_bad;         /* bad slots and indices as of that line */
 };
@@ -61,6 +64,7 @@ static int port_open(struct sw_io *io, const struct sw_port_conf *c, const char 
 	if (!io->shm)
 		return -ENOMEM;
 	io->shm->logged_ns = QP_TIME_NEVER;
+	io->shm->st.ring_mode = true;
 	rc = shm_region_create(&io->shm->r, shm_path ? shm_path : "",
 			       c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, err, len);
 	if (rc) {
@@ -116,7 +120,9 @@ static void shm_wake(struct sw_io *io)
 	}
 }
 
-static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
+/* The ring's frames into io->buf[@buf0..] and @rx (frames the backlog held first move on
+ * as the host made room): how many. */
+static int ring_take(struct sw_io *io, struct sw_rx_frame *rx, int buf0, uint64_t *skipped)
 {
 	struct sw_io_shm *s = io->shm;
 	qp_time_ns now;
@@ -130,9 +136,9 @@ static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
 		backlog_drain(s);
 		publish(io);
 	}
-	while (k < SW_BATCH) {
+	while (buf0 + k < SW_BATCH) {
 		qp_time_ns ts;
-		int len = shm_ring_pop(&s->r.rx, io->buf[k], SW_FRAME_MAX, &ts);
+		int len = shm_ring_pop(&s->r.rx, io->buf[buf0 + k], SW_FRAME_MAX, &ts);
 
 		if (len == 0)
 			break;
@@ -141,7 +147,7 @@ static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
 			bad++;
 			continue;
 		}
-		rx[k] = (struct sw_rx_frame){ .data = io->buf[k], .len = (uint16_t)len,
+		rx[k] = (struct sw_rx_frame){ .data = io->buf[buf0 + k], .len = (uint16_t)len,
 					      .ts_ns = ts };
 		k++;
 	}
@@ -159,6 +165,11 @@ static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
 	if (bad)
 		note_bad(io, now);
 	return k;
+}
+
+static int shm_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
+{
+	return ring_take(io, rx, 0, skipped);
 }
 
 static void ring_doorbell(struct sw_io *io)
@@ -291,6 +302,8 @@ const struct sw_io_shm_stats *sw_io_shm_stats(const struct sw_io *io)
 {
 	if (!io || !io->shm)
 		return NULL;
+	if (io->shm->st.offered)
+		io->shm->st.attaches = shm_region_attaches(&io->shm->r);
 	io->shm->st.rx = io->shm->r.rx.st;
 	io->shm->st.tx = io->shm->r.tx.st;
 	return &io->shm->st;
@@ -304,5 +317,129 @@ const struct sw_io_ops sw_io_shm_ops = {
 	.pending = shm_pending,
 	.arm = shm_arm,
 	.wake = shm_wake,
+	.close = shm_close,
+};
+
+/* udp+shm (io.h): a udp port whose rings are offered too. Which way frames go is the
+ * port's mode: rings from when a host attaches or a frame comes through them, datagrams
+ * from when a datagram frame is accepted (the same rules as a udp port's learning, so a
+ * hostile sender on this machine can do no more than it could to a plain udp port). */
+static void set_mode(struct sw_io *io, bool ring, const char *why)
+{
+	struct sw_io_shm *s = io->shm;
+	qp_time_ns now;
+
+	if (s->st.ring_mode == ring)
+		return;
+	s->st.ring_mode = ring;
+	s->st.mode_changes++;
+	now = qp_now_ns();
+	if (s->mode_logged_ns == QP_TIME_NEVER || now >= s->mode_logged_ns + QP_NS_PER_S) {
+		fprintf(stderr, "qpace-switch: port %s: frames %s (%s; change %llu)\n",
+			io->port_name, ring ? "through the offered shared-memory rings" :
+			"by datagram", why, (unsigned long long)s->st.mode_changes);
+		s->mode_logged_ns = now;
+	}
+}
+
+static void check_attach(struct sw_io *io)
+{
+	struct sw_io_shm *s = io->shm;
+	uint32_t a = shm_region_attaches(&s->r);
+
+	if (a != s->attaches_seen) {
+		s->attaches_seen = a;
+		set_mode(io, true, "a host attached");
+	} else if (s->st.ring_mode && !shm_region_attached(&s->r)) {
+		set_mode(io, false, "its host detached");
+	}
+}
+
+static int hybrid_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+		       char *err, size_t len)
+{
+	char what[64], e[256];
+
+	snprintf(what, sizeof(what), "udp port %s", c->name);
+	if (sw_io_udp_setup(io, c, what, err, len))
+		return -1;
+	io->shm = calloc(1, sizeof(*io->shm));
+	if (!io->shm)
+		return -ENOMEM;
+	io->shm->logged_ns = io->shm->mode_logged_ns = QP_TIME_NEVER;
+	if (shm_region_create(&io->shm->r, shm_path,
+			      c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, e, sizeof(e))) {
+		/* the rings are an offer: without them the port is what it was asked to be */
+		fprintf(stderr, "qpace-switch: port %s: rings not offered (%s): datagrams only\n",
+			c->name, e);
+		free(io->shm);
+		io->shm = NULL;
+		io->ops = &sw_io_udp_ops;
+		return 0;
+	}
+	shm_region_offer(&io->shm->r, &c->local);
+	io->shm->st.offered = true;
+	return 0;
+}
+
+/* Datagrams first when the socket was readable (empty ones are doorbells), then the
+ * ring, into the buffers the datagrams left. */
+static int hybrid_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
+{
+	struct sw_io_shm *s = io->shm;
+	int n = 0, k = 0, r;
+
+	check_attach(io);
+	if (s->sock_ready) {
+		n = sw_io_recv_batch(io, 0);
+		s->sock_ready = n == SW_BATCH;   /* more may wait; else the fd will say */
+		for (int i = 0; i < n; i++) {
+			if (io->msg[i].msg_len == 0 && !(io->msg[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+				s->st.doorbells_rx++;
+				continue;
+			}
+			if (!sw_io_udp_accept(io, i)) {
+				(*skipped)++;
+				continue;
+			}
+			rx[k++] = (struct sw_rx_frame){ .data = io->buf[i],
+							.len = (uint16_t)io->msg[i].msg_len,
+							.ts_ns = io->ts[i] };
+		}
+		if (k)
+			set_mode(io, false, "a frame by datagram");
+	}
+	r = ring_take(io, rx + k, n > 0 ? n : 0, skipped);
+	if (r)
+		set_mode(io, true, "a frame in the ring");
+	return k + r ? k + r : n < 0 ? n : 0;
+}
+
+static int hybrid_send(struct sw_io *io, const struct iovec *frames, unsigned n)
+{
+	check_attach(io);
+	if (io->shm->st.ring_mode)
+		return shm_send(io, frames, n);
+	return sw_io_send_batch(io, frames, n, NULL, 0, &io->remote, sizeof(io->remote));
+}
+
+/* Readable: datagrams to read (frames or doorbells), on the recv that follows. */
+static void hybrid_wake(struct sw_io *io)
+{
+	io->shm->sock_ready = true;
+	if (io->shm->armed) {
+		io->shm->armed = false;
+		shm_ring_disarm(&io->shm->r.rx);
+	}
+}
+
+const struct sw_io_ops sw_io_hybrid_ops = {
+	.name = "udp+shm",
+	.open = hybrid_open,
+	.recv = hybrid_recv,
+	.send = hybrid_send,
+	.pending = shm_pending,
+	.arm = shm_arm,
+	.wake = hybrid_wake,
 	.close = shm_close,
 };

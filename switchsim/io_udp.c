@@ -13,20 +13,25 @@
 #define VXLAN_HLEN 8
 #define VXLAN_FLAG_I 0x08
 
-static int udp_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
-			 char *err, size_t len)
+int sw_io_udp_setup(struct sw_io *io, const struct sw_port_conf *c, const char *what,
+		    char *err, size_t len)
 {
-	char what[64];
-
-	(void)shm_path;
-
-	snprintf(what, sizeof(what), "udp port %s", c->name);
 	io->fd = sw_io_udp_socket(&c->local, what, err, len);
 	io->remote = c->remote;
 	io->port_name = c->name;
 	io->learn = !c->no_learn;
 	io->logged_ns = QP_TIME_NEVER;
 	return io->fd < 0 ? -1 : 0;
+}
+
+static int udp_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
+			 char *err, size_t len)
+{
+	char what[64];
+
+	(void)shm_path;
+	snprintf(what, sizeof(what), "udp port %s", c->name);
+	return sw_io_udp_setup(io, c, what, err, len);
 }
 
 static bool same_peer(const struct sockaddr_in *a, const struct sockaddr_in *b)
@@ -68,33 +73,37 @@ static void follow(struct sw_io *io, const struct sockaddr_in *to, qp_time_ns no
 	io->remote = *to;
 }
 
+int sw_io_udp_accept(struct sw_io *io, int i)
+{
+	const struct sockaddr_in *from = (const struct sockaddr_in *)&io->name[i];
+
+	if (io->msg[i].msg_hdr.msg_flags & MSG_TRUNC)
+		return 0;
+	/* A new peer (QEMU -netdev dgram peers may move) is followed on a real frame. */
+	if (from->sin_family == AF_INET && !same_peer(from, &io->remote)) {
+		if (worth_following(io, io->buf[i], io->msg[i].msg_len)) {
+			follow(io, from, io->ts[i]);
+		} else {
+			io->remote_refused++;
+			if (!io->learn)   /* fixed: only the configured peer is heard */
+				return 0;
+		}
+	}
+	return 1;
+}
+
 static int udp_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipped)
 {
 	int n = sw_io_recv_batch(io, 0), k = 0;
 
 	for (int i = 0; i < n; i++) {
-		const struct sockaddr_in *from = (const struct sockaddr_in *)&io->name[i];
-		uint16_t len = (uint16_t)io->msg[i].msg_len;
-
-		if (io->msg[i].msg_hdr.msg_flags & MSG_TRUNC) {
+		if (!sw_io_udp_accept(io, i)) {
 			(*skipped)++;
 			continue;
 		}
-		/* A new peer (QEMU -netdev dgram peers may move) is followed on a real frame. */
-		if (from->sin_family == AF_INET && !same_peer(from, &io->remote)) {
-			if (worth_following(io, io->buf[i], len)) {
-				follow(io, from, io->ts[i]);
-			} else {
-				io->remote_refused++;
-				if (!io->learn) {   /* fixed: only the configured peer is heard */
-					(*skipped)++;
-					continue;
-				}
-			}
-		}
 		rx[k].ts_ns = io->ts[i];
 		rx[k].data = io->buf[i];
-		rx[k++].len = len;
+		rx[k++].len = (uint16_t)io->msg[i].msg_len;
 	}
 	return n < 0 ? n : k;
 }

@@ -28,10 +28,12 @@ static void summary(const struct sw_conf *c, const struct sw_fabric *f)
 				qp_fmt_time(p->q.delay_ns, d, sizeof(d)),
 				(unsigned long long)p->q.buffer_bytes);
 			if (p->kind == SW_PORT_UDP || p->kind == SW_PORT_VXLAN)
-				fprintf(stderr, "  %s -> %s%s",
+				fprintf(stderr, "  %s -> %s%s%s%s",
 					qp_sockaddr_fmt(&p->local, a, sizeof(a)),
 					qp_sockaddr_fmt(&p->remote, b, sizeof(b)),
-					p->no_learn ? " (fixed)" : "");
+					p->no_learn ? " (fixed)" : "",
+					p->shm_ref ? ", rings offered at " : "",
+					p->shm_ref ? sw_conf_shm_path(c, p) : "");
 			else if (p->kind == SW_PORT_SHM)
 				fprintf(stderr, "  %s, doorbells %s -> %s", sw_conf_shm_path(c, p),
 					qp_sockaddr_fmt(&p->local, a, sizeof(a)),

@@ -129,6 +129,10 @@ static void json_shm(struct qp_out *o, const struct sw_io *io)
 
 	if (!s)
 		return;
+	qp_out_str(o, "transport", s->ring_mode ? "shm" : "udp");
+	qp_out_bool(o, "shm_offered", s->offered);
+	qp_out_u64(o, "shm_attaches", s->attaches);
+	qp_out_u64(o, "shm_mode_changes", s->mode_changes);
 	qp_out_u64(o, "shm_rx_frames", s->rx.frames);
 	qp_out_u64(o, "shm_rx_batches", s->rx.batches);
 	qp_out_u64(o, "shm_rx_bad_len", s->rx.bad_len);

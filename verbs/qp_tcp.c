@@ -16,6 +16,7 @@
 
 #include "qpace/errmsg.h"
 #include "qpace/qp.h"
+#include "qpace/soft.h"
 
 #define TCP_DEF_TIMEOUT_NS (30 * QP_NS_PER_S)
 #define TCP_RETRY_NS (100 * QP_NS_PER_MS)
@@ -36,6 +37,8 @@ static int wait_io(int fd, short events, qp_time_ns deadline, struct qp_ctx *ctx
 		if (ctx) {
 			pfd[1] = (struct pollfd){ .fd = qp_ctx_fd(ctx), .events = POLLIN };
 			wake = qp_time_min(wake, qp_ctx_deadline(ctx));
+			if (!qp_soft_wait_arm(ctx))   /* shm rings: frames wait that no fd shows */
+				wake = now;
 		}
 		ms = wake > now ? (int)((wake - now + QP_NS_PER_MS - 1) / QP_NS_PER_MS) : 0;
 		rc = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, ms);

@@ -109,7 +109,8 @@ static void shm_note_bad(struct soft_ctx *c)
 	c->shm_bad_logged = true;
 	soft_log(c, "soft host: shm %s: the switch's ring is corrupt (%llu slots of "
 		 "impossible length, %llu indices out of range); skipped, counted, not logged "
-		 "again", c->o.shm_path, (unsigned long long)st->bad_len,
+		 "again", c->o.shm_path[0] ? c->o.shm_path : "(the offered rings)",
+		 (unsigned long long)st->bad_len,
 		 (unsigned long long)(st->bad_index + tx->bad_index));
 }
 
@@ -339,6 +340,26 @@ static int open_socket(struct soft_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* shm=auto: the rings the switch port at peer= offers on this machine, if it offers any
+ * (shm_region_attach_offer); none, or one not taken (said once), and frames go by datagram
+ * as before. Only memory is fatal. */
+static int take_offer(struct soft_ctx *c)
+{
+	char e[256];
+	int rc;
+
+	if (!(c->shm = calloc(1, sizeof(*c->shm))))
+		return -ENOMEM;
+	rc = shm_region_attach_offer(c->shm, &c->o.peer, e, sizeof(e));
+	if (rc) {
+		if (rc != -ENOENT)
+			soft_log(c, "soft host: %s; frames by datagram", e);
+		free(c->shm);
+		c->shm = NULL;
+	}
+	return 0;
+}
+
 static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 {
 	struct soft_ctx *c = to_sctx(ctx);
@@ -383,6 +404,8 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 			close(c->fd);
 			c->fd = -1;
 		}
+	} else if (!rc && !wire && !c->o.shm_off) {
+		rc = take_offer(c);
 	}
 	if (rc) {
 		soft_host_destroy(c->host);
@@ -603,6 +626,13 @@ struct soft_host *qp_soft_host(struct qp_ctx *ctx)
 const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx)
 {
 	return is_soft(ctx) ? &to_sctx(ctx)->io : NULL;
+}
+
+const char *qp_soft_transport(struct qp_ctx *ctx)
+{
+	if (!is_soft(ctx))
+		return NULL;
+	return to_sctx(ctx)->shm ? "shm" : to_sctx(ctx)->fd >= 0 ? "udp" : "driver";
 }
 
 void qp_soft_rx_idle(struct qp_ctx *ctx, qp_time_ns now)

@@ -133,6 +133,10 @@ static bool opt_icrc(struct soft_opts *o, const char *v)
 
 static bool opt_shm(struct soft_opts *o, const char *v)
 {
+	o->shm_off = !strcmp(v, "off");
+	o->shm_path[0] = 0;
+	if (o->shm_off || !strcmp(v, "auto"))
+		return true;
 	if (!*v || strlen(v) >= sizeof(o->shm_path))
 		return false;
 	snprintf(o->shm_path, sizeof(o->shm_path), "%s", v);
@@ -161,9 +165,11 @@ static const struct soft_opt {
 	  "1K..10T bits/s: the port's line rate, which PFC pause times are counted in "
 	  "(default 1G; give the switch port's --rate)" },
 	{ "shm", opt_shm, SOFT_OPT_SHM,
-	  "PATH (1..95 bytes): frames through the shared-memory rings of a qpace-switch shm "
-	  "port (--star N --shm PREFIX: port i is PREFIX.pI), doorbells on attach='s "
-	  "addresses; default: each frame a UDP datagram" },
+	  "auto, off or PATH (1..95 bytes): auto (default) = through the shared-memory "
+	  "rings a qpace-switch --star port offers on this machine when attach= (or peer=) "
+	  "names it, else each frame a UDP datagram; off = datagrams; PATH = the rings "
+	  "of an shm port (--star N --shm PREFIX: port i is PREFIX.pI), doorbells on "
+	  "attach='s addresses" },
 	{ "icrc", opt_icrc, 0,
 	  "on or skip: skip computes no ICRC for frames out and checks none in (virtual "
 	  "time's --icrc skip; default on)" },

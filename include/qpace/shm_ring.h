@@ -10,7 +10,9 @@
  * close). The host takes only a sealed region whose header is this version's. Layout,
  * native byte order (one machine):
  *
- *   0       header: magic "QPSR", version, slots per ring, slot bytes, region bytes
+ *   0       header: magic "QPSR", version, slots per ring, slot bytes, region bytes,
+ *           the offering port's address (or 0), attaches and detaches (counts a host
+ *           adds 1 to at attach and at close)
  *   64      ring 0 control (to the switch): head, tail, waiting, each on its own cache line
  *   256     ring 1 control (from the switch)
  *   4096    ring 0's slots, then ring 1's; a slot: len (u32), 0 (u32), ts_ns (u64), frame
@@ -40,6 +42,7 @@
 #ifndef QPACE_SHM_RING_H
 #define QPACE_SHM_RING_H
 
+#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,7 +50,7 @@
 #include "qpace/time.h"
 
 #define SHM_RING_MAGIC 0x52535051u    /* "QPSR" */
-#define SHM_RING_VERSION 1u
+#define SHM_RING_VERSION 2u
 #define SHM_SLOT_BYTES 4416u          /* 16-byte slot header + a 4352-byte frame, to 64 */
 #define SHM_SLOT_HDR 16u
 #define SHM_FRAME_MAX (SHM_SLOT_BYTES - SHM_SLOT_HDR)
@@ -88,6 +91,8 @@ struct shm_region {
 	size_t bytes;
 	struct shm_ring tx, rx;   /* this side's */
 	char link[SHM_PATH_MAX];  /* creator: the link it made ("" when none) */
+	bool attached;            /* host: counted in the header's attaches (close counts the
+				   * detach) */
 };
 
 /* The region's size for @nslots per ring. */
@@ -99,6 +104,22 @@ int shm_region_create(struct shm_region *r, const char *path, uint32_t nslots, c
 		      size_t errlen);
 /* Host side: open @path, check the seals and the header, map it. */
 int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t errlen);
+/* Offered rings: a switch's udp port that a soft host on this machine may take instead of
+ * a datagram per frame, found from the port's address alone (the host's attach=), at
+ * $QPACE_SHM_DIR (default /dev/shm)/qpace-sw-NETNS-A.B.C.D-PORT (NETNS: the network
+ * namespace's inode, as addresses are per namespace). 0, or -ENAMETOOLONG. */
+int shm_offer_path(const struct sockaddr_in *a, char *buf, size_t len);
+/* Switch side, after create: the region is offered for port address @a. */
+void shm_region_offer(struct shm_region *r, const struct sockaddr_in *a);
+/* Host side: the region offered for @a, taken only when its link and memfd are this
+ * user's or root's and its header names @a. -ENOENT (no message) when none is offered;
+ * another -errno, with a message, when one is there but not taken. */
+int shm_region_attach_offer(struct shm_region *r, const struct sockaddr_in *a, char *err,
+			    size_t errlen);
+/* Switch side: how many times a host attached so far (it changes when one comes), and
+ * how many of those are attached still (a host that closed is not; one killed is). */
+uint32_t shm_region_attaches(const struct shm_region *r);
+uint32_t shm_region_attached(const struct shm_region *r);
 /* Unmap, close; the creator removes its link. A zeroed region is a no-op. */
 void shm_region_close(struct shm_region *r);
 /* For tests: the rings over memory the caller owns (shm_region_bytes(@nslots), zeroed,

@@ -88,6 +88,9 @@ struct qp_soft_io_stats {
 /* For a context opened on the soft backend (NULL otherwise). */
 struct soft_host *qp_soft_host(struct qp_ctx *ctx);
 const struct qp_soft_io_stats *qp_soft_io_stats(struct qp_ctx *ctx);
+/* How its frames move: "shm" (a switch port's rings: shm=PATH, or offered ones taken by
+ * shm=auto), "udp" (a datagram each), "driver" (virtual time); NULL for another backend. */
+const char *qp_soft_transport(struct qp_ctx *ctx);
 /* For a loop that waits for many contexts' sockets at once (epoll): the wait found this
  * context's socket empty at @now. A progress at the same @now does not receive, and the
  * next empty CQ poll (before any receive) makes no progress of its own; the loop's next

@@ -10,7 +10,11 @@
 #      slot length impossible) costs the switch counters and one line, never its life.
 #   3. The real-time incast with --transport shm: every flow of every round completes,
 #      and the bench's links are gone afterwards.
-# Judges behaviour, not speed (docs/performance.md has the figures). About 10 s.
+#   4. Offered rings: the plain `qpace-switch --star 2` and write_bw with no transport
+#      flags take the rings by themselves (the banner and the switch say shm, every frame
+#      through a ring, every ICRC good); on the same switch write_bw --transport udp goes
+#      by datagram and turns the ports back; with --shm-offer no nothing is offered.
+# Judges behaviour, not speed (docs/performance.md has the figures). About 15 s.
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
@@ -117,6 +121,61 @@ done_=$(echo "$out" | grep -o '"flows_done":[0-9]*' | cut -d: -f2)
 check "every flow of every round completed" "${done_:-0} == 12 && ${flows:-0} == 12"
 check "no link left behind" \
 	"$(ls /dev/shm/qpace-bench-*-$((P + 40)).p* 2>/dev/null | wc -l) == 0"
+
+echo "--- 4. offered rings: the plain star, write_bw without flags"
+export QPACE_SHM_DIR="$tmp/offer"
+mkdir -p "$QPACE_SHM_DIR"
+# pair WHAT ARGS...: a write_bw server and client through the star at $P
+pair() {
+	what=$1
+	shift
+	timeout 60 "$B" write_bw --backend soft --attach 127.0.0.1:$P --ip 10.0.0.1 \
+		-p $((P + 10)) -s 64K -n 500 "$@" >"$tmp/srv.$what" 2>&1 &
+	srv=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.2
+		ss -ltn 2>/dev/null | grep -q ":$((P + 10)) " && break
+	done
+	timeout 60 "$B" write_bw --backend soft --attach 127.0.0.1:$((P + 2)) --ip 10.0.0.2 \
+		-p $((P + 10)) -s 64K -n 500 --report_gbits "$@" 127.0.0.1 >"$tmp/cli.$what" 2>&1
+	rc=$?
+	wait $srv
+	check "$what: the client completed" "$rc == 0"
+}
+rm -f "$tmp/sw.json"
+"$S" --star 2 --base-port $P --rate 1G --buffer 4M --icrc-check 1 \
+	--stats-json "$tmp/sw.json" 2>"$tmp/sw.err" &
+sw=$!
+pids="$sw"
+sleep 0.3
+check "each port's rings offered" "$(ls "$QPACE_SHM_DIR" | grep -c '^qpace-sw-.*-127.0.0.1-') == 2"
+pair auto
+check "auto: the banner says shm" "$(grep -c 'Backend *: soft (shm)' "$tmp/cli.auto") == 1"
+kill -USR1 "$sw"   # the counters now
+sleep 0.3
+for p in p0 p1; do
+	rx=$(port $p rx_frames) srx=$(port $p shm_rx_frames) chk=$(port $p icrc_checked)
+	echo "  $p: $(port $p transport), attaches $(port $p shm_attaches), rx $rx (ring $srx), ICRC checked $chk, bad $(port $p icrc_bad)"
+	check "$p: through the rings" "\"$(port $p transport)\" == \"shm\" && $(port $p shm_attaches) == 1"
+	check "$p: every frame in from its ring" "$rx == $srx && $rx > 0"
+	check "$p: every RoCEv2 frame intact" "$chk >= $rx - 2 && $(port $p icrc_bad) == 0"
+done
+pair udp --transport udp
+check "udp: the banner says udp" "$(grep -c 'Backend *: soft (udp)' "$tmp/cli.udp") == 1"
+kill -USR1 "$sw"
+sleep 0.3
+for p in p0 p1; do
+	check "$p: back to datagrams" "\"$(port $p transport)\" == \"udp\" && $(port $p shm_mode_changes) == 2"
+done
+kill "$sw"
+wait "$sw"
+pids=""
+check "the offers went with the switch" "$(ls "$QPACE_SHM_DIR" | wc -l) == 0"
+"$S" --star 2 --base-port $P --shm-offer no --duration 300ms --quiet &
+sleep 0.15
+check "--shm-offer no: nothing offered" "$(ls "$QPACE_SHM_DIR" | wc -l) == 0"
+wait
+unset QPACE_SHM_DIR
 
 [ $fail = 0 ] && echo "bench_shm: ok" || echo "bench_shm: FAILED" >&2
 exit $fail

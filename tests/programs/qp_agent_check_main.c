@@ -133,6 +133,9 @@ static void wait_work(struct check *c, qp_time_ns now)
 	t = qp_time_min(t, qp_send_deadline(c->qp[0], now));
 	d = t > now ? t - now : 0;
 	d = d < 2 * QP_NS_PER_MS ? d : 2 * QP_NS_PER_MS;
+	/* both armed (shm rings: frames may wait that no fd announces), or no sleep */
+	if (!qp_soft_wait_arm(c->ctx[0]) | !qp_soft_wait_arm(c->ctx[1]))
+		d = 0;
 	if (d)
 		ppoll(p, 2, &(struct timespec){ 0, (long)d }, NULL);
 }
