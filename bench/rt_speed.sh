@@ -14,9 +14,12 @@
 # "1G 10G"), RT_SWITCH_BENCH=0 to skip part 3, RT_BASE=DIR: also run DIR's binaries (an
 # older build) for the write_bw rows, as "base" (with each of RT_SPINS when it knows --spin);
 # RT_WINDOW=PKTS: this build's soft hosts keep that many packets unacknowledged (default
-# 128, rxe's; the base keeps its default). RT_TRANSPORTS (default "udp"; "udp shm": each
-# write_bw row of this build again with the switch's ports and the hosts on shared-memory
-# rings, qpace-switch --shm and write_bw --transport shm --shm).
+# 128, rxe's; the base keeps its default). RT_TRANSPORTS (default "auto udp"): each
+# write_bw row of this build once per transport: auto = the plain commands, no transport
+# flag on either side (the hosts take the rings the star offers); udp = datagrams
+# (write_bw --transport udp, qpace-switch --shm-offer no); shm = the switch's shm ports
+# (qpace-switch --shm, write_bw --transport shm --shm). A base build gets the plain
+# commands.
 set -u
 BUILD=${BUILD:-build}
 SIZE=${RT_SIZE:-64K}
@@ -24,7 +27,7 @@ ITERS=${RT_ITERS:-4000}
 CC=${RT_CC:-none}
 SPINS=${RT_SPINS:-20us 10s}
 RATES=${RT_RATES:-1G 10G}
-TRANSPORTS=${RT_TRANSPORTS:-udp}
+TRANSPORTS=${RT_TRANSPORTS:-auto udp}
 P=${RT_PORT:-24600}
 TIME=/usr/bin/time
 tmp=$(mktemp -d)
@@ -43,14 +46,17 @@ cpu() { field "$1" cpu | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 
 # one BIN LABEL RATE SPIN [TRANSPORT]
 one() {
-	bin=$1 label=$2 rate=$3 spin=$4 tr=${5:-udp}
+	bin=$1 label=$2 rate=$3 spin=$4 tr=${5:-}
 	spinarg="--spin $spin --rate $rate"
 	swshm="" shm0="" shm1=""
-	if [ "$tr" = shm ]; then
+	case $tr in
+	shm)
 		swshm="--shm $tmp/ring" shm0="--transport shm --shm $tmp/ring.p0"
-		shm1="--transport shm --shm $tmp/ring.p1"
-		label="$label/shm"
-	fi
+		shm1="--transport shm --shm $tmp/ring.p1" ;;
+	udp)
+		swshm="--shm-offer no" shm0="--transport udp" shm1="--transport udp" ;;
+	esac
+	[ -n "$tr" ] && label="$label/$tr"
 	[ -n "${RT_WINDOW:-}" ] && [ "$label" = this ] && spinarg="$spinarg --window $RT_WINDOW"
 	# a build older than cooperative polling knows neither: it always spins, and its line
 	# rate is 250M; a newer base gets the same --spin and --rate as this build
@@ -93,7 +99,7 @@ one() {
 	mb=$(python3 -c 'import sys; u={"K":1<<10,"M":1<<20}; s=sys.argv[1]; b=int(s[:-1])*u[s[-1]] if s[-1] in u else int(s); print(b*int(sys.argv[2])/1e6)' "$SIZE" "$ITERS")
 	c=$(cpu "$tmp/cli.t") s=$(cpu "$tmp/srv.t") w=$(cpu "$tmp/sw.t")
 	per=$(echo "$c $s $w $mb" | awk '{ printf "%.2f", ($1 + $2 + $3) * 1000 / $4 }')
-	printf '%-5s %4s %5s | %6s Gb/s | cli %5s s %6s/%-7s | srv %5s s %6s/%-7s | sw %5s s %6s/%-7s | %6s ms/MB | INT %s\n' \
+	printf '%-9s %4s %5s | %6s Gb/s | cli %5s s %6s/%-7s | srv %5s s %6s/%-7s | sw %5s s %6s/%-7s | %6s ms/MB | INT %s\n' \
 		"$label" "$rate" "$spin" "$gbps" "$c" "$(field "$tmp/cli.t" vcs)" \
 		"$(field "$tmp/cli.t" ics)" "$s" "$(field "$tmp/srv.t" vcs)" \
 		"$(field "$tmp/srv.t" ics)" "$w" "$(field "$tmp/sw.t" vcs)" "$(field "$tmp/sw.t" ics)" \
@@ -103,7 +109,7 @@ one() {
 echo "--- 1. host to host (qpace-soft-bw, one process, -s 256M -M 1024)"
 "$BUILD/bin/qpace-soft-bw" -s 256M -M 1024 2>&1 | tail -1
 echo "--- 2. write_bw through qpace-switch --star 2"
-printf '%-5s %4s %5s | %11s | %-25s | %-25s | %-25s | %12s |\n' build rate spin BW \
+printf '%-9s %4s %5s | %11s | %-25s | %-25s | %-25s | %12s |\n' build rate spin BW \
 	"client cpu cs" "server cpu cs" "switch cpu cs" "CPU/MB"
 for rate in $RATES; do
 	for spin in $SPINS; do

@@ -410,7 +410,7 @@ static int hybrid_recv(struct sw_io *io, struct sw_rx_frame *rx, uint64_t *skipp
 			set_mode(io, false, "a frame by datagram");
 	}
 	r = ring_take(io, rx + k, n > 0 ? n : 0, skipped);
-	if (r)
+	if (r && shm_region_attached(&s->r))   /* (not the last frames of a host that left) */
 		set_mode(io, true, "a frame in the ring");
 	return k + r ? k + r : n < 0 ? n : 0;
 }
