@@ -64,7 +64,7 @@ one() {
 	rm -f "$tmp/sw.json"
 	# shellcheck disable=SC2086
 	$TIME -f "$fmt" -o "$tmp/sw.t" "$bin/qpace-switch" --star 2 --base-port $P \
-		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" $swshm &
+		--rate "$rate" --buffer 4M --quiet --stats-json "$tmp/sw.json" $swshm 2>"$tmp/sw.err" &
 	swt=$!
 	sleep 0.3
 	# shellcheck disable=SC2086

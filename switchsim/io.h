@@ -88,6 +88,8 @@ struct sw_io {
 	uint64_t remote_refused;     /* udp: datagrams from another address not followed */
 	const char *port_name;       /* for the log */
 	bool learn;                  /* udp: may follow a new peer */
+	bool gso_off;                /* the OS refused a UDP_SEGMENT send: one datagram each */
+	uint64_t gso_sends;          /* sendmsgs that carried a run of frames (UDP GSO) */
 	uint8_t own_mac[6];          /* the switch's: a frame from it is a loop, not a peer */
 	qp_time_ns logged_ns;        /* udp: the last change logged, and those not since */
 	uint64_t unlogged;

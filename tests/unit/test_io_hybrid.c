@@ -311,6 +311,52 @@ static void test_no_region_plain_udp(void **state)
 	sw_io_close(io);
 }
 
+/* A udp port's batch out (sw_io_send_batch with UDP GSO): runs of one length go down as
+ * one send, and the host still reads one frame per datagram, each intact, in order, the
+ * shorter last frame of a run and the runs of other lengths too. */
+static void test_gso_runs_one_frame_per_datagram(void **state)
+{
+	struct fx *f = *state;
+	static const unsigned lens[] = { 1000, 1000, 1000, 1000, 1000, 640, 1000, 1000, 64,
+					 64, 64, 1400, 90 };
+	enum { N = sizeof(lens) / sizeof(lens[0]) };
+	uint8_t frames[N][1500], b[2048];
+	struct iovec v[N];
+
+	for (unsigned i = 0; i < N; i++) {
+		for (unsigned j = 0; j < lens[i]; j++)
+			frames[i][j] = (uint8_t)(i * 31 + j);
+		v[i] = (struct iovec){ frames[i], lens[i] };
+	}
+	assert_int_equal(sw_io_send_batch(f->io, v, N, NULL, 0, &f->c.remote,
+					  sizeof(f->c.remote)), N);
+	usleep(2000);
+	for (unsigned i = 0; i < N; i++) {
+		ssize_t n = recv(f->host, b, sizeof(b), MSG_DONTWAIT);
+		assert_int_equal(n, (ssize_t)lens[i]);
+		assert_memory_equal(b, frames[i], lens[i]);
+	}
+	assert_int_equal(recv(f->host, b, sizeof(b), MSG_DONTWAIT), -1);
+	assert_false(f->io->gso_off);
+	/* 1000 x5 + 640 | 1000 x2 + 64 | 64 x2 | 1400 + 90: four sends of runs */
+	assert_int_equal(f->io->gso_sends, 4);
+
+	/* a socket the OS will not segment for (no UDP checksum: GSO refused with EINVAL):
+	 * GSO off for the port, and the same frames go one datagram each, none lost */
+	int on = 1;
+	assert_int_equal(setsockopt(f->io->fd, SOL_SOCKET, SO_NO_CHECK, &on, sizeof(on)), 0);
+	assert_int_equal(sw_io_send_batch(f->io, v, N, NULL, 0, &f->c.remote,
+					  sizeof(f->c.remote)), N);
+	assert_true(f->io->gso_off);
+	assert_int_equal(f->io->gso_sends, 4);
+	usleep(2000);
+	for (unsigned i = 0; i < N; i++) {
+		ssize_t n = recv(f->host, b, sizeof(b), MSG_DONTWAIT);
+		assert_int_equal(n, (ssize_t)lens[i]);
+		assert_memory_equal(b, frames[i], lens[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +367,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_offer_checks, setup, teardown),
 		cmocka_unit_test(test_no_region_plain_udp),
+		cmocka_unit_test_setup_teardown(test_gso_runs_one_frame_per_datagram, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
