@@ -2,7 +2,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/sock_diag.h>
-#include <netinet/udp.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "qpace/udp_gso.h"
 #include "io.h"
 
 static const struct sw_io_ops *const io_ops[] = {
@@ -124,88 +124,6 @@ int sw_io_recv_batch(struct sw_io *io, size_t hlen)
 	return n;
 }
 
-/* UDP GSO (UDP_SEGMENT): a run of frames of one length to one address goes down the
- * stack as one datagram of many segments and is cut into one datagram per frame below
- * it (loopback, or a NIC), so the receiver still reads one frame per datagram; the route,
- * socket and syscall work is paid once per run. In switch-bench's profile 88% of the
- * switch's CPU is the kernel's, most of it per datagram sent or received. */
-#define GSO_MAX_SEGS 64u          /* UDP_MAX_SEGMENTS */
-#define GSO_MAX_BYTES 65000u      /* below the 64 KiB an IP datagram can carry */
-
-/* The runs of @frames: msg[i] takes frames[first[i]..first[i+1]-1]. How many messages. */
-static unsigned gso_runs(struct sw_io *io, const struct iovec *frames, unsigned n, void *name,
-			 socklen_t namelen, unsigned *first)
-{
-	unsigned m = 0;
-
-	for (unsigned i = 0; i < n; m++) {
-		size_t seg = frames[i].iov_len, total = seg;
-		unsigned j = i + 1;
-
-		/* equal lengths; the last of a run may be shorter (as GSO cuts it) */
-		while (j < n && j - i < GSO_MAX_SEGS && frames[j].iov_len <= seg &&
-		       total + frames[j].iov_len <= GSO_MAX_BYTES) {
-			total += frames[j].iov_len;
-			if (frames[j++].iov_len < seg)
-				break;
-		}
-		first[m] = i;
-		io->msg[m].msg_hdr = (struct msghdr){ .msg_name = name, .msg_namelen = namelen,
-						      .msg_iov = (struct iovec *)&frames[i],
-						      .msg_iovlen = j - i };
-		if (j - i > 1) {
-			struct cmsghdr *c = (struct cmsghdr *)io->cmsg[m];
-			uint16_t gso = (uint16_t)seg;
-
-			io->msg[m].msg_hdr.msg_control = c;
-			io->msg[m].msg_hdr.msg_controllen = CMSG_SPACE(sizeof(gso));
-			c->cmsg_level = SOL_UDP;
-			c->cmsg_type = UDP_SEGMENT;
-			c->cmsg_len = CMSG_LEN(sizeof(gso));
-			memcpy(CMSG_DATA(c), &gso, sizeof(gso));
-		}
-		i = j;
-	}
-	first[m] = n;
-	return m;
-}
-
-/* udp: the frames in runs (gso_runs); a run the OS refuses (a device without segmentation
- * or one whose MTU is below the run's frames) turns GSO off for the port and goes again,
- * a datagram each. How many frames the OS took. */
-static int send_gso(struct sw_io *io, const struct iovec *frames, unsigned n, void *name,
-		    socklen_t namelen)
-{
-	unsigned first[SW_BATCH + 1], m = gso_runs(io, frames, n, name, namelen, first), done = 0;
-	int taken = 0;
-
-	while (done < m) {
-		int r = sendmmsg(io->fd, io->msg + done, m - done, MSG_DONTWAIT);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && io->msg[done].msg_hdr.msg_iovlen > 1 && errno != EAGAIN &&
-		    errno != ENOBUFS) {
-			io->gso_off = true;
-			fprintf(stderr, "qpace-switch: port %s: the OS refused a segmented send "
-				"(UDP_SEGMENT: %s): a datagram per frame from now on\n",
-				io->port_name ? io->port_name : "?", strerror(errno));
-			return taken + sw_io_send_batch(io, frames + first[done], n - first[done],
-							NULL, 0, name, namelen);
-		}
-		if (r < 0) {
-			done++;   /* these are lost; the caller counts them */
-			continue;
-		}
-		for (int k = 0; k < r; k++) {
-			taken += (int)(first[done + k + 1] - first[done + k]);
-			io->gso_sends += io->msg[done + k].msg_hdr.msg_iovlen > 1;
-		}
-		done += (unsigned)r;
-	}
-	return taken;
-}
-
 /* sendmmsg, stepping over a datagram the OS refuses. */
 int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, const void *hdr,
 		     size_t hlen, void *name, socklen_t namelen)
@@ -213,8 +131,16 @@ int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, c
 	unsigned done = 0;
 	int taken = 0;
 
-	if (!hlen && name && !io->gso_off && n > 1)
-		return send_gso(io, frames, n, name, namelen);
+	if (!hlen && name && n > 1) {   /* udp: in runs (qpace/udp_gso.h) */
+		bool was_off = io->gso.off;
+
+		taken = qp_udp_send_frames(io->fd, &io->gso, frames, n, name, namelen);
+		if (io->gso.off && !was_off)
+			fprintf(stderr, "qpace-switch: port %s: the OS refused a segmented send "
+				"(UDP_SEGMENT: %s): a datagram per frame from now on\n",
+				io->port_name ? io->port_name : "?", strerror(io->gso.refused_errno));
+		return taken;
+	}
 
 	for (unsigned i = 0; i < n; i++) {
 		io->iov[i][0] = (struct iovec){ (void *)hdr, hlen };

@@ -41,6 +41,7 @@
 #include <sys/uio.h>
 #include "conf.h"
 #include "qpace/shm_ring.h"
+#include "qpace/udp_gso.h"
 #include "sw.h"
 
 #define SW_IO_HDR 16    /* room before each frame for a backend header */
@@ -88,8 +89,7 @@ struct sw_io {
 	uint64_t remote_refused;     /* udp: datagrams from another address not followed */
 	const char *port_name;       /* for the log */
 	bool learn;                  /* udp: may follow a new peer */
-	bool gso_off;                /* the OS refused a UDP_SEGMENT send: one datagram each */
-	uint64_t gso_sends;          /* sendmsgs that carried a run of frames (UDP GSO) */
+	struct qp_gso gso;           /* udp: sends in runs (qpace/udp_gso.h) */
 	uint8_t own_mac[6];          /* the switch's: a frame from it is a loop, not a peer */
 	qp_time_ns logged_ns;        /* udp: the last change logged, and those not since */
 	uint64_t unlogged;

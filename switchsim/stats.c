@@ -120,8 +120,8 @@ static void json_peer(struct qp_out *o, const struct sw_io *io)
 		qp_out_str(o, "remote", qp_sockaddr_fmt(&io->remote, a, sizeof(a)));
 	qp_out_u64(o, "remote_changes", io ? io->remote_changes : 0);
 	qp_out_u64(o, "remote_refused", io ? io->remote_refused : 0);
-	qp_out_u64(o, "tx_gso_sends", io ? io->gso_sends : 0);
-	qp_out_bool(o, "tx_gso_off", io && io->gso_off);
+	qp_out_u64(o, "tx_gso_runs", io ? io->gso.runs : 0);
+	qp_out_bool(o, "tx_gso_off", io && io->gso.off);
 }
 
 /* A shm port's rings and doorbells (nothing for other ports). */

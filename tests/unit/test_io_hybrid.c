@@ -337,9 +337,9 @@ static void test_gso_runs_one_frame_per_datagram(void **state)
 		assert_memory_equal(b, frames[i], lens[i]);
 	}
 	assert_int_equal(recv(f->host, b, sizeof(b), MSG_DONTWAIT), -1);
-	assert_false(f->io->gso_off);
+	assert_false(f->io->gso.off);
 	/* 1000 x5 + 640 | 1000 x2 + 64 | 64 x2 | 1400 + 90: four sends of runs */
-	assert_int_equal(f->io->gso_sends, 4);
+	assert_int_equal(f->io->gso.runs, 4);
 
 	/* a socket the OS will not segment for (no UDP checksum: GSO refused with EINVAL):
 	 * GSO off for the port, and the same frames go one datagram each, none lost */
@@ -347,8 +347,8 @@ static void test_gso_runs_one_frame_per_datagram(void **state)
 	assert_int_equal(setsockopt(f->io->fd, SOL_SOCKET, SO_NO_CHECK, &on, sizeof(on)), 0);
 	assert_int_equal(sw_io_send_batch(f->io, v, N, NULL, 0, &f->c.remote,
 					  sizeof(f->c.remote)), N);
-	assert_true(f->io->gso_off);
-	assert_int_equal(f->io->gso_sends, 4);
+	assert_true(f->io->gso.off);
+	assert_int_equal(f->io->gso.runs, 4);
 	usleep(2000);
 	for (unsigned i = 0; i < N; i++) {
 		ssize_t n = recv(f->host, b, sizeof(b), MSG_DONTWAIT);
