@@ -134,7 +134,8 @@ static void wait_work(struct check *c, qp_time_ns now)
 	d = t > now ? t - now : 0;
 	d = d < 2 * QP_NS_PER_MS ? d : 2 * QP_NS_PER_MS;
 	/* both armed (shm rings: frames may wait that no fd announces), or no sleep */
-	if (!qp_soft_wait_arm(c->ctx[0]) | !qp_soft_wait_arm(c->ctx[1]))
+	bool armed0 = qp_soft_wait_arm(c->ctx[0]), armed1 = qp_soft_wait_arm(c->ctx[1]);
+	if (!armed0 || !armed1)
 		d = 0;
 	if (d)
 		ppoll(p, 2, &(struct timespec){ 0, (long)d }, NULL);
