@@ -19,6 +19,10 @@
 #include <ev.h>
 #include <zlib.h>
 
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "qpace/shm_ring.h"
 #include "qpace/soft_bw.h"
 #include "soft_net.h"
 #include "test_size.h"
@@ -51,6 +55,7 @@ static void test_options(void **state)
 		  "link_rate 'fast': accepted 1K..10T" },
 		{ "ip=10.0.0.1,attach=127.0.0.1:7000,link_rate=100", "link_rate '100'" },
 		{ "ip=10.0.0.1,bind=7000", "attach=HOST:P (or both" },
+		{ "ip=10.0.0.1,attach=127.0.0.1:7000,shm=", "shm '': accepted auto, off or PATH" },
 		{ NULL, "options are required" },
 	};
 	struct qp_ctx *ctx = NULL, *ctx2 = NULL;
@@ -571,10 +576,53 @@ static void test_many_hosts_one_libev_loop(void **state)
 	free(r);
 }
 
+/* shm=auto (the default) takes the rings a switch offers for attach='s address, and
+ * goes by datagram, silently, where none is offered; shm=off never takes them; closing
+ * the context counts the detach the switch turns back to datagrams on. */
+static void test_offered_rings(void **state)
+{
+	char dir[] = "/tmp/qpace-offer-XXXXXX", path[SHM_PATH_MAX], opts[160], err[256];
+	unsigned p = soft_port_base(13);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)p),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct qp_ctx_attr ca = { .options = opts, .rate_table = "" };
+	struct shm_region sw;
+	struct qp_ctx *ctx;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	setenv("QPACE_SHM_DIR", dir, 1);
+	snprintf(opts, sizeof(opts), "ip=10.0.0.1,attach=127.0.0.1:%u", p);
+	assert_int_equal(qp_ctx_open_ops(&qp_soft_ops, &ca, &ctx, err, sizeof(err)), 0);
+	assert_string_equal(qp_soft_transport(ctx), "udp");   /* none offered */
+	qp_ctx_close(ctx);
+
+	assert_int_equal(shm_offer_path(&a, path, sizeof(path)), 0);
+	assert_int_equal(shm_region_create(&sw, path, 8, err, sizeof(err)), 0);
+	shm_region_offer(&sw, &a);
+	assert_int_equal(qp_ctx_open_ops(&qp_soft_ops, &ca, &ctx, err, sizeof(err)), 0);
+	assert_string_equal(qp_soft_transport(ctx), "shm");
+	assert_int_equal(shm_region_attaches(&sw), 1);
+	assert_int_equal(shm_region_attached(&sw), 1);
+	qp_ctx_close(ctx);
+	assert_int_equal(shm_region_attached(&sw), 0);
+
+	snprintf(opts, sizeof(opts), "ip=10.0.0.1,attach=127.0.0.1:%u,shm=off", p);
+	assert_int_equal(qp_ctx_open_ops(&qp_soft_ops, &ca, &ctx, err, sizeof(err)), 0);
+	assert_string_equal(qp_soft_transport(ctx), "udp");
+	assert_int_equal(shm_region_attaches(&sw), 1);
+	qp_ctx_close(ctx);
+
+	shm_region_close(&sw);
+	assert_int_equal(rmdir(dir), 0);   /* the link went with the region */
+	unsetenv("QPACE_SHM_DIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_offered_rings),
 		cmocka_unit_test(test_write_direct),
 		cmocka_unit_test(test_inflight_cap_on_the_wire),
 		cmocka_unit_test(test_progress_sends_pieces_in_one_batch),
