@@ -74,6 +74,7 @@ pause lib
 rate lib
 ratetable lib
 shm_ring lib
+udp_gso lib
 rdma_nl lib
 rng lib
 siphash lib
