@@ -19,9 +19,9 @@
 #define SHM_SLOTS_OFF 4096u
 #define SHM_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
-/* The switch writes the header once, at create; a host writes only attaches (one add
- * per attach, so the switch can tell that a host came to the rings before it has sent
- * anything) and the switch only reads it. */
+/* The switch writes the header once, at create; a host writes only attaches and
+ * detaches (one add at attach and one at close, so that the switch can tell a host came
+ * before it has sent anything, and that it left), which the switch only reads. */
 struct shm_hdr {
 	uint32_t magic, version, nslots, slot_bytes;
 	uint64_t bytes;

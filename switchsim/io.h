@@ -20,7 +20,7 @@
  *           before the loop sleeps (arm); the socket readable means a doorbell (wake)
  *
  *   udp+shm a udp port that also offers a shm port's rings (qpace-switch --star, unless
- *           --shm-offer off): its region's link is at shm_offer_path(local=), where a
+ *           --shm-offer no): its region's link is at shm_offer_path(local=), where a
  *           soft host on this machine whose attach= names local= finds it. Frames go by
  *           datagram until a host attaches (the region's attach count moves) or a frame
  *           comes through the ring, and by datagram again when a datagram frame is

@@ -48,6 +48,38 @@ struct sw_io_shm {
 static void backlog_drain(struct sw_io_shm *s);
 static void publish(struct sw_io *io);
 
+/* The port's shm state (shm and udp+shm ports): false when out of memory. */
+static bool state_new(struct sw_io *io)
+{
+	io->shm = calloc(1, sizeof(*io->shm));
+	if (io->shm)
+		io->shm->logged_ns = io->shm->mode_logged_ns = QP_TIME_NEVER;
+	return io->shm != NULL;
+}
+
+/* Its region at @path: 0, or -errno with the message in @err and the state freed. */
+static int region_open(struct sw_io *io, const struct sw_port_conf *c, const char *path,
+		       char *err, size_t len)
+{
+	int rc = shm_region_create(&io->shm->r, path ? path : "",
+				   c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, err, len);
+
+	if (rc) {
+		free(io->shm);
+		io->shm = NULL;
+	}
+	return rc;
+}
+
+/* The loop is up again (a doorbell came, or it looks before one could): none needed. */
+static void disarm(struct sw_io_shm *s)
+{
+	if (s->armed) {
+		s->armed = false;
+		shm_ring_disarm(&s->r.rx);
+	}
+}
+
 static int port_open(struct sw_io *io, const struct sw_port_conf *c, const char *shm_path,
 			 char *err, size_t len)
 {
@@ -60,18 +92,12 @@ static int port_open(struct sw_io *io, const struct sw_port_conf *c, const char 
 		return -1;
 	io->remote = c->remote;
 	io->port_name = c->name;
-	io->shm = calloc(1, sizeof(*io->shm));
-	if (!io->shm)
+	if (!state_new(io))
 		return -ENOMEM;
-	io->shm->logged_ns = QP_TIME_NEVER;
+	if ((rc = region_open(io, c, shm_path, err, len)))
+		return rc;
 	io->shm->st.ring_mode = true;
-	rc = shm_region_create(&io->shm->r, shm_path ? shm_path : "",
-			       c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, err, len);
-	if (rc) {
-		free(io->shm);
-		io->shm = NULL;
-	}
-	return rc;
+	return 0;
 }
 
 static void shm_close(struct sw_io *io)
@@ -114,10 +140,7 @@ static void shm_wake(struct sw_io *io)
 		if (n > 0)
 			io->shm->st.doorbells_rx += (uint64_t)n;
 	} while (n == SW_BATCH);
-	if (io->shm->armed) {
-		io->shm->armed = false;
-		shm_ring_disarm(&io->shm->r.rx);
-	}
+	disarm(io->shm);
 }
 
 /* The ring's frames into io->buf[@buf0..] and @rx (frames the backlog held first move on
@@ -128,10 +151,7 @@ static int ring_take(struct sw_io *io, struct sw_rx_frame *rx, int buf0, uint64_
 	qp_time_ns now;
 	int k = 0, bad = 0;
 
-	if (s->armed) {   /* up again before a doorbell: none is needed now */
-		s->armed = false;
-		shm_ring_disarm(&s->r.rx);
-	}
+	disarm(s);
 	if (s->bl.head != s->bl.tail) {   /* the host made room since: move them on */
 		backlog_drain(s);
 		publish(io);
@@ -363,17 +383,12 @@ static int hybrid_open(struct sw_io *io, const struct sw_port_conf *c, const cha
 	snprintf(what, sizeof(what), "udp port %s", c->name);
 	if (sw_io_udp_setup(io, c, what, err, len))
 		return -1;
-	io->shm = calloc(1, sizeof(*io->shm));
-	if (!io->shm)
+	if (!state_new(io))
 		return -ENOMEM;
-	io->shm->logged_ns = io->shm->mode_logged_ns = QP_TIME_NEVER;
-	if (shm_region_create(&io->shm->r, shm_path,
-			      c->shm_slots ? c->shm_slots : SHM_SLOTS_DEFAULT, e, sizeof(e))) {
+	if (region_open(io, c, shm_path, e, sizeof(e))) {
 		/* the rings are an offer: without them the port is what it was asked to be */
 		fprintf(stderr, "qpace-switch: port %s: rings not offered (%s): datagrams only\n",
 			c->name, e);
-		free(io->shm);
-		io->shm = NULL;
 		io->ops = &sw_io_udp_ops;
 		return 0;
 	}
@@ -427,10 +442,7 @@ static int hybrid_send(struct sw_io *io, const struct iovec *frames, unsigned n)
 static void hybrid_wake(struct sw_io *io)
 {
 	io->shm->sock_ready = true;
-	if (io->shm->armed) {
-		io->shm->armed = false;
-		shm_ring_disarm(&io->shm->r.rx);
-	}
+	disarm(io->shm);
 }
 
 const struct sw_io_ops sw_io_hybrid_ops = {
