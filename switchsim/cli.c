@@ -19,6 +19,7 @@ struct cli {
 	const char *config, *shm;
 	unsigned learn;              /* index in yes_no */
 	unsigned shm_offer;          /* index in yes_no: 0 = offer the star's rings */
+	unsigned gso;                /* index in no_yes: 1 = UDP GSO */
 	const char *pcap_path, *pcap_port, *stats_path, *stats_json_path;
 	qp_time_ns stats_interval_ns, duration_ns, spin_ns, tx_early_ns;
 	uint32_t icrc_every;
@@ -41,6 +42,7 @@ static int setting(const struct qp_opt *o, void *conf, const char *arg, char *er
 }
 
 static const char *const yes_no[] = { "yes", "no", NULL };
+static const char *const no_yes[] = { "no", "yes", NULL };
 
 static void key_warning(const char *line)
 {
@@ -80,6 +82,12 @@ static const struct qp_opt opts[] = {
 		  "memory rings, which a soft host on this machine whose attach= names the\n"
 		  "port takes by itself (default; a frame by datagram turns the port back\n"
 		  "to datagrams); no = datagrams only" },
+	{ "gso", 0, QP_OPT_CHOICE, "no|yes", AT(gso), .choices = no_yes,
+	  .help = "yes = udp ports send each run of frames of one length as one UDP GSO\n"
+		  "send, cut into a datagram per frame below the socket (switch-bench: the\n"
+		  "plain forwarder's rate, where no is 0.73-0.75 of it); no (default) = a\n"
+		  "datagram per send: with yes the rxe guests' DCQCN incast overflowed the\n"
+		  "buffer in 4 runs of 4 (docs/performance.md, UDP GSO in the switch)" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
 	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
@@ -198,6 +206,7 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 		return rc > 0 ? 1 : -1;
 #define TO_CONF(f) c->f = s.f;
 	RUN_FIELDS(TO_CONF)
+	c->gso = s.gso == 1;
 	if (!!s.star == !!s.config) {
 		qp_opt_fail(prog.name, "give exactly one of --star N or -c FILE");
 		return -1;

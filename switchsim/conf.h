@@ -99,6 +99,7 @@ struct sw_conf {
 	uint32_t icrc_every;          /* check the ICRC of every N-th RoCEv2 frame a port
 				       * receives (1: all, 0: none); ~1 us per KB with zlib */
 	bool quiet;
+	bool gso;                     /* udp ports send runs of frames with UDP GSO (--gso) */
 	int nshm;                     /* shm ports' region links (qpace/shm_ring.h) */
 	char shm_paths[SW_MAX_SHM_PORTS][SHM_PATH_MAX];
 };

@@ -9,7 +9,8 @@
  *      RoCEv2 data frame, and again with INT on every 16th frame of a QP (both with the
  *      switch's default ICRC check of every 16th frame);
  *   3. INT on every frame and the ICRC of every frame checked (--icrc-check 1);
- *   4. INT on every frame and --key (every report signed: qpace/fb_auth.h).
+ *   4. INT on every frame with --gso yes (udp ports send runs with UDP GSO);
+ *   5. INT on every frame and --key (every report signed: qpace/fb_auth.h).
  * The signed run's switch says how many reports it signed, from its --stats-json.
  * It also times one ICRC check of the load's frame in this process (frame_icrc_ok, ISA-L's
  * CRC-32), next to the time per frame of the switch's default run.
@@ -171,10 +172,11 @@ static double icrc_ns(void)
  * reports signed when @sign. */
 struct sw_run {
 	const char *sample, *icrc;
-	bool sign;
+	bool sign, gso;
 };
-static const struct sw_run sw_runs[] = {
-	{ "1", "16", false }, { "16", "16", false }, { "1", "1", false }, { "1", "16", true },
+static const struct sw_run sw_runs[] = {   /* the signed run last: its counts are read */
+	{ "1", "16", false, false }, { "16", "16", false, false }, { "1", "1", false, false },
+	{ "1", "16", false, true }, { "1", "16", true, false },
 };
 #define NRUNS (1 + (int)(sizeof(sw_runs) / sizeof(sw_runs[0])))
 
@@ -191,6 +193,7 @@ static pid_t run_switch(const char *path, unsigned base, const struct sw_run *w,
 		      "16M", "--int", "direct", "--int-flows", "all", "--int-sample", w->sample,
 		      "--early", "off",
 		      "--icrc-check", w->icrc, "-q", "--key", w->sign ? key : "none",
+		      "--gso", w->gso ? "yes" : "no",
 		      "--stats-json", json, (char *)NULL);
 		fprintf(stderr, "switch-bench: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
@@ -325,6 +328,7 @@ int main(int argc, char **argv)
 						  "qpace-switch, INT every frame",
 						  "qpace-switch, INT every 16th frame",
 						  "qpace-switch, INT + ICRC every frame",
+						  "qpace-switch, INT every frame, GSO",
 						  "qpace-switch, INT every frame, signed" };
 	FILE *la = fopen("/proc/loadavg", "r");
 	double load = -1;
