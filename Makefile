@@ -33,6 +33,9 @@
 # it). Each is one archive of the non-program sources in its folders; a program names the
 # layers it links, and gets only their system libraries.
 
+# `make` alone builds every program, whatever rule comes first below
+.DEFAULT_GOAL := all
+
 BUILD ?= build
 SAN ?=
 CC ?= cc
