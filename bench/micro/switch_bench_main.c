@@ -1,8 +1,10 @@
 /* switch-bench: forwarding rate of qpace-switch against a plain UDP forwarder.
  *
- *   switch-bench [--seconds S] [--switch PATH] [--base-port P]
+ *   switch-bench [--seconds S] [--rounds N] [--switch PATH] [--base-port P]
  *
- * The same load, in the same run (3 interleaved rounds of S seconds, default 1; medians),
+ * The same load, in the same run (N interleaved rounds of S seconds, default 5 of 1;
+ * medians; each ratio is the median of the rounds' own ratios, a run and the forwarder
+ * seconds apart, with their range: the machine moves both from one minute to the next),
  * through:
  *   1. a plain recvmmsg/sendmmsg forwarder (bench/micro/udp_forwarder.c), the ceiling;
  *   2. qpace-switch --star 2 at 100 Gb/s (the model never queues) with INT on every
@@ -39,7 +41,7 @@
 #include "udp_forwarder.h"
 
 #define BATCH 32
-#define ROUNDS 3
+#define ROUNDS_MAX 15
 #define FRAME_LEN 1022   /* 1 KB: 58 B of headers and ICRC + 964 B, a multiple of 4 */
 
 static int udp_at(unsigned port, int rcvbuf)
@@ -231,6 +233,7 @@ struct opts {
 	qp_time_ns duration_ns;
 	const char *swpath;
 	uint64_t base;
+	uint64_t rounds;
 };
 
 #define AT(field) QP_OPT_AT(struct opts, field)
@@ -239,6 +242,8 @@ static const struct qp_opt opts[] = {
 	{ "seconds", 0, QP_OPT_TIME, "S", AT(duration_ns), .min = QP_NS_PER_MS,
 	  .max = 60 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
 	  .help = "length of each round (a bare number is seconds)", .def = "1" },
+	{ "rounds", 0, QP_OPT_UINT, "N", AT(rounds), .min = 1, .max = ROUNDS_MAX,
+	  .help = "interleaved rounds; medians and the ratios' range over them", .def = "5" },
 	{ "switch", 0, QP_OPT_STR, "PATH", AT(swpath),
 	  .help = "qpace-switch to measure (default: beside this program)" },
 	{ "base-port", 0, QP_OPT_UINT, "P", AT(base), .min = 1024, .max = 60000,
@@ -248,9 +253,9 @@ static const struct qp_opt opts[] = {
 
 static const struct qp_opt_prog prog = {
 	.name = "switch-bench",
-	.head = "usage: switch-bench [--seconds S] [--switch PATH] [--base-port P]\n"
+	.head = "usage: switch-bench [--seconds S] [--rounds N] [--switch PATH] [--base-port P]\n"
 		"Forwarding rate of qpace-switch against a plain UDP forwarder: 1 KB RoCEv2\n"
-		"frames through one port pair, 3 interleaved rounds, medians.\n\n",
+		"frames through one port pair, interleaved rounds, medians and ranges.\n\n",
 	.t = opts,
 	.n = sizeof(opts) / sizeof(opts[0]),
 	.max_args = 0,
@@ -259,7 +264,7 @@ static const struct qp_opt_prog prog = {
 int main(int argc, char **argv)
 {
 	double secs;
-	unsigned base;
+	unsigned base, rounds;
 	char self[4096], sw[4200];
 	const char *swpath;
 	struct timespec settle = { 0, 300 * 1000 * 1000 };
@@ -270,6 +275,7 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	secs = (double)o.duration_ns / 1e9;
 	base = (unsigned)o.base;
+	rounds = (unsigned)o.rounds;
 	swpath = o.swpath;
 	if (!swpath) {   /* beside this program: build/bin/qpace-switch */
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -282,7 +288,8 @@ int main(int argc, char **argv)
 	int tx = udp_at(base + 1, 64 << 10), rx = udp_at(base + 3, 16 << 20);
 	struct sockaddr_in in = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)base),
 			   out = qp_sockaddr_in(INADDR_LOOPBACK, (uint16_t)(base + 3));
-	double r[NRUNS][ROUNDS], e[NRUNS][ROUNDS];
+	double r[NRUNS][ROUNDS_MAX], e[NRUNS][ROUNDS_MAX], q[NRUNS][ROUNDS_MAX],
+	       qe[NRUNS][ROUNDS_MAX];
 	char key[64], json[64];
 	FILE *kf;
 
@@ -297,7 +304,7 @@ int main(int argc, char **argv)
 
 	/* Rounds of the runs, interleaved, so that what else the machine does falls on all of
 	 * them alike; the median of each is reported. */
-	for (int round = 0; round < ROUNDS; round++) {
+	for (unsigned round = 0; round < rounds; round++) {
 		pid_t pid = fork();
 		if (pid == 0) {   /* 1. the plain forwarder: in at base, out to base + 3 */
 			int fd = udp_at(base, 16 << 20);
@@ -319,9 +326,18 @@ int main(int argc, char **argv)
 		}
 	}
 	unlink(key);
+	/* Each round's ratios first (its run against its own forwarder), then every column
+	 * sorted for its median. */
+	for (int k = 0; k < NRUNS; k++)
+		for (unsigned i = 0; i < rounds; i++) {
+			q[k][i] = r[0][i] > 0 ? r[k][i] / r[0][i] : 0;
+			qe[k][i] = e[0][i] > 0 ? e[k][i] / e[0][i] : 0;
+		}
 	for (int k = 0; k < NRUNS; k++) {
-		qsort(r[k], ROUNDS, sizeof(double), cmp_double);
-		qsort(e[k], ROUNDS, sizeof(double), cmp_double);
+		qsort(r[k], rounds, sizeof(double), cmp_double);
+		qsort(e[k], rounds, sizeof(double), cmp_double);
+		qsort(q[k], rounds, sizeof(double), cmp_double);
+		qsort(qe[k], rounds, sizeof(double), cmp_double);
 	}
 
 	static const char *const names[NRUNS] = { "plain recvmmsg/sendmmsg forwarder",
@@ -339,15 +355,17 @@ int main(int argc, char **argv)
 	}
 	printf("load average at the end: %.2f (other work on the machine moves frames/s)\n",
 	       load);
-	printf("1 KB RoCEv2 frames through one port pair, median of %d rounds of %.1f s\n"
+	unsigned mid = rounds / 2;
+	printf("1 KB RoCEv2 frames through one port pair, median of %u rounds of %.1f s\n"
 	       "(frames/s at the receiver; frames per CPU-second of the forwarding process,\n"
-	       "which a busy machine's scheduling does not change):\n", ROUNDS, secs);
+	       "which a busy machine's scheduling does not change; each ratio is the median of\n"
+	       "the rounds' own, against the forwarder of the same round, and their range):\n",
+	       rounds, secs);
 	for (int k = 0; k < NRUNS; k++)
-		printf("  %-38s %8.0f frames/s  ratio %.2f   %8.0f frames/CPU-s  ratio %.2f\n",
-		       names[k], r[k][ROUNDS / 2], r[0][ROUNDS / 2] > 0 ?
-		       r[k][ROUNDS / 2] / r[0][ROUNDS / 2] : 0, e[k][ROUNDS / 2],
-		       e[0][ROUNDS / 2] > 0 ? e[k][ROUNDS / 2] / e[0][ROUNDS / 2] : 0);
-	double icrc = icrc_ns(), per_frame = e[1][ROUNDS / 2] > 0 ? 1e9 / e[1][ROUNDS / 2] : 0;
+		printf("  %-38s %8.0f frames/s  ratio %.2f (%.2f-%.2f)   %8.0f frames/CPU-s  "
+		       "ratio %.2f (%.2f-%.2f)\n", names[k], r[k][mid], q[k][mid], q[k][0],
+		       q[k][rounds - 1], e[k][mid], qe[k][mid], qe[k][0], qe[k][rounds - 1]);
+	double icrc = icrc_ns(), per_frame = e[1][mid] > 0 ? 1e9 / e[1][mid] : 0;
 	printf("one ICRC check of this frame here: %.0f ns; the switch's CPU time per frame in "
 	       "its default run: %.0f ns\n(every frame checked would add %.0f%%, every 16th "
 	       "(the default) %.1f%%)\n", icrc, per_frame,
