@@ -162,9 +162,10 @@ int shm_region_create(struct shm_region *r, const char *path, uint32_t nslots, c
 	return 0;
 }
 
-/* Open @path, check the seals and the header (copied into *@h), map it: 0 or -errno. */
+/* Open @path, check the seals and the header (copied into *@hp, the region's stat into
+ * *@stp), map it: 0 or -errno. */
 static int attach_map(struct shm_region *r, const char *path, struct shm_hdr *hp,
-		      char *err, size_t errlen)
+		      struct stat *stp, char *err, size_t errlen)
 {
 	struct shm_hdr h;
 	struct stat st;
@@ -202,6 +203,7 @@ static int attach_map(struct shm_region *r, const char *path, struct shm_hdr *hp
 	r->fd = fd;
 	shm_region_over(r, map, h.nslots, false);   /* the geometry read once, kept */
 	*hp = h;
+	*stp = st;
 	return 0;
 }
 
@@ -216,7 +218,8 @@ static void announce(struct shm_region *r)
 int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t errlen)
 {
 	struct shm_hdr h;
-	int rc = attach_map(r, path, &h, err, errlen);
+	struct stat st;
+	int rc = attach_map(r, path, &h, &st, err, errlen);
 
 	if (!rc)
 		announce(r);
@@ -266,9 +269,9 @@ int shm_region_attach_offer(struct shm_region *r, const struct sockaddr_in *a, c
 	if (!S_ISLNK(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0))
 		return qp_errmsg(-EPERM, err, errlen, "shm offer %s: not a link of this user's "
 				 "or root's (uid %u): not taken", path, (unsigned)st.st_uid);
-	if ((rc = attach_map(r, path, &h, err, errlen)))
+	if ((rc = attach_map(r, path, &h, &st, err, errlen)))   /* st: now the region's */
 		return rc;
-	if (fstat(r->fd, &st) || (st.st_uid != getuid() && st.st_uid != 0) ||
+	if ((st.st_uid != getuid() && st.st_uid != 0) ||
 	    h.offer_ip != a->sin_addr.s_addr || h.offer_port != a->sin_port) {
 		shm_region_close(r);
 		return qp_errmsg(-EPROTO, err, errlen, "shm offer %s: a region not offered for "

@@ -124,14 +124,16 @@ int sw_io_recv_batch(struct sw_io *io, size_t hlen)
 	return n;
 }
 
-/* sendmmsg, stepping over a datagram the OS refuses. */
+/* sendmmsg, stepping over a datagram the OS refuses. Bare frames to an address (udp
+ * ports) go through qp_udp_send_frames, in runs when GSO is on and one by one when not;
+ * frames behind a header (vxlan, packet) are stepped here. */
 int sw_io_send_batch(struct sw_io *io, const struct iovec *frames, unsigned n, const void *hdr,
 		     size_t hlen, void *name, socklen_t namelen)
 {
 	unsigned done = 0;
 	int taken = 0;
 
-	if (!hlen && name && n > 1) {   /* udp: in runs (qpace/udp_gso.h) */
+	if (!hlen && name) {   /* udp (qpace/udp_gso.h) */
 		bool was_off = io->gso.off;
 
 		taken = qp_udp_send_frames(io->fd, &io->gso, frames, n, name, namelen);
