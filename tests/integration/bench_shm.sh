@@ -156,7 +156,12 @@ sleep 0.3
 for p in p0 p1; do
 	rx=$(port $p rx_frames) srx=$(port $p shm_rx_frames) chk=$(port $p icrc_checked)
 	echo "  $p: $(port $p transport), attaches $(port $p shm_attaches), rx $rx (ring $srx), ICRC checked $chk, bad $(port $p icrc_bad)"
-	check "$p: through the rings" "\"$(port $p transport)\" == \"shm\" && $(port $p shm_attaches) == 1"
+	# Rings from the host's attach (change 1); back to datagrams once the switch has seen
+	# it detach (change 2), which it sees on its next turn for that port: before or after
+	# this dump, as the hosts' last frames and exits fall.
+	mode="$(port $p transport) $(port $p shm_mode_changes)"
+	check "$p: through the rings, datagrams only after its host left ($mode)" \
+		"(\"$mode\" == \"shm 1\" || \"$mode\" == \"udp 2\") && $(port $p shm_attaches) == 1"
 	check "$p: every frame in from its ring" "$rx == $srx && $rx > 0"
 	check "$p: every RoCEv2 frame intact" "$chk >= $rx - 2 && $(port $p icrc_bad) == 0"
 done
