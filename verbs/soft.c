@@ -340,23 +340,28 @@ static int open_socket(struct soft_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* shm=auto: the rings the switch port at peer= offers on this machine, if it offers any
- * (shm_region_attach_offer); none, or one not taken (said once), and frames go by datagram
- * as before. Only memory is fatal. */
-static int take_offer(struct soft_ctx *c)
+/* The shared-memory rings: shm=PATH, the region a switch's shm port made there (asked
+ * for, so not finding it is fatal); shm=auto, the rings the switch port at peer= offers
+ * on this machine, if it offers any (shm_region_attach_offer); none, or one not taken
+ * (said once), and frames go by datagram as before. */
+static int attach_shm(struct soft_ctx *c, char *err, size_t errlen)
 {
+	bool named = c->o.shm_path[0] != 0;
 	char e[256];
 	int rc;
 
 	if (!(c->shm = calloc(1, sizeof(*c->shm))))
-		return -ENOMEM;
-	rc = shm_region_attach_offer(c->shm, &c->o.peer, e, sizeof(e));
-	if (rc) {
-		if (rc != -ENOENT)
-			soft_log(c, "soft host: %s; frames by datagram", e);
-		free(c->shm);
-		c->shm = NULL;
-	}
+		return qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory");
+	rc = named ? shm_region_attach(c->shm, c->o.shm_path, err, errlen)
+		   : shm_region_attach_offer(c->shm, &c->o.peer, e, sizeof(e));
+	if (!rc)
+		return 0;
+	free(c->shm);
+	c->shm = NULL;
+	if (named)
+		return rc;
+	if (rc != -ENOENT)
+		soft_log(c, "soft host: %s; frames by datagram", e);
 	return 0;
 }
 
@@ -394,20 +399,12 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 		rc = c->host ? qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory") : -EINVAL;
 	if (!rc && !wire)
 		rc = open_socket(c, err, errlen);
-	if (!rc && c->o.shm_path[0]) {
-		c->shm = calloc(1, sizeof(*c->shm));
-		rc = c->shm ? shm_region_attach(c->shm, c->o.shm_path, err, errlen)
-			    : qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory");
-		if (rc) {
-			free(c->shm);
-			c->shm = NULL;
-			close(c->fd);
-			c->fd = -1;
-		}
-	} else if (!rc && !wire && !c->o.shm_off) {
-		rc = take_offer(c);
-	}
+	if (!rc && (c->o.shm_path[0] || (!wire && !c->o.shm_off)))
+		rc = attach_shm(c, err, errlen);
 	if (rc) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
 		soft_host_destroy(c->host);
 		free(c->rx);
 		free(c->tx);
