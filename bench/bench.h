@@ -116,6 +116,7 @@ struct bench_conf {
 	const char *key_file;        /* --key: the hosts and the switch started sign feedback */
 	const char *pfc;             /* --pfc SPEC for the switch the run builds; NULL = off */
 	const char *impair;          /* --impair SPEC for the switch the run builds; NULL = off */
+	const char *pcap;            /* --pcap FILE: the frames that switch sends; NULL = none */
 	bool have_key;
 	uint8_t key[QP_SIPHASH_KEY_BYTES];
 	const char *monitor;         /* unix socket qpacectl reads; NULL = the default */

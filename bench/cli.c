@@ -177,6 +177,10 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "impair every link out of the switch this run builds, in either clock\n"
 		  "(qpace-switch --impair: loss=P,ge=P:R,reorder=P,dup=P,corrupt=P,\n"
 		  "jitter=TIME,seed=N; docs/switch.md#impairments), e.g. loss=1%,seed=3" },
+	{ "pcap", 0, QP_OPT_STR, "FILE", F(pcap), .cmds = CMD_INCAST,
+	  .help = "every frame the switch this run builds sends, into FILE (pcap, as\n"
+		  "qpace-switch --pcap), in either clock: stamped with the wall clock in\n"
+		  "real time, with simulated time from 0 in virtual time" },
 	{ "key", 0, QP_OPT_FN, "FILE", .fn = opt_key, .cmds = CMD_ALL,
 	  .help = "shared key (as qpaced --key): the soft hosts' agents sign what they send\n"
 		  "and take only signed feedback; a switch this starts signs too" },

@@ -249,7 +249,7 @@ int incast_run(const struct bench_conf *c, const char *algo, uint64_t senders, u
 					  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 					  .delay_ns = c->delay_ns, .seed = c->seed,
 					  .extra = x.fb.sw_args, .key_file = c->key_file, .pfc = c->pfc,
-					  .impair = c->impair,
+					  .impair = c->impair, .pcap = c->pcap,
 					  .dir = out_dir, .cpu = -1 };
 		/* shm: the regions' links beside the switch's memory, named for this run */
 		if (c->transport == BENCH_TRANSPORT_SHM) {

@@ -304,7 +304,7 @@ static int vt_open(struct vt *v, bool credits, const char *out_dir, char *err, s
 				  .rate_bps = c->link_bps, .buffer_bytes = c->buffer_bytes,
 				  .delay_ns = c->delay_ns, .seed = c->seed,
 				  .extra = v->x.fb.sw_args, .key_file = c->key_file,
-				  .pfc = c->pfc, .impair = c->impair };
+				  .pfc = c->pfc, .impair = c->impair, .pcap = c->pcap };
 	struct sim_host_conf *hc = calloc(v->x.senders + 1, sizeof(*hc));
 	struct swproc_argv a;
 	struct sw_conf *sw;

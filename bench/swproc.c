@@ -124,6 +124,10 @@ void swproc_star_args(const struct swproc_conf *c, struct swproc_argv *a)
 		a->argv[n++] = "--impair";
 		a->argv[n++] = c->impair;
 	}
+	if (c->pcap) {
+		a->argv[n++] = "--pcap";
+		a->argv[n++] = c->pcap;
+	}
 	a->argv[n] = NULL;
 	a->argc = n;
 }

@@ -52,6 +52,7 @@ struct swproc_conf {
 	const char *key_file;        /* --key for the switch; NULL = none */
 	const char *pfc;             /* --pfc SPEC for the switch; NULL = none */
 	const char *impair;          /* --impair SPEC for the switch; NULL = none */
+	const char *pcap;            /* --pcap FILE for the switch; NULL = none */
 	const char *shm_prefix;      /* --shm PREFIX for the switch (real time); NULL = udp */
 	const char *dir;             /* where the CSV and JSON go; NULL = a temporary dir */
 	int cpu;                     /* pin the switch to this CPU; -1 = no pinning */

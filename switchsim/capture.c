@@ -11,15 +11,14 @@
 struct sw_capture {
 	pcap_t *dead;
 	pcap_dumper_t *dump;
-	int64_t wall_minus_mono_ns;   /* CLOCK_REALTIME - CLOCK_MONOTONIC at open */
+	qp_time_ns wall_offset_ns;   /* a leave time + this = the stamp */
 	uint64_t frames;
 };
 
-struct sw_capture *sw_capture_open(const char *path, qp_time_ns mono_now, char *err,
+struct sw_capture *sw_capture_open(const char *path, qp_time_ns wall_offset_ns, char *err,
 				   size_t errlen)
 {
 	struct sw_capture *c = calloc(1, sizeof(*c));
-	struct timespec ts;
 
 	if (!c) {
 		qp_errmsg(-ENOMEM, err, errlen, "--pcap: out of memory");
@@ -33,9 +32,7 @@ struct sw_capture *sw_capture_open(const char *path, qp_time_ns mono_now, char *
 		sw_capture_close(c);
 		return NULL;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	c->wall_minus_mono_ns = (int64_t)((uint64_t)ts.tv_sec * QP_NS_PER_S +
-					  (uint64_t)ts.tv_nsec) - (int64_t)mono_now;
+	c->wall_offset_ns = wall_offset_ns;
 	return c;
 }
 
@@ -43,11 +40,11 @@ void sw_capture_frame(struct sw_capture *c, const struct sw_port *p, const uint8
 		      size_t len, qp_time_ns leave_ns)
 {
 	struct pcap_pkthdr h;
-	int64_t wall = (int64_t)leave_ns + c->wall_minus_mono_ns;
+	qp_time_ns wall = leave_ns + c->wall_offset_ns;
 
 	(void)p;
-	h.ts.tv_sec = (time_t)(wall / (int64_t)QP_NS_PER_S);
-	h.ts.tv_usec = (suseconds_t)((wall % (int64_t)QP_NS_PER_S) / 1000);
+	h.ts.tv_sec = (time_t)(wall / QP_NS_PER_S);
+	h.ts.tv_usec = (suseconds_t)((wall % QP_NS_PER_S) / 1000);
 	h.caplen = h.len = (bpf_u_int32)len;
 	pcap_dump((u_char *)c->dump, &h, frame);
 	c->frames++;

@@ -138,7 +138,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	}
 	sw_fabric_tree_build(f);
 	if (c->pcap_path) {
-		f->cap = sw_capture_open(c->pcap_path, qp_now_ns(), err, len);
+		f->cap = sw_capture_open(c->pcap_path, wall, err, len);
 		if (!f->cap)
 			goto fail;
 	}

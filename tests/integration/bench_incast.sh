@@ -107,6 +107,32 @@ run hpcc+ia --cc hpcc --credits ia
 	check "hpcc+ia: goodput >= 70%" "$(num goodput_ratio) >= 0.70"
 }
 
+# --pcap in real time: the switch the bench starts writes every frame it sends (a record
+# each, as many as its tx_frames), readable by libpcap's tools once the run has ended.
+pdir=$(mktemp -d)
+# shellcheck disable=SC2086
+if "$B" incast -N 4 -s 64K -R 2 --rate 100M --cc hpcc -j --base-port 23000 --no-plots \
+	-o "$pdir/out" --pcap "$pdir/run.pcap" $INCAST_ARGS >/dev/null 2>"$pdir/err"; then
+	counts=$(python3 - "$pdir" <<'PY'
+import json, struct, sys
+d = open(sys.argv[1] + "/run.pcap", "rb").read()
+n, o = 0, 24
+while o + 16 <= len(d):
+    o += 16 + struct.unpack("<IIII", d[o:o + 16])[2]
+    n += 1
+sw = json.load(open(sys.argv[1] + "/out/switch.json"))
+print(n if o == len(d) else -1,
+      sum(p.get("tx_frames", 0) for s in sw["switches"] for p in s["ports"]))
+PY
+)
+	set -- $counts
+	check "--pcap: a record for every frame the switch sent ($1 of $2)" "$1 == $2 && $2 > 0"
+else
+	echo "  FAIL: --pcap run: $(cat "$pdir/err")" >&2
+	fail=1
+fi
+rm -rf "$pdir"
+
 echo "bench_incast: $judged of 5 runs judged"
 [ "$fail" = 0 ] && echo "bench_incast: ok"
 exit "$fail"
