@@ -163,7 +163,7 @@ int shm_region_create(struct shm_region *r, const char *path, uint32_t nslots, c
 }
 
 /* Open @path, check the seals and the header (copied into *@hp, the region's stat into
- * *@stp), map it: 0 or -errno. */
+ * *@stp unless NULL), map it: 0 or -errno. */
 static int attach_map(struct shm_region *r, const char *path, struct shm_hdr *hp,
 		      struct stat *stp, char *err, size_t errlen)
 {
@@ -203,7 +203,8 @@ static int attach_map(struct shm_region *r, const char *path, struct shm_hdr *hp
 	r->fd = fd;
 	shm_region_over(r, map, h.nslots, false);   /* the geometry read once, kept */
 	*hp = h;
-	*stp = st;
+	if (stp)
+		*stp = st;
 	return 0;
 }
 
@@ -218,8 +219,7 @@ static void announce(struct shm_region *r)
 int shm_region_attach(struct shm_region *r, const char *path, char *err, size_t errlen)
 {
 	struct shm_hdr h;
-	struct stat st;
-	int rc = attach_map(r, path, &h, &st, err, errlen);
+	int rc = attach_map(r, path, &h, NULL, err, errlen);
 
 	if (!rc)
 		announce(r);

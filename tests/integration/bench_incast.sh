@@ -113,18 +113,8 @@ pdir=$(mktemp -d)
 # shellcheck disable=SC2086
 if "$B" incast -N 4 -s 64K -R 2 --rate 100M --cc hpcc -j --base-port 23000 --no-plots \
 	-o "$pdir/out" --pcap "$pdir/run.pcap" $INCAST_ARGS >/dev/null 2>"$pdir/err"; then
-	counts=$(python3 - "$pdir" <<'PY'
-import json, struct, sys
-d = open(sys.argv[1] + "/run.pcap", "rb").read()
-n, o = 0, 24
-while o + 16 <= len(d):
-    o += 16 + struct.unpack("<IIII", d[o:o + 16])[2]
-    n += 1
-sw = json.load(open(sys.argv[1] + "/out/switch.json"))
-print(n if o == len(d) else -1,
-      sum(p.get("tx_frames", 0) for s in sw["switches"] for p in s["ports"]))
-PY
-)
+	counts=$(python3 "$(dirname "$0")/lib/pcap_records.py" count "$pdir/run.pcap" \
+		"$pdir/out/switch.json")
 	set -- $counts
 	check "--pcap: a record for every frame the switch sent ($1 of $2)" "$1 == $2 && $2 > 0"
 else
