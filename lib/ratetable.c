@@ -459,11 +459,19 @@ int qp_ratetable_read(const struct qp_ratetable *t, uint32_t slot, struct qp_rat
 		atomic_thread_fence(memory_order_acquire);
 		s2 = atomic_load_explicit(&s->seq, memory_order_relaxed);
 		if (s1 == s2 && !(s1 & 1)) {
+			e.seq = s1;
 			*out = e;
 			return 0;
 		}
 	}
 	return -EAGAIN;
+}
+
+uint32_t qp_ratetable_seq(const struct qp_ratetable *t, uint32_t slot)
+{
+	if (slot >= t->nslots)
+		return 1;
+	return atomic_load_explicit(&t->slots[slot].seq, memory_order_acquire);
 }
 
 int qp_ratetable_lookup(const struct qp_ratetable *t, uint32_t qpn, uint32_t *hint,

@@ -292,6 +292,48 @@ static bool window_fit(const struct qp_gate_input *in, uint64_t cap, bool whole,
 	return true;
 }
 
+/* A closed verdict; remembered for qp_gate_closed_again when the agent's slot decided it. */
+static int gate_closed(struct qp_gate *g, struct qp_gate_verdict *v,
+		       enum qp_gate_wait_reason wait, qp_time_ns retry_ns)
+{
+	v->wait = wait;
+	v->retry_ns = retry_ns;
+	if (g->mode == QP_GATE_AGENT) {
+		g->closed = wait;
+		g->closed_retry_ns = retry_ns;
+	}
+	return -EAGAIN;
+}
+
+bool qp_gate_closed_again(struct qp_gate *g, qp_time_ns heartbeat_ns, qp_time_ns now,
+			  struct qp_gate_verdict *v)
+{
+	if (g->closed == QP_GATE_OPEN || g->mode != QP_GATE_AGENT || now < g->last_ns ||
+	    heartbeat_ns == 0 || qp_time_since(now, heartbeat_ns) > g->p.stale_ns ||
+	    (g->closed == QP_GATE_WAIT_TOKENS && now >= g->closed_retry_ns))
+		return false;
+	memset(v, 0, sizeof(*v));
+	v->wait = g->closed;
+	v->fallback = g->fallback;
+	v->mode = g->mode;
+	v->rate_bps = g->rate_bps;
+	switch (g->closed) {
+	case QP_GATE_WAIT_TOKENS:
+		g->stats.token_waits++;
+		v->retry_ns = g->closed_retry_ns;
+		break;
+	case QP_GATE_WAIT_CREDITS:
+		g->stats.credit_waits++;
+		v->retry_ns = now + g->p.credit_poll_ns;
+		break;
+	default:
+		g->stats.window_waits++;
+		v->retry_ns = now + g->p.credit_poll_ns;
+		break;
+	}
+	return true;
+}
+
 int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t want,
 		 unsigned flags, qp_time_ns now, struct qp_gate_verdict *v)
 {
@@ -300,6 +342,7 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 	const struct qp_rate_entry *e;
 
 	memset(v, 0, sizeof(*v));
+	g->closed = QP_GATE_OPEN;
 	gate_refill(g, now);                  /* up to now at the old rate */
 	g->behind = false;                    /* until this verdict is a wait for tokens */
 	v->events = gate_update(g, in, now);  /* the new rate applies from now on */
@@ -316,9 +359,7 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 
 		if ((int64_t)avail <= 0) {
 			g->stats.credit_waits++;
-			v->wait = QP_GATE_WAIT_CREDITS;
-			v->retry_ns = now + g->p.credit_poll_ns;
-			return -EAGAIN;
+			return gate_closed(g, v, QP_GATE_WAIT_CREDITS, now + g->p.credit_poll_ns);
 		}
 		if (!whole && n > avail)
 			n = avail;
@@ -326,19 +367,15 @@ int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t wan
 	if (e && e->cap_bytes && in->have_inflight && want &&
 	    !window_fit(in, e->cap_bytes, whole, &n)) {
 		g->stats.window_waits++;
-		v->wait = QP_GATE_WAIT_WINDOW;
-		v->retry_ns = now + g->p.credit_poll_ns;
-		return -EAGAIN;
+		return gate_closed(g, v, QP_GATE_WAIT_WINDOW, now + g->p.credit_poll_ns);
 	}
 	need = n < cap ? n : cap;
 	/* With QP_GATE_NO_TOKENS the NIC paces: the bucket is not looked at. */
 	if (!(flags & QP_GATE_NO_TOKENS) && g->tokens_bytes < (int64_t)need) {
 		g->stats.token_waits++;
-		v->wait = QP_GATE_WAIT_TOKENS;
-		v->retry_ns = gate_ready_at(g, need, now);
 		g->behind = true;
-		g->due_ns = v->retry_ns;
-		return -EAGAIN;
+		g->due_ns = gate_ready_at(g, need, now);
+		return gate_closed(g, v, QP_GATE_WAIT_TOKENS, g->due_ns);
 	}
 	if (!(flags & QP_GATE_NO_TOKENS))
 		g->tokens_bytes -= (int64_t)n;

@@ -221,7 +221,8 @@ void qp_pacer_init(struct qp_pacer *p, const struct qp_gate_params *gp,
 	p->qpn = qpn;
 }
 
-void qp_pacer_input(struct qp_pacer *p, qp_time_ns now, struct qp_gate_input *in)
+static struct qp_ratetable *pacer_read(struct qp_pacer *p, qp_time_ns now,
+				       struct qp_gate_input *in, bool *wanted)
 {
 	struct qp_ratetable *t = p->src ? qp_rate_src_get(p->src, now) : NULL;
 
@@ -233,9 +234,70 @@ void qp_pacer_input(struct qp_pacer *p, qp_time_ns now, struct qp_gate_input *in
 		in->have_slot = qp_ratetable_lookup(t, p->qpn, &p->slot_hint, &in->slot) == 0;
 	}
 	/* The window applies under the agent's cap and in a hold, even with no table left. */
-	if (p->inflight && qp_gate_wants_inflight(&p->gate, in) &&
-	    p->inflight(p->inflight_arg, &in->inflight_bytes, &in->unit_bytes) == 0)
+	*wanted = p->inflight && qp_gate_wants_inflight(&p->gate, in);
+	if (*wanted && p->inflight(p->inflight_arg, &in->inflight_bytes, &in->unit_bytes) == 0)
 		in->have_inflight = true;
+	return t;
+}
+
+void qp_pacer_input(struct qp_pacer *p, qp_time_ns now, struct qp_gate_input *in)
+{
+	bool wanted;
+
+	pacer_read(p, now, in, &wanted);
+}
+
+/* After a verdict on @in from table @t (@wanted: the window was asked for): what
+ * pacer_again compares, or nothing. Kept only where the gate, as this verdict left it,
+ * would ask for the window on the same slot exactly as it did (the verdict may have put
+ * the slot's cap in force). */
+static void pacer_remember(struct qp_pacer *p, const struct qp_ratetable *t,
+			   const struct qp_gate_input *in, bool wanted, uint64_t want,
+			   unsigned flags, qp_time_ns now, int rc)
+{
+	p->memo.valid = false;
+	if (rc == 0 || p->gate.closed == QP_GATE_OPEN || !t || !in->have_slot ||
+	    wanted != (p->inflight && qp_gate_wants_inflight(&p->gate, in)))
+		return;
+	p->memo.wants_inflight = wanted;
+	p->memo.have_inflight = in->have_inflight;
+	p->memo.inflight_bytes = in->inflight_bytes;
+	p->memo.unit_bytes = in->unit_bytes;
+	p->memo.table = t;
+	p->memo.slot = p->slot_hint;
+	p->memo.seq = in->slot.seq;
+	p->memo.want = want;
+	p->memo.flags = flags;
+	p->memo.at_ns = now;
+	p->memo.valid = true;
+}
+
+/* The last closed verdict again when nothing it was given has changed: the same table and
+ * slot sequence, policy, bytes in flight, want and flags, within PACER_MAX_WAIT_NS of it
+ * (the slot's 32-bit sequence cannot come round in that time). */
+static bool pacer_again(struct qp_pacer *p, uint64_t want, unsigned flags, qp_time_ns now,
+			struct qp_gate_verdict *v)
+{
+	struct qp_ratetable *t;
+	qp_time_ns hold;
+	uint32_t pm, unit = 0;
+	uint64_t bytes = 0;
+
+	if (!p->memo.valid || want != p->memo.want || flags != p->memo.flags ||
+	    now < p->memo.at_ns || now - p->memo.at_ns > PACER_MAX_WAIT_NS)
+		return false;
+	t = p->src ? qp_rate_src_get(p->src, now) : NULL;
+	if (!t || t != p->memo.table || qp_ratetable_seq(t, p->memo.slot) != p->memo.seq)
+		return false;
+	qp_ratetable_fallback(t, &hold, &pm);
+	if (hold != p->gate.policy_hold_ns || pm != p->gate.policy_safe_permille)
+		return false;
+	if (p->memo.wants_inflight &&
+	    ((p->inflight(p->inflight_arg, &bytes, &unit) == 0) != p->memo.have_inflight ||
+	     (p->memo.have_inflight &&
+	      (bytes != p->memo.inflight_bytes || unit != p->memo.unit_bytes))))
+		return false;
+	return qp_gate_closed_again(&p->gate, qp_ratetable_heartbeat_ns(t), now, v);
 }
 
 static void pacer_log_events(struct qp_pacer *p, const struct qp_gate_verdict *v)
@@ -270,11 +332,16 @@ int qp_pacer_try(struct qp_pacer *p, uint64_t want, unsigned flags, qp_time_ns n
 		 struct qp_gate_verdict *v)
 {
 	struct qp_gate_input in;
+	struct qp_ratetable *t;
+	bool wanted;
 	int rc;
 
-	qp_pacer_input(p, now, &in);
+	if (pacer_again(p, want, flags, now, v))
+		return -EAGAIN;
+	t = pacer_read(p, now, &in, &wanted);
 	rc = qp_gate_take(&p->gate, &in, want, flags, now, v);
 	pacer_log_events(p, v);
+	pacer_remember(p, t, &in, wanted, want, flags, now, rc);
 	return rc;
 }
 

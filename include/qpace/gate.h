@@ -210,6 +210,9 @@ struct qp_gate {
 	uint64_t credit_spent_bytes;
 	bool behind;                     /* the last verdict was a wait for tokens */
 	qp_time_ns due_ns;               /* with behind: the time it named */
+	enum qp_gate_wait_reason closed; /* the last verdict's wait, given in agent mode;
+					  * QP_GATE_OPEN after any other verdict */
+	qp_time_ns closed_retry_ns;      /* with closed: the time it named */
 	struct qp_gate_stats stats;
 };
 
@@ -222,6 +225,16 @@ void qp_gate_init(struct qp_gate *g, const struct qp_gate_params *p, qp_time_ns 
  * (0 only when want is 0), or -EAGAIN with v->retry_ns and v->wait. */
 int qp_gate_take(struct qp_gate *g, const struct qp_gate_input *in, uint64_t want,
 		 unsigned flags, qp_time_ns now, struct qp_gate_verdict *v);
+/* The last verdict again, for a caller that knows none of its inputs changed since (the
+ * same slot contents, policy, bytes in flight, @want and @flags) and passes the table's
+ * heartbeat now: true with *v and the counters as qp_gate_take would leave them at @now,
+ * without its arithmetic; false when that is not certain (the last verdict was open, or
+ * not in agent mode; the heartbeat went stale; the tokens are due by @now): call
+ * qp_gate_take. Why it is the same verdict: the window and credits depend on inputs only;
+ * the tokens grow linearly from the last refill, below the bucket until the time the
+ * verdict named, so a refill now and another later leave what the later one alone does. */
+bool qp_gate_closed_again(struct qp_gate *g, qp_time_ns heartbeat_ns, qp_time_ns now,
+			  struct qp_gate_verdict *v);
 /* The bucket depth in force: chunk_bytes + burst_bytes. */
 uint64_t qp_gate_cap_bytes(const struct qp_gate *g);
 /* A late sender's allowance beyond the bucket at the rate in force:
@@ -295,6 +308,17 @@ struct qp_pacer {
 	struct qp_rate_src *src;         /* may be NULL: the safe rate */
 	uint32_t qpn;
 	uint32_t slot_hint;
+	/* What the last closed verdict was given, so that an offer with none of it changed is
+	 * answered by qp_gate_closed_again without reading the slot or doing the arithmetic
+	 * (a virtual-time host offers its pending pieces at every turn, mostly in vain). */
+	struct {
+		bool valid;
+		bool wants_inflight, have_inflight;
+		const struct qp_ratetable *table;
+		uint32_t slot, seq, unit_bytes, flags;
+		uint64_t want, inflight_bytes;
+		qp_time_ns at_ns;
+	} memo;
 	/* The QP's unacknowledged bytes and its packet size (path MTU), for the in-flight
 	 * cap: 0, or -errno when not known. NULL = never known. */
 	int (*inflight)(void *arg, uint64_t *bytes, uint32_t *unit_bytes);

@@ -98,6 +98,8 @@ struct qp_rate_entry {
 	uint64_t cap_bytes;             /* 0 = no in-flight cap */
 	uint64_t credit_bytes;
 	qp_time_ns updated_ns;
+	uint32_t seq;                   /* the slot's sequence when it was read: while
+					 * qp_ratetable_seq() returns the same, nothing changed */
 };
 
 struct qp_ratetable;  /* a mapping: opaque */
@@ -162,6 +164,10 @@ uint64_t qp_ratetable_epoch(const struct qp_ratetable *t);
 /* Consistent copy of slot @slot: 0, -EINVAL (index out of range), or -EAGAIN (the writer
  * kept it busy for QP_RATETABLE_READ_TRIES attempts). */
 int qp_ratetable_read(const struct qp_ratetable *t, uint32_t slot, struct qp_rate_entry *out);
+/* Slot @slot's sequence now (acquire); odd while the writer writes. Every write moves it,
+ * so an even value equal to a copy's seq means the slot still holds that copy. Out of
+ * range: an odd value, which no copy has. */
+uint32_t qp_ratetable_seq(const struct qp_ratetable *t, uint32_t slot);
 /* Find @qpn's slot, trying *hint first and updating it. 0, -ENOENT or -EAGAIN. */
 int qp_ratetable_lookup(const struct qp_ratetable *t, uint32_t qpn, uint32_t *hint,
 			struct qp_rate_entry *out);
