@@ -206,6 +206,15 @@ static qp_time_ns flow_turn(struct sim_flows *fl, size_t k, qp_time_ns now, bool
 	}
 	while (st->posted < f->bytes) {
 		uint64_t left = f->bytes - st->posted;
+		/* Still handing on the last WR: a post would be -EAGAIN (this flow's WRs have one
+		 * shape, the host's buffer and at most wr_bytes, so the checks before pass as
+		 * they did; no qpaced client to tick; not broken), so it is not asked at every
+		 * turn of the host. */
+		if (st->qp->pend.active && st->qp->connected && !st->qp->broken &&
+		    !st->qp->ctx->agent) {
+			rc = -EAGAIN;
+			break;
+		}
 		uint32_t len = (uint32_t)(left < fl->c.wr_bytes ? left : fl->c.wr_bytes);
 		struct qp_wr w = { .opcode = QP_OP_WRITE, .wr_id = len,
 				   .mr = fl->hb[f->src].smr, .addr = fl->hb[f->src].sbuf,

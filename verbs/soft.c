@@ -269,10 +269,12 @@ static int tx_batch(struct soft_ctx *c, qp_time_ns now)
 static void log_new_drops(struct soft_ctx *c)
 {
 	const struct soft_host_stats *st = soft_host_stats(c->host);
+	uint64_t fresh = st->drop_seen & ~c->logged & ~(1ull << SOFT_DROP_RC);
 	char ip[QP_IPV4_STRLEN];
 
-	for (int d = 0; d < SOFT_DROP_COUNT; d++) {
-		if (!st->drops[d] || (c->logged & (1ull << d)) || d == SOFT_DROP_RC)
+	/* Called on every progress: the reasons not yet logged, from one word. */
+	for (int d = 0; fresh && d < SOFT_DROP_COUNT; d++) {
+		if (!(fresh & (1ull << d)))
 			continue;
 		c->logged |= 1ull << d;
 		soft_log(c, "soft host %s: dropped a frame (%s); counted, not logged again",
@@ -288,7 +290,7 @@ static int soft_progress(struct qp_ctx *ctx, qp_time_ns now)
 
 	c->last_now = now;
 	for (int round = 0; round < SOFT_PROGRESS_ROUNDS; round++) {
-		nrx = rx_batch(c, now);
+		nrx = c->fd < 0 ? 0 : rx_batch(c, now);   /* virtual time hands frames in */
 		if (soft_host_deadline(c->host) <= now)
 			soft_host_tick(c->host, now);
 		ntx = tx_batch(c, now);

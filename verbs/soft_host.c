@@ -72,9 +72,12 @@ const char *soft_drop_str(enum soft_drop d)
 	return (unsigned)d < SOFT_DROP_COUNT ? drop_names[d] : "UNKNOWN";
 }
 
+_Static_assert(SOFT_DROP_COUNT <= 64, "drop_seen holds a bit per drop reason");
+
 static void drop(struct soft_host *h, enum soft_drop d)
 {
 	h->st.drops[d]++;
+	h->st.drop_seen |= 1ull << d;
 	h->st.last_drop = d;
 }
 

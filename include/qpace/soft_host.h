@@ -112,6 +112,7 @@ struct soft_host_stats {
 	uint64_t cnp_rx;              /* CNPs taken by a QP and handed to the cnp hook */
 	uint64_t pfc_rx;              /* PFC frames obeyed (per priority: soft_host_pause) */
 	uint64_t drops[SOFT_DROP_COUNT];
+	uint64_t drop_seen;           /* bit d: drops[d] is not 0 */
 	enum soft_drop last_drop;
 };
 
