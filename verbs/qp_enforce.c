@@ -84,7 +84,7 @@ void qp_enforce_select(struct qp *qp)
 	qp->enforce.which = ctx->enforce.rc == 0 ? QP_ENF_NIC : QP_ENF_GATE;
 }
 
-void qp_enforce_apply(struct qp *qp, qp_rate_bps bps)
+void qp_enforce_nic(struct qp *qp, qp_rate_bps bps)
 {
 	struct qp_enforce *e = &qp->enforce;
 	struct qp_ctx *ctx = qp->ctx;
@@ -93,8 +93,6 @@ void qp_enforce_apply(struct qp *qp, qp_rate_bps bps)
 	uint32_t kbps;
 	int rc;
 
-	if (e->which != QP_ENF_NIC || !bps)
-		return;
 	kbps = qp_enforce_kbps(bps, &ctx->enforce.caps, &clamped);
 	if (kbps == e->kbps)
 		return;

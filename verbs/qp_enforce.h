@@ -19,7 +19,12 @@ static inline unsigned qp_enforce_gate_flags(const struct qp *qp)
 /* The rate in force (the gate's verdict) is @bps: a NIC-enforced QP gets it as its limit
  * when it changed. A limit the NIC refuses sends the QP back to the gate for good
  * (counted, one line per context; EOPNOTSUPP: the context's later QPs too). */
-void qp_enforce_apply(struct qp *qp, qp_rate_bps bps);
+void qp_enforce_nic(struct qp *qp, qp_rate_bps bps);
+static inline void qp_enforce_apply(struct qp *qp, qp_rate_bps bps)
+{
+	if (qp->enforce.which == QP_ENF_NIC && bps)   /* after every verdict: the gate's QPs */
+		qp_enforce_nic(qp, bps);
+}
 /* @bps in kbit/s (rounded to nearest, at least 1), clamped into @caps; *@clamped says
  * whether it had to be. */
 uint32_t qp_enforce_kbps(qp_rate_bps bps, const struct qp_rate_caps *caps, bool *clamped);
