@@ -15,16 +15,40 @@
 #define BUFFER_MIN 1514ULL
 #define BUFFER_MAX (1ULL << 30)
 
+/* Memory follows what a queue holds, not what it may hold. Its limits are a ring of
+ * store_cap bytes, with the wrap rule of store_alloc, and ent_mask + 1 entries: every
+ * decision (a store drop) is the one rings of that size take, to the byte. The bytes and
+ * entries themselves sit in smaller power-of-two rings that double (copying what is
+ * held) when what the limit ring holds would not fit: a record at linear position L (its
+ * offset in the limit ring plus store_cap, rounded up to 8, for every wrap before it) sits
+ * at L mod P; the records held span at most store_used + 7 linear bytes (one wrap among
+ * them at most), so with P > store_used + 7 no two overlap, and one that begins near P
+ * runs on into a pad the size of the largest record.
+ * Why: at its limits a port of the 128-host leaf-spine (1 MB buffer at 100 Gb/s) has a
+ * 2.1 MB store and 32,768 entries (1.8 MB), and a queue that is never quite empty marches
+ * through both while holding a few frames: 384 such queues touched 1 GB, and every frame
+ * was written to memory no cache held. An outgrown ring is freed at the next pop, so a
+ * frame the caller still points at (a batch not yet sent, a frame being copied) stays. */
+#define STORE_P0 (64u * 1024)
+#define STORE_PAD (2u * 65536u + 8u)
+#define ENTS_P0 64u
+#define OLD_MAX 64
+
 struct sw_queue {
 	struct sw_queue_params p;
 	struct sw_queue_stats st;
 	struct sw_flowtab flows;
 	struct sw_rng rng;
-	struct sw_qent *ents;
-	uint32_t ent_mask;
+	struct sw_qent *ents;        /* ent_pmask + 1 of them */
+	uint32_t ent_mask;           /* the limit: ent_mask + 1 entries */
+	uint32_t ent_pmask;
 	uint64_t head, mhead, tail;  /* handed-on head, model head, tail (ever-growing) */
-	uint8_t *store;
-	uint32_t store_cap, store_used, store_wpos;
+	uint8_t *store;              /* store_pmask + 1 + STORE_PAD bytes */
+	uint32_t store_cap, store_used, store_wpos;   /* the limit ring */
+	uint32_t store_pmask;
+	uint64_t store_base;         /* linear position of the limit ring's offset 0 */
+	void *old[OLD_MAX];          /* outgrown rings, freed at the next pop */
+	unsigned nold;
 	uint64_t qbytes;             /* Q at model_ns */
 	uint64_t cum_bytes;
 	qp_time_ns model_ns;         /* the model has been advanced to here */
@@ -104,9 +128,11 @@ struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, siz
 	q->p = *p;
 	q->rng.s = p->seed;
 	q->ent_mask = (uint32_t)ents_need(p) - 1;
-	q->ents = calloc((size_t)q->ent_mask + 1, sizeof(*q->ents));
+	q->ent_pmask = (q->ent_mask < ENTS_P0 - 1 ? q->ent_mask : ENTS_P0 - 1);
+	q->ents = calloc((size_t)q->ent_pmask + 1, sizeof(*q->ents));
 	q->store_cap = (uint32_t)store_need(p);
-	q->store = malloc(q->store_cap);
+	q->store_pmask = (uint32_t)next_pow2(q->store_cap < STORE_P0 ? q->store_cap : STORE_P0) - 1;
+	q->store = malloc((size_t)q->store_pmask + 1 + STORE_PAD);
 	if (!q->ents || !q->store || sw_flowtab_init(&q->flows, p->flow_slots))
 		goto nomem;
 	q->flows.idle_ns = p->flow_idle_ns;
@@ -139,6 +165,8 @@ void sw_queue_destroy(struct sw_queue *q)
 	if (!q)
 		return;
 	sw_flowtab_free(&q->flows);
+	while (q->nold)
+		free(q->old[--q->nold]);
 	free(q->ents);
 	free(q->store);
 	free(q);
@@ -161,7 +189,58 @@ struct sw_flowtab *sw_queue_flows(struct sw_queue *q)
 
 static struct sw_qent *ent(const struct sw_queue *q, uint64_t i)
 {
-	return &q->ents[i & q->ent_mask];
+	return &q->ents[i & q->ent_pmask];
+}
+
+static uint8_t *rec(const struct sw_queue *q, const struct sw_qent *e)
+{
+	return q->store + (e->store_lin & q->store_pmask);
+}
+
+/* Rings outgrown: freed once nothing can point into them (the next pop). */
+static bool defer_free(struct sw_queue *q, void *p)
+{
+	if (q->nold == OLD_MAX)
+		return false;
+	q->old[q->nold++] = p;
+	return true;
+}
+
+/* Room for one more entry than the queue holds: double the ring, entries at i mod E'. */
+static int ents_room(struct sw_queue *q)
+{
+	uint64_t e = (uint64_t)q->ent_pmask + 1;
+	struct sw_qent *n;
+
+	if (q->tail - q->head < e)
+		return 0;
+	if (q->nold == OLD_MAX || !(n = malloc(2 * e * sizeof(*n))))
+		return -ENOMEM;
+	for (uint64_t i = q->head; i < q->tail; i++)
+		n[i & (2 * e - 1)] = q->ents[i & (e - 1)];
+	defer_free(q, q->ents);
+	q->ents = n;
+	q->ent_pmask = (uint32_t)(2 * e - 1);
+	return 0;
+}
+
+/* The records held span more than the store ring: one at least store_used, records
+ * copied to their new places. */
+static int store_grow(struct sw_queue *q)
+{
+	uint64_t p = next_pow2((uint64_t)q->store_used + 8);
+	uint8_t *n;
+
+	if (q->nold == OLD_MAX || !(n = malloc(p + STORE_PAD)))
+		return -ENOMEM;
+	for (uint64_t i = q->head; i < q->tail; i++) {
+		const struct sw_qent *e = ent(q, i);
+		memcpy(n + (e->store_lin & (p - 1)), rec(q, e), (size_t)e->meta_len + e->frame_len);
+	}
+	defer_free(q, q->store);
+	q->store = n;
+	q->store_pmask = (uint32_t)(p - 1);
+	return 0;
 }
 
 void sw_queue_on_depart(struct sw_queue *q, sw_queue_depart_fn fn, void *arg)
@@ -203,10 +282,11 @@ uint64_t sw_queue_bytes_at(const struct sw_queue *q, qp_time_ns t)
 	return bytes;
 }
 
-/* Room for @n bytes, 8-byte aligned; wraps to 0 when the end is too short. */
-static int store_alloc(struct sw_queue *q, uint32_t n, uint32_t *off, uint32_t *span)
+/* Room for @n bytes, 8-byte aligned, in the limit ring; wraps to 0 when the end is too
+ * short. -ENOBUFS when it is full, -ENOMEM when the store ring could not grow. */
+static int store_alloc(struct sw_queue *q, uint32_t n, uint64_t *lin, uint32_t *span)
 {
-	uint32_t need = (n + 7u) & ~7u, skip = 0;
+	uint32_t need = (n + 7u) & ~7u, skip = 0, off;
 	/* wrap when it does not fit before the end: also when the last one ended exactly
 	 * there (wpos == cap, skip 0), which must not hand out offset cap */
 	bool wrap = (uint64_t)q->store_wpos + need > q->store_cap;
@@ -215,9 +295,21 @@ static int store_alloc(struct sw_queue *q, uint32_t n, uint32_t *off, uint32_t *
 		skip = q->store_cap - q->store_wpos;
 	if ((uint64_t)q->store_used + skip + need > q->store_cap)
 		return -ENOBUFS;
-	*off = wrap ? 0 : q->store_wpos;
+	/* + 8: a wrap moves the linear position on by the cap rounded up to 8 bytes, so that
+	 * records stay 8-byte aligned where they sit (held records span at most 7 more) */
+	if ((uint64_t)q->store_used + skip + need + 8 > (uint64_t)q->store_pmask + 1) {
+		q->store_used += skip + need;   /* what store_grow must make room for */
+		int rc = store_grow(q);
+		q->store_used -= skip + need;
+		if (rc)
+			return rc;
+	}
+	if (wrap)
+		q->store_base += ((uint64_t)q->store_cap + 7) & ~7ull;
+	off = wrap ? 0 : q->store_wpos;
+	*lin = q->store_base + off;
 	*span = skip + need;
-	q->store_wpos = *off + need;
+	q->store_wpos = off + need;
 	q->store_used += *span;
 	return 0;
 }
@@ -246,7 +338,9 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 		     struct sw_enq_out *out)
 {
 	uint32_t len = in->frame_len < SW_FRAME_MIN ? SW_FRAME_MIN : in->frame_len;
-	uint32_t off, span, meta = (in->meta_len + 7u) & ~7u;
+	uint32_t span, meta = (in->meta_len + 7u) & ~7u;
+	uint64_t lin;
+	uint8_t *r;
 	struct sw_qent *e;
 
 	advance(q, now);
@@ -259,8 +353,9 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 		out->verdict = SW_ENQ_DROP_TAIL;
 		goto done;
 	}
-	if (q->tail - q->head > q->ent_mask ||
-	    store_alloc(q, meta + in->frame_len, &off, &span)) {
+	/* Out of memory growing a ring: counted as a full store (it is one). */
+	if (q->tail - q->head > q->ent_mask || ents_room(q) ||
+	    store_alloc(q, meta + in->frame_len, &lin, &span)) {
 		q->st.drop_store++;
 		out->verdict = SW_ENQ_DROP_STORE;
 		goto done;
@@ -270,13 +365,14 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	e->len = len;
 	e->frame_len = in->frame_len;
 	e->meta_len = (uint16_t)meta;
-	e->store_off = off;
+	e->store_lin = lin;
 	e->store_span = span;
 	e->tag = in->tag;
 	schedule(q, e->arrival_ns, len, e);
+	r = rec(q, e);
 	if (in->meta_len)
-		memcpy(q->store + off, in->meta, in->meta_len);
-	memcpy(q->store + off + meta, in->frame, in->frame_len);
+		memcpy(r, in->meta, in->meta_len);
+	memcpy(r + meta, in->frame, in->frame_len);
 	e->flow = SW_FLOW_NONE;
 	if (in->key) {
 		e->flow = sw_flowtab_get(&q->flows, in->key, e->arrival_ns);
@@ -296,7 +392,7 @@ int sw_queue_enqueue(struct sw_queue *q, qp_time_ns now, const struct sw_enq *in
 	out->flow = e->flow;
 	out->len = len;
 	out->depart_ns = e->depart_ns;
-	out->frame = q->store + off + meta;
+	out->frame = r + meta;
 done:
 	out->qbytes = q->qbytes;
 	{
@@ -346,12 +442,12 @@ const struct sw_qent *sw_queue_peek(const struct sw_queue *q, uint32_t i)
 
 uint8_t *sw_queue_frame(const struct sw_queue *q, const struct sw_qent *e)
 {
-	return q->store + e->store_off + e->meta_len;
+	return rec(q, e) + e->meta_len;
 }
 
 const void *sw_queue_meta(const struct sw_queue *q, const struct sw_qent *e)
 {
-	return e->meta_len ? q->store + e->store_off : NULL;
+	return e->meta_len ? rec(q, e) : NULL;
 }
 
 void sw_queue_hop(const struct sw_queue *q, uint32_t i, struct qp_int_hop *h)
@@ -416,7 +512,10 @@ void sw_queue_pop(struct sw_queue *q, uint32_t n)
 	if (q->head == q->tail) {
 		q->head = q->mhead = q->tail = 0;
 		q->store_wpos = 0;
+		q->store_base = 0;
 	}
+	while (q->nold)
+		free(q->old[--q->nold]);
 }
 
 uint32_t sw_queue_count(const struct sw_queue *q)

@@ -79,7 +79,7 @@ struct sw_qent {
 	uint64_t cum_bytes;     /* bytes admitted up to and including this frame */
 	uint32_t len;           /* modelled bytes */
 	uint32_t flow;          /* flow slot or SW_FLOW_NONE */
-	uint32_t store_off;
+	uint64_t store_lin;     /* where its bytes begin, as a linear position (queue.c) */
 	uint32_t store_span;    /* bytes of store released with it */
 	uint16_t frame_len;
 	uint16_t meta_len;
