@@ -25,9 +25,9 @@
  * them at most), so with P > store_used + 7 no two overlap, and one that begins near P
  * runs on into a pad the size of the largest record.
  * Why: at its limits a port of the 128-host leaf-spine (1 MB buffer at 100 Gb/s) has a
- * 2.1 MB store and 32,768 entries (1.8 MB), and a queue that is never quite empty marches
- * through both while holding a few frames: 384 such queues touched 1 GB, and every frame
- * was written to memory no cache held. An outgrown ring is freed at the next pop, so a
+ * 2.1 MB store and 32,768 entries (2 MB), and a queue that is never quite empty marches
+ * through both while holding a few frames: 384 such queues touched 1 GB, and its frames
+ * were written to memory no cache held. An outgrown ring is freed at the next pop, so a
  * frame the caller still points at (a batch not yet sent, a frame being copied) stays. */
 #define STORE_P0 (64u * 1024)
 #define STORE_PAD (2u * 65536u + 8u)
