@@ -197,13 +197,11 @@ static uint8_t *rec(const struct sw_queue *q, const struct sw_qent *e)
 	return q->store + (e->store_lin & q->store_pmask);
 }
 
-/* Rings outgrown: freed once nothing can point into them (the next pop). */
-static bool defer_free(struct sw_queue *q, void *p)
+/* A ring outgrown: freed once nothing can point into it (the next pop). The caller made
+ * sure of room (nold < OLD_MAX) before it allocated the new ring. */
+static void defer_free(struct sw_queue *q, void *p)
 {
-	if (q->nold == OLD_MAX)
-		return false;
 	q->old[q->nold++] = p;
-	return true;
 }
 
 /* Room for one more entry than the queue holds: double the ring, entries at i mod E'. */
@@ -224,11 +222,11 @@ static int ents_room(struct sw_queue *q)
 	return 0;
 }
 
-/* The records held span more than the store ring: one at least store_used, records
- * copied to their new places. */
-static int store_grow(struct sw_queue *q)
+/* The records held, with the one to come, would span @used bytes, more than the store
+ * ring: one of more than used + 7, records copied to their new places. */
+static int store_grow(struct sw_queue *q, uint64_t used)
 {
-	uint64_t p = next_pow2((uint64_t)q->store_used + 8);
+	uint64_t p = next_pow2(used + 8);
 	uint8_t *n;
 
 	if (q->nold == OLD_MAX || !(n = malloc(p + STORE_PAD)))
@@ -297,13 +295,9 @@ static int store_alloc(struct sw_queue *q, uint32_t n, uint64_t *lin, uint32_t *
 		return -ENOBUFS;
 	/* + 8: a wrap moves the linear position on by the cap rounded up to 8 bytes, so that
 	 * records stay 8-byte aligned where they sit (held records span at most 7 more) */
-	if ((uint64_t)q->store_used + skip + need + 8 > (uint64_t)q->store_pmask + 1) {
-		q->store_used += skip + need;   /* what store_grow must make room for */
-		int rc = store_grow(q);
-		q->store_used -= skip + need;
-		if (rc)
-			return rc;
-	}
+	if ((uint64_t)q->store_used + skip + need + 8 > (uint64_t)q->store_pmask + 1 &&
+	    store_grow(q, (uint64_t)q->store_used + skip + need))
+		return -ENOMEM;
 	if (wrap)
 		q->store_base += ((uint64_t)q->store_cap + 7) & ~7ull;
 	off = wrap ? 0 : q->store_wpos;

@@ -19,6 +19,7 @@
 
 #include "qpace/gate.h"
 #include "qpace/ratetable.h"
+#include "qpace/rng.h"
 
 #define T0 (5 * QP_NS_PER_S)
 #define QPN 9u
@@ -38,14 +39,6 @@ static int inflight_of(void *arg, uint64_t *bytes, uint32_t *unit)
 	*bytes = b->inflight;
 	*unit = MTU;
 	return 0;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static void silent(void *arg, const char *line)
@@ -88,9 +81,11 @@ static void run_schedule(uint64_t seed, unsigned steps, unsigned *short_paths)
 	qp_time_ns now = T0;
 	uint64_t want = MTU;
 	unsigned flags = 0, hb_off = 0;
+	struct qp_rng rng;
 	char err[200];
 	int slot;
 
+	qp_rng_seed(&rng, seed);
 	assert_int_equal(qp_gate_params_resolve(&gp, NULL, 0), 0);
 	assert_int_equal(qp_ratetable_create_mem(4, &t, err, sizeof(err)), 0);
 	slot = qp_ratetable_assign(t, QPN);
@@ -104,7 +99,7 @@ static void run_schedule(uint64_t seed, unsigned steps, unsigned *short_paths)
 	a.inflight_arg = &ba;
 	b.inflight_arg = &bb;
 	for (unsigned i = 0; i < steps; i++) {
-		uint64_t r = rnd(&seed);
+		uint64_t r = qp_rng_next(&rng);
 		unsigned what = (unsigned)(r % 1000);
 		int ra, rb;
 

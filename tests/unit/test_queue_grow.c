@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "qpace/rng.h"
 #include "../../switchsim/queue.h"
 
 #define BUFFER (64u * 1024)
@@ -52,14 +53,6 @@ static void model_pop(struct model *m)
 		m->wpos = 0;
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* Frame @seq: @len bytes, each a function of seq and place; its metadata likewise. */
 static void fill(uint8_t *b, unsigned len, uint64_t seq, unsigned salt)
 {
@@ -90,16 +83,18 @@ static void test_grow_intact_and_same_verdicts(void **state)
 	struct sw_enq_out out;
 	char err[200];
 	struct sw_queue *q = sw_queue_create(&p, err, sizeof(err));
-	uint64_t s = 42, seq = 0, drops = 0, stored = 0;
+	struct qp_rng rng;
+	uint64_t seq = 0, drops = 0, stored = 0;
 	unsigned hh = 0, hn = 0, peak = 0;
 	(void)state;
 
 	assert_non_null(q);
+	qp_rng_seed(&rng, 42);
 	memset(&m, 0, sizeof(m));
 	m.cap = 2ull * BUFFER + 65536;
 	m.ents = 2048;   /* next_pow2(65536 / 60 + 64) */
 	for (unsigned round = 0; round < 400; round++) {
-		uint64_t r = rnd(&s);
+		uint64_t r = qp_rng_next(&rng);
 		/* Bursts that fill the store or the entries (small frames), then drains. */
 		unsigned burst = (unsigned)(r % 4 == 0 ? 3000 : r % 40);
 		unsigned small = (r >> 8) % 3 == 0;
@@ -111,7 +106,7 @@ static void test_grow_intact_and_same_verdicts(void **state)
 			pin = h[hh];
 		}
 		for (unsigned i = 0; i < burst; i++) {
-			uint64_t x = rnd(&s);
+			uint64_t x = qp_rng_next(&rng);
 			uint16_t len = small ? 60 : (uint16_t)(60 + x % 1900);
 			uint16_t ml = small ? 0 : (uint16_t)((x >> 16) % 49);
 			struct sw_enq in = { .frame = fr, .frame_len = len, .meta = meta,
