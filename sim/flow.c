@@ -207,11 +207,9 @@ static qp_time_ns flow_turn(struct sim_flows *fl, size_t k, qp_time_ns now, bool
 	while (st->posted < f->bytes) {
 		uint64_t left = f->bytes - st->posted;
 		/* Still handing on the last WR: a post would be -EAGAIN (this flow's WRs have one
-		 * shape, the host's buffer and at most wr_bytes, so the checks before pass as
-		 * they did; no qpaced client to tick; not broken), so it is not asked at every
-		 * turn of the host. */
-		if (st->qp->pend.active && st->qp->connected && !st->qp->broken &&
-		    !st->qp->ctx->agent) {
+		 * shape, the host's buffer and at most wr_bytes, so they pass qp_post_send's
+		 * checks as the last one did), so it is not asked at every turn of the host. */
+		if (qp_send_busy(st->qp)) {
 			rc = -EAGAIN;
 			break;
 		}

@@ -54,6 +54,7 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	p->sw = sw;
 	p->index = i;
 	p->conf = pc;
+	p->pfc_on = pc->pfc.on;
 	p->telem = pc->telem;
 	p->q_delay_ns = pc->q.delay_ns;
 	qp.lossless_bytes = lossless_bytes(sw->conf, i);
@@ -111,7 +112,10 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	f->conf = c;
 	f->next_hint = QP_TIME_NEVER;
 	for (int s = 0; s < c->nswitches; s++) {
-		struct sw_switch *sw = calloc(1, sizeof(*sw));
+		/* its ports start on cache lines (sw.h): calloc aligns to 16 only */
+		struct sw_switch *sw = aligned_alloc(_Alignof(struct sw_switch), sizeof(*sw));
+		if (sw)
+			memset(sw, 0, sizeof(*sw));
 		if (!sw) {
 			qp_errmsg(-ENOMEM, err, len, "out of memory");
 			goto fail;

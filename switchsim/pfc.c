@@ -83,11 +83,15 @@ void sw_pfc_input(struct sw_port *in, const struct frame_parsed *p, qp_time_ns n
 
 bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_enq *e)
 {
-	const struct sw_pfc_params *c = params(in);
-	unsigned prio = (p->layers & FRAME_L_IPV4) ? frame_tos_priority(p->ip.tos) : 0;
+	const struct sw_pfc_params *c;
+	unsigned prio;
 	uint32_t len = e->frame_len < SW_FRAME_MIN ? SW_FRAME_MIN : e->frame_len;
 
-	if (!c->on || prio != c->prio)
+	if (!in->pfc_on)   /* the port's own copy: its conf is a cache line further */
+		return true;
+	c = params(in);
+	prio = (p->layers & FRAME_L_IPV4) ? frame_tos_priority(p->ip.tos) : 0;
+	if (prio != c->prio)
 		return true;
 	if (c->lossless && in->pfc.in_bytes + len > c->xoff_bytes + c->headroom_bytes) {
 		in->pfc.st.headroom_drops++;

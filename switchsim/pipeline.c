@@ -181,8 +181,13 @@ static void pack_close(struct sw_port *p)
 static void pack_open(struct sw_port *p, uint32_t dst_ip, const uint8_t *mac, qp_time_ns now)
 {
 	struct sw_pack *k = &p->pack;
+	struct sw_fabric *f = p->sw->fab;
 
-	p->sw->fab->packs_open++;
+	f->packs_open++;
+	if (!k->listed) {
+		k->listed = true;
+		f->packl[f->npackl++] = p;
+	}
 	k->open = true;
 	k->dst_ip = dst_ip;
 	memcpy(k->dst_mac, mac, 6);
@@ -209,16 +214,33 @@ static struct sw_port *pack_port(struct sw_switch *sw, uint32_t dst_ip, const ui
 	return out;
 }
 
-/* Close every open pack: true when any was. */
+/* Close every open pack, in port order (their datagrams' IP IDs follow it): true when
+ * any was. Only the ports that opened one since the last close are visited (a pass over
+ * every port missed the cache on each: 7% of the 128-host run's misses). */
 static bool packs_close(struct sw_fabric *f)
 {
 	bool any = false;
 
-	for (int i = 0; f->packs_open && i < f->nports; i++)
-		if (f->all[i]->pack.open) {
-			pack_close(f->all[i]);
+	if (!f->packs_open)
+		return false;
+	for (int i = 1; i < f->npackl; i++) {      /* a few at most: insertion sort */
+		struct sw_port *p = f->packl[i];
+		int j = i;
+
+		for (; j > 0 && f->packl[j - 1]->gidx > p->gidx; j--)
+			f->packl[j] = f->packl[j - 1];
+		f->packl[j] = p;
+	}
+	for (int i = 0; i < f->npackl; i++) {
+		struct sw_port *p = f->packl[i];
+
+		p->pack.listed = false;
+		if (p->pack.open) {
+			pack_close(p);
 			any = true;
 		}
+	}
+	f->npackl = 0;
 	return any;
 }
 

@@ -47,8 +47,7 @@ struct sw_queue {
 	uint32_t store_cap, store_used, store_wpos;   /* the limit ring */
 	uint32_t store_pmask;
 	uint64_t store_base;         /* linear position of the limit ring's offset 0 */
-	void *old[OLD_MAX];          /* outgrown rings, freed at the next pop */
-	unsigned nold;
+	unsigned nold;               /* in old[] */
 	uint64_t qbytes;             /* Q at model_ns */
 	uint64_t cum_bytes;
 	qp_time_ns model_ns;         /* the model has been advanced to here */
@@ -58,6 +57,8 @@ struct sw_queue {
 	qp_time_ns pop_depart_ns;    /* departure of the last frame handed on */
 	sw_queue_depart_fn dep_fn;
 	void *dep_arg;
+	/* Last: the fields above are what every frame reads (allocated on a cache line) */
+	void *old[OLD_MAX];          /* outgrown rings, freed at the next pop */
 };
 
 static uint64_t next_pow2(uint64_t v)
@@ -122,9 +123,10 @@ struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, siz
 
 	if (sw_queue_check(p, err, len))
 		return NULL;
-	q = calloc(1, sizeof(*q));
+	q = aligned_alloc(64, (sizeof(*q) + 63) / 64 * 64);
 	if (!q)
 		goto nomem;
+	memset(q, 0, sizeof(*q));
 	q->p = *p;
 	q->rng.s = p->seed;
 	q->ent_mask = (uint32_t)ents_need(p) - 1;

@@ -764,6 +764,14 @@ int qp_post_send(struct qp *qp, const struct qp_wr *wr)
 	return rc == -EAGAIN ? 0 : rc;
 }
 
+/* The conditions on which qp_post_send returns -EAGAIN after check_send_wr and nothing
+ * else: kept beside it, in its order. */
+bool qp_send_busy(const struct qp *qp)
+{
+	return !qp->ctx->agent && qp->connected && !qp->broken && qp->pend.active &&
+	       (qp->attr.flags & QP_F_NONBLOCK);
+}
+
 int qp_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
 {
 	int rc;

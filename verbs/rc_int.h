@@ -64,8 +64,10 @@ struct rc_resp {
 struct rc_qp {
 	struct rc_params p;
 	struct rc_conn conn;
+	/* What rc_tx_pending reads on every host turn, with the rings and req/resp below:
+	 * the counters (264 bytes) are last, after them */
 	enum rc_state state;
-	struct rc_stats st;
+	bool cnp_pending;
 	/* The rings are a power of two in size, at least their depth (the depths stay the
 	 * limits): a slot is a counter masked, not divided (a division on every packet). */
 	struct rc_swqe *sq;      /* ring of sq_mask + 1, [sq_head, sq_tail) outstanding */
@@ -82,8 +84,8 @@ struct rc_qp {
 	struct rc_req req;
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
-	bool cnp_pending;
 	struct rc_dl_min *dl_min; /* rc_watch_deadline's, or NULL */
+	struct rc_stats st;
 };
 
 /* After every write of state, req.rto_at or req.rnr_at: rc_deadline may have moved. */

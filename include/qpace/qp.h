@@ -471,6 +471,11 @@ int qp_accept_cm(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bin
  * -EINVAL: bad opcode, length or region; -ENOTCONN: not connected; -EAGAIN: non-blocking
  * and the gate is closed or a WR is still pending. */
 int qp_post_send(struct qp *qp, const struct qp_wr *wr);
+/* A non-blocking QP still handing on its last WR, with no qpaced client for a post to
+ * tick: a qp_post_send of a WR that passes its checks would return -EAGAIN and change
+ * nothing, so a caller whose WRs have passed them before may wait for the completion or
+ * for qp_send_deadline instead of asking. */
+bool qp_send_busy(const struct qp *qp);
 /* Post a receive buffer (not paced). */
 int qp_post_recv(struct qp *qp, const struct qp_recv_wr *wr);
 /* Poll up to n completions; returns how many (>= 0) or -errno. */

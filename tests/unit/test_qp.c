@@ -253,19 +253,24 @@ static void test_nonblocking_progress(void **state)
 	/* Accepted: the full bucket passes 12 KiB now (more only if this process was stopped
 	 * for over 3 ms); the rest waits for progress. */
 	t0 = qp_now_ns();
+	assert_false(qp_send_busy(p.a));
 	assert_int_equal(qp_post_send(p.a, &wr), 0);
 	assert_true(p.a->pend.active);
 	assert_true(p.a->pend.offset >= 12288);
-	/* One accepted WR at a time. */
+	/* One accepted WR at a time: qp_send_busy says so without a post. */
+	assert_true(qp_send_busy(p.a));
 	assert_int_equal(qp_post_send(p.a, &wr), -EAGAIN);
+	assert_true(qp_send_busy(p.a));
 	deadline = qp_ctx_deadline(p.ctx);
 	assert_true(deadline > t0 && deadline != QP_TIME_NEVER);
 	while (p.a->pend.active) {
 		while ((now = qp_now_ns()) < qp_ctx_deadline(p.ctx))
 			;
 		assert_true(qp_ctx_progress(p.ctx, now) >= 0);
+		assert_true(qp_send_busy(p.a) == p.a->pend.active);
 		rounds++;
 	}
+	assert_false(qp_send_busy(p.a));   /* handed on: the next post is taken */
 	print_message("64 KiB at 10 Mb/s non-blocking: %u progress rounds, %.2f ms (ideal for "
 		      "the 52 KiB after the bucket %.2f ms)\n", rounds,
 		      (double)(qp_now_ns() - t0) / 1e6,
