@@ -151,6 +151,10 @@ int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, 
 			 char *err, size_t errlen);
 /* qpace-bench run [options]: a topology + workload in virtual time (netrun_cmd.c). */
 int bench_netrun(const char *prog, int argc, char **argv);
+/* `run --huge-pages on` (thp.c): this process again, as @argv0 and @argv[0..@argc), with
+ * glibc's heap on transparent huge pages. Returns only where it is not done: NULL when
+ * the heap has them already, else why they cannot be had. */
+const char *bench_thp_reexec(const char *argv0, int argc, char **argv);
 /* qpace-bench reproduce NAME [options]: @argv[0] is "reproduce". Returns the exit status. */
 int bench_reproduce(const char *prog, int argc, char **argv);
 

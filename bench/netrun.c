@@ -341,14 +341,16 @@ static int nr_open_samples(struct nr *x, char *err, size_t errlen)
 
 /* ---- the end ---- */
 
-static uint64_t nr_peak_rss(void)
+/* The "@key N kB" line of a /proc file, in bytes; 0 when there is none. */
+static uint64_t nr_proc_kb(const char *path, const char *key)
 {
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen(path, "r");
 	char line[256];
+	size_t n = strlen(key);
 	unsigned long long kb = 0;
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
+		if (!strncmp(line, key, n) && sscanf(line + n, " %llu kB", &kb) == 1)
 			break;
 	if (f)
 		fclose(f);
@@ -601,7 +603,9 @@ int netrun_run(const struct netrun_conf *c, struct netrun_result *r, char *err,
 		snprintf(path, sizeof(path), "%s/rates.csv", c->out_dir);
 		series_write_csv(&x.rates, path, SIM_START_NS);
 	}
-	r->peak_rss_bytes = nr_peak_rss();
+	r->peak_rss_bytes = nr_proc_kb("/proc/self/status", "VmHWM:");
+	/* what of it is on huge pages now (bench_thp_reexec) */
+	r->huge_page_bytes = nr_proc_kb("/proc/self/smaps_rollup", "AnonHugePages:");
 	nr_free(&x);
 	if (c->out_dir && (rc = netrun_write_files(r, c->out_dir, !c->no_plots, err, errlen)))
 		return rc;

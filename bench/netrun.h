@@ -112,6 +112,7 @@ struct netrun_result {
 	double wall_s;
 	uint64_t events, packet_hops, max_pending, pool_bytes;
 	uint64_t peak_rss_bytes;      /* the process's (VmHWM), at the end */
+	uint64_t huge_page_bytes;     /* of its memory on transparent huge pages, at the end */
 };
 
 /* Run @c. 0 with @r filled (netrun_result_free), or -errno with one line in @err: a bad

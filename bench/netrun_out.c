@@ -83,6 +83,7 @@ static void out_machine(struct qp_out *o, const struct netrun_result *r)
 {
 	qp_out_double(o, "wall_s", r->wall_s, "%.3f");
 	qp_out_u64(o, "peak_rss_bytes", r->peak_rss_bytes);
+	qp_out_u64(o, "huge_page_bytes", r->huge_page_bytes);
 }
 
 void netrun_print(FILE *out, const struct netrun_result *r, bool json)

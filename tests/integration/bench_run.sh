@@ -2,8 +2,10 @@
 # qpace-bench run, the command a user types: a generated leaf-spine (2 leaves x 2 spines,
 # 4 hosts a leaf, 10G) with a Poisson FB-Hadoop workload in virtual time. Every flow
 # finishes, every slowdown in flows.csv is at least 1, every file is written, and the same
-# command run twice gives byte-identical files (report.json less its two machine lines,
-# wall_s and peak_rss_bytes). Bad input: a bad workload line stops with FILE:LINE and a
+# command run twice gives byte-identical files (report.json less its three machine lines,
+# wall_s, peak_rss_bytes and huge_page_bytes), also when one of the two has its heap on
+# transparent huge pages (--huge-pages on: some bytes on them where the kernel's THP is
+# "madvise" and no sanitizer's allocator is in; the other, off, none). Bad input: a bad workload line stops with FILE:LINE and a
 # non-zero exit, as do a bad --gen, --clock real, --icrc skip on a link that corrupts frames
 # and a run whose flows could not finish by --until (the reason named); a bytes=forever
 # flow stopped by --until is no failure. --icrc skip gives the same flows, rates and queues
@@ -24,14 +26,29 @@ bad() { echo "  FAIL: $*" >&2; fail=1; }
 printf '# FB-Hadoop at 0.5 load for 5 ms\npoisson cdf=fb_hadoop load=0.5 duration=5ms\n' \
 	>"$tmp/p.wl"
 for run in a b; do
-	if "$B" run --gen "$GEN" --workload "$tmp/p.wl" --cc hpcc --no-plots -o "$tmp/$run" \
-		-j >"$tmp/$run.out" 2>"$tmp/$run.err"; then
+	thp=on
+	[ $run = b ] && thp=off
+	if "$B" run --gen "$GEN" --workload "$tmp/p.wl" --cc hpcc --no-plots --huge-pages $thp \
+		-o "$tmp/$run" -j >"$tmp/$run.out" 2>"$tmp/$run.err"; then
 		ok "run $run: exit 0"
 	else
 		bad "run $run: exit $?: $(cat "$tmp/$run.err")"
 	fi
-	grep -v '"wall_s"\|"peak_rss_bytes"' "$tmp/$run/report.json" >"$tmp/$run.report"
+	grep -v '"wall_s"\|"peak_rss_bytes"\|"huge_page_bytes"' "$tmp/$run/report.json" \
+		>"$tmp/$run.report"
 done
+huge() { grep -o '"huge_page_bytes":[0-9]*' "$1" | cut -d: -f2; }
+# a sanitizer build (gcc's or clang's ASan, linked either way) has its own allocator
+if grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+	! nm "$B" 2>/dev/null | grep -q '__asan_init'; then
+	[ "$(huge "$tmp/a.out")" -gt 0 ] && [ "$(huge "$tmp/b.out")" = 0 ] &&
+		ok "--huge-pages on: $(huge "$tmp/a.out") bytes on them; off: none" ||
+		bad "huge_page_bytes: $(huge "$tmp/a.out") (THP on), $(huge "$tmp/b.out") (off)"
+else
+	grep -q 'huge-pages on: not had' "$tmp/a.err" &&
+		ok "--huge-pages on: not had here, and said why: $(cat "$tmp/a.err")" ||
+		bad "--huge-pages on: neither had nor refused with a reason"
+fi
 flows=$(grep -o '"flows":[0-9]*' "$tmp/a.out" | head -1 | cut -d: -f2)
 done_=$(grep -o '"flows_done":[0-9]*' "$tmp/a.out" | cut -d: -f2)
 if [ "${flows:-0}" -ge 50 ] && [ "$flows" = "$done_" ]; then
