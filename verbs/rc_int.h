@@ -68,10 +68,12 @@ struct rc_qp {
 	 * the counters (264 bytes) are last, after them */
 	enum rc_state state;
 	bool cnp_pending;
-	/* The rings are a power of two in size, at least their depth (the depths stay the
-	 * limits): a slot is a counter masked, not divided (a division on every packet). */
+	/* The send and receive rings are a power of two in size, at least their depth (the
+	 * depths stay the limits): a slot is a counter masked, not divided (a division on
+	 * every packet). The completion ring is its bound plus one, its indices wrapping
+	 * (rc.c: completions come once a message). */
 	struct rc_swqe *sq;      /* ring of sq_mask + 1, [sq_head, sq_tail) outstanding */
-	uint32_t sq_mask, rq_mask, cq_mask;
+	uint32_t sq_mask, rq_mask;
 	uint32_t sq_head, sq_tail;
 	uint64_t sq_bytes;       /* the lengths of [sq_head, sq_tail) summed */
 	uint32_t sq_unpolled;    /* send completions in the CQ */
@@ -79,8 +81,8 @@ struct rc_qp {
 	struct rc_rwqe *rq;      /* ring of rq_mask + 1 */
 	uint32_t rq_head, rq_tail;
 	uint32_t rq_unpolled;
-	struct qp_wc *cq;        /* ring of cq_mask + 1, at least sq_depth + rq_depth */
-	uint32_t cq_head, cq_tail, cq_cap;
+	struct qp_wc *cq;        /* ring of cq_cap + 1 = sq_depth + rq_depth + 1 (rc.c) */
+	uint32_t cq_head, cq_tail, cq_cap;   /* head, tail: indices in [0, cq_cap] */
 	struct rc_req req;
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
