@@ -36,6 +36,7 @@ struct bulk {
 	uint32_t rkey;
 	size_t total, posted, done_bytes;
 	uint64_t msgs, imms, errors, nposted, imm_posted;
+	uint64_t next_done;            /* the wr_id (its offset) the next send completion has */
 	uint32_t sq_room;
 	uint8_t recv_slot[1];
 };
@@ -56,9 +57,11 @@ static bool bulk_step(void *arg)
 
 	while ((n = rc_poll_cq(pr->s[0].qp, wc, 16)) > 0) {
 		for (int k = 0; k < n; k++) {
-			if (wc[k].status != QP_WC_SUCCESS)
+			/* in post order, each once, through a completion ring that wraps */
+			if (wc[k].status != QP_WC_SUCCESS || wc[k].wr_id != b->next_done)
 				b->errors++;
 			b->done_bytes += wc[k].byte_len;
+			b->next_done += wc[k].byte_len;
 			b->msgs++;
 			b->sq_room++;
 		}
@@ -100,6 +103,7 @@ static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params
 	double secs;
 
 	p.sq_depth = 13;   /* not a power of two: a ring of 16, wrapped many times */
+	p.rq_depth = 8;    /* completion rings of 13 + 8 + 1 slots: the sender's wraps ~10 times */
 	rc_pair_open(&pr, &p, mtu, wp);
 	b.sq_room = p.sq_depth;
 	b.rkey = rc_pair_mem(&pr, 1, b.total, true);
@@ -108,7 +112,7 @@ static void bulk_run(const char *name, uint32_t mtu, const struct rc_wire_params
 	assert_non_null(b.src);
 	for (size_t i = 0; i < b.total; i++)
 		b.src[i] = (uint8_t)(i * 2654435761u >> 13);
-	for (uint32_t i = 0; i < 64; i++)   /* receives for the WRITE_IMMs */
+	for (uint32_t i = 0; i < p.rq_depth; i++)   /* receives for the WRITE_IMMs */
 		rc_pair_recv(&pr, 1, i, b.recv_slot, 1);
 	t0 = pr.w.now;
 	assert_true(rc_wire_run(&pr.w, bulk_step, &b, t0 + 600 * QP_NS_PER_S));
