@@ -14,9 +14,9 @@
  *
  * Not done (and said why) where it cannot work: the kernel's THP is "never", a sanitizer's
  * allocator is in, or valgrind runs the process (an exec would leave it behind, and with
- * it the measurement); with THP "always" the heap has them already, and nothing is done. GLIBC_TUNABLES naming
- * the tunable already is left as it is (the user's value, or the first pass). If the
- * exec fails, the run goes on as it was.
+ * it the measurement); with THP "always" the heap has them already, and nothing is done.
+ * GLIBC_TUNABLES naming the tunable already is left as it is (the user's value, or the
+ * first pass). If the exec fails, the run goes on as it was.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static enum thp_mode thp_mode(void)
 const char *bench_thp_reexec(const char *argv0, int argc, char **argv)
 {
 	const char *tun = getenv("GLIBC_TUNABLES"), *pre = getenv("LD_PRELOAD");
-	enum thp_mode mode = thp_mode();
+	enum thp_mode mode;
 	char val[1024], was[1024];
 	char **av;
 
@@ -69,6 +69,7 @@ const char *bench_thp_reexec(const char *argv0, int argc, char **argv)
 		return "a sanitizer's allocator is in this build";
 	if (pre && strstr(pre, "vgpreload"))
 		return "valgrind runs this process";
+	mode = thp_mode();   /* read only now: the second pass returned above */
 	if (mode == THP_MISSING || mode == THP_NEVER)
 		return mode == THP_NEVER ? "the kernel's transparent huge pages are 'never'"
 					 : "no " THP_ENABLED " in this kernel";

@@ -114,12 +114,11 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	for (int s = 0; s < c->nswitches; s++) {
 		/* its ports start on cache lines (sw.h): calloc aligns to 16 only */
 		struct sw_switch *sw = aligned_alloc(_Alignof(struct sw_switch), sizeof(*sw));
-		if (sw)
-			memset(sw, 0, sizeof(*sw));
 		if (!sw) {
 			qp_errmsg(-ENOMEM, err, len, "out of memory");
 			goto fail;
 		}
+		memset(sw, 0, sizeof(*sw));
 		f->sw[f->nswitches++] = sw;
 		sw->fab = f;
 		sw->conf = &c->sw[s];

@@ -35,7 +35,7 @@
 #define OLD_MAX 64
 
 struct sw_queue {
-	struct sw_queue_params p;
+	_Alignas(64) struct sw_queue_params p;   /* on a cache line: see old[] */
 	struct sw_queue_stats st;
 	struct sw_flowtab flows;
 	struct sw_rng rng;
@@ -123,7 +123,7 @@ struct sw_queue *sw_queue_create(const struct sw_queue_params *p, char *err, siz
 
 	if (sw_queue_check(p, err, len))
 		return NULL;
-	q = aligned_alloc(64, (sizeof(*q) + 63) / 64 * 64);
+	q = aligned_alloc(_Alignof(struct sw_queue), sizeof(*q));   /* calloc aligns to 16 */
 	if (!q)
 		goto nomem;
 	memset(q, 0, sizeof(*q));

@@ -5,11 +5,11 @@
 # command run twice gives byte-identical files (report.json less its three machine lines,
 # wall_s, peak_rss_bytes and huge_page_bytes), also when one of the two has its heap on
 # transparent huge pages (--huge-pages on: some bytes on them where the kernel's THP is
-# "madvise" and no sanitizer's allocator is in; the other, off, none). Bad input: a bad workload line stops with FILE:LINE and a
-# non-zero exit, as do a bad --gen, --clock real, --icrc skip on a link that corrupts frames
-# and a run whose flows could not finish by --until (the reason named); a bytes=forever
-# flow stopped by --until is no failure. --icrc skip gives the same flows, rates and queues
-# to the byte and says so in the report.
+# "madvise" and no sanitizer's allocator is in; the other, off, none). Bad input: a bad
+# workload line stops with FILE:LINE and a non-zero exit, as do a bad --gen, --clock real,
+# --icrc skip on a link that corrupts frames and a run whose flows could not finish by
+# --until (the reason named); a bytes=forever flow stopped by --until is no failure.
+# --icrc skip gives the same flows, rates and queues to the byte and says so in the report.
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
