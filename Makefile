@@ -52,6 +52,12 @@ CC := clang
 CFLAGS += $(SAN_FLAGS) -fno-omit-frame-pointer
 LDFLAGS += $(SAN_FLAGS)
 endif
+# SAN=thread: clang with ThreadSanitizer, for the code with threads (check-tsan).
+ifeq ($(SAN),thread)
+CC := clang
+CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+endif
 LDFLAGS += -Wl,--as-needed
 # LTO=1: link-time optimisation across the layers (gcc -flto; not with SAN=1). The same
 # code, compiled as one: virtual-time runs take ~1.10x less CPU (the 8-host leaf-spine of
@@ -82,7 +88,7 @@ bpf.libs    := -lbpf
 host.dirs   := host
 host.libs   := -lz
 sim.dirs    := sim
-sim.libs    := -lm
+sim.libs    := -lm -lpthread
 bench.dirs  := bench
 bench.libs  := -lm -lpthread
 
@@ -213,14 +219,17 @@ unit: $(TEST_BINS) $(PROG_BINS)
 check-unit: unit
 	@sh tests/run-unit.sh $(TEST_BINS)
 
-# The shm rings' two-thread test under ThreadSanitizer (clang): the ring alone, not the
-# layers (TSan cannot share a build with ASan). In `make test`.
+# The code with two threads under ThreadSanitizer (clang; TSan cannot share a build with
+# ASan): the shm rings' test, built alone, and virtual time's two lanes (test_netrun_lanes,
+# with the layers it needs in a build of their own, build/tsan). In `make test`.
 check-tsan:
 	@mkdir -p $(BUILD)/tsan
 	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Iinclude -Itests/support \
 		tests/unit/test_shm_ring.c lib/shm_ring.c lib/errmsg.c -lcmocka -lpthread \
 		-o $(BUILD)/tsan/test_shm_ring
 	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/test_shm_ring
+	$(MAKE) -j2 BUILD=build/tsan SAN=thread build/tsan/tests/test_netrun_lanes
+	TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_netrun_lanes
 
 # README.md and docs/: no dead links, parameter tables as the code has them.
 docs-check: all

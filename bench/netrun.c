@@ -307,7 +307,7 @@ static void nr_sample(void *arg, qp_time_ns now)
 		sim_stop(x->sim);
 		return;
 	}
-	if (sim_at(x->sim, now + x->c->sample_ns, nr_sample, x))
+	if (sim_at_sync(x->sim, now + x->c->sample_ns, nr_sample, x))
 		sim_stop(x->sim);
 }
 
@@ -461,6 +461,9 @@ static void nr_figures(struct nr *x)
 	r->packet_hops = st.packet_hops;
 	r->max_pending = st.max_pending;
 	r->pool_bytes = st.pool_bytes;
+	r->windows = st.windows;
+	r->lane_busy_s[0] = st.lane_busy_s[0];
+	r->lane_busy_s[1] = st.lane_busy_s[1];
 }
 
 /* ---- the run ---- */
@@ -478,6 +481,8 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		return rc;
 	snprintf(r->algorithm, sizeof(r->algorithm), "%s", c->algo);
 	r->icrc_skip = c->icrc_skip;
+	r->lanes = c->lanes ? c->lanes : 1;
+	r->threads = c->threads ? c->threads : 1;
 	snprintf(r->cc, sizeof(r->cc), "%s", cc);
 	r->seed = c->seed;
 	/* the switch's --early threshold: one BDP, of a host link over a 10 us RTT until
@@ -507,7 +512,8 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		return rc;
 	struct sim_conf sc = { .sw = x->sw, .hosts = x->hc, .nhosts = r->hosts, .seed = c->seed,
 			       .verbose = c->verbose, .progress = c->progress,
-			       .icrc_skip = c->icrc_skip, .interrupt = &nr_interrupted };
+			       .icrc_skip = c->icrc_skip, .interrupt = &nr_interrupted,
+			       .split = c->lanes > 1, .threads = c->lanes > 1 ? c->threads : 1 };
 	if ((rc = sim_create(&sc, &x->sim, err, errlen)))
 		return rc;
 	r->ports = sim_nports(x->sim);
@@ -535,7 +541,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		return rc;
 	if ((rc = nr_open_samples(x, err, errlen)))
 		return rc;
-	if (sim_at(x->sim, SIM_START_NS, nr_sample, x))
+	if (sim_at_sync(x->sim, SIM_START_NS, nr_sample, x))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	return 0;
 }

@@ -68,6 +68,7 @@ struct netrun_conf {
 	bool end_with_finite;         /* stop when every flow that can finish has finished:
 				       * bytes=forever flows (background) end there, unfinished */
 	bool icrc_skip;               /* --icrc skip (sim_conf.icrc_skip): named in the report */
+	unsigned lanes, threads;      /* sim_conf.split (lanes 2) and .threads; 0: 1 */
 };
 
 void netrun_conf_defaults(struct netrun_conf *c);
@@ -81,6 +82,7 @@ struct netrun_result {
 	char algorithm[INCAST_ALGO_MAX], cc[INCAST_ALGO_MAX];
 	bool credits;
 	bool icrc_skip;               /* the run computed and checked no ICRC */
+	unsigned lanes, threads;      /* as asked (lanes 2: named in the report) */
 	char topology[128];           /* the file, or "leaf-spine (generated)" */
 	char workload[256];
 	uint64_t seed;
@@ -111,6 +113,8 @@ struct netrun_result {
 	qp_time_ns sim_ns;
 	double wall_s;
 	uint64_t events, packet_hops, max_pending, pool_bytes;
+	uint64_t windows;             /* two lanes: windows run */
+	double lane_busy_s[2];        /* two lanes: the hosts' and the switches' wall s in them */
 	uint64_t peak_rss_bytes;      /* the process's (VmHWM), at the end */
 	uint64_t huge_page_bytes;     /* of its memory on transparent huge pages, at the end */
 };

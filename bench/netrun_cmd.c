@@ -19,7 +19,7 @@ struct netrun_cli {
 	struct topogen_params gen;
 	char gen_buf[512];
 	const char *cdf_dir;
-	uint64_t mtu, bins;
+	uint64_t mtu, bins, lanes, threads;
 	unsigned clock, icrc, huge;
 	bool json, no_progress, help;
 };
@@ -76,6 +76,16 @@ static const struct qp_opt run_opts[] = {
 		  "1.26x the memory; nothing on small fabrics; 1.57x the\n"
 		  "memory for 10,000 flows; the outputs the same to the byte",
 	  .def = "off" },
+	{ "lanes", 0, QP_OPT_UINT, "1|2", AT(lanes), NUM(1, 2),
+	  .help = "2: the hosts in one lane, the switches in another, meeting\n"
+		  "every lookahead (the smallest host-link delay), each lane on\n"
+		  "a thread of its own: 2x faster on 2 cores at scale.\n"
+		  "Another order of the same events than one lane's, so its own\n"
+		  "bytes, the same for any machine and --threads",
+	  .def = "1" },
+	{ "threads", 0, QP_OPT_UINT, "1|2", AT(threads), NUM(1, 2),
+	  .help = "threads the lanes run on, at most one a lane (1 with\n"
+		  "--lanes 2: one lane after the other, the same bytes)", .def = "2" },
 	{ "until", 0, QP_OPT_TIME, "TIME", AT(c.until_ns), NUM(QP_NS_PER_US, 3600 * QP_NS_PER_S),
 	  .help = "stop at TIME of simulated time, naming the flows that had\n"
 		  "not finished (bytes=forever flows end here)", .def = "10s" },
@@ -183,6 +193,8 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	cl.c.bin_step_pct = (unsigned)cl.bins;
 	cl.c.progress = !cl.no_progress;
 	cl.c.icrc_skip = cl.icrc == 1;
+	cl.c.lanes = (unsigned)cl.lanes;
+	cl.c.threads = (unsigned)(cl.threads < cl.lanes ? cl.threads : cl.lanes);
 	default_cdf_dirs(&cl, exe, sizeof(exe));
 	if (cl.c.out_dir && mkdir(cl.c.out_dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "%s: -o '%s': %s\n", where, cl.c.out_dir, strerror(errno));

@@ -69,12 +69,16 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_str(o, "clock", "virtual");
 	if (r->icrc_skip)   /* only then: the default run's report stays as it was */
 		qp_out_str(o, "icrc", "skipped: no frame's ICRC computed or checked (--icrc skip)");
+	if (r->lanes > 1)     /* likewise */
+		qp_out_u64(o, "lanes", r->lanes);
 	qp_out_u64(o, "events", r->events);
 	qp_out_u64(o, "packet_hops", r->packet_hops);
 	qp_out_double(o, "sim_s", (double)r->sim_ns / 1e9, "%.6f");
 	qp_out_obj(o, "memory");
 	qp_out_u64(o, "max_pending_events", r->max_pending);
 	qp_out_u64(o, "frame_pool_bytes", r->pool_bytes);
+	if (r->lanes > 1)
+		qp_out_u64(o, "windows", r->windows);
 	qp_out_end(o);
 }
 
@@ -84,6 +88,11 @@ static void out_machine(struct qp_out *o, const struct netrun_result *r)
 	qp_out_double(o, "wall_s", r->wall_s, "%.3f");
 	qp_out_u64(o, "peak_rss_bytes", r->peak_rss_bytes);
 	qp_out_u64(o, "huge_page_bytes", r->huge_page_bytes);
+	if (r->lanes > 1) {   /* how the lanes ran: the same bytes above either way */
+		qp_out_u64(o, "threads", r->threads);
+		qp_out_double(o, "hosts_lane_s", r->lane_busy_s[0], "%.3f");
+		qp_out_double(o, "switches_lane_s", r->lane_busy_s[1], "%.3f");
+	}
 }
 
 void netrun_print(FILE *out, const struct netrun_result *r, bool json)

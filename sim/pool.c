@@ -19,7 +19,8 @@ struct sim_pkt *sim_pool_get(struct sim_pool *p, size_t len)
 		k = malloc(sizeof(*k) + size);
 		if (!k)
 			return NULL;
-		k->cls = cls;
+		k->cls = (uint16_t)cls;
+		k->owner = p->id;
 		p->bytes += size;
 	}
 	k->next = NULL;
@@ -30,17 +31,48 @@ struct sim_pkt *sim_pool_get(struct sim_pool *p, size_t len)
 
 void sim_pool_put(struct sim_pool *p, struct sim_pkt *k)
 {
+	if (k->owner != p->id) {
+		k->next = NULL;
+		if (p->ret[k->cls])
+			p->ret_tail[k->cls]->next = k;
+		else
+			p->ret[k->cls] = k;
+		p->ret_tail[k->cls] = k;
+		p->nret++;
+		return;
+	}
 	k->next = p->free[k->cls];
 	p->free[k->cls] = k;
 	p->live--;
 }
 
+void sim_pool_return(struct sim_pool *from, struct sim_pool *to)
+{
+	if (!from->nret)
+		return;
+	for (uint32_t c = 0; c < SIM_POOL_NCLASS; c++) {
+		if (!from->ret[c])
+			continue;
+		from->ret_tail[c]->next = to->free[c];
+		to->free[c] = from->ret[c];
+		from->ret[c] = from->ret_tail[c] = NULL;
+	}
+	to->live -= from->nret;
+	from->nret = 0;
+}
+
 void sim_pool_fini(struct sim_pool *p)
 {
-	for (uint32_t c = 0; c < SIM_POOL_NCLASS; c++)
+	for (uint32_t c = 0; c < SIM_POOL_NCLASS; c++) {
 		while (p->free[c]) {
 			struct sim_pkt *k = p->free[c];
 			p->free[c] = k->next;
 			free(k);
 		}
+		while (p->ret[c]) {
+			struct sim_pkt *k = p->ret[c];
+			p->ret[c] = k->next;
+			free(k);
+		}
+	}
 }

@@ -25,50 +25,50 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static inline void pending_peak(struct sim *s)
+static inline void pending_peak(struct sim_lane *l)
 {
-	uint64_t n = s->q.n + sim_wakeq_len(&s->wq);
+	uint64_t n = l->q.n + sim_wakeq_len(&l->wq) + (l->in_n - l->in_head);
 
-	if (n > s->max_pending)
-		s->max_pending = n;
+	if (n > l->max_pending)
+		l->max_pending = n;
 }
 
-void sim_push(struct sim *s, qp_time_ns t, enum sim_ev_type type, uint32_t id)
+void sim_push(struct sim_lane *l, qp_time_ns t, enum sim_ev_type type, uint32_t id)
 {
-	if (sim_evq_push(&s->q, t, (uint32_t)type, id)) {
-		s->nomem = true;
-		s->stop = true;
+	if (sim_evq_push(&l->q, t, (uint32_t)type, id)) {
+		l->nomem = true;
+		l->stop = true;
 	}
-	pending_peak(s);
+	pending_peak(l);
 }
 
 /* Actor @i (a host, or the fabric: s->nhosts) at @t if that is sooner than its wake-up:
  * moved there (wakeq.h), with the sequence number a new event would have had. */
-static void actor_wake(struct sim *s, uint32_t i, qp_time_ns t)
+static void actor_wake(struct sim_lane *l, uint32_t i, qp_time_ns t)
 {
-	if (t < s->now)
-		t = s->now;
-	if (t >= sim_wakeq_at(&s->wq, i))
+	if (t < l->now)
+		t = l->now;
+	if (t >= sim_wakeq_at(&l->wq, i))
 		return;
-	if (sim_wakeq_move(&s->wq, i, t, sim_evq_take_seq(&s->q), s->now, s->cur_t,
-			   s->cur_seq)) {
-		s->nomem = true;
-		s->stop = true;
+	if (sim_wakeq_move(&l->wq, i, t, sim_evq_take_seq(&l->q), l->now, l->cur_t,
+			   l->cur_seq)) {
+		l->nomem = true;
+		l->stop = true;
 	}
-	pending_peak(s);
+	pending_peak(l);
 }
 
 qp_time_ns sim_clock(void *arg)
 {
-	return ((const struct sim *)arg)->now;
+	return ((const struct sim_lane *)arg)->now;
 }
 
 void sim_wake(struct sim *s, size_t i, qp_time_ns t)
 {
-	actor_wake(s, (uint32_t)i, t);
+	actor_wake(&s->lane[0], (uint32_t)i, t);
 }
 
-int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
+static int timer_new(struct sim *s, sim_timer_fn fn, void *arg, uint32_t *out)
 {
 	uint32_t i = s->free_timer;
 
@@ -84,73 +84,176 @@ int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
 	}
 	s->free_timer = s->timers[i].next_free;
 	s->timers[i] = (struct sim_timer){ .fn = fn, .arg = arg };
-	sim_push(s, t < s->now ? s->now : t, SIM_EV_TIMER, i);
-	return s->nomem ? -ENOMEM : 0;
+	*out = i;
+	return 0;
+}
+
+int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
+{
+	struct sim_lane *l = &s->lane[0];
+	uint32_t i;
+
+	if (timer_new(s, fn, arg, &i))
+		return -ENOMEM;
+	sim_push(l, t < l->now ? l->now : t, SIM_EV_TIMER, i);
+	return l->nomem ? -ENOMEM : 0;
+}
+
+/* Split: the sync timers are a short list by (time, order set): samples, one or two. */
+int sim_at_sync(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
+{
+	size_t k;
+
+	if (s->nlanes == 1)
+		return sim_at(s, t, fn, arg);
+	if (t < s->lane[0].now)
+		t = s->lane[0].now;
+	if (s->nsync == s->capsync) {
+		size_t cap = s->capsync ? 2 * s->capsync : 4;
+		struct sim_sync *n = realloc(s->sync, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->sync = n;
+		s->capsync = cap;
+	}
+	for (k = s->nsync; k > 0 && s->sync[k - 1].t > t; k--)
+		s->sync[k] = s->sync[k - 1];
+	s->sync[k] = (struct sim_sync){ .t = t, .seq = s->sync_seq++, .fn = fn, .arg = arg };
+	s->nsync++;
+	return 0;
+}
+
+/* Split: @m into @l's messages for the other lane. */
+static void lane_send(struct sim_lane *l, const struct sim_msg *m)
+{
+	if (m->t < l->end) {
+		/* an engine bug, not an input: the lookahead is what makes the split exact */
+		fprintf(stderr, "qpace: virtual time: a frame due at %llu ns made in the "
+			"window ending at %llu ns (lookahead %llu ns)\n",
+			(unsigned long long)m->t, (unsigned long long)l->end,
+			(unsigned long long)l->s->lookahead);
+		abort();
+	}
+	if (l->nout == l->capout) {
+		size_t cap = l->capout ? 2 * l->capout : 1024;
+		struct sim_msg *n = realloc(l->out, cap * sizeof(*n));
+		if (!n) {
+			sim_pool_put(&l->pool, m->k);
+			l->nomem = l->stop = true;
+			return;
+		}
+		l->out = n;
+		l->capout = cap;
+	}
+	l->out[l->nout++] = *m;
 }
 
 /* ---- the fabric ---- */
 
 /* After an ingress the next departure can only have moved to a frame queued since: the
- * fabric's hint says when the earliest of those leaves. After an emit, a full scan. */
-static void fabric_schedule(struct sim *s, bool scan)
+ * fabric's hint says when the earliest of those leaves. After an emit, a full scan. Split,
+ * the switches emit a lookahead early to their hosts (tx_early_ns): the exact earliest
+ * key instead. */
+static void fabric_schedule(struct sim_lane *l, bool scan)
 {
-	/* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
-	qp_time_ns t = scan || s->fab->pfc_xoff ? sw_fabric_next_ns(s->fab) : s->fab->next_hint;
+	struct sw_fabric *f = l->s->fab;
+	qp_time_ns t;
 
-	s->fab->next_hint = QP_TIME_NEVER;
-	actor_wake(s, (uint32_t)s->nhosts, t);
+	if (l->s->nlanes > 1)
+		t = sw_fabric_next_key_ns(f);
+	else   /* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
+		t = scan || f->pfc_xoff ? sw_fabric_next_ns(f) : f->next_hint;
+	f->next_hint = QP_TIME_NEVER;
+	actor_wake(l, (uint32_t)l->s->nhosts, t);
 }
 
-static void fabric_run(struct sim *s)
+static void fabric_run(struct sim_lane *l)
 {
-	sw_fabric_emit(s->fab, s->now);
-	fabric_schedule(s, true);
+	sw_fabric_emit(l->s->fab, l->now);
+	fabric_schedule(l, true);
 }
 
-/* A sim port sends: the frame reaches the host behind it now, the model's leave time. */
-void sim_deliver(void *arg, const uint8_t *frame, size_t len)
+/* A sim port sends: the frame reaches the host behind it at @leave, the model's leave
+ * time — now, unsplit; split, a lookahead or more ahead, so it goes to the hosts' lane. */
+void sim_deliver(void *arg, const uint8_t *frame, size_t len, qp_time_ns leave)
 {
 	struct sim_host *sh = arg;
+	struct sim *s = sh->s;
+	struct sim_lane *l = s->fl;
+	struct sim_pkt *k;
 
-	soft_host_input(sh->soft, frame, len, sh->s->now);
-	sim_wake(sh->s, sh->idx, sh->s->now);
+	if (s->nlanes == 1) {
+		soft_host_input(sh->soft, frame, len, l->now);
+		actor_wake(l, sh->idx, l->now);
+		return;
+	}
+	k = sim_pool_get(&l->pool, len);
+	if (!k) {
+		l->nomem = l->stop = true;
+		return;
+	}
+	memcpy(k->data, frame, len);
+	lane_send(l, &(struct sim_msg){ .t = leave, .type = SIM_EV_DELIVER, .id = sh->idx,
+					.k = k });
 }
 
 /* ---- host NICs and links ---- */
+
+static void fifo_add(struct sim_pkt **head, struct sim_pkt **tail, struct sim_pkt *k)
+{
+	k->next = NULL;
+	if (*tail)
+		(*tail)->next = k;
+	else
+		*head = k;
+	*tail = k;
+}
+
+static struct sim_pkt *fifo_take(struct sim_pkt **head, struct sim_pkt **tail)
+{
+	struct sim_pkt *k = *head;
+
+	*head = k->next;
+	if (!*head)
+		*tail = NULL;
+	return k;
+}
 
 /* If the NIC is free, the next frame the host has goes on the wire now. */
 static void nic_try(struct sim_host *sh)
 {
 	struct sim *s = sh->s;
+	struct sim_lane *l = &s->lane[0];
 	struct sim_pkt *k;
 	uint64_t num;
 	int len;
 
 	if (sh->nic_busy)
 		return;
-	len = soft_host_output(sh->soft, s->now, sh->buf, sizeof(sh->buf));
+	len = soft_host_output(sh->soft, l->now, sh->buf, sizeof(sh->buf));
 	if (len <= 0)
 		return;
-	k = sim_pool_get(&s->pool, (size_t)len);
+	k = sim_pool_get(&l->pool, (size_t)len);
 	if (!k) {
-		s->nomem = s->stop = true;
+		l->nomem = l->stop = true;
 		return;
 	}
 	memcpy(k->data, sh->buf, (size_t)len);
-	if (s->now > sh->nic_free_ns)
+	if (l->now > sh->nic_free_ns)
 		sh->nic_rem = 0;     /* idle since: a new busy period */
 	num = (uint64_t)(len < 60 ? 60 : len) * 8u * QP_NS_PER_S + sh->nic_rem;
-	sh->nic_free_ns = s->now + num / sh->nic_bps;
+	sh->nic_free_ns = l->now + num / sh->nic_bps;
 	sh->nic_rem = num % sh->nic_bps;
 	sh->nic_busy = true;
 	sh->tx_frames++;
-	if (sh->fly_tail)
-		sh->fly_tail->next = k;
-	else
-		sh->fly_head = k;
-	sh->fly_tail = k;
-	sim_push(s, sh->nic_free_ns, SIM_EV_NIC, sh->idx);
-	sim_push(s, sh->nic_free_ns + sh->delay_ns, SIM_EV_ARRIVE, sh->idx);
+	sim_push(l, sh->nic_free_ns, SIM_EV_NIC, sh->idx);
+	if (s->nlanes > 1) {
+		lane_send(l, &(struct sim_msg){ .t = sh->nic_free_ns + sh->delay_ns,
+						.type = SIM_EV_ARRIVE, .id = sh->idx, .k = k });
+		return;
+	}
+	fifo_add(&sh->fly_head, &sh->fly_tail, k);
+	sim_push(l, sh->nic_free_ns + sh->delay_ns, SIM_EV_ARRIVE, sh->idx);
 }
 
 void sim_nic_ready(void *arg)
@@ -159,16 +262,23 @@ void sim_nic_ready(void *arg)
 }
 
 /* The oldest frame on the host's link arrives at its switch port. */
-static void arrive(struct sim *s, struct sim_host *sh)
+static void arrive(struct sim_lane *l, struct sim_host *sh)
 {
-	struct sim_pkt *k = sh->fly_head;
+	struct sim_pkt *k = fifo_take(&sh->fly_head, &sh->fly_tail);
 
-	sh->fly_head = k->next;
-	if (!sh->fly_head)
-		sh->fly_tail = NULL;
-	sw_ingress(sh->port, k->data, k->len, NULL, s->now);
-	sim_pool_put(&s->pool, k);
-	fabric_schedule(s, false);
+	sw_ingress(sh->port, k->data, k->len, NULL, l->now);
+	sim_pool_put(&l->pool, k);
+	fabric_schedule(l, false);
+}
+
+/* Split: the oldest frame from the switch reaches the host (as sim_deliver, unsplit). */
+static void deliver(struct sim_lane *l, struct sim_host *sh)
+{
+	struct sim_pkt *k = fifo_take(&sh->rx_head, &sh->rx_tail);
+
+	soft_host_input(sh->soft, k->data, k->len, l->now);
+	sim_pool_put(&l->pool, k);
+	actor_wake(l, sh->idx, l->now);
 }
 
 /* A host's turn, ordered as the real-time loop orders it: the context's progress when
@@ -176,61 +286,162 @@ static void arrive(struct sim *s, struct sim_host *sh)
  * then its NIC, and its next wake-up. Nothing polls: a turn follows each event that can
  * open a gate (a grant or an ACK in, an agent timer), so pending pieces are offered to
  * their gates on every turn, before the application and again after the agent ran. */
-static void host_run(struct sim *s, struct sim_host *sh)
+static void host_run(struct sim_lane *l, struct sim_host *sh)
 {
+	struct sim *s = l->s;
 	struct host *h = &sh->h;
-	qp_time_ns next = QP_TIME_NEVER;
+	qp_time_ns now = l->now, next = QP_TIME_NEVER;
 
-	if (qp_ctx_deadline(h->ctx) <= s->now)
-		qp_ctx_progress(h->ctx, s->now);
-	qp_ctx_retry(h->ctx, s->now);
+	if (qp_ctx_deadline(h->ctx) <= now)
+		qp_ctx_progress(h->ctx, now);
+	qp_ctx_retry(h->ctx, now);
 	if (s->app)
-		next = s->app(s->app_arg, sh->idx, s->now);
-	host_service(h, s->now);
-	qp_ctx_retry(h->ctx, s->now);
+		next = s->app(s->app_arg, sh->idx, now);
+	host_service(h, now);
+	qp_ctx_retry(h->ctx, now);
 	nic_try(sh);
 	next = qp_time_min(next, host_deadline(h));
 	/* Something due now again (a gate that reopens this nanosecond): the next ns. */
-	sim_wake(s, sh->idx, next <= s->now ? s->now + 1 : next);
+	actor_wake(l, sh->idx, next <= now ? now + 1 : next);
 }
 
-static void timer_run(struct sim *s, uint32_t i)
+static void timer_run(struct sim_lane *l, uint32_t i)
 {
+	struct sim *s = l->s;
 	struct sim_timer t = s->timers[i];
 
 	s->timers[i].next_free = s->free_timer;
 	s->free_timer = i;
-	t.fn(t.arg, s->now);
+	t.fn(t.arg, l->now);
 }
 
-static void dispatch(struct sim *s, const struct sim_ev *e)
+static void dispatch(struct sim_lane *l, const struct sim_ev *e)
 {
+	struct sim_host *sh = &l->s->hosts[e->id];
+
 	switch ((enum sim_ev_type)e->type) {
 	case SIM_EV_NIC:
-		s->hosts[e->id].nic_busy = false;
-		nic_try(&s->hosts[e->id]);
+		sh->nic_busy = false;
+		nic_try(sh);
 		break;
 	case SIM_EV_ARRIVE:
-		arrive(s, &s->hosts[e->id]);
+		arrive(l, sh);
 		break;
 	case SIM_EV_TIMER:
-		timer_run(s, e->id);
+		timer_run(l, e->id);
+		break;
+	case SIM_EV_DELIVER:
+		deliver(l, sh);
 		break;
 	}
+}
+
+enum lane_ret { LANE_LIMIT, LANE_EMPTY, LANE_STOP, LANE_CHUNK };
+
+static inline bool key_before(qp_time_ns t, uint64_t seq, qp_time_ns u, uint64_t useq)
+{
+	return t < u || (t == u && seq < useq);
+}
+
+/* @l's events, in (time, sequence) order, with times at most @limit: at most @max of
+ * them, until one stops the lane. With @inbox, the lane's inbox (sim_lane.in: frames
+ * from the other lane, in key order) is a third source beside the queue and the
+ * wake-ups. Inlined twice: the one-lane loop has no inbox to look at. */
+static inline __attribute__((always_inline)) enum lane_ret
+lane_events_in(struct sim_lane *l, qp_time_ns limit, uint64_t max, bool inbox)
+{
+	struct sim *s = l->s;
+	struct sim_ev e;
+
+	for (uint64_t n = 0; n < max; n++) {
+		if (l->stop)
+			return LANE_STOP;
+		qp_time_ns wt = QP_TIME_NEVER;
+		uint64_t wseq = 0;
+		bool wake = sim_wakeq_first(&l->wq, &wt, &wseq);
+		bool in = inbox && l->in_head < l->in_n;
+		if (!l->q.n && !wake && !in)
+			return LANE_EMPTY;
+		if (in && (!wake || key_before(l->in[l->in_head].t, l->in[l->in_head].seq, wt,
+					       wseq)) &&
+		    (!l->q.n || key_before(l->in[l->in_head].t, l->in[l->in_head].seq,
+					   l->q.h[0].t, l->q.h[0].seq))) {
+			e = l->in[l->in_head];
+			if (e.t > limit)
+				return LANE_LIMIT;
+			if (++l->in_head == l->in_n)
+				l->in_head = l->in_n = 0;
+			l->now = l->cur_t = e.t;
+			l->cur_seq = e.seq;
+			l->events++;
+			dispatch(l, &e);
+		} else if (wake && (!l->q.n || key_before(wt, wseq, l->q.h[0].t, l->q.h[0].seq))) {
+			if (wt > limit)
+				return LANE_LIMIT;
+			uint32_t i = sim_wakeq_pop(&l->wq);
+			l->now = l->cur_t = wt;
+			l->cur_seq = wseq;
+			l->events++;
+			if (i < s->nhosts)
+				host_run(l, &s->hosts[i]);
+			else
+				fabric_run(l);
+		} else {
+			if (sim_evq_next(&l->q) > limit)
+				return LANE_LIMIT;
+			sim_evq_pop(&l->q, &e);
+			l->now = l->cur_t = e.t;
+			l->cur_seq = e.seq;
+			l->events++;
+			dispatch(l, &e);
+		}
+	}
+	return LANE_CHUNK;
+}
+
+static enum lane_ret lane_events(struct sim_lane *l, qp_time_ns limit, uint64_t max)
+{
+	return lane_events_in(l, limit, max, false);
+}
+
+void sim_lane_window(struct sim_lane *l, qp_time_ns until)
+{
+	double t0 = wall_s();
+
+	lane_events_in(l, qp_time_min(l->end - 1, until), UINT64_MAX, true);
+	l->busy_s += wall_s() - t0;
+	l->windows++;
+}
+
+/* The earliest key in @l, QP_TIME_NEVER when nothing is pending. */
+static qp_time_ns lane_first(const struct sim_lane *l)
+{
+	qp_time_ns wt = QP_TIME_NEVER;
+	uint64_t wseq;
+
+	sim_wakeq_first(&l->wq, &wt, &wseq);
+	wt = qp_time_min(wt, sim_evq_next(&l->q));
+	return l->in_head < l->in_n ? qp_time_min(wt, l->in[l->in_head].t) : wt;
+}
+
+static uint64_t events_all(const struct sim *s)
+{
+	return s->lane[0].events + (s->nlanes > 1 ? s->lane[1].events : 0);
 }
 
 /* "sim: 12.5 ms simulated (52%), 2.1 M events/s, 1.3 s wall, ETA 1.2 s" */
 static void progress(const struct sim *s, double wall, double elapsed, qp_time_ns start_ns,
 		     uint64_t ev0, qp_time_ns eta_end)
 {
-	double sim_ms = (double)(s->now - SIM_START_NS) / 1e6;
-	double rate = elapsed > 0 ? (double)(s->events - ev0) / elapsed : 0;
+	qp_time_ns now = s->lane[0].now;
+	double sim_ms = (double)(now - SIM_START_NS) / 1e6;
+	double rate = elapsed > 0 ? (double)(events_all(s) - ev0) / elapsed : 0;
 
 	fprintf(stderr, "\rqpace: virtual time %.1f ms, %.2f M events/s, %.1f s wall", sim_ms,
 		rate / 1e6, wall);
-	if (eta_end != QP_TIME_NEVER && eta_end > s->now && s->now > start_ns)
-		fprintf(stderr, ", ETA %.0f s   ", elapsed * (double)(eta_end - s->now) /
-						       (double)(s->now - start_ns));
+	if (eta_end != QP_TIME_NEVER && eta_end > now && now > start_ns)
+		fprintf(stderr, ", ETA %.0f s   ", elapsed * (double)(eta_end - now) /
+						       (double)(now - start_ns));
 	else
 		fputs("   ", stderr);
 }
@@ -239,89 +450,192 @@ static void progress(const struct sim *s, double wall, double elapsed, qp_time_n
  * empty moved its clock to the last of them (or to @until, past which it stopped). */
 static enum sim_end idle_end(struct sim *s, qp_time_ns until)
 {
-	qp_time_ns last = sim_wakeq_ghost_last(&s->wq);
+	qp_time_ns last = 0, now = s->lane[0].now;
+	enum sim_end end = SIM_END_IDLE;
 
-	if (last > until) {
-		s->now = until;
-		return SIM_END_TIME;
+	for (unsigned i = 0; i < s->nlanes; i++) {
+		last = qp_time_max(last, sim_wakeq_ghost_last(&s->lane[i].wq));
+		now = qp_time_max(now, s->lane[i].now);
 	}
-	if (last > s->now)
-		s->now = last;
-	return SIM_END_IDLE;
+	if (last > until) {
+		now = until;
+		end = SIM_END_TIME;
+	} else if (last > now) {
+		now = last;
+	}
+	for (unsigned i = 0; i < s->nlanes; i++)
+		s->lane[i].now = now;
+	return end;
+}
+
+static enum sim_end stopped(const struct sim *s)
+{
+	for (unsigned i = 0; i < s->nlanes; i++)
+		if (s->lane[i].nomem)
+			return SIM_END_NOMEM;
+	return SIM_END_STOPPED;
+}
+
+struct run_clock {
+	double t0, next;
+	qp_time_ns start_ns, eta_end;
+	uint64_t ev0;
+	bool printed;
+};
+
+static void run_tick(struct sim *s, struct run_clock *c)
+{
+	if (!s->progress)
+		return;
+	double w = wall_s();
+	if (w >= c->next) {
+		progress(s, w - c->t0, w - c->t0, c->start_ns, c->ev0, c->eta_end);
+		c->printed = true;
+		c->next = w + SIM_PROGRESS_EVERY_S;
+	}
+}
+
+static enum sim_end run_one(struct sim *s, qp_time_ns until, struct run_clock *c)
+{
+	struct sim_lane *l = &s->lane[0];
+
+	for (;;) {
+		switch (lane_events(l, until, SIM_WALL_CHECK)) {
+		case LANE_STOP:
+			return stopped(s);
+		case LANE_EMPTY:
+			return idle_end(s, until);
+		case LANE_LIMIT:
+			l->now = until;
+			return SIM_END_TIME;
+		case LANE_CHUNK:
+			break;
+		}
+		if (s->interrupt && *s->interrupt)
+			l->stop = true;
+		run_tick(s, c);
+	}
+}
+
+/* @m into @l's inbox, which a lane reads in key order beside its queue: the switches
+ * hand frames on in the order of their leave times less the lookahead, so the frames for
+ * the hosts come in time order (with links of one delay) and are appended, sequence
+ * numbers drawn from the queue's counter; one out of order (a longer link) goes into
+ * the queue instead. Either way the same key: the same order. */
+static void inbox_add(struct sim_lane *l, const struct sim_msg *m)
+{
+	if (l->in_head < l->in_n && m->t < l->in[l->in_n - 1].t) {
+		sim_push(l, m->t, (enum sim_ev_type)m->type, m->id);
+		return;
+	}
+	if (l->in_n == l->capin) {
+		size_t cap = l->capin ? 2 * l->capin : 1024;
+		struct sim_ev *n = realloc(l->in, cap * sizeof(*n));
+		if (!n) {
+			sim_push(l, m->t, (enum sim_ev_type)m->type, m->id);
+			return;
+		}
+		l->in = n;
+		l->capin = cap;
+	}
+	l->in[l->in_n++] = (struct sim_ev){ .t = m->t, .seq = sim_evq_take_seq(&l->q),
+					    .type = m->type, .id = m->id };
+	pending_peak(l);
+}
+
+/* Split: what each lane made in the last window, into the other's queue (the hosts' into
+ * its inbox), in the order it was made; the buffers each let go of the other's, back. */
+static void exchange(struct sim *s)
+{
+	struct sim_lane *h = &s->lane[0], *f = &s->lane[1];
+
+	for (size_t i = 0; i < h->nout; i++) {
+		struct sim_host *sh = &s->hosts[h->out[i].id];
+		fifo_add(&sh->fly_head, &sh->fly_tail, h->out[i].k);
+		sim_push(f, h->out[i].t, SIM_EV_ARRIVE, h->out[i].id);
+	}
+	if (h->in_head && h->in_n + f->nout > h->capin) {   /* room at the front */
+		memmove(h->in, h->in + h->in_head, (h->in_n - h->in_head) * sizeof(*h->in));
+		h->in_n -= h->in_head;
+		h->in_head = 0;
+	}
+	for (size_t i = 0; i < f->nout; i++) {
+		const struct sim_msg *m = &f->out[i];
+		struct sim_host *sh = &s->hosts[m->id];
+		fifo_add(&sh->rx_head, &sh->rx_tail, m->k);
+		inbox_add(h, m);
+	}
+	h->nout = f->nout = 0;
+	sim_pool_return(&h->pool, &f->pool);
+	sim_pool_return(&f->pool, &h->pool);
+}
+
+/* Split: windows of the lookahead from the earliest pending key; a sync timer ends the
+ * window before it and runs between two, both lanes at its time. */
+static enum sim_end run_split(struct sim *s, qp_time_ns until, struct run_clock *c)
+{
+	struct sim_lane *h = &s->lane[0], *f = &s->lane[1];
+
+	for (;;) {
+		exchange(s);
+		if (h->stop || f->stop)
+			return stopped(s);
+		if (s->interrupt && *s->interrupt)
+			return SIM_END_STOPPED;
+		qp_time_ns t0 = qp_time_min(lane_first(h), lane_first(f));
+		qp_time_ns ts = s->nsync ? s->sync[0].t : QP_TIME_NEVER;
+		if (t0 == QP_TIME_NEVER && ts == QP_TIME_NEVER)
+			return idle_end(s, until);
+		if (qp_time_min(t0, ts) > until) {
+			h->now = f->now = until;
+			return SIM_END_TIME;
+		}
+		if (ts <= t0) {
+			struct sim_sync y = s->sync[0];
+			memmove(s->sync, s->sync + 1, --s->nsync * sizeof(*s->sync));
+			h->now = qp_time_max(h->now, y.t);
+			f->now = qp_time_max(f->now, y.t);
+			y.fn(y.arg, y.t);
+			continue;
+		}
+		h->end = f->end = qp_time_min(t0 + s->lookahead, ts);
+		if (s->th) {
+			sim_threads_window(s, until);
+		} else {
+			sim_lane_window(h, until);
+			sim_lane_window(f, until);
+		}
+		run_tick(s, c);
+	}
 }
 
 enum sim_end sim_run(struct sim *s, qp_time_ns until, qp_time_ns eta_end_ns)
 {
-	double t0 = wall_s(), next_progress = t0 + SIM_PROGRESS_FIRST_S;
-	qp_time_ns start_ns = s->now;
-	uint64_t ev0 = s->events, check = 0;
-	bool printed = false;
-	enum sim_end end = SIM_END_TIME;
-	struct sim_ev e;
+	struct run_clock c = { .t0 = wall_s(), .start_ns = s->lane[0].now,
+			       .eta_end = eta_end_ns, .ev0 = events_all(s) };
+	enum sim_end end;
 
-	s->stop = false;
+	c.next = c.t0 + SIM_PROGRESS_FIRST_S;
+	for (unsigned i = 0; i < s->nlanes; i++)
+		s->lane[i].stop = false;
 	qp_clock_forbid("virtual time runs (sim_run): use the context's clock");
-	for (;;) {
-		if (s->stop) {
-			end = s->nomem ? SIM_END_NOMEM : SIM_END_STOPPED;
-			break;
-		}
-		qp_time_ns wt = QP_TIME_NEVER;
-		uint64_t wseq = 0;
-		bool wake = sim_wakeq_first(&s->wq, &wt, &wseq);
-		if (!s->q.n && !wake) {
-			end = idle_end(s, until);
-			break;
-		}
-		if (wake && (!s->q.n || wt < s->q.h[0].t ||
-			     (wt == s->q.h[0].t && wseq < s->q.h[0].seq))) {
-			if (wt > until) {
-				s->now = until;
-				break;
-			}
-			uint32_t i = sim_wakeq_pop(&s->wq);
-			s->now = s->cur_t = wt;
-			s->cur_seq = wseq;
-			s->events++;
-			if (i < s->nhosts)
-				host_run(s, &s->hosts[i]);
-			else
-				fabric_run(s);
-		} else {
-			if (sim_evq_next(&s->q) > until) {
-				s->now = until;
-				break;
-			}
-			sim_evq_pop(&s->q, &e);
-			s->now = s->cur_t = e.t;
-			s->cur_seq = e.seq;
-			s->events++;
-			dispatch(s, &e);
-		}
-		if (++check == SIM_WALL_CHECK) {
-			check = 0;
-			if (s->interrupt && *s->interrupt)
-				s->stop = true;
-			if (!s->progress)
-				continue;
-			double w = wall_s();
-			if (w >= next_progress) {
-				progress(s, w - t0, w - t0, start_ns, ev0, eta_end_ns);
-				printed = true;
-				next_progress = w + SIM_PROGRESS_EVERY_S;
-			}
-		}
+	if (s->nlanes == 1) {
+		end = run_one(s, until, &c);
+	} else if (s->threads > 1 && !s->th && sim_threads_start(s)) {
+		end = SIM_END_NOMEM;
+	} else {
+		end = run_split(s, until, &c);
 	}
 	qp_clock_forbid(NULL);
-	if (printed)
+	if (c.printed)
 		fputc('\n', stderr);
-	s->wall_s += wall_s() - t0;
+	s->wall_s += wall_s() - c.t0;
 	return end;
 }
 
 void sim_stop(struct sim *s)
 {
-	s->stop = true;
+	s->lane[0].stop = true;
 }
 
 const char *sim_end_str(enum sim_end e)

@@ -113,13 +113,53 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
 			       .cnp_from_notice = hc->cnp_from_notice, .seed = c->seed,
 			       .quiet = !c->verbose, .key = hc->key, .clock_offset_ns = 0,
-			       .clock = sim_clock, .clock_arg = s,
+			       .clock = sim_clock, .clock_arg = &s->lane[0],
 			       .tx_ready = sim_nic_ready, .tx_ready_arg = sh };
-	if ((rc = host_open(&sh->h, &h, s->now, e, sizeof(e))))
+	if ((rc = host_open(&sh->h, &h, s->lane[0].now, e, sizeof(e))))
 		return qp_errmsg(rc, err, errlen, "host %u (%s): %s", sh->idx, ip, e);
 	sh->soft = qp_soft_host(sh->h.ctx);
 	p->io->sim_tx = sim_deliver;
 	p->io->sim_arg = sh;
+	return 0;
+}
+
+static int lane_init(struct sim *s, unsigned i)
+{
+	struct sim_lane *l = &s->lane[i];
+
+	l->s = s;
+	l->now = SIM_START_NS;
+	l->end = SIM_START_NS;   /* split: frames made before the first window */
+	l->pool.id = (uint8_t)i;
+	return sim_evq_init(&l->q, 4096) ||
+	       sim_wakeq_init(&l->wq, (uint32_t)s->nhosts_cap + 1, (uint32_t)s->nhosts_cap);
+}
+
+/* Split: the window is the smallest delay between a host and its switch, either way (a
+ * frame a host sends reaches the switch that much later; the switches hand a frame for a
+ * host on that much before it arrives, tx_early_ns). */
+static int split_setup(struct sim *s, const struct sim_conf *c, char *err, size_t errlen)
+{
+	qp_time_ns la = QP_TIME_NEVER;
+
+	for (size_t i = 0; i < s->nhosts; i++) {
+		const struct sim_host *sh = &s->hosts[i];
+		qp_time_ns d = qp_time_min(sh->delay_ns, sh->port->q_delay_ns);
+		if (!d)
+			return qp_errmsg(-EINVAL, err, errlen, "two lanes: host %zu's link (port "
+					 "%s of switch %s) has no delay, and the lanes need one as "
+					 "their lookahead; accepted: a delay of at least 1 ns, or "
+					 "one lane", i, sh->port->conf->name,
+					 sh->port->sw->conf->name);
+		la = qp_time_min(la, d);
+	}
+	if (la == QP_TIME_NEVER)
+		la = QP_NS_PER_US;   /* no host: nothing crosses */
+	s->lookahead = la;
+	s->conf->tx_early_ns = la;
+	s->nlanes = 2;
+	s->fl = &s->lane[1];
+	s->threads = c->threads > 1 ? 2 : 1;
 	return 0;
 }
 
@@ -129,14 +169,16 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	int rc = -ENOMEM;
 
 	*out = NULL;
+	if (s)
+		s->nhosts_cap = c->nhosts;
 	if (!s || !(s->conf = malloc(sizeof(*s->conf))) ||
 	    !(s->hosts = calloc(c->nhosts ? c->nhosts : 1, sizeof(*s->hosts))) ||
-	    sim_evq_init(&s->q, 4096) || sim_wakeq_init(&s->wq, (uint32_t)c->nhosts + 1,
-						  (uint32_t)c->nhosts)) {
+	    lane_init(s, 0) || ((c->split || c->threads > 1) && lane_init(s, 1))) {
 		sim_destroy(s);
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	}
-	s->now = SIM_START_NS;
+	s->nlanes = 1;
+	s->fl = &s->lane[0];
 	s->free_timer = UINT32_MAX;
 	s->progress = c->progress;
 	s->interrupt = c->interrupt;
@@ -159,29 +201,50 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 		}
 		s->nhosts = i + 1;
 	}
+	if ((c->split || c->threads > 1) && (rc = split_setup(s, c, err, errlen))) {
+		sim_destroy(s);
+		return rc;
+	}
 	for (size_t i = 0; i < s->nhosts; i++)
-		sim_wake(s, i, s->now);
+		sim_wake(s, i, s->lane[0].now);
 	*out = s;
 	return 0;
+}
+
+static void fifo_free(struct sim *s, struct sim_pkt *k)
+{
+	while (k) {
+		struct sim_pkt *n = k->next;
+		sim_pool_put(&s->lane[k->owner].pool, k);
+		k = n;
+	}
 }
 
 void sim_destroy(struct sim *s)
 {
 	if (!s)
 		return;
+	sim_threads_stop(s);
 	for (size_t i = 0; s->hosts && i < s->nhosts; i++) {
 		struct sim_host *sh = &s->hosts[i];
-		while (sh->fly_head) {
-			struct sim_pkt *k = sh->fly_head;
-			sh->fly_head = k->next;
-			sim_pool_put(&s->pool, k);
-		}
+		fifo_free(s, sh->fly_head);
+		fifo_free(s, sh->rx_head);
 		host_close(&sh->h);
 	}
+	for (unsigned i = 0; i < 2; i++) {
+		struct sim_lane *l = &s->lane[i];
+		for (size_t k = 0; k < l->nout; k++)
+			sim_pool_put(&s->lane[l->out[k].k->owner].pool, l->out[k].k);
+		free(l->out);
+		free(l->in);
+	}
 	sw_fabric_destroy(s->fab);
-	sim_pool_fini(&s->pool);
-	sim_evq_fini(&s->q);
-	sim_wakeq_fini(&s->wq);
+	for (unsigned i = 0; i < 2; i++) {
+		sim_pool_fini(&s->lane[i].pool);
+		sim_evq_fini(&s->lane[i].q);
+		sim_wakeq_fini(&s->lane[i].wq);
+	}
+	free(s->sync);
 	free(s->timers);
 	free(s->hosts);
 	free(s->conf);
@@ -200,7 +263,7 @@ struct host *sim_host(struct sim *s, size_t i)
 
 qp_time_ns sim_now(const struct sim *s)
 {
-	return s->now;
+	return s->lane[0].now;
 }
 
 void sim_set_app(struct sim *s, sim_app_fn fn, void *arg)
@@ -211,9 +274,15 @@ void sim_set_app(struct sim *s, sim_app_fn fn, void *arg)
 
 void sim_stats(const struct sim *s, struct sim_stats *out)
 {
-	*out = (struct sim_stats){ .events = s->events, .max_pending = s->max_pending,
-				   .pool_bytes = s->pool.bytes, .sim_ns = s->now - SIM_START_NS,
+	*out = (struct sim_stats){ .sim_ns = s->lane[0].now - SIM_START_NS,
 				   .wall_s = s->wall_s };
+	for (unsigned i = 0; i < s->nlanes; i++) {
+		out->events += s->lane[i].events;
+		out->max_pending += s->lane[i].max_pending;
+		out->pool_bytes += s->lane[i].pool.bytes;
+		out->lane_busy_s[i] = s->lane[i].busy_s;
+	}
+	out->windows = s->nlanes > 1 ? s->lane[1].windows : 0;
 	for (size_t i = 0; i < s->nhosts; i++)
 		out->host_frames += s->hosts[i].tx_frames;
 	out->packet_hops = out->host_frames;
@@ -248,14 +317,14 @@ void sim_port_info(const struct sim *s, size_t i, struct sim_port_info *out)
 
 	*out = (struct sim_port_info){
 		.sw_name = p->sw->conf->name, .name = p->conf->name,
-		.queue_bytes = sw_queue_bytes_at(p->q, s->now),
+		.queue_bytes = sw_queue_bytes_at(p->q, s->fl->now),
 		.drops = q->drop_tail + q->drop_store, .ecn_marks = q->ecn_marked,
 		.max_queue_bytes = q->max_qbytes, .tx_frames = p->st.tx_frames,
 		.impair_lost = im ? im->impair_loss + im->impair_ge_loss : 0,
 		.tx_bytes = p->st.tx_bytes, .rx_bytes = p->st.rx_bytes, .link_bytes = q->deq_bytes,
 		.rate_bps = p->conf->q.rate_bps, .link = p->peer != NULL,
 		.pauses_sent = p->pfc.st.pause_tx, .pauses_received = p->pfc.st.pause_rx,
-		.paused_ns = sw_pfc_paused_ns(p, s->now),
+		.paused_ns = sw_pfc_paused_ns(p, s->fl->now),
 	};
 }
 
@@ -266,10 +335,10 @@ void sim_switch_csv_header(FILE *out)
 
 void sim_switch_csv_row(struct sim *s, FILE *out, qp_time_ns start)
 {
-	sw_stats_csv_row(s->fab, out, s->now, start);
+	sw_stats_csv_row(s->fab, out, s->fl->now, start);
 }
 
 void sim_switch_json(const struct sim *s, FILE *out)
 {
-	sw_stats_json(s->fab, out, s->now);
+	sw_stats_json(s->fab, out, s->fl->now);
 }

@@ -79,6 +79,7 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	if (rc)
 		return rc;
 	memcpy(p->io->own_mac, sw->conf->mac, 6);
+	p->io->sim_leave = p->tx_leave;
 	p->io->gso.off = !f->conf->gso;   /* off: a datagram per frame (qpace/udp_gso.h) */
 	f->io_ports[f->nio++] = p;
 	p->capture = capture_wanted(f->conf, sw->conf, pc);

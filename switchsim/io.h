@@ -28,9 +28,10 @@
  *           that cannot be made leaves a plain udp port, with a line saying why
  *
  *   sim     no socket: each frame sent is handed to the virtual-time driver's callback
- *           (sim_tx, set after sw_fabric_create) at the model's leave time, when the
- *           driver calls sw_fabric_emit at that time with tx_early_ns 0; nothing is
- *           received (the driver calls sw_ingress itself)
+ *           (sim_tx, set after sw_fabric_create) with the model's leave time: at that
+ *           time when the driver calls sw_fabric_emit with tx_early_ns 0, up to
+ *           tx_early_ns before it otherwise; nothing is received (the driver calls
+ *           sw_ingress itself)
  */
 #ifndef SW_IO_H
 #define SW_IO_H
@@ -103,9 +104,11 @@ struct sw_io {
 	qp_time_ns ts[SW_BATCH];     /* arrival of each frame of the last batch */
 	uint8_t (*buf)[SW_FRAME_MAX];
 	struct sw_io_shm *shm;       /* shm */
-	/* sim: the driver's callback for each frame sent, and its argument */
-	void (*sim_tx)(void *arg, const uint8_t *frame, size_t len);
+	/* sim: the driver's callback for each frame sent (with its leave time in the model,
+	 * later than now when the driver runs with tx_early_ns), and its argument */
+	void (*sim_tx)(void *arg, const uint8_t *frame, size_t len, qp_time_ns leave);
 	void *sim_arg;
+	const qp_time_ns *sim_leave;  /* the port's tx_leave, beside the iovecs sent */
 };
 
 /* Open the backend for @c into *@out (@shm_path: an shm port's region link, else ""). 0, or -errno with a message naming the address and

@@ -20,7 +20,7 @@ static int sim_send(struct sw_io *io, const struct iovec *frames, unsigned n)
 	if (!io->sim_tx)
 		return 0;    /* no driver attached: counted as tx errors */
 	for (unsigned i = 0; i < n; i++)
-		io->sim_tx(io->sim_arg, frames[i].iov_base, frames[i].iov_len);
+		io->sim_tx(io->sim_arg, frames[i].iov_base, frames[i].iov_len, io->sim_leave[i]);
 	return (int)n;
 }
 

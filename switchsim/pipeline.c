@@ -554,6 +554,19 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
 	return t;
 }
 
+qp_time_ns sw_fabric_next_key_ns(const struct sw_fabric *f)
+{
+	qp_time_ns t = QP_TIME_NEVER;
+
+	if (f->tsize && !f->pfc_xoff)
+		return f->wkey[1];
+	for (int i = 0; i < f->nports; i++)
+		t = qp_time_min(t, qp_time_min(tree_key(f, (uint16_t)i),
+					       f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+							   : QP_TIME_NEVER));
+	return t;
+}
+
 void sw_port_flush(struct sw_port *p)
 {
 	int taken;
@@ -584,6 +597,7 @@ static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns lea
 		p->tx_listed = true;
 		p->sw->fab->txp[p->sw->fab->ntxp++] = p;
 	}
+	p->tx_leave[p->tx_n] = leave;
 	p->tx_iov[p->tx_n++] = (struct iovec){ frame, len };
 }
 

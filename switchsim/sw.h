@@ -134,6 +134,7 @@ struct sw_port {
 	struct sw_pack pack;           /* reports on their way to the host behind this port */
 	struct sw_pfc_port pfc;        /* PFC: ingress accounting, PAUSEs received */
 	struct iovec tx_iov[SW_BATCH];
+	qp_time_ns tx_leave[SW_BATCH]; /* each batched frame's leave time (the sim backend's) */
 };
 
 struct sw_switch {
@@ -208,6 +209,9 @@ void sw_ingress(struct sw_port *port, const uint8_t *frame, size_t len,
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now);
 /* Earliest leave time over all ports, QP_TIME_NEVER when nothing waits. */
 qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
+/* The earliest time at which sw_fabric_emit has work: a leave time, less tx_early_ns on
+ * I/O ports, or PFC's own (a PAUSE repeat); QP_TIME_NEVER when none. Exact, no hint. */
+qp_time_ns sw_fabric_next_key_ns(const struct sw_fabric *f);
 /* Build the tree over next[] once every port is (sw_fabric_create). */
 void sw_fabric_tree_build(struct sw_fabric *f);
 /* Send the current tx batch of an I/O port and release what it held. */

@@ -42,6 +42,20 @@
  * beside it, in the same order. Memory: frames in flight on host links are pooled by size (64-byte classes), so
  * a run in steady state allocates nothing.
  *
+ * Two lanes (sim_conf.split, qpace-bench run --lanes 2). The hosts' events (their turns,
+ * NICs, timers, frames reaching them) in one lane, the switches' (frames reaching their
+ * ports, the fabric's departures) in another, each with its own queue and clock, run in
+ * windows as long as the lookahead L, the smallest host-link delay: a frame a host sends
+ * reaches its switch L or more later, and the switches hand a frame for a host on when it
+ * departs (tx_early_ns = L: its leave time less L, at or after its dequeue, so RED and
+ * the INT hop see every arrival up to it, as at leave time), L or more before it arrives.
+ * So nothing one lane makes in a window is due in it: each lane runs the window alone
+ * (on a thread of its own, or one after the other: the same bytes), then takes what the
+ * other made, in the order it was made. Deterministic, and another order of the same
+ * events than one lane's where a host's frame and one of its own events fall on the same
+ * nanosecond — its own bytes. A timer that reads the switches runs between windows
+ * (sim_at_sync). Links between switches stay inside the switches' lane.
+ *
  * Figures: events, packet-hops (every completed transmission on any link: host NIC ->
  * switch, switch -> host, switch -> switch, data and control), simulated and wall time.
  */
@@ -109,6 +123,13 @@ struct sim_conf {
 	/* When set (a signal handler's flag), sim_run stops within 65536 events: as sim_stop.
 	 * NULL: none. */
 	const volatile sig_atomic_t *interrupt;
+	/* Two lanes (sim_priv.h): the hosts in one, the switches in the other, meeting every
+	 * lookahead (the smallest host-link delay; refused when one is 0). Another order of
+	 * the same model's events than one lane's, so other outputs, and the same ones for
+	 * @threads 1 (the lanes one after the other) and 2 (each on its own thread). A
+	 * timer that reads the switches must be sim_at_sync's. @threads 2 implies @split. */
+	bool split;
+	unsigned threads;             /* 0 or 1: one; 2: two */
 };
 
 /* Build the fabric (no sockets) and open the hosts, at SIM_START_NS. 0, or -errno with
@@ -129,6 +150,10 @@ void sim_wake(struct sim *s, size_t i, qp_time_ns t);
 /* @fn(arg, now) at @t (not before now). 0 or -ENOMEM. */
 typedef void (*sim_timer_fn)(void *arg, qp_time_ns now);
 int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg);
+/* A timer that reads the switches as well as the hosts (a sample of the ports): in a
+ * split run it runs between two windows, both lanes at @t (their events at @t after it);
+ * otherwise it is sim_at. 0 or -ENOMEM. */
+int sim_at_sync(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg);
 
 enum sim_end {
 	SIM_END_TIME = 0,             /* reached @until */
@@ -150,6 +175,10 @@ struct sim_stats {
 	uint64_t pool_bytes;          /* frame buffers allocated (the peak in flight) */
 	qp_time_ns sim_ns;            /* simulated time since SIM_START_NS */
 	double wall_s;                /* wall-clock seconds inside sim_run */
+	/* two lanes: windows run, and each lane's wall seconds in them (the hosts', the
+	 * switches'): how well the two balance */
+	uint64_t windows;
+	double lane_busy_s[2];
 };
 void sim_stats(const struct sim *s, struct sim_stats *out);
 

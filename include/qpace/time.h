@@ -23,6 +23,11 @@ static inline qp_time_ns qp_time_min(qp_time_ns a, qp_time_ns b)
 	return a < b ? a : b;
 }
 
+static inline qp_time_ns qp_time_max(qp_time_ns a, qp_time_ns b)
+{
+	return a > b ? a : b;
+}
+
 /* a - b, or 0 when b is not before a. */
 static inline qp_time_ns qp_time_since(qp_time_ns a, qp_time_ns b)
 {

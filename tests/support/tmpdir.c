@@ -20,3 +20,20 @@ int tmpdir_remove(const char *dir)
 		return -1;
 	return system(cmd) == 0 ? 0 : -1;
 }
+
+const char *tmpdir_file(const char *dir, const char *name, const char *text)
+{
+	static char path[8][256];
+	static unsigned k;
+	char *p = path[k++ % 8];
+	FILE *f;
+
+	if ((size_t)snprintf(p, sizeof(path[0]), "%s/%s", dir, name) >= sizeof(path[0]) ||
+	    !(f = fopen(p, "w")))
+		return NULL;
+	if (fputs(text, f) < 0) {
+		fclose(f);
+		return NULL;
+	}
+	return fclose(f) ? NULL : p;
+}

@@ -22,16 +22,9 @@ static char dir[64];
 
 static const char *write_file(const char *name, const char *text)
 {
-	static char path[8][128];
-	static int k;
-	char *p = path[k++ % 8];
-	FILE *f;
+	const char *p = tmpdir_file(dir, name, text);
 
-	snprintf(p, 128, "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	assert_non_null(p);
 	return p;
 }
 
