@@ -7,7 +7,8 @@
 # transparent huge pages (--huge-pages on: some bytes on them where the kernel's THP is
 # "madvise" and no sanitizer's allocator is in; the other, off, none). Bad input: a bad
 # workload line stops with FILE:LINE and a non-zero exit, as do a bad --gen, --clock real,
-# --icrc skip on a link that corrupts frames and a run whose flows could not finish by
+# --icrc skip on a link that corrupts frames, --lanes 3, --lanes 2 on links without delay
+# (no lookahead) and a run whose flows could not finish by
 # --until (the reason named); a bytes=forever flow stopped by --until is no failure.
 # --icrc skip gives the same flows, rates and queues to the byte and says so in the report.
 set -u
@@ -118,6 +119,10 @@ expect_fail "bad --gen" "leaves" --gen leaf-spine:leaves=0 --workload "$tmp/p.wl
 expect_fail "--clock real" "virtual time only" --gen "$GEN" --workload "$tmp/p.wl" \
 	--clock real
 expect_fail "no workload" "--workload FILE" --gen "$GEN"
+expect_fail "--lanes 3" "--lanes '3': not a whole number in 1..2" --gen "$GEN" \
+	--workload "$tmp/p.wl" --lanes 3
+expect_fail "--lanes 2 without link delay" "host 0's link (port h0 of switch leaf1) has no delay" \
+	--gen "$GEN,delay=0" --workload "$tmp/p.wl" --lanes 2
 sed 's|^port leaf1 h0 udp [^#]*|& impair=corrupt=1% |' "$tmp/a/topology.topo" >"$tmp/corrupt.topo"
 expect_fail "--icrc skip with corrupt=" "--icrc skip: port h0 of switch leaf1 corrupts frames" \
 	--topo "$tmp/corrupt.topo" --workload "$tmp/p.wl" --icrc skip

@@ -80,5 +80,56 @@ else
 	echo "  FAIL: --pcap in virtual time (above)" >&2
 	fail=1
 fi
+# Two lanes (run --lanes 2: the hosts on one thread, the switches on the other, meeting
+# every microsecond): a 16-host leaf-spine at 100G under WebSearch, run twice, once under
+# two CPU hogs, and once with both lanes on one thread: the same bytes in every file.
+# The report's machine figures (wall_s, peak_rss_bytes, huge_page_bytes, threads) are
+# taken out of report.json before comparing.
+printf 'poisson cdf=websearch load=0.5 duration=1ms\n' >"$tmp/ws.wl"
+lanes() {   # lanes DIR ARGS...
+	dir=$1
+	shift
+	"$B" run --gen leaf-spine:leaves=4,spines=2,hosts-per-leaf=4,rate=100G \
+		--workload "$tmp/ws.wl" --cc hpcc --lanes 2 -j --no-plots --no-progress \
+		-o "$dir" "$@" >"$dir.out" 2>"$dir.err" || {
+		echo "vt_determinism: qpace-bench run --lanes 2 failed: $(cat "$dir.err")" >&2
+		fail=1
+	}
+	sed -i -e 's/"wall_s": [0-9.]*,//' -e 's/"peak_rss_bytes": [0-9]*,//' \
+		-e 's/"huge_page_bytes": [0-9]*,\{0,1\}//' -e 's/"threads": [0-9]*//' \
+		"$dir/report.json"
+}
+same_run() {   # same_run WHAT DIR1 DIR2
+	for f in report.json flows.csv fct_bins.csv links.csv rates.csv queue.csv switch.csv \
+		switch.json; do
+		if [ ! -s "$2/$f" ]; then
+			echo "  FAIL: $1: $2/$f missing or empty" >&2
+			fail=1
+		elif ! cmp -s "$2/$f" "$3/$f"; then
+			echo "  FAIL: $1: $f differs" >&2
+			cmp "$2/$f" "$3/$f" >&2
+			fail=1
+		fi
+	done
+	[ $fail = 0 ] && echo "  ok: $1: every file identical"
+}
+lanes "$tmp/l.a"
+lanes "$tmp/l.b"
+same_run "--lanes 2, run twice" "$tmp/l.a" "$tmp/l.b"
+for i in 1 2; do
+	timeout 60 sh -c 'while :; do :; done' &
+	hogs="$hogs $!"
+done
+lanes "$tmp/l.c"
+for p in $hogs; do kill "$p" 2>/dev/null; done
+wait 2>/dev/null
+hogs=""
+same_run "--lanes 2, under two CPU hogs" "$tmp/l.a" "$tmp/l.c"
+lanes "$tmp/l.d" --threads 1
+same_run "--lanes 2, on one thread" "$tmp/l.a" "$tmp/l.d"
+grep -q '"lanes": 2' "$tmp/l.a/report.json" || {
+	echo "  FAIL: --lanes 2: the report does not name its lanes" >&2
+	fail=1
+}
 [ $fail = 0 ] && echo "vt_determinism: ok"
 exit $fail
