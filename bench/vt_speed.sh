@@ -62,7 +62,11 @@ row demo - -N 16 -s 256K -R 5 --cc hpcc
 #           wire and changes no timing; the report names it; VT_SPEED_ICRC=on to keep it)
 #           and --huge-pages on (1.13-1.16x less CPU here for 1.16-1.26x the memory;
 #           VT_SPEED_HUGE=off without; the mem rows below run without: their many idle
-#           flows take 1.57x the memory on huge pages)
+#           flows take 1.57x the memory on huge pages), and --lanes 2 (the hosts on one
+#           core, the switches on the other: the one row on both cores;
+#           VT_SPEED_LANES=1 on one)
+#   4ms-1, 4ms-2  the ls128 run to 4 ms of simulated time on one lane (one core) and on
+#           two (both cores), one after the other: the two lanes' speed-up, measured
 #   mem10k  10,000 concurrent flows (250 long groups of 40 senders, bytes=forever) on a
 #           256-host leaf-spine at 1 Gb/s, 200 us: under 1 GB resident; beside it one
 #           flow on the same fabric, and the difference per flow
@@ -76,11 +80,12 @@ netrun() {   # netrun NAME TARGET_S TARGET_MB ARGS...
 	shift 3
 	cpu=-1
 	if [ -x /usr/bin/time ]; then
-		out=$(/usr/bin/time -f "%U %S" -o "$tmp" $one_core "$B" run -j --no-plots \
-			--no-progress "$@" 2>/dev/null)
+		# (a run stopped by --until with flows left exits 1: the 4 ms rows, on purpose)
+		out=$(/usr/bin/time -f "%U %S" -o "$tmp" $pin "$B" run -j --no-plots \
+			--no-progress "$@" 2>/dev/null) || [ "$cut" = 1 ]
 		cpu=$(awk '{ print $1 + $2 }' "$tmp")
 	else
-		out=$($one_core "$B" run -j --no-plots --no-progress "$@" 2>/dev/null)
+		out=$($pin "$B" run -j --no-plots --no-progress "$@" 2>/dev/null) || [ "$cut" = 1 ]
 	fi
 	awk -v n="$name" -v tw="$tws" -v tm="$tmb" -v cpu="$cpu" -v sim="$(num "$out" sim_s)" \
 	    -v wall="$(num "$out" wall_s)" -v ev="$(num "$out" events)" \
@@ -98,10 +103,29 @@ echo
 printf "%-7s %7s %7s %8s %8s %7s %10s %12s %8s\n" run flows done sim_s wall_s cpu_s events/s \
 	packet-hops/s rss_MB
 printf 'poisson cdf=websearch load=0.5 duration=50ms\n' >"$dir/ws.wl"
+LS128="--gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G --workload $dir/ws.wl"
+LS128="$LS128 --cc hpcc --icrc ${VT_SPEED_ICRC:-skip} --huge-pages ${VT_SPEED_HUGE:-on}"
+lanes=${VT_SPEED_LANES:-2}
+cut=0
+pin=$one_core
+[ "$lanes" = 1 ] || pin=""
+# shellcheck disable=SC2086
 [ "${VT_SPEED_SCALE:-1}" = 0 ] ||
-	netrun ls128 300 2048 --gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G \
-		--workload "$dir/ws.wl" --cc hpcc --until 1s --icrc "${VT_SPEED_ICRC:-skip}" \
-		--huge-pages "${VT_SPEED_HUGE:-on}"
+	netrun ls128 300 2048 $LS128 --until 1s --lanes "$lanes"
+pin=$one_core
+cut=1
+# shellcheck disable=SC2086
+netrun 4ms-1 - - $LS128 --until 4ms --lanes 1
+pin=""
+# shellcheck disable=SC2086
+netrun 4ms-2 - - $LS128 --until 4ms --lanes 2
+cut=0
+awk -v a="$(num "$(cat "$dir/4ms-1.json")" wall_s)" \
+    -v b="$(num "$(cat "$dir/4ms-2.json")" wall_s)" 'BEGIN {
+	printf "two lanes on two cores against one: %.2fx the speed (wall %.1f s -> %.1f s)\n",
+	       a / b, a, b
+}'
+pin=$one_core
 awk 'BEGIN { for (r = 0; r < 250; r++) { a = r + 1; b = r + 40
 	s = b < 256 ? a "-" b : a "-255,0-" (b - 256)
 	print "long senders=" s " receiver=" r } }' >"$dir/mem10k.wl"
