@@ -9,7 +9,8 @@
 #   make layers     check the layering and print the include graph between layers
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
-#   make bench-vt   the virtual-time engine's speed on one core against the issue's targets
+#   make bench-vt   the virtual-time engine's speed against the issue's targets (one core;
+#                   the 128-host row on two lanes, both cores, beside one lane to 4 ms)
 #   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides;
 #                   the 16 -> 1 incast at 1 Gb/s in both clocks (bench/rt_incast.sh)
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's

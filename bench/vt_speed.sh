@@ -1,7 +1,8 @@
 #!/bin/sh
-# The virtual-time engine's speed on one core, against the targets: per scenario
-# the simulated and wall-clock time, events/s, packet-hops/s (every completed transmission
-# on any link) and ns per packet-hop, and the target next to the measured wall time.
+# The virtual-time engine's speed against the targets, on one core (the ls128 row
+# on two: --lanes 2): per scenario the simulated and wall-clock time, events/s,
+# packet-hops/s (every completed transmission on any link) and ns per packet-hop, and the
+# target next to the measured wall time.
 #   hpcc    HPCC's incast: 60 x 500 KB to one receiver at 100 Gb/s, 1 us links, HPCC,
 #           PFC on (lossless, XOFF at 32 KiB per ingress port, 32 MiB buffer); target
 #           under 2 s wall.
@@ -31,7 +32,7 @@ row() {   # row NAME TARGET_S ARGS...
 	if [ -x /usr/bin/time ]; then
 		out=$(/usr/bin/time -f "%U %S" -o "$tmp" $one_core "$B" incast --clock virtual -j \
 			--no-plots "$@" 2>/dev/null)
-		cpu=$(awk '{ print $1 + $2 }' "$tmp")
+		cpu=$(awk 'END { print $1 + $2 }' "$tmp")   # time's last line
 	else
 		out=$($one_core "$B" incast --clock virtual -j --no-plots "$@" 2>/dev/null)
 	fi
@@ -83,7 +84,7 @@ netrun() {   # netrun NAME TARGET_S TARGET_MB ARGS...
 		# (a run stopped by --until with flows left exits 1: the 4 ms rows, on purpose)
 		out=$(/usr/bin/time -f "%U %S" -o "$tmp" $pin "$B" run -j --no-plots \
 			--no-progress "$@" 2>/dev/null) || [ "$cut" = 1 ]
-		cpu=$(awk '{ print $1 + $2 }' "$tmp")
+		cpu=$(awk 'END { print $1 + $2 }' "$tmp")   # time's last line
 	else
 		out=$($pin "$B" run -j --no-plots --no-progress "$@" 2>/dev/null) || [ "$cut" = 1 ]
 	fi
