@@ -1,6 +1,7 @@
 /* The virtual-time engine's event loop (qpace/sim.h): host wake-ups, NICs and their
- * links, the fabric's departures, timers. Nothing here reads the real clock except the
- * wall-clock figures of sim_run itself (the progress line and wall_s), which never reach
+ * links, the fabric's departures, timers; one lane, or two meeting every window
+ * (sim_priv.h). Nothing here reads the real clock except the wall-clock figures of
+ * sim_run itself (the progress line, wall_s, the lanes' busy seconds), which never reach
  * simulated state. */
 #include <errno.h>
 #include <stdio.h>
