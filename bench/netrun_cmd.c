@@ -125,7 +125,9 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f, "\nExample: a 128-host leaf-spine at 100 Gb/s, WebSearch at 0.5 load for 50 ms:\n"
 		"  printf 'poisson cdf=websearch load=0.5 duration=50ms\\n' > ws.wl\n"
 		"  %s run --gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G \\\n"
-		"      --workload ws.wl --cc hpcc -o results/ws\n"
+		"      --workload ws.wl --cc hpcc --lanes 2 -o results/ws\n"
+		"(--lanes 2: the hosts on one core, the switches on the other, in about half the\n"
+		"wall time of one lane.)\n"
 		"The generated topology is written to results/ws/topology.topo: qpace-switch -c\n"
 		"loads it as it is (real time runs it with hosts of your own).\n\n", prog);
 	cc_help_algorithms(f, prog);
