@@ -151,19 +151,16 @@ static void lane_send(struct sim_lane *l, const struct sim_msg *m)
 
 /* ---- the fabric ---- */
 
-/* After an ingress the next departure can only have moved to a frame queued since: the
- * fabric's hint says when the earliest of those leaves. After an emit, a full scan. Split,
- * the switches emit a lookahead early to their hosts (tx_early_ns): the exact earliest
- * key instead. */
+/* After an ingress the fabric's next work can only have moved to a frame queued since:
+ * the fabric's hint says when the earliest of those is due (its key: split, the switches
+ * hand frames to their hosts a lookahead early, tx_early_ns). After an emit, the exact
+ * earliest key. */
 static void fabric_schedule(struct sim_lane *l, bool scan)
 {
 	struct sw_fabric *f = l->s->fab;
-	qp_time_ns t;
+	/* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
+	qp_time_ns t = scan || f->pfc_xoff ? sw_fabric_next_key_ns(f) : f->next_hint;
 
-	if (l->s->nlanes > 1)
-		t = sw_fabric_next_key_ns(f);
-	else   /* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
-		t = scan || f->pfc_xoff ? sw_fabric_next_ns(f) : f->next_hint;
 	f->next_hint = QP_TIME_NEVER;
 	actor_wake(l, (uint32_t)l->s->nhosts, t);
 }

@@ -34,12 +34,16 @@ static qp_time_ns port_next(const struct sw_port *p)
  * leave times, and the driver's hint (an earlier departure, e.g. a queue an XON released). */
 #define TREE_NONE UINT16_MAX
 
-/* A port's place in the emit's order: its leave time, less --tx-early on an I/O port. */
+/* A leave time's place in the emit's order: itself, less --tx-early on an I/O port. */
+static inline qp_time_ns emit_key(const struct sw_fabric *f, qp_time_ns t, bool io)
+{
+	return io && t != QP_TIME_NEVER ? qp_time_since(t, f->conf->tx_early_ns) : t;
+}
+
+/* Port @i's key: its next leave time's place. */
 static qp_time_ns tree_key(const struct sw_fabric *f, uint16_t i)
 {
-	if (i == TREE_NONE || f->next[i].t == QP_TIME_NEVER)
-		return QP_TIME_NEVER;
-	return f->next[i].io ? qp_time_since(f->next[i].t, f->conf->tx_early_ns) : f->next[i].t;
+	return i == TREE_NONE ? QP_TIME_NEVER : emit_key(f, f->next[i].t, f->next[i].io);
 }
 
 /* Inner node @pos gets the earlier of its children @c and @c + 1 and that one's key;
@@ -92,7 +96,7 @@ void sw_port_touch(struct sw_port *p)
 	struct sw_fabric *f = p->sw->fab;
 	qp_time_ns t = port_next(p);
 
-	f->next_hint = qp_time_min(f->next_hint, t);
+	f->next_hint = qp_time_min(f->next_hint, emit_key(f, t, f->next[p->gidx].io));
 	if (t == f->next[p->gidx].t)
 		return;              /* no key moved: the tree stands */
 	f->next[p->gidx].t = t;
@@ -541,30 +545,29 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 
 /* ---- leaving ---- */
 
-qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
+/* The earliest of every port's next leave time (@keys: its key) and, while anything is
+ * paused, PFC's own times. */
+static qp_time_ns next_scan(const struct sw_fabric *f, bool keys)
 {
 	qp_time_ns t = QP_TIME_NEVER;
 
+	for (int i = 0; i < f->nports; i++)
+		t = qp_time_min(t, qp_time_min(keys ? tree_key(f, (uint16_t)i) : f->next[i].t,
+					       f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
+							   : QP_TIME_NEVER));
+	return t;
+}
+
+qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
+{
 	if (f->tsize && !f->pfc_xoff && !f->conf->tx_early_ns)
 		return f->wkey[1];   /* no early: the tree's order is leave time */
-
-	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, qp_time_min(f->next[i].t, f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
-								     : QP_TIME_NEVER));
-	return t;
+	return next_scan(f, false);
 }
 
 qp_time_ns sw_fabric_next_key_ns(const struct sw_fabric *f)
 {
-	qp_time_ns t = QP_TIME_NEVER;
-
-	if (f->tsize && !f->pfc_xoff)
-		return f->wkey[1];
-	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, qp_time_min(tree_key(f, (uint16_t)i),
-					       f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
-							   : QP_TIME_NEVER));
-	return t;
+	return f->tsize && !f->pfc_xoff ? f->wkey[1] : next_scan(f, true);
 }
 
 void sw_port_flush(struct sw_port *p)
@@ -664,10 +667,9 @@ static unsigned impair(struct sw_port *p, uint8_t *frame, uint16_t len, const st
 		sw_port_flush(p);   /* room for a duplicate in this batch */
 	copies = sw_impair_frame(p->imp, frame, len, m, m ? (uint16_t)SW_META_LEN(m->nhops) : 0,
 				 leave);
-	/* Into a delay line: a held frame may now be the port's next, and the driver's hint
-	 * follows. */
+	/* Into a delay line: a held frame may now be the port's next (port_next reads the
+	 * delay lines, so the driver's hint follows) */
 	sw_port_touch(p);
-	p->sw->fab->next_hint = qp_time_min(p->sw->fab->next_hint, sw_impair_next_ns(p->imp));
 	return copies;
 }
 

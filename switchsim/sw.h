@@ -184,9 +184,10 @@ struct sw_fabric {
 					* departure it knew of (loop.c); 0 in virtual time */
 	qp_time_ns tx_late_total_ns;   /* the sum of those beyond SW_LATE_COUNTED_NS */
 	int pfc_xoff;                  /* ports anywhere whose upstream is paused */
-	/* The earliest leave time of the frames queued since a driver last reset it to
-	 * QP_TIME_NEVER: with it the virtual-time driver (sim/) learns after an ingress
-	 * whether the fabric's next departure moved, without sw_fabric_next_ns's scan. */
+	/* The earliest key (leave time, less tx_early_ns on I/O ports: the emit's order) of
+	 * the frames queued since a driver last reset it to QP_TIME_NEVER: with it the
+	 * virtual-time driver (sim/) learns after an ingress whether the fabric's next
+	 * work moved, without sw_fabric_next_key_ns's scan. */
 	qp_time_ns next_hint;
 	/* What an emit must finish: the open packs of reports (the ports that opened one
 	 * since the last close, each once), and the I/O ports whose tx batch has frames (so
