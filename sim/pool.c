@@ -32,12 +32,7 @@ struct sim_pkt *sim_pool_get(struct sim_pool *p, size_t len)
 void sim_pool_put(struct sim_pool *p, struct sim_pkt *k)
 {
 	if (k->owner != p->id) {
-		k->next = NULL;
-		if (p->ret[k->cls])
-			p->ret_tail[k->cls]->next = k;
-		else
-			p->ret[k->cls] = k;
-		p->ret_tail[k->cls] = k;
+		sim_fifo_add(&p->ret[k->cls], &p->ret_tail[k->cls], k);
 		p->nret++;
 		return;
 	}
@@ -61,18 +56,19 @@ void sim_pool_return(struct sim_pool *from, struct sim_pool *to)
 	from->nret = 0;
 }
 
+static void free_all(struct sim_pkt *k)
+{
+	while (k) {
+		struct sim_pkt *n = k->next;
+		free(k);
+		k = n;
+	}
+}
+
 void sim_pool_fini(struct sim_pool *p)
 {
 	for (uint32_t c = 0; c < SIM_POOL_NCLASS; c++) {
-		while (p->free[c]) {
-			struct sim_pkt *k = p->free[c];
-			p->free[c] = k->next;
-			free(k);
-		}
-		while (p->ret[c]) {
-			struct sim_pkt *k = p->ret[c];
-			p->ret[c] = k->next;
-			free(k);
-		}
+		free_all(p->free[c]);
+		free_all(p->ret[c]);
 	}
 }

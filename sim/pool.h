@@ -33,6 +33,29 @@ struct sim_pool {
 	uint8_t id;
 };
 
+/* A FIFO of buffers by their next links (a link in flight, a return list). */
+static inline void sim_fifo_add(struct sim_pkt **head, struct sim_pkt **tail,
+				struct sim_pkt *k)
+{
+	k->next = NULL;
+	if (*tail)
+		(*tail)->next = k;
+	else
+		*head = k;
+	*tail = k;
+}
+
+/* The oldest of a FIFO that has one. */
+static inline struct sim_pkt *sim_fifo_take(struct sim_pkt **head, struct sim_pkt **tail)
+{
+	struct sim_pkt *k = *head;
+
+	*head = k->next;
+	if (!*head)
+		*tail = NULL;
+	return k;
+}
+
 /* A buffer for @len (1..SIM_POOL_MAX) bytes, len set; NULL when out of memory or too long. */
 struct sim_pkt *sim_pool_get(struct sim_pool *p, size_t len);
 /* Let @k go: onto @p's free list if it came from @p, else onto @p's return list. */

@@ -100,7 +100,8 @@ int sim_at(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
 	return l->nomem ? -ENOMEM : 0;
 }
 
-/* Split: the sync timers are a short list by (time, order set): samples, one or two. */
+/* Split: the sync timers are a short list by time, those of one time in the order set
+ * (a new one goes after them): samples, one or two. */
 int sim_at_sync(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
 {
 	size_t k;
@@ -119,7 +120,7 @@ int sim_at_sync(struct sim *s, qp_time_ns t, sim_timer_fn fn, void *arg)
 	}
 	for (k = s->nsync; k > 0 && s->sync[k - 1].t > t; k--)
 		s->sync[k] = s->sync[k - 1];
-	s->sync[k] = (struct sim_sync){ .t = t, .seq = s->sync_seq++, .fn = fn, .arg = arg };
+	s->sync[k] = (struct sim_sync){ .t = t, .fn = fn, .arg = arg };
 	s->nsync++;
 	return 0;
 }
@@ -171,6 +172,14 @@ static void fabric_run(struct sim_lane *l)
 	fabric_schedule(l, true);
 }
 
+/* A frame from the switch reaches @sh now, and the host takes its turn. */
+static inline void frame_in(struct sim_lane *l, struct sim_host *sh, const uint8_t *frame,
+			    size_t len)
+{
+	soft_host_input(sh->soft, frame, len, l->now);
+	actor_wake(l, sh->idx, l->now);
+}
+
 /* A sim port sends: the frame reaches the host behind it at @leave, the model's leave
  * time — now, unsplit; split, a lookahead or more ahead, so it goes to the hosts' lane. */
 void sim_deliver(void *arg, const uint8_t *frame, size_t len, qp_time_ns leave)
@@ -181,8 +190,7 @@ void sim_deliver(void *arg, const uint8_t *frame, size_t len, qp_time_ns leave)
 	struct sim_pkt *k;
 
 	if (s->nlanes == 1) {
-		soft_host_input(sh->soft, frame, len, l->now);
-		actor_wake(l, sh->idx, l->now);
+		frame_in(l, sh, frame, len);
 		return;
 	}
 	k = sim_pool_get(&l->pool, len);
@@ -196,26 +204,6 @@ void sim_deliver(void *arg, const uint8_t *frame, size_t len, qp_time_ns leave)
 }
 
 /* ---- host NICs and links ---- */
-
-static void fifo_add(struct sim_pkt **head, struct sim_pkt **tail, struct sim_pkt *k)
-{
-	k->next = NULL;
-	if (*tail)
-		(*tail)->next = k;
-	else
-		*head = k;
-	*tail = k;
-}
-
-static struct sim_pkt *fifo_take(struct sim_pkt **head, struct sim_pkt **tail)
-{
-	struct sim_pkt *k = *head;
-
-	*head = k->next;
-	if (!*head)
-		*tail = NULL;
-	return k;
-}
 
 /* If the NIC is free, the next frame the host has goes on the wire now. */
 static void nic_try(struct sim_host *sh)
@@ -250,7 +238,7 @@ static void nic_try(struct sim_host *sh)
 						.type = SIM_EV_ARRIVE, .id = sh->idx, .k = k });
 		return;
 	}
-	fifo_add(&sh->fly_head, &sh->fly_tail, k);
+	sim_fifo_add(&sh->fly_head, &sh->fly_tail, k);
 	sim_push(l, sh->nic_free_ns + sh->delay_ns, SIM_EV_ARRIVE, sh->idx);
 }
 
@@ -262,7 +250,7 @@ void sim_nic_ready(void *arg)
 /* The oldest frame on the host's link arrives at its switch port. */
 static void arrive(struct sim_lane *l, struct sim_host *sh)
 {
-	struct sim_pkt *k = fifo_take(&sh->fly_head, &sh->fly_tail);
+	struct sim_pkt *k = sim_fifo_take(&sh->fly_head, &sh->fly_tail);
 
 	sw_ingress(sh->port, k->data, k->len, NULL, l->now);
 	sim_pool_put(&l->pool, k);
@@ -272,11 +260,10 @@ static void arrive(struct sim_lane *l, struct sim_host *sh)
 /* Split: the oldest frame from the switch reaches the host (as sim_deliver, unsplit). */
 static void deliver(struct sim_lane *l, struct sim_host *sh)
 {
-	struct sim_pkt *k = fifo_take(&sh->rx_head, &sh->rx_tail);
+	struct sim_pkt *k = sim_fifo_take(&sh->rx_head, &sh->rx_tail);
 
-	soft_host_input(sh->soft, k->data, k->len, l->now);
+	frame_in(l, sh, k->data, k->len);
 	sim_pool_put(&l->pool, k);
-	actor_wake(l, sh->idx, l->now);
 }
 
 /* A host's turn, ordered as the real-time loop orders it: the context's progress when
@@ -315,21 +302,21 @@ static void timer_run(struct sim_lane *l, uint32_t i)
 
 static void dispatch(struct sim_lane *l, const struct sim_ev *e)
 {
-	struct sim_host *sh = &l->s->hosts[e->id];
+	struct sim_host *hosts = l->s->hosts;   /* e->id is a host's, but a timer's index */
 
 	switch ((enum sim_ev_type)e->type) {
 	case SIM_EV_NIC:
-		sh->nic_busy = false;
-		nic_try(sh);
+		hosts[e->id].nic_busy = false;
+		nic_try(&hosts[e->id]);
 		break;
 	case SIM_EV_ARRIVE:
-		arrive(l, sh);
+		arrive(l, &hosts[e->id]);
 		break;
 	case SIM_EV_TIMER:
 		timer_run(l, e->id);
 		break;
 	case SIM_EV_DELIVER:
-		deliver(l, sh);
+		deliver(l, &hosts[e->id]);
 		break;
 	}
 }
@@ -357,22 +344,16 @@ lane_events_in(struct sim_lane *l, qp_time_ns limit, uint64_t max, bool inbox)
 		qp_time_ns wt = QP_TIME_NEVER;
 		uint64_t wseq = 0;
 		bool wake = sim_wakeq_first(&l->wq, &wt, &wseq);
-		bool in = inbox && l->in_head < l->in_n;
+		const struct sim_ev *in = inbox && l->in_head < l->in_n ? &l->in[l->in_head] : NULL;
 		if (!l->q.n && !wake && !in)
 			return LANE_EMPTY;
-		if (in && (!wake || key_before(l->in[l->in_head].t, l->in[l->in_head].seq, wt,
-					       wseq)) &&
-		    (!l->q.n || key_before(l->in[l->in_head].t, l->in[l->in_head].seq,
-					   l->q.h[0].t, l->q.h[0].seq))) {
-			e = l->in[l->in_head];
-			if (e.t > limit)
+		if (in && (!wake || key_before(in->t, in->seq, wt, wseq)) &&
+		    (!l->q.n || key_before(in->t, in->seq, l->q.h[0].t, l->q.h[0].seq))) {
+			if (in->t > limit)
 				return LANE_LIMIT;
+			e = *in;
 			if (++l->in_head == l->in_n)
 				l->in_head = l->in_n = 0;
-			l->now = l->cur_t = e.t;
-			l->cur_seq = e.seq;
-			l->events++;
-			dispatch(l, &e);
 		} else if (wake && (!l->q.n || key_before(wt, wseq, l->q.h[0].t, l->q.h[0].seq))) {
 			if (wt > limit)
 				return LANE_LIMIT;
@@ -384,15 +365,16 @@ lane_events_in(struct sim_lane *l, qp_time_ns limit, uint64_t max, bool inbox)
 				host_run(l, &s->hosts[i]);
 			else
 				fabric_run(l);
+			continue;
 		} else {
 			if (sim_evq_next(&l->q) > limit)
 				return LANE_LIMIT;
 			sim_evq_pop(&l->q, &e);
-			l->now = l->cur_t = e.t;
-			l->cur_seq = e.seq;
-			l->events++;
-			dispatch(l, &e);
 		}
+		l->now = l->cur_t = e.t;
+		l->cur_seq = e.seq;
+		l->events++;
+		dispatch(l, &e);
 	}
 	return LANE_CHUNK;
 }
@@ -408,7 +390,6 @@ void sim_lane_window(struct sim_lane *l, qp_time_ns until)
 
 	lane_events_in(l, qp_time_min(l->end - 1, until), UINT64_MAX, true);
 	l->busy_s += wall_s() - t0;
-	l->windows++;
 }
 
 /* The earliest key in @l, QP_TIME_NEVER when nothing is pending. */
@@ -549,7 +530,7 @@ static void exchange(struct sim *s)
 
 	for (size_t i = 0; i < h->nout; i++) {
 		struct sim_host *sh = &s->hosts[h->out[i].id];
-		fifo_add(&sh->fly_head, &sh->fly_tail, h->out[i].k);
+		sim_fifo_add(&sh->fly_head, &sh->fly_tail, h->out[i].k);
 		sim_push(f, h->out[i].t, SIM_EV_ARRIVE, h->out[i].id);
 	}
 	if (h->in_head && h->in_n + f->nout > h->capin) {   /* room at the front */
@@ -560,7 +541,7 @@ static void exchange(struct sim *s)
 	for (size_t i = 0; i < f->nout; i++) {
 		const struct sim_msg *m = &f->out[i];
 		struct sim_host *sh = &s->hosts[m->id];
-		fifo_add(&sh->rx_head, &sh->rx_tail, m->k);
+		sim_fifo_add(&sh->rx_head, &sh->rx_tail, m->k);
 		inbox_add(h, m);
 	}
 	h->nout = f->nout = 0;
@@ -597,6 +578,7 @@ static enum sim_end run_split(struct sim *s, qp_time_ns until, struct run_clock 
 			continue;
 		}
 		h->end = f->end = qp_time_min(t0 + s->lookahead, ts);
+		s->windows++;
 		if (s->th) {
 			sim_threads_window(s, until);
 		} else {

@@ -123,7 +123,7 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	return 0;
 }
 
-static int lane_init(struct sim *s, unsigned i)
+static int lane_init(struct sim *s, unsigned i, size_t nhosts)
 {
 	struct sim_lane *l = &s->lane[i];
 
@@ -132,7 +132,7 @@ static int lane_init(struct sim *s, unsigned i)
 	l->end = SIM_START_NS;   /* split: frames made before the first window */
 	l->pool.id = (uint8_t)i;
 	return sim_evq_init(&l->q, 4096) ||
-	       sim_wakeq_init(&l->wq, (uint32_t)s->nhosts_cap + 1, (uint32_t)s->nhosts_cap);
+	       sim_wakeq_init(&l->wq, (uint32_t)nhosts + 1, (uint32_t)nhosts);
 }
 
 /* Split: the window is the smallest delay between a host and its switch, either way (a
@@ -166,14 +166,13 @@ static int split_setup(struct sim *s, const struct sim_conf *c, char *err, size_
 int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t errlen)
 {
 	struct sim *s = calloc(1, sizeof(*s));
+	bool split = c->split || c->threads > 1;
 	int rc = -ENOMEM;
 
 	*out = NULL;
-	if (s)
-		s->nhosts_cap = c->nhosts;
 	if (!s || !(s->conf = malloc(sizeof(*s->conf))) ||
 	    !(s->hosts = calloc(c->nhosts ? c->nhosts : 1, sizeof(*s->hosts))) ||
-	    lane_init(s, 0) || ((c->split || c->threads > 1) && lane_init(s, 1))) {
+	    lane_init(s, 0, c->nhosts) || (split && lane_init(s, 1, c->nhosts))) {
 		sim_destroy(s);
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	}
@@ -201,7 +200,7 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 		}
 		s->nhosts = i + 1;
 	}
-	if ((c->split || c->threads > 1) && (rc = split_setup(s, c, err, errlen))) {
+	if (split && (rc = split_setup(s, c, err, errlen))) {
 		sim_destroy(s);
 		return rc;
 	}
@@ -282,7 +281,7 @@ void sim_stats(const struct sim *s, struct sim_stats *out)
 		out->pool_bytes += s->lane[i].pool.bytes;
 		out->lane_busy_s[i] = s->lane[i].busy_s;
 	}
-	out->windows = s->nlanes > 1 ? s->lane[1].windows : 0;
+	out->windows = s->windows;
 	for (size_t i = 0; i < s->nhosts; i++)
 		out->host_frames += s->hosts[i].tx_frames;
 	out->packet_hops = out->host_frames;

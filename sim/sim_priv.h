@@ -71,12 +71,10 @@ struct sim_lane {
 	struct sim_ev *in;             /* split: the other's, in key order, [in_head, in_n) */
 	size_t in_head, in_n, capin;
 	double busy_s;                 /* split: wall seconds in its windows (a machine figure) */
-	uint64_t windows;
 };
 
 struct sim_sync {                      /* a timer that reads both lanes (sim_at_sync) */
 	qp_time_ns t;
-	uint64_t seq;
 	sim_timer_fn fn;
 	void *arg;
 };
@@ -87,15 +85,15 @@ struct sim {
 	struct sw_conf *conf;          /* owned copy: the fabric points into it */
 	struct sw_fabric *fab;
 	struct sim_host *hosts;
-	size_t nhosts, nhosts_cap;
+	size_t nhosts;
 	struct sim_lane lane[2];       /* [0] the hosts (and, unsplit, the switches) */
 	struct sim_lane *fl;           /* the switches' lane */
 	unsigned nlanes;               /* 1, or 2 (split) */
 	unsigned threads;              /* split: 1 or 2 */
 	qp_time_ns lookahead;          /* split: the window */
-	struct sim_sync *sync;         /* split: pending sync timers, a binary heap */
+	struct sim_sync *sync;         /* split: pending sync timers, sorted by time */
 	size_t nsync, capsync;
-	uint64_t sync_seq;
+	uint64_t windows;              /* split: run so far */
 	struct sim_threads *th;        /* split, two threads: the second lane's */
 	sim_app_fn app;
 	void *app_arg;

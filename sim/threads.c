@@ -33,19 +33,25 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Until *@v reaches @want: spin a while, then sleep on @cv. */
+static bool reached(struct sim_threads *t, atomic_uint_fast64_t *v, uint64_t want,
+		    bool quit_too)
+{
+	return atomic_load_explicit(v, memory_order_acquire) >= want ||
+	       (quit_too && atomic_load_explicit(&t->quit, memory_order_acquire));
+}
+
+/* Until *@v reaches @want (or, @quit_too, the thread is told to quit): spin a while,
+ * then sleep on @cv. */
 static void wait_for(struct sim_threads *t, atomic_uint_fast64_t *v, uint64_t want,
 		     pthread_cond_t *cv, bool quit_too)
 {
 	for (unsigned i = 0; i < SPIN_TRIES; i++) {
-		if (atomic_load_explicit(v, memory_order_acquire) >= want ||
-		    (quit_too && atomic_load_explicit(&t->quit, memory_order_acquire)))
+		if (reached(t, v, want, quit_too))
 			return;
 		cpu_relax();
 	}
 	pthread_mutex_lock(&t->mu);
-	while (atomic_load_explicit(v, memory_order_acquire) < want &&
-	       !(quit_too && atomic_load_explicit(&t->quit, memory_order_acquire)))
+	while (!reached(t, v, want, quit_too))
 		pthread_cond_wait(cv, &t->mu);
 	pthread_mutex_unlock(&t->mu);
 }
