@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace build. `make test` and `make demo` install what they need (scripts/deps.sh).
 #
 #   make            build every program into build/bin
@@ -7,6 +8,7 @@
 #                   and a bounded run of every fuzz target
 #   make check-tsan the shm rings' two-thread test under ThreadSanitizer (in make test)
 #   make layers     check the layering and print the include graph between layers
+#   make check-spdx every source file names its license (LICENSE; in make test)
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make bench-vt   the virtual-time engine's speed against the issue's targets (one core;
@@ -178,7 +180,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
-.PHONY: all deps test unit check-unit check-tsan integration integration-san layers docs-check bench-cc \
+.PHONY: all deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
 	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
 	check-ns3
 all: $(PROG_BINS)
@@ -236,6 +238,9 @@ check-tsan:
 docs-check: all
 	@BUILD=$(BUILD) sh tests/docs/run.sh
 
+check-spdx:
+	@sh scripts/spdx-check.sh
+
 layers:
 	@sh tests/layers/selftest.sh
 	@sh scripts/layers.sh check
@@ -243,6 +248,7 @@ layers:
 	@sh scripts/layers.sh deep
 
 test: deps
+	@sh scripts/spdx-check.sh
 	$(MAKE) layers
 	$(MAKE) -j2 check-unit
 	$(MAKE) docs-check

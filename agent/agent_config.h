@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's configuration: one option table (qpace/opt.h) drives the command line, the
  * config file and --help, so a flag and its config key cannot drift apart.
  *

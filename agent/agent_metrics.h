@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Prometheus text exposition (format 0.0.4) of an agent core: agent counters and gauges,
  * and per-QP gauges and counters labelled {qpn, peer, peer_qpn, algo}. Pure: renders into
  * a buffer, so the daemon's HTTP endpoint and qpace-bench's emulated hosts share it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pure translations of DCQCN without a CNP-sending switch (cnp.h). */
 #include "cnp.h"
 

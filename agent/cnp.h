@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* DCQCN between two hosts' qpaced, without a switch that sends CNPs (docs/enforce.md,
  * "DCQCN without qpace-switch"): the pure translations of the tc ingress program's reports.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's options: one table (qpace/opt.h) for the command line, the config file and
  * --help; typed rows where the engine's types fit, a parser per value where they do not
  * (addresses, the allow list, the algorithm). */

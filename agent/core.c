@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core: QPs, their controllers and rate-table slots, timers, the send queue and
  * monitoring views (the contract is in qpace/agent.h). Feedback intake is in
  * core_feedback.c, IA credits in core_credit.c, indexes and the timer heap in core_map.c.

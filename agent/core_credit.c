@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core's IA credits, both sides (rules in qpace/agent.h and qpace/credit.h).
  *
  * Receiver: one credit pacer per local IP (link), created when its first receiving QP

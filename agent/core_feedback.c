@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core's feedback intake: allow-list, tag, decode, then one handler per message
  * type (table at the end). Roles and rules are described in qpace/agent.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core's indexes (QPN -> QP, flow key -> QP) and its timer heap.
  *
  * Both indexes are open-addressing tables with linear probing and backward-shift deletion,

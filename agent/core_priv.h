@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core's private state, shared by agent/core*.c (nothing else includes this). */
 #ifndef QPACE_AGENT_CORE_PRIV_H
 #define QPACE_AGENT_CORE_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* INT only where it is used: a QP whose algorithm takes INT reports (cc_needs) asks the
  * switches on its data path for them with a WANT message (qpace/feedback.h), sent to the
  * data receiver so that every switch on the way takes it. It asks at registration, again

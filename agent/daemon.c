@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's loop: the feedback socket, the core's timers, heartbeat, signals; open and close.
  * The control socket is in daemon_ctl.c, the metrics endpoint in daemon_http.c.
  *

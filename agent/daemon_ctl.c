@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's control socket (protocol in qpace/ctl.h): a unix SOCK_SEQPACKET listener, one
  * watcher per connection, a handler per request type (the server shape of
  * qpace/ctl_server.h), a bounded output queue per connection, and reaping: a connection's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's side of DCQCN without a CNP-sending switch (docs/enforce.md): the tc ingress
  * program (agent/bpf/tc_ingress.h) on the --enforce device, and what qpaced does with its
  * reports (the translations in cnp.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's metrics endpoint: just enough HTTP/1.x for a Prometheus scrape or curl.
  * GET /metrics -> the text format; GET / -> a pointer to it; anything else -> 4xx. One
  * request per connection (Connection: close), requests bounded to 4 KiB, idle connections

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced --credits ia --enforce tc, the receiver's side of IA credits for programs that do
  * not register their QPs (docs/enforce.md "IA credits for unmodified receivers"):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's private state, shared by agent/daemon*.c. */
 #ifndef QPACE_DAEMON_PRIV_H
 #define QPACE_DAEMON_PRIV_H

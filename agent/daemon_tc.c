@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced --enforce observe|tc: the tc egress program on --dev (agent/bpf/tc_egress.h), the
  * QPs it finds on the wire, their rates into its map, its counters into the QP views.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* timerfd-driven libev timers (see qpace/evtimer.h). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Sub-millisecond timers for libev loops: an ev_io watching a timerfd.
  *
  * Why: libev 4.33's epoll backend waits with epoll_wait's millisecond timeout, so an

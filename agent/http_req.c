@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The metrics endpoint's request reader: see http_req.h. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The metrics endpoint's request reader (agent/daemon_http.c): what the bytes received so
  * far on a connection ask for. Pure: no socket, no clock, so it can be fuzzed
  * (tests/fuzz/fuzz_http.c). */

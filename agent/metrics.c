@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Prometheus text for an agent core (see qpace/agent_metrics.h).
  *
  * Agent counters become qpace_agent_<name>_total, except the feedback outcomes, which are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The QP view's field table and the records qpacectl prints (see qpace/qp_print.h). */
 #include <stddef.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Printing what the agent shows, for qpacectl (and anything else that prints QP views or
  * the agent's status): the records of the control socket through the one printer
  * (qpace/out.h), so text and JSON carry the same keys. One field table describes a QP view:

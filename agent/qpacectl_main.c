@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpacectl: look at and steer a running qpaced through its control socket (qpace/ctl.h).
  * A {name, function, description} table generates the usage (wireguard-tools' wg.c). */
 #include <errno.h>

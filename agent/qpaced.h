@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced, the agent daemon: the agent core (qpace/agent.h) in a libev loop.
  *
  *   feedback   UDP socket (default 0.0.0.0:4792), drained with recvmmsg(64), replies and

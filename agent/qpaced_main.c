@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced: the per-host agent daemon (qpaced.h). Options come from one table
  * (agent_config.h) with -c and -h in front: the -c config file first, wherever it
  * stands, then the command line over it. */

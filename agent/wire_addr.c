@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A reported flow's identity in the agent core (wire_addr.h). */
 #include "wire_addr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A flow the tc programs report (tc_abi.h: 16-byte addresses, IPv4 as ::ffff:a.b.c.d, and
  * the frame's family), as the agent core identifies it (qpace/ctl.h, struct agent_qp_reg):
  * IPv4 by its 32-bit addresses, IPv6 by its 16-byte ones with AGENT_QP_IPV6. Pure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The IA credit schedule of a QP found on the wire (wire_credit.h). */
 #include "wire_credit.h"
 

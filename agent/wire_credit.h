@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The IA credit schedule of a QP qpaced found on the wire, as its tc egress program
  * enforces it (tc_abi.h, struct qp_tc_rate's credit_* fields). Pure, time passed in.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rate written for a QP found on the wire (wire_rate.h). */
 #include <errno.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rate qpaced has the tc egress program enforce for a QP it found on the wire. Pure.
  *
  *   fold    the algorithm's rate, no higher than its in-flight cap allows over the base

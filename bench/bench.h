@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench: the configuration every subcommand reads, and the subcommands.
  *
  *   write_bw, send_bw, write_lat   perftest-compatible (perf.c)

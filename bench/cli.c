@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench's command line: the option table (one row per option and subcommand set),
  * defaults, cross-option rules, and the usage text generated from the table. */
 #include <errno.h>

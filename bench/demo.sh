@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make demo: what each algorithm does to an incast, and the same on real frames.
 #   1. virtual time (scripts/demo-table.sh): 32 -> 1 at 10 Gb/s, 256 KiB per sender,
 #      1 us links, 2 MiB buffer, 3 rounds, every algorithm, without and with PFC; the

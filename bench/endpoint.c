@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One end of a perftest-style connection: see endpoint.h. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One end of a perftest-style connection for qpace-bench: a QP context (the soft backend
  * as an emulated host with its own agent core, or ibv), one registered buffer, QPs
  * accepted (server: no address) or dialled (client: the address last) over TCP, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The incast runner (soft backend): see incast.h.
  *
  * One loop over the N+1 emulated hosts, or (--rx-thread on) over the N senders, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The incast runner: N senders write S bytes each to one receiver through a switch,
  * R rounds (a partition/aggregate query: a round starts when every flow of the last one
  * has completed). With the soft backend the N+1 hosts are emulated in this process on one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Incast arithmetic with no I/O: algorithm specs and the totals of a run (incast.h). */
 #include <errno.h>
 #include <math.h>

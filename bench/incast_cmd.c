@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `qpace-bench incast`: one incast, reported as text (per flow and totals) or one JSON
  * object (-j). Embedded (soft backend, no --attach): every host in this process and its
  * own switch. Networked (ibv, or soft with --attach): receiver or one sender per process. */

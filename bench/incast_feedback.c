@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch an incast starts and its senders' settings, read from the algorithm's ops
  * (see incast.h): the kinds of feedback it has handlers for, and the values it declares
  * for them in ops->feedback.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the real-time and the virtual-time incast runners share: see incast_priv.h. */
 #include <errno.h>
 #include <inttypes.h>

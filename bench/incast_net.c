@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The networked incast: the receiver and its N senders in separate processes, perftest
  * style (the receiver with no address accepts N clients on -p; each sender names it last).
  * For ibv (Soft-RoCE guests, NICs) and for soft hosts attached to a running switch.

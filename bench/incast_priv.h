@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the two incast runners share (incast_flows.c): the flows' state, their QPs and
  * agent registrations, posting and polling, the rate samples, the per-round record and
  * the CSV and plot outputs. The real-time runner (incast.c) drives them from its event

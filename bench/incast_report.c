@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Incast reports: text, JSON, the comparison table, summary.json and per-flow CSV.
  * One table of fields drives the text summary and the JSON object (iproute2's
  * print_uint(PRINT_ANY, ...) habit), so a key cannot be in one and missing in the other. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The real-time incast's receiver thread: see incast_rx.h. */
 #include <errno.h>
 #include <sched.h>

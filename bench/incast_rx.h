@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The real-time incast's receiver thread (--rx-thread on): host 0, the receiving host, runs
  * its own loop in a second thread, so its datagram I/O (data in, ACKs and INT echoes out)
  * runs beside the senders' on another core instead of after them on one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The incast in virtual time (--clock virtual): the same hosts, switch, flows and
  * measurements as the real-time runner (incast.c), driven by the discrete-event engine
  * (qpace/sim.h) instead of an event loop on the machine's clock.

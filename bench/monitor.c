@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The control-protocol server for the bench's agents (see monitor.h): a handler table in
  * the server shape of qpace/ctl_server.h, served from the bench's own loop. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent's monitoring interface for the bench's emulated hosts: a unix SOCK_SEQPACKET
  * socket speaking the agent's control protocol (qpace/ctl.h), so `qpacectl top` (with
  * QPACE_SOCKET=PATH, or at the default path when no qpaced uses it) shows the QPs of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology + workload runs in virtual time (netrun.h): the topology and the workload
  * read, the hosts and switches built on the engine, the flows run, the figures taken.
  * Reports and files are netrun_out.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology + workload runs in virtual time (`qpace-bench run`, docs/workloads.md "Runs"):
  * a topology (a file qpace-switch -c loads, or a generator's parameters), a workload file
  * (qpace/workload.h), an algorithm, a seed -> the flows run on the engine (qpace/sim.h)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench run: a topology + workload run in virtual time (netrun.h), from its own
  * option table. */
 #include <errno.h>

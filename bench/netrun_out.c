@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology + workload runs: the report (text or JSON through the shared printer) and the
  * files of a run (netrun.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* write_bw, send_bw, write_lat: perftest's tests over the QP API, either backend.
  *
  * As perftest: the server runs with the same options and no address, the client names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* gnuplot scripts for qpace-bench's CSVs: see plot.h. */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PNG plots drawn by gnuplot (Debian's gnuplot-nox; `make demo` installs it). Each
  * function writes a gnuplot script next to its PNG (so a user can restyle and rerun it)
  * and runs gnuplot on it. -ENOENT when gnuplot is not installed: callers say so once and

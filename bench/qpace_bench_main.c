@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench: perftest-style benchmarks plus one-command incast. The subcommand table in
  * bench/cli.c generates the usage; each subcommand parses its options from one table. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest-compatible reports: see report.h. The format strings are perftest's, copied as
  * data (their odd spacing and tabs included) so that parsers of ib_*_bw output work. */
 #include <errno.h>

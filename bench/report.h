@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest-compatible reports: the banner, the BW and latency result tables with
  * perftest's exact header lines and column formats (src/perftest_parameters.h RESULT_FMT*,
  * REPORT_FMT*), and perftest's --out_json file. Scripts that parse ib_write_bw output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench reproduce NAME: a seed algorithm's source experiments, in virtual time at the
  * source's parameters (../shared/notes/reproductions.md), each checked against the figures
  * the source publishes.

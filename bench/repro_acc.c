@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce acc: ACC (seed 001; only the abstract survives) against HPCC in a Clos with a
  * WebServer-like load of 0.6. No public table of the WebServer CDF (Roy et al., SIGCOMM
  * 2015) is shipped: FB-Hadoop from the same paper, HPCC's FbHdp_distribution.txt, named as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench reproduce NAME [--quick] [-o DIR]: one of the seeds' source experiments (see
  * repro.h), then its table of published figure | qpace | agrees?, printed and written as
  * results/reproduce/NAME/table.{txt,json,md} (table.md is what docs/reproductions.md

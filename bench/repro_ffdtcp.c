@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce ffdtcp: FFDTCP's incast (seed 004, NS-2; notes/reproductions.md).
  *
  * The source (its Fig. 1): many servers answer one client through one switch, 1 Gb/s

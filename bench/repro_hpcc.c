@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce hpcc: HPCC's incast (SIGCOMM 2019; references.md 1.3, notes/reproductions.md).
  *
  * The source: 60 senders x 500 KB to one receiver, 100 Gb/s links, 1 us each, 1000-byte

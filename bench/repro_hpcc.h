@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #ifndef BENCH_REPRO_HPCC_H
 #define BENCH_REPRO_HPCC_H
 #include "repro.h"

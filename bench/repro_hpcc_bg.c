@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce hpcc, with background: HPCC's incast with 30% WebSearch load (references.md
  * 1.3). A fat-tree at 100 Gb/s, 1 us links (k = 8: 128 hosts, the generator's largest; the
  * paper's has 320 servers; --quick k = 4), PFC as the incast's, 32 MiB buffers; WebSearch

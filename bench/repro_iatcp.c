@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce ia-tcp: IA-TCP's experiment A (seed 000, NS-2; notes/reproductions.md).
  *
  * The source: one aggregator and N workers on one ToR switch, 1 Gb/s links, round-trip

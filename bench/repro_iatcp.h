@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce ia-tcp's experiments B, C, D (repro_iatcp_bc.c, repro_iatcp_d.c): flows of
  * different sizes and start times on the topology + workload runner (repro_mix.h), at
  * experiment A's parameters (repro_iatcp.c): one switch, 1 Gb/s, 25 us links (100 us round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce ia-tcp, experiments B and C (repro_iatcp.h): on the topology + workload runner.
  *
  * B: experiment A's incast (responses of 64, 128, 256 KB from N workers, closed-loop rounds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce ia-tcp, experiment D (repro_iatcp.h): fairness as groups join and leave.
  *
  * The source: 5 groups of 8 flows, 100 MB each, the groups starting 3 s apart, all to the

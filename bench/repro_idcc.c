@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce idcc: IDCC's motivation experiment (seed 003, ns-3; its Figs. 1-2). Two small
  * DCs joined by a 500 Mb/s WAN link of 5 ms; DC links 1 Gb/s, 2 us. In DC1 one host runs
  * web-search flows inside the DC while a host of DC2 sends a long-lived flow across the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* reproduce idcc: IDCC's large-scale evaluation (seed 003; notes/reproductions.md).
  *
  * The source: fat-tree, VL2 and spine-leaf DCs, host links 10 Gb/s, 40 Gb/s inside, every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reproductions on a topology with a workload (repro_mix.h): one netrun_run per series, in
  * this process (the engine frees what it built), its files in DIR/TAG/ALGO/. */
 #include <errno.h>

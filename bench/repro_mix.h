@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reproductions on a topology with a workload (the topology + workload runner, netrun.h),
  * for the experiments an incast cannot make: background traffic, flows of many sizes. */
 #ifndef BENCH_REPRO_MIX_H

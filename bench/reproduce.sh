@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make reproduce: every reproduction at full size (qpace-bench reproduce NAME), a progress
 # line per experiment, results in results/reproduce/NAME/ (its log beside), then the
 # tables pasted into docs/reproductions.md (scripts/repro_docs.sh).

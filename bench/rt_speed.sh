@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Real-time speed of the soft hosts, both sides of each comparison in one run (issue #16):
 #   1. host to host: qpace-soft-bw (two soft hosts in one process, loopback UDP)
 #   2. qpace-bench write_bw --backend soft, server and client processes, through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Runs built on the incast runner: compare (one incast per algorithm: `make demo`) and
  * sweep (over sender counts and sizes). Each incast runs in a child process, so one run's
  * switch, sockets and memory never leak into the next, and a crash costs one row. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Per-QP rate time series: see series.h. */
 #include <errno.h>
 #include <inttypes.h>

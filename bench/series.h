@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A time series of per-QP sending rates, sampled by the incast loop (rates.csv: time_s,
  * then one column per sender in Mb/s). Memory is fixed at create; samples beyond the
  * capacity are counted, not stored. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Statistics for qpace-bench: see stats.h for the definitions and their sources. */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Statistics for qpace-bench: pure functions, no I/O, no allocation (callers pass the
  * buffers; functions that need order sort the caller's array in place).
  *

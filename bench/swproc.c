@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A qpace-switch child process: see swproc.h. */
 #include <errno.h>
 #include <fcntl.h>

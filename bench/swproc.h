@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A qpace-switch child process for runs that start their own switch.
  *
  * Start: fork/exec `qpace-switch --star N ... --stats CSV --stats-interval 1ms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* `qpace-bench run --huge-pages on`: glibc's heap on transparent huge pages (bench.h).
  *
  * A topology run touches its state at random on every packet-hop: the 128-host leaf-spine

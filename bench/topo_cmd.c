@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench topo KIND [options] [-o FILE]: write a generated topology file
  * (qpace/topogen.h) that qpace-switch -c loads as it is, and say what is in it. Its own
  * option table, one row set per kind (the kind is the subcommand bit of the rows), so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The virtual-time engine's speed against the targets, on one core (the ls128 row
 # on two: --lanes 2): per scenario the simulated and wall-clock time, events/s,
 # packet-hops/s (every completed transmission on any link) and ns per packet-hop, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An emulated host with its own agent core: see host.h. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two soft hosts, one loop, one WRITE stream (see qpace/soft_bw.h). */
 #include <errno.h>
 #include <stdio.h>

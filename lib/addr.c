@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IPv4 addresses and endpoints as text, and IPv6 addresses (rules in qpace/addr.h). */
 #include <arpa/inet.h>
 #include <errno.h>

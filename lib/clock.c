@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one clock read in qpace: shells call this once per callback and pass it down. */
 #include <errno.h>
 #include <poll.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The control protocol codec (layout and rules in qpace/ctl.h). One table row per type:
  * the smallest body, a decoder and an encoder; strings and QPNs are checked in one place. */
 #include <errno.h>

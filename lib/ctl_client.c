@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Control-socket client (see qpace/ctl_client.h). */
 #include <errno.h>
 #include <poll.h>

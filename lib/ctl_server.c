@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The control-protocol server shape: see qpace/ctl_server.h. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Feedback message tags (see qpace/fb_auth.h). The header offsets used here are the ones
  * qpace/feedback.h defines: version u8 at 2, length u16 at 4, auth_len u8 at 7, and in
  * version 2 sender u32 at 8, seq u64 at 12. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Per-sender replay windows (see qpace/fb_replay.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Telemetry message codec (see qpace/feedback.h for the layout). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frame codecs: Ethernet, ARP, IPv4, UDP, RoCEv2 (see qpace/frame.h); PFC's own codec is
  * lib/frame_pfc.c. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The PFC frame (IEEE 802.1Qbb): encoder, bounds-checked decoder, pause time (see
  * qpace/frame.h). */
 #include <errno.h>

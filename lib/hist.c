@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "qpace/hist.h"
 
 static unsigned bucket_of(uint64_t v)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A small JSON reader: see qpace/jsonr.h. Recursive descent, depth-bounded. */
 #include <errno.h>
 #include <inttypes.h>

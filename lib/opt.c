@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The option engine: see qpace/opt.h. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PFC pause timers on the receiving side (see qpace/pause.h). */
 #include "qpace/pause.h"
 

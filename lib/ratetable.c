@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The per-host rate table in shared memory (layout and rules in qpace/ratetable.h).
  *
  * Seqlock, as Boehm describes it for C11 ("Can seqlocks get along with programming

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rdma netlink QP resource dump: request and parser (qpace/rdma_nl.h), no I/O. */
 #include "qpace/rdma_nl.h"
 

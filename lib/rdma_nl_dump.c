@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rdma netlink QP dump's I/O (qpace/rdma_nl.h): a NETLINK_RDMA socket, the device
  * dump, then each device's QP dump, parsed by rdma_nl_parse; user QPs' comm from /proc. */
 #include "qpace/rdma_nl.h"

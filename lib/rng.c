@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* xoshiro256** seeded by splitmix64, and draws from it (see qpace/rng.h). */
 #include <math.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The shared-memory rings of a shm port (qpace/shm_ring.h): the region, and the
  * producer's and consumer's halves of each ring. */
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* SipHash-2-4 (see qpace/siphash.h for the source and the rules). */
 #include <endian.h>
 #include <string.h>

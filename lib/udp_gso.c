@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A batch of frames as UDP datagrams, in runs with UDP GSO (qpace/udp_gso.h). */
 #include <errno.h>
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Quantity parsing for command lines and config files (see qpace/units.h). */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make demo's comparison table, from virtual time: the same figures on every machine, and
 # the README quotes them exactly.
 #

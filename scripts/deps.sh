@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Install the Debian packages qpace needs, when they are missing. Called by `make deps`
 # (and so by `make test` and `make demo`). Safe to run again: it only asks dpkg.
 #   scripts/deps.sh [extra-package...]

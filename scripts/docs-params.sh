@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The algorithms' parameter tables in the docs, generated from the code's own tables.
 #
 #   scripts/docs-params.sh --write FILE   regenerate every marked block of FILE

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Every floating -> integer conversion (explicit casts and implicit ones) in C files, from
 # clang's AST: FILE:LINE: the source line. The audit of input-derived conversions
 # (docs/testing.md) starts from this list; a conversion of a value from outside must go

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The layering of qpace's code, stated once and checked.
 #
 #   scripts/layers.sh check   fail (exit 1) when a file includes a header of a layer it

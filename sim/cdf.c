@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Flow-size CDF files: the line parser, the mean, inverse-transform sampling (cdf.h). */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The event queue: a 4-ary min-heap on (time, sequence); see evq.h. Four children per
  * node halve the levels a pop walks down (a million pending events: 10, not 20), and the
  * four children of a node lie side by side in memory; (time, sequence) is a total order,

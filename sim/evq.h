@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The event queue of the virtual-time engine: a 4-ary min-heap of small events keyed by
  * (time, insertion sequence), so events at the same nanosecond run in the order they were
  * scheduled, on every machine. O(log n) push and pop; the events live in the heap's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* FCT slowdown by flow size, link utilisation and PFC pause summaries (qpace/fct.h). */
 #include <errno.h>
 #include <math.h>

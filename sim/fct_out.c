@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Run figures out: CSV files and the shared printer (qpace/fct.h). */
 #include <inttypes.h>
 #include <stdio.h>

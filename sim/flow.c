@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The flow runner (qpace/sim.h, "Flows"): a QP pair per flow, made at its start time,
  * driven as the engine's application on every turn of its sender, gone when it ends. */
 #include <errno.h>

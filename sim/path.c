@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Hosts and paths of a switchsim configuration (qpace/sim.h: sim_sw_conf_hosts,
  * sim_sw_conf_path): the I/O ports in order, and the links a frame crosses between two of
  * them read from the switches' static forwarding entries, so any topology file gives its

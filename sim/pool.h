@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frames in flight on host links: buffers pooled by size, so a run in steady state
  * allocates nothing. A frame takes a buffer of the smallest 64-byte class that holds it;
  * a freed buffer waits on its class's free list for the next frame of that class.

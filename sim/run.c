@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The virtual-time engine's event loop (qpace/sim.h): host wake-ups, NICs and their
  * links, the fabric's departures, timers; one lane, or two meeting every window
  * (sim_priv.h). Nothing here reads the real clock except the wall-clock figures of

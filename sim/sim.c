@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The virtual-time engine: building the network and reading its figures (qpace/sim.h).
  * The event loop is run.c. */
 #include <errno.h>

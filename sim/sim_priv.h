@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The engine's state, shared by sim.c (building, figures) and run.c (the event loop). */
 #ifndef SIM_PRIV_H
 #define SIM_PRIV_H

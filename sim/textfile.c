@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading small text files whole and cutting text into lines and words (textfile.h). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Text input for sim/'s file formats (CDF and workload files): one small file read whole,
  * and a text cut into lines for a sans-I/O line parser. Private to sim/. */
 #ifndef SIM_TEXTFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A split run's second thread (sim_priv.h): lane 1, the switches, runs each window on it
  * while the caller's thread runs lane 0, the hosts. The two meet at the window's end;
  * between windows only the caller's thread touches either lane (exchange, sync timers),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology generators: parameters checked against what qpace-switch loads, then the
  * switches, hosts and links of each kind (qpace/topogen.h). Routing is topogen_route.c,
  * the file topogen_write.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What topogen.c's builders leave to topogen_route.c. Private to sim/. */
 #ifndef SIM_TOPOGEN_PRIV_H
 #define SIM_TOPOGEN_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Static forwarding for generated topologies: shortest paths by breadth-first search, one
  * equal-cost next hop per (switch, destination host), a broadcast spanning tree,
  * and paths read back from the tables (qpace/topogen.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A generated topology as a topology file, switchsim/topo.c's grammar (qpace/topogen.h):
  * comments that say what made it, then switch, port, link and mac lines. Every quantity is
  * written exactly (qp_fmt_*), so the loader reads back the numbers built here. */

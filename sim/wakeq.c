@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The actors' wake-ups: an indexed 4-ary heap of at most one wake-up per actor, and each
  * actor's ghosts; see wakeq.h. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The actors' wake-ups (the hosts and the fabric): each actor has at most ONE pending
  * wake-up, kept in a small indexed 4-ary heap beside the event queue and moved earlier
  * in place (decrease-key) when the actor is woken sooner, instead of a new event pushed

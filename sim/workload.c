@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Workload files: the line parser, one table of keys (workload.h has the grammar). */
 #include <errno.h>
 #include <stdarg.h>

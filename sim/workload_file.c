@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Workload files and the CDF files they name, read from disk: the I/O around the pure
  * parser (workload.c) and generator (workload_gen.c). */
 #include <errno.h>

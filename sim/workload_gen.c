@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Workload generation: the flows of each group on a set of hosts, from a seed (see
  * qpace/workload.h for what each kind means). Pure: no I/O, no clock, the draws of a
  * group come from its own stream of the seed in a fixed order (per flow: the gap, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Signing telemetry and checking level acknowledgements (see auth.h). */
 #include <errno.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch's side of signed feedback (qpace/fb_auth.h). With a key, every telemetry
  * message a switch sends (INT reports, notices, levels) is signed: the switch's sender id
  * and a sequence from the wall clock; and the only messages it takes, level

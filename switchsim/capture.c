@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Pcap capture with libpcap's dumper (see capture.h). */
 #include <errno.h>
 #include <pcap/pcap.h>

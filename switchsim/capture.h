@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Pcap capture of the frames ports send (all ports, or one), timestamped with the model's
  * leave time on the wall clock, so Wireshark shows the emulated link's spacing; in virtual
  * time (a wall offset of 0) the stamps are simulated time from 0, the same run after run. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-switch's command line: one option table (qpace/opt.h) drives parsing, the checks
  * and --help. The per-port settings (rate, buffer, ecn, ...) go through sw_conf_setting,
  * the parser topology files use too, so a flag and its topology key read alike. */

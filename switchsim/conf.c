@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Configuration: defaults, the per-port settings shared by the command line and topology
  * files (one parser per value, one message shape: "KEY 'VALUE': accepted ..."), the star
  * shorthand, and the last resolution step. */

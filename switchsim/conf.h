@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What a qpace-switch run is made of, as parsed from the command line (cli.c) and a
  * topology file (topo.c), before anything is opened. fabric.c builds it. */
 #ifndef SW_CONF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Building the fabric from a configuration: switches, queues, sockets, links, capture. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Bounded per-flow table (see flow.h). */
 #include <errno.h>
 #include <stdlib.h>

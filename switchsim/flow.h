@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Per-flow state of one egress queue: bytes it has queued (for the notice's `flows`
  * count: flows with bytes queued; or, with an idle time, flows with bytes queued or a
  * frame within the last idle_ns, so that a paced flow between two of its frames still

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* MAC and IPv4 tables (see fwd.h). */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Forwarding state of one switch: destination MAC -> port (static entries and learning),
  * and IPv4 -> (MAC, port) learned from IPv4 sources and ARP, for addressing telemetry.
  * Fixed-size tables (SW_FWD_SLOTS, probe window of 8); a learned entry moves when its

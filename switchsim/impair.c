@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Impairments of the link out of a port (see impair.h): the per-frame decisions and the
  * two delay lines. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Impairments of the link out of a port: what happens to a frame after it leaves the
  * egress queue and before the next hop gets it. Pure: a frame, its leave time and the
  * port's seeded generators go in; a verdict comes out (time passed in, no I/O), so the

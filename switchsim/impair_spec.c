@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The impairment spec, as `--impair` and a topology file's `impair=` write it (see
  * impair.h): one parser for both, one key per table row. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch's table of flows that want INT reports, and the decision per frame
  * (int_want.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* INT only for the flows that want it.
  *
  * A sender's agent whose algorithm takes INT reports asks for them per flow with a WANT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Backend selection and the parts every backend shares. */
 #include <arpa/inet.h>
 #include <errno.h>

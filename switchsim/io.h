@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Port backends: how frames get in and out of the process. One small ops table per kind,
  * like Redis's ae backends; the pipeline never sees a socket.
  *

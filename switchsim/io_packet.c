@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* packet ports: AF_PACKET on a local interface (veth, tap).
  *
  * The socket asks for a virtio-net header with every frame (PACKET_VNET_HDR): frames a

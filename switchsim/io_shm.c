@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* shm ports (io.h): a soft host on this machine behind two shared-memory frame rings
  * (qpace/shm_ring.h). The region is created here, at open, and its link removed at close.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sim port backend (io.h): frames go to the virtual-time driver, not a socket. */
 #include "io.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The I/O shell: libev around the pure fabric.
  *
  * Per loop iteration: readable ports are drained with recvmmsg (frames stamped with one

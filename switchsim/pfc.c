@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PFC in the switch: ingress accounting, PAUSE and XON upstream, PAUSEs obeyed at egress
  * (see pfc.h). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PFC (IEEE 802.1Qbb) in the switch: one lossless priority per port.
  *
  * Ingress accounting. A port counts the bytes its frames of the class (an IPv4 frame's

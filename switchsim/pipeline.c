@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The data path: ingress, forwarding, enqueue with telemetry, and frames leaving ports
  * (see sw.h). Time comes in as an argument; the only I/O is the port backends' send,
  * reached through sw_port_flush. */

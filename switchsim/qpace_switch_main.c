@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-switch: a userspace switch emulator for RoCEv2 congestion-control experiments.
  * See `qpace-switch --help` and switchsim/sw.h. */
 #include <arpa/inet.h>

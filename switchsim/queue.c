@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The egress queue model (see queue.h). */
 #include <errno.h>
 #include <inttypes.h>

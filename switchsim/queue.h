@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The egress queue model: one per switch port, in nanosecond time.
  *
  *   arrival  a_i = max(now, a_{i-1})                (arrivals kept in order)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RED-style ECN marking on the instantaneous queue (see red.h). */
 #include <errno.h>
 #include <inttypes.h>

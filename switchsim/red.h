@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ECN marking, RED-style, on the instantaneous egress queue, as DCQCN switches do it.
  *
  * Floyd & Jacobson, "Random Early Detection Gateways" (1993), without the average: data-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Counters out: a CSV time series (--stats) and a JSON dump (--stats-json, SIGUSR1, written
  * by the printer, qpace/out.h). One table of fields drives both, so their names cannot
  * drift. */

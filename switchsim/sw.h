@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch fabric: switches, their ports and the links between them, in one process.
  *
  * Data path, per frame (pipeline.c):

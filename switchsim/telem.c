@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Telemetry decisions (see telem.h). */
 #include <errno.h>
 #include <inttypes.h>

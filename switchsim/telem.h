@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* When a switch speaks to a sender: pure decisions over one flow's state (flow.h).
  *
  * Early congestion notice (Bolt's SRC, ACC's first-RTT feedback): at enqueue, when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology files: several switches, their ports and the links between them.
  *
  *   # a comment; blank lines are ignored

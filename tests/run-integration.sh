@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Run tests/integration/*.sh. They need root (network namespaces); without root they are
 # skipped with a message, never silently.
 #   tests/run-integration.sh BUILD_DIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Run cmocka test binaries; print each one's output, then one summary line.
 #   tests/run-unit.sh BIN...
 # A binary that fails is run once more (QPACE_TEST_RETRY=0: never): a few of them run real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate's pure core: token bucket, chunking, credits, window, fallback (the rules
  * are in qpace/gate.h). No clock, no I/O, no allocation: the shell (verbs/pace.c) reads the
  * rate table and the clock and passes both in.

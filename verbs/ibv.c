@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ibv backend: RC QPs on rdma-core (libibverbs + librdmacm) — Soft-RoCE (rxe) or a
  * hardware NIC. The common layer (verbs/qp.c) splits and paces every send WR; this file
  * posts the pieces, polls completions, and connects QPs from exchanged connection data

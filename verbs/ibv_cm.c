@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ibv backend's rdma_cm path (perftest -R): resolve, create the QP on the CM id,
  * connect or accept; the connection message (qpace/qp_wire.h) rides in the CM private
  * data, so the peer learns the exposed region as it would over TCP. Every wait on the CM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ibv backend's private objects and the helpers its two files share (verbs/ibv.c:
  * device, QPs, posting, completions; verbs/ibv_cm.c: rdma_cm). Not a public header. */
 #ifndef QPACE_VERBS_IBV_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate's shell: the rate source (maps the agent's table, reopens it after an
  * agent restart), the wait (sleep, spin, or sleep then spin), and the pacer, which feeds
  * table slots to the pure gate (verbs/gate.c), logs fallback once, and waits until the gate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sender's PSN as the requester numbers it (verbs/psn.h). */
 #include "psn.h"
 #include "qp_agent.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sender's PSN, as the verbs layer counts it (qpace/agent.h says what the agent does
  * with it): every QP's next PSN starts at its initial sq_psn (qp->local.psn, what RTS got)
  * and moves on by the packets of each WR handed to the backend, as the requester numbers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The QP API's common layer (qpace/qp.h): objects, argument checks, the pacing of every
  * send WR (split into gated pieces, blocking or not), progress and deadlines for event
  * loops, and per-QP counters. Backends (verbs/ibv.c, the soft backend) only post pieces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Registration of connected QPs with the host's agent (qpaced) over its control socket
  * (qpace/ctl.h), for the QP layer (verbs/qp.c).
  *

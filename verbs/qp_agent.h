@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Registration of connected QPs with the host's agent (qpaced): the QP layer's private
  * interface to verbs/qp_agent.c. See qp_agent.c for the rules. */
 #ifndef QPACE_VERBS_QP_AGENT_H

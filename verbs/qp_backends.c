@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The backends built into libqpace: one line each. */
 #include <string.h>
 

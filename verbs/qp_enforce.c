@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What enforces each QP's rate (verbs/qp_enforce.h).
  *
  * - Selection, per device: at a context's first connect the backend's rate_caps says

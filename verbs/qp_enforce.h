@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What enforces each QP's rate: the pacing gate, or the NIC's per-QP rate limit
  * (ibv_modify_qp_rate_limit on mlx5, bnxt_re) behind the same interface — the backend's
  * rate_caps / rate_limit slots (qpace/qp.h). Private to verbs/; the rules are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Names of the QP API's enums for printing (qpace/qp.h). */
 #include "qpace/qp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Out-of-band connection over TCP, as perftest does without -R: the client connects to the
  * server's port, each side sends its connection message (qpace/qp_wire.h) and reads the
  * peer's, both move their QP to RTS, and a one-byte "ready" each way makes sure neither

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The connection message (format in qpace/qp_wire.h): the one encoder and decoder. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC state machine: parameters, queues, completions, error state, and the dispatch of
  * frames and timers to the requester (rc_req.c) and responder (rc_resp.c). The
  * semantics are documented in qpace/rc.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Private state of the RC state machine (qpace/rc.h), shared by rc.c (queues, dispatch),
  * rc_req.c (requester) and rc_resp.c (responder). */
 #ifndef QPACE_RC_INT_H

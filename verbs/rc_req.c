@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC requester: segmentation, the window, AckReq, ACK/NAK processing, go-back-N, the
  * local ACK timer with backoff and the RNR wait (rules in qpace/rc.h). */
 #include "rc_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC responder: PSN checking, duplicates, one NAK per gap, coalesced ACKs, RNR NAKs,
  * remote-access and invalid-request errors, data placement and receive completions
  * (rules in qpace/rc.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend (qpace/soft.h): the QP API's ops over the emulated host and its RC
  * cores, and the I/O shell that moves Ethernet frames as UDP datagrams in batches. */
 #include <arpa/inet.h>

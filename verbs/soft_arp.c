@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft host's neighbour table (see soft_arp.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft host's neighbour table (IPv4 -> MAC): bounded, least recently used entry
  * replaced, requests repeated every retry_ns SOFT_ARP_TRIES times, then failed until the
  * address is wanted again. Pure: time passed in. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend's emulated host: ARP, IPv4/UDP demultiplexing, RoCEv2 framing of its
  * RC QPs' packets, telemetry hand-off (contract in qpace/soft_host.h). */
 #include <errno.h>

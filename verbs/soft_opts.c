@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend's options (see soft_opts.h): one parser per value, one table. */
 #include <arpa/inet.h>
 #include <errno.h>

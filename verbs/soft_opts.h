@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend's options: qp_ctx_attr.options, "key=value,..." (see qpace/soft.h). */
 #ifndef QPACE_SOFT_OPTS_H
 #define QPACE_SOFT_OPTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Parsing a frame as RoCEv2 in a tc BPF program (included by tc_egress.bpf.c and
  * tc_ingress.bpf.c): Ethernet / IPv4 or IPv6 / UDP 4791 / BTH, read with
  * bpf_skb_load_bytes so a non-linear skb parses too. The result is QP_TC_C_ROCE with *p

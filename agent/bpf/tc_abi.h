@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the tc egress program (tc_egress.bpf.c) and its loader (tc_egress.c) share: the maps'
  * keys and values, the counters and the ring-buffer record. Included by both the BPF
  * object (clang -target bpf) and user space, so only fixed-width kernel types.

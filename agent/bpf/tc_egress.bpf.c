@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace's tc egress program: earliest departure times for RoCEv2 flows (clsact egress,
  * direct action; built with clang -target bpf, loaded through the bpftool skeleton by
  * tc_egress.c).
@@ -41,7 +42,7 @@
 #include "roce_parse.bpf.h"
 #include "tc_abi.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The loader of the tc egress program: libbpf, the bpftool skeleton, bpf_tc_*. */
 #include "tc_egress.h"
 #include "tc_hook.h"

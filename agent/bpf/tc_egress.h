@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The loader of qpace's tc egress program (tc_egress.bpf.c): load it, attach it to a
  * device's clsact egress hook (direct action) through libbpf's bpf_tc_* API, write flows'
  * rates, read their counters and the program's, take its reports of unknown flows.

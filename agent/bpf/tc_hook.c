@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A BPF program on a clsact hook; libbpf's last warning (tc_hook.h). */
 #include "tc_hook.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A BPF program on one of a device's clsact hooks (direct action), through libbpf's
  * bpf_tc_* API; and libbpf's last warning kept for an error line instead of its stderr.
  * Used by both loaders (tc_egress.c, tc_ingress.c); the counters of a per-CPU array. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace's tc ingress program: ECN and CNPs for DCQCN without a switch that sends CNPs
  * (clsact ingress, direct action; clang -target bpf, loaded through its bpftool skeleton
  * by tc_ingress.c). Each arriving frame:
@@ -23,7 +24,7 @@
 #include "roce_parse.bpf.h"
 #include "tc_ingress_abi.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

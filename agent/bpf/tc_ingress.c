@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The loader of the tc ingress program: libbpf, its bpftool skeleton, tc_hook. */
 #include "tc_ingress.h"
 

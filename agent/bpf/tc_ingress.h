@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The loader of qpace's tc ingress program (tc_ingress.bpf.c): load it, attach it to a
  * device's clsact ingress hook (direct action), read its counters and per-QP entries,
  * take its reports of CE-marked data frames and of arriving CNPs.

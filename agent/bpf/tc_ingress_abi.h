@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the tc ingress program (tc_ingress.bpf.c) and its loader (tc_ingress.c) share.
  * Included by both the BPF object and user space, so only fixed-width kernel types.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* acc: HPCC plus early switch feedback inside the first RTT and a ramp-up into the
  * bandwidth that finishing flows free, perceived in advance from the switch.
  *

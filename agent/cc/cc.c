@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The algorithm-independent half of qpace congestion control: parameter tables parsed and
  * checked, controllers created, events validated and dispatched through each algorithm's
  * table of handlers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The algorithms qpace ships; each is one file in agent/cc/. */
 #ifndef QPACE_CC_ALGS_H
 #define QPACE_CC_ALGS_H

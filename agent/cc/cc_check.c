@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Checks shared by algorithms' check() functions. */
 #include <errno.h>
 #include <stdio.h>

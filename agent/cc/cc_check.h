@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Checks shared by algorithms' check() functions (agent/cc/cc_check.c). */
 #ifndef QPACE_CC_CHECK_H
 #define QPACE_CC_CHECK_H

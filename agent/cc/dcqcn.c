@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* dcqcn: DCQCN's reaction point, the Mellanox (CX4+) variant as HPCC's ns-3 code implements
  * it (alibaba-edu/High-Precision-Congestion-Control, simulation/src/point-to-point/model/
  * rdma-hw.cc, CC_MODE 1; Zhu et al., "Congestion Control for Large-Scale RDMA Deployments",

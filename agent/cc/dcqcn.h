@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* DCQCN (agent/cc/dcqcn.c): the reaction-point state, for monitoring and tests.
  *
  * The controller itself is used through qpace/cc.h like every algorithm; this header only

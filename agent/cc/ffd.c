@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ffd: the sender side of FFDTCP's multi-level congestion feedback (Su, Niu, Shao, "a fast
  * feedback transmission control protocol for datacenter networks"; the source is
  * ../shared/seeds/004_*.txt, whose Table 1 and equations (3)-(5) were images and are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The algorithms' parameter tables as text and Markdown, and the command line every
  * program shares to print them (qpace/cc_help.h). Everything is read from the registry
  * and the ops: nothing here names an algorithm. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* hpcc: High Precision Congestion Control, as its reference ns-3 code does it.
  *
  * Source: Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019; the

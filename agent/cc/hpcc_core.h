@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The HPCC core, shared by hpcc.c and acc.c (internal to agent/cc/).
  *
  * hpcc.c holds the algorithm's description and implements these functions; acc.c embeds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* idcc: INT-and-delay congestion control (IDCC, "INT and Delay based Congestion Control"
  * for cross-datacenter networks; the source is ../shared/seeds/003_*.txt, a summary whose
  * pseudocode, Fig. 3, was an image and is missing). What the source says, and where:

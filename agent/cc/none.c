@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* none: no congestion control. The QP sends at line rate (or a fixed rate), the way
  * Soft-RoCE behaves on its own. The baseline every other algorithm is compared against.
  *

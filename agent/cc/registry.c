@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The registry: every algorithm qpace knows, one line each, in the order help and the
  * bench's default --algos list them (the agent's default algorithm is its own option). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IA credit pacing, receiver side, as IA-TCP describes it (Hwang, Yoo, Choi, "IA-TCP: a
  * rate based incast-avoidance algorithm for TCP in data center networks", ICC 2012; the
  * patent JP5819530B2 is ../shared/seeds/000_*.txt): the receiver (the aggregator)

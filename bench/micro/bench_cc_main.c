@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench-cc: nanoseconds per event for each congestion-control algorithm.
  *
  * Every algorithm is fed the events it reacts to, prepared in advance (so the loop times

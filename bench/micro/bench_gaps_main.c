@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench-gaps: how long this machine takes the CPU away from a loop that never sleeps.
  *
  * One thread per CPU (pinned), each reading CLOCK_MONOTONIC in a tight loop for TIME and

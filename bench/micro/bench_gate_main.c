@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench-gate: how precisely the pacing gate holds a rate on this machine, and what it costs.
  *
  * For each target rate and each wait mode (sleep only, sleep then spin, spin only) a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* bench-icrc: nanoseconds per frame for the RoCEv2 ICRC, zlib's table crc32 against the
  * CRC lib/frame.c uses (frame_crc32: ISA-L's crc32_gzip_refl, PCLMULQDQ folding), in one
  * run on the same frames.

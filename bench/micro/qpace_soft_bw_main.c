@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-soft-bw: RDMA WRITE throughput between two soft-backend hosts in this process,
  * either wired to each other directly over loopback UDP or through a running qpace-switch
  * (--switch P: the hosts take star ports 0 and 1). The data is checked byte for byte.

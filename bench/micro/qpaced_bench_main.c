@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced-bench: how many feedback reports one agent sustains on one core, and how long a
  * datagram takes from its arrival to the rate-table write it causes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* switch-bench: forwarding rate of qpace-switch against a plain UDP forwarder.
  *
  *   switch-bench [--seconds S] [--rounds N] [--switch PATH] [--base-port P]

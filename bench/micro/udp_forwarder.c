@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A plain recvmmsg/sendmmsg UDP forwarder (see udp_forwarder.h). */
 #include <signal.h>
 #include <stdlib.h>

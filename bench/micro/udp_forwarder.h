@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The baseline of switch-bench: a plain UDP forwarder, recvmmsg -> sendmmsg in batches
  * of 32, busy-polling like qpace-switch does under load, with no parsing and no model. */
 #ifndef BENCH_UDP_FORWARDER_H

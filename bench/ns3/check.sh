@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Checks of ns3-incast's counts, so the ns-3 side of the comparison counts what it says
 # (make check-ns3; a few seconds). Each check can fail:
 #   udp, no drops  4 x 64K into 512K of buffer: every flow done, packet-hops = exactly

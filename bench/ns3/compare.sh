@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Virtual time against ns-3: the same incasts, both simulators timed in the same run,
 # packet-hops (completed transmissions on any link) per wall-clock second.
 #

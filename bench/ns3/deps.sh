@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Install, when missing, what the ns-3 comparison needs and `make test` does not: Debian's
 # packaged ns-3 (libns3-dev 3.37 on bookworm, with libns3.37 and GSL) and a C++ compiler.
 # Not in scripts/deps.sh's default list: 4 packages, 12.7 MB to download and 60 MB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ns3-incast: qpace's incast as an ns-3 program, the other side of the virtual-time
  * speed comparison (bench/ns3/compare.sh, docs/performance.md "Virtual time vs ns-3").
  *

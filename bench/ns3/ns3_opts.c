@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ns3-incast's option table: see ns3_opts.h. The rows mirror bench/cli.c's incast rows
  * (names, short keys, defaults); the ranges are the ns-3 program's own, wider where
  * qpace-bench's reflect the real-time shell's limits (63 senders, 10 Gb/s). */

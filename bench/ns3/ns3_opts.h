@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ns3-incast's command line: qpace-bench incast's flags, names, defaults and value syntax,
  * read by qpace's option engine (include/qpace/opt.h). C, so the table is the same kind
  * of table as every other qpace program's; incast.cc (C++) calls it. */

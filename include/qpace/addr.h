@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IPv4 addresses and ADDRESS:PORT endpoints as text, for every command line, config file
  * and log line (qpaced, qpace-bench, qpace-switch's topologies, the soft backend's
  * options, qpace-probe). Addresses are host order; pure functions, no I/O.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The qpace agent core: per-QP congestion control, receiver credits and echoes for one host.
  *
  * Sans-I/O, shared by the daemon (qpaced: libev, real sockets, shared-memory rate table)

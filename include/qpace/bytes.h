@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Network-order (big-endian) loads and stores for the wire codecs. Callers check the
  * length first; these never do. */
 #ifndef QPACE_BYTES_H

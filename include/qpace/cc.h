@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace congestion control: one small interface for every algorithm.
  *
  * A controller governs one sending QP. It is a pure state machine:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The registry's command-line face, shared by qpaced, qpace-bench and qpacectl: the list
  * of algorithms their --help prints, and
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Flow-size distributions: a cumulative distribution of flow sizes read from a text file,
  * its mean, and sizes drawn from it by inverse transform (docs/workloads.md).
  *

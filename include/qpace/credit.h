@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IA credit pacing, receiver side (agent/credit/credit.c).
  *
  * One pacer per receiving link: it shares the link's capacity C among the n senders (QPs)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent's control protocol: applications register QPs, qpacectl asks and overrides.
  *
  * Carried over the agent's unix socket (SOCK_SEQPACKET, one message per packet, default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A client of the agent's control socket (qpace/ctl.h), for qpacectl and for applications
  * (the verbs library registers its QPs through it). Blocking, with a timeout per call.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One shape for a server of the control protocol (qpace/ctl.h): what qpaced's socket and
  * qpace-bench's monitoring socket share. A table of handlers, one per message type; the
  * server reads each request from a non-blocking SOCK_SEQPACKET connection, refuses what is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One-line error messages into a caller's buffer (the anet.c convention: every call that
  * can fail takes char *err, size_t errlen). */
 #ifndef QPACE_ERRMSG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Authentication of feedback messages (qpace/feedback.h) with a shared key.
  *
  * For networks that are not private, every agent and switch of a deployment shares one

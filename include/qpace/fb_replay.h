@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Replay protection for signed feedback (qpace/fb_auth.h): a window per sender.
  *
  * RFC 4303 §3.4.3 (IPsec ESP, and WireGuard likewise) keeps, per sender, the highest

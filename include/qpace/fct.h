@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Run figures for topology + workload runs (docs/workloads.md): flow-completion-time
  * slowdown by flow size, per-link utilisation, and a summary of PFC pauses. Pure
  * functions over what a run measured; output as CSV and through the shared printer.

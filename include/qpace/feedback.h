@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace telemetry wire format: what switches tell senders (and agents tell each other).
  *
  * Carried in UDP, default port 4792. Every message starts with a header, all fields

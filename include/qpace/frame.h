@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one definition of the frames qpace puts on and takes off the wire:
  *
  *   Ethernet / ARP (Ethernet+IPv4 only)

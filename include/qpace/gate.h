@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate: every send WR of a qpace QP passes it.
  *
  * Core (verbs/gate.c, pure: time passed in, no clock, no I/O, no allocation)

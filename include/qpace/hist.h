@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A log-linear histogram of nanosecond values: 16 buckets per power of two (values below
  * 16 exact), so a quantile is reported within 1/16 (6.25%) above the true value. Fixed
  * size, no allocation: add is a few instructions, fit for a per-datagram hot path. */

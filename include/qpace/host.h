@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An emulated host (host/): one QP context (soft backend: a userspace RoCEv2 host on a
  * switch port) with its own agent core (qpace/agent.h) and in-process rate table, so
  * qpace-bench (and anything else that emulates many hosts in one process) runs the same

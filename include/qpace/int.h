@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* In-band network telemetry: the hop record a switch writes for a data frame.
  *
  * The fields follow HPCC's IntHop (switch-side PushHop at dequeue: timestamp, cumulative

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace's one JSON reader: qpace-switch's stats dump (read by qpace-bench and the tests),
  * and the tests' checks of what the printer (qpace/out.h) writes.
  *

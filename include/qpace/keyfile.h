@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Key files: the 128-bit SipHash key that tags feedback (qpace/fb_auth.h), read by qpaced
  * (--key) and by qpace-probe (key=). */
 #ifndef QPACE_KEYFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The option engine: every qpace program's command line (and qpaced's config file) comes
  * from one table of rows, one row per option (wireguard-tools / iproute2 style), which
  * drives getopt_long, the value checks, --help and the error line.

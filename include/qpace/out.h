@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace's one printer: a caller emits keyed values once and they come out as text or as
  * JSON (-j), so the two outputs carry the same keys and cannot drift (iproute2's
  * print_uint(PRINT_ANY, ...) habit). Every JSON that qpace writes goes through it.

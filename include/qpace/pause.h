@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What a receiver of PFC frames does with them (IEEE 802.1Qbb 36.1.3): one pause timer
  * per priority. A frame that enables priority i with time[i] > 0 pauses it until now +
  * time[i] quanta at the link's rate (restarting a running pause); time[i] = 0 (XON) ends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace QP API: reliable-connected queue pairs for applications and qpace-bench.
  *
  *     qp_ctx_open("ibv" | "soft", &ctx_attr, &ctx, err)   a backend instance (device / host)

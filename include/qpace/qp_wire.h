@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Connection data exchanged out of band before two RC QPs can talk: the message both sides
  * send over TCP (the way perftest does without -R) and in the librdmacm private data.
  *

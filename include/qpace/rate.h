@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace rates: one type, bits per second. */
 #ifndef QPACE_RATE_H
 #define QPACE_RATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The per-host rate table: how the agent (qpaced) tells every local QP its rate and credits.
  *
  * A shared-memory segment — POSIX shm ("/qpace-rates") or, for tests, a plain file — of a

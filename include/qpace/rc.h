@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend's reliable-connected (RC) transport: a pure state machine per QP.
  *
  *     (state, event, now_ns) -> frames out, completions, next deadline

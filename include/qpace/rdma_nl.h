@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Who owns each RDMA QP on this host: the kernel's rdma netlink resource dump (NETLINK_RDMA,
  * the NLDEV client; what `rdma resource show qp` prints), uapi <rdma/rdma_netlink.h>.
  *

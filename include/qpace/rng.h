@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A seeded, deterministic random number generator with a fixed algorithm, for workloads
  * and anything else whose output must repeat byte for byte from a seed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A shared-memory port between a soft host and qpace-switch on one machine: one region,
  * two single-producer single-consumer rings of frame slots (to the switch, from the
  * switch), lock-free with C11 atomics. It replaces the UDP datagram per frame of a udp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Virtual time: a discrete-event engine that runs, in one process with no sockets and no
  * sleeping, the code qpace's users run — the switch fabric of qpace-switch (switchsim:
  * pipeline, queue model, RED, telemetry), the emulated hosts of qpace-bench (qpace/host.h:

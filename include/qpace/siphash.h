@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* SipHash-2-4: a keyed 64-bit pseudorandom function, used as the MAC of feedback messages.
  *
  * Aumasson and Bernstein, "SipHash: a fast short-input PRF", INDOCRYPT 2012

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend: a userspace RoCEv2 RC endpoint, so qpace runs with no kernel RDMA.
  *
  *     qp_ctx_open("soft", &(struct qp_ctx_attr){ .options =

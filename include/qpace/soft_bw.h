@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A WRITE transfer between two soft-backend hosts driven by one loop in this process,
  * through the QP API (the gate included): what qpace-soft-bw measures and what the soft
  * backend's tests check. Host A WRITEs `bytes` into a region of host B in WRs of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An emulated host for the soft backend: one MAC, one IPv4 address, its RC QPs.
  *
  * Pure, like the RC core it carries: frames in (soft_host_input), frames out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A growable text buffer for rendering (metrics, JSON): append with printf; an allocation
  * failure is remembered (oom) and later appends are dropped, so callers check once. */
 #ifndef QPACE_STRBUF_H

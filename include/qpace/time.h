@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace time: one type, nanoseconds.
  *
  * Every core (congestion control, credit pacer, queue model, RC state machine) takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology generators: star, dumbbell, leaf-spine, fat-tree and two sites joined by a WAN
  * link, as switches, host ports, links and static forwarding, written as the topology file
  * qpace-switch loads (-c FILE; switchsim/topo.c) and that virtual time loads the same way

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Sending a batch of frames as UDP datagrams with UDP GSO (UDP_SEGMENT, Linux 4.18): a
  * run of frames of one length to one address goes down the stack as one datagram of many
  * segments and is cut into one datagram per frame below the socket (loopback's or a NIC's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Parsing and printing of quantities with units, shared by every command line and config
  * parser. Each parser reads the whole string (no trailing garbage), rejects negatives,
  * overflow and NaN, and returns 0 or -EINVAL.

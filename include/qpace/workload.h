@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Workloads: flow groups read from a text file, and the flows they generate from a seed
  * on a given set of hosts — a list of {src, dst, bytes, start} sorted by start time, the
  * same list for the same seed on every machine (docs/workloads.md).

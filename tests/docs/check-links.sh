@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Dead-link check for the docs: every relative Markdown link in README.md and docs/*.md must
 # point to an existing file or directory, and every #anchor to a heading of its target.
 #   tests/docs/check-links.sh [-C DIR] [FILE...]

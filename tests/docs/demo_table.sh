@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # README.md quotes make demo's virtual-time table exactly (scripts/demo-table.sh), and the
 # script can tell: the demo's 16 virtual runs once (about 4 s of CPU), then
 #   - README.md's block is what they give (the check itself; its figures were made on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # scripts/docs-params.sh: the parameter tables in the docs come from the code's own tables
 # (qpaced --help-params ALGO --format md). --check passes on a generated file and fails,
 # with a diff, on one where a default was edited, a block is missing, names no algorithm

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The docs' own checks, no root needed (`make docs-check`, so `make test`): the link
 # checker's self-test, the dead-link check of README.md and docs/*.md, and the parameter
 # tables against the code (scripts/docs-params.sh, with its own test; needs BUILD's qpaced),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Tests tests/docs/check-links.sh on trees made here: one with good links of every kind and
 # one dead link of every kind (the output must name exactly those, as FILE:LINE: target,
 # with exit 1), the same tree with the dead links removed (silent, exit 0), and a missing

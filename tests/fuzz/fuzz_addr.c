@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target for addresses as text (qpace/addr.h). The first byte picks the port
  * range and flags, the rest is the text. Properties: no crash; an IPv4 address is accepted
  * exactly when inet_pton accepts it, with the same value, and formats back to a string that

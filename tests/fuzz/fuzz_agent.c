@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the agent core's feedback handling with time advancing (qpace/agent.h),
  * everything a network peer reaches: the allow-list, the tag (with a key, the script can
  * sign what it sends), decoding, the controllers of every algorithm, credit grants,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: congestion-control parameter strings ("key=value,...", agent/cc/cc.c),
  * which come from qpaced --cc-params, registrations and qpacectl set: parsed for the
  * algorithm the first byte picks, then a controller created with them on a path from the

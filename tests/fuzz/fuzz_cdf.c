@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the flow-size CDF parser (cdf_parse: text in, no files). A file it
  * accepts must be a distribution: sizes increasing, probabilities non-decreasing in [0, 1]
  * ending at 1, a mean within the sizes, and every quantile and sample within them. */

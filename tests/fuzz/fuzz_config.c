@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target for qpaced's config reader (qpace/agent_config.h, through qpace/opt.h's qp_opt_line): the input is a file,
  * fed line by line, then finished. `make fuzz` builds and runs it.
  * Property: no crash; every error message starts with "fuzz:LINE:". */

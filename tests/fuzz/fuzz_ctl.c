@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target for the control-protocol decoder (qpace/ctl.h).
  * `make fuzz` builds and runs it.
  * Property: whatever decodes re-encodes, and that decodes to the same message. */

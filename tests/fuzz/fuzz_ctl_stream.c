@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the control socket's stream and registration checks. The input is a
  * sequence of messages (u16 length, a connection, the bytes) sent over real SOCK_SEQPACKET
  * socket pairs, one per connection, and read by ctl_serve (qpace/ctl_server.h), as qpaced

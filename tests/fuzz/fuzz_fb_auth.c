@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: signed feedback from outside (qpace/fb_auth.h, qpace/fb_replay.h).
  *   - the input itself goes to fb_auth_verify and, as the agent does, to the replay window
  *     with whatever signer and sequence a valid tag would carry: no crash, no read past it

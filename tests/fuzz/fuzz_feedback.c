@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the telemetry decoder; what it accepts must encode back to a message
  * that decodes to the same thing, and the agent's mapping onto a cc event (agent core)
  * takes it. */

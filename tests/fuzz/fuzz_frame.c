@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the frame parser and everything that reads a frame's bytes (the PFC
  * decoder and its round trip included). */
 #include <stdint.h>

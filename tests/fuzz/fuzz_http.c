@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the /metrics request reader (agent/http_req.h, what qpaced's metrics
  * endpoint runs on the bytes received so far). The input is the bytes of a connection,
  * cut at one point as a first recv would cut them. Properties: no crash; INCOMPLETE only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: link impairments. The first line is an --impair spec (the parser a
  * command line or topology file feeds); when it parses, the rest is frames, each a
  * 2-byte length, a 1-byte time step (us) and the bytes, judged and taken out of the delay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading a fuzz input as a script: fixed-width numbers and byte strings taken from the
  * front, zeros once it runs out (so every input is a complete script). For the targets
  * that drive a state machine (tests/fuzz/fuzz_*.c). */

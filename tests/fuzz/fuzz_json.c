@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the JSON reader, which reads qpace-switch's stats file (a file anyone
  * who can write there controls). Every string it decodes is written back by the printer
  * and read again: the two must agree on every byte (escaping and unescaping are inverse). */

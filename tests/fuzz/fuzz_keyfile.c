@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: key files (qpace/keyfile.h), read by qpaced --key and qpace-probe key=:
  * the input is the file's bytes, in a memfd read through its /proc path, so the reader
  * runs as it does on a real file (open, fstat, the 127-byte read). Properties: no crash;

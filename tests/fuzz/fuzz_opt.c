@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target for the option engine (qpace/opt.h) on a table with a row of every type:
  * the input, one item per line, is fed to the config reader (qp_opt_line) and, as argv, to
  * the command-line parser (qp_opt_parse, twice: permuting and in order). `make fuzz` runs it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the TCP connection exchange (verbs/qp_tcp.c, qp_exchange_fd) as a peer
  * on the other end of the stream drives it: the input is every byte the peer sends before
  * it closes, over a real stream socket pair, so the exchange reads the header, checks it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target for the connection-message decoder (qpace/qp_wire.h).
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iinclude \
  *         tests/fuzz/fuzz_qp_wire.c verbs/qp_wire.c -o build/fuzz-qp-wire

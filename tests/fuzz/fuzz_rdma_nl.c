@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the rdma netlink QP dump's parser (qpace/rdma_nl.h) over any bytes as
  * one received datagram. Never a crash or a read past the input; a failure is -EMSGSIZE,
  * -EBADMSG or an NLMSG_ERROR's negative errno, with a one-line message; every record's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: a shm port's rings (qpace/shm_ring.h) under a hostile peer. The input
  * is a script: each step either writes a 32-bit word anywhere in the region's control page
  * or a slot header (what a peer can do at any time), or the honest side pushes a frame,

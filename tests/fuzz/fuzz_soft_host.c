@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the soft backend's receive path (qpace/soft_host.h) and the RC
  * requester and responder behind it (qpace/rc.h). A host 10.0.0.1 with two QPs connected to
  * a peer 10.0.0.2, a 64 KiB region the peer may WRITE, receives posted; the input is a

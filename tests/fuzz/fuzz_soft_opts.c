@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the soft backend's options (verbs/soft_opts.h, qp_ctx_attr.options:
  * "attach=...,ip=...,mac=..."), which come from command lines and bench configurations.
  * Properties: no crash; a refusal says "soft: " and why; an accepted set has every value in

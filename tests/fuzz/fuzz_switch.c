@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: qpace-switch's path after parsing, on a small fabric of two switches
  * joined by a link (switchsim/sw.h): s1 with a udp and a vxlan port, s2 with a udp port;
  * INT (direct on s1, echo on s2), ECN, early notices, levels and CNPs on. The input is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the tc ingress BPF program, run in the kernel with BPF_PROG_TEST_RUN
  * over each input as an arriving frame. Whatever the bytes: the verdict is TC_ACT_OK, the
  * frame comes back unchanged, exactly one of roce / pass moves, by one; at most one report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the topology file parser (fed text, opens no files), PFC specs
  * included. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: qpace-bench run's --gen KIND:KEY=VALUE,... (bench_topo_gen_parse, the
  * command line's text). An accepted spec has parameters topogen_build either builds, and
  * then writes a file of at most TOPOGEN_MAX_FILE bytes, or refuses with a message. */

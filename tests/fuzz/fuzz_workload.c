@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the workload file parser (wl_parse: text in, no files), and for a file
  * it accepts, the flows it generates on eight hosts in two sites with a fixed CDF: the list
  * must be sorted as workload.h says, every flow between two different hosts of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The binary seeds of the fuzz targets whose inputs start with a magic number or a
  * checksum a mutator rarely finds by itself: valid messages made by the codecs themselves
  * (fb_encode, ctl_encode, qp_wire_conn_encode, frame_build_*), written as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Run each libFuzzer binary for a bounded time, its working corpus (build/fuzz/corpus-NAME)
 # seeded with the checked-in one (tests/fuzz/corpus/NAME/); any crash fails the run.
 #   tests/fuzz/run.sh SECONDS BIN...

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # IA credit grants for 5 senders through real sockets follow the W/Δ schedule (loose
 # bounds: real time on a shared machine), with a 500 us period, so the agent's timers must
 # fire well below a millisecond; the sending side turns received grants into cumulative

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpacectl's output (list, show, -j, set, status, top's snapshot, errors) and the Prometheus
 # endpoint scraped with curl.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # DCQCN without qpace-switch (docs/enforce.md): two qpaced, each with --enforce observe
 # --cc dcqcn on one end of a veth pair between two namespaces. From B, RoCEv2 data frames
 # to A's QP 0x111, CE-marked by a UDP socket with IP_TOS=3: A's tc ingress program reports

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # kill -9 of qpaced during congestion: two HPCC QPs on a 400M line, cut by INT reports of an
 # overloaded hop (A mildly, to ~140M; B to HPCC's floor, 400 kb/s), each paced by a sender
 # through the real gate and rate source. Then the agent dies. For each QP:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Feedback through real sockets changes the rate table as the algorithm says: FFD levels
 # (exact factors) with their acknowledgement back to the switch, HPCC under 5-hop INT (down
 # under overload, up again when it clears), the echo role, and unknown flows counted.

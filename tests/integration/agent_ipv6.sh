@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # IPv6 RoCEv2 flows in qpaced --enforce (docs/enforce.md, "IPv6"), on a veth pair between
 # two namespaces with link-local addresses (fe80::79:1, fe80::79:2, nodad: what rxe's GID
 # index 0 is, so `ib_write_bw` without -x sends this), RoCEv2 frames from a UDP socket

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # QPs register with the agent by themselves (the QP library, verbs/qp_agent.c): two soft
 # hosts on loopback (qp-agent-check) stream WRITEs from A to B while
 #   - qpacectl list -j shows both QPNs;

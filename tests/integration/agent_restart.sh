@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A clean stop (SIGTERM) removes the socket and the table (the gates then hold the last rate
 # and fall back without waiting for staleness); QPs of a process that dies are reaped.
 # What a sender does when the agent is killed (kill -9) and restarted: agent_fallback.sh.

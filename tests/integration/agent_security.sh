@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Allow-list and authentication enforced through real sockets; a fuzzed feedback stream
 # (random, truncated, mutated and oversized datagrams; bounded and seeded) does not crash
 # the daemon, is counted, and valid feedback still works afterwards.

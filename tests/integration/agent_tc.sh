@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpaced --enforce observe|tc on a veth pair between two namespaces: crafted RoCEv2
 # frames (UDP 4791 with a BTH, qpace-swtest) sent through the device are counted per flow
 # by the tc egress program, the flow becomes a QP with the configured algorithm, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # IA credits for unmodified receivers (docs/enforce.md): two qpaced, --enforce tc
 # --credits ia --cc none, on the two ends of a veth pair between namespaces. S sends
 # crafted RoCEv2 data (qpace-swtest, UDP 4791 with a BTH) of 3 "senders" (QPs 0x111-0x113

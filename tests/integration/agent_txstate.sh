@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # TXSTATE through a real qpaced: a client registers an HPCC QP and reports its posted PSN
 # and enforcer (as the verbs layer does for every QP it registers). qpacectl shows the
 # enforcer; INT reports about packets before the posted PSN use it for snd_nxt (no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench's bad input: wrong flags name the flag, the value and the range and exit
 # non-zero with the usage; an unreachable switch is one clear line.
 set -u

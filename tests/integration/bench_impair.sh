@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench --impair: the switch's impairments (the same code as qpace-switch --impair,
 # switchsim/impair.c) on the links of the switch a bench run builds, in virtual time:
 #   - 4 -> 1 at 100 Mb/s, hpcc, loss=1%,reorder=1%,dup=0.1%: every flow completes (RC

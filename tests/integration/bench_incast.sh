@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench incast end to end on the embedded default (the demo's setting): qpace-switch
 # started by the bench, 16 emulated RoCEv2 senders x 256 KiB to one receiver on a 250 Mb/s
 # star with 100 us links (BDP ~15 packets), 512 KiB of buffer per port and rxe's 128-packet

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The networked incast, perftest style: a receiver with no address accepts 3 senders, each
 # its own process naming the receiver last; soft hosts on a running qpace-switch (the same
 # path as --backend ibv between machines). Every flow of every round completes and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # INT only where it is used: write_bw between two soft hosts through qpace-switch (default
 # --int-flows wanted). With --cc none the sender's agent asks for no INT and the switch
 # makes no report (it counts the frames it let go without one: int_unwanted); with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # While an incast runs, `qpacectl list -j` (and so `qpacectl top`) shows its QPs: the bench
 # serves the agent's control protocol for its emulated hosts.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench's perftest-compatible tests between two emulated hosts through qpace-switch,
 # invoked as perftest is (same options on both sides, the server address last on the
 # client): the result tables carry perftest's headers and a row with the size and count.

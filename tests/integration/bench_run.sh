@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench run, the command a user types: a generated leaf-spine (2 leaves x 2 spines,
 # 4 hosts a leaf, 10G) with a Poisson FB-Hadoop workload in virtual time. Every flow
 # finishes, every slowdown in flows.csv is at least 1, every file is written, and the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The real-time incast with the receiving host in its own thread (--rx-thread on) against
 # the one loop (--rx-thread off, the default), 4 -> 1 at 100 Mb/s, 3 rounds of 256 KiB
 # a sender: with the thread every flow of every round finishes with all its bytes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shm ports end to end (qpace-switch --shm, the soft backend's shm=, qpace-bench
 # --transport shm):
 #   1. write_bw through `qpace-switch --star 2 --shm` with every RoCEv2 frame's ICRC

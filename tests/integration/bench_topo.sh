@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench topo: each generated kind is a file qpace-switch loads unchanged and runs on
 # (the counts the summary states are the kind's); frames cross a generated leaf-spine
 # through the real switch along the broadcast tree, three INT hops and no flooding loop

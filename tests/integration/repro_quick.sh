@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-bench reproduce NAME --quick for every reproduction: each writes runs.csv and its
 # table (txt, json, md), and the runs have the shapes the sources describe (docs/
 # reproductions.md), with margins that fail when the shape does:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-switch's command line: bad values name the flag, the value and what is accepted;
 # a port that cannot bind names the address and the reason; a topology error names the
 # file, the line and the key; --help teaches; the exit status says which.

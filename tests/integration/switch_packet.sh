@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Two namespace hosts through qpace-switch's packet ports on veth (the switch in a third
 # namespace). The hosts' veths keep checksum offload on, so the switch must complete the
 # UDP checksums (virtio-net header) or the receiver would drop every frame. A UDP sender

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-switch with a topology file (two switches and a 100 Mb/s, 1 ms link between them)
 # over udp ports: INT reports carry both hops in path order, to the sender (direct) and
 # to the receiver (echo); the pcap capture, the CSV

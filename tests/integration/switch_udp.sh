@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # qpace-switch over udp ports on loopback (no namespaces needed, but run with the rest):
 #  1. RoCEv2 data from a test host: INT reports, early notices, congestion levels
 #     (qpace-swtest int checks them against the queue model and prints the figures);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Two namespace hosts, each with a kernel vxlan netdev (VNI 42) whose remote is
 # qpace-switch's vxlan port in a third namespace (underlay over veth). A UDP sender at
 # twice the 100 Mb/s link rate over the overlay: received rate within 2%, drops = sent -

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The short Soft-RoCE run for `make test` (and so CI): scenario 1 with few iterations,
 # two QEMU guests (TCG) through qpace-switch; scenario 2, the 3 -> 1 incast over ibv
 # without and with qpaced (3 rounds of 256 KiB); scenario 3 (soft host <-> one rxe guest,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Real time and virtual time agree: the same incast (8 -> 1 at 100 Mb/s, 256 KiB per
 # sender, 5 rounds, the bench's defaults otherwise: 512 KiB buffer, 100 us links, rxe's
 # 128-packet window) in both clocks, for three algorithms that load the switch

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Virtual time is deterministic: the same incast with the same seed gives byte-identical
 # outputs (the JSON report, flows.csv, rates.csv, queue.csv, the switch's switch.csv and
 # switch.json) run after run, and with two CPU hogs on this 2-core machine. The JSON's

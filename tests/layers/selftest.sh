@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The layering check can fail: on a copy of scripts/layers.sh in a scratch tree it passes
 # a tree that keeps the rules and fails each kind of breach with a line naming the file.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qp-agent-check: two soft-backend hosts wired to each other on loopback, one RC QP each,
  * a WRITE stream from A to B through the pacing gate — with the QPs registered with the
  * host's agent by the QP library itself. One line per interval: the rate the gate handed

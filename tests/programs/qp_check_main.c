@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qp-check: a two-host smoke test of the QP API on a real backend (Soft-RoCE, a NIC, or the
  * soft backend): connect, move verified data, report the paced rate.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-probe: craft and watch what flows into and out of a qpace agent, for tests and for
  * debugging a deployment by hand.
  *

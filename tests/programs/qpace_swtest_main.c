@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-swtest: small test hosts for qpace-switch's integration tests.
  *
  *   qpace-swtest int  --base-port P             RoCEv2 data through a --star 2 switch at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers of qpace-swtest (see swtest.h). */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers of qpace-swtest (the integration tests' host program). Not used by the switch. */
 #ifndef SW_SWTEST_H
 #define SW_SWTEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-swtest hops --base-port P N [echo]: RoCEv2 data across several switches of one
  * process; every INT report must carry N hops, one per switch crossed, in path order,
  * with dequeue times that grow along the path. Host a is on the port at P (bound P+1),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-swtest int: RoCEv2 data through a `--star 2` switch, and what comes back.
  *
  * The switch must run with:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent-core fixture for unit tests: an agent on an in-memory rate table with
  * injected time (T0), its log kept, and helpers to register QPs, read their slots back and
  * feed it feedback datagrams. One fixture at a time (afx_new returns a static). */

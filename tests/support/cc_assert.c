@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cmocka checks shared by the congestion-control tests: see cc_assert.h. */
 #include <math.h>
 #include <setjmp.h>

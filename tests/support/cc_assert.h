@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cmocka checks shared by the congestion-control tests. Each fails the running test with a
  * message that shows the figures. */
 #ifndef QPACE_TEST_CC_ASSERT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers for algorithm tests; see cc_expect.h. */
 #include <setjmp.h>
 #include <stdarg.h>

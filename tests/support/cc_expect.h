@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers for algorithm tests (tests/support/cc_expect.c): create-or-fail, and a table of
  * parameter strings that must be rejected with a message naming the parameter. */
 #ifndef QPACE_TEST_CC_EXPECT_H

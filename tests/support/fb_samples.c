@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "fb_samples.h"
 
 const struct fb_flow fb_sample_flow = {

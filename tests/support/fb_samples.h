@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Feedback messages for tests: one of every type and shape (qpace/feedback.h), shared by the
  * codec's test and the agent's feedback-to-cc mapping test. */
 #ifndef QPACE_TEST_FB_SAMPLES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate's core in injected time, for the gate's unit tests (gate_sim.h). */
 #include <setjmp.h>
 #include <stdarg.h>

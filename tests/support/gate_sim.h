@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate's core driven in injected time, for the gate's unit tests: a gate, the
  * input its shell would read (a live agent by default), the clock, and the events seen. */
 #ifndef QPACE_TEST_GATE_SIM_H

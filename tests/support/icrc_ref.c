@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Independent ICRC (see icrc_ref.h). IBTA vol. 1 annex A17 / references §9: CRC-32 over
  * 8 bytes of 0xFF, the IPv4 header with TOS, TTL and checksum set to all ones, the UDP
  * header with its checksum set to all ones, the BTH with byte 4 set to 0xFF, and the rest

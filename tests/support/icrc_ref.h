@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An ICRC computed independently of lib/frame.c (no zlib, no frame_parsed): a bitwise
  * reflected CRC-32 over a masked copy of the frame, located by reading the raw IPv4
  * header and UDP length fields. For checking frames built by qpace and captured from

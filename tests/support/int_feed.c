@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Synthetic INT reports: see int_feed.h. */
 #include <string.h>
 

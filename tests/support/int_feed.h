@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Synthetic INT reports for unit tests of INT-driven controllers (HPCC, ACC).
  *
  * A feed keeps, per hop, the switch's clock and cumulative byte counter and the sender's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frames from a pcap file: see pcap_frames.h. */
 #include <pcap/pcap.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frames from a pcap file (tests/vectors/), for tests that check qpace against captured
  * kernel rxe traffic. */
 #ifndef QPACE_TEST_PCAP_FRAMES_H

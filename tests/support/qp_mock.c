@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The mock RC backend of the QP API's tests: see qp_mock.h. */
 #include <errno.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An in-memory RC backend for the QP API's tests ("mock"): WRITEs copy into the peer's
  * registered memory, SENDs and WRITE_IMMs consume its posted receives; every piece the
  * common layer offers is logged. Thread-safe between QPs (the TCP exchange's two sides). */

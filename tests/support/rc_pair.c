@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two connected RC QPs on an in-memory wire (see rc_pair.h). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two connected RC QPs (A = side 0, B = side 1) on an rc_wire, each with memory regions
  * the other may WRITE to, for the RC unit tests. */
 #ifndef QPACE_TEST_RC_PAIR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two RC state machines (qpace/rc.h) wired back to back in memory, in injected time.
  *
  * Each direction is a link of rate_bps with delay_ns of propagation. Every packet a QP

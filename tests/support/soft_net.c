@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers for soft-backend tests over loopback (see soft_net.h). */
 #include <errno.h>
 #include <limits.h>

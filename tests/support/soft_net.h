@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Helpers for tests of the soft backend over real loopback sockets: hosts through the QP
  * API, a loop that progresses several contexts, and a qpace-switch child process. */
 #ifndef QPACE_TEST_SOFT_NET_H

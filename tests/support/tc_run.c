@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* BPF_PROG_TEST_RUN of a tc program over one frame: see tc_run.h. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* BPF_PROG_TEST_RUN of a tc program (clsact, direct action) over one frame, shared by the
  * tc tests (test_tc_egress, test_tc_ingress, test_tc_credit). Each fails the running
  * cmocka test with a message naming what went wrong. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A deterministic generator for tests (splitmix64): fixed seeds, same sequence everywhere. */
 #ifndef QPACE_TEST_RNG_H
 #define QPACE_TEST_RNG_H

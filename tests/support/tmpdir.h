@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A scratch directory for a test binary: made in setup, removed (with its contents) in
  * teardown. */
 #ifndef QPACE_TEST_TMPDIR_H

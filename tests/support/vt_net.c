@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Closed loops on the real switch, hosts and agents in virtual time: see vt_net.h. */
 #include <errno.h>
 #include <inttypes.h>

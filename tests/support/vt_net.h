@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Closed loops on the real switch, hosts and agents: an N -> 1 star in the virtual-time
  * engine (qpace/sim.h) with a finite buffer, for the congestion-control tests.
  *

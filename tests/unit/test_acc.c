@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ACC: the notice cut and the ramp-up jump on synthetic input. ACC against HPCC in the same
  * closed loops, on the real switch in virtual time, is test_loop_acc.c. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Addresses as text (qpace/addr.h): every accepted and refused IPv4 form with its
  * boundaries, formatting round trips, and endpoints with each port range and flag the
  * callers use, with their messages. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core with a key: signed feedback accepted once, replays and messages signed
  * before the agent started rejected (the issue's attack: captured datagrams replayed to a
  * fresh agent), clocks too far ahead rejected, every message the agent sends signed with

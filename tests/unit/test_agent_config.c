@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpaced's option table, config-file reader and --help: defaults, a full file, one error per
  * bad line naming file, line and key, precedence of the command line, and fuzzed lines. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core with injected time: registration rules, every feedback role, the allow-list
  * and tags, malformed and random input, application events, overrides and reaping (IA
  * credits: test_agent_credit.c). Rates are read back from the rate table. */

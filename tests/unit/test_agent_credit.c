@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent core's IA credits with injected time: the receiver's grants on the exact W/Δ
  * schedule as senders come and go, grant sequence numbers across registrations, grants
  * clocked by arrivals (echo INT, or the shell's own count) and bounded to the window, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The agent's translation of feedback messages into cc events (fb_to_cc_event): INT, NOTICE
  * and LEVEL map onto their events with every field carried; level acks and credits are no
  * cc event. Hop values no switch would send reach the agent's monitoring safely. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IPv6 flows in the agent core (AGENT_QP_IPV6, qpace/ctl.h) and as qpaced makes them from
  * the tc programs' reports (agent/wire_addr.h):
  *   - an IPv6 flow whose addresses end in an IPv4 flow's bytes, with the same peer QPN, is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench's command line: perftest's flags parse as perftest's, bad values are refused
  * with the flag, the value and the range named, and --help comes from the same table. */
 #include <errno.h>

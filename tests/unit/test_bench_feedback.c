@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench's incast derives its switch and sender settings from each algorithm's ops
  * (incast_feedback). Pinned here against the table bench/incast.c held before the
  * algorithms declared their own feedback: every registered algorithm's run gets the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bench's monitoring socket speaks the agent's control protocol: qpacectl's client sees
  * the QPs of every emulated host (LIST), one QP (SHOW), the summed counters (STATUS), can
  * override a rate (SET), and is refused registrations (the bench's QPs are its own). */

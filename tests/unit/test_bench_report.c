@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench reports: perftest's exact table headers and row formats, and the incast JSON
  * carrying every key the issue lists. (The JSON writer and reader: test_out.c, test_jsonr.c.) */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench statistics: Jain's index, nearest-rank percentiles, FCT slowdown, perftest's
  * latency and BW figures, and the incast totals built from them. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading qpace-switch's outputs: the receiver port's figures from the final JSON (drops =
  * drop_tail + drop_store), and the mean queue over the rounds from the 1 ms CSV, whose
  * times (relative to the switch's start) are anchored by the final JSON's time_ns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The algorithm-independent layer: parameter tables, creation errors, event validation. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The registry and what each algorithm declares about itself: the listing every help
  * text uses, the feedback each needs (cc_needs, ops->feedback), and the parameter tables
  * --help-params prints (text and Markdown) with its command line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Flow-size CDFs: the shipped files and HPCC's own text parse to the same points, every
  * error message, quantiles on hand-computed cases, and the sample mean of 1e5 draws
  * within four standard errors of the CDF's mean. */

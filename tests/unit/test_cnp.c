@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* DCQCN without a CNP-sending switch, the pure part (agent/cnp.h): the CNP's UDP payload,
  * put behind the IPv4 and UDP headers the kernel writes for qpaced's socket (DF, id 0,
  * any TTL and TOS), parses as a RoCEv2 CNP with BECN, P-key 0xffff and the peer's QPN and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Cooperative polling: qp_block_until sleeps until its deadline or until its descriptor is
  * readable, whichever comes first; a soft endpoint with nothing due blocks in ep_idle (and
  * wakes for its next due event, the host's heartbeat here) instead of spinning, and spins

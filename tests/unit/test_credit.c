@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IA credit pacing: W and Δ, uniform first grants, the capacity bound per period,
  * recomputation when n changes, bounds, bad parameters.
  *

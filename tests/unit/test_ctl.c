@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The control protocol codec: every type round-trips, every truncation and bad field is
  * refused with a message, and random / mutated bytes never crash the decoder. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The control-protocol server shape (qpace/ctl_server.h): each request reaches the handler
  * of its type with its id echoed; what is short, too long, unknown, answer-only or without
  * a handler gets a REPLY with the reason; reply texts are made printable; ctl_serve reads a

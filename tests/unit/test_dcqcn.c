@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* DCQCN reaction point: alpha, cuts, recovery stages, late timers, floor, parameters.
  * Every expected value is computed here from the rules (references.md §2), not read back
  * from the controller. */

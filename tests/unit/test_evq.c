@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The virtual-time event queue: time order, ties in insertion order, growth, and the
  * same order as a sort of (time, sequence) over random schedules, near and far. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Sub-millisecond timers on libev really fire on time: a 100 us periodic deadline through
  * qp_evtimer (timerfd), next to a plain ev_timer on the same loop kind for comparison.
  * Real time, so the bounds are loose (the machines are shared and often loaded): the median

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Replay windows (qpace/fb_replay.h): in order, reordered within the window, duplicates,
  * too old, far ahead of the clock, a fresh receiver, a full sender table; and against a
  * reference model (every number ever accepted kept) on random streams: the window accepts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Run figures: HPCC's slowdown on hand-computed cases, percentiles at their edges, HPCC's
  * size bins (equal shares of the flows, short bins, steps that do not divide 100),
  * utilisation and PFC summaries, and the CSV and printer output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Telemetry codec: round trips of every type, every truncation, bad headers and fields,
  * random bytes, and the INT encoder from parts. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* FFD: each level's action and its acknowledgement, repeats, one decrease per level change
  * (at most one per RTT), level 0's per-RTT increase, clamps, parameters. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch queue's flow table (switchsim/flow.c): its lookup, which stops at the first
  * never-used slot of a key's window, finds what a walk of every slot finds, for every
  * key, after each step of a random schedule of new flows, evictions and bytes queued and

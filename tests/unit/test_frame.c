@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frame codecs: byte layout, round trips, ICRC against an independent bitwise CRC-32,
  * every truncation of valid frames and random bytes (exact-size heap buffers, so ASan
  * sees any read past the end). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Forwarding tables: MAC learning and moves, static entries, multicast never learned,
  * a full table keeps working, IP->MAC/port and requester-QP learning. */
 #include <errno.h>

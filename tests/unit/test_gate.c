@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate's core in injected time: rate x time within one burst over every window,
  * the burst bound, chunking, credits, the in-flight cap, a rate change taking effect at the
  * next chunk, parameter checks. What it does without an agent: test_gate_fallback.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate's catch-up (qpace/gate.h "Catch-up"), in injected time: a sender that
  * comes back late for tokens catches up in one burst of at most cap + A, its long-run rate
  * stays the set rate, an idle sender earns no more than the bucket, and a sender on time

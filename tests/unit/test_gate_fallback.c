@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacing gate without an agent, in injected time: when the agent's heartbeat goes stale
  * the gate holds the last rate the agent published (capped at the QP's line rate) with its
  * window and credits for the hold time, then falls to the safe rate (a share of the line

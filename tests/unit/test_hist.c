@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The log-linear histogram: exact below 16, within 1/16 above, quantiles by rank. */
 #include <setjmp.h>
 #include <stdarg.h>

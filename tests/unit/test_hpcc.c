@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* HPCC: the reference code's arithmetic on synthetic INT reports. Its closed loops, on the
  * real switch in virtual time, are test_loop_hpcc.c. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ibv backend where there is no RDMA device (this machine's kernel has no InfiniBand):
  * opening fails with one line that names the soft backend and the Soft-RoCE guide
  * (docs/soft-roce.md), a non-zero error, and nothing else on stderr. Bad options are named too. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ICRC's CRC-32 (frame_crc32, ISA-L's crc32_gzip_refl) against zlib's crc32, the
  * reference it replaced on the hot path: every length 0..300 at every offset 0..15 (the
  * folding code's short and unaligned tails), random lengths up to 9,000 at random offsets,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* idcc: the control law on synthetic samples (exact proportions, selector, anti-windup,
  * timer, parameter errors), then the RTT loop alone on a small fluid WAN queue written
  * here (no RTT samples reach the cc in the agent yet). The INT loop's closed loops, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Link impairments (switchsim/impair.c) with injected time and fixed seeds: each rate
  * within 5 sigma of its binomial expectation over 1e5 frames, Gilbert-Elliott bursts of
  * mean length 1/R at a mean rate P/(P+R), one flipped bit per corrupted frame (and a

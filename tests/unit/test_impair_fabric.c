@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Impairments inside the switch's data path (pipeline.c's leave hook), with injected
  * time: two switches, a host port on each (udp on loopback; this test holds the sockets
  * at their remote ends) and an impaired link between them. RoCEv2 frames from host 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch's table of flows that want INT (switchsim/int_want.c): a wish is taken,
  * repeated, withdrawn, forgotten SW_WANT_HOLD_NS after it was last heard; the table grows
  * to SW_WANT_MAX and then refuses; entries survive the deletions around them (linear

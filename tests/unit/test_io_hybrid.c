@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-switch's udp+shm port (switchsim/io_shm.c, io.h): a udp port that also offers
  * shared-memory rings at shm_offer_path(its address). Frames go by datagram until a host
  * attaches to the offered region (found from the port's address alone, as a soft host's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-switch's shm port (switchsim/io_shm.c) when the host's ring is full: frames the
  * switch sends then wait in the port's backlog and go into the ring in order as the host
  * drains it, byte for byte; the loop keeps calling recv (pending) and does not sleep (arm)

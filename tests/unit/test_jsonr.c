@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The JSON reader (qpace/jsonr.h): untrusted input fails cleanly, every escape is decoded,
  * long strings are cut whole characters at a time, files are read whole. */
 #include <errno.h>

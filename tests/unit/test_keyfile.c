@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Key files (qpace/keyfile.h): a good key in every layout, each refused file (missing,
  * unreadable, empty, short, long, two words, bad hex) with its message and the key left as
  * it was, and the warning for a file others can read. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ACC against HPCC in the same closed loops on the real switch, soft hosts and agents
  * (virtual time, tests/support/vt_net.h: N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us,
  * finite buffers), both with the bench's HPCC settings for this network (eta 0.95,

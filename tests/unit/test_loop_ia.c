@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IA credits (the receiver's agent grants each registered sender its share of the link)
  * in closed loops on the real switch, soft hosts and agents (virtual time,
  * tests/support/vt_net.h: N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us), on IA-TCP's

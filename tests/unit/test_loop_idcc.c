@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IDCC's INT loop in closed loops on the real switch, soft hosts and agents (virtual
  * time, tests/support/vt_net.h: N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us, finite
  * buffers), its default parameters (dc_rtt 12 us), INT straight from the switch. No RTT

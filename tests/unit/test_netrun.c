@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench run's library call (bench/netrun.h) on small generated fabrics: every flow
  * of a Poisson workload on a leaf-spine finishes, no faster than its ideal (so its
  * slowdown, floored at 1, is honest), the same seed gives the same flows and FCTs to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two lanes (sim_priv.h, qpace-bench run --lanes 2): the hosts in one lane, the switches
  * in the other, meeting every lookahead. The same run on one thread and on two gives the
  * same flows, FCTs, events and hops to the nanosecond; against one lane (another order of

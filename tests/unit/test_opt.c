@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The option engine (qpace/opt.h) on its own table: each type's parse and the range in its
  * error, callback rows, subcommand masks, repeated, missing and unknown options, --help,
  * rows applied first, the config-line feed and key=value, defaults, --help's layout, and

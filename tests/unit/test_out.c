@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The printer (qpace/out.h): one record emitted once comes out as text and as JSON with
  * the same keys; strings are escaped so that the reader gives back every byte; nesting is
  * bounded; numbers keep their exact values and formats. */

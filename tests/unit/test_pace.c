@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The gate's shell: waits never return early and wake on a readable fd; the rate source
  * picks up a restarted agent's table; fallback is logged once; and a real-time paced loop
  * at 1 Gb/s for ~200 ms achieves the rate within 5% (this machine is shared and noisy, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The pacer's answer without reading again (qp_gate_closed_again, the pacer's memo): an
  * offer that nothing has changed since a closed verdict gets that verdict again without the
  * slot read or the gate's arithmetic. It must be the answer a full read and qp_gate_take

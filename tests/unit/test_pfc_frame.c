@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The PFC frame (IEEE 802.1Qbb): byte layout, round trip through the encoder, the decoder
  * and frame_parse, every malformed form refused, pause times in quanta at a link's rate,
  * and the receiver's pause timers (qpace/pause.h) with injected time. */

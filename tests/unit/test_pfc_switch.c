@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PFC through the real switch code (sw_ingress, sw_fabric_emit, sw_fabric_next_ns) in
  * injected time, with finite buffers. The hosts here are line-rate senders that obey PAUSE
  * with the receiver's timers of qpace/pause.h; the switch's I/O ports hand their frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sender's PSN as the verbs layer counts it (verbs/psn.h): packets per WR for each
  * opcode class, the 24-bit wrap, and a QP's next PSN over the pieces the common layer
  * hands a backend (split WRITEs, zero-length and multi-packet SENDs). */

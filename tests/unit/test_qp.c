@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The QP API's common layer, over the in-memory RC backend of tests/support/qp_mock.c:
  * splitting and pacing of send WRs, blocking and non-blocking posts, progress and
  * deadlines, credits, argument checks, the EOPNOTSUPP default table, counters (the TCP

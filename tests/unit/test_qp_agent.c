@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* QP registration with the agent (verbs/qp_agent.c): the REGISTER a connected QP sends, one
  * line and no waiting without an agent, re-registration after the agent dies and comes
  * back, a refusal, STATS and UNREGISTER. The agent is a fake: a thread serving a unix

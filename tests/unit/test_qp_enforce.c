@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Hardware rate limits as the second enforcement backend (verbs/qp_enforce.c), against a
  * fake device: a backend whose rate_caps / rate_limit slots are test functions. The caps
  * absent, present, a rate outside them, and a limit the NIC refuses (EINVAL: this QP back

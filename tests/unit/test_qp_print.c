@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The QP view's printer (agent/qp_print.c): who enforces each QP's rate — the ENF column of
  * qpacectl list / top and the "enforce" key of -j — from the view the agent core fills
  * (a program's report: gate or nic; a QP from the wire: tc with a rate there, else none). */

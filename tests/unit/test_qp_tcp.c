@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The QP API's TCP connection exchange between two threads over the mock backend
  * (tests/support/qp_mock.h): dial and accept, and peers that send a truncated exchange or
  * speak another version. */

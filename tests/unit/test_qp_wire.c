@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The connection message: round trip, every truncation, bad version/magic/fields, and a
  * deterministic mutation fuzz (whatever decodes must re-encode to the same bytes). */
 #include <errno.h>

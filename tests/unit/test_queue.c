@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The egress queue model: exact departures, INT figures at dequeue, drop-tail under 10x
  * overload, per-flow byte counts, parameter checks. Time is injected. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The queue's memory follows what it holds (switchsim/queue.c): its store and entries
  * start small and double, copying what is held, up to the limits its buffer sets. Two
  * things must not change with that: every byte of every frame and its metadata comes out

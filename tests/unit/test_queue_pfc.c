@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The queue model's PFC parts with injected time: a hold (PAUSE) delays every frame not
  * yet on the wire to the hold's end, an XON lets them go at once, frames already given to
  * an I/O batch keep their times; lossless frames pass a full buffer and only the store

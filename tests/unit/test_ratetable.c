@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rate table: writer/reader round trip (file and POSIX shm), a concurrent writer thread
  * against a reader on its own read-only mapping (no torn slot, bounded loop), and rejected
  * segments (truncated, wrong magic, wrong version, absurd sizes) with clear messages. */

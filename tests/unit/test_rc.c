@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC state machine, two QPs back to back on an in-memory wire in injected time:
  * bulk WRITEs under loss and under reordering/duplication arrive byte-exact; RNR NAK then
  * success once a receive is posted; RNR and transport retry limits; remote access and

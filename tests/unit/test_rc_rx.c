@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC receive path against bad input: every drop reason by a crafted frame; every
  * truncation of real frames; byte mutations with a recomputed ICRC (so the RC core, not
  * the checksum, has to cope); parameter checking. Exact-size heap copies let ASan see any

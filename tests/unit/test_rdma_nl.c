@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rdma netlink QP dump's parser over crafted datagrams: devices, QP entries of user and
  * kernel QPs (PID or kernel name, peer QPN, type, state, port), nests with and without
  * NLA_F_NESTED, unknown attributes skipped, NLMSG_DONE and NLMSG_ERROR; every truncation of

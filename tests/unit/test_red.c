@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RED-style ECN marking: the configured probability with a fixed seed (statistical
  * margin of 4 sigma), the edges, ECT-only marking through the queue. */
 #include <errno.h>

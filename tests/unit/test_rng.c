@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* lib/rng.c: xoshiro256** and splitmix64 against their reference outputs, the draws'
  * ranges and moments, streams, and the library-free logarithm against libm. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Frames captured from kernel rxe (Linux 6.1; tests/vectors/README.md): between two QEMU
  * guests, and from one guest to qpace's soft backend on the host (WRITE with immediate,
  * ACKs and a sequence NAK to a soft requester).

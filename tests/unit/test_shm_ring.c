@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The shm port's rings (lib/shm_ring.c): frames in order across the wrap, a full ring,
  * lengths at and past the bounds, a peer that writes garbage into the indices and the
  * slots (counted, resynced, never read out of bounds: ASan checks the copies), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The virtual-time engine (qpace/sim.h) on small stars: a flow's completion time against
  * the serialisation and delays the engine models, the NIC's serialisation seen in the
  * switch's queue, packet-hop accounting, determinism, DCQCN's loop through RED and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The engine's flow runner on a topology file: switchsim's own leaf-spine example (two
  * leaves, two spines, links between switches in process) carries flows between leaves and
  * within one; each flow's completion time is at least its bytes' serialisation plus its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* SipHash-2-4 against the reference vectors, and signed feedback (qpace/fb_auth.h). */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend through the QP API over real loopback UDP, two hosts in this process
  * wired to each other: options and their errors; a large WRITE arrives byte-exact with the
  * backend's counters filled; SEND without a receive draws RNR NAKs, then succeeds once one

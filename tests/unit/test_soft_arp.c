@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft host's neighbour table (verbs/soft_arp.c) against scans of its entries after
  * each step of a random schedule: the earliest retry of an incomplete entry, kept between
  * calls, follows every change of an entry's state or retry time, and the address index

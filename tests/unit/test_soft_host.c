@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft host: ARP (answering, resolving, retrying, the bounded pending queue), rxe's
  * frame format on the wire, demultiplexing with a counter per drop reason, the telemetry
  * hook, the rx_data hook, many QPs sharing two hosts over a lossy in-memory link in injected time, the

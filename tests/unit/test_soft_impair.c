@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC loss recovery end to end: two soft hosts through a real qpace-switch (--star 2 on
  * loopback, started and stopped here) whose links are impaired (--impair), a WRITE
  * transfer each way (A on port 0 to B on port 1, then the other way round):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* DCQCN's notification point on the soft host (rc.h): two soft hosts in injected time, a
  * "switch" between them that sets CE on the sender's data frames. The receiver answers
  * CE-marked data with RoCEv2 CNPs (BTH 0x81, BECN, to the sender's QP, from the

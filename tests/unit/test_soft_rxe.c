@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The soft backend against kernel rxe's own frames (tests/vectors/rxe-rocev2.pcap, Linux
  * 6.1, two QEMU guests; see tests/vectors/README.md):
  *  - their ICRC checks with frame.c and with the independent bitwise CRC the RC tests use;

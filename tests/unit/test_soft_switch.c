@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two soft hosts through a real qpace-switch (--star 2 on loopback, started and stopped
  * here): a WRITE through an egress buffer small enough to overflow arrives byte-exact,
  * the switch's tail drops show up as NAKs and retransmissions at the sender, and the INT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PFC in real time: two soft hosts through a real qpace-switch (--star 2 on loopback,
  * started and stopped here) with --pfc lossless. An unpaced WRITE from A into B's 500 Mb/s
  * port with 32 KB of buffer, which drops frames without PFC (test_soft_switch.c), arrives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The switch's CSV rows (--stats, the simulation's queue.csv): every column of every row
  * carries the bytes fprintf would give, checked against the JSON dump (--stats-json, the
  * printer of qpace/out.h) of the same counters at the same time: the same field names,

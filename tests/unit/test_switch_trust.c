@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-switch's fabric in this process on real loopback sockets (a --star 2; the hosts are
  * sockets here): what a udp port learns, and signed telemetry.
  *   learning  a 1-byte datagram from a new socket does not re-point the port (the next 20

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IA credits in the tc programs, loaded and run with BPF_PROG_TEST_RUN over crafted frames
  * (docs/enforce.md "IA credits for unmodified receivers"):
  *   egress   a flow's data frames within its credits leave at the rate; the j-th beyond

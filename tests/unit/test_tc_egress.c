@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The tc egress BPF program, loaded and run with BPF_PROG_TEST_RUN over crafted frames:
  * departure times from rates (the exact EDT sequence, and the rate they imply within 1%),
  * exact per-flow and per-reason counters, the report of an unknown flow once and within

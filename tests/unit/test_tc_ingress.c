@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The tc ingress BPF program, loaded and run with BPF_PROG_TEST_RUN over crafted frames:
  * a CE-marked RoCEv2 data frame is reported once with its source address and destination
  * QPN, then at most once per QP per 50 us (the report times are checked over a 20 ms

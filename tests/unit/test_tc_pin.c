@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The tc egress program's pinned maps (issue #14 item 7, safe failure), on a bpffs the test
  * mounts itself: a second loader on the same directory (a restarted qpaced) takes over what
  * the first left; unpinning removes the pins; a directory not on a bpffs loads unpinned.

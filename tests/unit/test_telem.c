@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Telemetry decisions: early notices above the threshold and once per interval, levels
  * through 0..3 with repeats until acknowledged, INT sampling. */
 #include <errno.h>

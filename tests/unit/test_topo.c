@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology files and settings: the shipped examples parse, errors name file, line and
  * key, per-port settings override switch defaults, which override the command line's. */
 #include <errno.h>

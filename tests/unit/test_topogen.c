@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology generators: each kind's file loads with the switch's own loader (sw_topo_parse)
  * with the switches, ports, links and hosts it should have; walking the loaded static
  * tables takes every host to every other on a shortest path; the broadcast links form a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The closed-loop network of the cc tests (tests/support/vt_net.h) checked on itself with
  * `none`: one flow alone takes the link's payload rate (97.8% measured) and its FCT is at
  * least its serialisation plus a base RTT; 16 -> 1 overflows a finite buffer and, with PFC lossless

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The actors' wake-ups (sim/wakeq.h) against the engine they replace: one event pushed
  * per wake-up into the event queue, stale ones popped and ignored. Driven by the same
  * random reactions (wake an actor now, a few ns on, or at a shared deadline; queue other

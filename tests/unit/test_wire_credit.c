@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The IA credit schedule qpaced writes for a QP found on the wire (agent/wire_credit.h),
  * time injected: the budget in whole frames of the MTU, the next grant expected one
  * interval after the last, the grant rate (frames granted over the last interval: one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rate qpaced writes for a QP found on the wire (agent/wire_rate.h): a window folded
  * into a rate over the base RTT, IB's ACK timeout, and the floor that keeps rxe's 64
  * in-flight skbs from waiting locally longer than a share of the timeout (issue #14 item

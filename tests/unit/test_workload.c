@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Workloads: the file format (every kind, every error message), Poisson arrivals whose
  * inter-arrival mean and offered load match HPCC's formula within four standard errors,
  * incast rounds closed and open loop, long and staged flows, inter-site fractions, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Build what a Soft-RoCE guest boots, from Debian packages only, cached under build/vm/:
 #
 #   build/vm/vmlinuz           Debian's kernel (package downloaded with `apt-get download`,

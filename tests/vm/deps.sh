@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Install, when missing, the Debian packages the Soft-RoCE guests need on the host:
 # QEMU (TCG is enough), a static busybox for the guest, rdma-core and perftest (copied
 # into the guest's initramfs), cpio, kmod (depmod/modprobe on the unpacked kernel), and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario 5, unmodified programs: `qpaced --enforce tc` paces an unmodified ib_write_bw
 # on kernel rxe. Two guests through qpace-switch --star 2 (1G: not the bottleneck); the
 # client (g2) runs ib_write_bw twice in one boot: first alone, then with

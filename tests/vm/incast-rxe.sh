@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario 2, control on rxe: `qpace-bench incast --backend ibv`, 3 Soft-RoCE guests -> 1,
 # through qpace-switch on slow links (so the switch, not TCG, is the bottleneck), twice in
 # the same boot: first with no agent (the gates pace at their fallback rate, 1 Gb/s: no

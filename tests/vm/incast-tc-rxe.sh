@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario 6, the issue #14 incast with unmodified programs: three guests each run
 # unmodified `ib_write_bw -s 65536 -n N -u 18` (see ACKTO below) to a fourth
 # through `qpace-switch --star 4 --rate 20M --buffer 128K`, twice in one boot: first with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario 3, interop: qpace's soft backend (a userspace RoCEv2 RC endpoint) on the host and
 # kernel rxe in one guest talk RoCEv2 to each other through qpace-switch. build/bin/qp-check
 # runs twice, every byte checked on the receiving side:

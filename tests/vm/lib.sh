@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Shell functions that boot and watch Soft-RoCE guests (QEMU TCG). Source it from sh/bash:
 #
 #   . tests/vm/lib.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Two Soft-RoCE guests run perftest, unchanged: ib_write_bw then ib_write_lat, server in
 # g1 (10.0.0.1), client in g2 (10.0.0.2, to g1). Prints the figures and fails (with each
 # guest's console tail) unless both tests ran and reported numbers.

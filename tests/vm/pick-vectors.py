@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Keep one frame of each RoCEv2 opcode from a capture, as test vectors.
 
     pick-vectors.py [--src A.B.C.D] CAPTURE.pcap OUT.pcap

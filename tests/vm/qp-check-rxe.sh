@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The ibv backend on real Soft-RoCE: two QEMU guests (TCG, Debian 12 kernel, rdma_rxe on
 # eth0, wired to each other with -netdev dgram) run build/bin/qp-check as server and
 # client: TCP exchange, rdma_cm, split and paced WRITE_IMMs with small send queues, SENDs.

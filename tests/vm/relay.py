@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """A trivial learning Ethernet switch over UDP, for the Soft-RoCE guest tests.
 
 It uses qpace-switch's port convention so the same guest wiring works with both:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # `make test-rxe`: the Soft-RoCE scenarios (issue 7), on kernel rxe in QEMU guests.
 #   tests/vm/test-rxe.sh [--short]
 # --short is the version `make test` runs (tests/integration/vm_rxe.sh): fewer iterations.

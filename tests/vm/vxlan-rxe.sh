@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario 4, cloud VMs over VXLAN: the recipe of docs/soft-roce.md, run as written, on
 # kernel rxe.
 #

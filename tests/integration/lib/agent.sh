@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Helpers for the agent's integration tests (sourced, not run by the runner).
 # Every process started here is killed on exit; names and ports are per-run, so tests of
 # other branches running on the same machine do not collide.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Helpers of tests/integration/agent_ecn.sh: send RoCEv2 data frames with a chosen ECN
 (a UDP socket with IP_TOS), and capture the CNPs that arrive on a device (AF_PACKET),
 checking each one's bytes: IPv4 header checksum, UDP to 4791, BTH opcode 0x81 with BECN,

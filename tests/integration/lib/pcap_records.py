@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Helpers of the tests that read a switch's --pcap capture (bench_incast.sh,
 vt_determinism.sh): the records of a little-endian libpcap file (independent of libpcap),
 and how many frames a --stats-json says the switch sent.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Helpers of tests/integration/agent_ipv6.sh: RoCEv2 over IPv6, as rxe sends it on GID
 index 0 (the netdev's link-local address). Send RoCEv2 data frames (RC SEND only + 16
 bytes + payload + ICRC field) from a UDP socket with a chosen traffic class, and capture

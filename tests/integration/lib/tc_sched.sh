@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The departure schedule of the tc egress program, read from its pinned qp_state map
 # (bpftool), for tests on hosts without sch_fq (sourced after lib/agent.sh, not run):
 # while a flow is backlogged each frame moves its next departure on by its bits over the

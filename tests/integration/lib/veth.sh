@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A veth pair between two namespaces for the tc tests (sourced after lib/agent.sh, not run).
 # veth_pair NSA NSB DEVA DEVB NET: namespaces NSA and NSB, DEVA in NSA at NET.1/24 and DEVB
 # in NSB at NET.2/24, both up (and both namespaces' lo), with static neighbours each way
