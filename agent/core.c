@@ -76,6 +76,15 @@ static const struct {
 				   "host (nothing to do)" },
 	[AGENT_C_TXPSN_STALE] = { "txpsn_stale", "INT about a packet past the sender's last "
 				  "reported posted PSN: snd_nxt estimated" },
+	[AGENT_C_TP_ACKS] = { "transport_acks", "ACKs the QPs' transports reported" },
+	[AGENT_C_TP_RTT] = { "transport_rtt_samples", "RTT samples the QPs' transports "
+			     "reported" },
+	[AGENT_C_TP_NAKS] = { "transport_naks", "NAK sequence errors the QPs' transports "
+			      "reported" },
+	[AGENT_C_TP_TIMEOUTS] = { "transport_timeouts", "retransmission timeouts the QPs' "
+				  "transports reported" },
+	[AGENT_C_TP_UNKNOWN] = { "transport_unknown_qp", "transport events for no registered "
+				 "QP" },
 };
 
 const char *agent_counter_name(enum agent_counter c)

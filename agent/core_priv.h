@@ -39,6 +39,8 @@ struct agent_qp {
 	/* sequence extension */
 	bool psn_valid;
 	uint64_t psn64_max;
+	bool tp_psn_valid;           /* of the transport's PSNs (core_transport.c) */
+	uint64_t tp_psn64_max;
 	/* the sender's posted PSN as its program last reported it (TXSTATE) */
 	bool tx_psn_valid;
 	uint32_t tx_psn;

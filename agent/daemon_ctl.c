@@ -161,9 +161,9 @@ static void req_event(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 		return;
 	}
 	if (ev.type == CC_EV_RTT)
-		ev.u.rtt_ns = e->value;
+		ev.u.rtt.rtt_ns = e->value;
 	else if (ev.type == CC_EV_ACKED)
-		ev.u.acked_bytes = e->value;
+		ev.u.ack.bytes = e->value;
 	else if (ev.type == CC_EV_FLOW_START)
 		ev.u.flow_bytes = e->value;
 	agent_qp_event(c->d->agent, e->qpn, &ev, qp_now_ns());

@@ -57,6 +57,24 @@ static void host_cnp(void *arg, uint32_t qpn, qp_time_ns now)
 		h->cnps++;
 }
 
+/* The soft RC's transport events (qpace/rc.h) for its agent core, in both clocks: each
+ * ACK with the bytes it acknowledged, its ECN echo and RTT sample, each NAK and timeout.
+ * The agent hands a controller only the events its algorithm takes. */
+static void host_transport(void *arg, uint32_t qpn, const struct rc_event *ev, qp_time_ns now)
+{
+	static const uint8_t type[] = { [RC_EV_ACK] = AGENT_TP_ACK, [RC_EV_NAK] = AGENT_TP_NAK,
+					[RC_EV_TIMEOUT] = AGENT_TP_TIMEOUT };
+	struct host *h = arg;
+	struct agent_tp_event e = {
+		.type = ev->type < sizeof(type) ? type[ev->type] : 0,
+		.ecn = h->ecn_echo ? (ev->ce ? CC_ECN_CE : CC_ECN_CLEAR) : CC_ECN_NONE,
+		.flags = AGENT_TP_F_PSN | AGENT_TP_F_SND, .psn = ev->psn, .snd_psn = ev->snd_psn,
+		.bytes = ev->bytes, .rtt_ns = ev->rtt_ns, .count = ev->count,
+	};
+
+	agent_qp_transport(h->agent, qpn, &e, now);
+}
+
 /* HPCC's snd_nxt from the sender's RC QP itself (qpace/agent.h). */
 static bool host_snd_psn(void *arg, uint32_t qpn, uint32_t *psn)
 {
@@ -97,7 +115,8 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 	struct qp_soft_arg sarg = { .telemetry = host_telemetry, .telemetry_arg = h,
 				    .tx_ready = c->tx_ready, .tx_ready_arg = c->tx_ready_arg,
 				    .rx_data = c->credits ? host_rx_data : NULL, .rx_data_arg = h,
-				    .cnp = host_cnp, .cnp_arg = h };
+				    .cnp = host_cnp, .cnp_arg = h,
+				    .transport = host_transport, .transport_arg = h };
 	const char *ipopt = strstr(c->options, "ip="), *end;
 	uint32_t ip;
 	int rc;
@@ -106,6 +125,7 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 	if (ipopt && qp_ipv4_scan(ipopt + 3, &end, &ip) == 0 && (!*end || *end == ','))
 		h->ip = ip;    /* else 0, and the soft context refuses the options */
 	h->cnp_from_notice = c->cnp_from_notice;
+	h->ecn_echo = strstr(c->options, "ecn_echo=on") != NULL;
 	h->socket_io = !c->tx_ready;
 	h->credits = c->credits;
 	if ((rc = qp_ratetable_create_mem(HOST_MAX_QPS, &h->table, err, errlen)) < 0)
@@ -242,10 +262,47 @@ int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 	return 0;
 }
 
+int host_flow_start(struct host *h, uint32_t qpn, uint64_t bytes, qp_time_ns now)
+{
+	struct cc_event ev = { .type = CC_EV_FLOW_START, .u.flow_bytes = bytes };
+
+	if (!(agent_qp_needs(h->agent, qpn) & CC_NEED_FLOW))
+		return 0;
+	return agent_qp_event(h->agent, qpn, &ev, now);
+}
+
+static void cc_add(const struct cc *cc, uint64_t *sum)
+{
+	size_t n = cc_counter_count(cc->ops);
+
+	for (size_t i = 0; i < n && i < HOST_CC_COUNTERS; i++)
+		sum[i] += cc_counter_value(cc, i);
+}
+
+void host_cc_counters(const struct host *h, const struct cc_ops *ops, uint64_t *sum)
+{
+	size_t n = cc_counter_count(ops);
+
+	for (size_t i = 0; h->cc_sum_ops == ops && i < n && i < HOST_CC_COUNTERS; i++)
+		sum[i] += h->cc_sum[i];
+	for (unsigned i = 0; i < h->nqps; i++) {
+		const struct cc *cc = agent_qp_cc(h->agent, h->qps[i].qpn);
+
+		if (cc && cc->ops == ops)
+			cc_add(cc, sum);
+	}
+}
+
 int host_unregister(struct host *h, uint32_t qpn, qp_time_ns now)
 {
 	for (unsigned i = 0; i < h->nqps; i++) {
 		if (h->qps[i].qpn == qpn) {
+			const struct cc *cc = agent_qp_cc(h->agent, qpn);
+
+			if (cc && cc->ops->counters && (!h->cc_sum_ops || h->cc_sum_ops == cc->ops)) {
+				h->cc_sum_ops = cc->ops;
+				cc_add(cc, h->cc_sum);
+			}
 			h->qps[i] = h->qps[--h->nqps];
 			return agent_unregister(h->agent, qpn, now);
 		}

@@ -157,7 +157,7 @@ struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 	qp->rq = calloc((size_t)qp->rq_mask + 1, sizeof(*qp->rq));
 	qp->cq = calloc((size_t)qp->cq_cap + 1, sizeof(*qp->cq));
 	qp->inl = p->max_inline ? calloc((size_t)qp->sq_mask + 1, p->max_inline) : NULL;
-	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl)) {
+	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl) || rc_ev_alloc(qp)) {
 		rc_destroy(qp);
 		goto nomem;
 	}
@@ -179,6 +179,7 @@ void rc_destroy(struct rc_qp *qp)
 	free(qp->rq);
 	free(qp->cq);
 	free(qp->inl);
+	rc_ev_free(qp);
 	free(qp);
 }
 
@@ -426,7 +427,8 @@ int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 
 bool rc_tx_pending(const struct rc_qp *qp)
 {
-	return (qp->state == RC_RTS && (qp->cnp_pending || qp->resp.ack_pending)) ||
+	return (qp->state == RC_RTS &&
+		(qp->cnp_pending || qp->resp.ack_pending || qp->resp.split_pending)) ||
 	       qp->resp.nak_pending ||
 	       rc_req_tx_pending(qp);
 }

@@ -41,6 +41,7 @@ struct rc_req {
 	qp_time_ns rto_at;       /* QP_TIME_NEVER when nothing is outstanding */
 	qp_time_ns rnr_at;       /* QP_TIME_NEVER unless waiting out an RNR NAK */
 	uint32_t rnr_psn;
+	uint32_t timeouts_run;   /* local ACK timeouts in a row without progress */
 };
 
 enum rc_kind { RC_K_NONE = 0, RC_K_SEND, RC_K_WRITE };
@@ -60,6 +61,11 @@ struct rc_resp {
 	uint8_t *dst;            /* WRITE: where the next byte goes */
 	uint64_t resid;          /* WRITE: bytes the RETH announced and not yet received */
 	uint32_t total;          /* WRITE: the RETH length */
+	/* ECN echo (rc_params.ecn_echo; rc_ev.c) */
+	bool ce_run;             /* CE state of the packets accepted since the last ACK */
+	bool split_pending;      /* an ACK for the packets before a CE state change is due */
+	bool split_ce;           /* its echo */
+	uint32_t split_psn;      /* the last PSN it acknowledges */
 };
 
 struct rc_qp {
@@ -88,6 +94,11 @@ struct rc_qp {
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
 	struct rc_dl_min *dl_min; /* rc_watch_deadline's, or NULL */
+	/* Transport events (rc_params.on_event; rc_ev.c): the low 32 bits of each PSN's last
+	 * send time, bit 0 set when it was sent more than once; a ring of stamp_mask + 1 >=
+	 * window_pkts slots, indexed by PSN (the window holds no two PSNs of one slot). */
+	uint32_t *stamp;
+	uint32_t stamp_mask;
 	struct rc_stats st;
 };
 
@@ -138,6 +149,23 @@ int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now);
 bool rc_req_tx_pending(const struct rc_qp *qp);
 bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s);
 void rc_req_tick(struct rc_qp *qp, qp_time_ns now);
+
+/* rc_ev.c: transport events and the ECN echo (only with rc_params.on_event / ecn_echo) */
+int rc_ev_alloc(struct rc_qp *qp);
+void rc_ev_free(struct rc_qp *qp);
+/* Request packet @psn leaves now (@retrans: it was sent before). */
+void rc_ev_sent(struct rc_qp *qp, uint32_t psn, bool retrans, qp_time_ns now);
+/* An ACK or NAK for @psn acknowledged PSNs up to (not including) @una_now, where the
+ * unacknowledged bytes were @unacked_before: the ACK event (with @ack_psn's RTT for an
+ * ACK: the PSN the ACK names; @becn its echo). */
+void rc_ev_acked(struct rc_qp *qp, bool is_ack, uint32_t ack_psn, bool becn,
+		 uint64_t unacked_before, qp_time_ns now);
+void rc_ev_nak(struct rc_qp *qp, uint32_t psn, qp_time_ns now);
+void rc_ev_timeout(struct rc_qp *qp, qp_time_ns now);
+/* Responder: an accepted request packet, @ce its ECN state, @psn its PSN. */
+void rc_ev_accepted(struct rc_qp *qp, uint32_t psn, bool ce);
+/* Responder: the split ACK, if one is due (filled into @s as rc_resp_tx does). */
+bool rc_ev_split_ack(struct rc_qp *qp, struct frame_roce_spec *s);
 
 /* rc_resp.c */
 bool rc_is_request(uint8_t opcode);

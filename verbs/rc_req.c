@@ -80,6 +80,7 @@ static bool req_acked(struct rc_qp *qp, uint32_t end, qp_time_ns now)
 	r->retries_left = qp->p.retry_cnt;
 	r->rnr_left = qp->p.rnr_retry;
 	r->backoff = 0;
+	r->timeouts_run = 0;
 	r->nak_fresh = false;
 	r->rto_at = rc_psn_diff(r->max, r->una) > 0 ? rto_deadline(qp, now) : QP_TIME_NEVER;
 	rc_dl_changed(qp);
@@ -135,8 +136,10 @@ bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 
 	if (rc_psn_diff(r->tx_psn, r->max) < 0) {
 		qp->st.retrans_pkts++;
+		rc_ev_sent(qp, r->tx_psn, true, now);
 	} else {
 		r->max = rc_psn_add(r->tx_psn, 1);
+		rc_ev_sent(qp, r->tx_psn, false, now);
 	}
 	qp->st.tx_pkts++;
 	qp->st.tx_bytes += n;
@@ -184,6 +187,7 @@ static void req_nak_seq(struct rc_qp *qp, uint32_t psn, bool progress, qp_time_n
 	req_seek(qp, psn);
 	r->rto_at = rto_deadline(qp, now);
 	rc_dl_changed(qp);
+	rc_ev_nak(qp, psn, now);
 }
 
 int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now)
@@ -207,7 +211,11 @@ int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now)
 	if (rc_psn_diff(psn, r->una) < (kind == 0 ? 1 : 0))
 		return rc_drop(qp, RC_DROP_ACK_STALE);
 
+	uint64_t unacked = qp->p.on_event ? rc_sq_unacked_bytes(qp) : 0;
+
 	progress = req_acked(qp, psn, now);
+	if (progress)
+		rc_ev_acked(qp, kind == 0, p->bth.psn, p->bth.becn, unacked, now);
 	if (kind == 0) {
 		qp->st.acks_rx++;
 		return 0;
@@ -241,6 +249,8 @@ void rc_req_tick(struct rc_qp *qp, qp_time_ns now)
 		return;
 	}
 	qp->st.timeouts++;
+	r->timeouts_run++;
+	rc_ev_timeout(qp, now);
 	if (!r->retries_left) {
 		rc_fail(qp, QP_WC_RETRY_EXC_ERR);
 		return;

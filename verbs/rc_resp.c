@@ -159,6 +159,7 @@ int rc_resp_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed
 	if (rc < 0)
 		return rc;
 
+	rc_ev_accepted(qp, p->bth.psn, (p->ip.tos & 3) == FRAME_ECN_CE);
 	s->epsn = rc_psn_add(s->epsn, 1);
 	s->nak_sent = false;
 	s->since_ack++;
@@ -181,6 +182,8 @@ bool rc_resp_tx(struct rc_qp *qp, struct frame_roce_spec *sp)
 	uint8_t syn;
 	uint32_t psn;
 
+	if (rc_ev_split_ack(qp, sp))
+		return true;
 	if (s->nak_pending) {
 		syn = s->nak_syndrome;
 		psn = s->nak_psn;
@@ -201,7 +204,8 @@ bool rc_resp_tx(struct rc_qp *qp, struct frame_roce_spec *sp)
 	s->ack_pending = false;
 	s->since_ack = 0;
 	sp->bth = (struct frame_bth){ .opcode = FRAME_OP_RC_ACK, .pkey = 0xffff,
-				      .dest_qp = qp->conn.dest_qpn, .psn = psn };
+				      .dest_qp = qp->conn.dest_qpn, .psn = psn,
+				      .becn = qp->p.ecn_echo && s->ce_run };
 	sp->reth = (struct frame_reth){ 0 };
 	sp->aeth = (struct frame_aeth){ .syndrome = syn, .msn = s->msn };
 	sp->imm = 0;

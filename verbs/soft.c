@@ -490,6 +490,12 @@ static int soft_qp_init(struct qp *qp, char *err, size_t errlen)
 	p.min_rnr_timer = a->min_rnr_timer;
 	p.mr_find = soft_mr_find;
 	p.mr_arg = c;
+	p.on_event = c->arg.transport;
+	p.event_arg = c->arg.transport_arg;
+	if (c->o.ecn_echo) {
+		p.ecn_echo = true;
+		p.cnp_interval_ns = 0;   /* the echo replaces the NP's CNPs */
+	}
 	q->rc = rc_create(&p, err, errlen);
 	if (!q->rc || soft_host_qp_attach(c->host, (uint32_t)qpn, q->rc) < 0) {
 		rc_destroy(q->rc);

@@ -132,6 +132,14 @@ static bool opt_icrc(struct soft_opts *o, const char *v)
 	return true;
 }
 
+static bool opt_ecn_echo(struct soft_opts *o, const char *v)
+{
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return false;
+	o->ecn_echo = !strcmp(v, "on");
+	return true;
+}
+
 static bool opt_shm(struct soft_opts *o, const char *v)
 {
 	o->shm_off = !strcmp(v, "off");
@@ -174,6 +182,9 @@ static const struct soft_opt {
 	{ "icrc", opt_icrc, 0,
 	  "on or skip: skip computes no ICRC for frames out and checks none in (virtual "
 	  "time's --icrc skip; default on)" },
+	{ "ecn_echo", opt_ecn_echo, 0,
+	  "on or off: on = the QPs' ACKs echo CE marks (BTH BECN, DCTCP's receiver) and "
+	  "their notification point sends no CNPs (default off)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -206,7 +217,7 @@ static int parse_one(struct soft_opts *o, char *tok, char *err, size_t errlen)
 	}
 	return qp_errmsg(-EINVAL, err, errlen,
 			 "soft: unknown option '%s'; accepted: attach, peer, bind, ip, mac, mtu, "
-			 "window, max_qps, telemetry_port, link_rate, shm, icrc", tok);
+			 "window, max_qps, telemetry_port, link_rate, shm, icrc, ecn_echo", tok);
 }
 
 static int opts_parse(struct soft_opts *o, const char *s, bool wire, char *err, size_t errlen)

@@ -202,19 +202,44 @@ void cc_destroy(struct cc *cc)
 	free(cc);
 }
 
+static const unsigned event_need[CC_EV_COUNT] = {
+	[CC_EV_INT] = CC_NEED_INT, [CC_EV_NOTICE] = CC_NEED_NOTICE,
+	[CC_EV_CNP] = CC_NEED_CNP, [CC_EV_LEVEL] = CC_NEED_LEVEL,
+	[CC_EV_RTT] = CC_NEED_RTT, [CC_EV_ACKED] = CC_NEED_ACK,
+	[CC_EV_NAK] = CC_NEED_LOSS, [CC_EV_TIMEOUT] = CC_NEED_LOSS,
+	[CC_EV_FLOW_START] = CC_NEED_FLOW,
+};
+
+unsigned cc_event_need(enum cc_event_type type)
+{
+	return (unsigned)type < CC_EV_COUNT ? event_need[type] : 0;
+}
+
 unsigned cc_needs(const struct cc_ops *ops)
 {
-	static const unsigned need[CC_EV_COUNT] = {
-		[CC_EV_INT] = CC_NEED_INT, [CC_EV_NOTICE] = CC_NEED_NOTICE,
-		[CC_EV_CNP] = CC_NEED_CNP, [CC_EV_LEVEL] = CC_NEED_LEVEL,
-		[CC_EV_RTT] = CC_NEED_RTT,
-	};
-	unsigned n = 0;
+	unsigned n = ops->feedback.ecn_echo ? CC_NEED_ECN : 0;
 
 	for (unsigned t = 0; t < CC_EV_COUNT; t++)
 		if (ops->on[t])
-			n |= need[t];
+			n |= event_need[t];
 	return n;
+}
+
+size_t cc_counter_count(const struct cc_ops *ops)
+{
+	size_t n = 0;
+
+	while (ops->counters && ops->counters[n].name)
+		n++;
+	return n;
+}
+
+uint64_t cc_counter_value(const struct cc *cc, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)cc + cc->ops->counters[i].offset, sizeof(v));
+	return v;
 }
 
 /* Structural validity of an event, independent of the algorithm. */
@@ -234,7 +259,9 @@ static bool event_valid(const struct cc_event *ev)
 	case CC_EV_LEVEL:
 		return ev->u.level <= CC_LEVEL_SEVERE;
 	case CC_EV_RTT:
-		return ev->u.rtt_ns != 0;
+		return ev->u.rtt.rtt_ns != 0 && ev->u.rtt.host_ns <= ev->u.rtt.rtt_ns;
+	case CC_EV_ACKED:
+		return ev->u.ack.bytes != 0 && ev->u.ack.ecn <= CC_ECN_CE;
 	default:
 		return true;
 	}

@@ -449,7 +449,7 @@ static unsigned idcc_on_rtt(struct cc *cc, const struct cc_event *ev, qp_time_ns
 {
 	struct idcc_state *st = to_idcc(cc);
 	double t_ns = (double)cc->path.base_rtt_ns;
-	double rtt_ns = (double)ev->u.rtt_ns, wan_ns = rtt_ns;
+	double rtt_ns = (double)ev->u.rtt.rtt_ns, wan_ns = rtt_ns;
 	bool int_fresh = st->has_int && qp_time_since(now, st->int_ns) <=
 					       IDCC_STALE_INTERVALS * st->cfg.interval_ns;
 

@@ -80,7 +80,7 @@ static void fill(struct ev_slot *s, size_t n, const struct mix *m)
 				e->ev.u.level = (uint8_t)((i / 7) % 4);
 				break;
 			case CC_EV_RTT:
-				e->ev.u.rtt_ns = RTT_NS + (i % 13) * 500;
+				e->ev.u.rtt.rtt_ns = RTT_NS + (i % 13) * 500;
 				break;
 			default:
 				break;

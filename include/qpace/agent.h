@@ -219,6 +219,44 @@ int fb_to_cc_event(const struct fb_msg *m, struct cc_event *ev);
 /* An event the application reports for its QP (CNP, RTT sample, bytes acked, flow start /
  * finish): straight to the controller. 0, -ENOENT (no such QP) or -EINVAL (bad event). */
 int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_time_ns now);
+/* A transport event of a local sending QP as its source saw it (the soft RC, qpaced's tc
+ * ingress program, the verbs layer's completions): 24-bit PSNs, extended here per QP. */
+enum agent_tp_type {
+	AGENT_TP_ACK = 1,            /* an ACK that acknowledged @bytes (and maybe an RTT) */
+	AGENT_TP_RTT,                /* an RTT sample alone (a source that sees no bytes) */
+	AGENT_TP_NAK,                /* a NAK sequence error for @psn */
+	AGENT_TP_TIMEOUT,            /* a retransmission timeout, @count in a row */
+};
+enum {
+	AGENT_TP_F_PSN = 1u << 0,    /* @psn is known */
+	AGENT_TP_F_SND = 1u << 1,    /* @snd_psn is known */
+};
+struct agent_tp_event {
+	uint8_t type;                /* enum agent_tp_type */
+	uint8_t ecn;                 /* ACK: enum cc_ecn */
+	uint8_t flags;               /* AGENT_TP_F_* */
+	uint32_t psn;                /* ACK: the first PSN not acknowledged; NAK: the PSN the
+				      * receiver expected; timeout: the oldest unacknowledged */
+	uint32_t snd_psn;            /* one past the highest PSN sent */
+	uint64_t bytes;              /* ACK: newly acknowledged payload bytes */
+	qp_time_ns rtt_ns;           /* ACK, RTT: the sample (0 = none with an ACK) */
+	qp_time_ns host_ns;          /* of the sample, the end hosts' part (0 = not known) */
+	uint32_t count;              /* timeout */
+};
+/* Hand @e of QP @qpn to its controller as the cc events it takes (qpace/cc.h: an ACK as
+ * CC_EV_ACKED and its sample as CC_EV_RTT, a NAK as CC_EV_NAK, a timeout as
+ * CC_EV_TIMEOUT; only those its algorithm has handlers for, so a controller that takes
+ * none runs as without them), publish a changed rate, and count it (transport_* counters;
+ * the QP's view shows the last RTT sample). Returns enum agent_rx_result bits (0: no such
+ * QP, counted in transport_unknown_qp, or a malformed event, counted as the controller's
+ * rejection). */
+unsigned agent_qp_transport(struct agent *a, uint32_t qpn, const struct agent_tp_event *e,
+			    qp_time_ns now);
+/* The CC_NEED_* bits of QP @qpn's algorithm (0 when no such QP). */
+unsigned agent_qp_needs(const struct agent *a, uint32_t qpn);
+/* QP @qpn's controller, to read (its counters); NULL when no such QP. */
+const struct cc *agent_qp_cc(const struct agent *a, uint32_t qpn);
+
 /* @bytes of data arrived on receiving QP @qpn at @now (agent_params.arrivals, or qpaced's
  * tc ingress counts): its link's credit pacer counts them against the sender's window and
  * answers with a grant (qpace/credit.h); from the first call on, echo INT about the QP's

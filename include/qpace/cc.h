@@ -17,8 +17,21 @@
  * Adding an algorithm is one file in agent/cc/ exporting a `const struct cc_ops`, its
  * tests, and one line in the registry table (agent/cc/registry.c). Everything else about
  * it is read from its ops: the feedback the network must give it (cc_needs and
- * ops->feedback, from which qpace-bench sets up its switch), its parameter table (parsing,
- * --help-params, the parameter tables in the docs) and the lists of algorithms in help.
+ * ops->feedback, from which qpace-bench sets up its switch), the transport events it
+ * takes (cc_needs again: its handlers), its parameter table (parsing, --help-params, the
+ * parameter tables in the docs), its counters (reports) and the lists of algorithms in
+ * help.
+ *
+ * Two kinds of events reach a controller. The switch's: INT reports, early notices,
+ * congestion levels, CNPs. The transport's, from whatever carries the QP's packets
+ * (docs/algorithms.md, "Transport events", says which source gives which):
+ *   CC_EV_ACKED    an ACK that acknowledged something new: bytes, the cumulative PSN, the
+ *                  sender's highest PSN, the ECN echo where the transport carries one
+ *   CC_EV_RTT      an RTT sample: the send time of the acknowledged PSN to the ACK's
+ *                  arrival (never of a retransmitted PSN: Karn), after its CC_EV_ACKED
+ *   CC_EV_NAK      a NAK sequence error: the receiver saw a gap (a packet was lost)
+ *   CC_EV_TIMEOUT  the transport's retransmission timer expired
+ * PSNs are 64-bit: the source extends the transport's 24-bit ones, so they never wrap.
  */
 #ifndef QPACE_CC_H
 #define QPACE_CC_H
@@ -41,10 +54,12 @@ enum cc_event_type {
 	CC_EV_NOTICE,       /* early congestion notice, sent by a switch at enqueue */
 	CC_EV_CNP,          /* RoCEv2 CNP (or ECN echo) for this QP */
 	CC_EV_LEVEL,        /* FFD congestion level, 0..3 */
-	CC_EV_RTT,          /* an RTT sample */
-	CC_EV_ACKED,        /* bytes newly acknowledged */
+	CC_EV_RTT,          /* an RTT sample (struct cc_rtt) */
+	CC_EV_ACKED,        /* an ACK: bytes newly acknowledged (struct cc_ack) */
 	CC_EV_FLOW_START,   /* the QP starts sending a message/flow */
 	CC_EV_FLOW_FINISH,  /* the QP has nothing more to send */
+	CC_EV_NAK,          /* a NAK sequence error (struct cc_loss) */
+	CC_EV_TIMEOUT,      /* a retransmission timeout (struct cc_loss) */
 	CC_EV_COUNT
 };
 
@@ -64,6 +79,34 @@ struct cc_notice {
 	qp_time_ns reflected_ts_ns; /* switch clock at that enqueue */
 };
 
+/* The ECN echo an ACK carries. */
+enum cc_ecn {
+	CC_ECN_NONE = 0,   /* the transport carries no echo (rxe's ACKs, completions) */
+	CC_ECN_CLEAR,      /* echoed: none of the packets it acknowledges was marked CE */
+	CC_ECN_CE,         /* echoed: they were marked CE (the soft RC: BTH BECN) */
+};
+
+struct cc_ack {
+	uint64_t bytes;    /* payload bytes newly acknowledged, > 0 */
+	uint64_t psn;      /* every PSN before this one is acknowledged; 0 = not known */
+	uint64_t snd_psn;  /* one past the highest PSN sent when the ACK came; 0 = not known */
+	uint8_t ecn;       /* enum cc_ecn */
+};
+
+struct cc_rtt {
+	qp_time_ns rtt_ns;   /* the sample, > 0 */
+	qp_time_ns host_ns;  /* of it, the time spent in the end hosts (Swift's endpoint
+			      * delay: the receiver's ACK delay, the sender's NIC queue);
+			      * 0 = none or not known (no qpace source tells it apart yet) */
+};
+
+struct cc_loss {
+	uint64_t psn;      /* NAK: the PSN the receiver expected; timeout: the oldest
+			    * unacknowledged PSN (0 = not known) */
+	uint64_t snd_psn;  /* one past the highest PSN sent (0 = not known) */
+	uint32_t count;    /* timeout: expiries in a row without progress (1, 2, ...) */
+};
+
 /* FFD levels. 7 is what a sender sends back; it is never an input. */
 enum cc_level {
 	CC_LEVEL_FREE = 0,      /* below min: increase */
@@ -79,9 +122,10 @@ struct cc_event {
 		struct cc_int_report int_report;
 		struct cc_notice notice;
 		uint8_t level;        /* CC_EV_LEVEL */
-		qp_time_ns rtt_ns;    /* CC_EV_RTT */
-		uint64_t acked_bytes; /* CC_EV_ACKED */
+		struct cc_rtt rtt;    /* CC_EV_RTT */
+		struct cc_ack ack;    /* CC_EV_ACKED */
 		uint64_t flow_bytes;  /* CC_EV_FLOW_START: message size, 0 = unknown */
+		struct cc_loss loss;  /* CC_EV_NAK, CC_EV_TIMEOUT */
 	} u;
 };
 
@@ -89,6 +133,8 @@ struct cc_event {
 enum cc_action {
 	CC_ACT_RATE = 1u << 0,       /* rate_bps or cap_bytes changed */
 	CC_ACT_ACK_LEVEL = 1u << 1,  /* send level 7 for cc->level_to_ack to the switch */
+	CC_ACT_LAST_WINDOW = 1u << 2,/* tell the switches on the path that the flow's last
+				      * window is on its way (ACC's ramp-up in advance) */
 };
 
 #define CC_CAP_NONE UINT64_MAX
@@ -145,16 +191,24 @@ typedef unsigned (*cc_event_fn)(struct cc *cc, const struct cc_event *ev, qp_tim
 /* ---- the feedback an algorithm needs ----
  *
  * Which kinds of feedback an algorithm needs is what it has handlers for (cc_needs: a
- * handler in ops->on[] for INT reports, notices, CNPs, levels or RTT samples). The values
- * a switch produces them at are declared beside the handlers, in ops->feedback; a driver
- * that sets up the network (qpace-bench's incast) derives the switch's settings from the
- * two, so no table outside the algorithm's file knows what it needs. */
+ * handler in ops->on[] for INT reports, notices, CNPs, levels, RTT samples, ACKs, losses
+ * or flow starts). The values a switch produces them at are declared beside the handlers,
+ * in ops->feedback (and there the ECN echo, which no handler names: it rides on the
+ * ACKs); a driver that sets up the network (qpace-bench's incast) derives the switch's
+ * and the hosts' settings from the two, so no table outside the algorithm's file knows
+ * what it needs. A source of transport events hands a controller only the events it
+ * needs, so one that takes none runs as if there were no such source. */
 enum cc_need {
 	CC_NEED_INT = 1u << 0,     /* INT reports from every hop (CC_EV_INT) */
 	CC_NEED_NOTICE = 1u << 1,  /* early congestion notices at enqueue (CC_EV_NOTICE) */
 	CC_NEED_CNP = 1u << 2,     /* CNPs or ECN echoes (CC_EV_CNP) */
 	CC_NEED_LEVEL = 1u << 3,   /* congestion levels 0..3 (CC_EV_LEVEL) */
-	CC_NEED_RTT = 1u << 4,     /* RTT samples, from the QP's owner (CC_EV_RTT) */
+	CC_NEED_RTT = 1u << 4,     /* RTT samples (CC_EV_RTT) */
+	CC_NEED_ACK = 1u << 5,     /* ACKs (CC_EV_ACKED) */
+	CC_NEED_LOSS = 1u << 6,    /* NAKs and retransmission timeouts (CC_EV_NAK, _TIMEOUT) */
+	CC_NEED_ECN = 1u << 7,     /* ACKs that echo CE marks: the switch marks (RED at
+				    * ecn_kmin..kmax) and the receivers echo them (feedback.ecn_echo) */
+	CC_NEED_FLOW = 1u << 8,    /* message sizes at their start (CC_EV_FLOW_START) */
 };
 
 struct cc_feedback {
@@ -177,6 +231,20 @@ struct cc_feedback {
 	/* "key=value,..." the algorithm is run with when the network gives the feedback above
 	 * (a cut rule that needs the threshold it was designed for); NULL = none */
 	const char *params;
+	/* The ACKs must echo CE (CC_NEED_ECN): the switch marks at ecn_kmin..kmax as above,
+	 * and the receivers echo the marks in their ACKs instead of sending CNPs. */
+	bool ecn_echo;
+	/* The path's T is the fabric's longest base RTT, for every flow (HPCC's reference:
+	 * GLOBAL_T 1); false: each flow's own (sources that say nothing of a global T). */
+	bool global_rtt;
+};
+
+/* A counter an algorithm keeps in its state (a uint64_t at @offset), summed over its QPs
+ * in reports: IDCC's samples and steps per loop, a window's halvings. */
+struct cc_counter {
+	const char *name;    /* snake_case, unique within the algorithm */
+	size_t offset;       /* into the algorithm's state */
+	const char *doc;     /* one line */
 };
 
 struct cc_ops {
@@ -196,10 +264,20 @@ struct cc_ops {
 	unsigned (*on_timer)(struct cc *cc, qp_time_ns now);
 	/* The values the switch produces the feedback of cc_needs(ops) at. */
 	struct cc_feedback feedback;
+	/* Its counters, ending with a { .name = NULL } entry; NULL = none. */
+	const struct cc_counter *counters;
 };
 
-/* CC_NEED_* bits: the kinds of feedback @ops has handlers for. */
+/* CC_NEED_* bits: the kinds of feedback @ops has handlers for (and CC_NEED_ECN when it
+ * declares feedback.ecn_echo). */
 unsigned cc_needs(const struct cc_ops *ops);
+/* The CC_NEED_* bit an event of @type is delivered under; 0 for a type no source filters
+ * (CNPs, flow finishes). */
+unsigned cc_event_need(enum cc_event_type type);
+/* The value of @ops's counter @i of @cc (i below the table's length). */
+uint64_t cc_counter_value(const struct cc *cc, size_t i);
+/* The number of counters @ops declares. */
+size_t cc_counter_count(const struct cc_ops *ops);
 
 /* Registry. */
 const struct cc_ops *cc_find(const char *name);
@@ -218,8 +296,9 @@ struct cc *cc_create_ops(const struct cc_ops *ops, const struct cc_path *path,
 void cc_destroy(struct cc *cc);
 
 /* Feed one event. Malformed input (hop count 0 or above QP_INT_MAX_HOPS, a zero link rate
- * in a hop or notice, a level outside 0..3, an unknown type) is counted in
- * stats.rejected and changes nothing: returns 0. */
+ * in a hop or notice, a level outside 0..3, an RTT of 0 or an end-host part above the
+ * RTT, an ACK of 0 bytes or an ECN value outside enum cc_ecn, an unknown type) is counted
+ * in stats.rejected and changes nothing: returns 0. */
 unsigned cc_event(struct cc *cc, const struct cc_event *ev, qp_time_ns now);
 
 /* Run timers due at or before now. */

@@ -203,6 +203,11 @@ enum agent_counter {
 	AGENT_C_FB_WANT_SEEN,        /* a peer's INT wish that reached us: nothing to do */
 	AGENT_C_TXPSN_STALE,         /* INT about a packet past the sender's last reported
 				      * posted PSN (TXSTATE): the estimate was used */
+	AGENT_C_TP_ACKS,             /* ACKs the QPs' transports reported (agent_qp_transport) */
+	AGENT_C_TP_RTT,              /* RTT samples they reported */
+	AGENT_C_TP_NAKS,             /* NAK sequence errors */
+	AGENT_C_TP_TIMEOUTS,         /* retransmission timeouts */
+	AGENT_C_TP_UNKNOWN,          /* transport events for no registered QP */
 	AGENT_C_COUNT
 };
 

@@ -25,6 +25,7 @@
 #include "qpace/qp.h"
 
 #define HOST_MAX_QPS 128u
+#define HOST_CC_COUNTERS 16u         /* an algorithm's counters host_cc_counters sums */
 
 struct host_reg {
 	uint32_t qpn, peer_qpn, peer_ip;
@@ -36,6 +37,7 @@ struct host {
 	struct agent *agent;
 	uint32_t ip;                 /* host order */
 	bool cnp_from_notice;
+	bool ecn_echo;               /* options ecn_echo=on: ACKs carry the ECN echo */
 	bool credits;                /* senders start gated (IA); arrivals to the agent */
 	bool socket_io;              /* real time: host_service sends what it queued */
 	qp_time_ns next_heartbeat_ns;
@@ -43,6 +45,9 @@ struct host {
 	uint64_t cnps;
 	struct host_reg qps[HOST_MAX_QPS];
 	unsigned nqps;
+	/* the counters (qpace/cc.h) of the QPs that left, for the first algorithm that left */
+	const struct cc_ops *cc_sum_ops;
+	uint64_t cc_sum[HOST_CC_COUNTERS];
 };
 
 struct host_conf {
@@ -73,6 +78,12 @@ void host_close(struct host *h);
 int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
 			const char *params, qp_time_ns now, char *err, size_t errlen);
+/* QP @qpn starts a message (a flow) of @bytes: CC_EV_FLOW_START for an algorithm that
+ * takes it (CC_NEED_FLOW; ACC's last window). 0, or agent_qp_event's error. */
+int host_flow_start(struct host *h, uint32_t qpn, uint64_t bytes, qp_time_ns now);
+/* The counters of @ops summed over this host's QPs that run it, those that left and those
+ * still registered, added into @sum[cc_counter_count(ops)] (at most HOST_CC_COUNTERS). */
+void host_cc_counters(const struct host *h, const struct cc_ops *ops, uint64_t *sum);
 /* The QP leaves the agent (its flow ended): slot freed, credits and controller state gone. */
 int host_unregister(struct host *h, uint32_t qpn, qp_time_ns now);
 /* Run agent timers that are due, the heartbeat, and send the agent's datagrams. */

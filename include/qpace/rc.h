@@ -52,6 +52,20 @@
  * paced CNP, which is what this does.
  * Error state: every outstanding send and receive WR completes WR_FLUSH_ERR; posts after
  * that complete WR_FLUSH_ERR at once; frames are dropped and counted.
+ * Transport events (rc_params.on_event, for the owner's congestion control; rc_ev.c): an
+ * ACK (or a NAK) that acknowledges something new reports the bytes it acknowledged, the
+ * first PSN still unacknowledged, the highest PSN sent, the ECN echo (BECN) and an RTT
+ * sample: the time from the last transmission of the acknowledged PSN (its send time,
+ * kept per PSN of the window) to the ACK, none when that PSN was sent more than once
+ * (Karn); a NAK sequence error that takes a go-back reports the PSN it names; each local
+ * ACK timeout reports the oldest unacknowledged PSN. The owner is called inside rc_rx and
+ * rc_tick and must not call back into the QP.
+ * ECN echo (rc_params.ecn_echo, DCTCP's receiver, RFC 8257 3.2): the responder sets BECN
+ * on an ACK when the packets it acknowledges arrived marked CE, and an accepted packet
+ * whose CE state differs from that of the packets not yet acknowledged first draws an ACK
+ * for those (with their state), so each ACK's echo holds for all its packets. Two state
+ * changes between two sends of the QP share one such ACK, which then echoes CE if either
+ * part was marked.
  *
  * Bounded queues: send WRs posted plus their completions not yet polled <= sq_depth, and
  * the same for receives and rq_depth (a post beyond returns -ENOMEM); the completion queue
@@ -104,6 +118,21 @@ struct rc_region {
 /* Look up a region by rkey; false when none. Must be side-effect free. */
 typedef bool (*rc_mr_find_fn)(void *arg, uint32_t rkey, struct rc_region *out);
 
+/* A transport event for the QP's owner (see the top of this file). */
+enum rc_ev_type { RC_EV_ACK = 1, RC_EV_NAK, RC_EV_TIMEOUT };
+struct rc_event {
+	uint8_t type;               /* enum rc_ev_type */
+	bool ce;                    /* ACK: BECN set (the responder echoed CE marks) */
+	uint32_t psn;               /* ACK: every PSN before it is acknowledged; NAK: the PSN
+				     * the responder expected; timeout: the oldest unacked */
+	uint32_t snd_psn;           /* one past the highest PSN sent */
+	uint64_t bytes;             /* ACK: payload bytes newly acknowledged */
+	qp_time_ns rtt_ns;          /* ACK: the RTT sample, 0 = none */
+	uint32_t count;             /* timeout: expiries in a row without progress */
+};
+typedef void (*rc_event_fn)(void *arg, uint32_t qpn, const struct rc_event *ev,
+			    qp_time_ns now);
+
 /* Fill with rc_params_init, then override. Units and ranges in the comments. */
 struct rc_params {
 	uint32_t qpn;               /* this QP's number, 1..2^24-1 */
@@ -126,6 +155,9 @@ struct rc_params {
 				     * off); default 50 us */
 	rc_mr_find_fn mr_find;      /* required */
 	void *mr_arg;
+	rc_event_fn on_event;       /* transport events; NULL = none (no send times kept) */
+	void *event_arg;
+	bool ecn_echo;              /* responder: ACKs echo CE (BECN); default off */
 };
 
 /* The peer, known at connect. */

@@ -26,6 +26,9 @@
  *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
  *   icrc=on            skip: frames out carry no ICRC (0), frames in are not checked
  *                      (virtual time's --icrc skip; never on a real wire)
+ *   ecn_echo=off       on: the QPs' ACKs echo CE marks (BTH BECN; qpace/rc.h) for an
+ *                      ECN-window sender (DCTCP), and their notification point sends no
+ *                      CNPs
  *   shm=PATH           frames through a qpace-switch shm port's shared-memory rings
  *                      (qpace-switch --star N --shm PREFIX: port i is PREFIX.pI), with
  *                      attach= for the doorbells; a loop that blocks on qp_ctx_fd calls
@@ -40,7 +43,8 @@
  * most, then -ETIMEDOUT); a non-blocking QP gets -EAGAIN.
  *
  * Telemetry (UDP 4792) addressed to the host is handed to qp_soft_arg.telemetry, given as
- * qp_ctx_attr.backend_arg.
+ * qp_ctx_attr.backend_arg. Each QP's transport events (ACKs with their bytes, ECN echo and
+ * RTT samples, NAKs, timeouts: qpace/rc.h) go to qp_soft_arg.transport when it is set.
  *
  * Virtual time (qp_soft_arg.tx_ready set): the context opens no socket and its options
  * take no attach/peer/bind. A driver moves the frames: it hands frames in to
@@ -71,6 +75,9 @@ struct qp_soft_arg {
 	void *tx_ready_arg;
 	soft_cnp_fn cnp;               /* CNPs the host's QPs receive (soft_host.h) */
 	void *cnp_arg;
+	rc_event_fn transport;         /* every QP's transport events (rc.h); NULL: none, and
+					* the QPs keep no send times */
+	void *transport_arg;
 };
 
 struct qp_soft_io_stats {

@@ -203,7 +203,7 @@ static void op_control(struct run *r, struct fz *f)
 		break;
 	case 3:
 		ev.type = (enum cc_event_type)fz_pick(f, CC_EV_COUNT + 1);
-		ev.u.rtt_ns = fz_u64(f);   /* one word serves every payload of an app event */
+		ev.u.rtt.rtt_ns = fz_u64(f);   /* one word serves every payload of an app event */
 		agent_qp_event(r->a, qpn, &ev, r->now);
 		break;
 	default:

@@ -88,7 +88,7 @@ static void on_event(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 	(void)o;
 	if (owned(c, m->u.event.qpn))
 		return;
-	ev.u.rtt_ns = m->u.event.value;
+	ev.u.rtt.rtt_ns = m->u.event.value;
 	agent_qp_event(c->a, m->u.event.qpn, &ev, c->now);
 }
 

@@ -140,7 +140,7 @@ static void transmit(struct rc_wire *w, int from, struct frame_roce_spec *s)
 
 	s->src = w->addr[from];
 	s->dst = w->addr[!from];
-	s->ip = (struct frame_ip_opts){ 0 };
+	s->ip = (struct frame_ip_opts){ .tos = w->tos[from] };
 	len = frame_build_roce(buf, sizeof(buf), s);
 	if (len < 0) {
 		w->bad++;

@@ -51,6 +51,7 @@ struct rc_wire {
 	uint64_t rng, seq;
 	rc_wire_filter_fn filter;
 	void *filter_arg;
+	uint8_t tos[2];             /* the IPv4 TOS of each side's frames (ECN: its low bits) */
 	struct rc_wire_frame **heap;
 	uint32_t heap_len, heap_cap;
 	struct rc_wire_stats st;

@@ -49,7 +49,7 @@ static unsigned feed_int(struct cc *cc, double qlen_bytes, qp_time_ns now)
 
 static unsigned feed_rtt(struct cc *cc, qp_time_ns rtt, qp_time_ns now)
 {
-	struct cc_event ev = { .type = CC_EV_RTT, .u.rtt_ns = rtt };
+	struct cc_event ev = { .type = CC_EV_RTT, .u.rtt.rtt_ns = rtt };
 	return cc_event(cc, &ev, now);
 }
 
