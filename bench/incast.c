@@ -64,8 +64,9 @@ static int incast_hosts(struct incast *x, bool credits, bool cnp, bool rx_thread
 		if (shm)
 			snprintf(shm_opt, sizeof(shm_opt), ",shm=%s.p%" PRIu64, shm, i);
 		snprintf(opts, sizeof(opts), "attach=%s:%u,ip=10.0.0.%u,window=%" PRIu64
-			 ",mtu=%" PRIu64 "%s", swhost, base + 2 * (unsigned)i, (unsigned)i + 1,
-			 x->c->window_pkts, x->c->mtu_bytes, shm_opt);
+			 ",mtu=%" PRIu64 "%s%s", swhost, base + 2 * (unsigned)i, (unsigned)i + 1,
+			 x->c->window_pkts, x->c->mtu_bytes, shm_opt,
+			 x->fb.ecn_echo ? ",ecn_echo=on" : "");
 		struct host_conf hc;
 		incast_host_conf(x, &hc, opts, credits, cnp);
 		if ((rc = host_open(&x->hosts[i], &hc, now, e, sizeof(e))))

@@ -38,6 +38,7 @@ int incast_algo_parse(const char *spec, char *cc, size_t cclen, bool *credits, c
 struct incast_feedback {
 	const char *sw_args[INCAST_SW_ARGS + 1]; /* qpace-switch options, NULL-terminated */
 	bool cnp_from_notice;        /* hosts take the switch's notices as CNPs (host.h) */
+	bool ecn_echo;               /* hosts' ACKs echo CE marks (soft ecn_echo=on) */
 	bool hpcc_settings;          /* senders take incast_hpcc_params (HPCC's parameters) */
 	const char *params;          /* the algorithm's own, with this feedback; NULL: none */
 	uint8_t tos;                 /* the QPs' traffic class (ECT(0) when the switch marks) */

@@ -9,6 +9,8 @@
  *   CNPs, with ECN settings   --ecn KMIN,KMAX,PMAX (the algorithm's, scaled with the
  *                             link rate) --early off; the senders' QPs send ECT(0)
  *                             (traffic class 2) and the receivers' NP makes the CNPs
+ *   ECN echoes                the same marking; the hosts' QPs echo the marks in their
+ *                             ACKs (soft ecn_echo=on) instead of sending CNPs
  *   notices, or CNPs without  --early BYTES (one BDP: this network's, not the switch's
  *                             guess from its own delays) [--notice-interval TIME];
  *                             for CNPs the hosts take each notice as the CNP
@@ -46,7 +48,7 @@ void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bd
 {
 	const struct cc_feedback *fb = &ops->feedback;
 	unsigned needs = cc_needs(ops);
-	bool ecn = (needs & CC_NEED_CNP) && fb->ecn_kmax_bytes && fb->ecn_at_bps;
+	bool ecn = (needs & (CC_NEED_CNP | CC_NEED_ECN)) && fb->ecn_kmax_bytes && fb->ecn_at_bps;
 	size_t n = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -89,6 +91,7 @@ void incast_feedback(const struct cc_ops *ops, qp_rate_bps link_bps, uint64_t bd
 		f->sw_args[n++] = f->levels;
 	}
 	f->cnp_from_notice = (needs & CC_NEED_CNP) && !ecn;
+	f->ecn_echo = ecn && (needs & CC_NEED_ECN);
 	f->hpcc_settings = true;
 	for (size_t i = 0; i < sizeof(hpcc_params) / sizeof(hpcc_params[0]); i++)
 		if (!cc_param_find(ops, hpcc_params[i]))

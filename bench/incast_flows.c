@@ -203,6 +203,7 @@ int incast_register(struct incast *x, qp_time_ns now, char *err, size_t errlen)
 					      sizeof(e))) ||
 		    (rc = incast_register_rx(x, f, line, now, e, sizeof(e))))
 			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": agent: %s", i, e);
+		host_flow_start(x->h[i], f->qp->qpn, x->bytes, now);   /* the round's message */
 	}
 	return 0;
 }

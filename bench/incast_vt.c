@@ -327,6 +327,7 @@ static int vt_open(struct vt *v, bool credits, const char *out_dir, char *err, s
 			.link_delay_ns = SIM_PORT_DELAY, .window_pkts = c->window_pkts,
 			.mtu_bytes = c->mtu_bytes, .cc = v->x.cc, .credits = credits,
 			.cnp_from_notice = v->x.fb.cnp_from_notice,
+			.ecn_echo = v->x.fb.ecn_echo,
 			.key = c->have_key ? c->key : NULL };
 	struct sim_conf conf = { .sw = sw, .hosts = hc, .nhosts = v->x.senders + 1,
 				 .seed = c->seed, .verbose = c->verbose, .progress = true };

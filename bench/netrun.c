@@ -131,8 +131,8 @@ static int nr_switch(struct nr *x, const struct incast_feedback *fb, char *err, 
 	return x->sw ? 0 : -EINVAL;
 }
 
-static int nr_hosts(struct nr *x, const char *cc, bool credits, bool cnp, char *err,
-		    size_t errlen)
+static int nr_hosts(struct nr *x, const char *cc, bool credits,
+		    const struct incast_feedback *fb, char *err, size_t errlen)
 {
 	size_t n = sim_sw_conf_hosts(x->sw, NULL, 0);
 
@@ -149,7 +149,8 @@ static int nr_hosts(struct nr *x, const char *cc, bool credits, bool cnp, char *
 		x->hc[i].mtu_bytes = x->c->mtu_bytes;
 		x->hc[i].cc = cc;
 		x->hc[i].credits = credits;
-		x->hc[i].cnp_from_notice = cnp;
+		x->hc[i].cnp_from_notice = fb->cnp_from_notice;
+		x->hc[i].ecn_echo = fb->ecn_echo;
 	}
 	x->r->hosts = n;
 	x->r->host_bps = x->hc[0].nic_bps;
@@ -491,7 +492,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	qp_rate_bps host_bps = c->gen ? c->gen->host_bps : 10 * QP_GBPS;
 	incast_feedback(cc_find(cc), host_bps, qp_bytes_in(host_bps, 10 * QP_NS_PER_US), &fb);
 	if ((rc = nr_switch(x, &fb, err, errlen)) ||
-	    (rc = nr_hosts(x, cc, r->credits, fb.cnp_from_notice, err, errlen)))
+	    (rc = nr_hosts(x, cc, r->credits, &fb, err, errlen)))
 		return rc;
 	for (uint32_t a = 0; a < r->hosts; a++)     /* the longest path's base RTT */
 		for (uint32_t b = 0; b < r->hosts; b++)

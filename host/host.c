@@ -57,6 +57,23 @@ static void host_cnp(void *arg, uint32_t qpn, qp_time_ns now)
 		h->cnps++;
 }
 
+/* A window algorithm (one that takes the transport's events) bounds what its QP's RC has
+ * unacknowledged, retransmissions included (rc_set_window_cap): its published cap in
+ * packets. Others keep the RC's own window (their outputs as before). */
+static void host_window(struct host *h, uint32_t qpn)
+{
+	struct soft_host *sh = h->ctx ? qp_soft_host(h->ctx) : NULL;
+	struct agent_qp_view v;
+	uint32_t pkts = 0;
+
+	if (!sh || !(agent_qp_needs(h->agent, qpn) & (CC_NEED_ACK | CC_NEED_LOSS)) ||
+	    agent_qp_view(h->agent, qpn, &v))
+		return;
+	if (v.cap_bytes && v.reg.mtu_bytes)
+		pkts = v.cap_bytes / v.reg.mtu_bytes ? (uint32_t)(v.cap_bytes / v.reg.mtu_bytes) : 1;
+	soft_host_qp_window(sh, qpn, pkts);
+}
+
 /* The soft RC's transport events (qpace/rc.h) for its agent core, in both clocks: each
  * ACK with the bytes it acknowledged, its ECN echo and RTT sample, each NAK and timeout.
  * The agent hands a controller only the events its algorithm takes. */
@@ -73,6 +90,7 @@ static void host_transport(void *arg, uint32_t qpn, const struct rc_event *ev, q
 	};
 
 	agent_qp_transport(h->agent, qpn, &e, now);
+	host_window(h, qpn);
 }
 
 /* HPCC's snd_nxt from the sender's RC QP itself (qpace/agent.h). */
@@ -242,6 +260,7 @@ int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 		snprintf(r.params, sizeof(r.params), "%s", params);
 	if ((rc = agent_register(h->agent, &r, 0, 0, now, err, errlen)) < 0)
 		return rc;
+	host_window(h, qp->qpn);
 	/* Real time: what registering queued (the INT want of an INT-driven sender) leaves
 	 * now, ahead of the QP's first data. Left to the loop's next host_service, it went
 	 * after the first frames when the caller posted at once, and the switch let those

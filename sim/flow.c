@@ -139,6 +139,8 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 			  fl->c.algo ? fl->c.params : NULL, now, e, sizeof(e)) ||
 	    host_register(rh, st->rqp, line, rtt, true, "none", NULL, now, e, sizeof(e)))
 		return -ENOSPC;   /* the host's QPs or its agent's are all in use */
+	/* its size, to an algorithm that takes it (0: a flow without end) */
+	host_flow_start(sh, st->qp->qpn, f->bytes == UINT64_MAX ? 0 : f->bytes, now);
 	st->running = true;
 	st->next_active = fl->hb[f->src].active;
 	fl->hb[f->src].active = (uint32_t)k;
@@ -334,6 +336,7 @@ void sim_flows_now(const struct sim_flows *fl, size_t k, struct sim_flow_now *ou
 	}
 	out->delivered_bytes = rs->rx_bytes;
 	out->rate_bps = host_rate(sim_host(fl->s, f->src), st->qp->qpn);
+	out->cc = agent_qp_cc(sim_host(fl->s, f->src)->agent, st->qp->qpn);
 }
 
 void sim_flows_free(struct sim_flows *fl)

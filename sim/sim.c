@@ -107,10 +107,11 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	sh->delay_ns = hc->link_delay_ns == SIM_PORT_DELAY ? p->q_delay_ns : hc->link_delay_ns;
 	sh->window_pkts = hc->window_pkts ? hc->window_pkts : 128;
 	/* link_rate: what a PAUSE's quanta mean to the host (its NIC's rate) */
-	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu%s", ip,
+	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu%s%s", ip,
 		 (unsigned long long)sh->window_pkts,
 		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024),
-		 (unsigned long long)sh->nic_bps, c->icrc_skip ? ",icrc=skip" : "");
+		 (unsigned long long)sh->nic_bps, c->icrc_skip ? ",icrc=skip" : "",
+		 hc->ecn_echo ? ",ecn_echo=on" : "");
 	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
 			       .cnp_from_notice = hc->cnp_from_notice, .seed = c->seed,
 			       .quiet = !c->verbose, .key = hc->key, .clock_offset_ns = 0,

@@ -84,6 +84,11 @@ void rc_ev_timeout(struct rc_qp *qp, qp_time_ns now)
 		emit(qp, &ev, now);
 }
 
+void rc_set_window_cap(struct rc_qp *qp, uint32_t pkts)
+{
+	qp->window = pkts && pkts < qp->p.window_pkts ? pkts : 0;
+}
+
 /* ---- the responder's echo ---- */
 
 void rc_ev_accepted(struct rc_qp *qp, uint32_t psn, bool ce)

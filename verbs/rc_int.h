@@ -99,6 +99,7 @@ struct rc_qp {
 	 * window_pkts slots, indexed by PSN (the window holds no two PSNs of one slot). */
 	uint32_t *stamp;
 	uint32_t stamp_mask;
+	uint32_t window;          /* min(window_pkts, rc_set_window_cap's), packets */
 	struct rc_stats st;
 };
 
@@ -127,6 +128,12 @@ static inline struct rc_swqe *rc_sq_at(const struct rc_qp *qp, uint32_t i)
 static inline struct rc_rwqe *rc_rq_at(struct rc_qp *qp, uint32_t i)
 {
 	return &qp->rq[i & qp->rq_mask];
+}
+
+/* Unacknowledged packets allowed: window_pkts, or the owner's smaller window. */
+static inline uint32_t rc_window(const struct rc_qp *qp)
+{
+	return qp->window ? qp->window : qp->p.window_pkts;
 }
 
 /* Count a drop and return the rc_rx code for it. */

@@ -94,7 +94,7 @@ bool rc_req_tx_pending(const struct rc_qp *qp)
 	const struct rc_req *r = &qp->req;
 
 	return qp->state == RC_RTS && r->rnr_at == QP_TIME_NEVER && r->tx_idx != qp->sq_tail &&
-	       rc_psn_diff(r->tx_psn, r->una) < (int32_t)qp->p.window_pkts;
+	       rc_psn_diff(r->tx_psn, r->una) < (int32_t)rc_window(qp);
 }
 
 bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
@@ -118,7 +118,7 @@ bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 
 	r->since_ackreq++;
 	ackreq = last || r->since_ackreq >= qp->p.ackreq_every ||
-		 rc_psn_diff(r->tx_psn, r->una) + 1 >= (int32_t)qp->p.window_pkts;
+		 rc_psn_diff(r->tx_psn, r->una) + 1 >= (int32_t)rc_window(qp);
 	if (ackreq)
 		r->since_ackreq = 0;
 

@@ -246,6 +246,16 @@ int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn)
 	return 0;
 }
 
+int soft_host_qp_window(struct soft_host *h, uint32_t qpn, uint32_t pkts)
+{
+	struct host_qp *q = slot_of(h, qpn);
+
+	if (!q || !q->rc || (q->state != SLOT_ATTACHED && q->state != SLOT_CONNECTED))
+		return -ENOENT;
+	rc_set_window_cap(q->rc, pkts);
+	return 0;
+}
+
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn)
 {
 	struct host_qp *q = slot_of(h, qpn);

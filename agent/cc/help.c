@@ -140,9 +140,11 @@ int cc_feedback_describe(const struct cc_ops *ops, char *buf, size_t len)
 		put(&o, "%sINT reports", sep);
 		sep = ", ";
 	}
-	if ((needs & CC_NEED_CNP) && f->ecn_kmax_bytes && f->ecn_at_bps) {
-		put(&o, "%sCNPs from ECN marks at dequeue, Kmin %s, Kmax %s, Pmax %g at %s "
-		    "(scaled with the rate)", sep, qp_fmt_bytes(f->ecn_kmin_bytes, a, sizeof(a)),
+	if ((needs & (CC_NEED_CNP | CC_NEED_ECN)) && f->ecn_kmax_bytes && f->ecn_at_bps) {
+		put(&o, "%s%s from ECN marks at dequeue, Kmin %s, Kmax %s, Pmax %g at %s "
+		    "(scaled with the rate)", sep,
+		    needs & CC_NEED_ECN ? "the ACKs' ECN echo" : "CNPs",
+		    qp_fmt_bytes(f->ecn_kmin_bytes, a, sizeof(a)),
 		    qp_fmt_bytes(f->ecn_kmax_bytes, b, sizeof(b)), f->ecn_pmax,
 		    qp_fmt_rate(f->ecn_at_bps, c, sizeof(c)));
 		sep = ", ";
@@ -162,8 +164,20 @@ int cc_feedback_describe(const struct cc_ops *ops, char *buf, size_t len)
 		    qp_fmt_bytes(f->level_bytes[2], c, sizeof(c)));
 		sep = ", ";
 	}
-	if (needs & CC_NEED_RTT)
-		put(&o, "%sRTT samples", sep);
+	/* the transport's events, in the order a source hands them */
+	static const struct {
+		unsigned need;
+		const char *what;
+	} tp[] = {
+		{ CC_NEED_ACK, "ACKs" }, { CC_NEED_RTT, "RTT samples" },
+		{ CC_NEED_LOSS, "NAKs and timeouts" }, { CC_NEED_FLOW, "message sizes" },
+	};
+	for (size_t i = 0; i < sizeof(tp) / sizeof(tp[0]); i++) {
+		if (!(needs & tp[i].need))
+			continue;
+		put(&o, "%s%s", sep, tp[i].what);
+		sep = ", ";
+	}
 	if (!needs)
 		put(&o, "none");
 	if (f->params)

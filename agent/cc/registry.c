@@ -14,6 +14,10 @@ static const struct cc_ops *const registry[] = {
 	&cc_acc_ops,
 	&cc_ffd_ops,
 	&cc_idcc_ops,
+	&cc_tcp_ops,
+	&cc_dctcp_ops,
+	&cc_timely_ops,
+	&cc_swift_ops,
 	NULL,
 };
 

@@ -4,7 +4,8 @@
  * Every algorithm is fed the events it reacts to, prepared in advance (so the loop times
  * only the controller): INT reports with 5 hops whose counters advance as a loaded
  * 100 Gb/s path would make them, plus the algorithm's other inputs (CNPs and timers for
- * dcqcn, levels for ffd, notices for acc, RTT samples for idcc). Each figure is the
+ * dcqcn, levels for ffd, notices for acc, RTT samples for idcc; the transport's ACKs, each
+ * followed by its RTT sample, for the window and delay algorithms). Each figure is the
  * median of several timed rounds; the first round warms the caches and is not counted.
  *
  *   bench-cc [-n EVENTS] [-r ROUNDS] [-j]
@@ -47,6 +48,7 @@ static const struct {
 	{ CC_NEED_CNP, { CC_EV_CNP, 1, "CNP + timers" } },
 	{ CC_NEED_LEVEL, { CC_EV_LEVEL, 1, "level + timers" } },
 	{ CC_NEED_NOTICE, { CC_EV_NOTICE, 64, "INT 5 hops + 1/64 notice" } },
+	{ CC_NEED_ACK, { CC_EV_ACKED, 1, "ACK + its RTT sample" } },
 	{ CC_NEED_RTT, { CC_EV_RTT, 2, "INT 5 hops + RTT" } },
 };
 
@@ -81,6 +83,16 @@ static void fill(struct ev_slot *s, size_t n, const struct mix *m)
 				break;
 			case CC_EV_RTT:
 				e->ev.u.rtt.rtt_ns = RTT_NS + (i % 13) * 500;
+				break;
+			case CC_EV_ACKED:   /* an ACK of 4 packets, then its RTT sample */
+				if (i % 2) {
+					e->ev.type = CC_EV_RTT;
+					e->ev.u.rtt.rtt_ns = RTT_NS + (i % 13) * 500;
+					break;
+				}
+				e->ev.u.ack = (struct cc_ack){ .bytes = 4000, .psn = 1000 + i * 2,
+							       .snd_psn = 1000 + i * 2 + 40,
+							       .ecn = i % 10 ? CC_ECN_CLEAR : CC_ECN_CE };
 				break;
 			default:
 				break;

@@ -59,7 +59,10 @@
  * kept per PSN of the window) to the ACK, none when that PSN was sent more than once
  * (Karn); a NAK sequence error that takes a go-back reports the PSN it names; each local
  * ACK timeout reports the oldest unacknowledged PSN. The owner is called inside rc_rx and
- * rc_tick and must not call back into the QP.
+ * rc_tick and must not call back into the QP, but for rc_set_window_cap: a window
+ * algorithm's window bounds what the requester has unacknowledged, retransmissions
+ * included (a go-back-N resends at most the window from the lost PSN, as TCP's window
+ * bounds its retransmissions).
  * ECN echo (rc_params.ecn_echo, DCTCP's receiver, RFC 8257 3.2): the responder sets BECN
  * on an ACK when the packets it acknowledges arrived marked CE, and an accepted packet
  * whose CE state differs from that of the packets not yet acknowledged first draws an ACK
@@ -264,6 +267,9 @@ struct rc_dl_min {
 void rc_watch_deadline(struct rc_qp *qp, struct rc_dl_min *m);
 /* Run the timers due at now. */
 void rc_tick(struct rc_qp *qp, qp_time_ns now);
+/* The owner's congestion window in packets: at most min(window_pkts, @pkts) unacknowledged
+ * PSNs, retransmissions included; 0 = window_pkts alone (the default). */
+void rc_set_window_cap(struct rc_qp *qp, uint32_t pkts);
 
 enum rc_state rc_state(const struct rc_qp *qp);
 const struct rc_stats *rc_stats(const struct rc_qp *qp);

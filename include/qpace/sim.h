@@ -95,6 +95,7 @@ struct sim_host_conf {
 	uint64_t mtu_bytes;           /* the host's RoCE MTU (0 = 1024) */
 	const char *cc;               /* the agent's default algorithm */
 	bool credits, cnp_from_notice;/* as struct host_conf */
+	bool ecn_echo;                /* its QPs' ACKs echo CE marks (soft ecn_echo=on) */
 	const uint8_t *key;           /* as struct host_conf (sequences from virtual time) */
 };
 
@@ -236,6 +237,7 @@ struct sim_flow_now {
 	uint64_t delivered_bytes;
 	qp_rate_bps rate_bps;
 	bool running;
+	const struct cc *cc;          /* its sender's controller while it runs, to read */
 };
 void sim_flows_now(const struct sim_flows *fl, size_t k, struct sim_flow_now *out);
 /* Before sim_destroy (the flows' QPs and regions are the hosts'). */

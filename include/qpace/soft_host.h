@@ -134,6 +134,9 @@ int soft_host_qp_connect(struct soft_host *h, uint32_t qpn, uint32_t peer_ip,
 /* The PSN one past the highest request packet QP @qpn has sent (rc_snd_psn): 0, or
  * -ENOENT when no such QP is attached. */
 int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn);
+/* QP @qpn's congestion window in packets (rc_set_window_cap; 0 = its RC window alone):
+ * 0, or -ENOENT when no such QP is attached. */
+int soft_host_qp_window(struct soft_host *h, uint32_t qpn, uint32_t pkts);
 /* Forget the QPN (the caller destroys the RC QP). */
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
 

@@ -57,10 +57,14 @@ static void vt_sample(void *arg, qp_time_ns now)
 	s->t_ns = now - SIM_START_NS - v->warm_ns;
 	sim_port_info(v->sim, 0, &p);
 	s->queue_bytes = p.queue_bytes;
+	s->ecn_marks = p.ecn_marks;
+	s->tx_frames = p.tx_frames;
 	for (unsigned k = 0; k < v->c->nflows; k++) {
 		sim_flows_now(v->fl, v->c->nflows + k, &fn);
 		s->delivered[k] = fn.delivered_bytes;
 		s->rate_bps[k] = fn.rate_bps;
+		if (v->c->probe && fn.running && fn.cc)
+			v->c->probe(v->c->probe_arg, k, fn.cc, s->t_ns);
 	}
 	if (v->finished == v->c->nflows)
 		sim_stop(v->sim);       /* every flow's final count is in */
@@ -147,7 +151,8 @@ static int vt_build(struct vt_run *v, struct vt_net_conf *c, struct sim_flow *fl
 						.mtu_bytes = c->mtu_bytes,
 						.window_pkts = c->window_pkts, .cc = c->algo,
 						.credits = c->credits,
-						.cnp_from_notice = fb.cnp_from_notice };
+						.cnp_from_notice = fb.cnp_from_notice,
+						.ecn_echo = fb.ecn_echo && !c->no_ecn_echo };
 	struct sim_conf sc = { .sw = sw, .hosts = hc, .nhosts = c->nflows + 1, .seed = c->seed };
 	rc = sim_create(&sc, &v->sim, err, errlen);
 	sim_sw_conf_free(sw);

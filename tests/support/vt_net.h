@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "qpace/cc.h"
 #include "qpace/rate.h"
 #include "qpace/time.h"
 
@@ -49,11 +50,18 @@ struct vt_net_conf {
 	qp_time_ns duration_ns;       /* stop here at the latest (0 = 100 ms); the run also
 				       * ends when every flow has finished */
 	uint64_t seed;                /* 0 = 1 */
+	bool no_ecn_echo;             /* the hosts' ACKs echo no CE marks even where the
+				       * algorithm asks for the echo (a transport without one) */
+	/* Called at every sample for each running flow with its sender's controller (to read
+	 * an algorithm's state: DCTCP's alpha, a window); NULL = none. */
+	void (*probe)(void *arg, unsigned flow, const struct cc *cc, qp_time_ns t_ns);
+	void *probe_arg;
 };
 
 struct vt_sample {
 	qp_time_ns t_ns;              /* since the start */
 	uint64_t queue_bytes;         /* the receiver's port */
+	uint64_t ecn_marks, tx_frames;/* ... its counts so far */
 	uint64_t delivered[VT_MAX_FLOWS];
 	qp_rate_bps rate_bps[VT_MAX_FLOWS];   /* 0 while a flow is not running */
 };

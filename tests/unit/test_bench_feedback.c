@@ -83,7 +83,7 @@ static void test_every_registered_algorithm_derives(void **state)
 		bool levels = false;
 
 		incast_feedback(*o, LINK_BPS, BDP_BYTES, &f);
-		bool ecn = (needs & CC_NEED_CNP) && (*o)->feedback.ecn_kmax_bytes;
+		bool ecn = (needs & (CC_NEED_CNP | CC_NEED_ECN)) && (*o)->feedback.ecn_kmax_bytes;
 		size_t e = ecn ? 4 : 2;
 
 		assert_string_equal(f.sw_args[0], "--int");
@@ -100,6 +100,7 @@ static void test_every_registered_algorithm_derives(void **state)
 		}
 		assert_int_equal(levels, (needs & CC_NEED_LEVEL) != 0);
 		assert_int_equal(f.cnp_from_notice, (needs & CC_NEED_CNP) && !ecn);
+		assert_int_equal(f.ecn_echo, ecn && (needs & CC_NEED_ECN));
 	}
 }
 
@@ -129,9 +130,11 @@ static void test_default_algos_from_registry(void **state)
 	(void)state;
 
 	bench_conf_defaults(&c, CMD_COMPARE);
-	assert_string_equal(c.algos, "none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia");
+	assert_string_equal(c.algos, "none,dcqcn,hpcc,acc,ffd,idcc,tcp,dctcp,timely,swift,none+ia,"
+				     "hpcc+ia");
 	bench_conf_defaults(&c, CMD_SWEEP);
-	assert_string_equal(c.algos, "none,dcqcn,hpcc,acc,ffd,idcc,none+ia,hpcc+ia");
+	assert_string_equal(c.algos, "none,dcqcn,hpcc,acc,ffd,idcc,tcp,dctcp,timely,swift,none+ia,"
+				     "hpcc+ia");
 }
 
 static void test_help_lists_the_registry(void **state)
@@ -145,9 +148,9 @@ static void test_help_lists_the_registry(void **state)
 	bench_cmd_usage(f, "qpace-bench", CMD_INCAST);
 	bench_usage(f, "qpace-bench");
 	fclose(f);
-	assert_non_null(strstr(buf, "Algorithms: none, dcqcn, hpcc, acc, ffd, idcc.\n"
-				    "`qpace-bench --help-params ALGO|all` lists"));
-	assert_null(strstr(buf, "none, dcqcn, hpcc, acc, ffd, idcc\n(default"));
+	assert_non_null(strstr(buf, "Algorithms: none, dcqcn, hpcc, acc, ffd, idcc, tcp, dctcp, "
+				    "timely, swift.\n`qpace-bench --help-params ALGO|all` lists"));
+	assert_null(strstr(buf, "timely, swift\n(default"));
 	free(buf);
 }
 
@@ -159,7 +162,8 @@ static void test_unknown_algorithm_names_the_registry(void **state)
 
 	assert_int_equal(incast_algo_parse("reno+ia", cc, sizeof(cc), &credits, err, sizeof(err)),
 			 -ENOENT);
-	assert_string_equal(err, "algorithm 'reno': not one of none, dcqcn, hpcc, acc, ffd, idcc");
+	assert_string_equal(err, "algorithm 'reno': not one of none, dcqcn, hpcc, acc, ffd, idcc, "
+				 "tcp, dctcp, timely, swift");
 }
 
 int main(void)

@@ -32,7 +32,8 @@ static const struct cc_ops *alg(const char *name)
 
 static void test_listing_order_and_lookup(void **state)
 {
-	static const char *const want[] = { "none", "dcqcn", "hpcc", "acc", "ffd", "idcc" };
+	static const char *const want[] = { "none", "dcqcn", "hpcc", "acc", "ffd", "idcc",
+					    "tcp", "dctcp", "timely", "swift" };
 	const struct cc_ops *const *all = cc_all();
 	size_t n = 0;
 	(void)state;
@@ -55,13 +56,13 @@ static void test_listing_order_and_lookup(void **state)
 
 static void test_names(void **state)
 {
-	char buf[64];
+	char buf[96];
 	(void)state;
 
 	assert_int_equal(cc_names(buf, sizeof(buf), ", "), 0);
-	assert_string_equal(buf, "none, dcqcn, hpcc, acc, ffd, idcc");
+	assert_string_equal(buf, "none, dcqcn, hpcc, acc, ffd, idcc, tcp, dctcp, timely, swift");
 	assert_int_equal(cc_names(buf, sizeof(buf), ","), 0);
-	assert_string_equal(buf, "none,dcqcn,hpcc,acc,ffd,idcc");
+	assert_string_equal(buf, "none,dcqcn,hpcc,acc,ffd,idcc,tcp,dctcp,timely,swift");
 	/* too short: whole names only, always terminated */
 	assert_int_equal(cc_names(buf, 12, ","), -ENOSPC);
 	assert_string_equal(buf, "none,dcqcn");
@@ -77,7 +78,7 @@ static void test_unknown_algorithm_lists_the_registry(void **state)
 
 	assert_null(cc_create("reno", &path, NULL, 0, err, sizeof(err)));
 	assert_string_equal(err, "unknown algorithm \"reno\" (known: none, dcqcn, hpcc, acc, ffd, "
-				 "idcc)");
+				 "idcc, tcp, dctcp, timely, swift)");
 }
 
 /* ---- the feedback each algorithm needs ---- */
@@ -91,6 +92,10 @@ static void test_needs_pinned(void **state)
 	assert_int_equal(cc_needs(alg("dcqcn")), CC_NEED_CNP);
 	assert_int_equal(cc_needs(alg("ffd")), CC_NEED_LEVEL);
 	assert_int_equal(cc_needs(alg("idcc")), CC_NEED_INT | CC_NEED_RTT);
+	assert_int_equal(cc_needs(alg("tcp")), CC_NEED_ACK | CC_NEED_LOSS);
+	assert_int_equal(cc_needs(alg("dctcp")), CC_NEED_ACK | CC_NEED_LOSS | CC_NEED_ECN);
+	assert_int_equal(cc_needs(alg("timely")), CC_NEED_ACK | CC_NEED_RTT);
+	assert_int_equal(cc_needs(alg("swift")), CC_NEED_ACK | CC_NEED_RTT | CC_NEED_LOSS);
 
 	assert_int_equal(alg("acc")->feedback.notice_bytes, 0);   /* one BDP */
 	assert_string_equal(alg("acc")->feedback.params, "fair=1");
@@ -149,6 +154,11 @@ static void test_feedback_describe(void **state)
 	assert_string_equal(buf, "congestion levels at a queue of 8K, 28K, 48K");
 	assert_int_equal(cc_feedback_describe(alg("idcc"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "INT reports, RTT samples");
+	assert_int_equal(cc_feedback_describe(alg("dctcp"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "the ACKs' ECN echo from ECN marks at dequeue, Kmin 30000, Kmax "
+				 "30000, Pmax 1 at 1G (scaled with the rate), ACKs, NAKs and timeouts");
+	assert_int_equal(cc_feedback_describe(alg("swift"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "ACKs, RTT samples, NAKs and timeouts");
 	assert_int_equal(cc_feedback_describe(alg("acc"), buf, 10), -ENOSPC);
 }
 
@@ -259,7 +269,8 @@ static void test_cli_requests(void **state)
 
 	r = run_args("--help-params", "list", NULL);
 	assert_int_equal(r.rc, 0);
-	assert_string_equal(r.out, "none\ndcqcn\nhpcc\nacc\nffd\nidcc\n");
+	assert_string_equal(r.out, "none\ndcqcn\nhpcc\nacc\nffd\nidcc\ntcp\ndctcp\ntimely\n"
+				   "swift\n");
 	run_free(&r);
 
 	assert_int_equal(cc_params_help_md(alg("acc"), md, sizeof(md)), 0);
@@ -308,10 +319,10 @@ static void test_cli_errors(void **state)
 	} cases[] = {
 		{ { "--help-params", "reno" },
 		  "prog: --help-params 'reno': not an algorithm; one of none, dcqcn, hpcc, acc, ffd, "
-		  "idcc, all, list\n" },
+		  "idcc, tcp, dctcp, timely, swift, all, list\n" },
 		{ { "--help-params" },
 		  "prog: --help-params: needs ALGO, all or list (algorithms: none, dcqcn, hpcc, acc, "
-		  "ffd, idcc)\n" },
+		  "ffd, idcc, tcp, dctcp, timely, swift)\n" },
 		{ { "--help-params=" }, "prog: --help-params: needs ALGO, all or list" },
 		{ { "--help-params", "hpcc", "--format", "xml" }, "prog: --format 'xml': one of text, md\n" },
 		{ { "--help-params", "hpcc", "--format" }, "prog: --format: needs text or md\n" },
@@ -366,7 +377,8 @@ static void test_help_algorithms_line(void **state)
 	assert_non_null(f);
 	cc_help_algorithms(f, "qpaced");
 	fclose(f);
-	assert_string_equal(buf, "\nAlgorithms: none, dcqcn, hpcc, acc, ffd, idcc.\n"
+	assert_string_equal(buf, "\nAlgorithms: none, dcqcn, hpcc, acc, ffd, idcc, tcp, dctcp, "
+				 "timely, swift.\n"
 				 "`qpaced --help-params ALGO|all` lists their parameters (--format md: "
 				 "as the docs' tables).\n");
 	free(buf);
