@@ -14,14 +14,13 @@ struct cc_ffd_stats {
 	uint64_t entered[CC_LEVEL_SEVERE + 1]; /* levels entered (a change of level), by level */
 	uint64_t repeats;      /* the current level received again: acknowledged, nothing else */
 	uint64_t acks;         /* CC_ACT_ACK_LEVEL returned */
-	uint64_t reapplied;    /* level-0 RTT periods applied (a late timer counts each) */
-	uint64_t cuts_merged;  /* decrease levels within T of a cut at least as deep: no cut */
-	uint64_t catch_ups;    /* timer calls that applied more than one RTT at once */
+	uint64_t cuts_merged;  /* cut levels within T of a cut at least as deep: no cut */
+	uint64_t held_acks;    /* ACKs a level 1-3 kept from growing the window */
 };
 
 struct cc_ffd_view {
 	int level;             /* current level 0..3, -1 before the first */
-	double rate_bps;       /* current rate (cc->rate_bps is this, truncated) */
+	double cwnd_bytes, ssthresh_bytes;
 	struct cc_ffd_stats stats;
 };
 

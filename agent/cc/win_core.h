@@ -42,7 +42,7 @@ struct win_params {
 	  1048576, 0, "largest window in packets, at least iw; 0 = none (1 with iw=1: "      \
 	  "a 1-packet window)" },                                                             \
 	{ "ssthresh", CC_P_BYTES, (base) + offsetof(struct win_params, ssthresh_bytes), 0, 0, \
-	  1e15, 0, "initial slow-start threshold in bytes; 0 = none" }
+	  1099511627776.0, 0, "initial slow-start threshold in bytes; 0 = none" }
 
 struct win_stats {
 	uint64_t halvings;        /* NAKs that halved the window (one per window of losses) */

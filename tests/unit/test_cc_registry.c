@@ -90,7 +90,7 @@ static void test_needs_pinned(void **state)
 	assert_int_equal(cc_needs(alg("hpcc")), CC_NEED_INT);
 	assert_int_equal(cc_needs(alg("acc")), CC_NEED_INT | CC_NEED_NOTICE);
 	assert_int_equal(cc_needs(alg("dcqcn")), CC_NEED_CNP);
-	assert_int_equal(cc_needs(alg("ffd")), CC_NEED_LEVEL);
+	assert_int_equal(cc_needs(alg("ffd")), CC_NEED_LEVEL | CC_NEED_ACK | CC_NEED_LOSS);
 	assert_int_equal(cc_needs(alg("idcc")), CC_NEED_INT | CC_NEED_RTT);
 	assert_int_equal(cc_needs(alg("tcp")), CC_NEED_ACK | CC_NEED_LOSS);
 	assert_int_equal(cc_needs(alg("dctcp")), CC_NEED_ACK | CC_NEED_LOSS | CC_NEED_ECN);
@@ -151,7 +151,7 @@ static void test_feedback_describe(void **state)
 	assert_string_equal(buf, "CNPs from ECN marks at dequeue, Kmin 100000, Kmax 400000, "
 				 "Pmax 0.2 at 25G (scaled with the rate)");
 	assert_int_equal(cc_feedback_describe(alg("ffd"), buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "congestion levels at a queue of 8K, 28K, 48K");
+	assert_string_equal(buf, "congestion levels at a queue of 8K, 28K, 48K, ACKs, NAKs and timeouts");
 	assert_int_equal(cc_feedback_describe(alg("idcc"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "INT reports, RTT samples");
 	assert_int_equal(cc_feedback_describe(alg("dctcp"), buf, sizeof(buf)), 0);
@@ -289,7 +289,8 @@ static void test_cli_requests(void **state)
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(strncmp(r.out, text, strlen(text)), 0);
 	assert_string_equal(r.out + strlen(text),
-			    "  feedback it needs: congestion levels at a queue of 8K, 28K, 48K\n");
+			    "  feedback it needs: congestion levels at a queue of 8K, 28K, 48K, ACKs, "
+			    "NAKs and timeouts\n");
 	run_free(&r);
 
 	r = run_args("--help-params", "all", "--format", "md", NULL);

@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* FFD in closed loops on the real switch, soft hosts and agents (virtual time,
  * tests/support/vt_net.h: N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us, finite
- * buffers), with the levels FFD declares (--levels 8K,28K,48K: qpace-switch compares the
- * queue a frame joins with them today).
+ * buffers), with the levels FFD declares (--levels 8K,28K,48K, from RED's average queue)
+ * and the ACKs of its soft RC (FFD is a TCP window the levels steer: ffd.c).
  *
  * What the source claims (FFDTCP, ../shared/seeds/004_*; reproductions.md): multi-level
- * feedback keeps the queue between the thresholds without loss, at full throughput.
+ * feedback keeps the queue between the thresholds without loss, at high throughput.
  * Here:
- *   - two flows, the second joins at 2 ms: Jain >= 0.9 within 5 RTTs of the join, no
- *     drops, and the queue 20..100 RTTs after the join averages below the top level
- *     (48 KiB; measured 30 KB from RED's average, 8 KB when levels came from the
- *     instantaneous queue) where `none` stands at > 3 BDP;
- *   - 16 -> 1, 1 MB each, on a 1 MB buffer that `none` overflows: no drops, >= 95% of the
- *     payload rate, Jain >= 0.99. Disagreement, asserted as measured: the level reaction
- *     is one cut per level change (ffd.c), so the 16 flows cut once, to 4.73 G, and the
- *     level stays 3 for the rest of the run with nothing more to act on: the window cap
- *     (16 x W at 4.73 G) holds a standing queue of ~390 KB (7.4 BDP, 8x the top level).
- *     The levels do not bound that queue; the window does (measured again with levels
- *     from RED's average: 388 KB, 7.9x the top level). */
+ *   - two flows, the second joins at 2 ms (slow start from 2 packets): Jain >= 0.9 within
+ *     10 RTTs of the join (7 measured), no drops, and the queue 20..100 RTTs after the
+ *     join averages below the middle level (measured 11.4 KB, between 8 and 28 KiB) where
+ *     `none` stands at > 3 BDP. Over those RTTs Jain is 0.78: one cut per level change
+ *     and one MSS per RTT of growth even the two windows out slowly;
+ *   - 16 -> 1, 1 MB each, on a 1 MB buffer that `none` overflows: no drops, >= 90% of the
+ *     payload rate (94.1%: the slow starts cost the first RTTs), Jain >= 0.95 (0.978),
+ *     and the queue of the middle half of the run below the top level (measured 15.6 KB,
+ *     0.3 x 48 KiB): the levels, cutting windows, bound it. (The rate-based FFD held a
+ *     standing queue of 7.9 x the top level: one cut per level change left its rates
+ *     where they were, and only the W = R * T cap bounded the queue.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,16 +36,13 @@ static void test_join_between_levels(void **state)
 	(void)state;
 
 	vt_net_assert_join("ffd", NULL, &j);
-	assert_true(j.fair_rtts >= 0 && j.fair_rtts <= 5);
+	assert_true(j.fair_rtts >= 0 && j.fair_rtts <= 10);
 	assert_int_equal(j.drops, 0);
 	assert_true(j.none_queue_bdp > 3);
-	/* levels from RED's average (w = 0.002, the seed's): it lags ~500 arrivals, so the
-	 * queue stands higher than with the instantaneous queue (measured 30 KB, was 8 KB):
-	 * between the middle and the top level */
-	assert_true(j.queue_bytes < LEVEL_MAX);
+	assert_true(j.queue_bytes < LEVEL_MID);
 }
 
-static void test_incast_window_holds_queue(void **state)
+static void test_incast_levels_bound_queue(void **state)
 {
 	struct vt_net_conf c = vt_net_defaults("ffd", N, 1000000, 1000000);
 	struct vt_net_result r;
@@ -65,10 +62,9 @@ static void test_incast_window_holds_queue(void **state)
 		      late_q / LEVEL_MAX);
 	assert_int_equal(r.drops, 0);
 	assert_int_equal(r.flows_done, N);
-	assert_true(total >= 0.95 * r.payload_bps);
-	assert_true(jain >= 0.99);
-	assert_true(late_q > 3 * LEVEL_MAX);                 /* the disagreement */
-	assert_true(late_q < (double)c.buffer_bytes / 2);    /* bounded by the window */
+	assert_true(total >= 0.90 * r.payload_bps);
+	assert_true(jain >= 0.95);
+	assert_true(late_q < LEVEL_MAX);                     /* the levels bound it */
 	vt_net_free(&r);
 }
 
@@ -76,7 +72,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_join_between_levels),
-		cmocka_unit_test(test_incast_window_holds_queue),
+		cmocka_unit_test(test_incast_levels_bound_queue),
 	};
 	return cmocka_run_group_tests_name("loop_ffd", tests, NULL, NULL);
 }
