@@ -423,6 +423,11 @@ static void nr_figures(struct nr *x)
 		if (pp->bottleneck_bps && f->bytes != WL_BYTES_FOREVER)
 			r->fct[k].ideal_ns = fct_ideal_ns(f->bytes, pp->base_rtt_ns, pp->bottleneck_bps,
 							  x->c->mtu_bytes, FCT_ROCE_HDR_BYTES);
+		if (!f->done && !f->lost) {   /* still running: what its receiver has so far */
+			struct sim_flow_now fn;
+			sim_flows_now(x->fl, k, &fn);
+			r->flow[k].delivered_bytes = fn.delivered_bytes;
+		}
 		r->done += f->done;
 		r->lost += f->lost;
 		r->retransmits += f->retransmits;
@@ -456,6 +461,8 @@ static void nr_figures(struct nr *x)
 			snprintf(r->max_queue_port, sizeof(r->max_queue_port), "%s", r->port_name[i].name);
 		}
 	}
+	for (size_t h = 0; h < r->hosts; h++)
+		host_cc_counters(sim_host(x->sim, h), r->cc_ops, r->cc_counter);
 	sim_stats(x->sim, &st);
 	r->sim_ns = st.sim_ns;
 	r->wall_s = st.wall_s;
@@ -498,6 +505,10 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		for (uint32_t b = 0; b < r->hosts; b++)
 			if (a != b && nr_pair(x, a, b)->base_rtt_ns > r->base_rtt_ns)
 				r->base_rtt_ns = nr_pair(x, a, b)->base_rtt_ns;
+	/* One T for every flow where the algorithm's reference has one (HPCC's GLOBAL_T);
+	 * else each flow registers its own path's base RTT (below). */
+	r->cc_ops = cc_find(cc);
+	r->global_rtt = r->cc_ops->feedback.global_rtt;
 	if ((rc = nr_workload(x, &wf, err, errlen)))
 		return rc;
 	r->nflows = wf.n;
@@ -509,7 +520,9 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	for (size_t k = 0; k < wf.n; k++)
 		r->flow[k] = (struct sim_flow){ .src = wf.f[k].src, .dst = wf.f[k].dst,
 						.bytes = wf.f[k].bytes, .held = wf.f[k].chained,
-						.start_ns = wf.f[k].chained ? 0 : wf.f[k].start_ns };
+						.start_ns = wf.f[k].chained ? 0 : wf.f[k].start_ns,
+						.base_rtt_ns = r->global_rtt ? 0 :
+							nr_pair(x, wf.f[k].src, wf.f[k].dst)->base_rtt_ns };
 	if ((rc = nr_batches(x, err, errlen)))
 		return rc;
 	struct sim_conf sc = { .sw = x->sw, .hosts = x->hc, .nhosts = r->hosts, .seed = c->seed,
@@ -534,6 +547,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	snprintf(params, sizeof(x->params), "%s%s%s", fb.params ? fb.params : "",
 		 fb.params && c->cc_params ? "," : "", c->cc_params ? c->cc_params : "");
+	snprintf(r->cc_params, sizeof(r->cc_params), "%s", params);
 	struct sim_flow_conf fc = { .algo = cc, .params = params[0] ? params : NULL,
 				    .base_rtt_ns = r->base_rtt_ns, .mtu_bytes = c->mtu_bytes,
 				    .seed = c->seed, .done = nr_done, .arg = x, .tos = fb.tos };

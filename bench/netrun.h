@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "qpace/fct.h"
+#include "qpace/host.h"
 #include "qpace/sim.h"
 #include "qpace/topogen.h"
 #include "qpace/workload.h"
@@ -89,7 +90,14 @@ struct netrun_result {
 	uint64_t seed;
 	size_t hosts, switches, ports;
 	qp_rate_bps host_bps;         /* host 0's NIC rate */
-	qp_time_ns base_rtt_ns;       /* the longest path's, registered with the agents */
+	qp_time_ns base_rtt_ns;       /* the longest path's */
+	bool global_rtt;              /* every flow registered base_rtt_ns (the algorithm's
+				       * reference has one T: cc_feedback.global_rtt); else each
+				       * flow its own path's */
+	char cc_params[256];          /* what the senders' algorithm ran with ("" = defaults) */
+	/* the algorithm's counters (qpace/cc.h), summed over every sender QP of the run */
+	const struct cc_ops *cc_ops;
+	uint64_t cc_counter[HOST_CC_COUNTERS];
 	/* flows */
 	size_t nflows;
 	struct sim_flow *flow;        /* [nflows], in the workload's order */

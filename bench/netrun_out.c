@@ -36,6 +36,19 @@ static void out_fct(struct qp_out *o, const struct netrun_result *r)
 	qp_out_end(o);
 }
 
+/* The algorithm's counters summed over its QPs, when it declares any. */
+static void out_counters(struct qp_out *o, const struct netrun_result *r)
+{
+	size_t n = r->cc_ops ? cc_counter_count(r->cc_ops) : 0;
+
+	if (!n)
+		return;
+	qp_out_obj(o, "cc_counters");
+	for (size_t i = 0; i < n && i < HOST_CC_COUNTERS; i++)
+		qp_out_u64(o, r->cc_ops->counters[i].name, r->cc_counter[i]);
+	qp_out_end(o);
+}
+
 /* Everything but the machine's figures (wall time, RSS): the same for the same inputs. */
 static void out_body(struct qp_out *o, const struct netrun_result *r)
 {
@@ -50,6 +63,11 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_u64(o, "ports", r->ports);
 	qp_out_u64(o, "link_bps", r->host_bps);
 	qp_out_u64(o, "base_rtt_ns", r->base_rtt_ns);
+	qp_out_str(o, "flow_rtt", r->global_rtt ? "global: every flow registers base_rtt_ns, "
+		   "the longest path's (the algorithm's reference has one T)"
+		   : "own: each flow registers its own path's base RTT");
+	if (r->cc_params[0])
+		qp_out_str(o, "cc_params", r->cc_params);
 	qp_out_u64(o, "flows", r->nflows);
 	qp_out_u64(o, "flows_done", r->done);
 	qp_out_u64(o, "flows_lost", r->lost);
@@ -61,6 +79,7 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_u64(o, "ecn_marks", r->ecn_marks);
 	qp_out_u64(o, "max_queue_bytes", r->max_queue_bytes);
 	qp_out_str(o, "max_queue_port", r->max_queue_port);
+	out_counters(o, r);
 	out_fct(o, r);
 	fct_print(o, "fct_bins", &r->bins);
 	fct_print_links(o, "links", r->links, r->ports, r->sim_ns);

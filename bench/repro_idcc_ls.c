@@ -18,8 +18,11 @@
  * idcc against dcqcn and none: the source's combined schemes (DCBR = DCTCP+BBR, L2BR,
  * Gemini, Annulus) are TCP; dcqcn (ECN in the DC, nothing for the WAN) and none stand for
  * them. FCT is HPCC's slowdown; "intra-DC short-flow FCT" is the mean slowdown of the
- * intra-DC flows up to 100 KB. Files: ls.csv (a row per load, series, class, locality),
- * ls/LOAD/ALGO/ (each run's files). */
+ * intra-DC flows up to 100 KB; WAN utilisation the inter-DC flows' delivered payload over
+ * both directions' capacity over the run. Each flow registers its own path's base RTT
+ * (IDCC's, and dcqcn's and none's, which have no global T), and the WAN link reports no
+ * INT (the generator's int=off). Files: ls.csv (a row per load, series, class, locality),
+ * ls/LOAD/ALGO/ (each run's files and report.json, with idcc's counters per loop). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +51,8 @@ struct ls_cell {
 struct ls_run {
 	bool ok;
 	struct ls_cell c[LS_CLASSES][2];     /* [class][intra 0, inter 1] */
-	double wan_util;                     /* both directions' bytes over the run */
+	double wan_util;                     /* inter-DC payload delivered, over both directions'
+					      * capacity over the run */
 };
 
 struct ls_state {
@@ -100,11 +104,15 @@ static void ls_inspect(void *arg, size_t i, const struct netrun_result *r)
 			c->p99 = n ? v[at < n ? at : n - 1] : NAN;
 		}
 	free(v);
+	/* the payload the receivers of inter-DC flows took in order (finished or not): what
+	 * the WAN delivered for the applications, not its every byte (INT reports, echoes,
+	 * credits, retransmissions and ACKs cross it too) */
+	for (size_t f = 0; f < r->nflows; f++)
+		if ((r->flow[f].src < st->site_hosts) != (r->flow[f].dst < st->site_hosts))
+			wan += r->flow[f].delivered_bytes;
 	for (size_t p = 0; p < r->ports; p++)
-		if (strstr(r->port_name[p].name, "spine1:wan")) {
-			wan += r->links[p].tx_bytes;
+		if (strstr(r->port_name[p].name, "spine1:wan"))
 			wan_bps = r->links[p].rate_bps;
-		}
 	x->wan_util = wan_bps && r->sim_ns ? (double)wan * 8e9 / (2.0 * (double)wan_bps *
 							      (double)r->sim_ns) : NAN;
 	x->ok = true;

@@ -45,6 +45,10 @@ static void summarise(struct repro_mix_run *m, const struct netrun_result *r, in
 	m->unfinished = r->unfinished + r->lost;
 	m->sim_s = (double)r->sim_ns / 1e9;
 	m->wall_s = r->wall_s;
+	m->global_rtt = r->global_rtt;
+	snprintf(m->cc_params, sizeof(m->cc_params), "%s", r->cc_params);
+	m->cc_ops = r->cc_ops;
+	memcpy(m->cc_counter, r->cc_counter, sizeof(m->cc_counter));
 	for (size_t i = 0; group >= 0 && i < r->nflows; i++) {
 		if ((int)r->wl[i].group != group || !r->fct[i].done)
 			continue;
@@ -115,6 +119,7 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		c.workload_file = path;
 		c.cdf_dirs[c.ncdf_dirs++] = "sim/cdf";
 		c.algo = s[i].algo;
+		c.cc_params = s[i].params;
 		if (s[i].window_pkts)
 			c.window_pkts = s[i].window_pkts;
 		if (sp->mtu_bytes)
@@ -155,6 +160,16 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		       wall);
 		fflush(stdout);
 	}
+	return 0;
+}
+
+uint64_t repro_mix_counter(const struct repro_mix_run *m, const char *name)
+{
+	size_t n = m->cc_ops ? cc_counter_count(m->cc_ops) : 0;
+
+	for (size_t i = 0; i < n && i < HOST_CC_COUNTERS; i++)
+		if (!strcmp(m->cc_ops->counters[i].name, name))
+			return m->cc_counter[i];
 	return 0;
 }
 

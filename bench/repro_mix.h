@@ -13,6 +13,7 @@ struct repro_mix_series {
 	const char *label, *algo;
 	uint64_t window_pkts;               /* the NIC's window; 0: netrun's (128) */
 	const char *dir;                    /* its files in DIR/TAG/<dir>/; NULL: its algo */
+	const char *params;                 /* more "k=v,..." for the algorithm; NULL: none */
 };
 
 struct repro_mix_spec {
@@ -39,7 +40,14 @@ struct repro_mix_run {
 	size_t group_flows;                 /* of spec->group */
 	double group_fct_max_us, group_fct_mean_us;
 	double sim_s, wall_s;
+	/* what the senders ran with: netrun_result's */
+	bool global_rtt;
+	char cc_params[256];
+	const struct cc_ops *cc_ops;
+	uint64_t cc_counter[HOST_CC_COUNTERS];
 };
+/* @m's counter @name (its algorithm's, qpace/cc.h), 0 when it has none of that name. */
+uint64_t repro_mix_counter(const struct repro_mix_run *m, const char *name);
 
 /* Run @sp once per series into @out (n entries), a progress line and a row of DIR/mix.csv
  * each. 0 or -1. */

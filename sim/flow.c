@@ -82,6 +82,8 @@ static void flow_end(struct sim_flows *fl, size_t k, qp_time_ns now, bool lost)
 		f->timeouts = qs.timeouts;
 		host_unregister(sim_host(fl->s, f->src), st->qp->qpn, now);
 	}
+	const struct rc_stats *rs = st->rqp ? qp_soft_rc_stats(st->rqp) : NULL;
+	f->delivered_bytes = lost ? (rs ? rs->rx_bytes : 0) : f->bytes;
 	if (st->rqp)
 		host_unregister(sim_host(fl->s, f->dst), st->rqp->qpn, now);
 	qp_destroy(st->qp);

@@ -258,6 +258,16 @@ static void build_star(struct topogen *g)
 		add_host(g, s);
 }
 
+/* The WAN link (the last one added) reports no INT at either end: the WAN may not support
+ * INT (IDCC's premise), so its queueing is the RTT's, not the INT loop's. */
+static void wan_no_int(struct topogen *g)
+{
+	for (uint32_t s = 0; s < g->nswitches; s++)
+		for (uint32_t i = 0; i < g->sw[s].nports; i++)
+			if (!strcmp(g->sw[s].ports[i].name, "wan"))
+				g->sw[s].ports[i].no_int = true;
+}
+
 /* dumbbell and two-site: two switches, their hosts (site 0 and 1), one link between them
  * named @names[2] at both ends */
 static void build_pair(struct topogen *g, const char *const names[3], qp_rate_bps rate,
@@ -395,11 +405,12 @@ int topogen_build(struct topogen *g, const struct topogen_params *params, char *
 		static const char *const names[3] = { "siteA", "siteB", "wan" };
 		if (!p->site_leaf_spine) {
 			build_pair(g, names, p->wan_bps, p->wan_delay_ns, p->wan_buffer_bytes);
-			break;
+		} else {
+			uint32_t a = build_leaf_spine(g, "a_", 0), b = build_leaf_spine(g, "b_", 1);
+			add_link(g, a, names[2], b, names[2], p->wan_bps, p->wan_delay_ns,
+				 p->wan_buffer_bytes);
 		}
-		uint32_t a = build_leaf_spine(g, "a_", 0), b = build_leaf_spine(g, "b_", 1);
-		add_link(g, a, names[2], b, names[2], p->wan_bps, p->wan_delay_ns,
-			 p->wan_buffer_bytes);
+		wan_no_int(g);
 		break;
 	}
 	case TOPOGEN_LEAF_SPINE:

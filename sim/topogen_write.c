@@ -113,7 +113,8 @@ static void links(const struct topogen *g, struct qp_strbuf *o)
 			if (p->buffer_bytes != g->p.buffer_bytes)
 				qp_strbuf_printf(o, " buffer=%s",
 						 qp_fmt_bytes(p->buffer_bytes, b, sizeof(b)));
-			qp_strbuf_printf(o, "%s\n", p->no_flood ? " flood=no" : "");
+			qp_strbuf_printf(o, "%s%s\n", p->no_int ? " int=off" : "",
+					 p->no_flood ? " flood=no" : "");
 		}
 }
 

@@ -249,5 +249,5 @@ const struct cc_ops cc_acc_ops = {
 	 * designed for; at that threshold the drain share alone would send an incast to
 	 * min_rate, so it runs with the fair floor (fair=1, also the default; named here so
 	 * the bench says what it runs). */
-	.feedback = { .notice_bytes = 0, .params = "fair=1" },
+	.feedback = { .notice_bytes = 0, .params = "fair=1", .global_rtt = true },   /* HPCC's T */
 };

@@ -282,4 +282,7 @@ const struct cc_ops cc_hpcc_ops = {
 	.check = hpcc_check,
 	.init = hpcc_init,
 	.on = { [CC_EV_INT] = hpcc_on_int },
+	/* T: the fabric's longest base RTT for every flow, as the reference runs (GLOBAL_T 1,
+	 * third.cc: maxRtt) */
+	.feedback = { .global_rtt = true },
 };

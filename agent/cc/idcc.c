@@ -206,6 +206,7 @@ struct idcc_stats {
 	uint64_t holds;              /* steps skipped: no new sample */
 	uint64_t ruled[IDCC_LOOPS];  /* steps each loop decided */
 	uint64_t windup_clamps;      /* integral updates cut by the i_max bound */
+	uint64_t samples[IDCC_LOOPS];/* samples each loop took (INT reports, RTT samples) */
 };
 
 struct idcc_state {
@@ -349,6 +350,7 @@ static void loop_sample(struct idcc_state *st, int l, double e, double delay_ns,
 	lp->delay_ns = delay_ns;
 	lp->last_ns = now;
 	lp->fresh = true;
+	st->stats.samples[l]++;
 }
 
 static bool loop_counts(const struct idcc_state *st, int l, qp_time_ns now)
@@ -473,6 +475,17 @@ static unsigned idcc_on_timer(struct cc *cc, qp_time_ns now)
 	return idcc_step(st, now);
 }
 
+#define IDCC_C(name, f, doc) { name, offsetof(struct idcc_state, stats.f), doc }
+static const struct cc_counter idcc_counters[] = {
+	IDCC_C("int_samples", samples[IDCC_Q], "INT reports the queue loop took"),
+	IDCC_C("rtt_samples", samples[IDCC_RTT], "RTT samples the RTT loop took"),
+	IDCC_C("steps", steps, "control steps (one per interval with a new sample)"),
+	IDCC_C("int_steps", ruled[IDCC_Q], "steps the queue loop decided"),
+	IDCC_C("rtt_steps", ruled[IDCC_RTT], "steps the RTT loop decided"),
+	IDCC_C("holds", holds, "intervals without a new sample: the rate held"),
+	{ .name = NULL },
+};
+
 const struct cc_ops cc_idcc_ops = {
 	.name = "idcc",
 	.summary = "two PID loops (INT queue, RTT); the more congested one scales the rate",
@@ -486,4 +499,5 @@ const struct cc_ops cc_idcc_ops = {
 		[CC_EV_RTT] = idcc_on_rtt,
 	},
 	.on_timer = idcc_on_timer,
+	.counters = idcc_counters,
 };

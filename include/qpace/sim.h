@@ -204,6 +204,8 @@ struct sim_flow {
 	/* results */
 	qp_time_ns fct_ns;
 	uint64_t retransmits, timeouts;
+	uint64_t delivered_bytes;     /* payload its receiver took in order (at its end; a
+				       * flow still running: sim_flows_now's) */
 	bool done, lost;
 };
 

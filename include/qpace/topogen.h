@@ -88,6 +88,7 @@ struct topogen_port {
 	qp_time_ns delay_ns;
 	uint64_t buffer_bytes;
 	bool no_flood;
+	bool no_int;                  /* a WAN end: int=off (the WAN reports no INT) */
 };
 
 struct topogen_switch {

@@ -186,6 +186,54 @@ static void test_until(void **state)
 	netrun_result_free(&r);
 }
 
+/* Two sites, an intra-DC and an inter-DC flow into one host: IDCC (no global T in its
+ * source) registers each flow's own path's RTT, and both of its loops sample and rule
+ * (the report's counters); HPCC registers the longest path's for both (its reference's
+ * GLOBAL_T). The WAN link reports no INT. */
+static void test_two_site_rtt_and_loops(void **state)
+{
+	struct topogen_params g;
+	struct netrun_conf c;
+	struct netrun_result r;
+	char err[400];
+	(void)state;
+
+	topogen_defaults(&g, TOPOGEN_TWO_SITE);      /* 2 hosts a site, 10G, 1 us */
+	g.wan_bps = QP_GBPS;
+	g.wan_delay_ns = QP_NS_PER_MS;
+	conf(&c, &g, write_file("ts.wl", "long senders=0 receiver=1 bytes=20M\n"
+				"long senders=2 receiver=1 bytes=20M\n"));
+	c.algo = "idcc";
+	c.until_ns = 100 * QP_NS_PER_MS;
+	assert_int_equal(netrun_run(&c, &r, err, sizeof(err)), 0);
+	assert_false(r.global_rtt);
+	assert_true(r.flow[0].base_rtt_ns > 0 && r.flow[0].base_rtt_ns < 20 * QP_NS_PER_US);
+	assert_true(r.flow[1].base_rtt_ns > 2 * QP_NS_PER_MS);
+	assert_true(r.base_rtt_ns == r.flow[1].base_rtt_ns);
+	/* int_samples, rtt_samples, steps, int_steps, rtt_steps, holds */
+	for (int i = 0; i < 5; i++) {
+		print_message("idcc %s: %llu\n", r.cc_ops->counters[i].name,
+			      (unsigned long long)r.cc_counter[i]);
+		assert_true(r.cc_counter[i] > 0);
+	}
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+	netrun_print(f, &r, true);
+	fclose(f);
+	assert_non_null(strstr(json, "\"flow_rtt\":\"own"));
+	assert_non_null(strstr(json, "\"rtt_samples\":"));
+	free(json);
+	netrun_result_free(&r);
+
+	c.algo = "hpcc";
+	c.until_ns = 5 * QP_NS_PER_MS;
+	assert_int_equal(netrun_run(&c, &r, err, sizeof(err)), 0);
+	assert_true(r.global_rtt);
+	assert_int_equal(r.flow[0].base_rtt_ns, 0);   /* the runner's: base_rtt_ns */
+	netrun_result_free(&r);
+}
+
 static void test_bad_input(void **state)
 {
 	struct topogen_params g = leaf_spine();
@@ -246,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_poisson_leaf_spine),
 		cmocka_unit_test(test_incast_rounds),
 		cmocka_unit_test(test_until),
+		cmocka_unit_test(test_two_site_rtt_and_loops),
 		cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
