@@ -606,14 +606,15 @@ int agent_qp_event(struct agent *a, uint32_t qpn, const struct cc_event *ev, qp_
 		return -EINVAL;
 	q = &a->qps[idx];
 	rejected = q->cc->stats.rejected[ev->type];
-	cc_event(q->cc, ev, now);
+	unsigned act = cc_event(q->cc, ev, now);
 	if (q->cc->stats.rejected[ev->type] != rejected) {
 		agent_note(a, AGENT_C_FB_CC_REJECTED, "qp 0x%06x: %s rejected a %d event",
 			   qpn, q->cc->ops->name, ev->type);
 		return -EINVAL;
 	}
-	agent_publish(a, q, now);
-	agent_reschedule(a, idx);
+	if (ev->type == CC_EV_FLOW_START)   /* a new message: in the switches' counts again */
+		agent_want_last(a, idx, false, now);
+	agent_after_cc(a, idx, act, now);
 	return 0;
 }
 

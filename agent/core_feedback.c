@@ -40,6 +40,10 @@ unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns 
 		res |= AGENT_RX_RATE;
 	if ((act & CC_ACT_ACK_LEVEL) && send_level_ack(a, q, now))
 		res |= AGENT_RX_TX;
+	if (act & CC_ACT_LAST_WINDOW) {
+		agent_want_last(a, idx, true, now);
+		res |= AGENT_RX_TX;
+	}
 	agent_reschedule(a, idx);
 	return res;
 }

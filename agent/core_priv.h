@@ -64,6 +64,7 @@ struct agent_qp {
 	struct agent_level_src level_src;
 	/* INT wished from the switches on the path: next repeat, QP_TIME_NEVER = none */
 	qp_time_ns want_ns;
+	bool last_sent;              /* the flow's last window announced (FB_WANT_F_LAST) */
 	/* monitoring */
 	struct qp_int_hop prev_hops[QP_INT_MAX_HOPS];
 	unsigned prev_nhops;
@@ -153,6 +154,9 @@ void agent_reschedule(struct agent *a, uint32_t idx);
  * algorithm takes no INT); _withdraw before the QP goes. */
 void agent_want_update(struct agent *a, uint32_t idx, qp_time_ns now);
 void agent_want_withdraw(struct agent *a, uint32_t idx, qp_time_ns now);
+/* The flow's last window is on its way (@last), or a new message began: tell the switches
+ * on the path once (FB_WANT_F_LAST, or a WANT without it). */
+void agent_want_last(struct agent *a, uint32_t idx, bool last, qp_time_ns now);
 
 /* core_feedback.c: after a controller ran (publish, level ack, reschedule); AGENT_RX_* */
 unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns now);

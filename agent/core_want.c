@@ -7,6 +7,11 @@
  * (int_every 0) when it goes or its algorithm changes to one that takes none. A QP that
  * runs no INT-driven algorithm never asks, and a switch that only serves flows that ask
  * (qpace-switch's default, --int-flows wanted) sends it no report.
+ *
+ * The same message carries a flow's last window (FB_WANT_F_LAST; ACC's ramp-up in
+ * advance): when the QP's controller says the last window of its message is on its way
+ * (CC_ACT_LAST_WINDOW), the switches on the path take the flow out of their ports' flow
+ * counts; the next message (CC_EV_FLOW_START) or wish puts it back.
  */
 #include "qpace/cc.h"
 #include "core_priv.h"
@@ -17,13 +22,15 @@ static bool wants_int(const struct agent_qp *q)
 	return q->cc && (cc_needs(q->cc->ops) & CC_NEED_INT) && !(q->reg.flags & AGENT_QP_IPV6);
 }
 
-static void send_want(struct agent *a, struct agent_qp *q, uint32_t every, qp_time_ns now)
+static void send_want(struct agent *a, struct agent_qp *q, uint32_t every, uint32_t flags,
+		      qp_time_ns now)
 {
 	struct fb_msg m = { .type = FB_T_WANT };
 
 	m.u.want = (struct fb_want){
 		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
-		.int_every = every, .int_interval_ns = every ? a->p.int_interval_ns : 0,
+		.int_every = every, .flags = flags,
+		.int_interval_ns = every ? a->p.int_interval_ns : 0,
 	};
 	if (agent_send(a, &m, q->reg.peer_ip, FB_PORT, now))
 		a->counters[AGENT_C_WANTS_SENT]++;
@@ -35,9 +42,10 @@ void agent_want_update(struct agent *a, uint32_t idx, qp_time_ns now)
 	bool want = wants_int(q);
 
 	if (want)
-		send_want(a, q, a->p.int_every ? a->p.int_every : 1, now);
+		send_want(a, q, a->p.int_every ? a->p.int_every : 1, 0, now);
 	else if (q->want_ns != QP_TIME_NEVER)
-		send_want(a, q, 0, now);
+		send_want(a, q, 0, 0, now);
+	q->last_sent = false;
 	q->want_ns = want ? now + AGENT_WANT_REFRESH_NS : QP_TIME_NEVER;
 }
 
@@ -46,6 +54,18 @@ void agent_want_withdraw(struct agent *a, uint32_t idx, qp_time_ns now)
 	struct agent_qp *q = &a->qps[idx];
 
 	if (q->want_ns != QP_TIME_NEVER)
-		send_want(a, q, 0, now);
+		send_want(a, q, 0, 0, now);
 	q->want_ns = QP_TIME_NEVER;
+}
+
+void agent_want_last(struct agent *a, uint32_t idx, bool last, qp_time_ns now)
+{
+	struct agent_qp *q = &a->qps[idx];
+
+	if (q->last_sent == last || (q->reg.flags & AGENT_QP_IPV6))
+		return;
+	/* the wish as it stands (a WANT of every 0 would withdraw INT), with the flag */
+	send_want(a, q, wants_int(q) ? (a->p.int_every ? a->p.int_every : 1) : 0,
+		  last ? FB_WANT_F_LAST : 0, now);
+	q->last_sent = last;
 }

@@ -57,16 +57,16 @@ static void host_cnp(void *arg, uint32_t qpn, qp_time_ns now)
 		h->cnps++;
 }
 
-/* A window algorithm (one that takes the transport's events) bounds what its QP's RC has
- * unacknowledged, retransmissions included (rc_set_window_cap): its published cap in
- * packets. Others keep the RC's own window (their outputs as before). */
+/* A window algorithm that takes the transport's losses (tcp, dctcp, ffd, swift) bounds
+ * what its QP's RC has unacknowledged, retransmissions included (rc_set_window_cap): its
+ * published cap in packets. Others keep the RC's own window (their outputs as before). */
 static void host_window(struct host *h, uint32_t qpn)
 {
 	struct soft_host *sh = h->ctx ? qp_soft_host(h->ctx) : NULL;
 	struct agent_qp_view v;
 	uint32_t pkts = 0;
 
-	if (!sh || !(agent_qp_needs(h->agent, qpn) & (CC_NEED_ACK | CC_NEED_LOSS)) ||
+	if (!sh || !(agent_qp_needs(h->agent, qpn) & CC_NEED_LOSS) ||
 	    agent_qp_view(h->agent, qpn, &v))
 		return;
 	if (v.cap_bytes && v.reg.mtu_bytes)

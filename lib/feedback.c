@@ -213,6 +213,7 @@ static int want_decode(struct fb_msg *m, const uint8_t *p, size_t len)
 	(void)len;
 	get_flow(&w->flow, p);
 	w->int_every = qp_get32(p + 16);
+	w->flags = qp_get32(p + 20);
 	w->int_interval_ns = qp_get64(p + 24);
 	return 0;
 }
@@ -229,7 +230,7 @@ static int want_encode(uint8_t *p, const struct fb_msg *m)
 
 	put_flow(p, &w->flow);
 	qp_put32(p + 16, w->int_every);
-	qp_put32(p + 20, 0);
+	qp_put32(p + 20, w->flags);
 	qp_put64(p + 24, w->int_interval_ns);
 	return 0;
 }

@@ -14,6 +14,13 @@ static uint32_t flow_hash(const struct sw_flow_key *k)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+/* The notices' count is of RoCEv2 data flows: the other UDP "flows" (telemetry, credits,
+ * INT wishes, a last window's announcement) share no bandwidth worth a share of it. */
+static bool counted(const struct sw_flow *f)
+{
+	return !(f->key.qp & SW_FLOW_KEY_UDP) && !f->ending;
+}
+
 int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 {
 	if (slots < SW_FLOW_PROBE || (slots & (slots - 1)))
@@ -60,7 +67,7 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	if (s != SW_FLOW_NONE) {
 		f = &t->slots[s];
 		f->last_ns = now;
-		if (!f->live) {
+		if (!f->live && counted(f)) {
 			f->live = true;
 			t->live++;
 		}
@@ -85,8 +92,8 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	memset(f, 0, sizeof(*f));
 	f->key = *k;
 	f->used = true;
-	f->live = true;
-	t->live++;
+	f->live = counted(f);
+	t->live += f->live;
 	f->level_acked = true;
 	f->last_ns = now;
 	f->notice_ns = QP_TIME_NEVER;
@@ -98,7 +105,7 @@ void sw_flowtab_add(struct sw_flowtab *t, uint32_t i, uint64_t bytes)
 {
 	if (i == SW_FLOW_NONE)
 		return;
-	if (!t->slots[i].bytes && bytes)
+	if (!t->slots[i].bytes && bytes && counted(&t->slots[i]))
 		t->active++;
 	t->slots[i].bytes += bytes;
 }
@@ -113,8 +120,29 @@ void sw_flowtab_sub(struct sw_flowtab *t, uint32_t i, uint64_t bytes)
 	if (!f->bytes)
 		return;
 	f->bytes = f->bytes > bytes ? f->bytes - bytes : 0;
-	if (!f->bytes)
+	if (!f->bytes && counted(f))
 		t->active--;
+}
+
+void sw_flowtab_ending(struct sw_flowtab *t, uint32_t i, bool on)
+{
+	struct sw_flow *f;
+
+	if (i == SW_FLOW_NONE || t->slots[i].ending == on ||
+	    (t->slots[i].key.qp & SW_FLOW_KEY_UDP))
+		return;
+	f = &t->slots[i];
+	f->ending = on;
+	if (f->bytes) {
+		if (on)
+			t->active--;
+		else
+			t->active++;
+	}
+	if (on && f->live) {
+		f->live = false;
+		t->live--;
+	}
 }
 
 uint32_t sw_flowtab_count(struct sw_flowtab *t, qp_time_ns now)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Per-flow state of one egress queue: bytes it has queued (for the notice's `flows`
- * count: flows with bytes queued; or, with an idle time, flows with bytes queued or a
- * frame within the last idle_ns, so that a paced flow between two of its frames still
- * counts and a count that falls means flows that stopped sending), and the telemetry state that limits notices, levels and INT reports per flow.
+ * count: RoCEv2 data flows with bytes queued; or, with an idle time, with bytes queued or
+ * a frame within the last idle_ns, so that a paced flow between two of its frames still
+ * counts and a count that falls means flows that stopped sending; a flow whose sender
+ * announced its last window counts no more), and the telemetry state that limits
+ * notices, levels and INT reports per flow. Other UDP flows (telemetry, credits, INT
+ * wishes) are tracked but not counted.
  *
  * A bounded table: capacity a power of two, each key probes a window of SW_FLOW_PROBE
  * slots. A flow with bytes in the queue is never evicted; when a new flow finds its
@@ -47,6 +50,8 @@ struct sw_flow {
 	uint32_t int_skipped;   /* data frames since the last report */
 	uint16_t notice_flows;  /* the flow count in the last notice to it, 0 = none yet */
 	bool live;              /* counted in sw_flowtab.live */
+	bool ending;            /* its sender said its last window is on its way
+				 * (FB_WANT_F_LAST): counted neither in live nor in active */
 };
 
 struct sw_flowtab {
@@ -68,6 +73,9 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 /* Account bytes entering (+) or leaving (-) the queue for slot @i. */
 void sw_flowtab_add(struct sw_flowtab *t, uint32_t i, uint64_t bytes);
 void sw_flowtab_sub(struct sw_flowtab *t, uint32_t i, uint64_t bytes);
+/* Flow @i's last window is on its way (@on) or no longer (a new message): it leaves, or
+ * joins again, the counts at once. */
+void sw_flowtab_ending(struct sw_flowtab *t, uint32_t i, bool on);
 /* The notices' flow count at @now: with idle_ns, flows seen within it or with bytes
  * queued (expired by a sweep of the table every idle_ns / 4, so a flow leaves the count
  * between idle_ns and 1.25 idle_ns after its last frame); else flows with bytes queued. */

@@ -144,6 +144,22 @@ void sw_wants_free(struct sw_wants *t)
 	*t = (struct sw_wants){ 0 };
 }
 
+/* The flow's last window is on its way (or, without the flag, a new message of it): out of
+ * (back into) the flow count of every port of this switch that tracks it (the data's
+ * egress among them), so the other flows' notices carry the smaller count at once. */
+static void want_ending(struct sw_switch *sw, const struct fb_want *w)
+{
+	struct sw_flow_key k = { .src_ip = w->flow.src_ip, .dst_ip = w->flow.dst_ip,
+				 .sport = w->flow.sport, .qp = w->flow.dest_qp };
+	bool on = w->flags & FB_WANT_F_LAST;
+
+	for (int i = 0; i < sw->nports; i++) {
+		struct sw_flowtab *t = sw_queue_flows(sw->ports[i].q);
+
+		sw_flowtab_ending(t, sw_flowtab_find(t, &k), on);
+	}
+}
+
 void sw_want_ingress(struct sw_port *in, const uint8_t *f, const struct frame_parsed *p,
 		     qp_time_ns now)
 {
@@ -154,6 +170,7 @@ void sw_want_ingress(struct sw_port *in, const uint8_t *f, const struct frame_pa
 	    fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_WANT ||
 	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))
 		return;
+	want_ending(sw, &msg.u.want);
 	if (sw_wants_take(&sw->wants, &msg.u.want, now))
 		in->st.int_wants_refused++;
 	else

@@ -54,22 +54,37 @@
  *
  *     (fair = 0: also no higher than max(R, the drain share)). A notice that raises the
  *     rate is not a cut: it neither waits for nor starts the hold-off.
+ *     The signal comes before the bandwidth is free (last_window = 1, the default): each
+ *     flow knows its message's size (CC_EV_FLOW_START) and counts what its ACKs
+ *     acknowledge (CC_EV_ACKED); when what is left unacknowledged fits in its window,
+ *     
+ *       flow_bytes - acked <= W   (W = cc->cap_bytes, or R * T without a cap)
+ *
+ *     its last window is on the wire and the flow ends within about one RTT: it says so
+ *     once (CC_ACT_LAST_WINDOW), its agent tells the switches on its path (a WANT with
+ *     FB_WANT_F_LAST, qpace/feedback.h), and they take it out of their ports' counts at
+ *     once, so the others' next notices carry the smaller n while its last window still
+ *     drains: switch-host cooperation, Bolt's last-window flag (Arslan et al., NSDI 2023,
+ *     PRU) in spirit. last_window = 0 is the reading before this one, kept as a named
+ *     variant: the count falls only by silence (qpace-switch --flow-idle T: a flow leaves
+ *     the count T after its last frame), two RTTs after the flow went quiet at the
+ *     bench's T = 2 base RTTs, later than HPCC's own INT shows the idle link.
  *
  * Deviations, and why:
- *  - The finishing flow's own signal (CC_EV_FLOW_FINISH, Bolt's last-window flag) goes to
- *    the switch, which turns it into the count n; the cc reads only the count. The
- *    switch's side (qpace-switch --flow-idle T): n counts the flows that sent a frame
- *    within T (or have bytes queued), so a flow that stops leaves the count T after its
- *    last frame, and a flow that has had a notice gets another, whatever the queue, when
- *    n falls below the n it was last told. A flow's stop is seen by its silence, not by
- *    a flag of its own (the sender has no way to mark its last window on the wire).
+ *  - The switch's side (qpace-switch --flow-idle T): n counts the flows that sent a frame
+ *    within T (or have bytes queued), not those that announced their last window; a flow
+ *    that has had a notice gets another, whatever the queue, when n falls below the n it
+ *    was last told. The announcement travels as its own message after the data it
+ *    describes, not as a flag on the data (the RC's frames have no room for one).
  *  - Before this, ACC also jumped after a reference period whose INT showed idle capacity
  *    (Rc * eta / u_peak); that reacts after the fact, which the source's "in advance"
  *    is not, and HPCC at max_stage = 0 already does the same multiplicative increase.
  *
  * Parameters: HPCC's (eta, max_stage, rate_ai, min_rate, fast_react, window; see hpcc.c)
  * plus
- *   fair      0/1, default 1: the fair floor F in (a).
+ *   fair         0/1, default 1: the fair floor F in (a).
+ *   last_window  0/1, default 1: announce the last window (c); 0: the falling count by
+ *                silence alone (the named variant "acc last_window=0").
  *
  * Cost: every handler is O(hops) with no allocation.
  *
@@ -85,12 +100,16 @@
 struct acc_params {
 	struct hpcc_params hpcc;
 	uint32_t fair;
+	uint32_t last_window;
 };
 
 static const struct cc_param acc_params_table[] = {
 	HPCC_PARAM_ENTRIES(offsetof(struct acc_params, hpcc)),
 	{ "fair", CC_P_U32, offsetof(struct acc_params, fair), 1, 0, 1, 0,
 	  "1: a notice cuts to no less than eta*B/n; 0: the drain share alone" },
+	{ "last_window", CC_P_U32, offsetof(struct acc_params, last_window), 1, 0, 1, 0,
+	  "1: announce the flow's last window to the switches (ramp-up in advance); 0: "
+	  "their flow count falls by silence alone" },
 	{ .name = NULL },
 };
 
@@ -100,6 +119,7 @@ struct acc_stats {
 	uint64_t notices_no_cut;  /* notices whose share was not below the rate */
 	uint64_t pre_cut_reports; /* INT reports on data sent before the last cut */
 	uint64_t ramps;           /* notices whose falling flow count raised the rate */
+	uint64_t last_windows;    /* messages whose last window was announced */
 };
 
 struct acc_state {
@@ -115,6 +135,10 @@ struct acc_state {
 	bool fair;                /* the fair floor in (a) */
 	uint32_t last_switch;     /* switch and flow count of the last notice */
 	uint16_t last_flows;      /* 0 = no notice yet */
+	bool last_window;         /* announce it (parameter) */
+	uint64_t flow_bytes;      /* the message in flight, 0 = not known */
+	uint64_t acked;           /* of it acknowledged */
+	bool announced;           /* its last window was announced */
 	struct acc_stats stats;
 };
 
@@ -137,6 +161,36 @@ static void acc_init(struct cc *cc, const void *params, qp_time_ns now)
 	(void)now;
 	hpcc_core_init(&s->core, cc, &p->hpcc);
 	s->fair = p->fair;
+	s->last_window = p->last_window;
+}
+
+/* A message starts: its size, nothing of it acknowledged, its last window to come. */
+static unsigned acc_on_flow_start(struct cc *cc, const struct cc_event *ev, qp_time_ns now)
+{
+	struct acc_state *s = to_acc(cc);
+
+	(void)now;
+	s->flow_bytes = ev->u.flow_bytes;
+	s->acked = 0;
+	s->announced = false;
+	return 0;
+}
+
+/* (c): what is left unacknowledged fits in the window: the last window is on its way. */
+static unsigned acc_on_ack(struct cc *cc, const struct cc_event *ev, qp_time_ns now)
+{
+	struct acc_state *s = to_acc(cc);
+	uint64_t w = cc->cap_bytes != CC_CAP_NONE ? cc->cap_bytes
+						   : cc_rate_window(cc->rate_bps, s->core.t_ns);
+
+	(void)now;
+	s->acked += ev->u.ack.bytes;
+	if (!s->last_window || !s->flow_bytes || s->announced ||
+	    (s->acked < s->flow_bytes && s->flow_bytes - s->acked > w))
+		return 0;
+	s->announced = true;
+	s->stats.last_windows++;
+	return CC_ACT_LAST_WINDOW;
 }
 
 /* The cut's sequence is known: what the reports are filtered against from now on. */
@@ -235,6 +289,16 @@ static unsigned acc_on_int(struct cc *cc, const struct cc_event *ev, qp_time_ns 
 	return hpcc_core_react(&s->core, cc, r, kind == HPCC_FULL);
 }
 
+#define ACC_C(f, doc) { #f, offsetof(struct acc_state, stats.f), doc }
+static const struct cc_counter acc_counters[] = {
+	ACC_C(cuts, "notices that lowered the rate"),
+	ACC_C(notices_held, "notices within T of the last cut"),
+	ACC_C(pre_cut_reports, "INT reports on data sent before the last cut"),
+	ACC_C(ramps, "notices whose falling flow count raised the rate"),
+	ACC_C(last_windows, "messages whose last window was announced"),
+	{ .name = NULL },
+};
+
 const struct cc_ops cc_acc_ops = {
 	.name = "acc",
 	.summary = "HPCC plus a first-RTT cut on switch notices and a ramp-up when the "
@@ -244,10 +308,12 @@ const struct cc_ops cc_acc_ops = {
 	.state_size = sizeof(struct acc_state),
 	.check = acc_check,
 	.init = acc_init,
-	.on = { [CC_EV_INT] = acc_on_int, [CC_EV_NOTICE] = acc_on_notice },
+	.on = { [CC_EV_INT] = acc_on_int, [CC_EV_NOTICE] = acc_on_notice,
+		[CC_EV_FLOW_START] = acc_on_flow_start, [CC_EV_ACKED] = acc_on_ack },
 	/* Notices from a queue of one BDP (the switch's default) are what ACC's first RTT is
 	 * designed for; at that threshold the drain share alone would send an incast to
 	 * min_rate, so it runs with the fair floor (fair=1, also the default; named here so
 	 * the bench says what it runs). */
 	.feedback = { .notice_bytes = 0, .params = "fair=1", .global_rtt = true },   /* HPCC's T */
+	.counters = acc_counters,
 };

@@ -29,12 +29,15 @@
  *             seq u32 (switch's count of level changes for the flow), psn u32 (of the
  *             frame that triggered it; an ack echoes the message it acknowledges).
  *   CREDIT (32): flow, seq u32, credit_bytes u32, interval_ns u64.
- *   WANT (32): flow, int_every u32 (0: no more reports), reserved u32 (0),
- *             int_interval_ns u64. A sender's agent
- *             asks for INT reports on its flow: sent to the data receiver's address and
- *             port 4792, so every switch on the data path takes it on the way; the
+ *   WANT (32): flow, int_every u32 (0: no more reports), flags u32 (FB_WANT_F_*; a
+ *             switch ignores the bits it does not know), int_interval_ns u64. A sender's
+ *             agent asks for INT reports on its flow: sent to the data receiver's address
+ *             and port 4792, so every switch on the data path takes it on the way; the
  *             receiver's agent ignores it. Repeated while the flow wants reports (a
  *             switch forgets a flow it has not heard from for a while, docs/switch.md).
+ *             FB_WANT_F_LAST: the flow's last window is on its way (ACC's ramp-up in
+ *             advance): the switches count it no more among the flows of their ports; a
+ *             WANT without it counts it again.
  *
  * A datagram carries one or more messages back to back: a switch packs the INT reports
  * it makes in one pass for the same host into one datagram. Read them in turn; each
@@ -137,8 +140,10 @@ struct fb_credit {
 struct fb_want {
 	struct fb_flow flow;
 	uint32_t int_every;
+	uint32_t flags;      /* FB_WANT_F_* */
 	qp_time_ns int_interval_ns;
 };
+#define FB_WANT_F_LAST 1u    /* the flow's last window is on its way */
 
 struct fb_msg {
 	uint8_t type;        /* enum fb_type */

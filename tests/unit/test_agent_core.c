@@ -153,21 +153,23 @@ static void test_register_rules(void **state)
 static void test_level_rate_and_ack(void **state)
 {
 	struct agent_params p = afx_params("ffd");
-	struct afx *f = afx_new(&p);
+	struct afx *f;
 	struct agent_qp_reg r = afx_reg(0x11, 0x21);
 	struct fb_msg m = level_msg(0x21, r.sport, 3), got;
 	struct agent_dgram d;
 	unsigned res;
 	(void)state;
 
+	p.cc_params = "iw=40";            /* ffd's window: 40 packets of 1000 bytes */
+	f = afx_new(&p);
 	afx_register(f, &r);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 10 * QP_GBPS);
+	assert_int_equal(afx_slot(f, 0x11).cap_bytes, 40000);
 	res = afx_feed(f, &m, SWITCH, T0 + 1000);
 	assert_true(res & AGENT_RX_RATE);
-	/* ffd level 3: x0.5, exactly */
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 5 * QP_GBPS);
-	print_message("level 3: 10G -> %llu b/s in the table\n",
-		      (unsigned long long)afx_slot(f, 0x11).rate_bps);
+	/* ffd level 3: the window x0.5, exactly */
+	assert_int_equal(afx_slot(f, 0x11).cap_bytes, 20000);
+	print_message("level 3: a window of 40000 -> %llu bytes in the table\n",
+		      (unsigned long long)afx_slot(f, 0x11).cap_bytes);
 	/* the ack went back to the switch's address, naming the level */
 	assert_int_equal(agent_tx_take(f->a, &d, 1), 1);
 	assert_int_equal(d.dst_ip, SWITCH);
@@ -182,7 +184,7 @@ static void test_level_rate_and_ack(void **state)
 	agent_feed_datagram(f->a, (const uint8_t *)"garbage!garbage!", 16, SWITCH, 1, T0);
 	m = level_msg(0x21, r.sport, 2);
 	afx_feed(f, &m, SWITCH, T0 + 1000 + 10 * QP_NS_PER_US);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 3750 * QP_MBPS);
+	assert_int_equal(afx_slot(f, 0x11).cap_bytes, 15000);
 	/* a wrong source port means another flow */
 	m = level_msg(0x21, (uint16_t)(r.sport + 1), 3);
 	assert_int_equal(afx_feed(f, &m, SWITCH, T0 + 20000) & AGENT_RX_MATCHED, 0);
@@ -196,7 +198,7 @@ static void test_level_rate_and_ack(void **state)
 static void test_packed_datagram(void **state)
 {
 	struct agent_params p = afx_params("ffd");
-	struct afx *f = afx_new(&p);
+	struct afx *f = (p.cc_params = "iw=40", afx_new(&p));
 	struct agent_qp_reg r1 = afx_reg(0x11, 0x21), r2 = afx_reg(0x12, 0x22);
 	struct fb_msg m1 = level_msg(0x21, r1.sport, 3), m2 = level_msg(0x22, r2.sport, 2);
 	uint8_t buf[3 * FB_MAX_LEN];
@@ -208,8 +210,8 @@ static void test_packed_datagram(void **state)
 	n1 = afx_encode(buf, &m1);
 	n2 = afx_encode(buf + n1, &m2);
 	assert_true(agent_feed_datagram(f->a, buf, n1 + n2, SWITCH, 4792, T0) & AGENT_RX_RATE);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 5 * QP_GBPS);    /* level 3: x0.5 */
-	assert_int_equal(afx_slot(f, 0x12).rate_bps, 7500 * QP_MBPS); /* level 2: x0.75 */
+	assert_int_equal(afx_slot(f, 0x11).cap_bytes, 20000);    /* level 3: x0.5 */
+	assert_int_equal(afx_slot(f, 0x12).cap_bytes, 30000);    /* level 2: x0.75 */
 	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_ACCEPTED], 2);
 	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_DATAGRAMS], 1);
 
@@ -239,6 +241,7 @@ static void test_allow_and_auth(void **state)
 	(void)state;
 
 	p.have_key = true;
+	p.cc_params = "iw=40";
 	for (unsigned i = 0; i < 16; i++)
 		p.key[i] = (uint8_t)i;
 	f = afx_new(&p);
@@ -257,14 +260,14 @@ static void test_allow_and_auth(void **state)
 	n = afx_encode(buf, &m);
 	sn = fb_auth_sign(buf, sizeof(buf), n, &good, 7, T0);
 	assert_int_equal(agent_feed_datagram(f->a, buf, (size_t)sn, 0x0b000001u, 4792, T0), 0);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 10 * QP_GBPS);
+	assert_int_equal(afx_slot(f, 0x11).cap_bytes, 40000);
 	/* one flipped bit in a signed message: rejected */
 	buf[20] ^= 0x10;
 	assert_int_equal(agent_feed_datagram(f->a, buf, (size_t)sn, SWITCH, 4792, T0), 0);
 	buf[20] ^= 0x10;
 	/* right key, allowed source: accepted, and our ack is signed too */
 	assert_true(agent_feed_datagram(f->a, buf, (size_t)sn, SWITCH, 4792, T0) & AGENT_RX_RATE);
-	assert_int_equal(afx_slot(f, 0x11).rate_bps, 5 * QP_GBPS);
+	assert_int_equal(afx_slot(f, 0x11).cap_bytes, 20000);
 	{
 		struct agent_dgram d;
 		assert_int_equal(agent_tx_take(f->a, &d, 1), 1);

@@ -142,6 +142,47 @@ static void test_want_seen(void **state)
 	afx_free(f);
 }
 
+/* ACC's last window: the message's size, then ACKs until what is left fits in its window:
+ * one WANT with FB_WANT_F_LAST (and the INT wish kept), to the data's receiver; the next
+ * message draws a WANT without it. */
+static void test_last_window_announced(void **state)
+{
+	struct agent_params p = afx_params("acc");
+	struct afx *f = afx_new(&p);
+	struct agent_qp_reg r = afx_reg(0x11, 0x21);
+	struct cc_event start = { .type = CC_EV_FLOW_START, .u.flow_bytes = 200000 };
+	struct agent_tp_event e = { .type = AGENT_TP_ACK, .flags = AGENT_TP_F_PSN | AGENT_TP_F_SND,
+				    .bytes = 10000 };
+	struct fb_msg m;
+	unsigned lasts = 0, acks = 0;
+	(void)state;
+
+	afx_register(f, &r);                            /* takes the registration's wish */
+	assert_int_equal(agent_tx_pending(f->a), 0);
+	assert_int_equal(agent_qp_event(f->a, 0x11, &start, T0), 0);
+	while (!agent_tx_pending(f->a) && acks < 20) {
+		e.psn += 10;
+		e.snd_psn = e.psn + 10;
+		agent_qp_transport(f->a, 0x11, &e, T0 + ++acks);
+	}
+	m = take_want(f);
+	lasts += !!(m.u.want.flags & FB_WANT_F_LAST);
+	assert_int_equal(lasts, 1);
+	assert_true(m.u.want.int_every > 0);            /* INT still wanted */
+	assert_int_equal(m.u.want.flow.dest_qp, 0x21);
+	/* 200000 B, a window of 10 Gb/s x 10 us + MTU - 1 = 13499 B: after 19 ACKs of 10000 */
+	assert_int_equal(acks, 19);
+	for (int i = 0; i < 5; i++) {                   /* once */
+		e.psn += 10;
+		agent_qp_transport(f->a, 0x11, &e, T0 + 100 + (qp_time_ns)i);
+	}
+	assert_int_equal(agent_tx_pending(f->a), 0);
+	assert_int_equal(agent_qp_event(f->a, 0x11, &start, T0 + 200), 0);   /* a new message */
+	m = take_want(f);
+	assert_int_equal(m.u.want.flags, 0);
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_absurd_hop_saturates),
 		cmocka_unit_test(test_want_lifecycle),
 		cmocka_unit_test(test_want_seen),
+		cmocka_unit_test(test_last_window_announced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,8 @@ static void test_needs_pinned(void **state)
 	(void)state;
 	assert_int_equal(cc_needs(alg("none")), 0);
 	assert_int_equal(cc_needs(alg("hpcc")), CC_NEED_INT);
-	assert_int_equal(cc_needs(alg("acc")), CC_NEED_INT | CC_NEED_NOTICE);
+	assert_int_equal(cc_needs(alg("acc")), CC_NEED_INT | CC_NEED_NOTICE | CC_NEED_ACK |
+						CC_NEED_FLOW);
 	assert_int_equal(cc_needs(alg("dcqcn")), CC_NEED_CNP);
 	assert_int_equal(cc_needs(alg("ffd")), CC_NEED_LEVEL | CC_NEED_ACK | CC_NEED_LOSS);
 	assert_int_equal(cc_needs(alg("idcc")), CC_NEED_INT | CC_NEED_RTT);
@@ -146,7 +147,8 @@ static void test_feedback_describe(void **state)
 	assert_int_equal(cc_feedback_describe(alg("none"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "none");
 	assert_int_equal(cc_feedback_describe(alg("acc"), buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "INT reports, early notices at a queue of one BDP; run with fair=1");
+	assert_string_equal(buf, "INT reports, early notices at a queue of one BDP, ACKs, message "
+				 "sizes; run with fair=1");
 	assert_int_equal(cc_feedback_describe(alg("dcqcn"), buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "CNPs from ECN marks at dequeue, Kmin 100000, Kmax 400000, "
 				 "Pmax 0.2 at 25G (scaled with the rate)");

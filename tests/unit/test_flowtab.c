@@ -2,7 +2,9 @@
 /* The switch queue's flow table (switchsim/flow.c): its lookup, which stops at the first
  * never-used slot of a key's window, finds what a walk of every slot finds, for every
  * key, after each step of a random schedule of new flows, evictions and bytes queued and
- * leaving, in a table small enough that windows overlap and fill. */
+ * leaving, in a table small enough that windows overlap and fill. The notices' count:
+ * RoCEv2 data flows only, and a flow whose sender announced its last window leaves it at
+ * once and stays out until a new message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -71,10 +73,40 @@ static void test_find_matches_walk(void **state)
 	sw_flowtab_free(&t);
 }
 
+static void test_count_data_flows_and_last_window(void **state)
+{
+	struct sw_flowtab t;
+	struct sw_flow_key a = key(1), b = key(2), udp = key(3);
+	uint32_t sa, sb;
+	(void)state;
+
+	udp.qp = SW_FLOW_KEY_UDP | 4792;
+	assert_int_equal(sw_flowtab_init(&t, 64), 0);
+	t.idle_ns = 1000;
+	sa = sw_flowtab_get(&t, &a, 10);
+	sb = sw_flowtab_get(&t, &b, 10);
+	sw_flowtab_add(&t, sa, 100);
+	sw_flowtab_add(&t, sw_flowtab_get(&t, &udp, 10), 100);   /* telemetry: no flow */
+	assert_int_equal(sw_flowtab_count(&t, 20), 2);
+	sw_flowtab_ending(&t, sa, true);                         /* a's last window */
+	assert_int_equal(sw_flowtab_count(&t, 21), 1);
+	assert_int_equal(t.active, 0);                           /* its bytes: not counted */
+	assert_int_equal(sw_flowtab_get(&t, &a, 22), sa);        /* its frames: still out */
+	assert_int_equal(sw_flowtab_count(&t, 22), 1);
+	sw_flowtab_sub(&t, sa, 100);
+	assert_int_equal(t.active, 0);
+	sw_flowtab_ending(&t, sa, false);                        /* a new message */
+	sw_flowtab_get(&t, &a, 23);
+	assert_int_equal(sw_flowtab_count(&t, 23), 2);
+	(void)sb;
+	sw_flowtab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_matches_walk),
+		cmocka_unit_test(test_count_data_flows_and_last_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
