@@ -19,6 +19,19 @@
  * full waits, pending, for the ACK that frees one. The receiver's QP sends nothing. */
 #define FLOW_SQ_PIECES 256u
 #define FLOW_QP_TIMEOUT 14             /* as the incast: 67 ms, beyond a full buffer */
+#define FLOW_QP_TIMEOUT_MAX 20          /* 4.3 s */
+
+/* The QP's local ACK timeout: the incast's 67 ms, or on a longer path (a WAN's) the
+ * smallest 4.096 us << EXP at least twice the base RTT, as an operator sets it there:
+ * a timeout below the RTT expires on every window (TCP's RTO is never below the RTT). */
+static uint8_t flow_qp_timeout(qp_time_ns rtt)
+{
+	uint8_t e = FLOW_QP_TIMEOUT;
+
+	while (e < FLOW_QP_TIMEOUT_MAX && (4096ull << e) < 2 * rtt)
+		e++;
+	return e;
+}
 #define FLOW_OVERHEAD 58u              /* Ethernet, IPv4, UDP, BTH, ICRC per packet */
 
 struct flow_state {
@@ -124,6 +137,7 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 						 : FLOW_SQ_PIECES;
 	ra.sq_depth = 1;
 	ra.sq_pieces = 1;
+	qa.timeout = ra.timeout = flow_qp_timeout(rtt);
 
 	if (host_bufs(fl, f->src) || host_bufs(fl, f->dst))
 		return -ENOMEM;
