@@ -81,6 +81,8 @@ struct bench_conf {
 	unsigned backend;            /* enum bench_backend */
 	const char *cc;              /* algorithm name */
 	bool cc_given;               /* --cc given (else an agent's own default applies) */
+	const char *cc_params;       /* incast and runs: more "k=v,..." for the senders'
+				      * algorithm (after the bench's own); NULL none */
 	unsigned credits;            /* enum bench_credits */
 	unsigned int_mode;           /* enum bench_int */
 	const char *attach;          /* soft: HOST:P of the switch port */

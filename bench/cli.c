@@ -149,6 +149,10 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "ibv: with no agent (or after one is lost and its hold ends) each QP\n"
 		  "paces at PERMILLE/1000 of its line rate (default: the agent's policy,\n"
 		  "else 100); 1000 makes a no-agent run the uncontrolled baseline" },
+	{ "cc-params", 0, QP_OPT_STR, "K=V,..", F(cc_params), .cmds = CMD_RUNS,
+	  .help = "the senders' algorithm's parameters (--help-params ALGO), after\n"
+		  "the settings the bench gives it for the network (e.g. tcp's\n"
+		  "iw=1,max_cwnd=1: a 1-packet window)" },
 	{ "window", 0, QP_OPT_UINT, "PKTS", F(window_pkts), NUM(1, 4096),
 	  .cmds = CMD_RUNS | CMD_PERF,
 	  .help = "unacknowledged packets per QP, the NIC's window (default 128,\n"

@@ -183,16 +183,22 @@ int incast_register(struct incast *x, qp_time_ns now, char *err, size_t errlen)
 {
 	qp_rate_bps line = (qp_rate_bps)stats_payload_bps(x->c->link_bps, (uint32_t)x->c->mtu_bytes,
 							  STATS_ROCE_PKT_OVERHEAD);
-	char e[300], params[160];
+	char e[300], params[256];
 	int rc;
 	/* The algorithm's defaults (and the agent's default algorithm, which is it) unless
-	 * it takes HPCC's settings or runs with parameters of its own. */
-	bool own = x->fb.hpcc_settings || x->fb.params;
+	 * it takes HPCC's settings or runs with parameters of its own (its feedback's, then
+	 * --cc-params). */
+	bool own = x->fb.hpcc_settings || x->fb.params || x->c->cc_params;
 
+	params[0] = '\0';
 	if (x->fb.hpcc_settings)
 		incast_hpcc_params(x, line, x->fb.params ? x->fb.params : "", params, sizeof(params));
 	else if (x->fb.params)
 		snprintf(params, sizeof(params), "%s", x->fb.params);
+	if (x->c->cc_params && *x->c->cc_params) {
+		size_t n = strlen(params);
+		snprintf(params + n, sizeof(params) - n, "%s%s", n ? "," : "", x->c->cc_params);
+	}
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
 		if (f->lost || f->registered)
