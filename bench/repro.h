@@ -24,6 +24,7 @@
 #define REPRO_MAX_CHECKS 24
 #define REPRO_MAX_POINTS 256
 #define REPRO_TEXT 240
+#define REPRO_MEASURED 600         /* the measured figure's text */
 
 enum repro_verdict { REPRO_NO = 0, REPRO_YES, REPRO_PARTLY, REPRO_NOT_RUN };
 
@@ -32,17 +33,18 @@ enum repro_verdict { REPRO_NO = 0, REPRO_YES, REPRO_PARTLY, REPRO_NOT_RUN };
 struct repro_check {
 	char figure[96];             /* "A: TCP SACK timeouts" */
 	char published[REPRO_TEXT];  /* the source's figure, as it states it */
-	char qpace[REPRO_TEXT];      /* the measured figure */
+	char qpace[REPRO_MEASURED];  /* the measured figure */
 	enum repro_verdict verdict;
 	char note[REPRO_TEXT];
 };
 
 /* One series of a sweep: an algorithm with its NIC window and buffer. */
 struct repro_series {
-	const char *label;           /* "IA-TCP (none+ia)" */
+	const char *label;           /* "IA-TCP~tcp+ia" */
 	const char *algo;            /* incast's ALGO[+ia] */
 	uint64_t window_pkts;        /* 0: the conf's */
 	uint64_t buffer_bytes;       /* 0: the conf's */
+	const char *params;          /* the algorithm's "k=v,..." (--cc-params); NULL: none */
 };
 
 /* One incast of a sweep and its result. */

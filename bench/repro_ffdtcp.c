@@ -7,10 +7,11 @@
  * Here: SRU 256 KB per sender per round, 20 rounds a point (the source's 100 s would be
  * 400 rounds at 48 servers: the rounds, not the seconds, make the figure; --quick 3).
  * The source gives no delay: each link 25 us, the 100 us round trip of the incast studies
- * it follows (IA-TCP's, DCTCP's). RoCE MTU 1024. RDMA senders for TCP ones: TCP -> `none`
- * (go-back-N, rxe's 128-packet window), DCTCP -> `dcqcn` (the ECN-driven analogue), FFDTCP
- * -> `ffd` with its declared levels (8/28/48 KiB; the source's thresholds were in a
- * missing table). */
+ * it follows (IA-TCP's, DCTCP's). RoCE MTU 1024. The source's senders on the RC: TCP ->
+ * `tcp` (NewReno from 2 packets on the RC's go-back-N), DCTCP -> `dctcp` (its K, 20 packets
+ * at 1 Gb/s, the receivers echoing CE in their ACKs), FFDTCP -> `ffd` (its TCP window
+ * steered by its declared levels, 8/28/48 KiB; the source's thresholds were in a missing
+ * table). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,12 +26,12 @@
 #define SRU (256 * 1024)
 
 static const struct repro_series series[] = {
-	{ "TCP~none-64K", "none", 0, B64 },
-	{ "DCTCP~dcqcn-64K", "dcqcn", 0, B64 },
-	{ "FFDTCP~ffd-64K", "ffd", 0, B64 },
-	{ "TCP~none-128K", "none", 0, B128 },
-	{ "DCTCP~dcqcn-128K", "dcqcn", 0, B128 },
-	{ "FFDTCP~ffd-128K", "ffd", 0, B128 },
+	{ "TCP~tcp-64K", "tcp", 0, B64, NULL },
+	{ "DCTCP~dctcp-64K", "dctcp", 0, B64, NULL },
+	{ "FFDTCP~ffd-64K", "ffd", 0, B64, NULL },
+	{ "TCP~tcp-128K", "tcp", 0, B128, NULL },
+	{ "DCTCP~dctcp-128K", "dctcp", 0, B128, NULL },
+	{ "FFDTCP~ffd-128K", "ffd", 0, B128, NULL },
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -39,8 +40,8 @@ static const uint64_t senders_full[] = { 1, 4, 8, 16, 24, 32, 36, 40, 48 };
 static const uint64_t senders_quick[] = { 4, 24 };
 static const uint64_t sizes[] = { SRU };
 
-static const char note_sub[] = "~900: within 10% (810 Mb/s or more). RDMA for TCP: none for "
-			       "TCP, dcqcn (RED marks, receivers' CNPs) for DCTCP, ffd for FFDTCP; "
+static const char note_sub[] = "~900: within 10% (810 Mb/s or more). On the RC: tcp for TCP, "
+			       "dctcp (K 20 packets, echoed in ACKs) for DCTCP, ffd for FFDTCP; "
 			       "20 rounds of 256 KB for 100 s";
 
 static double mbps(const struct repro_ctx *ctx, const char *label, uint64_t n)
@@ -81,25 +82,25 @@ static void check_128(struct repro_ctx *ctx, const uint64_t *ns, size_t nn)
 		    low >= 810 ? REPRO_YES : REPRO_NO, note_sub,
 		    "ffd: lowest %.0f Mb/s (N=%" PRIu64 "), %.0f Mb/s at N=%" PRIu64, low, at,
 		    mbps(ctx, "FFDTCP~ffd-128K", ns[nn - 1]), ns[nn - 1]);
-	uint64_t tcp = collapse(ctx, "TCP~none-128K", ns, nn);
-	uint64_t dctcp = collapse(ctx, "DCTCP~dcqcn-128K", ns, nn);
+	uint64_t tcp = collapse(ctx, "TCP~tcp-128K", ns, nn);
+	uint64_t dctcp = collapse(ctx, "DCTCP~dctcp-128K", ns, nn);
 	bool order = tcp && (!dctcp || dctcp > tcp);
 	char t[32], d[32];
 	repro_check(ctx, "128 KB: TCP, DCTCP", "DCTCP collapses past 36 servers, TCP past 16",
 		    order && tcp <= 32 && dctcp > 24 ? REPRO_YES : order ? REPRO_PARTLY : REPRO_NO,
 		    "collapse: below half of the series' best from that N on; the "
 		    "substitution as above",
-		    "none collapses from %s on, dcqcn from %s on (at N=%" PRIu64
+		    "tcp collapses from %s on, dctcp from %s on (at N=%" PRIu64
 		    ": %.0f and %.0f Mb/s)", repro_fmt_n(tcp, t, sizeof(t)),
 		    repro_fmt_n(dctcp, d, sizeof(d)), ns[nn - 1],
-		    mbps(ctx, "TCP~none-128K", ns[nn - 1]), mbps(ctx, "DCTCP~dcqcn-128K", ns[nn - 1]));
+		    mbps(ctx, "TCP~tcp-128K", ns[nn - 1]), mbps(ctx, "DCTCP~dctcp-128K", ns[nn - 1]));
 }
 
 static void check_64(struct repro_ctx *ctx, const uint64_t *ns, size_t nn)
 {
 	uint64_t last = ns[nn - 1];
-	double ffd = mbps(ctx, "FFDTCP~ffd-64K", last), dc = mbps(ctx, "DCTCP~dcqcn-64K", last);
-	double tcp = mbps(ctx, "TCP~none-64K", last);
+	double ffd = mbps(ctx, "FFDTCP~ffd-64K", last), dc = mbps(ctx, "DCTCP~dctcp-64K", last);
+	double tcp = mbps(ctx, "TCP~tcp-64K", last);
 	bool order = ffd > dc && dc > tcp;
 	char at[32];
 	bool levels = ffd >= 300 && ffd <= 400 && dc >= 200 && dc <= 300 && tcp >= 100 && tcp <= 200;
@@ -108,7 +109,7 @@ static void check_64(struct repro_ctx *ctx, const uint64_t *ns, size_t nn)
 		    "Mb/s; DCTCP ~250, TCP 100-200",
 		    order && levels ? REPRO_YES : order ? REPRO_PARTLY : REPRO_NO,
 		    "yes: the order and the three levels; partly: the order only",
-		    "N=%" PRIu64 ": ffd %.0f, dcqcn %.0f, none %.0f Mb/s; ffd collapses from %s "
+		    "N=%" PRIu64 ": ffd %.0f, dctcp %.0f, tcp %.0f Mb/s; ffd collapses from %s "
 		    "on", last, ffd, dc, tcp,
 		    repro_fmt_n(collapse(ctx, "FFDTCP~ffd-64K", ns, nn), at, sizeof(at)));
 }
@@ -179,6 +180,6 @@ static int run(struct repro_ctx *ctx)
 const struct repro_exp repro_ffdtcp = {
 	.name = "ffdtcp",
 	.summary = "FFDTCP (seed 004): N servers x 256 KB -> 1 client, 1 Gb/s, 64 KB and 128 KB "
-		   "buffers; TCP, DCTCP, FFDTCP as none, dcqcn, ffd",
+		   "buffers; TCP, DCTCP, FFDTCP as tcp, dctcp, ffd",
 	.run = run,
 };

@@ -7,10 +7,11 @@
  * a point; aggregate goodput and the timeout ratio (iterations with a timeout).
  * Here: the incast runner's rounds are the iterations; each link 25 us (4 x 25 us = the
  * 100 us round trip), buffer 56 x 1500 = 84,000 bytes, RoCE MTU 1024 (the path MTU of a
- * 1500-byte Ethernet MTU). RDMA senders for TCP ones: TCP SACK -> `none` (go-back-N with
- * rxe's 128-packet window), 1-win TCP -> `none` with a 1-packet window, IA-TCP ->
- * `none+ia` (the receiver's IA credits). The RC local ACK timeout is the bench's 67 ms
- * (RTO_min 200 ms in NS-2).
+ * 1500-byte Ethernet MTU). The sources' senders on the RC: TCP SACK -> `tcp` (NewReno's
+ * window from 2 packets on the RC's go-back-N: no SACK, a loss resends up to the window),
+ * 1-win TCP -> `tcp` with iw=1,max_cwnd=1, IA-TCP -> `tcp+ia` (the workers' standard TCP
+ * under the aggregator's window: the receiver's IA credits). The RC local ACK timeout is
+ * the bench's 67 ms (RTO_min 200 ms in NS-2).
  * Experiments B (a background flow), C (30 short + 1 long flow) and D (groups joining) need
  * flows of different sizes and start times, which the incast runner does not make: they
  * run on the topology + workload runner after A (repro_iatcp.h). */
@@ -24,14 +25,14 @@
 #include "repro.h"
 #include "repro_iatcp.h"
 
-#define SACK "TCP-SACK~none"
-#define ONEWIN "1-win-TCP~none-w1"
-#define IATCP "IA-TCP~none+ia"
+#define SACK IATCP_SACK
+#define ONEWIN IATCP_ONEWIN
+#define IATCP IATCP_IA
 
 static const struct repro_series series[] = {
-	{ SACK, "none", 0, 0 },
-	{ ONEWIN, "none", 1, 0 },
-	{ IATCP, "none+ia", 0, 0 },
+	{ SACK, "tcp", 0, 0, NULL },
+	{ ONEWIN, "tcp", 0, 0, IATCP_ONEWIN_PARAMS },
+	{ IATCP, "tcp+ia", 0, 0, NULL },
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 
@@ -180,9 +181,9 @@ static int run(struct repro_ctx *ctx)
 	struct grid g = ctx->quick ?
 		(struct grid){ sizes_quick, senders_quick, 1, sizeof(senders_quick) / 8 } :
 		(struct grid){ sizes_full, senders_full, 3, sizeof(senders_full) / 8 };
-	static const char note[] = "RDMA for TCP: go-back-N RC with rxe's 128-packet window for "
-				   "TCP SACK, a 1-packet window for 1-win TCP; RC timeout 67 ms "
-				   "(NS-2 RTO_min 200 ms)";
+	static const char note[] = "TCP on the RC: tcp (NewReno from 2 packets, go-back-N: no "
+				   "SACK) for TCP SACK, tcp iw=1,max_cwnd=1 for 1-win TCP; RC "
+				   "timeout 67 ms (NS-2 RTO_min 200 ms)";
 
 	c.link_bps = QP_GBPS;
 	c.delay_ns = 25 * QP_NS_PER_US;
@@ -207,6 +208,6 @@ static int run(struct repro_ctx *ctx)
 const struct repro_exp repro_iatcp = {
 	.name = "ia-tcp",
 	.summary = "IA-TCP (seed 000) A-D: N workers -> 1 aggregator, 1 Gb/s, 100 us RTT, 56-packet "
-		   "buffer; TCP SACK, 1-win TCP, IA-TCP as none, none w=1, none+ia",
+		   "buffer; TCP SACK, 1-win TCP, IA-TCP as tcp, tcp iw=1,max_cwnd=1, tcp+ia",
 	.run = run,
 };

@@ -28,9 +28,9 @@
 #define B_LEAD "10ms"              /* the background's head start */
 
 const struct repro_mix_series repro_iatcp_mix_series[IATCP_NSERIES] = {
-	{ IATCP_SACK, "none", 0, "none" },
-	{ IATCP_ONEWIN, "none", 1, "none-w1" },
-	{ IATCP_IA, "none+ia", 0, "none+ia" },
+	{ IATCP_SACK, "tcp", 0, "tcp", NULL },
+	{ IATCP_ONEWIN, "tcp", 0, "tcp-w1", IATCP_ONEWIN_PARAMS },
+	{ IATCP_IA, "tcp+ia", 0, "tcp+ia", NULL },
 };
 #define S repro_iatcp_mix_series
 
@@ -210,8 +210,8 @@ static void b_checks(struct repro_ctx *ctx, const struct b_state *b)
 		    to[2] == 0 && done[2] == rounds[2] ? REPRO_YES : REPRO_NO,
 		    "yes: no round with a timeout, and every round started completed; 20 rounds "
 		    "a point (A: 100)",
-		    "rounds with a timeout / completed, of those started: none+ia %u / %u of %u; "
-		    "none %u / %u of %u, none-w1 %u / %u of %u", to[2], done[2], rounds[2], to[0],
+		    "rounds with a timeout / completed, of those started: tcp+ia %u / %u of %u; "
+		    "tcp %u / %u of %u, tcp-w1 %u / %u of %u", to[2], done[2], rounds[2], to[0],
 		    done[0], rounds[0], to[1], done[1], rounds[1]);
 	char base[2][96];
 	for (size_t a = 0; a < 2; a++)
@@ -223,8 +223,8 @@ static void b_checks(struct repro_ctx *ctx, const struct b_state *b)
 		    "high as N grows", low[2]->fair_ratio >= 0.8 ? REPRO_YES : REPRO_NO,
 		    "high: the incast's goodput at least 80% of its fair share N/(N+1) of the "
 		    "payload rate at every N and size",
-		    "lowest share of N/(N+1): none+ia %.1f%% (N=%" PRIu64 ", %" PRIu64 "K); none "
-		    "%s, none-w1 %s", low[2]->fair_ratio * 100, low[2]->senders,
+		    "lowest share of N/(N+1): tcp+ia %.1f%% (N=%" PRIu64 ", %" PRIu64 "K); tcp "
+		    "%s, tcp-w1 %s", low[2]->fair_ratio * 100, low[2]->senders,
 		    low[2]->bytes / 1024, base[0], base[1]);
 }
 
@@ -352,16 +352,16 @@ int repro_iatcp_c(struct repro_ctx *ctx)
 	repro_check(ctx, "C: short flows", "30 x 10 KB beside 1 x 10 MB: IA-TCP has the lowest "
 		    "mean and maximum completion time of the short flows",
 		    mean && max ? REPRO_YES : mean || max ? REPRO_PARTLY : REPRO_NO,
-		    "yes: none+ia's mean and max both below none's and none-w1's; partly: one of "
+		    "yes: tcp+ia's mean and max both below tcp's and tcp-w1's; partly: one of "
 		    "them. All 31 flows start at once (the source gives no offsets)",
-		    "short flows' mean / max: none+ia %.0f / %.0f us, none %.0f / %.0f, none-w1 "
+		    "short flows' mean / max: tcp+ia %.0f / %.0f us, tcp %.0f / %.0f, tcp-w1 "
 		    "%.0f / %.0f; timeouts %" PRIu64 ", %" PRIu64 ", %" PRIu64, c[2].short_mean_us,
 		    c[2].short_max_us, c[0].short_mean_us, c[0].short_max_us, c[1].short_mean_us,
 		    c[1].short_max_us, c[2].timeouts, c[0].timeouts, c[1].timeouts);
 	bool lng = c[2].long_us < c[0].long_us && c[2].long_us < c[1].long_us;
 	repro_check(ctx, "C: long flow", "IA-TCP finishes the 10 MB flow fastest",
-		    lng ? REPRO_YES : REPRO_NO, "yes: none+ia's long flow ends before none's and "
-		    "none-w1's", "10 MB flow: none+ia %.1f ms, none %.1f ms, none-w1 %.1f ms "
+		    lng ? REPRO_YES : REPRO_NO, "yes: tcp+ia's long flow ends before tcp's and "
+		    "tcp-w1's", "10 MB flow: tcp+ia %.1f ms, tcp %.1f ms, tcp-w1 %.1f ms "
 		    "(%.1f ms at the payload rate)", c[2].long_us / 1e3, c[0].long_us / 1e3,
 		    c[1].long_us / 1e3, 10.0 * 1024 * 1024 * 8 / payload_bps() * 1e3);
 	return 0;

@@ -179,20 +179,20 @@ static void d_checks(struct repro_ctx *ctx, struct d_state *d, const char *scale
 	}
 	if (!d->s[2].ok) {
 		repro_check(ctx, "D: fairness", "equal shares as groups join and leave",
-			    REPRO_NOT_RUN, "the none+ia run failed", "-");
+			    REPRO_NOT_RUN, "the tcp+ia run failed", "-");
 		return;
 	}
 	repro_check(ctx, "D: within a group", "all flows of a group get the same share",
 		    w[2] >= 0.9 ? REPRO_YES : REPRO_NO,
-		    "yes: none+ia's median Jain index over the flows of each fully active group, "
+		    "yes: tcp+ia's median Jain index over the flows of each fully active group, "
 		    "every interval, at least 0.9",
-		    "median Jain within a group: none+ia %.3f (%zu intervals x groups), none %.3f, "
-		    "none-w1 %.3f; %s", w[2], d->s[2].nwithin, w[0], w[1], scale);
+		    "median Jain within a group: tcp+ia %.3f (%zu intervals x groups), tcp %.3f, "
+		    "tcp-w1 %.3f; %s", w[2], d->s[2].nwithin, w[0], w[1], scale);
 	repro_check(ctx, "D: across groups", "groups share fairly as they join and leave",
 		    x[2] >= 0.9 ? REPRO_YES : REPRO_NO,
-		    "yes: none+ia's median Jain index over the active groups' rates, every "
+		    "yes: tcp+ia's median Jain index over the active groups' rates, every "
 		    "interval with two or more, at least 0.9",
-		    "median Jain across groups: none+ia %.3f (%zu intervals), none %.3f, none-w1 "
+		    "median Jain across groups: tcp+ia %.3f (%zu intervals), tcp %.3f, tcp-w1 "
 		    "%.3f; last flow ends at %.2f s, %.2f s, %.2f s; timeouts %" PRIu64 ", %" PRIu64
 		    ", %" PRIu64, x[2], d->s[2].nacross, x[0], x[1], d->s[2].last_end_s,
 		    d->s[0].last_end_s, d->s[1].last_end_s, d->s[2].timeouts, d->s[0].timeouts,

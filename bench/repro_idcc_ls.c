@@ -15,12 +15,12 @@
  * load 0.7 the engine needs ~3 s of CPU a simulated ms of arrivals (measured: 57 s for
  * 20 ms, 657 flows), so 15 runs of 10 ms are ~3-5 min of CPU; the source's host counts
  * are not in its text.
- * idcc against dcqcn and none: the source's combined schemes (DCBR = DCTCP+BBR, L2BR,
- * Gemini, Annulus) are TCP; dcqcn (ECN in the DC, nothing for the WAN) and none stand for
+ * idcc against dctcp and none: the source's combined schemes (DCBR = DCTCP+BBR, L2BR,
+ * Gemini, Annulus) are TCP; dctcp (DCTCP's window everywhere, no BBR) and none stand for
  * them. FCT is HPCC's slowdown; "intra-DC short-flow FCT" is the mean slowdown of the
  * intra-DC flows up to 100 KB; WAN utilisation the inter-DC flows' delivered payload over
  * both directions' capacity over the run. Each flow registers its own path's base RTT
- * (IDCC's, and dcqcn's and none's, which have no global T), and the WAN link reports no
+ * (IDCC's, and dctcp's and none's, which have no global T), and the WAN link reports no
  * INT (the generator's int=off). Files: ls.csv (a row per load, series, class, locality),
  * ls/LOAD/ALGO/ (each run's files and report.json, with idcc's counters per loop). */
 #include <inttypes.h>
@@ -39,7 +39,7 @@ static const char *const class_names[LS_CLASSES] = { "short", "medium", "long" }
 
 static const struct repro_mix_series series[LS_SERIES] = {
 	{ "IDCC~idcc", "idcc", 0, NULL },
-	{ "DCTCP+BBR~dcqcn", "dcqcn", 0, NULL },
+	{ "DCTCP+BBR~dctcp", "dctcp", 0, NULL },
 	{ "none", "none", 0, NULL },
 };
 
@@ -145,6 +145,10 @@ int repro_idcc_large(struct repro_ctx *ctx)
 	struct repro_mix_run m[LS_SERIES];
 	struct topogen_params g;
 	struct ls_state st;
+	static const char *const loop_names[4] = { "int_samples", "rtt_samples", "int_steps",
+						   "rtt_steps" };
+	uint64_t loop[4] = { 0 };
+	const char *rtt[3] = { "-", "-", "-" };
 	char path[4200];
 	FILE *f;
 
@@ -181,11 +185,16 @@ int repro_idcc_large(struct repro_ctx *ctx)
 			return -1;
 		}
 		ls_csv(f, loads[l], run[l]);
+		if (m[0].ok)
+			for (int k = 0; k < 4; k++)
+				loop[k] += repro_mix_counter(&m[0], loop_names[k]);
+		rtt[0] = repro_mix_rtt(&m[0]), rtt[1] = repro_mix_rtt(&m[1]);
+		rtt[2] = repro_mix_rtt(&m[2]);
 	}
 	fclose(f);
 
 	/* the checks, decided before the run */
-	char txt[REPRO_TEXT] = "", *p = txt;
+	char txt[REPRO_MEASURED] = "", *p = txt;
 	bool all3 = true, all1 = true, wan = true, any = false;
 	for (size_t l = 0; l < nloads; l++) {
 		const struct ls_run *x = run[l];
@@ -208,10 +217,13 @@ int repro_idcc_large(struct repro_ctx *ctx)
 	repro_check(ctx, "large scale: intra-DC short flows", "intra-DC short-flow FCT 12x, 6x, "
 		    "1.9x, 3.6x below DCBR, L2BR, Gemini, Annulus (spine-leaf, fat-tree, VL2)",
 		    all3 ? REPRO_YES : all1 ? REPRO_PARTLY : REPRO_NO,
-		    "yes: idcc's below dcqcn's and none's by >= 1.9x (the least published) at every "
-		    "load; partly: below both. Spine-leaf only, 64 hosts; dcqcn, none for the TCP "
+		    "yes: idcc's below dctcp's and none's by >= 1.9x (the least published) at every "
+		    "load; partly: below both. Spine-leaf only, 64 hosts; dctcp, none for the TCP "
 		    "schemes",
-		    "mean slowdown of intra-DC flows <= 100 KB, idcc / dcqcn / none, by load %s", txt);
+		    "mean slowdown of intra-DC flows <= 100 KB, idcc / dctcp / none, by load %s; "
+		    "idcc's loops over the loads: %" PRIu64 " INT and %" PRIu64 " RTT samples, %"
+		    PRIu64 " and %" PRIu64 " updates; T: %s / %s / %s", txt, loop[0], loop[1],
+		    loop[2], loop[3], rtt[0], rtt[1], rtt[2]);
 	p = txt;
 	for (size_t l = 0; l < nloads; l++)
 		p += snprintf(p, sizeof(txt) - (size_t)(p - txt), "%s%.1f: %.3f / %.3f / %.3f",
@@ -219,9 +231,9 @@ int repro_idcc_large(struct repro_ctx *ctx)
 			      run[l][2].wan_util);
 	repro_check(ctx, "large scale: WAN utilisation", "higher WAN utilisation than the "
 		    "combined schemes", wan ? REPRO_YES : REPRO_NO,
-		    "yes: idcc's WAN link carries at least dcqcn's and none's bytes over the run at "
-		    "every load (both directions)", "WAN utilisation, idcc / dcqcn / none, by load %s",
-		    txt);
+		    "yes: idcc's at least dctcp's and none's at every load. Utilisation: the "
+		    "inter-DC flows' delivered payload over both directions' WAN capacity over "
+		    "the run", "WAN utilisation, idcc / dctcp / none, by load %s", txt);
 	repro_check(ctx, "large scale: fat-tree, VL2", "the same over fat-tree and VL2 DCs",
 		    REPRO_NOT_RUN, "spine-leaf chosen (the brief); fat-tree and VL2 not run", "-");
 	return 0;

@@ -158,9 +158,19 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		       out[i].flows, out[i].unfinished, out[i].bins.p50, out[i].bins.p95,
 		       out[i].bins.p99, out[i].mean_queue_bytes / 1024, out[i].drops, out[i].sim_s,
 		       wall);
+		printf("  [%s] %s %s: %s\n", ctx->name, sp->tag, s[i].label,
+		       repro_mix_setting(&out[i], err, sizeof(err)));
 		fflush(stdout);
 	}
 	return 0;
+}
+
+const char *repro_mix_setting(const struct repro_mix_run *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s on %s, params %s", m->series->algo,
+		 m->global_rtt ? "the global T (its reference's)" : "each flow's own RTT",
+		 m->cc_params[0] ? m->cc_params : "its defaults");
+	return buf;
 }
 
 uint64_t repro_mix_counter(const struct repro_mix_run *m, const char *name)

@@ -46,6 +46,14 @@ struct repro_mix_run {
 	const struct cc_ops *cc_ops;
 	uint64_t cc_counter[HOST_CC_COUNTERS];
 };
+/* What @m's senders ran with, for a report: "hpcc on the global T (its reference's), params
+ * max_stage=0" or "... on each flow's own RTT ...". @buf. */
+const char *repro_mix_setting(const struct repro_mix_run *m, char *buf, size_t len);
+/* The T @m's flows registered, for a report: "global T" (its reference's) or "own RTT". */
+static inline const char *repro_mix_rtt(const struct repro_mix_run *m)
+{
+	return m->global_rtt ? "global T" : "own RTT";
+}
 /* @m's counter @name (its algorithm's, qpace/cc.h), 0 when it has none of that name. */
 uint64_t repro_mix_counter(const struct repro_mix_run *m, const char *name);
 

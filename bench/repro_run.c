@@ -103,6 +103,7 @@ int repro_sweep(struct repro_ctx *ctx, const struct bench_conf *c,
 			sc.window_pkts = series[a].window_pkts;
 		if (series[a].buffer_bytes)
 			sc.buffer_bytes = series[a].buffer_bytes;
+		sc.cc_params = series[a].params;
 		for (size_t s = 0; s < nsizes; s++)
 			for (size_t k = 0; k < nsenders; k++)
 				if (run_point(ctx, &sc, &series[a], senders[k], sizes[s], dir_fmt))
