@@ -28,7 +28,20 @@ struct roce_parsed {
 	__u8 ipv6;
 	__u8 ecn;                    /* the IP header's ECN field, 0..3 */
 	__u8 becn;                   /* BTH byte 4's BECN bit */
+	__u8 ackreq;                 /* BTH byte 8's AckReq bit */
+	__u32 psn;                   /* BTH, 24 bits */
+	__u32 bth_off;               /* where the BTH starts: an ACK's AETH follows it */
 };
+
+/* The RTT stamps' map (tc_abi.h, qp_rtt): the egress program's, which the ingress
+ * program's loader makes its @name share (the same definition in both objects). */
+#define ROCE_RTT_MAP(name)                                          \
+	struct {                                                    \
+		__uint(type, BPF_MAP_TYPE_LRU_HASH);                \
+		__uint(max_entries, QP_TC_MAX_RTT);                 \
+		__type(key, struct qp_tc_rtt_key);                  \
+		__type(value, struct qp_tc_rtt_stamp);              \
+	} name SEC(".maps")
 
 static __always_inline void roce_v4_mapped(__u8 out[16], __u32 addr_be)
 {
@@ -127,6 +140,9 @@ static __always_inline __u32 roce_parse(struct __sk_buff *skb, struct roce_parse
 	p->opcode = bth[0];
 	p->becn = (bth[4] >> 6) & 1;
 	p->key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
+	p->ackreq = bth[8] >> 7;
+	p->psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
+	p->bth_off = l4 + sizeof(udp);
 	return QP_TC_C_ROCE;
 }
 

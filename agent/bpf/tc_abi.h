@@ -16,6 +16,12 @@
  *               rate every paced flow falls to when the heartbeat is older than the hold
  *               (qpaced died), and what qpaced installed (for a later --enforce off).
  *
+ *   qp_rtt      LRU hash, the program writes (conf.rtt) and the tc ingress program reads
+ *               and deletes (the loader shares it, qp_tc_rtt_fd): (peer address, PSN) ->
+ *               when a data frame that asks for an ACK (BTH AckReq) left, and its flow's
+ *               destination QPN; one sent twice (go-back-N, a timeout) is marked so, and
+ *               gives no RTT sample (Karn). Not pinned: stamps outlive no program.
+ *
  * These five are pinned under bpffs (QP_TC_PIN_ROOT/IFACE/NAME), so a restarted qpaced
  * takes them over, and the program (held by its filter) keeps working when qpaced dies.
  *
@@ -28,6 +34,8 @@
 #include <linux/types.h>
 
 #define QP_TC_MAX_FLOWS 65536
+#define QP_TC_MAX_RTT 16384          /* data frames awaiting their ACK, over all flows */
+#define QP_TC_RTT_STALE_NS 1000000000ull  /* a stamp older than this is a new frame's */
 #define QP_TC_RING_BYTES (256 * 1024)
 #define QP_TC_ROCE_PORT 4791
 
@@ -83,6 +91,20 @@ struct qp_tc_state {
 	__u32 pad2;
 };
 
+/* RTT stamps (qp_rtt): a data frame with AckReq, by its peer and PSN (RC ACKs carry the
+ * PSN they acknowledge: rxe sends one for each AckReq frame). */
+struct qp_tc_rtt_key {
+	__u8 peer[16];               /* the frame's destination */
+	__u32 psn;
+};
+
+struct qp_tc_rtt_stamp {
+	__u64 depart_ns;             /* bpf_ktime_get_ns() of its departure (its EDT time when
+				      * paced later than now) */
+	__u32 dqpn;                  /* its destination QPN: the flow's qp_tc_key with peer */
+	__u32 resent;                /* 1: sent again before its ACK: no sample (Karn) */
+};
+
 /* Counters: every frame the program sees lands in exactly one of the QP_TC_C_PASS_* or in
  * QP_TC_C_ROCE; the others count events on RoCE frames. */
 enum qp_tc_counter {
@@ -112,6 +134,9 @@ enum qp_tc_counter {
 	QP_TC_C_CREDIT_EXPIRED,      /* credits past credit_until_ns: ignored, rate only */
 	QP_TC_C_START,               /* enforce: a frame of a flow with no entry yet (not
 				      * an ACK or CNP) paced at conf.start_bps */
+	QP_TC_C_RTT_STAMPED,         /* conf.rtt: an AckReq data frame's departure stamped */
+	QP_TC_C_RTT_RESENT,          /* ... one stamped already: sent again, no sample */
+	QP_TC_C_RTT_FULL,            /* ... could not stamp it */
 	QP_TC_C_COUNT
 };
 
@@ -128,6 +153,8 @@ struct qp_tc_conf {
 	 * unpaced. rxe commits up to 64 frames of a new QP at once, before any rate or
 	 * feedback can be back: at the line rate they would land in the switch together. */
 	__u64 start_bps;
+	__u32 rtt;                   /* 1: stamp AckReq data frames in qp_rtt (any mode) */
+	__u32 pad;
 };
 
 /* RoCEv2 opcodes whose flows are acknowledgements, not data: RC ACK, atomic ACK, CNP.

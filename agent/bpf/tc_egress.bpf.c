@@ -31,6 +31,11 @@
  * Safe failure: when qpaced's heartbeat (qp_alive) is older than its hold, the rate is
  * min(rate, safe), and a flow with no entry is paced at the safe rate (tc_abi.h).
  *
+ * RTT stamps (conf.rtt, any mode): a data frame that asks for an ACK (BTH AckReq) is
+ * stamped in qp_rtt by (peer, PSN) with its departure, max(now, skb->tstamp) after the
+ * steps above; the tc ingress program matches the ACK and reports the RTT. A PSN stamped
+ * less than QP_TC_RTT_STALE_NS ago is a retransmission: marked, it gives no sample.
+ *
  * IA credits (QP_TC_F_CREDIT on a paced entry, enforce mode): a data frame beyond the
  * flow's cumulative credits departs no earlier than the credit schedule allows
  * (credit_hold, tc_abi.h), and the EDT step then runs from that time; credits past their
@@ -76,6 +81,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct qp_tc_alive);
 } qp_alive SEC(".maps");
+
+ROCE_RTT_MAP(qp_rtt);
 
 struct qp_tc_conf qp_conf;
 __u64 qp_last_report_ns;
@@ -247,8 +254,45 @@ static __always_inline __u64 credit_hold(struct qp_tc_state *st, const struct qp
 	return rt->credit_next_ns + over / win * rt->credit_interval_ns;
 }
 
+/* conf.rtt: an AckReq data frame's departure, by (peer, PSN); a retransmission marked. */
+static __always_inline void rtt_stamp(struct __sk_buff *skb, const struct roce_parsed *p)
+{
+	struct qp_tc_rtt_key k = {};
+	struct qp_tc_rtt_stamp *old, fresh = {};
+	__u64 now = bpf_ktime_get_ns();
+
+	__builtin_memcpy(k.peer, p->key.daddr, 16);
+	k.psn = p->psn;
+	old = bpf_map_lookup_elem(&qp_rtt, &k);
+	if (old && now - old->depart_ns < QP_TC_RTT_STALE_NS) {
+		old->resent = 1;
+		count(QP_TC_C_RTT_RESENT);
+		return;
+	}
+	fresh.depart_ns = skb->tstamp > now ? skb->tstamp : now;
+	fresh.dqpn = p->key.dqpn;
+	if (bpf_map_update_elem(&qp_rtt, &k, &fresh, BPF_ANY)) {
+		count(QP_TC_C_RTT_FULL);
+		return;
+	}
+	count(QP_TC_C_RTT_STAMPED);
+}
+
+static __always_inline int egress(struct __sk_buff *skb, struct roce_parsed *pp);
+
 SEC("tc")
 int qp_tc_egress(struct __sk_buff *skb)
+{
+	struct roce_parsed p = {};
+	int verdict = egress(skb, &p);
+
+	if (qp_conf.rtt && p.ackreq && !qp_tc_ack_only(p.opcode))
+		rtt_stamp(skb, &p);
+	return verdict;
+}
+
+/* Everything but the RTT stamp; @pp is filled when the frame is RoCEv2 (else zero). */
+static __always_inline int egress(struct __sk_buff *skb, struct roce_parsed *pp)
 {
 	struct roce_parsed p = {};
 	struct qp_tc_state *st;
@@ -259,6 +303,7 @@ int qp_tc_egress(struct __sk_buff *skb)
 	count(c);
 	if (c != QP_TC_C_ROCE)
 		return TC_ACT_OK;
+	*pp = p;
 	if (qp_conf.ecn_mark)
 		ect_mark(skb, &p);
 	now = bpf_ktime_get_ns();

@@ -61,6 +61,9 @@ static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_CREDIT_HELD] = "credit_held",
 	[QP_TC_C_CREDIT_EXPIRED] = "credit_expired",
 	[QP_TC_C_START] = "start_rate",
+	[QP_TC_C_RTT_STAMPED] = "rtt_stamped",
+	[QP_TC_C_RTT_RESENT] = "rtt_resent",
+	[QP_TC_C_RTT_FULL] = "rtt_full",
 };
 
 const char *qp_tc_counter_name(unsigned c)
@@ -400,6 +403,20 @@ int qp_tc_reports_take(struct qp_tc *t, void (*fn)(void *ctx, const struct qp_tc
 int qp_tc_prog_fd(const struct qp_tc *t)
 {
 	return bpf_program__fd(t->skel->progs.qp_tc_egress);
+}
+
+int qp_tc_rtt_fd(const struct qp_tc *t)
+{
+	return bpf_map__fd(t->skel->maps.qp_rtt);
+}
+
+int qp_tc_rtt_stamp(const struct qp_tc *t, const uint8_t peer[16], uint32_t psn,
+		    struct qp_tc_rtt_stamp *out)
+{
+	struct qp_tc_rtt_key k = { .psn = psn };
+
+	memcpy(k.peer, peer, 16);
+	return bpf_map_lookup_elem(qp_tc_rtt_fd(t), &k, out) ? -errno : 0;
 }
 
 bool qp_tc_took_over(const struct qp_tc *t)

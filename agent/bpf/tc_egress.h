@@ -103,4 +103,10 @@ int qp_tc_reports_take(struct qp_tc *t, void (*fn)(void *ctx, const struct qp_tc
 /* The program's fd (for BPF_PROG_TEST_RUN in the tests). */
 int qp_tc_prog_fd(const struct qp_tc *t);
 
+/* The RTT stamps' map (qp_rtt, conf.rtt), for the tc ingress program to share
+ * (qp_tci_open_rtt); its stamp of (@peer, @psn): 0 or -ENOENT. */
+int qp_tc_rtt_fd(const struct qp_tc *t);
+int qp_tc_rtt_stamp(const struct qp_tc *t, const uint8_t peer[16], uint32_t psn,
+		    struct qp_tc_rtt_stamp *out);
+
 #endif

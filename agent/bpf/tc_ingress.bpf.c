@@ -17,6 +17,11 @@
  *     which qpaced's IA credit pacer reads on its timer;
  *   - conf.no_reports: CE and CNPs are counted, not reported (IA without --cnp).
  *
+ *   - conf.rtt: an ACK (opcode 0x11, AETH syndrome ACK) takes the egress program's
+ *     stamp of (its source, its PSN) from qpi_rtt (the same map: the loader shares it) and
+ *     is reported as an RTT sample (kind RTT), a NAK with a PSN sequence error as kind
+ *     NAK; each kind at most once per conf.rtt_gap_ns (tc_ingress_abi.h).
+ *
  * The verdict is always TC_ACT_OK and no byte of a frame is changed. */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -52,7 +57,12 @@ struct {
 	__uint(max_entries, QP_TCI_RING_BYTES);
 } qpi_reports SEC(".maps");
 
+/* The egress program's qp_rtt (tc_abi.h), shared by the loader; this program's own,
+ * empty, when there is no egress program. */
+ROCE_RTT_MAP(qpi_rtt);
+
 struct qp_tci_conf qpi_conf;
+__u64 qpi_rtt_reported_ns, qpi_nak_reported_ns;
 
 #define OP_ACK 0x11
 #define OP_ATOMIC_ACK 0x12
@@ -152,6 +162,93 @@ static __always_inline void on_ce(struct qp_tci_qp *q, const struct roce_parsed 
 	}
 }
 
+#define AETH_NAK_PSN_SEQ 0x60   /* syndrome 011 00000: NAK, PSN sequence error */
+
+/* At most one report per conf.rtt_gap_ns through *@last (the CAS: one CPU of two). */
+static __always_inline int rtt_gap_ok(__u64 *last, __u64 now)
+{
+	__u64 l = *last;
+
+	if (l && now - l < qpi_conf.rtt_gap_ns)
+		return 0;
+	return __sync_val_compare_and_swap(last, l, now) == l;
+}
+
+static __always_inline void rtt_report(const struct roce_parsed *p, __u8 kind, __u32 len,
+				       __u64 now, __u32 peer_qpn, __u64 rtt)
+{
+	struct qp_tci_report *r = bpf_ringbuf_reserve(&qpi_reports, sizeof(*r), 0);
+
+	if (!r) {
+		count(QP_TCI_C_RING_FULL);
+		return;
+	}
+	__builtin_memcpy(r->saddr, p->saddr, 16);
+	__builtin_memcpy(r->daddr, p->key.daddr, 16);
+	r->dqpn = p->key.dqpn;
+	r->kind = kind;
+	r->opcode = p->opcode;
+	r->ipv6 = p->ipv6;
+	r->ecn = p->ecn;
+	r->sport = p->sport;
+	r->pad = 0;
+	r->len = len;
+	r->ts_ns = now;
+	r->psn = p->psn;
+	r->peer_qpn = peer_qpn;
+	r->rtt_ns = rtt;
+	bpf_ringbuf_submit(r, 0);
+	count(kind == QP_TCI_K_RTT ? QP_TCI_C_RTT_REPORTS : QP_TCI_C_NAK_REPORTS);
+}
+
+/* conf.rtt: an ACK or NAK from p->saddr (the AETH after the BTH). */
+static __always_inline void on_ack(struct __sk_buff *skb, const struct roce_parsed *p,
+				   __u64 now)
+{
+	struct qp_tc_rtt_key k = {};
+	struct qp_tc_rtt_stamp *st;
+	__u8 syn;
+	__u32 dqpn;
+	__u64 depart;
+	int resent;
+
+	if (bpf_skb_load_bytes(skb, p->bth_off + ROCE_BTH_LEN, &syn, 1) < 0)
+		return;
+	if (syn == AETH_NAK_PSN_SEQ) {
+		count(QP_TCI_C_NAK);
+		if (rtt_gap_ok(&qpi_nak_reported_ns, now))
+			rtt_report(p, QP_TCI_K_NAK, skb->len, now, 0, 0);
+		else
+			count(QP_TCI_C_NAK_LIMITED);
+		return;
+	}
+	if (syn >> 5)            /* RNR NAK, other NAKs */
+		return;
+	count(QP_TCI_C_ACK);
+	__builtin_memcpy(k.peer, p->saddr, 16);
+	k.psn = p->psn;
+	st = bpf_map_lookup_elem(&qpi_rtt, &k);
+	if (!st) {
+		count(QP_TCI_C_RTT_NO_STAMP);
+		return;
+	}
+	depart = st->depart_ns;
+	dqpn = st->dqpn;
+	resent = st->resent;
+	bpf_map_delete_elem(&qpi_rtt, &k);
+	if (resent) {
+		count(QP_TCI_C_RTT_KARN);
+		return;
+	}
+	if (now <= depart)
+		return;
+	count(QP_TCI_C_RTT_SAMPLE);
+	if (rtt_gap_ok(&qpi_rtt_reported_ns, now))
+		rtt_report(p, QP_TCI_K_RTT, skb->len, now, dqpn, now - depart);
+	else
+		count(QP_TCI_C_RTT_LIMITED);
+}
+
 SEC("tc")
 int qp_tc_ingress(struct __sk_buff *skb)
 {
@@ -172,6 +269,8 @@ int qp_tc_ingress(struct __sk_buff *skb)
 		is_ce = 0;
 	}
 	now = bpf_ktime_get_ns();
+	if (qpi_conf.rtt && p.opcode == OP_ACK)
+		on_ack(skb, &p, now);
 	if (qpi_conf.flows && !is_cnp && p.opcode != OP_ACK && p.opcode != OP_ATOMIC_ACK)
 		flow_count(&p, skb->len, now);
 	if (!is_cnp && !is_ce)

@@ -37,6 +37,15 @@ static const char *const counter_names[QP_TCI_C_COUNT] = {
 	[QP_TCI_C_STATE_FULL] = "state_full",
 	[QP_TCI_C_FLOW_DATA] = "flow_data",
 	[QP_TCI_C_FLOW_FULL] = "flow_full",
+	[QP_TCI_C_ACK] = "acks",
+	[QP_TCI_C_RTT_SAMPLE] = "rtt_samples",
+	[QP_TCI_C_RTT_NO_STAMP] = "rtt_no_stamp",
+	[QP_TCI_C_RTT_KARN] = "rtt_karn",
+	[QP_TCI_C_RTT_REPORTS] = "rtt_reports",
+	[QP_TCI_C_RTT_LIMITED] = "rtt_limited",
+	[QP_TCI_C_NAK] = "naks",
+	[QP_TCI_C_NAK_REPORTS] = "nak_reports",
+	[QP_TCI_C_NAK_LIMITED] = "nak_limited",
 };
 
 const char *qp_tci_counter_name(unsigned c)
@@ -46,7 +55,7 @@ const char *qp_tci_counter_name(unsigned c)
 
 struct qp_tci_conf qp_tci_conf_default(void)
 {
-	return (struct qp_tci_conf){ .ce_gap_ns = 50000ull };
+	return (struct qp_tci_conf){ .ce_gap_ns = 50000ull, .rtt_gap_ns = 100000ull };
 }
 
 static int take_one(void *ctx, void *data, size_t size)
@@ -60,6 +69,11 @@ static int take_one(void *ctx, void *data, size_t size)
 
 int qp_tci_open(struct qp_tci **out, char *err, size_t errlen)
 {
+	return qp_tci_open_rtt(out, -1, err, errlen);
+}
+
+int qp_tci_open_rtt(struct qp_tci **out, int rtt_fd, char *err, size_t errlen)
+{
 	struct qp_tci *t = calloc(1, sizeof(*t));
 	int rc;
 
@@ -71,8 +85,19 @@ int qp_tci_open(struct qp_tci **out, char *err, size_t errlen)
 	t->hook = (struct qp_tc_hook){ .point = BPF_TC_INGRESS, .handle = QP_TCI_HANDLE,
 				       .prio = QP_TCI_PRIO };
 	qp_bpf_log_start();
-	t->skel = qp_tc_ingress__open_and_load();
-	if (!t->skel) {
+	t->skel = qp_tc_ingress__open();
+	if (t->skel && rtt_fd >= 0 && (rc = bpf_map__reuse_fd(t->skel->maps.qpi_rtt, rtt_fd))) {
+		snprintf(err, errlen, "tc ingress: the egress program's RTT stamps: %s",
+			 strerror(-rc));
+		qp_tc_ingress__destroy(t->skel);
+		free(t);
+		return rc;
+	}
+	if (!t->skel || (rc = qp_tc_ingress__load(t->skel))) {
+		int e = t->skel ? -rc : errno;
+
+		qp_tc_ingress__destroy(t->skel);
+		errno = e;
 		rc = qp_bpf_load_failed("tc ingress", err, errlen);
 		free(t);
 		return rc;

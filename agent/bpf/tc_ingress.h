@@ -18,6 +18,9 @@ struct qp_tci;
 
 /* Load (not attached); the conf starts at qp_tci_conf_default(). */
 int qp_tci_open(struct qp_tci **out, char *err, size_t errlen);
+/* The same, the RTT stamps' map shared with the tc egress program's (qp_tc_rtt_fd; -1:
+ * a map of its own, which nothing stamps): conf.rtt then matches its ACKs. */
+int qp_tci_open_rtt(struct qp_tci **out, int rtt_fd, char *err, size_t errlen);
 /* Detach, unload. NULL is fine. */
 void qp_tci_close(struct qp_tci *t);
 
@@ -29,7 +32,8 @@ int qp_tci_ifindex(const struct qp_tci *t);
  * 1 removed, 0 none there, or a negative errno. clsact itself is the egress side's. */
 int qp_tci_remove(const char *ifname);
 
-/* ce_gap_ns 50 us: DCQCN's CNP interval (one CNP per QP per 50 us). */
+/* ce_gap_ns 50 us: DCQCN's CNP interval (one CNP per QP per 50 us); rtt off, rtt_gap_ns
+ * 100 us (at most 10,000 RTT samples and 10,000 NAKs a second reported). */
 struct qp_tci_conf qp_tci_conf_default(void);
 void qp_tci_set_conf(struct qp_tci *t, const struct qp_tci_conf *c);
 

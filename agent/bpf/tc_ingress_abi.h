@@ -15,11 +15,20 @@
  *                -> data frames and bytes arriving from that sender to that QP (not
  *                ACKs, atomic ACKs or CNPs), first and last seen: what qpaced's IA
  *                credit pacer reads on its timer (no per-packet report)
+ *   qpi_rtt      (conf.rtt) the tc egress program's qp_rtt, shared by the loader
+ *                (qp_tci_open_rtt): an arriving ACK (BTH opcode 0x11, AETH syndrome ACK)
+ *                from peer X for PSN P takes the stamp (X, P) the egress program wrote
+ *                when that AckReq frame left, and is reported as an RTT sample (kind RTT:
+ *                the ACK's arrival minus the frame's departure, with the egress key's QPN);
+ *                a NAK (PSN sequence error) is reported as kind NAK. Both at most one per
+ *                conf.rtt_gap_ns over all QPs (each kind its own limit); a stamp of a
+ *                frame sent twice gives no sample (Karn)
  * Addresses are 16 bytes as on the wire, IPv4 as ::ffff:a.b.c.d (as in tc_abi.h). */
 #ifndef QPACE_TC_INGRESS_ABI_H
 #define QPACE_TC_INGRESS_ABI_H
 
 #include <linux/types.h>
+#include "tc_abi.h"
 
 #define QP_TCI_MAX_QPS 65536
 #define QP_TCI_MAX_FLOWS 65536
@@ -45,6 +54,15 @@ enum qp_tci_counter {
 	QP_TCI_C_STATE_FULL,         /* could not create the QP's entry */
 	QP_TCI_C_FLOW_DATA,          /* conf.flows: a data frame counted in its flow */
 	QP_TCI_C_FLOW_FULL,          /* conf.flows: could not create the flow's entry */
+	QP_TCI_C_ACK,                /* conf.rtt: an ACK (syndrome ACK) arrived */
+	QP_TCI_C_RTT_SAMPLE,         /* ... matched a stamp: an RTT sample */
+	QP_TCI_C_RTT_NO_STAMP,       /* ... matched none (not AckReq'd, or LRU-evicted) */
+	QP_TCI_C_RTT_KARN,           /* ... matched a frame sent twice: no sample */
+	QP_TCI_C_RTT_REPORTS,
+	QP_TCI_C_RTT_LIMITED,        /* a sample within conf.rtt_gap_ns of the last report */
+	QP_TCI_C_NAK,                /* conf.rtt: a NAK, PSN sequence error */
+	QP_TCI_C_NAK_REPORTS,
+	QP_TCI_C_NAK_LIMITED,
 	QP_TCI_C_COUNT
 };
 
@@ -69,9 +87,12 @@ struct qp_tci_conf {
 	__u64 ce_gap_ns;             /* at least this long between two CE reports of a QP */
 	__u32 no_reports;            /* 1: count CE and CNPs, report neither (no --cnp) */
 	__u32 flows;                 /* 1: count data per receiving flow in qpi_flows */
+	__u32 rtt;                   /* 1: match ACKs with qpi_rtt, report RTT samples, NAKs */
+	__u32 pad;
+	__u64 rtt_gap_ns;            /* at least this long between two RTT (two NAK) reports */
 };
 
-enum qp_tci_kind { QP_TCI_K_CE = 1, QP_TCI_K_CNP = 2 };
+enum qp_tci_kind { QP_TCI_K_CE = 1, QP_TCI_K_CNP = 2, QP_TCI_K_RTT = 3, QP_TCI_K_NAK = 4 };
 
 struct qp_tci_report {
 	__u8 saddr[16];              /* the frame's source: the peer */
@@ -85,6 +106,11 @@ struct qp_tci_report {
 	__u16 pad;
 	__u32 len;                   /* skb->len */
 	__u64 ts_ns;                 /* bpf_ktime_get_ns() */
+	/* RTT and NAK */
+	__u32 psn;                   /* the ACK's (the acknowledged frame's) or NAK's PSN */
+	__u32 peer_qpn;              /* RTT: the stamped frame's destination QPN (the egress
+				      * key with saddr); NAK: 0 (not known) */
+	__u64 rtt_ns;                /* RTT: the ACK's arrival minus the frame's departure */
 };
 
 #endif
