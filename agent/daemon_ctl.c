@@ -160,11 +160,20 @@ static void req_event(void *ctx, const struct ctl_msg *m, struct ctl_out *o)
 			   err);
 		return;
 	}
-	if (ev.type == CC_EV_RTT)
-		ev.u.rtt.rtt_ns = e->value;
-	else if (ev.type == CC_EV_ACKED)
-		ev.u.ack.bytes = e->value;
-	else if (ev.type == CC_EV_FLOW_START)
+	/* a program's completions (verbs/qp_agent.c): transport events, counted and given to
+	 * the QP's algorithm when it declares them (agent_qp_transport) */
+	if (ev.type == CC_EV_RTT || ev.type == CC_EV_ACKED) {
+		struct agent_tp_event t = { .type = ev.type == CC_EV_RTT ? AGENT_TP_RTT
+									 : AGENT_TP_ACK };
+
+		if (ev.type == CC_EV_RTT)
+			t.rtt_ns = e->value;
+		else
+			t.bytes = e->value;
+		agent_qp_transport(c->d->agent, e->qpn, &t, qp_now_ns());
+		return;
+	}
+	if (ev.type == CC_EV_FLOW_START)
 		ev.u.flow_bytes = e->value;
 	agent_qp_event(c->d->agent, e->qpn, &ev, qp_now_ns());
 }

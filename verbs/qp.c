@@ -664,6 +664,8 @@ static int post_piece(struct qp *qp, uint64_t n)
 	if (last) {
 		pend_set(qp, false);
 		qp->stats.tx_msgs++;
+		if (piece.flags & QP_WR_SIGNALED)
+			qp_agent_sent(qp, wr->wr_id, wr->length);
 	}
 	return 0;
 }
@@ -800,6 +802,8 @@ int qp_poll(struct qp *qp, struct qp_wc *wc, int n)
 		if (wc[i].opcode == QP_WC_RECV || wc[i].opcode == QP_WC_RECV_WRITE_IMM) {
 			qp->stats.rx_msgs++;
 			qp->stats.rx_bytes += wc[i].byte_len;
+		} else {
+			qp_agent_completed(qp, wc[i].wr_id);
 		}
 	}
 	return got;

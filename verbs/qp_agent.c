@@ -29,6 +29,17 @@
  *   next run forward to that time (qp_agent_posted), so an idle QP costs no wakeups. The
  *   agent's HPCC takes its snd_nxt from it (qpace/agent.h). After a (re)registration the
  *   figure is sent again.
+ * - Completions (qp_agent_sent, qp_agent_completed): what a backend's completions allow
+ *   the agent to know of the transport. A signaled send WR's post time is kept (by wr_id,
+ *   in posting order, QA_SIG_RING at most), and its successful completion gives an RTT
+ *   sample, completion - post (the last piece's post: the gate hands pieces to the NIC
+ *   when they may go, so this is the NIC's queue, the round trip of the message's last
+ *   packet and the poll's lateness), and the bytes acknowledged (the message's). Both go
+ *   as EVENTs (RTT, ACKED) at most once per the QP's base RTT (at least
+ *   QP_AGENT_TXSTATE_MIN_NS): the latest sample, the bytes summed. A completion shows no
+ *   PSN, no ECN echo, and neither NAKs nor timeouts (the NIC retransmits by itself; only
+ *   a QP that gave up completes with an error): those reach the agent from the wire
+ *   (qpaced --enforce, the tc programs) or not at all.
  */
 #include <errno.h>
 #include <poll.h>
@@ -59,6 +70,8 @@ static const char *const qa_state_names[QA_STATE_COUNT] = {
 	[QA_REGISTERED] = "registered", [QA_REFUSED] = "refused",
 };
 
+#define QA_SIG_RING 64               /* signaled send WRs awaiting their completion */
+
 struct qp_agent_qp {
 	struct agent_qp_reg reg;     /* the parameters; addresses filled at connect */
 	enum qa_state state;
@@ -67,6 +80,12 @@ struct qp_agent_qp {
 	bool tx_sent;                /* a TXSTATE went to this agent: the two below */
 	uint32_t tx_psn;
 	uint8_t tx_enforce;
+	/* completions: signaled WRs in posting order, what to report, when */
+	struct { uint64_t wr_id, bytes; qp_time_ns post_ns; } sig[QA_SIG_RING];
+	uint32_t sig_head, sig_n;
+	uint64_t acked_bytes;        /* since the last ACKED event */
+	qp_time_ns rtt_ns;           /* the latest sample, 0 once reported */
+	qp_time_ns ev_ns;            /* the next EVENTs may go at */
 };
 
 struct qp_agent {
@@ -442,6 +461,88 @@ static qp_time_ns send_txstate(struct qp_ctx *ctx)
 	return every < QP_AGENT_TXSTATE_MIN_NS ? QP_AGENT_TXSTATE_MIN_NS : every;
 }
 
+/* EVENTs for every registered QP with completions to report, each at most once per its
+ * base RTT (at least QP_AGENT_TXSTATE_MIN_NS); the earliest a QP may next report. */
+static qp_time_ns send_completions(struct qp_ctx *ctx, qp_time_ns now)
+{
+	qp_time_ns next = QP_TIME_NEVER;
+
+	for (struct qp *qp = ctx->qps; qp; qp = qp->next) {
+		struct qp_agent_qp *q = qp->agent;
+		struct ctl_msg m = { .type = CTL_T_EVENT };
+		qp_time_ns every;
+
+		if (!q || q->state != QA_REGISTERED || (!q->acked_bytes && !q->rtt_ns))
+			continue;
+		if (now < q->ev_ns) {
+			next = q->ev_ns < next ? q->ev_ns : next;
+			continue;
+		}
+		if (q->acked_bytes) {
+			m.u.event = (struct ctl_event){ qp->qpn, CTL_EV_ACKED, q->acked_bytes };
+			if (agent_send(ctx->agent, &m))
+				break;   /* full or broken: the next run sees it */
+			q->acked_bytes = 0;
+		}
+		if (q->rtt_ns) {
+			m.u.event = (struct ctl_event){ qp->qpn, CTL_EV_RTT, q->rtt_ns };
+			if (agent_send(ctx->agent, &m))
+				break;
+			q->rtt_ns = 0;
+		}
+		every = q->reg.base_rtt_ns > QP_AGENT_TXSTATE_MIN_NS ? q->reg.base_rtt_ns
+								     : QP_AGENT_TXSTATE_MIN_NS;
+		q->ev_ns = now + every;
+	}
+	return next;
+}
+
+void qp_agent_sent(struct qp *qp, uint64_t wr_id, uint64_t bytes)
+{
+	struct qp_agent_qp *q = qp->agent;
+	uint32_t i;
+
+	if (!q || q->state != QA_REGISTERED)
+		return;
+	if (q->sig_n == QA_SIG_RING) {   /* the oldest never completed in time: dropped */
+		q->sig_head = (q->sig_head + 1) % QA_SIG_RING;
+		q->sig_n--;
+	}
+	i = (q->sig_head + q->sig_n++) % QA_SIG_RING;
+	q->sig[i].wr_id = wr_id;
+	q->sig[i].bytes = bytes;
+	q->sig[i].post_ns = qp_ctx_now(qp->ctx);
+}
+
+void qp_agent_completed(struct qp *qp, uint64_t wr_id)
+{
+	struct qp_agent_qp *q = qp->agent;
+	struct qp_agent *a = qp->ctx->agent;
+	qp_time_ns now;
+
+	if (!q || !q->sig_n)
+		return;
+	/* the oldest of that wr_id: RC completes a QP's send WRs in posting order */
+	for (uint32_t k = 0; k < q->sig_n; k++) {
+		uint32_t i = (q->sig_head + k) % QA_SIG_RING;
+
+		if (q->sig[i].wr_id != wr_id)
+			continue;
+		now = qp_ctx_now(qp->ctx);
+		q->acked_bytes += q->sig[i].bytes;
+		if (now > q->sig[i].post_ns)
+			q->rtt_ns = now - q->sig[i].post_ns;
+		q->sig_head = (i + 1) % QA_SIG_RING;
+		q->sig_n -= k + 1;
+		if (a && a->fd >= 0) {
+			qp_time_ns due = q->ev_ns > now ? q->ev_ns : now;
+			if (due < a->next_ns)
+				a->next_ns = due;
+		}
+		return;
+	}
+}
+
 void qp_agent_posted(struct qp_ctx *ctx)
 {
 	struct qp_agent *a = ctx->agent;
@@ -458,6 +559,7 @@ qp_time_ns qp_agent_next_ns(const struct qp_ctx *ctx)
 void qp_agent_run(struct qp_ctx *ctx, qp_time_ns now)
 {
 	struct qp_agent *a = ctx->agent;
+	qp_time_ns ev_next;
 
 	if (!a)
 		return;
@@ -481,9 +583,12 @@ void qp_agent_run(struct qp_ctx *ctx, qp_time_ns now)
 	}
 	if (now >= a->txstate_ns)
 		a->txstate_ns = now + send_txstate(ctx);
+	ev_next = send_completions(ctx, now);
 	/* Pending work (a full socket, a reply awaited) is looked at again soon. */
 	a->next_ns = now + (count_state(ctx, QA_PENDING) || count_state(ctx, QA_SENT)
 			    ? QP_AGENT_RETRY_MIN_NS / 10 : QP_AGENT_CHECK_NS);
+	if (ev_next < a->next_ns)
+		a->next_ns = ev_next;
 }
 
 /* ---- QP lifecycle ---- */

@@ -41,6 +41,11 @@ void qp_agent_run(struct qp_ctx *ctx, qp_time_ns now);
 /* A QP's posted PSN or enforcer changed (verbs/psn.c, verbs/qp_enforce.c): the next
  * TXSTATE round is due at its time (never sooner); cheap. */
 void qp_agent_posted(struct qp_ctx *ctx);
+/* A signaled send WR (@wr_id, a message of @bytes) handed to the backend, its last piece
+ * now; its successful completion (qp_poll): an RTT sample and bytes acknowledged for the
+ * agent (qp_agent.c, "Completions"). No-ops for a QP not registered. */
+void qp_agent_sent(struct qp *qp, uint64_t wr_id, uint64_t bytes);
+void qp_agent_completed(struct qp *qp, uint64_t wr_id);
 /* From progress and posting paths: cheap unless something is due (one comparison). */
 static inline void qp_agent_tick(struct qp_ctx *ctx, qp_time_ns now)
 {

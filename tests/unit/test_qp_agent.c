@@ -43,10 +43,28 @@ static int bare_connect(struct qp *qp, char *err, size_t errlen)
 	(void)qp; (void)err; (void)errlen;
 	return 0;
 }
+/* signaled send WRs posted and not yet polled: their completions, in order */
+static uint64_t bare_done[64];
+static unsigned bare_ndone;
+
 static int bare_post(struct qp *qp, const struct qp_wr *wr)
 {
-	(void)qp; (void)wr;
+	(void)qp;
+	if ((wr->flags & QP_WR_SIGNALED) && bare_ndone < 64)
+		bare_done[bare_ndone++] = wr->wr_id;
 	return 0;
+}
+static int bare_poll(struct qp *qp, struct qp_wc *wc, int n)
+{
+	int k = 0;
+
+	(void)qp;
+	for (; k < n && (unsigned)k < bare_ndone; k++)
+		wc[k] = (struct qp_wc){ .wr_id = bare_done[k], .status = QP_WC_SUCCESS,
+					.opcode = QP_WC_WRITE };
+	memmove(bare_done, bare_done + k, (bare_ndone - (unsigned)k) * sizeof(bare_done[0]));
+	bare_ndone -= (unsigned)k;
+	return k;
 }
 static int bare_mr(struct qp_mr *mr)
 {
@@ -60,7 +78,7 @@ static uint16_t bare_sport(const struct qp *qp)
 
 static const struct qp_backend_ops bare_ops = {
 	.name = "bare", .qp_init = bare_qp_init, .qp_connect = bare_connect,
-	.post_send = bare_post, .mr_init = bare_mr, .udp_sport = bare_sport,
+	.post_send = bare_post, .poll = bare_poll, .mr_init = bare_mr, .udp_sport = bare_sport,
 };
 
 /* ---- the fake agent ---- */
@@ -474,6 +492,56 @@ static void test_txstate_posted_psn(void **state)
 	fake_kill(&e->agent);
 }
 
+/* Completions: 3 signaled WRITEs of 4 KiB (and one unsignaled) completed 5 ms after their
+ * post are reported as EVENTs: ACKED with the 12,288 bytes acknowledged and RTT with the
+ * latest sample (completion - post, at least the 5 ms), once for the round (at most one
+ * pair per base RTT); a completion whose post was not seen gives nothing. */
+static void test_completions_events(void **state)
+{
+	struct env *e = *state;
+	struct ctl_msg m[64];
+	struct qp_wc wc[8];
+	uint64_t acked = 0, rtt = 0;
+	unsigned n, nrtt = 0, nack = 0;
+
+	fake_start(&e->agent, e->sock);
+	env_open(e, &(struct qp_agent_params){ 0 });
+	assert_string_equal(qp_agent_state(e->a), "registered");
+	bare_ndone = 0;
+	for (uint64_t i = 1; i <= 4; i++)
+		assert_int_equal(qp_post_send(e->a, &(struct qp_wr){ .wr_id = i,
+			.opcode = QP_OP_WRITE, .mr = e->mr, .addr = e->buf, .length = 4096,
+			.remote_addr = (uintptr_t)e->buf, .rkey = 1,
+			.flags = i == 4 ? 0 : QP_WR_SIGNALED }), 0);
+	usleep(5000);
+	assert_int_equal(qp_poll(e->a, wc, 8), 3);
+	progress_for(e, 20 * QP_NS_PER_MS, NULL);
+	n = fake_wait(&e->agent, CTL_T_EVENT, m, 64, 2);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(m[i].u.event.qpn, e->a->qpn);
+		if (m[i].u.event.type == CTL_EV_ACKED) {
+			acked += m[i].u.event.value;
+			nack++;
+		} else if (m[i].u.event.type == CTL_EV_RTT) {
+			rtt = m[i].u.event.value;
+			nrtt++;
+		}
+	}
+	assert_int_equal(acked, 3 * 4096);
+	assert_int_equal(nack, 1);
+	assert_int_equal(nrtt, 1);
+	assert_true(rtt >= 5 * QP_NS_PER_MS && rtt < QP_NS_PER_S);
+	print_message("completions: ACKED %llu bytes and RTT %llu us in %u EVENTs\n",
+		      (unsigned long long)acked, (unsigned long long)(rtt / 1000), n);
+	/* a completion nothing was recorded for: no EVENT */
+	bare_done[0] = 99;
+	bare_ndone = 1;
+	assert_int_equal(qp_poll(e->a, wc, 8), 1);
+	progress_for(e, 20 * QP_NS_PER_MS, NULL);
+	assert_int_equal(fake_got(&e->agent, CTL_T_EVENT, m, 64), n);
+	fake_kill(&e->agent);
+}
+
 static void test_bad_params_named(void **state)
 {
 	struct env *e = *state;
@@ -510,6 +578,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reregister_after_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_and_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_txstate_posted_psn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completions_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_params_named, setup, teardown),
 	};
 
