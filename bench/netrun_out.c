@@ -146,7 +146,7 @@ static int write_csv(const char *dir, const char *name, const struct netrun_resu
 static void csv_flows(FILE *f, const struct netrun_result *r)
 {
 	fputs("id,group,round,src,dst,bytes,start_us,fct_us,ideal_us,slowdown,retransmits,"
-	      "timeouts,done,lost\n", f);
+	      "timeouts,done,lost,rtt_us\n", f);
 	for (size_t k = 0; k < r->nflows; k++) {
 		const struct sim_flow *x = &r->flow[k];
 		const struct fct_flow *c = &r->fct[k];
@@ -157,8 +157,10 @@ static void csv_flows(FILE *f, const struct netrun_result *r)
 				(double)c->ideal_ns / 1e3, fct_slowdown(x->fct_ns, c->ideal_ns));
 		else
 			fputs(",,,", f);
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%d\n", x->retransmits, x->timeouts, x->done,
-			x->lost);
+		/* the base RTT it registered: its algorithm's T (its own path's, or the global) */
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%d,%.3f\n", x->retransmits, x->timeouts,
+			x->done, x->lost, (double)(x->base_rtt_ns ? x->base_rtt_ns
+								  : r->base_rtt_ns) / 1e3);
 	}
 }
 
