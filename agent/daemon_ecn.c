@@ -17,7 +17,10 @@
  * device (a link-local one is scoped to it), to the sender's flow known by its 16-byte
  * addresses (agent_qp_find_flow6). With --credits ia and --enforce tc the same program
  * also counts the data arriving per receiving flow, for daemon_ia.c (without --cnp it
- * then reports no CE or CNP: conf.no_reports). */
+ * then reports no CE or CNP: conf.no_reports). With --enforce observe|tc it is loaded
+ * for RTT samples and NAKs too (conf.rtt, sharing the egress program's stamps), which
+ * daemon_rtt.c turns into transport events; without --cnp or --credits ia a program that
+ * cannot load or attach then costs only those (a warning, qpaced goes on). */
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -160,12 +163,17 @@ static void on_report(void *ctx, const struct qp_tci_report *r)
 	struct qpaced *d = ctx;
 	struct qpaced_ecn *e = d->ecn;
 	qp_time_ns now = qp_now_ns();
-	struct cnp_action a = translate(d, e, r, now);
+	struct cnp_action a;
 	struct cc_event ev = { .type = CC_EV_CNP };
 	bool ce = r->kind == QP_TCI_K_CE;
 	uint32_t qpn;
 	int rc;
 
+	if (r->kind == QP_TCI_K_RTT || r->kind == QP_TCI_K_NAK) {
+		qpaced_rtt_report(d, r, now);
+		return;
+	}
+	a = translate(d, e, r, now);
 	if (a.what == CNP_DO_BAD_ADDR) {
 		e->c[ECN_C_BAD_ADDR]++;
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc ingress: a %s report with %s "
@@ -249,12 +257,25 @@ static void udp6_open(struct qpaced_ecn *e, const char *dev)
 	e->fd6 = -1;
 }
 
+/* The ingress program could not load or attach (@rc, @msg): true when that fails qpaced
+ * (--cnp or --credits ia asked for it); else it was there only for RTT samples: a warning,
+ * the program dropped, and false. */
+static bool rtt_only(struct qpaced *d, bool needed, int rc, const char *msg)
+{
+	if (needed)
+		return true;
+	qpaced_log(AGENT_LOG_WARN, "tc ingress: no RTT samples or NAKs from the wire: %s (%s)",
+		   msg, strerror(-rc));
+	qpaced_ecn_close(d);
+	return false;
+}
+
 int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 {
 	struct qpaced_ecn *e;
 	struct qp_tci_conf conf;
 	char msg[300];
-	bool ia;
+	bool ia, rtt;
 	int rc;
 
 	if (d->cfg.enforce == QPACED_ENFORCE_OFF && d->cfg.dev[0]) {
@@ -269,32 +290,49 @@ int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen)
 		return 0;
 	}
 	ia = d->cfg.agent.credits && d->cfg.enforce == QPACED_ENFORCE_TC;
-	if (d->cfg.enforce == QPACED_ENFORCE_OFF || (!d->cfg.cnp && !ia))
+	rtt = qpaced_tc_rtt_fd(d) >= 0;
+	if (d->cfg.enforce == QPACED_ENFORCE_OFF || (!d->cfg.cnp && !ia && !rtt))
 		return 0;
 	if (!(e = calloc(1, sizeof(*e))))
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	e->fd = e->fd6 = -1;
 	d->ecn = e;
-	if ((rc = qp_tci_open(&e->prog, msg, sizeof(msg))))
-		return qp_errmsg(rc, err, errlen, "--cnp on%s: %s", ia ? " or --credits ia" : "",
-				 msg);
+	if ((rc = qp_tci_open_rtt(&e->prog, rtt ? qpaced_tc_rtt_fd(d) : -1, msg, sizeof(msg))))
+		return rtt_only(d, d->cfg.cnp || ia, rc, msg)
+			       ? qp_errmsg(rc, err, errlen, "--cnp on%s: %s",
+					   ia ? " or --credits ia" : "", msg)
+			       : 0;
 	conf = qp_tci_conf_default();
 	conf.no_reports = !d->cfg.cnp;   /* IA alone: CE and CNPs counted, not acted on */
 	conf.flows = ia;
+	conf.rtt = rtt;
 	qp_tci_set_conf(e->prog, &conf);
 	if ((rc = qp_tci_attach(e->prog, qpaced_tc_dev(d), msg, sizeof(msg))))
-		return qp_errmsg(rc, err, errlen, "--dev %s: %s", qpaced_tc_dev(d), msg);
+		return rtt_only(d, d->cfg.cnp || ia, rc, msg)
+			       ? qp_errmsg(rc, err, errlen, "--dev %s: %s", qpaced_tc_dev(d), msg)
+			       : 0;
 	if (ia && (rc = qpaced_ia_open(d, e->prog, msg, sizeof(msg))))
 		return qp_errmsg(rc, err, errlen, "--credits ia: %s", msg);
+	if (rtt && (rc = qpaced_rtt_open(d, err, errlen)))
+		return rc;
+	if (d->cfg.cnp) {
+		if ((rc = udp_open(e, err, errlen)))
+			return rc;
+		udp6_open(e, qpaced_tc_dev(d));
+		dump_load(d, e, qp_now_ns());
+	}
+	if (d->cfg.cnp || rtt) {
+		ev_io_init(&e->reports_io, on_reports, qp_tci_reports_fd(e->prog), EV_READ);
+		e->reports_io.data = d;
+		ev_io_start(d->loop, &e->reports_io);
+	}
+	if (rtt)
+		qpaced_log(AGENT_LOG_INFO, "tc ingress on %s: ACKs matched with the departures "
+			   "of the frames that asked for them: RTT samples and NAKs to their QPs' "
+			   "cc (at most %llu of each a second)", qpaced_tc_dev(d),
+			   (unsigned long long)(QP_NS_PER_S / conf.rtt_gap_ns));
 	if (!d->cfg.cnp)
 		return 0;
-	if ((rc = udp_open(e, err, errlen)))
-		return rc;
-	udp6_open(e, qpaced_tc_dev(d));
-	dump_load(d, e, qp_now_ns());
-	ev_io_init(&e->reports_io, on_reports, qp_tci_reports_fd(e->prog), EV_READ);
-	e->reports_io.data = d;
-	ev_io_start(d->loop, &e->reports_io);
 	qpaced_log(AGENT_LOG_INFO, "tc ingress on %s: CE-marked RoCEv2 data gets its sender a "
 		   "CNP (from UDP port %u, IPv6 %u, one per QP per 50 us), arriving CNPs go to "
 		   "their flow's cc; peer QPNs: %zu QPs from rdma netlink, %u --cnp-peer pairs",
@@ -309,6 +347,7 @@ void qpaced_ecn_close(struct qpaced *d)
 	if (!e)
 		return;
 	qpaced_ia_close(d);
+	qpaced_rtt_close(d);
 	if (e->prog && d->loop)
 		ev_io_stop(d->loop, &e->reports_io);
 	qp_tci_close(e->prog);     /* before the egress loader, which may remove clsact */
@@ -329,6 +368,7 @@ void qpaced_ecn_metrics(struct qpaced *d, struct qp_strbuf *b)
 	if (!e)
 		return;
 	qpaced_ia_metrics(d, b);
+	qpaced_rtt_metrics(d, b);
 	qp_strbuf_printf(b, "# HELP qpace_ecn_total DCQCN without a CNP-sending switch: CE "
 			 "reports and the CNPs sent for them, CNP reports and the cc events they "
 			 "became, and what could not be mapped\n# TYPE qpace_ecn_total counter\n");

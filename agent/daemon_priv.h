@@ -25,6 +25,7 @@ struct qpaced_tc;
 struct qpaced_ecn;
 struct qpaced_ia;
 struct qp_tci;
+struct qp_tc_key;
 
 struct qpaced {
 	struct qpaced_config cfg;
@@ -69,6 +70,9 @@ struct qpaced {
 	/* --credits ia with --enforce tc: receiving flows from the ingress program
 	 * (daemon_ia.c); NULL when off */
 	struct qpaced_ia *ia;
+	/* --enforce observe|tc: RTT samples and NAKs from the tc programs (daemon_rtt.c);
+	 * NULL when off */
+	struct qpaced_rtt *rtt;
 };
 
 /* daemon.c */
@@ -96,6 +100,12 @@ void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b);
 const char *qpaced_tc_dev(const struct qpaced *d);
 qp_rate_bps qpaced_tc_line_bps(const struct qpaced *d);
 
+/* The egress program's RTT stamps (qp_tc_rtt_fd; -1 when off), and the agent's QP of
+ * the flow with egress key @k (a QP found on the wire or one a program registered):
+ * 0 or -ENOENT. */
+int qpaced_tc_rtt_fd(const struct qpaced *d);
+int qpaced_tc_flow_qpn(struct qpaced *d, const struct qp_tc_key *k, uint32_t *qpn);
+
 /* daemon_ecn.c: the tc ingress program, CNPs sent for CE, CNPs into cc events */
 int qpaced_ecn_open(struct qpaced *d, char *err, size_t errlen);
 void qpaced_ecn_close(struct qpaced *d);
@@ -106,6 +116,14 @@ void qpaced_ecn_metrics(struct qpaced *d, struct qp_strbuf *b);
 int qpaced_ia_open(struct qpaced *d, struct qp_tci *prog, char *err, size_t errlen);
 void qpaced_ia_close(struct qpaced *d);
 void qpaced_ia_metrics(struct qpaced *d, struct qp_strbuf *b);
+
+/* daemon_rtt.c: RTT and NAK reports of the ingress program into QPs' transport events
+ * (opened and closed by daemon_ecn.c, which owns the program) */
+struct qp_tci_report;
+int qpaced_rtt_open(struct qpaced *d, char *err, size_t errlen);
+void qpaced_rtt_close(struct qpaced *d);
+void qpaced_rtt_report(struct qpaced *d, const struct qp_tci_report *r, qp_time_ns now);
+void qpaced_rtt_metrics(struct qpaced *d, struct qp_strbuf *b);
 
 /* daemon_http.c */
 int qpaced_http_open(struct qpaced *d, char *err, size_t errlen);

@@ -715,6 +715,7 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	conf.mode = t->mode == QPACED_ENFORCE_TC ? QP_TC_MODE_ENFORCE : QP_TC_MODE_OBSERVE;
 	conf.ecn_mark = d->cfg.ecn_mark;
 	conf.start_bps = t->start_bps;
+	conf.rtt = 1;   /* AckReq frames stamped: the ingress program's RTT samples */
 	qp_tc_set_conf(t->prog, &conf);
 	rc = qp_tc_attach(t->prog, t->dev, msg, sizeof(msg));
 	if (rc)
@@ -751,6 +752,21 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		   (unsigned long long)d->cfg.wire_timeout,
 		   (unsigned long long)(t->alive.hold_ns / QP_NS_PER_MS),
 		   (unsigned long long)(t->alive.safe_bps / 1000));
+	return 0;
+}
+
+int qpaced_tc_rtt_fd(const struct qpaced *d)
+{
+	return d->tc && d->tc->prog ? qp_tc_rtt_fd(d->tc->prog) : -1;
+}
+
+int qpaced_tc_flow_qpn(struct qpaced *d, const struct qp_tc_key *k, uint32_t *qpn)
+{
+	struct wire_flow *w = d->tc ? flow_find(d->tc, k) : NULL;
+
+	if (!w)
+		return -ENOENT;
+	*qpn = w->qpn;
 	return 0;
 }
 

@@ -9,7 +9,8 @@
 # 1024; over IPv6 each frame is 20 bytes longer, 1102) within 5%, rxe counts no
 # retransmission timeout while paced (completer_retry_err beyond the retries its PSN-gap
 # NAKs explain, rcvd_seq_err), the QP shows in qpacectl as discovered with wire_set R,
-# the unpaced run was faster than 1.5 x that, and fq was installed on eth0.
+# the unpaced run was faster than 1.5 x that, fq was installed on eth0, and RTT samples
+# (ACKs matched with their frames' departures) reached the QP, none below the links' RTT.
 # QPACE_VM_SET=1: qpaced's line is 1G instead (the QP it finds runs unpaced), and R comes
 # from `qpacectl set QPN rate R` as soon as the QP is there; the QP must show the override.
 #
@@ -99,7 +100,7 @@ fi
 bw paced
 rc=\$?
 echo "QPACE-TEST: begin metrics"
-busybox wget -qO- http://127.0.0.1:9477/metrics | grep -E '^qpace_(tc|ecn)'
+busybox wget -qO- http://127.0.0.1:9477/metrics | grep -E '^qpace_(tc|ecn|rtt)'
 echo "QPACE-TEST: end metrics"
 echo "QPACE-TEST: begin hw_after"
 for f in \$hw/*; do echo "\$(basename \$f) \$(cat \$f)"; done
@@ -183,6 +184,19 @@ if [ $ECN = on ]; then
 	echo "RESULT enforce --ecn-mark on: ${marked:-0} frames sent as ECT(0), the server's rxe took them"
 	[ "${marked:-0}" -gt 1000 ] || fails="$fails; --ecn-mark on marked ${marked:-0} frames"
 fi
+# RTT samples from the wire (docs/enforce.md): the egress program stamps the frames that
+# ask for an ACK, the ingress program matches the ACKs; qpaced gives the samples to the
+# QP it found. At least one; the least no shorter than the links' 40 us (4 x 10 us).
+rmetric() { vm_section g2 metrics | sed -n "s/^$1 //p"; }
+samples=$(rmetric 'qpace_rtt_total{event="rtt_events"}')
+rmin=$(rmetric 'qpace_rtt_sample_ns{which="min"}')
+rmax=$(rmetric 'qpace_rtt_sample_ns{which="max"}')
+echo "RESULT enforce RTT samples: ${samples:-0} to the QP (stamped" \
+	"$(rmetric 'qpace_tc_frames_total{event="rtt_stamped"}'), matched" \
+	"$(rmetric 'qpace_tc_ingress_frames_total{event="rtt_samples"}')), least" \
+	"$(( ${rmin:-0} / 1000 )) us, largest $(( ${rmax:-0} / 1000 )) us (links: 40 us)"
+[ "${samples:-0}" -gt 0 ] || fails="$fails; no RTT sample reached the QP"
+[ "${rmin:-0}" -ge 40000 ] || fails="$fails; an RTT sample of ${rmin:-0} ns, below the links' 40 us"
 if [ -n "$fails" ]; then
 	vm_fail "${fails#; }"
 	exit 1
