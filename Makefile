@@ -11,6 +11,8 @@
 #   make check-spdx every source file names its license (LICENSE; in make test)
 #   make docs-check no dead links in README.md and docs/, parameter tables as in the code
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
+#   make bench-micro bench-cc, the ICRC, the pacing gate and the agent (bench/micro.sh)
+#   make figures    docs/figures.md's table from saved bench output (FIGURES=FILE...)
 #   make bench-vt   the virtual-time engine's speed against the issue's targets (one core;
 #                   the 128-host row on two lanes, both cores, beside one lane to 4 ms)
 #   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides;
@@ -181,7 +183,7 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
-	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
+	bench-vt bench-rt bench-micro figures demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
 	check-ns3
 all: $(PROG_BINS)
 
@@ -271,7 +273,12 @@ test-rxe: all
 	@sh tests/vm/test-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
-	$(BUILD)/bin/bench-cc
+	@sh bench/micro.sh $(BUILD) cc
+
+# The micro-benchmarks (bench/micro.sh): cc, the ICRC, the pacing gate, the agent; the two
+# that time real things alone under the machine's lock.
+bench-micro: all
+	@flock /tmp/qpace-heavy.lock sh bench/micro.sh $(BUILD)
 
 bench-vt: $(BUILD)/bin/qpace-bench
 	@sh bench/vt_speed.sh $(BUILD)
@@ -319,6 +326,11 @@ demo:
 
 demo-table: all
 	@BUILD=$(BUILD) sh scripts/demo-table.sh update
+
+# docs/figures.md's table from the FIGURE lines of saved benchmark output, e.g.
+#   make bench-vt | tee vt.out; make figures FIGURES=vt.out
+figures:
+	@sh scripts/figures.sh update $(FIGURES)
 
 # The reproductions (docs/reproductions.md): gnuplot-nox for the figures, build, every
 # experiment at full size with a progress line each, then the docs' tables re-pasted.
