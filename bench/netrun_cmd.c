@@ -73,14 +73,13 @@ static const struct qp_opt run_opts[] = {
 	{ "huge-pages", 0, QP_OPT_CHOICE, "on|off", AT(huge), .choices = huge_names,
 	  .help = "on: malloc's heap on transparent huge pages (glibc's\n"
 		  "hugetlb tunable; the process runs itself again with it):\n"
-		  "1.13-1.16x less CPU on the 128-host leaf-spine for 1.16-\n"
-		  "1.26x the memory; nothing on small fabrics; 1.57x the\n"
-		  "memory for 10,000 flows; the outputs the same to the byte",
+		  "less CPU on large fabrics for more memory, nothing on small\n"
+		  "ones (docs/figures.md); the outputs the same to the byte",
 	  .def = "off" },
 	{ "lanes", 0, QP_OPT_UINT, "1|2", AT(lanes), NUM(1, 2),
 	  .help = "2: the hosts in one lane, the switches in another, meeting\n"
 		  "every lookahead (the smallest host-link delay), each lane on\n"
-		  "a thread of its own: 2x faster on 2 cores at scale.\n"
+		  "a thread of its own, so a large run uses two cores.\n"
 		  "Another order of the same events than one lane's, so its own\n"
 		  "bytes, the same for any machine and --threads",
 	  .def = "1" },
@@ -127,8 +126,7 @@ static void usage(FILE *f, const char *prog)
 		"  printf 'poisson cdf=websearch load=0.5 duration=50ms\\n' > ws.wl\n"
 		"  %s run --gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G \\\n"
 		"      --workload ws.wl --cc hpcc --lanes 2 -o results/ws\n"
-		"(--lanes 2: the hosts on one core, the switches on the other, in about half the\n"
-		"wall time of one lane.)\n"
+		"(--lanes 2: the hosts on one core, the switches on the other.)\n"
 		"The generated topology is written to results/ws/topology.topo: qpace-switch -c\n"
 		"loads it as it is (real time runs it with hosts of your own).\n\n", prog);
 	cc_help_algorithms(f, prog);

@@ -85,10 +85,9 @@ static const struct qp_opt opts[] = {
 		  "to datagrams); no = datagrams only" },
 	{ "gso", 0, QP_OPT_CHOICE, "no|yes", AT(gso), .choices = no_yes,
 	  .help = "yes = udp ports send each run of frames of one length as one UDP GSO\n"
-		  "send, cut into a datagram per frame below the socket (switch-bench: the\n"
-		  "plain forwarder's rate, where no is 0.73-0.75 of it); no (default) = a\n"
-		  "datagram per send: with yes the rxe guests' DCQCN incast overflowed the\n"
-		  "buffer in 4 runs of 4 (docs/performance.md, UDP GSO in the switch)" },
+		  "send, cut into a datagram per frame below the socket (fewer system\n"
+		  "calls a frame); no (default) = a datagram per send (why: docs/switch.md,\n"
+		  "UDP GSO)" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
 	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
@@ -166,8 +165,8 @@ static const struct qp_opt opts[] = {
 	{ "icrc-check", 0, QP_OPT_UINT, "N", AT(icrc_every), NUM(0, 1000000),
 	  .help = "check the ICRC of every N-th RoCEv2 frame a port receives, count\n"
 		  "the ones that fail (icrc_bad; forwarded all the same); 1 = all, 0 = none\n"
-		  "(default 16: a check costs ~1 us per KB, on every frame about a third\n"
-		  "of the forwarding rate)" },
+		  "(default 16: a sample, as a check costs CPU on every frame it is made\n"
+		  "for; docs/switch.md, What the switch checks)" },
 	{ "quiet", 'q', QP_OPT_FLAG, NULL, AT(quiet), .help = "no start-up summary" },
 	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
 };
