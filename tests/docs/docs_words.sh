@@ -58,7 +58,7 @@ passes "knowledge" "Nowhere, snowy, sessionless-free words: known, merger-free."
 
 # the allowlist is per file
 mkdir -p "$tmp/docs"
-printf 'Run git branch to see your branch.\n' >"$tmp/docs/contributing.md"
+printf 'Work on a branch of your own (git switch -c NAME).\n' >"$tmp/docs/contributing.md"
 if sh "$script" -C "$tmp" docs/contributing.md >/dev/null 2>&1; then
 	echo "ok: contributing.md may say git branch"
 else
