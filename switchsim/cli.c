@@ -86,8 +86,8 @@ static const struct qp_opt opts[] = {
 	{ "gso", 0, QP_OPT_CHOICE, "no|yes", AT(gso), .choices = no_yes,
 	  .help = "yes = udp ports send each run of frames of one length as one UDP GSO\n"
 		  "send, cut into a datagram per frame below the socket (fewer system\n"
-		  "calls a frame); no (default) = a datagram per send (why: docs/switch.md,\n"
-		  "UDP GSO)" },
+		  "calls a frame); no (default) = a datagram per send (why:\n"
+		  "docs/performance.md, UDP GSO in the switch)" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
 	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
