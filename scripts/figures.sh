@@ -32,8 +32,8 @@
 #   - no figure is quoted with another value: in README.md and docs/*.md outside the
 #     block, a line that holds a row's cue (its claim's *italic* words) may quote numbers
 #     in that row's unit only as one of the values the table gives that cue and unit.
-#     Bounds are not quotes: a number after <, >, ≤, ≥, "under", "below", "above",
-#     "within", "at most", "at least" or "aim" is not checked.
+#     Bounds are not quotes: a number after <, >, ≤, ≥, "under", "below", "above", "over",
+#     "within", "at most", "at least", "than", "beyond" or "aim" is not checked.
 set -u
 LC_ALL=C.UTF-8
 export LC_ALL
@@ -212,7 +212,7 @@ awk -v cues="$tmp/cues" -v b="$BEGIN_LINE" -v e="$END_LINE" -v table="$file" '
 				match(q, "^" NUM)
 				v = substr(q, 1, RLENGTH)
 				if (pre ~ /[0-9.,]$/) continue          # the tail of a longer number
-				if (pre ~ /(<|>|≤|≥|under|below|above|within|at most|at least|aim|than) ?$/) continue
+				if (pre ~ /(<|>|≤|≥|under|below|above|over|within|at most|at least|aim|than|beyond) ?$/) continue
 				gsub(/,/, "", v); gsub(/–/, "-", v)
 				if (index(ok[k], "|" v "|") == 0) {
 					printf "%s:%d: *%s* quoted as %s %s; %s has %s\n", FILENAME, FNR,
