@@ -6,7 +6,8 @@
 #
 #   scripts/docs-words.sh [-C DIR] [FILE...]     (default: README.md docs/*.md)
 #
-# What is refused (case-insensitive, whole words outside `code spans`), and why:
+# What is refused (case-insensitive, whole words outside code blocks and `code spans`; the
+# hashes and dates anywhere), and why:
 #   session(s), sitting(s)           who worked when
 #   merge(d|s), branch(es)           where the code went, not what it does
 #   this turn, was/were tried, tried and, tried since, not kept
@@ -49,7 +50,7 @@ awk -v words="$WORDS" -v allow="$ALLOW" '
 		nallow = n
 		bad = 0
 	}
-	FNR == 1 { file = FILENAME }
+	FNR == 1 { file = FILENAME; fence = ""; blank = 1; incode = 0 }
 	function allowed(line,   i) {
 		for (i = 1; i <= nallow; i++)
 			if (afile[i] == file && line ~ are[i]) return 1
@@ -62,9 +63,22 @@ awk -v words="$WORDS" -v allow="$ALLOW" '
 	}
 	{
 		l = " " tolower($0) " "
-		# the words, between non-word characters, outside `code spans` (a variable named
-		# now, the -merge=1 of libFuzzer)
-		s = l
+		# code: fenced blocks, and indented ones after a blank line (the output of a program,
+		# a variable named now, the -merge=1 of libFuzzer) are not searched for words
+		t = $0
+		sub(/^ ? ? ?/, "", t)
+		if (fence != "") {
+			if (index(t, fence) == 1) fence = ""
+			code = 1
+		} else if (t ~ /^(```|~~~)/) {
+			fence = substr(t, 1, 3)
+			code = 1
+		} else
+			code = ($0 ~ /^(    |\t)/ && (blank || incode))
+		incode = code
+		blank = ($0 ~ /^[ \t]*$/)
+		# the words, between non-word characters, outside code and `code spans`
+		s = code ? "" : l
 		gsub(/`[^`]*`/, "`", s)
 		while (match(s, "[^a-z0-9_](" words ")[^a-z0-9_]")) {
 			w = substr(s, RSTART + 1, RLENGTH - 2)

@@ -55,6 +55,15 @@ passes "a 32-digit key" "openssl rand -hex 16 gives 00112233445566778899aabbccdd
 passes "a plain number" "10000000 frames, 2500000 bytes."
 passes "a hex word" "The deadbeef pattern and 0x000011 QPN."
 passes "knowledge" "Nowhere, snowy, sessionless-free words: known, merger-free."
+passes "a code span" "The program stamps t = max(\`now\`, tstamp)."
+printf 'Text.\n\n    qp 0x1: the gate enforces its rate from now on\n\n```\nnow merged\n```\n' >"$tmp/docs/p.md"
+if sh "$script" -C "$tmp" docs/p.md >/dev/null 2>&1; then echo "ok: words in code blocks pass"; else
+	fail "a word in a code block was refused"
+fi
+printf 'Text.\n\n```\nRESULT 2026-12-03 run\n```\n' >"$tmp/docs/p.md"
+if sh "$script" -C "$tmp" docs/p.md >/dev/null 2>&1; then fail "a date in a code block passed"; else
+	echo "ok: a date in a code block is found"
+fi
 
 # the allowlist is per file
 mkdir -p "$tmp/docs"
