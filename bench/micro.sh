@@ -63,6 +63,8 @@ for part in "$@"; do
 		"$B/qpaced-bench" -j | tee "$tmp/agent"
 		figure agent.core.reports "$(jq -r '"\(.core_reports_per_s / 1e6 * 100 | floor / 100) M/s"' "$tmp/agent")" \
 			"make bench-micro" "the agent's *hpcc core alone*, 5-hop INT reports over 64 QPs: reports per second"
+		figure agent.core.signed "$(jq -r '"\(.core_signed_reports_per_s / 1e6 * 100 | floor / 100) M/s"' "$tmp/agent")" \
+			"make bench-micro" "the agent's *hpcc core alone*, every report signed (in the loop) and checked (tag, replay window): reports per second"
 		figure agent.daemon.reports "$(jq -r '"\(.agent_reports_per_s / 1e3 | floor)k/s"' "$tmp/agent")" \
 			"make bench-micro" "*qpaced on one core*, saturated with 5-hop INT reports over loopback UDP: reports per second"
 		figure agent.delay.sleep.p99 "$(jq -r '.latency[] | select(.agent == "sleeping" and .rate == 10000) |

@@ -143,4 +143,8 @@ if [ "${RT_SWITCH_BENCH:-1}" != 0 ]; then
 		"*qpace-switch against a plain forwarder*, INT on every frame: frames/s over the forwarder's (median of 5 interleaved rounds of switch-bench)"
 	figure sw.gso-ratio "$(ratio 'qpace-switch, INT every frame, GSO')" "make bench-rt" \
 		"*qpace-switch against a plain forwarder*, INT on every frame, --gso on: frames/s over the forwarder's (median of 5 rounds)"
+	# frames per CPU-second, signed over unsigned: the cost of --key
+	figure sw.signed-cpu "$(awk '/INT every frame  / { u = $(NF - 4) } /INT every frame, signed/ { s = $(NF - 4) }
+		END { if (u > 0 && s > 0) printf "%.2f", s / u }' "$tmp/swb")" "make bench-rt" \
+		"*qpace-switch with --key*, every INT report signed: frames per CPU-second over the unsigned run's (switch-bench, INT on every frame)"
 fi
