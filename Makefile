@@ -5,7 +5,8 @@
 #   make test       deps, the layering check, build, unit tests, the same again under
 #                   ASan+UBSan, the integration tests (namespaces, QEMU guests; root only,
 #                   skipped otherwise) and again on the sanitizer build, the docs checks,
-#                   and a bounded run of every fuzz target
+#                   make test-install and test-deb (below), and a bounded run of every
+#                   fuzz target
 #   make check-tsan the shm rings' two-thread test under ThreadSanitizer (in make test)
 #   make layers     check the layering and print the include graph between layers
 #   make check-spdx every source file names its license (LICENSE; in make test)
@@ -257,6 +258,7 @@ test: deps
 	$(MAKE) check-tsan
 	$(MAKE) integration
 	$(MAKE) integration-san
+	$(MAKE) test-deb
 	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_JOBS=2
 
 integration: all
@@ -375,6 +377,9 @@ fuzz-seeds: $(BUILD)/tests/mkseeds
 #   make test-install install into a temporary DESTDIR: the list docs/install.md gives, a
 #                     program built against it with pkg-config alone, the exported symbols,
 #                     the unit (systemd-analyze verify), uninstall (tests/install/run.sh)
+#   make deb          the Debian packages, built from a copy of the tree (build/deb/)
+#   make test-deb     build, install, run, purge them (root; tests/install/deb.sh; in
+#                     make test)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -506,7 +511,13 @@ test-install: install-build
 		QPACE_VERSION=$(QPACE_VERSION) LIBQPACE_SONAME=$(LIBQPACE_SONAME) \
 		sh tests/install/run.sh
 
-.PHONY: install install-build uninstall lib test-install FORCE
+deb:
+	@sh scripts/deb.sh
+
+test-deb: deb
+	@sh tests/install/deb.sh build/deb
+
+.PHONY: install install-build uninstall lib test-install deb test-deb FORCE
 -include $(PIC_VERBS_OBJS:.o=.d) $(PIC_LIB_OBJS:.o=.d)
 
 clean:
