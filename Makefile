@@ -5,7 +5,8 @@
 #   make test       deps, the layering check, build, unit tests, the same again under
 #                   ASan+UBSan, the integration tests (namespaces, QEMU guests; root only,
 #                   skipped otherwise) and again on the sanitizer build, the docs checks,
-#                   and a bounded run of every fuzz target
+#                   make test-install and test-deb (below), and a bounded run of every
+#                   fuzz target
 #   make check-tsan the shm rings' two-thread test under ThreadSanitizer (in make test)
 #   make layers     check the layering and print the include graph between layers
 #   make check-spdx every source file names its license (LICENSE; in make test)
@@ -253,11 +254,13 @@ test: deps
 	@sh scripts/spdx-check.sh
 	$(MAKE) layers
 	$(MAKE) -j2 check-unit
+	$(MAKE) -j2 test-install
 	$(MAKE) docs-check
 	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
 	$(MAKE) check-tsan
 	$(MAKE) integration
 	$(MAKE) integration-san
+	$(MAKE) test-deb
 	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_JOBS=2
 
 integration: all
@@ -376,6 +379,158 @@ $(BUILD)/tests/mkseeds: $(BUILD)/obj/tests/fuzz/mkseeds.o $(SUPPORT_OBJS) $(TEST
 	$(CC) $(LDFLAGS) $^ -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread -o $@
 fuzz-seeds: $(BUILD)/tests/mkseeds
 	$(BUILD)/tests/mkseeds tests/fuzz/corpus
+
+# ---- install, the shared library, Debian packages (docs/install.md) ----
+#   make install      the programs, libqpace.so, its headers and qpace.pc, the data, the man
+#                     pages built in $(BUILD)/man, the systemd unit and an example config,
+#                     under DESTDIR + PREFIX (default /usr/local); GNU directory variables
+#   make uninstall    removes exactly what install placed (the same variables)
+#   make lib          libqpace.so (the QP API, qpace/qp.h) and qpace.pc in $(BUILD)/lib
+#   make test-install install into a temporary DESTDIR: the list docs/install.md gives, a
+#                     program built against it with pkg-config alone, the exported symbols,
+#                     the unit (systemd-analyze verify), uninstall (tests/install/run.sh)
+#   make deb          the Debian packages, built from a copy of the tree (build/deb/)
+#   make test-deb     build, install, run, purge them (root; tests/install/deb.sh; in
+#                     make test)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATAROOTDIR ?= $(PREFIX)/share
+DATADIR ?= $(DATAROOTDIR)
+MANDIR ?= $(DATAROOTDIR)/man
+SYSCONFDIR ?= $(PREFIX)/etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+
+# The release, and libqpace's own version: SONAME libqpace.so.MAJOR; MAJOR goes up with
+# any change that breaks a program built before (docs/install.md#versioning).
+QPACE_VERSION := 0.1.0
+LIBQPACE_MAJOR := 0
+LIBQPACE_VERSION := $(LIBQPACE_MAJOR).1.0
+LIBQPACE_SONAME := libqpace.so.$(LIBQPACE_MAJOR)
+LIBQPACE_SO := $(BUILD)/lib/libqpace.so.$(LIBQPACE_VERSION)
+
+# What install places: the product programs (not the micro-benchmarks or test programs);
+# the public headers of the QP API, qpace/qp.h and what it includes; qpace-bench's CDFs;
+# qpace-switch's example topologies.
+INSTALL_PROGRAMS := qpace-switch qpaced qpacectl qpace-bench
+INSTALL_HEADERS := gate.h qp.h qp_wire.h rate.h ratetable.h time.h
+INSTALL_CDFS := $(notdir $(wildcard sim/cdf/*.cdf))
+INSTALL_EXAMPLES := $(notdir $(wildcard switchsim/examples/*.topo))
+
+# Directories built into files: the unit and qpace.pc (dirs.stamp), qpace-bench's CDF
+# directory (datadir.stamp). A stamp changes, and what depends on it is made again, only
+# when what it holds does.
+$(BUILD)/dirs.stamp: STAMP = $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(SYSCONFDIR) $(QPACE_VERSION)
+$(BUILD)/datadir.stamp: STAMP = $(DATADIR)
+$(BUILD)/dirs.stamp $(BUILD)/datadir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(STAMP)' | cmp -s - $@ || echo '$(STAMP)' > $@
+FORCE:
+$(BUILD)/obj/bench/netrun_cmd.o $(BUILD)/obj/bench/repro_mix.o: $(BUILD)/datadir.stamp
+$(BUILD)/obj/bench/netrun_cmd.o $(BUILD)/obj/bench/repro_mix.o: \
+	CFLAGS += -DQPACE_CDF_DIR='"$(DATADIR)/qpace/cdf"'
+
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@VERSION@|$(QPACE_VERSION)|g'
+$(BUILD)/dist/%: dist/%.in $(BUILD)/dirs.stamp
+	@mkdir -p $(dir $@)
+	$(SUBST) $< > $@.tmp && mv $@.tmp $@
+
+# libqpace.so: the verbs layer and the lib objects it needs, compiled again with -fPIC
+# (the archives are not), linked with a version script that exports the API the installed
+# headers declare and hides the rest.
+PIC_VERBS_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(call layer_srcs,verbs))
+PIC_LIB_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(call layer_srcs,lib))
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+$(BUILD)/pic/libqpace-lib.a: $(PIC_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+LIBQPACE_LDFLAGS := -shared -Wl,-soname,$(LIBQPACE_SONAME) \
+	-Wl,--version-script=dist/libqpace.map $(if $(SAN),,-Wl,--no-undefined)
+$(LIBQPACE_SO): $(PIC_VERBS_OBJS) $(BUILD)/pic/libqpace-lib.a dist/libqpace.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(LIBQPACE_LDFLAGS) $(PIC_VERBS_OBJS) $(BUILD)/pic/libqpace-lib.a \
+		$(sort $(verbs.libs) $(lib.libs)) -o $@
+$(BUILD)/lib/$(LIBQPACE_SONAME) $(BUILD)/lib/libqpace.so: $(LIBQPACE_SO)
+	ln -sf $(notdir $<) $@
+lib: $(BUILD)/lib/$(LIBQPACE_SONAME) $(BUILD)/lib/libqpace.so $(BUILD)/dist/qpace.pc
+
+# Install. The example config is placed only where none is (an edited one stays), and
+# uninstall removes it only while it is still the example. Man pages: what $(BUILD)/man
+# holds when install runs.
+install: install-build
+	$(INSTALL) -d $(addprefix $(DESTDIR),$(BINDIR) $(LIBDIR) $(PKGCONFIGDIR) \
+		$(INCLUDEDIR)/qpace $(DATADIR)/qpace/cdf $(DATADIR)/qpace/examples \
+		$(SYSTEMDUNITDIR) $(SYSCONFDIR)/qpace)
+	$(INSTALL) -m 755 $(INSTALL_PROGRAMS:%=$(BUILD)/bin/%) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 $(LIBQPACE_SO) $(DESTDIR)$(LIBDIR)
+	ln -sf $(notdir $(LIBQPACE_SO)) $(DESTDIR)$(LIBDIR)/$(LIBQPACE_SONAME)
+	ln -sf $(LIBQPACE_SONAME) $(DESTDIR)$(LIBDIR)/libqpace.so
+	$(INSTALL) -m 644 $(BUILD)/dist/qpace.pc $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 644 $(INSTALL_HEADERS:%=include/qpace/%) $(DESTDIR)$(INCLUDEDIR)/qpace
+	$(INSTALL) -m 644 $(INSTALL_CDFS:%=sim/cdf/%) $(DESTDIR)$(DATADIR)/qpace/cdf
+	$(INSTALL) -m 644 $(INSTALL_EXAMPLES:%=switchsim/examples/%) \
+		$(DESTDIR)$(DATADIR)/qpace/examples
+	$(INSTALL) -m 644 $(BUILD)/dist/qpaced.service $(DESTDIR)$(SYSTEMDUNITDIR)
+	@for m in $(BUILD)/man/*.[1-8]; do \
+		[ -f "$$m" ] || continue; s=$${m##*.}; \
+		echo "$(INSTALL) -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; \
+		$(INSTALL) -D -m 644 "$$m" "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}" || exit 1; \
+	done
+	@c=$(DESTDIR)$(SYSCONFDIR)/qpace/qpaced.conf; \
+	if [ -e "$$c" ] && ! cmp -s dist/qpaced.conf "$$c"; then \
+		echo "install: $$c is there and differs from dist/qpaced.conf: left as it is"; \
+	else echo "$(INSTALL) -m 644 dist/qpaced.conf $$c"; \
+		$(INSTALL) -m 644 dist/qpaced.conf "$$c"; fi
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then \
+		echo ldconfig; ldconfig; fi
+
+uninstall:
+	rm -f $(INSTALL_PROGRAMS:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(DESTDIR)$(LIBDIR)/libqpace.so $(DESTDIR)$(LIBDIR)/$(LIBQPACE_SONAME) \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBQPACE_SO)) $(DESTDIR)$(PKGCONFIGDIR)/qpace.pc
+	rm -f $(INSTALL_HEADERS:%=$(DESTDIR)$(INCLUDEDIR)/qpace/%)
+	rm -f $(INSTALL_CDFS:%=$(DESTDIR)$(DATADIR)/qpace/cdf/%)
+	rm -f $(INSTALL_EXAMPLES:%=$(DESTDIR)$(DATADIR)/qpace/examples/%)
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/qpaced.service
+	rm -f $(INSTALL_PROGRAMS:%=$(DESTDIR)$(MANDIR)/man1/%.1) $(DESTDIR)$(MANDIR)/man5/qpaced.conf.5
+	@for m in $(BUILD)/man/*.[1-8]; do \
+		[ -f "$$m" ] || continue; \
+		rm -f "$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}"; \
+	done
+	@c=$(DESTDIR)$(SYSCONFDIR)/qpace/qpaced.conf; \
+	if [ -e "$$c" ] && ! cmp -s dist/qpaced.conf "$$c"; then \
+		echo "uninstall: $$c differs from dist/qpaced.conf (edited): left as it is"; \
+	else rm -f "$$c"; fi
+	@for d in $(INCLUDEDIR)/qpace $(DATADIR)/qpace/cdf $(DATADIR)/qpace/examples \
+		$(DATADIR)/qpace $(SYSCONFDIR)/qpace; do \
+		rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then \
+		echo ldconfig; ldconfig; fi
+
+# What install places, built (the Debian build's step)
+install-build: $(INSTALL_PROGRAMS:%=$(BUILD)/bin/%) lib $(BUILD)/dist/qpaced.service
+
+test-install: install-build
+	@BUILD=$(BUILD) BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' \
+		DATADIR='$(DATADIR)' MANDIR='$(MANDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
+		SYSTEMDUNITDIR='$(SYSTEMDUNITDIR)' PKGCONFIGDIR='$(PKGCONFIGDIR)' \
+		QPACE_VERSION=$(QPACE_VERSION) LIBQPACE_SONAME=$(LIBQPACE_SONAME) \
+		sh tests/install/run.sh
+
+deb:
+	@sh scripts/deb.sh
+
+test-deb: deb
+	@sh tests/install/deb.sh build/deb
+
+.PHONY: install install-build uninstall lib test-install deb test-deb FORCE
+-include $(PIC_VERBS_OBJS:.o=.d) $(PIC_LIB_OBJS:.o=.d)
 
 clean:
 	rm -rf build

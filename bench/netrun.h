@@ -45,6 +45,11 @@
 #define NETRUN_DEFAULT_UNTIL_NS (10 * QP_NS_PER_S)
 #define NETRUN_DEFAULT_SAMPLE_NS QP_NS_PER_MS
 #define NETRUN_MAX_CDF_DIRS 4
+/* Where an installed qpace-bench finds its CDFs: DATADIR/qpace/cdf, which `make install`
+ * fills; the Makefile gives it for the objects that use it. */
+#ifndef QPACE_CDF_DIR
+#define QPACE_CDF_DIR "/usr/local/share/qpace/cdf"
+#endif
 #define NETRUN_MAX_CDFS 16            /* distinct CDFs a workload names */
 #define NETRUN_NAME 48                /* "SWITCH:PORT" */
 

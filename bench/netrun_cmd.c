@@ -55,7 +55,8 @@ static const struct qp_opt run_opts[] = {
 		  "intersite, incast, long, staged" },
 	{ "cdf-dir", 0, QP_OPT_STR, "DIR", AT(cdf_dir),
 	  .help = "where cdf=NAME is looked up first (then sim/cdf beside\n"
-		  "this program's source tree, then ./sim/cdf)" },
+		  "this program's source tree, then " QPACE_CDF_DIR ",\n"
+		  "then ./sim/cdf)" },
 	{ "cc", 0, QP_OPT_STR, "ALGO[+ia]", AT(c.algo),
 	  .help = "the senders' congestion control; +ia adds IA credits", .def = "hpcc" },
 	{ "cc-params", 0, QP_OPT_STR, "K=V,..", AT(c.cc_params),
@@ -132,7 +133,8 @@ static void usage(FILE *f, const char *prog)
 	cc_help_algorithms(f, prog);
 }
 
-/* sim/cdf of the source tree this program was built in (build/bin/PROG -> ../../sim/cdf). */
+/* sim/cdf of the source tree this program was built in (build/bin/PROG -> ../../sim/cdf),
+ * then the installed data, then ./sim/cdf. */
 static void default_cdf_dirs(struct netrun_cli *cl, char *buf, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 32);
@@ -149,6 +151,7 @@ static void default_cdf_dirs(struct netrun_cli *cl, char *buf, size_t len)
 				cl->c.cdf_dirs[cl->c.ncdf_dirs++] = buf;
 		}
 	}
+	cl->c.cdf_dirs[cl->c.ncdf_dirs++] = QPACE_CDF_DIR;
 	cl->c.cdf_dirs[cl->c.ncdf_dirs++] = "sim/cdf";
 }
 
