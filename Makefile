@@ -31,6 +31,8 @@
 #   make clean
 #   make LTO=1 ...  the same with link-time optimisation (gcc -flto): ~1.10x less CPU in
 #                   virtual time (e.g. make LTO=1 BUILD=build/lto bench-vt)
+#   make V=1 ...    every command in full (the default: one short line a step, as Linux's
+#                   kbuild prints, `  CC      lib/frame.o`; make -s: nothing)
 #
 # The layers, lowest first (scripts/layers.sh states which may include which and checks
 # it). Each is one archive of the non-program sources in its folders; a program names the
@@ -38,6 +40,32 @@
 
 # `make` alone builds every program, whatever rule comes first below
 .DEFAULT_GOAL := all
+
+# kbuild's idiom: a rule runs $(call cmd,NAME), which prints quiet_cmd_NAME, one short line
+# (V=1: the command cmd_NAME itself; make -s: nothing), then runs cmd_NAME. $(Q) prefixes
+# the other commands of a recipe, shown with V=1 only.
+V ?= 0
+ifeq ($(V),1)
+quiet :=
+Q :=
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+quiet := silent_
+Q := @
+else
+quiet := quiet_
+Q := @
+endif
+escsq = $(subst ','\'',$(1))
+cmd = @$(if $($(quiet)cmd_$(1)),echo '$(if $(quiet),  )$(call escsq,$($(quiet)cmd_$(1)))' &&) \
+	$(cmd_$(1))
+MAKEFLAGS += --no-print-directory
+# the path a step line shows: the object without $(BUILD)/obj/ (or build/fuzz/obj/)
+src_of = $(patsubst build/fuzz/obj/%,%,$(patsubst $(BUILD)/obj/%,%,$(1)))
+# $(call build_quiet,DIR,MAKE-ARGS): what make test, demo and reproduce build, without the
+# step lines (V=1: with every command), then one line: the objects compiled, the outputs.
+build_quiet = mkdir -p $(1) && touch $(1)/.build-start && \
+	$(MAKE) $(if $(filter 1,$(V)),,-s) -j2 $(2) && \
+	echo "  BUILT   $$(find $(1) -name '*.o' -newer $(1)/.build-start | wc -l) objects; $(3)"
 
 BUILD ?= build
 SAN ?=
@@ -109,19 +137,25 @@ $(sim.objs): CFLAGS += -Iswitchsim
 BPF_OUT := build/bpf
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Wextra -Werror \
 	-I/usr/include/$(shell gcc -print-multiarch 2>/dev/null)
+quiet_cmd_bpf = BPF     $@
+      cmd_bpf = clang $(BPF_CFLAGS) -c $< -o $@
+quiet_cmd_skel = GEN     $@
+      cmd_skel = bpftool gen skeleton $< name $(SKEL_NAME) > $@.tmp && mv $@.tmp $@
 $(BPF_OUT)/tc_egress.bpf.o: agent/bpf/tc_egress.bpf.c agent/bpf/tc_abi.h agent/bpf/roce_parse.bpf.h
 	@mkdir -p $(dir $@)
-	clang $(BPF_CFLAGS) -c $< -o $@
+	$(call cmd,bpf)
+$(BPF_OUT)/tc_egress.skel.h: SKEL_NAME := qp_tc_egress
 $(BPF_OUT)/tc_egress.skel.h: $(BPF_OUT)/tc_egress.bpf.o
-	bpftool gen skeleton $< name qp_tc_egress > $@.tmp && mv $@.tmp $@
+	$(call cmd,skel)
 $(bpf.objs) build/fuzz/obj/agent/bpf/tc_egress.o: $(BPF_OUT)/tc_egress.skel.h
 # The tc ingress program (agent/bpf/tc_ingress.bpf.c, CE and CNP reports), the same way.
 $(BPF_OUT)/tc_ingress.bpf.o: agent/bpf/tc_ingress.bpf.c agent/bpf/roce_parse.bpf.h \
 		agent/bpf/tc_ingress_abi.h agent/bpf/tc_abi.h
 	@mkdir -p $(dir $@)
-	clang $(BPF_CFLAGS) -c $< -o $@
+	$(call cmd,bpf)
+$(BPF_OUT)/tc_ingress.skel.h: SKEL_NAME := qp_tc_ingress
 $(BPF_OUT)/tc_ingress.skel.h: $(BPF_OUT)/tc_ingress.bpf.o
-	bpftool gen skeleton $< name qp_tc_ingress > $@.tmp && mv $@.tmp $@
+	$(call cmd,skel)
 $(bpf.objs) build/fuzz/obj/agent/bpf/tc_ingress.o: $(BPF_OUT)/tc_ingress.skel.h
 $(bpf.objs): CFLAGS += -I$(BPF_OUT)
 
@@ -188,33 +222,43 @@ all: $(PROG_BINS)
 deps:
 	@sh scripts/deps.sh
 
+quiet_cmd_cc = CC      $(call src_of,$@)
+      cmd_cc = $(CC) $(CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+quiet_cmd_ar = AR      $@
+      cmd_ar = rm -f $@ && ar rcs $@ $^
+quiet_cmd_ld = LD      $@
+      cmd_ld = $(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/obj/tests/%.o: EXTRA_CFLAGS = $(TEST_CFLAGS)
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+	$(call cmd,cc)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call cmd,cc)
 
 define layer_rule
 $(call layer_lib,$(1)): $($(1).objs)
 	@mkdir -p $$(dir $$@)
-	rm -f $$@ && ar rcs $$@ $$^
+	$$(call cmd,ar)
 endef
 $(foreach l,$(LAYERS),$(eval $(call layer_rule,$(l))))
 
 # A program: its objects, its layers' archives, its layers' system libraries.
 define prog_rule
+$(BUILD)/bin/$(1): LDLIBS = $(sort $(foreach l,$($(1).uses),$($(l).libs)) $($(1).libs))
 $(BUILD)/bin/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,$($(1).main) $($(1).srcs)) \
 		$(foreach l,$($(1).uses),$(call layer_lib,$(l)))
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$^ $(sort $(foreach l,$($(1).uses),$($(l).libs)) $($(1).libs)) -o $$@
+	$$(call cmd,ld)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call prog_rule,$(p))))
 
+$(BUILD)/tests/%: LDLIBS = -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJS) $(TEST_ARCHIVES)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread -o $@
+	$(call cmd,ld)
 
 unit: $(TEST_BINS) $(PROG_BINS)
 
@@ -225,14 +269,16 @@ check-unit: unit
 # The code with two threads under ThreadSanitizer (clang; TSan cannot share a build with
 # ASan): the shm rings' test, built alone, and virtual time's two lanes (test_netrun_lanes,
 # with the layers it needs in a build of their own, build/tsan). In `make test`.
+quiet_cmd_tsan_ld = CCLD    $(BUILD)/tsan/test_shm_ring
+      cmd_tsan_ld = clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Iinclude \
+	-Itests/support tests/unit/test_shm_ring.c lib/shm_ring.c lib/errmsg.c -lcmocka \
+	-lpthread -o $(BUILD)/tsan/test_shm_ring
 check-tsan:
 	@mkdir -p $(BUILD)/tsan
-	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Iinclude -Itests/support \
-		tests/unit/test_shm_ring.c lib/shm_ring.c lib/errmsg.c -lcmocka -lpthread \
-		-o $(BUILD)/tsan/test_shm_ring
-	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/test_shm_ring
-	$(MAKE) -j2 BUILD=build/tsan SAN=thread build/tsan/tests/test_netrun_lanes
-	TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_netrun_lanes
+	$(call cmd,tsan_ld)
+	$(Q)TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/test_shm_ring
+	$(Q)$(MAKE) -j2 BUILD=build/tsan SAN=thread build/tsan/tests/test_netrun_lanes
+	$(Q)TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_netrun_lanes
 
 # README.md and docs/: no dead links, parameter tables as the code has them.
 docs-check: all
@@ -249,14 +295,17 @@ layers:
 
 test: deps
 	@sh scripts/spdx-check.sh
-	$(MAKE) layers
-	$(MAKE) -j2 check-unit
-	$(MAKE) docs-check
-	$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
-	$(MAKE) check-tsan
-	$(MAKE) integration
-	$(MAKE) integration-san
-	$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_JOBS=2
+	$(Q)$(MAKE) layers
+	$(Q)$(call build_quiet,$(BUILD),all unit,$(BUILD)/bin and $(words $(TEST_BINS)) unit tests)
+	$(Q)$(MAKE) -j2 check-unit
+	$(Q)$(MAKE) docs-check
+	$(Q)$(call build_quiet,build/san,BUILD=build/san SAN=1 all unit,build/san (ASan+UBSan))
+	$(Q)$(MAKE) -j2 BUILD=build/san SAN=1 check-unit
+	$(Q)$(MAKE) check-tsan
+	$(Q)$(MAKE) integration
+	$(Q)$(MAKE) integration-san
+	$(Q)$(call build_quiet,build/fuzz,$(FUZZ_BINS),$(words $(FUZZ_BINS)) fuzz targets)
+	$(Q)$(MAKE) -j2 fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) FUZZ_JOBS=2
 
 integration: all
 	@sh tests/run-integration.sh $(BUILD)
@@ -264,14 +313,14 @@ integration: all
 # The same scripts on the sanitizer build: every program they start is instrumented, and a
 # sanitizer report ends it non-zero (tests/run-integration.sh sets the options).
 integration-san:
-	$(MAKE) -j2 BUILD=build/san SAN=1 all
+	$(Q)$(MAKE) -j2 BUILD=build/san SAN=1 all
 	@sh tests/run-integration.sh build/san
 
 test-rxe: all
 	@sh tests/vm/test-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
-	$(BUILD)/bin/bench-cc
+	$(Q)$(BUILD)/bin/bench-cc
 
 bench-vt: $(BUILD)/bin/qpace-bench
 	@sh bench/vt_speed.sh $(BUILD)
@@ -291,22 +340,26 @@ NS3_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -Iinclude -MMD -MP
 ifeq ($(SAN),1)
 NS3_CXXFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+quiet_cmd_cxx = CXX     $(call src_of,$@)
+      cmd_cxx = $(CXX) $(NS3_CXXFLAGS) -c $< -o $@
+quiet_cmd_ldxx = LD      $@
+      cmd_ldxx = $(CXX) $(LDFLAGS) $^ $(lib.libs) $(NS3_LIBS) -o $@
 $(BUILD)/obj/bench/ns3/incast.o: bench/ns3/incast.cc
 	@mkdir -p $(dir $@)
-	$(CXX) $(NS3_CXXFLAGS) -c $< -o $@
+	$(call cmd,cxx)
 $(BUILD)/bin/ns3-incast: $(BUILD)/obj/bench/ns3/incast.o $(BUILD)/obj/bench/ns3/ns3_opts.o \
 		$(call layer_lib,lib)
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ $(lib.libs) $(NS3_LIBS) -o $@
+	$(call cmd,ldxx)
 
 bench-ns3:
 	@sh bench/ns3/deps.sh
-	$(MAKE) -j2 all $(BUILD)/bin/ns3-incast
+	$(Q)$(MAKE) -j2 all $(BUILD)/bin/ns3-incast
 	@sh bench/ns3/compare.sh $(BUILD)
 
 check-ns3:
 	@sh bench/ns3/deps.sh
-	$(MAKE) -j2 $(BUILD)/bin/ns3-incast
+	$(Q)$(MAKE) -j2 $(BUILD)/bin/ns3-incast
 	@sh bench/ns3/check.sh $(BUILD)
 
 # The README's main command: packages (gnuplot-nox for the plots), build, one incast per
@@ -314,7 +367,7 @@ check-ns3:
 # (bench/demo.sh). demo-table: README.md's table regenerated after an algorithm change.
 demo:
 	@sh scripts/deps.sh gnuplot-nox
-	$(MAKE) -j2 all
+	$(Q)$(call build_quiet,$(BUILD),all,$(words $(PROGRAMS)) programs in $(BUILD)/bin)
 	@sh bench/demo.sh $(BUILD)
 
 demo-table: all
@@ -324,7 +377,7 @@ demo-table: all
 # experiment at full size with a progress line each, then the docs' tables re-pasted.
 reproduce:
 	@sh scripts/deps.sh gnuplot-nox
-	$(MAKE) -j2 all
+	$(Q)$(call build_quiet,$(BUILD),all,$(words $(PROGRAMS)) programs in $(BUILD)/bin)
 	@sh bench/reproduce.sh $(BUILD)
 
 # Each tests/fuzz/fuzz_NAME.c is a libFuzzer target, linked with every layer built by
@@ -340,14 +393,18 @@ FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(sim.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -Iswitchsim
 $(bpf.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -I$(BPF_OUT)
+quiet_cmd_fuzz_cc = CC      fuzz: $(call src_of,$@)
+      cmd_fuzz_cc = clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+quiet_cmd_fuzz_ld = LD      $@
+      cmd_fuzz_ld = clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $< \
+	build/fuzz/libqpace-fuzz.a $(sort $(ALL_LAYER_LIBS)) -o $@
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+	$(call cmd,fuzz_cc)
 build/fuzz/libqpace-fuzz.a: $(FUZZ_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	$(call cmd,ar)
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
-	clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libqpace-fuzz.a \
-		$(sort $(ALL_LAYER_LIBS)) -o $@
+	$(call cmd,fuzz_ld)
 fuzz: deps $(FUZZ_BINS)
 	@FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
@@ -359,14 +416,15 @@ fuzz-long: deps $(FUZZ_BINS)
 	@FUZZ_RUNS=$(FUZZ_LONG_RUNS) sh tests/fuzz/run.sh $(FUZZ_LONG_SECONDS) $(FUZZ_BINS)
 
 # The binary seeds the codecs make (tests/fuzz/mkseeds.c), into tests/fuzz/corpus/.
+$(BUILD)/tests/mkseeds: LDLIBS = -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread
 $(BUILD)/tests/mkseeds: $(BUILD)/obj/tests/fuzz/mkseeds.o $(SUPPORT_OBJS) $(TEST_ARCHIVES)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -lcmocka $(sort $(ALL_LAYER_LIBS)) -lpthread -o $@
+	$(call cmd,ld)
 fuzz-seeds: $(BUILD)/tests/mkseeds
-	$(BUILD)/tests/mkseeds tests/fuzz/corpus
+	$(Q)$(BUILD)/tests/mkseeds tests/fuzz/corpus
 
 clean:
-	rm -rf build
+	$(Q)rm -rf build
 
 -include $(foreach l,$(LAYERS),$($(l).objs:.o=.d)) $(SUPPORT_OBJS:.o=.d) \
 	$(BUILD)/obj/bench/ns3/incast.d $(BUILD)/obj/bench/ns3/ns3_opts.d \
