@@ -159,6 +159,12 @@ $(BPF_OUT)/tc_ingress.skel.h: $(BPF_OUT)/tc_ingress.bpf.o
 $(bpf.objs) build/fuzz/obj/agent/bpf/tc_ingress.o: $(BPF_OUT)/tc_ingress.skel.h
 $(bpf.objs): CFLAGS += -I$(BPF_OUT)
 
+# The release (`PROG --version`, the manual pages): the VERSION file, given to
+# lib/version.c alone so that a new version rebuilds one object.
+QPACE_VERSION ?= $(shell cat VERSION)
+$(BUILD)/obj/lib/version.o: CFLAGS += -DQPACE_VERSION='"$(QPACE_VERSION)"'
+$(BUILD)/obj/lib/version.o build/fuzz/obj/lib/version.o: VERSION
+
 # program: its main file, other sources of its own, the layers it links (highest first)
 # and any system library of its own (.libs). Product programs, then micro-benchmarks, then programs only the tests use.
 PROGRAMS := qpace-switch qpaced qpacectl qpace-bench \
@@ -393,6 +399,7 @@ FUZZ_OBJS := $(ALL_LAYER_SRCS:%.c=build/fuzz/obj/%.o)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(sim.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -Iswitchsim
 $(bpf.objs:$(BUILD)/obj/%=build/fuzz/obj/%): FUZZ_CFLAGS += -I$(BPF_OUT)
+build/fuzz/obj/lib/version.o: FUZZ_CFLAGS += -DQPACE_VERSION='"$(QPACE_VERSION)"'
 quiet_cmd_fuzz_cc = CC      fuzz: $(call src_of,$@)
       cmd_fuzz_cc = clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 quiet_cmd_fuzz_ld = LD      $@
