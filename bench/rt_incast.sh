@@ -30,7 +30,7 @@ scen="-N 16 -s 256K -R 5 --rate 1G -u $U -j --no-plots"
 cc_args() { [ "$1" = hpcc ] && echo "--cc hpcc" || echo "--cc none --credits ia"; }
 
 gaps() {   # the machine's own gaps, one line
-	"$BUILD/bin/bench-gaps" -t 2 -j | jq -r '"# machine, a loop that never sleeps (bench-gaps -t 2): " +
+	"$BUILD/bin/bench-gaps" --time 2 -j | jq -r '"# machine, a loop that never sleeps (bench-gaps --time 2): " +
 		([.cpus[] | "cpu \(.cpu) max gap \(.max_gap_ms) ms, \(.gaps_over_2ms) over 2 ms"] |
 		join("; "))'
 }
