@@ -9,7 +9,9 @@
 #   make check-tsan the shm rings' two-thread test under ThreadSanitizer (in make test)
 #   make layers     check the layering and print the include graph between layers
 #   make check-spdx every source file names its license (LICENSE; in make test)
-#   make docs-check no dead links in README.md and docs/, parameter tables as in the code
+#   make man        the manual pages from the programs' option tables (build/man/)
+#   make docs-check no dead links in README.md and docs/, parameter tables as in the code,
+#                   the manual pages as --help has them, one CLI grammar
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make bench-vt   the virtual-time engine's speed against the issue's targets (one core;
 #                   the 128-host row on two lanes, both cores, beside one lane to 4 ms)
@@ -220,7 +222,7 @@ SUPPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tests/support/*.c))
 ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
-.PHONY: all deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
+.PHONY: all man deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
 	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
 	check-ns3
 all: $(PROG_BINS)
@@ -286,7 +288,27 @@ check-tsan:
 	$(Q)$(MAKE) -j2 BUILD=build/tsan SAN=thread build/tsan/tests/test_netrun_lanes
 	$(Q)TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_netrun_lanes
 
-# README.md and docs/: no dead links, parameter tables as the code has them.
+# The manual pages, each written by its program from the option table that gives --help
+# (--help-man; qpaced --help-man-conf for its file): build/man/*.1 and *.5, which
+# `make install` installs. tests/docs/man_check.sh checks them against --help.
+MAN_PAGES := $(addprefix $(BUILD)/man/,qpace-switch.1 qpaced.1 qpacectl.1 qpace-bench.1 \
+	qpaced.conf.5)
+quiet_cmd_man = MAN     $@
+      cmd_man = $(BUILD)/bin/$(MAN_PROG) $(MAN_FLAG) > $@.tmp && mv $@.tmp $@
+$(BUILD)/man/%.1: MAN_PROG = $*
+$(BUILD)/man/%.1: MAN_FLAG = --help-man
+$(BUILD)/man/%.1: $(BUILD)/bin/%
+	@mkdir -p $(dir $@)
+	$(call cmd,man)
+$(BUILD)/man/qpaced.conf.5: MAN_PROG = qpaced
+$(BUILD)/man/qpaced.conf.5: MAN_FLAG = --help-man-conf
+$(BUILD)/man/qpaced.conf.5: $(BUILD)/bin/qpaced
+	@mkdir -p $(dir $@)
+	$(call cmd,man)
+man: $(MAN_PAGES)
+
+# README.md and docs/: no dead links, parameter tables as the code has them, the manual
+# pages as --help has them, one CLI grammar.
 docs-check: all
 	@BUILD=$(BUILD) sh tests/docs/run.sh
 

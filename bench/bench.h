@@ -140,8 +140,10 @@ const struct qp_opt *bench_global_opts(size_t *n);
 /* The manual page: the global options, then every command with its options (qpace/opt.h,
  * qp_opt_man). */
 void bench_man(FILE *out, const char *prog);
-/* The option tables of topo, run and reproduce (for the manual page). */
-const struct qp_opt *bench_topo_opts(size_t *n);
+/* The option tables of topo, run and reproduce (for the manual page); topo's as one
+ * command a KIND ("topo star", ...) into @out, at most @max: how many. */
+struct qp_opt_cmd;
+size_t bench_topo_man_cmds(struct qp_opt_cmd *out, size_t max);
 const struct qp_opt *bench_netrun_opts(size_t *n);
 const struct qp_opt *bench_repro_opts(size_t *n);
 const char *bench_cmd_name(unsigned cmd);

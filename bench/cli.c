@@ -265,27 +265,30 @@ const struct qp_opt *bench_global_opts(size_t *n)
 
 void bench_man(FILE *out, const char *prog)
 {
-	struct qp_opt_cmd cmds[NCMDS];
+	struct qp_opt_cmd cmds[NCMDS + 16];
+	size_t n = 0;
 
 	for (size_t i = 0; i < NCMDS; i++) {
 		const struct bench_cmd_row *r = &bench_cmds[i];
+		struct qp_opt_cmd *c = &cmds[n++];
 
-		cmds[i] = (struct qp_opt_cmd){ .name = r->name, .args = r->args,
-					       .summary = r->summary, .t = bench_opts,
-					       .n = NOPTS, .bit = r->cmd };
-		if (r->cmd == CMD_TOPO)
-			cmds[i].t = bench_topo_opts(&cmds[i].n), cmds[i].bit = 0;
+		*c = (struct qp_opt_cmd){ .name = r->name, .args = r->args, .summary = r->summary,
+					  .t = bench_opts, .n = NOPTS, .bit = r->cmd };
+		if (r->cmd == CMD_TOPO) {    /* its options: under each KIND */
+			c->t = NULL;
+			n += bench_topo_man_cmds(&cmds[n], sizeof(cmds) / sizeof(cmds[0]) - n);
+		}
 		if (r->cmd == CMD_NETRUN)
-			cmds[i].t = bench_netrun_opts(&cmds[i].n), cmds[i].bit = 0;
+			c->t = bench_netrun_opts(&c->n), c->bit = 0;
 		if (r->cmd == CMD_REPRO)
-			cmds[i].t = bench_repro_opts(&cmds[i].n), cmds[i].bit = 0;
+			c->t = bench_repro_opts(&c->n), c->bit = 0;
 	}
 	const struct qp_opt_prog p = {
 		.name = prog, .purpose = "RDMA benchmarks and incasts through qpace's switch",
 		.head = HEAD "Benchmarks in perftest's words (write_bw, send_bw, write_lat), incasts\n"
 			"through qpace-switch in real or virtual time, topologies, workload runs\n"
 			"and the source papers' experiments.\n\n" HEAD_TEXT,
-		.t = global_opts, .n = NGLOBAL, .cmds = cmds, .ncmds = NCMDS, .more = cc_help_algorithms,
+		.t = global_opts, .n = NGLOBAL, .cmds = cmds, .ncmds = n, .more = cc_help_algorithms,
 		.see_also = "qpace-switch(1), qpaced(1), qpacectl(1), ib_write_bw(1)",
 	};
 	qp_opt_man(out, &p);

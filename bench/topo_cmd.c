@@ -205,10 +205,19 @@ int bench_topo(const char *prog, int argc, char **argv)
 	return rc ? (qp_opt_fail(where, err), QP_EXIT_FAIL) : QP_EXIT_OK;
 }
 
-const struct qp_opt *bench_topo_opts(size_t *n)
+size_t bench_topo_man_cmds(struct qp_opt_cmd *out, size_t max)
 {
-	*n = NOPTS;
-	return topo_opts;
+	static char names[TOPOGEN_NKINDS][32];
+	size_t n = 0;
+
+	for (int k = 0; k < TOPOGEN_NKINDS && n < max; k++) {
+		snprintf(names[k], sizeof(names[k]), "topo %s",
+			 topogen_kind_name((enum topogen_kind)k));
+		out[n++] = (struct qp_opt_cmd){ .name = names[k], .args = "[options] [-o FILE]",
+						.summary = kind_help[k], .t = topo_opts,
+						.n = NOPTS, .bit = K(k) };
+	}
+	return n;
 }
 
 /* --gen KIND:KEY=VALUE,...: the same rows as `topo KIND --KEY VALUE` (a value with commas,

@@ -122,7 +122,8 @@ static void rows(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd, bool
 		const struct qp_opt *o = &t[i];
 		char range[240];
 
-		if ((o->cmds && cmd && !(o->cmds & cmd)) || (o->flags & QP_OPT_F_HIDDEN))
+		/* the rows --help prints for @cmd (qp_opt_usage) */
+		if ((o->cmds && !(o->cmds & cmd)) || (o->flags & QP_OPT_F_HIDDEN))
 			continue;
 		if (keys && (o->type == QP_OPT_HELP || o->type == QP_OPT_VERSION ||
 			     o->type == QP_OPT_MAN))
