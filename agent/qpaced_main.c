@@ -48,11 +48,25 @@ static int read_config(const struct qp_opt *o, void *conf, const char *path, cha
 	return rc;
 }
 
+static bool check_only;
+
+static int opt_check(const struct qp_opt *o, void *conf, const char *v, char *err,
+		     size_t errlen)
+{
+	(void)o, (void)conf, (void)v, (void)err, (void)errlen;
+	check_only = true;
+	return 0;
+}
+
 static const struct qp_opt own[] = {
 	{ "config", 'c', QP_OPT_FN, "FILE", .fn = read_config,
 	  .flags = QP_OPT_F_FIRST | QP_OPT_F_OWN_MSG,
 	  .help = "read key = value lines (keys: the long names below; # comments;\n"
 		  "qpaced.conf(5)); the command line overrides the file" },
+	{ "check", 0, QP_OPT_FN, NULL, .fn = opt_check,
+	  .help = "check the options and the -c file (each value, and how they go\n"
+		  "together), then exit: 0 when good, 2 at the first error; the files and\n"
+		  "devices they name are not opened" },
 	QP_OPT_STD_ROWS,
 	/* read before the table (cc_help_params_main); a row for --help and the page */
 	{ "help-params", 0, QP_OPT_HELP, "ALGO|all|list [--format text|md]",
@@ -84,7 +98,8 @@ static void conf_page(void)
 			"a file. The keys are qpaced's long options without the leading --, and\n"
 			"take the same values with the same checks: a bad line stops qpaced with\n"
 			"FILE:LINE: KEY: \"VALUE\": why. An on/off key takes on or off. Options on\n"
-			"the command line override the file.\n\n"
+			"the command line override the file. qpaced --check -c FILE checks a file\n"
+			"without starting.\n\n"
 			"Example:\n"
 			"  # /etc/qpace/qpaced.conf\n"
 			"  feedback = 0.0.0.0:4792\n"
@@ -140,6 +155,11 @@ int main(int argc, char **argv)
 	if (qpaced_config_finish(&c, err, sizeof(err))) {
 		qp_opt_fail(prog.name, err);
 		return QP_EXIT_USAGE;
+	}
+	if (check_only) {
+		printf("qpaced: the options are good (cc %s, credits %s)\n", c.cc,
+		       c.agent.credits ? "ia" : "off");
+		return QP_EXIT_OK;
 	}
 	rc = qpaced_open(&c, &d, err, sizeof(err));
 	if (rc) {
