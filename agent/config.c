@@ -211,7 +211,8 @@ static const struct qp_opt options[] = {
 	  .def = "0",
 	  .help = "their first rate, before any feedback: their frames until qpaced knows\n"
 		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = the line rate and\n"
-		  "the algorithm's own start; at least the floor, at most the line)" },
+		  "the algorithm's own start; raised to the floor, cut to the line; below\n"
+		  "the algorithm's min_rate it is refused at start)" },
 	{ "wire-fq-maxrate", 0, QP_OPT_RATE, "RATE", AT(wire_fq_maxrate_bps),
 	  .max = AGENT_MAX_LINK_BPS, .def = "0",
 	  .help = "fq's per-flow maxrate (0 = none): caps the burst of frames a stalled\n"

@@ -165,6 +165,7 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	static struct netrun_cli cl;   /* gen_buf and the paths outlive the parse */
 	char where[64], err[1024], exe[PATH_MAX];
 	struct netrun_result r;
+	uint64_t seen;
 	int first;
 
 	snprintf(where, sizeof(where), "%s run", prog);
@@ -173,7 +174,7 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	if (qp_opt_defaults(run_opts, NOPTS, 0, &cl, err, sizeof(err)))
 		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	const struct qp_opt_spec spec = { run_opts, NOPTS, 0, false };
-	first = qp_opt_parse(&spec, argc, argv, &cl, NULL, err, sizeof(err));
+	first = qp_opt_parse(&spec, argc, argv, &cl, &seen, err, sizeof(err));
 	if (first < 0)
 		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	if (cl.help) {
@@ -194,6 +195,11 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	if (!cl.c.workload_file)
 		return qp_opt_fail(where, "--workload FILE is needed (docs/workloads.md)"),
 		       QP_EXIT_USAGE;
+	if (cl.threads > cl.lanes && qp_opt_seen(run_opts, NOPTS, seen, "threads")) {
+		snprintf(err, sizeof(err), "--threads '%llu': at most one a lane (--lanes %llu)",
+			 (unsigned long long)cl.threads, (unsigned long long)cl.lanes);
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
+	}
 	if (cl.huge) {
 		const char *why = bench_thp_reexec(prog, argc, argv);   /* returns when not done */
 		if (why)
@@ -205,6 +211,7 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	cl.c.progress = !cl.no_progress;
 	cl.c.icrc_skip = cl.icrc == 1;
 	cl.c.lanes = (unsigned)cl.lanes;
+	/* the default (2) is one a lane: one with --lanes 1 */
 	cl.c.threads = (unsigned)(cl.threads < cl.lanes ? cl.threads : cl.lanes);
 	default_cdf_dirs(&cl, exe, sizeof(exe));
 	if (cl.c.out_dir && mkdir(cl.c.out_dir, 0777) && errno != EEXIST) {
