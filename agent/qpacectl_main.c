@@ -29,7 +29,10 @@ struct command {
 	int (*fn)(int argc, char **argv);
 	const char *args;
 	const char *description;
+	unsigned bit;                /* its rows of cmd_opts (0: it takes none) */
 };
+
+enum { C_TOP = 1, C_LIST = 2, C_SHOW = 4, C_STATUS = 8 };
 
 static const struct command *commands(void);
 
@@ -144,8 +147,6 @@ static int parse_qpn(const char *s, uint32_t *qpn)
 
 /* ---- each command's options: one table, a row per option with the commands it belongs to
  * (qpace/opt.h) ---- */
-
-enum { C_TOP = 1, C_LIST = 2, C_SHOW = 4, C_STATUS = 8 };
 
 struct cmd_opts {
 	bool json, help;
@@ -531,12 +532,12 @@ static int cmd_help(int argc, char **argv)
 
 static const struct command command_table[] = {
 	{ "top", cmd_top, "[--sort [+|-]KEY] [--delay S] [-n N]",
-	  "live per-QP table, sorted by a column (a snapshot when not a terminal)" },
-	{ "list", cmd_list, "[-j]", "every QP: table, or JSON with -j" },
-	{ "show", cmd_show, "QPN [-j]", "one QP, every field" },
+	  "live per-QP table, sorted by a column (a snapshot when not a terminal)", C_TOP },
+	{ "list", cmd_list, "[-j]", "every QP: table, or JSON with -j", C_LIST },
+	{ "show", cmd_show, "QPN [-j]", "one QP, every field", C_SHOW },
 	{ "set", cmd_set, "QPN rate R|auto", "manual rate (auto: back to the algorithm)" },
 	{ "", cmd_set, "QPN algo A [PARAMS]", "switch the QP's algorithm" },
-	{ "status", cmd_status, "[-j]", "agent counters and feedback delay" },
+	{ "status", cmd_status, "[-j]", "agent counters and feedback delay", C_STATUS },
 	{ "help", cmd_help, "", "this text" },
 	{ .name = NULL },
 };
@@ -553,15 +554,11 @@ static void man_page(void)
 	struct qp_opt_cmd cmds[16];
 	size_t n = 0;
 
-	for (const struct command *c = commands(); c->name && n < 16; c++) {
-		static const unsigned bit[] = { C_TOP, C_LIST, C_SHOW, 0, 0, C_STATUS, 0 };
-		size_t k = (size_t)(c - commands());
-
+	for (const struct command *c = commands(); c->name && n < 16; c++)
 		cmds[n++] = (struct qp_opt_cmd){
 			.name = c->name[0] ? c->name : "set", .args = c->args,
-			.summary = c->description, .t = bit[k] ? cmd_opts : NULL,
-			.n = bit[k] ? NCMD_OPTS : 0, .bit = bit[k] };
-	}
+			.summary = c->description, .t = c->bit ? cmd_opts : NULL,
+			.n = c->bit ? NCMD_OPTS : 0, .bit = c->bit };
 	const struct qp_opt_prog p = {
 		.name = prog, .purpose = "look at and steer the qpace agent", .head = HEAD,
 		.t = global_opts, .n = NGLOBAL, .cmds = cmds, .ncmds = n, .more = algorithms,
