@@ -42,7 +42,7 @@ static const struct command *commands(void);
 
 static const struct qp_opt global_opts[] = {
 	{ "socket", 0, QP_OPT_STR, "PATH", .off = 0, .size = sizeof(const char *),
-	  .help = "the agent's control socket" },
+	  .old_short = 's', .help = "the agent's control socket" },
 	QP_OPT_STD_ROWS,
 };
 #define NGLOBAL (sizeof(global_opts) / sizeof(global_opts[0]))
@@ -176,10 +176,11 @@ static const struct qp_opt cmd_opts[] = {
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .cmds = C_LIST | C_SHOW | C_STATUS,
 	  .help = "JSON instead of text" },
 	{ "sort", 0, QP_OPT_FN, "[+|-]KEY", .fn = opt_sort, .cmds = C_TOP,
+	  .old_short = 'o',
 	  .help = "sort by this column, descending (+KEY: ascending)", .def = "rate" },
 	{ "delay", 0, QP_OPT_TIME, "S", AT(interval_ns), .min = 100 * QP_NS_PER_MS,
 	  .max = 3600 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S, .cmds = C_TOP,
-	  .help = "seconds between refreshes", .def = "1" },
+	  .old_short = 'd', .help = "seconds between refreshes", .def = "1" },
 	{ "iterations", 'n', QP_OPT_UINT, "N", AT(iterations), .min = 1, .max = 1000000000,
 	  .cmds = C_TOP, .help = "refresh N times, then exit (default: until q; one snapshot\n"
 				 "when not a terminal)" },

@@ -45,6 +45,7 @@ static int opt_gen(const struct qp_opt *o, void *conf, const char *v, char *err,
 
 static const struct qp_opt run_opts[] = {
 	{ "topo", 0, QP_OPT_STR, "FILE", AT(c.topo_file),
+	  .old_short = 't',
 	  .help = "a topology file, as qpace-switch -c FILE loads it; a host on\n"
 		  "every udp/vxlan/packet port, numbered in file order" },
 	{ "gen", 'g', QP_OPT_FN, "KIND:K=V,..", .fn = opt_gen,

@@ -401,6 +401,10 @@ static int scan_error(const struct qp_opt_spec *s, int c, int argc, char **argv,
 			return qp_errmsg(-EINVAL, err, errlen, "option '--%s' does not apply to this "
 					 "command", name);
 	}
+	for (size_t i = 0; optopt && i < s->n; i++)
+		if (s->t[i].old_short == optopt && applies(&s->t[i], s->cmd))
+			return qp_errmsg(-EINVAL, err, errlen, "unknown option '-%c' (it is written "
+					 "--%s)", optopt, s->t[i].name);
 	if (optopt)
 		return qp_errmsg(-EINVAL, err, errlen, "unknown option '-%c'", optopt);
 	return qp_errmsg(-EINVAL, err, errlen, "unknown option '%s'", bad);

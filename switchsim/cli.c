@@ -167,7 +167,8 @@ static const struct qp_opt opts[] = {
 		  "the ones that fail (icrc_bad; forwarded all the same); 1 = all, 0 = none\n"
 		  "(default 16: a check costs ~1 us per KB, on every frame about a third\n"
 		  "of the forwarding rate)" },
-	{ "quiet", 0, QP_OPT_FLAG, NULL, AT(quiet), .help = "no start-up summary" },
+	{ "quiet", 0, QP_OPT_FLAG, NULL, AT(quiet), .old_short = 'q',
+	  .help = "no start-up summary" },
 	QP_OPT_STD_ROWS,
 };
 

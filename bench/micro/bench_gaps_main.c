@@ -72,6 +72,7 @@ struct opts {
 static const struct qp_opt opts[] = {
 	{ "time", 0, QP_OPT_TIME, "TIME", AT(time_ns), .min = QP_NS_PER_MS,
 	  .max = 600 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
+	  .old_short = 't',
 	  .help = "how long each CPU's loop runs, 1ms..600s (a bare number: seconds)",
 	  .def = "2s" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },

@@ -122,7 +122,7 @@ static const struct qp_opt opts[] = {
 	{ "frames", 'n', QP_OPT_UINT, "FRAMES", AT(n), .min = 1000, .max = 100000000,
 	  .help = "ICRCs per round, 1000..100000000", .def = "200000" },
 	{ "rounds", 0, QP_OPT_UINT, "ROUNDS", AT(rounds), .min = 1, .max = 100,
-	  .help = "timed rounds, 1..100; the median is printed", .def = "7" },
+	  .old_short = 'r', .help = "timed rounds, 1..100; the median is printed", .def = "7" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
 	QP_OPT_STD_ROWS,
 };

@@ -88,6 +88,8 @@ struct qp_opt {
 	uint64_t unit_ns;            /* TIME: what a bare number means (0 = ns) */
 	qp_opt_fn *fn;               /* FN */
 	unsigned flags;              /* QP_OPT_F_* */
+	char old_short;              /* a short flag the row no longer has: given, it is refused
+				      * with the long one named ("'-q' is written --quiet") */
 };
 
 /* .off and .size of @field in struct @type: { "rate", 0, QP_OPT_RATE, "R", QP_OPT_AT(...) } */

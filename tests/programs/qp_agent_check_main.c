@@ -179,6 +179,7 @@ static void run(struct check *c)
 
 static const struct qp_opt opts[] = {
 	{ "socket", 0, QP_OPT_STR, "SOCKET", AT(sock),
+	  .old_short = 's',
 	  .help = "the agent's socket (default: $QPACE_SOCKET, else the agent's default)" },
 	{ "rate-table", 'r', QP_OPT_STR, "TABLE", AT(table), .help = "the agent's rate table",
 	  .def = QP_RATETABLE_DEFAULT },
@@ -191,9 +192,11 @@ static const struct qp_opt opts[] = {
 	  .help = "link rate the QPs register with", .def = "400M" },
 	{ "time", 0, QP_OPT_TIME, "SECONDS", AT(run_ns), .min = QP_NS_PER_MS,
 	  .max = 86400 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
+	  .old_short = 't',
 	  .help = "how long to stream (a bare number is seconds)", .def = "5s" },
 	{ "interval", 0, QP_OPT_TIME, "INTERVAL", AT(every_ns), .min = QP_NS_PER_MS,
-	  .max = 60 * QP_NS_PER_S, .help = "one line per INTERVAL", .def = "100ms" },
+	  .max = 60 * QP_NS_PER_S, .old_short = 'i',
+	  .help = "one line per INTERVAL", .def = "100ms" },
 	QP_OPT_STD_ROWS,
 };
 

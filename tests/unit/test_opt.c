@@ -113,6 +113,7 @@ static const struct qp_opt rows[] = {
 	{ "own", 0, QP_OPT_FN, "X", .fn = own_msg, .flags = QP_OPT_F_OWN_MSG, .help = "own" },
 	{ "first", '1', QP_OPT_FN, "X", .fn = note, .flags = QP_OPT_F_FIRST, .help = "first" },
 	{ "second", '2', QP_OPT_FN, "X", .fn = note, .help = "in order" },
+	{ "retired", 0, QP_OPT_FLAG, NULL, AT(flag), .old_short = 'R', .help = "was -R" },
 	{ "help", 'h', QP_OPT_HELP, NULL, AT(help), .help = "this text" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -233,6 +234,8 @@ static void test_scan_errors(void **state)
 	} bad[] = {
 		{ CMD_A, ARGC("--bogus"), ARGV("--bogus"), "unknown option '--bogus'" },
 		{ CMD_A, ARGC("-z"), ARGV("-z"), "unknown option '-z'" },
+		/* a short flag a row no longer has: refused with the long one named */
+		{ CMD_A, ARGC("-R"), ARGV("-R"), "unknown option '-R' (it is written --retired)" },
 		{ CMD_A, ARGC("-s"), ARGV("-s"), "option '-s' needs a value" },
 		{ CMD_A, ARGC("-f", "--size"), ARGV("-f", "--size"), "option '--size' needs a value" },
 		{ CMD_A, ARGC("--flag=yes"), ARGV("--flag=yes"), "option '--flag' takes no value" },
