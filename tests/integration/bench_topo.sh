@@ -61,7 +61,7 @@ expect() {  # expect "WANT" ARGS...: non-zero exit and WANT in stderr
 expect "KIND 'ring': accepted star, dumbbell, leaf-spine, fat-tree, two-site" ring
 expect "fat-tree: base-port 65500 with 54 hosts: accepted 1..65428 (two UDP ports a host)" \
 	fat-tree --k 6 --base-port 65500
-expect "-k/--k '10': not a whole number in 2..8" fat-tree --k 10
+expect "--k '10': not a whole number in 2..8" fat-tree --k 10
 expect "fat-tree: k 5: accepted an even number in 2..8" fat-tree --k 5
 expect "--oversub 'x': not a ratio in (0, 1000]" leaf-spine --oversub x
 expect "leaf-spine: 68 ports on one switch" leaf-spine --hosts-per-leaf 60 --spines 8
