@@ -73,7 +73,7 @@ struct netrun_conf {
 	bool no_plots, progress, verbose;
 	bool end_with_finite;         /* stop when every flow that can finish has finished:
 				       * bytes=forever flows (background) end there, unfinished */
-	bool icrc_skip;               /* --icrc skip (sim_conf.icrc_skip): named in the report */
+	bool icrc_skip;               /* --icrc off (sim_conf.icrc_skip): named in the report */
 	unsigned lanes, threads;      /* sim_conf.split (lanes 2) and .threads; 0: 1 */
 };
 

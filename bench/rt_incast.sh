@@ -32,7 +32,7 @@ scen="-N 16 -s 256K -R 5 --rate 1G -u $U -j --no-plots"
 cc_args() { [ "$1" = hpcc ] && echo "--cc hpcc" || echo "--cc none --credits ia"; }
 
 gaps() {   # the machine's own gaps, one line
-	"$BUILD/bin/bench-gaps" -t 2 -j | tee -a "$tmp/gaps" | jq -r '"# machine, a loop that never sleeps (bench-gaps -t 2): " +
+	"$BUILD/bin/bench-gaps" --time 2 -j | tee -a "$tmp/gaps" | jq -r '"# machine, a loop that never sleeps (bench-gaps --time 2): " +
 		([.cpus[] | "cpu \(.cpu) max gap \(.max_gap_ms) ms, \(.gaps_over_2ms) over 2 ms"] |
 		join("; "))'
 }
@@ -98,5 +98,5 @@ figure rt.incast.none-ia.loop2ms "$(late none+ia)" "make bench-rt" \
 	"$S, none+ia: runs whose event loop was never more than 2 ms late"
 [ -s "$tmp/gaps" ] && figure rt.gaps.max "$(jq -s -r '[.[].cpus[].max_gap_ms] | max |
 	"\(.) ms"' "$tmp/gaps")" "make bench-rt" \
-	"the machine: the longest time a pinned loop that never sleeps was not run (*bench-gaps -t 2*, before and after the incasts, every CPU)"
+	"the machine: the longest time a pinned loop that never sleeps was not run (*bench-gaps --time 2*, before and after the incasts, every CPU)"
 exit 0

@@ -18,7 +18,7 @@
 # 128, rxe's; the base keeps its default). RT_TRANSPORTS (default "auto udp"): each
 # write_bw row of this build once per transport: auto = the plain commands, no transport
 # flag on either side (the hosts take the rings the star offers); udp = datagrams
-# (write_bw --transport udp, qpace-switch --shm-offer no); shm = the switch's shm ports
+# (write_bw --transport udp, qpace-switch --shm-offer off); shm = the switch's shm ports
 # (qpace-switch --shm, write_bw --transport shm --shm). A base build gets the plain
 # commands. Each default row's figure is also printed as a FIGURE line (bench/figure.sh)
 # for docs/figures.md: make bench-rt | tee rt.out; sh scripts/figures.sh update rt.out
@@ -57,7 +57,7 @@ one() {
 		swshm="--shm $tmp/ring" shm0="--transport shm --shm $tmp/ring.p0"
 		shm1="--transport shm --shm $tmp/ring.p1" ;;
 	udp)
-		swshm="--shm-offer no" shm0="--transport udp" shm1="--transport udp" ;;
+		swshm="--shm-offer off" shm0="--transport udp" shm1="--transport udp" ;;
 	esac
 	[ -n "$tr" ] && label="$label/$tr"
 	[ -n "${RT_WINDOW:-}" ] && [ "$label" = this ] && spinarg="$spinarg --window $RT_WINDOW"

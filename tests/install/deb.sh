@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The Debian packages `make deb` built, on this machine (root; `make test-deb`):
 #   - apt installs qpace, libqpace0 and libqpace-dev from DIR;
-#   - each program answers --help (exit 0); `man qpaced` renders when the package has man
-#     pages; the installed unit passes `systemd-analyze verify` (where it is);
+#   - each program answers --version with the release (exit 0); `man qpaced` renders;
+#     the installed unit passes `systemd-analyze verify` (where it is);
 #   - the installed qpace-bench runs a virtual-time incast whose workload names
 #     cdf=websearch, from a directory with no sim/cdf: it finds /usr/share/qpace/cdf;
 #   - qp-pair (tests/install/qp_pair.c) builds with `pkg-config --cflags --libs qpace`
@@ -59,20 +59,18 @@ ok "apt-get installed $PKGS ($(wc -l <"$tmp/files") files)"
 
 # ---- the programs
 for p in qpaced qpacectl qpace-switch qpace-bench; do
-	if [ "$(command -v "$p")" = "/usr/bin/$p" ] && "$p" --help >"$tmp/help" 2>&1; then
-		ok "/usr/bin/$p --help: exit 0, $(head -1 "$tmp/help" | cut -c1-70)"
+	if [ "$(command -v "$p")" = "/usr/bin/$p" ] && "$p" --version >"$tmp/help" 2>&1 &&
+			[ "$(cat "$tmp/help")" = "$p $(cat VERSION)" ]; then
+		ok "/usr/bin/$p --version: $(cat "$tmp/help")"
 	else
-		bad "$p --help: $(head -3 "$tmp/help")"
+		bad "$p --version: $(head -3 "$tmp/help")"
 	fi
 done
-if grep -q '^/usr/share/man/man1/qpaced.1' "$tmp/files"; then
-	if MANPAGER=cat MANWIDTH=80 man qpaced >"$tmp/man" 2>&1 && grep -q qpaced "$tmp/man"; then
-		ok "man qpaced: $(grep -c . "$tmp/man") lines"
-	else
-		bad "man qpaced: $(head -3 "$tmp/man")"
-	fi
+if grep -q '^/usr/share/man/man1/qpaced.1' "$tmp/files" &&
+		MANPAGER=cat MANWIDTH=80 man qpaced >"$tmp/man" 2>&1 && grep -q qpaced "$tmp/man"; then
+	ok "man qpaced: $(grep -c . "$tmp/man") lines"
 else
-	echo "skip: the qpace package has no man pages (make man): man qpaced not tried"
+	bad "man qpaced: the package has no /usr/share/man/man1/qpaced.1, or man fails: $(head -3 "$tmp/man" 2>/dev/null)"
 fi
 if command -v systemd-analyze >/dev/null; then
 	man=--man=no
