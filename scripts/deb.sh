@@ -12,9 +12,9 @@ cd "$(dirname "$0")/.."
 sh scripts/deps.sh dpkg-dev debhelper fakeroot lintian
 
 ver=$(dpkg-parsechangelog -S Version)
-mk_ver=$(sed -n 's/^QPACE_VERSION := //p' Makefile)
+mk_ver=$(cat VERSION)
 if [ "$ver" != "$mk_ver" ]; then
-	echo "make deb: debian/changelog's version is $ver, the Makefile's QPACE_VERSION $mk_ver" >&2
+	echo "make deb: debian/changelog's version is $ver, the file VERSION says $mk_ver" >&2
 	exit 1
 fi
 out=build/deb
