@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Issue #16's incast target, both clocks in one run: the 16 -> 1 at 1 Gb/s (the IA-TCP and
+# The real-time incast, both clocks in one run: the 16 -> 1 at 1 Gb/s (the IA-TCP and
 # FFDTCP papers' link rate, 16 x 256 KiB, 5 rounds) in real time, RUNS times per
 # algorithm (hpcc; none with IA credits), the algorithms alternated run by run, and once
 # in virtual time. Per run: goodput (of payload), how many points it is from virtual

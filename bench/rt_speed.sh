@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Real-time speed of the soft hosts, both sides of each comparison in one run (issue #16):
+# Real-time speed of the soft hosts, both sides of each comparison in one run:
 #   1. host to host: qpace-soft-bw (two soft hosts in one process, loopback UDP)
 #   2. qpace-bench write_bw --backend soft, server and client processes, through
 #      qpace-switch --star 2 --rate 1G, then --rate 10G; each with the soft hosts'
