@@ -118,6 +118,7 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		c.gen = sp->gen;
 		c.workload_file = path;
 		c.cdf_dirs[c.ncdf_dirs++] = "sim/cdf";
+		c.cdf_dirs[c.ncdf_dirs++] = QPACE_CDF_DIR;
 		c.algo = s[i].algo;
 		c.cc_params = s[i].params;
 		if (s[i].window_pkts)

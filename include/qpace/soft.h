@@ -24,8 +24,8 @@
  *   window=128         unacknowledged packets per QP
  *   max_qps=1024, telemetry_port=4792
  *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
- *   icrc=on            skip: frames out carry no ICRC (0), frames in are not checked
- *                      (virtual time's --icrc skip; never on a real wire)
+ *   icrc=on            off: frames out carry no ICRC (0), frames in are not checked
+ *                      (virtual time's --icrc off; never on a real wire)
  *   ecn_echo=off       on: the QPs' ACKs echo CE marks (BTH BECN; qpace/rc.h) for an
  *                      ECN-window sender (DCTCP), and their notification point sends no
  *                      CNPs
