@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # RTT samples and NAKs from the wire (docs/enforce.md "RTT samples and NAKs from the
-# wire"): qpaced --enforce observe --cc swift on B's end of a veth pair. B sends 200 RoCEv2 data frames with AckReq
-# to A's QP 0x111, 2 ms apart; a responder in A answers each with an ACK of its PSN to
-# B's local QP 0x999 after 3 ms, the 100th with a NAK (PSN sequence error). B's egress
+# wire"): qpaced --enforce observe --cc swift on B's end of a veth pair. B sends 200
+# RoCEv2 data frames with AckReq to A's QP 0x111, 2 ms apart; a responder in A answers
+# each with an ACK of its PSN to B's local QP 0x999 after 3 ms, the 100th with a NAK
+# (PSN sequence error). Nothing leans on timing but the 3 ms floor of each sample. B's egress
 # program stamps each frame's departure, its ingress program matches each ACK and reports
 # the RTT: qpaced gives the samples to the QP it made of the flow (A, 0x111), whose view
 # shows an RTT of at least the 3 ms and whose Swift window falls below its first (one
@@ -37,20 +38,33 @@ ip netns exec "$NSB" tc filter show dev qrb ingress | grep -q "qp_tc_ingress.*di
 	fail "no ingress filter on qrb"
 ok "--enforce observe: the ingress program is on qrb for RTT samples (no --cnp)"
 
-ip netns exec "$NSA" $PY respond 3 0x999 3000 100 >"$TMP/resp" &
+ip netns exec "$NSA" $PY respond 30 0x999 3000 100 200 >"$TMP/resp" &
 RP=$!
-sleep 0.3
+i=0
+until grep -q ready "$TMP/resp"; do
+	i=$((i + 1))
+	[ $i -le 200 ] || fail "the responder did not bind in 10 s"
+	sleep 0.05
+done
 ip netns exec "$NSB" $PY send 10.79.0.1 0x111 200 2000 >/dev/null
 wait $RP
-sleep 0.3
+resp=$(tail -n 1 "$TMP/resp")
+# qpaced has taken every report when the reports and the ones held back add up to the
+# samples the program matched (up to 10 s: a loaded machine, a sanitizer build)
+i=0
+while :; do
+	samples=$(metric qpace_tc_ingress_frames_total rtt_samples)
+	limited=$(metric qpace_tc_ingress_frames_total rtt_limited)
+	reports=$(metric qpace_rtt_total rtt_reports)
+	[ $((reports + limited)) -lt "$samples" ] && [ $i -lt 100 ] || break
+	i=$((i + 1))
+	sleep 0.1
+done
 q=$(ctl list -j | jq -c '.[] | select(.peer_qpn == "0x000111")')
 [ -n "$q" ] || fail "no QP for the flow to 10.79.0.1 QPN 0x111: $(ctl list)"
 QPN=$(echo "$q" | jq -r .qpn)
 rtt=$(echo "$q" | jq .rtt)
 stamped=$(metric qpace_tc_frames_total rtt_stamped)
-samples=$(metric qpace_tc_ingress_frames_total rtt_samples)
-limited=$(metric qpace_tc_ingress_frames_total rtt_limited)
-reports=$(metric qpace_rtt_total rtt_reports)
 events=$(metric qpace_rtt_total rtt_events)
 noflow=$(metric qpace_rtt_total rtt_no_flow)
 nakev=$(metric qpace_rtt_total nak_events)
@@ -58,14 +72,14 @@ min=$(ip netns exec "$NSB" curl -s "127.0.0.1:$MPORT/metrics" |
 	sed -n 's/^qpace_rtt_sample_ns{which="min"} //p')
 [ "$stamped" = 200 ] || fail "$stamped frames stamped, 200 sent with AckReq"
 [ "$samples" -ge 190 ] && [ "$samples" -le 199 ] ||
-	fail "$samples RTT samples for 199 ACKs ($(cat "$TMP/resp"))"
+	fail "$samples RTT samples for 199 ACKs ($resp)"
 # each sample reported (or held back: two ACKs within 100 us), each report to a QP or not
 [ $((reports + limited)) = "$samples" ] && [ $((events + noflow)) = "$reports" ] &&
-	[ "$events" -ge 150 ] ||
+	[ "$events" -ge 100 ] ||
 	fail "$samples samples: $reports reported, $limited held back; $events to a QP, $noflow without one"
-[ "$rtt" -ge 3000000 ] && [ "$rtt" -lt 50000000 ] || fail "QP $QPN's rtt $rtt ns, want >= 3 ms"
+[ "$rtt" -ge 3000000 ] && [ "$rtt" -lt 1000000000 ] || fail "QP $QPN's rtt $rtt ns, want 3 ms to 1 s"
 [ "$min" -ge 3000000 ] || fail "the least sample $min ns, below the responder's 3 ms"
-ok "200 AckReq frames ($(cat "$TMP/resp")): $stamped stamped, $samples RTT samples ($limited held back by the 100 us gap), $events to QP $QPN ($noflow before it existed); its rtt $rtt ns, the least $min ns"
+ok "200 AckReq frames ($resp): $stamped stamped, $samples RTT samples ($limited held back by the 100 us gap), $events to QP $QPN ($noflow before it existed); its rtt $rtt ns, the least $min ns"
 win=$(echo "$q" | jq .window)
 [ "$win" -gt 0 ] && [ "$win" -lt 12500 ] || fail "QP $QPN's swift window $win, want below one BDP (12500)"
 ok "QP $QPN's swift window $win bytes (one BDP at 100 us: 12500): the samples reached its algorithm"

@@ -6,11 +6,13 @@ programs see them as RoCEv2: UDP to 4791, a BTH; nothing checks the ICRC on the 
   rtt_frames.py send DST_IP QPN COUNT GAP_US
       COUNT RDMA WRITE ONLY frames to DST_IP's QPN, PSN 0, 1, ..., AckReq set, 256 bytes
       of payload, at least GAP_US apart
-  rtt_frames.py respond SECONDS LOCAL_QPN DELAY_US NAK_AT
-      for SECONDS, each arriving data frame with AckReq is answered DELAY_US after it came
-      (each on its own schedule: no answer waits for another) by an ACK (opcode 0x11, AETH syndrome 0x1f) of its PSN to the sender's LOCAL_QPN; the
-      NAK_AT-th (from 0; -1: none) by a NAK with a PSN sequence error (syndrome 0x60)
-      instead. Prints "answered N, naks M".
+  rtt_frames.py respond SECONDS LOCAL_QPN DELAY_US NAK_AT COUNT
+      until COUNT frames are answered, or for SECONDS at most, each arriving data frame
+      with AckReq is answered DELAY_US after it came (each on its own schedule: no answer
+      waits for another) by an ACK (opcode 0x11, AETH syndrome 0x1f) of its PSN to the
+      sender's LOCAL_QPN; the NAK_AT-th (from 0; -1: none) by a NAK with a PSN sequence
+      error (syndrome 0x60) instead. Prints "ready" once its socket is bound, and
+      "answered N, naks M" at the end.
 """
 import socket
 import struct
@@ -31,13 +33,14 @@ def send(dst, qpn, count, gap_us):
     print("sent %d frames" % count)
 
 
-def respond(seconds, local_qpn, delay_us, nak_at):
+def respond(seconds, local_qpn, delay_us, nak_at, count):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("0.0.0.0", 4791))
+    print("ready", flush=True)
     end = time.monotonic() + seconds
     answered = naks = n = 0
     due = []   # (time, frame, address), in arrival order: each answered delay_us after it came
-    while time.monotonic() < end:
+    while time.monotonic() < end and (n < count or due):
         now = time.monotonic()
         while due and due[0][0] <= now:
             _, f, addr = due.pop(0)
@@ -67,6 +70,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "send":
         send(sys.argv[2], int(sys.argv[3], 0), int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "respond":
-        respond(float(sys.argv[2]), int(sys.argv[3], 0), int(sys.argv[4]), int(sys.argv[5]))
+        respond(float(sys.argv[2]), int(sys.argv[3], 0), int(sys.argv[4]), int(sys.argv[5]),
+                int(sys.argv[6]))
     else:
         sys.exit("usage: rtt_frames.py send|respond ...")
