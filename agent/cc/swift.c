@@ -70,7 +70,7 @@ static const struct cc_param swift_params_table[] = {
 	{ "host_target", CC_P_TIME, SP(host_target_ns), 0, 0, 1e10, 0,
 	  "endpoint window's target delay; 0 = base_target" },
 	{ "init_cwnd", CC_P_DOUBLE, SP(init_cwnd), 0, 0, 1e6, 0,
-	  "first window in packets; 0 = one BDP (line rate x base RTT)" },
+	  "first window in packets, in [min_cwnd, max_cwnd]; 0 = one BDP (line rate x base RTT, taken into that range)" },
 	{ "min_cwnd", CC_P_DOUBLE, SP(min_cwnd), 0.001, 0, 1e6, CC_P_MIN_OPEN,
 	  "smallest window in packets (below 1: paced)" },
 	{ "max_cwnd", CC_P_DOUBLE, SP(max_cwnd), 0, 0, 1e6, 0,
@@ -119,6 +119,12 @@ static int swift_check(const void *params, const struct cc_path *path, char *err
 	if (p->max_cwnd > 0 && p->max_cwnd < p->min_cwnd) {
 		snprintf(err, errlen, "swift: max_cwnd=%g is below min_cwnd=%g", p->max_cwnd,
 			 p->min_cwnd);
+		return -EINVAL;
+	}
+	if (p->init_cwnd > 0 && (p->init_cwnd < p->min_cwnd ||
+				 (p->max_cwnd > 0 && p->init_cwnd > p->max_cwnd))) {
+		snprintf(err, errlen, "swift: init_cwnd=%g is outside [min_cwnd, max_cwnd] = "
+			 "[%g, %g] (0: none)", p->init_cwnd, p->min_cwnd, p->max_cwnd);
 		return -EINVAL;
 	}
 	return 0;

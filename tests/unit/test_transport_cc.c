@@ -187,6 +187,19 @@ static void test_timely_rules(void **state)
 	cc_destroy(cc);
 }
 
+/* An explicit first window outside [min_cwnd, max_cwnd] is refused, not clamped. */
+static void test_swift_init_cwnd_in_range(void **state)
+{
+	char err[256] = "";
+	(void)state;
+
+	assert_null(cc_create("swift", &path, "init_cwnd=20,max_cwnd=10", 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "init_cwnd=20 is outside"));
+	assert_null(cc_create("swift", &path, "init_cwnd=0.5,min_cwnd=1", 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "init_cwnd=0.5 is outside"));
+	cc_destroy(make("swift", "init_cwnd=10,max_cwnd=10"));
+}
+
 static void test_swift_target_ai_md(void **state)
 {
 	struct cc *cc = make("swift", "init_cwnd=10");
@@ -264,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_max_cwnd),
 		cmocka_unit_test(test_dctcp_alpha_and_one_cut_per_window),
 		cmocka_unit_test(test_timely_rules),
+		cmocka_unit_test(test_swift_init_cwnd_in_range),
 		cmocka_unit_test(test_swift_target_ai_md),
 		cmocka_unit_test(test_agent_filters_by_needs),
 	};
