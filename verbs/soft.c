@@ -665,6 +665,11 @@ static uint16_t soft_udp_sport(const struct qp *qp)
 	return qp->connected ? soft_roce_sport(qp->qpn, qp->remote.qpn) : 0;
 }
 
+static bool soft_send_full(const struct qp *qp)
+{
+	return rc_sq_full(to_sqp((struct qp *)qp)->rc);
+}
+
 static uint64_t soft_unacked_bytes(const struct qp *qp)
 {
 	return rc_sq_unacked_bytes(to_sqp((struct qp *)qp)->rc);
@@ -686,6 +691,7 @@ const struct qp_backend_ops qp_soft_ops = {
 	.qp_fini = soft_qp_fini,
 	.qp_connect = soft_qp_connect,
 	.post_send = soft_post_send,
+	.send_full = soft_send_full,
 	.post_recv = soft_post_recv,
 	.poll = soft_poll,
 	.get_stats = soft_get_stats,
