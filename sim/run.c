@@ -160,7 +160,8 @@ static void lane_send(struct sim_lane *l, const struct sim_msg *m)
 static void fabric_schedule(struct sim_lane *l, bool scan)
 {
 	struct sw_fabric *f = l->s->fab;
-	/* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
+	/* While anything is paused the exact key (the tree's first, sched.c), as before PFC's
+	 * times were in the tree: a departure may let an ingress go (XON) and move keys later */
 	qp_time_ns t = scan || f->pfc_xoff ? sw_fabric_next_key_ns(f) : f->next_hint;
 
 	f->next_hint = QP_TIME_NEVER;

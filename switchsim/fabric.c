@@ -67,7 +67,8 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
 				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
 	p->gidx = f->nports;
-	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .io = pc->kind != SW_PORT_LINK };
+	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .pfc = QP_TIME_NEVER,
+					       .io = pc->kind != SW_PORT_LINK };
 	if (sw_impair_on(&pc->impair) &&
 	    !(p->imp = sw_impair_create(&pc->impair, pc->q.rate_bps, sizeof(struct sw_meta),
 					qerr, sizeof(qerr))))
@@ -141,7 +142,10 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		if (pc->kind == SW_PORT_LINK)
 			f->all[i]->peer = &f->sw[pc->peer_switch]->ports[pc->peer_port];
 	}
-	sw_fabric_tree_build(f);
+	if (sw_fabric_tree_build(f)) {
+		qp_errmsg(-ENOMEM, err, len, "out of memory");
+		goto fail;
+	}
 	if (c->pcap_path) {
 		f->cap = sw_capture_open(c->pcap_path, wall, err, len);
 		if (!f->cap)
@@ -170,5 +174,7 @@ void sw_fabric_destroy(struct sw_fabric *f)
 		free(sw);
 	}
 	sw_capture_close(f->cap);
+	free(f->win);
+	free(f->wkey);
 	free(f);
 }

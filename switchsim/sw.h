@@ -93,6 +93,9 @@ struct sw_ctrl_slot {
 	uint8_t frame[SW_CTRL_FRAME];
 };
 
+/* The @i-th frame of @p's priority band (a ring). */
+#define sw_ctrl_at(p, i) (&(p)->ctrl[(i) % SW_CTRL_SLOTS])
+
 struct sw_io;
 struct sw_switch;
 struct sw_fabric;
@@ -163,19 +166,19 @@ struct sw_fabric {
 	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nports;
 	/* Each port's next leave time (the oldest frame of either band not yet in its tx
-	 * batch) and whether it is an I/O port, kept by every change of its bands, so that
-	 * finding the earliest is a scan of this array, not of the ports. */
+	 * batch), PFC's next time on it, and whether it is an I/O port, kept by every change
+	 * of what they are made of (sw_port_touch, sched.c). */
 	struct sw_next {
 		qp_time_ns t;
+		qp_time_ns pfc;
 		bool io;
 	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
-	/* A tournament tree over next[]: each node the index of the earlier of its two
-	 * children in the emit's order (leave time, less --tx-early on I/O ports, then port
-	 * order), win[1] the earliest of all, kept by sw_port_touch in log2(ports) steps, so
-	 * an emit finds each departure without scanning every port (while PFC holds an
-	 * upstream paused it scans: PFC's own times are in no tree). */
-	uint16_t win[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];
-	qp_time_ns wkey[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];   /* each node's winner's key */
+	/* A tournament tree over the ports' keys (sched.c): each node the index of the earlier
+	 * of its two children in the emit's order, win[1] the earliest of all, kept by
+	 * sw_port_touch in log2(ports) steps, so an emit finds each departure, and PFC's work,
+	 * without scanning the ports. */
+	uint32_t *win;
+	qp_time_ns *wkey;              /* each node's winner's key */
 	int tsize;                     /* leaves, a power of two; 0 until the fabric is built */
 	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
 	int nio;
@@ -214,8 +217,15 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
 /* The earliest time at which sw_fabric_emit has work: a leave time, less tx_early_ns on
  * I/O ports, or PFC's own (a PAUSE repeat); QP_TIME_NEVER when none. Exact, no hint. */
 qp_time_ns sw_fabric_next_key_ns(const struct sw_fabric *f);
-/* Build the tree over next[] once every port is (sw_fabric_create). */
-void sw_fabric_tree_build(struct sw_fabric *f);
+/* Build the tree over next[] once every port is (sw_fabric_create): 0, or -1 when out of
+ * memory. */
+#define SW_TREE_NONE UINT32_MAX
+int sw_fabric_tree_build(struct sw_fabric *f);
+/* The port whose work comes first (sched.c): false when none has any; else @best, its key
+ * @due, the time of the work @t (PFC's, or the frame's leave time) and whether it is
+ * PFC's. */
+bool sw_fabric_first(const struct sw_fabric *f, struct sw_port **best, qp_time_ns *due,
+		     qp_time_ns *t, bool *pfc);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
 /* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
