@@ -20,7 +20,6 @@
 struct nr_pair {
 	qp_time_ns base_rtt_ns;
 	qp_rate_bps bottleneck_bps;
-	bool known;
 };
 
 struct nr {
@@ -28,7 +27,6 @@ struct nr {
 	struct netrun_result *r;
 	struct sw_conf *sw;
 	struct sim_host_conf *hc;
-	struct nr_pair *pair;          /* [hosts x hosts], filled as asked */
 	struct sim *sim;
 	struct sim_flows *fl;
 	/* closed-loop rounds: flows left per (group, round), from batch_off[group] */
@@ -140,8 +138,7 @@ static int nr_hosts(struct nr *x, const char *cc, bool credits, bool cnp, char *
 		return qp_errmsg(-EINVAL, err, errlen, "%s: %zu host port%s: a run needs at least 2",
 				 x->r->topology, n, n == 1 ? "" : "s");
 	x->hc = calloc(n, sizeof(*x->hc));
-	x->pair = calloc(n * n, sizeof(*x->pair));
-	if (!x->hc || !x->pair)
+	if (!x->hc)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	sim_sw_conf_hosts(x->sw, x->hc, n);
 	for (size_t i = 0; i < n; i++) {
@@ -156,22 +153,20 @@ static int nr_hosts(struct nr *x, const char *cc, bool credits, bool cnp, char *
 	return 0;
 }
 
-/* Base RTT and bottleneck between two hosts, from the static tables. */
-static const struct nr_pair *nr_pair(struct nr *x, uint32_t a, uint32_t b)
+/* Base RTT and bottleneck between two hosts, from the switches' forwarding (zero when
+ * none joins them in NR_MAX_HOPS links). */
+static struct nr_pair nr_pair(struct nr *x, uint32_t a, uint32_t b)
 {
-	struct nr_pair *p = &x->pair[(size_t)a * x->r->hosts + b];
+	struct nr_pair p = { 0 };
 	struct fct_hop hops[NR_MAX_HOPS];
+	size_t n = sim_sw_conf_path(x->sw, &x->hc[a], &x->hc[b], hops, NR_MAX_HOPS);
 
-	if (!p->known) {
-		size_t n = sim_sw_conf_path(x->sw, &x->hc[a], &x->hc[b], hops, NR_MAX_HOPS);
-		p->known = true;
-		if (n && n <= NR_MAX_HOPS) {
-			p->base_rtt_ns = fct_base_rtt_ns(hops, n, x->c->mtu_bytes);
-			p->bottleneck_bps = hops[0].rate_bps;
-			for (size_t i = 1; i < n; i++)
-				if (hops[i].rate_bps < p->bottleneck_bps)
-					p->bottleneck_bps = hops[i].rate_bps;
-		}
+	if (n && n <= NR_MAX_HOPS) {
+		p.base_rtt_ns = fct_base_rtt_ns(hops, n, x->c->mtu_bytes);
+		p.bottleneck_bps = hops[0].rate_bps;
+		for (size_t i = 1; i < n; i++)
+			if (hops[i].rate_bps < p.bottleneck_bps)
+				p.bottleneck_bps = hops[i].rate_bps;
 	}
 	return p;
 }
@@ -416,11 +411,11 @@ static void nr_figures(struct nr *x)
 
 	for (size_t k = 0; k < r->nflows; k++) {
 		const struct sim_flow *f = &r->flow[k];
-		const struct nr_pair *pp = nr_pair(x, f->src, f->dst);
+		const struct nr_pair pp = nr_pair(x, f->src, f->dst);
 		r->fct[k] = (struct fct_flow){ .bytes = f->bytes, .fct_ns = f->fct_ns,
 					       .done = f->done };
-		if (pp->bottleneck_bps && f->bytes != WL_BYTES_FOREVER)
-			r->fct[k].ideal_ns = fct_ideal_ns(f->bytes, pp->base_rtt_ns, pp->bottleneck_bps,
+		if (pp.bottleneck_bps && f->bytes != WL_BYTES_FOREVER)
+			r->fct[k].ideal_ns = fct_ideal_ns(f->bytes, pp.base_rtt_ns, pp.bottleneck_bps,
 							  x->c->mtu_bytes, FCT_ROCE_HDR_BYTES);
 		r->done += f->done;
 		r->lost += f->lost;
@@ -493,10 +488,10 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	if ((rc = nr_switch(x, &fb, err, errlen)) ||
 	    (rc = nr_hosts(x, cc, r->credits, fb.cnp_from_notice, err, errlen)))
 		return rc;
-	for (uint32_t a = 0; a < r->hosts; a++)     /* the longest path's base RTT */
-		for (uint32_t b = 0; b < r->hosts; b++)
-			if (a != b && nr_pair(x, a, b)->base_rtt_ns > r->base_rtt_ns)
-				r->base_rtt_ns = nr_pair(x, a, b)->base_rtt_ns;
+	/* the longest path's base RTT */
+	r->base_rtt_ns = sim_sw_conf_max_rtt(x->sw, x->hc, r->hosts, c->mtu_bytes, NR_MAX_HOPS);
+	if (r->base_rtt_ns == QP_TIME_NEVER)
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	if ((rc = nr_workload(x, &wf, err, errlen)))
 		return rc;
 	r->nflows = wf.n;
@@ -560,7 +555,6 @@ static void nr_free(struct nr *x)
 	free(x->row);
 	free(x->last_rx);
 	free(x->hc);
-	free(x->pair);
 	free(x->left);
 	free(x->batch_off);
 	free(x->batch_first);

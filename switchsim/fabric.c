@@ -101,6 +101,35 @@ static uint32_t auth_sender(const struct sw_conf *c)
 	return id;
 }
 
+/* The learned tables' slots: with computed routes the hosts are in none, so room for the
+ * switches' own addresses (four slots each, at least 256); without, SW_FWD_SLOTS. */
+static uint32_t fwd_slots(const struct sw_conf *c)
+{
+	uint32_t n = 256;
+
+	if (!c->route)
+		return SW_FWD_SLOTS;
+	while (n < SW_FWD_SLOTS && n < 4u * (uint32_t)c->nswitches)
+		n *= 2;
+	return n;
+}
+
+/* The fabric's arrays over every port. */
+static int arrays(struct sw_fabric *f, const struct sw_conf *c)
+{
+	size_t n = 1;
+
+	for (int s = 0; s < c->nswitches; s++)
+		n += (size_t)c->sw[s].nports;
+	f->sw = calloc((size_t)c->nswitches + 1, sizeof(*f->sw));
+	f->all = calloc(n, sizeof(*f->all));
+	f->next = calloc(n, sizeof(*f->next));
+	f->io_ports = calloc(n, sizeof(*f->io_ports));
+	f->packl = calloc(n, sizeof(*f->packl));
+	f->txp = calloc(n, sizeof(*f->txp));
+	return f->sw && f->all && f->next && f->io_ports && f->packl && f->txp ? 0 : -ENOMEM;
+}
+
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t len)
 {
 	struct sw_fabric *f = calloc(1, sizeof(*f));
@@ -108,8 +137,9 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	qp_time_ns wall = c->driver_clock_ns ? 0 : qp_wall_offset_ns();
 	uint32_t sender = auth_sender(c);
 
-	if (!f) {
+	if (!f || arrays(f, c)) {
 		qp_errmsg(-ENOMEM, err, len, "out of memory");
+		sw_fabric_destroy(f);
 		return NULL;
 	}
 	f->conf = c;
@@ -117,17 +147,26 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	for (int s = 0; s < c->nswitches; s++) {
 		/* its ports start on cache lines (sw.h): calloc aligns to 16 only */
 		struct sw_switch *sw = aligned_alloc(_Alignof(struct sw_switch), sizeof(*sw));
-		if (!sw) {
+		size_t pbytes = ((size_t)c->sw[s].nports * sizeof(struct sw_port) + 63) & ~(size_t)63;
+		if (sw)
+			memset(sw, 0, sizeof(*sw));
+		if (!sw || !(sw->ports = aligned_alloc(_Alignof(struct sw_port), pbytes ? pbytes : 64))) {
+			free(sw);
 			qp_errmsg(-ENOMEM, err, len, "out of memory");
 			goto fail;
 		}
-		memset(sw, 0, sizeof(*sw));
+		memset(sw->ports, 0, pbytes);
 		f->sw[f->nswitches++] = sw;
 		sw->fab = f;
 		sw->conf = &c->sw[s];
 		sw->id = c->sw[s].id;
 		sw->nports = c->sw[s].nports;
-		sw_fwd_init(&sw->fwd);
+		if (sw_fwd_init(&sw->fwd, fwd_slots(c),
+				c->route ? c->route + (size_t)s * c->nroutes : NULL,
+				c->routes.first_ip, c->nroutes)) {
+			qp_errmsg(-ENOMEM, err, len, "out of memory");
+			goto fail;
+		}
 		if (sw_auth_init(&sw->auth, c->sw[s].have_key ? c->sw[s].key : NULL,
 				 sender + (uint32_t)s, now, wall, err, len))
 			goto fail;
@@ -171,10 +210,18 @@ void sw_fabric_destroy(struct sw_fabric *f)
 		}
 		sw_auth_fini(&sw->auth);
 		sw_wants_free(&sw->wants);
+		sw_fwd_free(&sw->fwd);
+		free(sw->ports);
 		free(sw);
 	}
 	sw_capture_close(f->cap);
 	free(f->win);
 	free(f->wkey);
+	free(f->sw);
+	free(f->all);
+	free(f->next);
+	free(f->io_ports);
+	free(f->packl);
+	free(f->txp);
 	free(f);
 }

@@ -146,7 +146,7 @@ struct sw_switch {
 	const struct sw_switch_conf *conf;
 	uint32_t id;
 	int nports;
-	struct sw_port ports[SW_MAX_PORTS];
+	struct sw_port *ports;         /* [nports], each on a cache line */
 	struct sw_fwd fwd;
 	uint16_t ip_id;
 	int pfc_xoff;                  /* ports whose upstream is paused */
@@ -162,8 +162,8 @@ struct sw_capture;
 struct sw_fabric {
 	const struct sw_conf *conf;
 	int nswitches;
-	struct sw_switch *sw[SW_MAX_SWITCHES];
-	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_switch **sw;         /* [nswitches] */
+	struct sw_port **all;          /* [nports], switch by switch */
 	int nports;
 	/* Each port's next leave time (the oldest frame of either band not yet in its tx
 	 * batch), PFC's next time on it, and whether it is an I/O port, kept by every change
@@ -172,7 +172,7 @@ struct sw_fabric {
 		qp_time_ns t;
 		qp_time_ns pfc;
 		bool io;
-	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	} *next;                       /* [nports] */
 	/* A tournament tree over the ports' keys (sched.c): each node the index of the earlier
 	 * of its two children in the emit's order, win[1] the earliest of all, kept by
 	 * sw_port_touch in log2(ports) steps, so an emit finds each departure, and PFC's work,
@@ -180,7 +180,7 @@ struct sw_fabric {
 	uint32_t *win;
 	qp_time_ns *wkey;              /* each node's winner's key */
 	int tsize;                     /* leaves, a power of two; 0 until the fabric is built */
-	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_port **io_ports;     /* [nio] */
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
@@ -198,9 +198,9 @@ struct sw_fabric {
 	 * it visits those, not every port). */
 	int packs_open;
 	int npackl;
-	struct sw_port *packl[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_port **packl;        /* [nports] */
 	int ntxp;
-	struct sw_port *txp[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_port **txp;          /* [nports] */
 };
 
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
