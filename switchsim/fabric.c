@@ -62,10 +62,9 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	p->q = sw_queue_create(&qp, qerr, sizeof(qerr));
 	if (p->q)
 		sw_queue_on_depart(p->q, sw_pfc_depart, sw);
-	p->ctrl = calloc(SW_CTRL_SLOTS, sizeof(*p->ctrl));
-	if (!p->q || !p->ctrl)
-		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
-				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
+	if (!p->q)
+		return qp_errmsg(-EINVAL, err, len, "switch %s port %s: %s", sw->conf->name,
+				 pc->name, qerr);
 	p->gidx = f->nports;
 	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .pfc = QP_TIME_NEVER,
 					       .io = pc->kind != SW_PORT_LINK };
@@ -86,6 +85,31 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	f->io_ports[f->nio++] = p;
 	p->capture = capture_wanted(f->conf, sw->conf, pc);
 	return 0;
+}
+
+int sw_port_ctrl_room(struct sw_port *p)
+{
+	uint32_t cap = p->ctrl_cap ? 2 * p->ctrl_cap : SW_CTRL_SLOTS0;
+	struct sw_ctrl_slot *n;
+
+	if (p->ctrl_tail - p->ctrl_head < p->ctrl_cap)
+		return 0;
+	if (cap > SW_CTRL_SLOTS || p->nctrl_old == sizeof(p->ctrl_old) / sizeof(p->ctrl_old[0]) ||
+	    !(n = malloc(cap * sizeof(*n))))
+		return -ENOMEM;
+	for (uint32_t i = p->ctrl_head; i != p->ctrl_tail; i++)
+		n[i & (cap - 1)] = *sw_ctrl_at(p, i);
+	if (p->ctrl)
+		p->ctrl_old[p->nctrl_old++] = p->ctrl;
+	p->ctrl = n;
+	p->ctrl_cap = cap;
+	return 0;
+}
+
+void sw_port_ctrl_release(struct sw_port *p)
+{
+	while (p->nctrl_old)
+		free(p->ctrl_old[--p->nctrl_old]);
 }
 
 /* The sender id of the first switch (the others count up from it): configured, or a new
@@ -206,6 +230,7 @@ void sw_fabric_destroy(struct sw_fabric *f)
 			sw_queue_destroy(sw->ports[i].q);
 			sw_io_close(sw->ports[i].io);
 			sw_impair_destroy(sw->ports[i].imp);
+			sw_port_ctrl_release(&sw->ports[i]);
 			free(sw->ports[i].ctrl);
 		}
 		sw_auth_fini(&sw->auth);

@@ -21,7 +21,8 @@ static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_ti
 {
 	struct sw_ctrl_slot *s;
 
-	if (p->ctrl_tail - p->ctrl_head >= SW_CTRL_SLOTS || len > SW_CTRL_FRAME) {
+	if (p->ctrl_tail - p->ctrl_head >= SW_CTRL_SLOTS || len > SW_CTRL_FRAME ||
+	    sw_port_ctrl_room(p)) {
 		p->st.ctrl_drops++;
 		return;
 	}
@@ -481,6 +482,7 @@ void sw_port_flush(struct sw_port *p)
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
+	sw_port_ctrl_release(p);
 	sw_port_touch(p);
 }
 
@@ -507,6 +509,7 @@ static void leave_ctrl(struct sw_port *p)
 		p->st.ctrl_frames++;
 		sw_port_touch(p);
 		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
+		sw_port_ctrl_release(p);
 		return;
 	}
 	p->tx_from_ctrl++;

@@ -41,7 +41,8 @@
 
 #define SW_FRAME_MAX 9216          /* largest frame a port accepts */
 #define SW_BATCH 32                /* frames per recvmmsg/sendmmsg */
-#define SW_CTRL_SLOTS 512          /* priority-band frames per port */
+#define SW_CTRL_SLOTS 512          /* priority-band frames per port, at most */
+#define SW_CTRL_SLOTS0 8           /* ... in the ring a port starts with (it doubles) */
 #define SW_CTRL_FRAME 1472         /* a telemetry frame: Ethernet/IPv4/UDP + SW_PACK_MAX */
 #define SW_PACK_MAX 1400           /* telemetry messages packed into one UDP payload */
 
@@ -93,8 +94,8 @@ struct sw_ctrl_slot {
 	uint8_t frame[SW_CTRL_FRAME];
 };
 
-/* The @i-th frame of @p's priority band (a ring). */
-#define sw_ctrl_at(p, i) (&(p)->ctrl[(i) % SW_CTRL_SLOTS])
+/* The @i-th frame of @p's priority band (a ring of ctrl_cap slots). */
+#define sw_ctrl_at(p, i) (&(p)->ctrl[(i) & ((p)->ctrl_cap - 1)])
 
 struct sw_io;
 struct sw_switch;
@@ -123,8 +124,8 @@ struct sw_port {
 	struct sw_impair *imp;         /* impairments of the link out, NULL when none */
 	struct sw_io *io;              /* I/O port: its socket */
 	/* priority band */
-	struct sw_ctrl_slot *ctrl;
-	uint32_t ctrl_head, ctrl_tail;
+	struct sw_ctrl_slot *ctrl;     /* NULL until the first frame */
+	uint32_t ctrl_head, ctrl_tail, ctrl_cap;
 	/* frames in the current tx batch (tx_iov below): from the queue, then from the band */
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
 	bool capture;
@@ -139,6 +140,10 @@ struct sw_port {
 	struct sw_pfc_port pfc;        /* PFC: ingress accounting, PAUSEs received */
 	struct iovec tx_iov[SW_BATCH];
 	qp_time_ns tx_leave[SW_BATCH]; /* each batched frame's leave time (the sim backend's) */
+	/* outgrown band rings, freed once no frame of a batch or a link's hand-on can point
+	 * into them (sw_port_ctrl_release) */
+	struct sw_ctrl_slot *ctrl_old[8];
+	unsigned nctrl_old;
 };
 
 struct sw_switch {
@@ -228,6 +233,12 @@ bool sw_fabric_first(const struct sw_fabric *f, struct sw_port **best, qp_time_n
 		     qp_time_ns *t, bool *pfc);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
+/* Room for one more frame in @p's band, which starts with no ring and doubles up to
+ * SW_CTRL_SLOTS (most ports hold a few frames at most; a full ring is 750 KB): 0, or
+ * -ENOMEM (the frame is dropped and counted). An outgrown ring stays until
+ * sw_port_ctrl_release: a frame of the batch may point into it. */
+int sw_port_ctrl_room(struct sw_port *p);
+void sw_port_ctrl_release(struct sw_port *p);
 /* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
 void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now);
 /* After a change of @p's bands or of its queue's departure times (PFC's hold): its entry

@@ -396,9 +396,13 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 	hp.rx_data = c->arg.rx_data;
 	hp.rx_data_arg = c->arg.rx_data_arg;
 	c->host = soft_host_create(&hp, err, errlen);
-	c->rx = calloc(SOFT_IO_BATCH, sizeof(*c->rx));
-	c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));
-	if (!c->host || !c->rx || !c->tx)
+	/* the batches of a socket or shared-memory rings (a driver's wire moves frames one
+	 * at a time, with buffers of its own: 280 KB a host it would not use) */
+	if (!wire || c->o.shm_path[0]) {
+		c->rx = calloc(SOFT_IO_BATCH, sizeof(*c->rx));
+		c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));
+	}
+	if (!c->host || ((!wire || c->o.shm_path[0]) && (!c->rx || !c->tx)))
 		rc = c->host ? qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory") : -EINVAL;
 	if (!rc && !wire)
 		rc = open_socket(c, err, errlen);
