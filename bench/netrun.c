@@ -13,6 +13,7 @@
 #include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "netrun.h"
+#include "netrun_cm.h"
 #include "series.h"
 
 #define NR_MAX_HOPS 16
@@ -34,6 +35,8 @@ struct nr {
 	size_t *batch_off, *batch_first;   /* [groups], [batches]: first flow of a batch */
 	size_t nbatches;
 	size_t finite_left;            /* flows that can finish and have not (end_with_finite) */
+	struct nr_cm *cm;              /* the workload is an htsim connection matrix: its
+					* triggers */
 	/* samples */
 	FILE *queue_csv, *switch_csv;
 	struct series rates;
@@ -185,6 +188,11 @@ static int nr_workload(struct nr *x, struct wl_flows *wf, char *err, size_t errl
 		goto out;
 	}
 	snprintf(x->r->workload, sizeof(x->r->workload), "%s", x->c->workload_file);
+	if (nr_cm_is_matrix(x->c->workload_file)) {   /* htsim's experiment file */
+		rc = nr_cm_flows(x->c->workload_file, (uint32_t)x->r->hosts, &x->cm, wf, err,
+				 errlen);
+		goto out;
+	}
 	if ((rc = wl_load(spec, x->c->workload_file, err, errlen)) ||
 	    (rc = wl_load_cdfs(spec, store, NETRUN_MAX_CDFS, x->c->cdf_dirs, x->c->ncdf_dirs, err,
 			       errlen)))
@@ -266,6 +274,8 @@ static void nr_done(void *arg, const struct sim_flow *f, qp_time_ns now)
 			if (sim_flows_release(x->fl, j, now + r->wl[j].start_ns))
 				sim_stop(x->sim);
 	}
+	if (x->cm && nr_cm_done(x->cm, w, f->done, x->fl, now))
+		sim_stop(x->sim);
 	if (sim_flows_finished(x->fl) == r->nflows) {
 		r->all_finished = true;
 		sim_stop(x->sim);
@@ -560,6 +570,7 @@ static void nr_free(struct nr *x)
 	free(x->batch_first);
 	if (x->tmp_topo[0])
 		unlink(x->tmp_topo);
+	nr_cm_free(x->cm);
 }
 
 int netrun_run(const struct netrun_conf *c, struct netrun_result *r, char *err,
