@@ -15,6 +15,10 @@
 #                   the 128-host row on two lanes, both cores, beside one lane to 4 ms)
 #   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides;
 #                   the 16 -> 1 incast at 1 Gb/s in both clocks (bench/rt_incast.sh)
+#   make bench-htsim HTSIM_SRC=DIR  virtual time against htsim on htsim's own experiment
+#                   files, both sides and the ratio (builds htsim from DIR with cmake into
+#                   BUILD/htsim; without HTSIM_SRC, one line and nothing run;
+#                   bench/htsim_compare.sh)
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
@@ -182,7 +186,7 @@ TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call
 
 .PHONY: all deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
 	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
-	check-ns3
+	check-ns3 bench-htsim
 all: $(PROG_BINS)
 
 deps:
@@ -275,6 +279,9 @@ bench-cc: $(BUILD)/bin/bench-cc
 
 bench-vt: $(BUILD)/bin/qpace-bench
 	@sh bench/vt_speed.sh $(BUILD)
+
+bench-htsim: $(BUILD)/bin/qpace-bench
+	@HTSIM_SRC="$(HTSIM_SRC)" sh bench/htsim_compare.sh $(BUILD)
 
 bench-rt: all
 	@BUILD=$(BUILD) sh bench/rt_speed.sh

@@ -550,6 +550,7 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 	int rc;
 
 	while ((rc = rc_post_send(to_sqp(qp)->rc, wr, now)) == -ENOMEM) {
+		soft_host_qp_changed(c->host, qp->qpn);
 		if (rc_sq_outstanding(to_sqp(qp)->rc) == 0)
 			return -ENOSPC;   /* full of completions the caller has not polled */
 		c->io.sq_full_waits++;
@@ -558,6 +559,7 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 		soft_progress(qp->ctx, now);
 		now = qp_ctx_now(qp->ctx);
 	}
+	soft_host_qp_changed(c->host, qp->qpn);
 	/* Start sending now, not at the next progress; in real time, when qp_ctx_progress
 	 * hands pieces on, the ctx_progress that follows in the same call sends them all (and
 	 * what its receive freed) in one batch. */
@@ -568,7 +570,10 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 
 static int soft_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
 {
-	return rc_post_recv(to_sqp(qp)->rc, wr);
+	int rc = rc_post_recv(to_sqp(qp)->rc, wr);
+
+	soft_host_qp_changed(to_sctx(qp->ctx)->host, qp->qpn);
+	return rc;
 }
 
 /* Like a NIC, an empty CQ makes progress on its own. In real time not when the context
