@@ -14,6 +14,7 @@
 #include "qpace/units.h"
 #include "netrun.h"
 #include "netrun_cm.h"
+#include "netrun_mem.h"
 #include "series.h"
 
 #define NR_MAX_HOPS 16
@@ -216,6 +217,31 @@ out:
 	free(store);
 	free(spec);
 	return rc;
+}
+
+/* The run's memory, estimated before it starts: refused above the limit, naming both. */
+static int nr_memory(struct nr *x, const struct wl_flows *wf, char *err, size_t errlen)
+{
+	struct sim_sw_conf_size sz;
+	struct nr_mem m;
+	uint64_t limit = x->c->mem_limit ? x->c->mem_limit : nr_mem_available();
+	char what[400], lim[24];
+
+	sim_sw_conf_size(x->sw, &sz);
+	m = (struct nr_mem){ .hosts = x->r->hosts, .switches = sz.switches, .ports = sz.ports,
+			     .flows = wf->n, .fwd_slots = sz.fwd_slots,
+			     .routes_bytes = 2 * sz.route_bytes,
+			     .running = nr_mem_running(wf->f, wf->n, x->r->host_bps,
+						       x->r->base_rtt_ns) };
+	nr_mem_estimate(&m);
+	x->r->mem_estimate = m.bytes;
+	if (!limit || m.bytes <= limit)
+		return 0;
+	nr_mem_describe(&m, what, sizeof(what));
+	return qp_errmsg(-ENOMEM, err, errlen, "the run is estimated at %s; the limit is %s (%s); "
+			 "accepted: a run within it (a smaller fabric or workload, or --mem-limit "
+			 "SIZE)", what, nr_mem_fmt(limit, lim, sizeof(lim)),
+			 x->c->mem_limit ? "--mem-limit" : "the machine's MemAvailable");
 }
 
 /* Rounds: a batch per (group, round); a chained batch starts its gap after the batch
@@ -502,8 +528,11 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	r->base_rtt_ns = sim_sw_conf_max_rtt(x->sw, x->hc, r->hosts, c->mtu_bytes, NR_MAX_HOPS);
 	if (r->base_rtt_ns == QP_TIME_NEVER)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
-	if ((rc = nr_workload(x, &wf, err, errlen)))
+	if ((rc = nr_workload(x, &wf, err, errlen)) ||
+	    (rc = nr_memory(x, &wf, err, errlen))) {
+		wl_flows_free(&wf);
 		return rc;
+	}
 	r->nflows = wf.n;
 	r->wl = wf.f;                  /* owned by the result from here */
 	r->flow = calloc(wf.n + 1, sizeof(*r->flow));

@@ -82,6 +82,7 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_obj(o, "memory");
 	qp_out_u64(o, "max_pending_events", r->max_pending);
 	qp_out_u64(o, "frame_pool_bytes", r->pool_bytes);
+	qp_out_u64(o, "estimate_bytes", r->mem_estimate);
 	if (r->lanes > 1)
 		qp_out_u64(o, "windows", r->windows);
 	qp_out_end(o);

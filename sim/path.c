@@ -193,3 +193,13 @@ qp_time_ns sim_sw_conf_max_rtt(const struct sw_conf *c, const struct sim_host_co
 	free(chain);
 	return best;
 }
+
+void sim_sw_conf_size(const struct sw_conf *c, struct sim_sw_conf_size *out)
+{
+	*out = (struct sim_sw_conf_size){ .switches = (size_t)c->nswitches,
+					  .fwd_slots = sw_fabric_fwd_slots(c),
+					  .route_bytes = (uint64_t)c->nswitches * c->nroutes *
+							 sizeof(*c->route) };
+	for (int s = 0; s < c->nswitches; s++)
+		out->ports += (size_t)c->sw[s].nports;
+}

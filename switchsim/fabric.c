@@ -127,7 +127,7 @@ static uint32_t auth_sender(const struct sw_conf *c)
 
 /* The learned tables' slots: with computed routes the hosts are in none, so room for the
  * switches' own addresses (four slots each, at least 256); without, SW_FWD_SLOTS. */
-static uint32_t fwd_slots(const struct sw_conf *c)
+uint32_t sw_fabric_fwd_slots(const struct sw_conf *c)
 {
 	uint32_t n = 256;
 
@@ -185,7 +185,7 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		sw->conf = &c->sw[s];
 		sw->id = c->sw[s].id;
 		sw->nports = c->sw[s].nports;
-		if (sw_fwd_init(&sw->fwd, fwd_slots(c),
+		if (sw_fwd_init(&sw->fwd, sw_fabric_fwd_slots(c),
 				c->route ? c->route + (size_t)s * c->nroutes : NULL,
 				c->routes.first_ip, c->nroutes)) {
 			qp_errmsg(-ENOMEM, err, len, "out of memory");

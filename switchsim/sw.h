@@ -208,6 +208,8 @@ struct sw_fabric {
 	struct sw_port **txp;          /* [nports] */
 };
 
+/* The slots of each switch's learned tables for @c (fabric.c). */
+uint32_t sw_fabric_fwd_slots(const struct sw_conf *c);
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t errlen);
 void sw_fabric_destroy(struct sw_fabric *f);
