@@ -84,21 +84,26 @@ row demo - -N 16 -s 256K -R 5 --cc hpcc
 #           flow on the same fabric, and the difference per flow
 # Peak RSS is the process's VmHWM at the end (report.json's peak_rss_bytes).
 dir=$(mktemp -d)
-trap 'rm -f "$tmp"; rm -rf "$dir"' EXIT
+trap 'rm -f "$tmp" "$tmp.err"; rm -rf "$dir"' EXIT
 netrun() {   # netrun NAME TARGET_S TARGET_MB ARGS...
 	name=$1
 	tws=$2
 	tmb=$3
 	shift 3
 	cpu=-1
+	# A run stopped by --until with flows left exits 1 (the 4 ms rows, on purpose), as does
+	# one that lost flows (a host with all its agent's 128 QPs in use): its report is
+	# printed either way, and the row says which.
+	note=""
+	rc=0
 	if [ -x /usr/bin/time ]; then
-		# (a run stopped by --until with flows left exits 1: the 4 ms rows, on purpose)
 		out=$(/usr/bin/time -f "%U %S" -o "$tmp" $pin "$B" run -j --no-plots \
-			--no-progress "$@" 2>/dev/null) || [ "$cut" = 1 ]
+			--no-progress "$@" 2>"$tmp.err") || rc=$?
 		cpu=$(awk 'END { print $1 + $2 }' "$tmp")   # time's last line
 	else
-		out=$($pin "$B" run -j --no-plots --no-progress "$@" 2>/dev/null) || [ "$cut" = 1 ]
+		out=$($pin "$B" run -j --no-plots --no-progress "$@" 2>"$tmp.err") || rc=$?
 	fi
+	[ "$rc" = 0 ] || [ "$cut" = 1 ] || note=" (exit $rc): $(tail -1 "$tmp.err")"
 	awk -v n="$name" -v tw="$tws" -v tm="$tmb" -v cpu="$cpu" -v sim="$(num "$out" sim_s)" \
 	    -v wall="$(num "$out" wall_s)" -v ev="$(num "$out" events)" \
 	    -v hops="$(num "$out" packet_hops)" -v fl="$(num "$out" flows)" \
@@ -111,6 +116,7 @@ netrun() {   # netrun NAME TARGET_S TARGET_MB ARGS...
 		       tm == "-" ? "" : (mb < tm ? "RSS under target" : "RSS OVER TARGET"),
 		       ev / hops <= 3 ? "" : " OVER 3 EVENTS A HOP"
 	}'
+	[ -z "$note" ] || echo "  $name$note"
 	echo "$out" >"$dir/$name.json"
 }
 echo
