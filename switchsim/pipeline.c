@@ -367,12 +367,16 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 	if (!sw_pfc_admit(src, p, &in))
 		return;
 	if (sw_queue_enqueue(out->q, now, &in, &o)) {
-		sw_port_touch(out);   /* its model advanced: PFC's next departure may have */
+		if (out->sw->pfc_xoff)
+			sw_port_touch(out);   /* its model advanced: PFC's next departure may have */
 		return;
 	}
 	if (in.tag)
 		sw_pfc_charge(src, o.len, now);
-	sw_port_touch(out);
+	/* Its key moves only when the frame is the port's next to leave, or while PFC
+	 * times the switch's departures (sched.c); else the tree and the hint stand. */
+	if (out->sw->pfc_xoff || out->imp || sw_queue_count(out->q) == out->tx_from_queue + 1)
+		sw_port_touch(out);
 	level_q = o.qbytes;   /* the levels' RED average counts every frame that joins */
 	if (out->telem.level_bytes[2])
 		level_q = sw_red_avg_update(&out->level_avg, out->telem.level_weight, o.qbytes,
