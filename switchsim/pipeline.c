@@ -487,7 +487,11 @@ void sw_port_flush(struct sw_port *p)
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
 	sw_port_ctrl_release(p);
-	sw_port_touch(p);
+	/* The batch's frames were past the port's next already (its key counted them out);
+	 * only a pop that let the model's departures go (PFC's XON), or a delay line's
+	 * release, may move a key. */
+	if (p->sw->pfc_xoff || p->imp)
+		sw_port_touch(p);
 }
 
 static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
