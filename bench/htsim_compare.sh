@@ -22,12 +22,25 @@
 #   perm    perm_128n_128c_2MB.cm (a permutation, 128 x 2 MB): htsim_roce against --cc none
 #           with PFC
 # htsim runs `-nodes 128 -strat ecmp_host -paths 1 -mtu 1000 -q 200 -end 30000`
-# (anchors/README.md's arguments); qpace `--gen fat-tree:k=8,rate=100G --icrc skip`.
+# (anchors/README.md's arguments); qpace `--gen fat-tree:k=8,rate=100G --icrc off`.
+# Two large rows follow (COMPARE_LARGE=off skips them; about 4 minutes of one core here):
+#   ws1024  a 1,024-host fat-tree (k = 16, 100 Gb/s), WebSearch at 0.5 load, 1 ms of
+#           arrivals (the flows qpace-bench run's poisson generator draws with its default
+#           seed, written as a connection matrix), htsim_roce against --cc none with PFC,
+#           both stopped at 1 ms of simulated time (-end 1000, --until 1ms): flows done by
+#           then, wall, CPU and memory. htsim_roce reads a start time as microseconds
+#           (its RoceSrc::connect calls timeFromUs on the picoseconds its parser gives), so
+#           its copy of the file says the start in whole microseconds and qpace's the same
+#           instants in picoseconds; htsim_hpcc starts every flow at 0 whatever the file
+#           says, so it has no row with arrivals.
+#   perm8k  an 8,192-host fat-tree (k = 32), a permutation of flows that never end (host i
+#           to (4093 i + 1234) mod 8192), htsim_roce against --cc none with PFC, to 10 us.
 # Printed per row and side: wall and CPU seconds, peak RSS (/usr/bin/time), the simulated
 # time the last flow finished (htsim's "finished at", qpace's last FCT end), and the
 # ratios qpace / htsim (or lossy / roce). Every output is kept in COMPARE_OUT (default
 # results/htsim).
 set -u
+. "$(dirname "$0")/figure.sh"
 BUILD=${1:-build}
 QB=$BUILD/bin/qpace-bench
 REPS=${COMPARE_REPS:-1}
@@ -98,7 +111,16 @@ qpace_run() {   # qpace_run NAME FILE CC [PFC]
 	n=$1 f=$2 cc=$3
 	shift 3
 	timed "$n" "$QB" run --gen fat-tree:k=8,rate=100G --workload "$CM/$f" --cc "$cc" \
-		--icrc skip "$@" -j --no-plots --no-progress -o "$OUT/$n.d"
+		--icrc off "$@" -j --no-plots --no-progress -o "$OUT/$n.d"
+}
+# the large rows: htsim_big NAME BIN FILE NODES END_US; qpace_big NAME FILE K UNTIL
+htsim_big() {
+	timed "$1" "$2" -tm "$3" -nodes "$4" -strat ecmp_host -paths 1 -mtu 1000 -q 200 \
+		-end "$5" -o "$OUT/$1.dat"
+}
+qpace_big() {
+	timed "$1" "$QB" run --gen "fat-tree:k=$3,rate=100G" --workload "$2" --cc none \
+		--pfc "$PFC" --icrc off --until "$4" -j --no-plots --no-progress -o "$OUT/$1.d"
 }
 
 printf '%-6s %-7s %6s %8s %8s %9s %9s %8s %10s %10s\n' row side flows wall_s cpu_s rss_MB \
@@ -138,4 +160,85 @@ while [ "$rep" -le "$REPS" ]; do
 	line perm qpace perm-qpace-$rep "$(qpace_done perm-qpace-$rep)" "$(qpace_end perm-qpace-$rep)" perm-htsim-$rep
 	rep=$((rep + 1))
 done
+
+if [ "${COMPARE_LARGE:-on}" != off ]; then
+	# WebSearch's flows on 1,024 hosts: qpace draws them (a run of 1 us writes flows.csv
+	# with every flow), the two files say the same starts in each side's unit
+	printf 'poisson cdf=websearch load=0.5 duration=1ms\n' >"$OUT/ws1024.wl"
+	"$QB" run --gen fat-tree:k=16,rate=100G --workload "$OUT/ws1024.wl" --until 1us \
+		--no-plots --no-progress -o "$OUT/ws1024-gen.d" >/dev/null 2>&1
+	awk -F, 'NR > 1 { n++; l[n] = $4 "->" $5 " start " int($7 + 0.5) " size " $6 }
+		END { print "Nodes 1024"; print "Connections " n; for (i = 1; i <= n; i++) print l[i] }' \
+		"$OUT/ws1024-gen.d/flows.csv" >"$OUT/ws1024-htsim.cm"
+	awk 'NR <= 2 { print; next } { $3 = $3 * 1000000; print }' "$OUT/ws1024-htsim.cm" \
+		>"$OUT/ws1024-qpace.cm"
+	awk 'BEGIN { n = 8192; print "Nodes " n; print "Connections " n
+		for (i = 0; i < n; i++) printf "%d->%d start 0 size 0\n", i, (i * 4093 + 1234) % n }' \
+		>"$OUT/perm8k.cm"
+	htsim_big ws1024-htsim "$ROCE" "$OUT/ws1024-htsim.cm" 1024 1000
+	qpace_big ws1024-qpace "$OUT/ws1024-qpace.cm" 16 1ms
+	htsim_big perm8k-htsim "$ROCE" "$OUT/perm8k.cm" 8192 10
+	qpace_big perm8k-qpace "$OUT/perm8k.cm" 32 10us
+	line ws1024 htsim ws1024-htsim "$(htsim_done ws1024-htsim)" - ""
+	line ws1024 qpace ws1024-qpace "$(qpace_done ws1024-qpace)" - ws1024-htsim
+	line perm8k htsim perm8k-htsim - - ""
+	line perm8k qpace perm8k-qpace - - perm8k-htsim
+fi
 echo "(x: qpace / htsim on the row, lossy / roce for the lossy row; outputs in $OUT)"
+
+# The figures (docs/figures.md), from the last repetition
+r=$REPS
+wall() { [ -s "$OUT/$1.time" ] && awk -v w="$(field "$1" 1)" 'BEGIN { printf "%.2f s", w }'; }
+rss() { [ -s "$OUT/$1.time" ] && awk -v m="$(field "$1" 4)" 'BEGIN { printf "%.0f MB", m / 1024 }'; }
+ratio() {   # ratio A B N: A's N-th time figure over B's
+	[ -s "$OUT/$1.time" ] && [ -s "$OUT/$2.time" ] &&
+		awk -v a="$(field "$1" "$3")" -v b="$(field "$2" "$3")" 'BEGIN { if (b > 0) printf "%.2fx", a / b }'
+}
+C="make bench-htsim HTSIM_SRC=DIR"
+figure htsim.incast-roce.htsim-wall "$(wall roce-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's wall time, one core"
+figure htsim.incast-roce.qpace-wall "$(wall roce-qpace-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's wall time (--cc none), one core"
+figure htsim.incast-roce.wall-x "$(ratio roce-qpace-$r roce-htsim-$r 1)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's wall time over htsim_roce's"
+figure htsim.incast-roce.htsim-rss "$(rss roce-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's peak resident memory"
+figure htsim.incast-roce.qpace-rss "$(rss roce-qpace-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's peak resident memory"
+figure htsim.incast-hpcc.htsim-wall "$(wall hpcc-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: htsim_hpcc's wall time, one core"
+figure htsim.incast-hpcc.qpace-wall "$(wall hpcc-qpace-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's wall time (--cc hpcc), one core"
+figure htsim.incast-hpcc.wall-x "$(ratio hpcc-qpace-$r hpcc-htsim-$r 1)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's wall time over htsim_hpcc's"
+figure htsim.incast-hpcc.htsim-rss "$(rss hpcc-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: htsim_hpcc's peak resident memory"
+figure htsim.incast-hpcc.qpace-rss "$(rss hpcc-qpace-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's peak resident memory"
+figure htsim.incast-lossy.wall-x "$(ratio lossy-qpace-$r roce-qpace-$r 1)" "$C" \
+	"*incast_128.cm* without PFC (drops, timeouts), qpace --cc none: wall time over the same with PFC"
+figure htsim.perm.htsim-wall "$(wall perm-htsim-$r)" "$C" \
+	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's wall time, one core"
+figure htsim.perm.qpace-wall "$(wall perm-qpace-$r)" "$C" \
+	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: qpace's wall time, one core"
+figure htsim.perm.htsim-rss "$(rss perm-htsim-$r)" "$C" \
+	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's peak resident memory"
+figure htsim.perm.qpace-rss "$(rss perm-qpace-$r)" "$C" \
+	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: qpace's peak resident memory"
+[ "${COMPARE_LARGE:-on}" != off ] || exit 0
+figure htsim.ws1024.htsim-wall "$(wall ws1024-htsim)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5, 1 ms of arrivals, PFC, no CC, to 1 ms: htsim_roce's wall time, one core"
+figure htsim.ws1024.qpace-wall "$(wall ws1024-qpace)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5, 1 ms of arrivals, PFC, no CC, to 1 ms: qpace's wall time, one core"
+figure htsim.ws1024.htsim-rss "$(rss ws1024-htsim)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5 to 1 ms: htsim_roce's peak resident memory"
+figure htsim.ws1024.qpace-rss "$(rss ws1024-qpace)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5 to 1 ms: qpace's peak resident memory"
+figure htsim.perm8k.htsim-wall "$(wall perm8k-htsim)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation, PFC, no CC, to 10 µs: htsim_roce's wall time, one core"
+figure htsim.perm8k.qpace-wall "$(wall perm8k-qpace)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation, PFC, no CC, to 10 µs: qpace's wall time, one core"
+figure htsim.perm8k.htsim-rss "$(rss perm8k-htsim)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation to 10 µs: htsim_roce's peak resident memory"
+figure htsim.perm8k.qpace-rss "$(rss perm8k-qpace)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation to 10 µs: qpace's peak resident memory"

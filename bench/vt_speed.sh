@@ -13,8 +13,11 @@
 #   demo    make demo's incast for scale: 16 x 256 KiB at 250 Mb/s, hpcc, 5 rounds.
 # On a machine other jobs share, wall time measures them too: the CPU seconds of the run
 # (user + system, /usr/bin/time) are printed beside it, and hops per CPU second.
+# Each measured figure is also printed as a FIGURE line (bench/figure.sh) for
+# docs/figures.md: make bench-vt | tee vt.out; sh scripts/figures.sh update vt.out
 # usage: bench/vt_speed.sh [BUILD]   (VT_SPEED_ROUNDS=N runs iatcp with N rounds)
 set -eu
+. "$(dirname "$0")/figure.sh"
 BUILD=${1:-build}
 B=$BUILD/bin/qpace-bench
 ROUNDS=${VT_SPEED_ROUNDS:-100}
@@ -38,6 +41,7 @@ row() {   # row NAME TARGET_S ARGS...
 	else
 		out=$($one_core "$B" incast --clock virtual -j --no-plots "$@" 2>/dev/null)
 	fi
+	wall_s=$(num "$out" wall_s)
 	awk -v n="$name" -v t="$target" -v sim="$(num "$out" sim_s)" -v cpu="$cpu" \
 	    -v wall="$(num "$out" wall_s)" -v ev="$(num "$out" events)" \
 	    -v hops="$(num "$out" packet_hops)" -v g="$(num "$out" goodput_ratio)" 'BEGIN {
@@ -55,10 +59,12 @@ printf "%-6s %9s %8s %7s %8s %10s %12s %9s %12s %7s %6s\n" scen sim_s wall_s cpu
 	events/s packet-hops/s ns/hop hops/cpu-s goodput ev/hop
 row hpcc 2 -N 60 -s 500K -R 1 --rate 100G --delay 1us --buffer 32M --cc hpcc \
 	--pfc xoff=32K,headroom=auto,class=0,lossless
+hpcc_wall=$wall_s
 row iatcp 60 -N 96 -s 256K -R "$ROUNDS" --rate 1G --delay 20us --cc none --credits ia
+iatcp_wall=$wall_s
 row demo - -N 16 -s 256K -R 5 --cc hpcc
 
-# Topology + workload runs (qpace-bench run, --icrc skip: the ICRC guards a real wire and
+# Topology + workload runs (qpace-bench run, --icrc off: the ICRC guards a real wire and
 # changes no timing; the report names it; VT_SPEED_ICRC=on keeps it), one lane on one core
 # unless said, against their targets:
 #   ft8-none, ft8-hpcc  the k = 8 fat-tree (128 hosts, 100 Gb/s, 1 us links), 127 -> 1 x
@@ -69,16 +75,20 @@ row demo - -N 16 -s 256K -R 5 --cc hpcc
 #           ft8-none's wall time
 #   ls128   a 128-host leaf-spine (8 leaves x 16 hosts, 4 spines, 100 Gb/s hosts, 400G
 #           uplinks: non-blocking), WebSearch at 0.5 load for 50 ms, hpcc: under 5 min wall
-#           and 2 GB resident (VT_SPEED_SCALE=0 skips the long rows; VT_SPEED_LANES=2 runs
-#           it on two lanes, both cores; VT_SPEED_HUGE=on with --huge-pages on)
+#           and 2 GB resident; about 10 minutes of one core here (VT_SPEED_SCALE=0 skips
+#           it; VT_SPEED_LANES=2 runs it on two lanes, both cores; VT_SPEED_HUGE=on with
+#           --huge-pages on)
 #   4ms-1, 4ms-2  the ls128 run to 4 ms of simulated time on one lane (one core) and on
 #           two (both cores), one after the other: the two lanes' speed-up, measured
+# The fabrics of thousands of hosts run only with VT_SPEED_LONG=on (make bench-vt-long):
 #   ft16    a 1,024-host fat-tree (k = 16, 100 Gb/s), WebSearch at 0.5 for 10 ms, hpcc:
-#           under 10 min and 8 GB (a long row)
+#           target under 10 min and 8 GB. It takes 30-70 minutes of one core here (an
+#           estimate from its first milliseconds' packet-hops per second and the bytes
+#           of the whole workload; docs/performance.md)
 #   ft32    an 8,192-host fat-tree (k = 32, 100 Gb/s), a permutation (host i to
 #           (4093 i + 1234) mod 8192, flows that never end) for VT_SPEED_PERM of simulated
-#           time (default 100us: 1ms takes hours of one core here), hpcc: within 16 GB (a
-#           long row)
+#           time (default 20us: a few minutes of one core; 1ms would take hours), hpcc:
+#           within 16 GB
 #   mem10k  10,000 concurrent flows (250 long groups of 40 senders, bytes=forever) on a
 #           256-host leaf-spine at 1 Gb/s, 200 us: under 1 GB resident; beside it one
 #           flow on the same fabric, and the difference per flow
@@ -122,7 +132,7 @@ netrun() {   # netrun NAME TARGET_S TARGET_MB ARGS...
 echo
 printf "%-9s %7s %7s %8s %8s %7s %10s %12s %6s %8s\n" run flows done sim_s wall_s cpu_s \
 	events/s packet-hops/s ev/hop rss_MB
-ICRC="--icrc ${VT_SPEED_ICRC:-skip}"
+ICRC="--icrc ${VT_SPEED_ICRC:-off}"
 PFC=xoff=32K,headroom=auto,class=0,lossless
 printf 'incast bytes=2000000 receiver=33\n' >"$dir/inc.wl"
 FT8="--gen fat-tree:k=8,rate=100G --workload $dir/inc.wl $ICRC"
@@ -161,7 +171,8 @@ awk -v a="$(num "$(cat "$dir/4ms-1.json")" wall_s)" \
 	       a / b, a, b
 }'
 pin=$one_core
-if [ "${VT_SPEED_SCALE:-1}" != 0 ]; then
+if [ "${VT_SPEED_LONG:-off}" = on ]; then
+	echo "the long rows: ft16 takes 30-70 minutes of one core, ft32 a few minutes"
 	printf 'poisson cdf=websearch load=0.5 duration=10ms\n' >"$dir/ws10.wl"
 	# shellcheck disable=SC2086
 	netrun ft16 600 8192 --gen fat-tree:k=16,rate=100G --workload "$dir/ws10.wl" --cc hpcc \
@@ -172,7 +183,7 @@ if [ "${VT_SPEED_SCALE:-1}" != 0 ]; then
 	cut=1
 	# shellcheck disable=SC2086
 	netrun ft32 - 16384 --gen fat-tree:k=32,rate=100G --workload "$dir/perm.cm" --cc hpcc \
-		$ICRC --until "${VT_SPEED_PERM:-100us}"
+		$ICRC --until "${VT_SPEED_PERM:-20us}"
 	cut=0
 fi
 awk 'BEGIN { for (r = 0; r < 250; r++) { a = r + 1; b = r + 40
@@ -189,3 +200,59 @@ awk -v a="$(num "$(cat "$dir/mem10k.json")" peak_rss_bytes)" \
 	       "%.1f KB ((%.0f - %.0f MB) / 9999); pending events at the peak: %d (24 B each)\n",
 	       (a - b) / 9999 / 1024, a / 1048576, b / 1048576, ev
 }'
+
+# The figures (docs/figures.md)
+fig() { awk -v v="$1" -v f="$2" 'BEGIN { if (v != "") printf f, v }'; }
+js() { num "$(cat "$dir/$1.json" 2>/dev/null)" "$2"; }
+mb() { fig "$(js "$1" peak_rss_bytes)" '%.0f' | awk '{ printf "%.0f MB", $1 / 1048576 }'; }
+evhop() { awk -v e="$(js "$1" events)" -v h="$(js "$1" packet_hops)" 'BEGIN { if (h > 0) printf "%.2f events/hop", e / h }'; }
+figure vt.hpcc.wall "$(fig "$hpcc_wall" '%.2f s')" "make bench-vt" \
+	"*60 × 500 KB* to one receiver at 100 Gb/s, 1 µs links, hpcc, PFC lossless (HPCC's incast): wall time on one core"
+[ "$ROUNDS" = 100 ] && figure vt.iatcp.wall "$(fig "$iatcp_wall" '%.1f s')" "make bench-vt" \
+	"*96 × 256 KB* to one receiver at 1 Gb/s, 20 µs links, IA credits, 100 rounds (IA-TCP's incast): wall time on one core"
+if [ "${VT_SPEED_ICRC:-off}" = off ]; then
+	figure vt.ft8-none.wall "$(fig "$(js ft8-none wall_s)" '%.2f s')" "make bench-vt" \
+		"the *k = 8 fat-tree incast* (127 → 1 × 2,000,000 B, 100 Gb/s), --cc none, PFC lossless: wall time on one core"
+	figure vt.ft8-none.ev-hop "$(evhop ft8-none)" "make bench-vt" \
+		"the *k = 8 fat-tree incast*, --cc none, PFC lossless: events per packet-hop"
+	figure vt.ft8-hpcc.wall "$(fig "$(js ft8-hpcc wall_s)" '%.2f s')" "make bench-vt" \
+		"the *k = 8 fat-tree incast*, --cc hpcc, PFC lossless: wall time on one core"
+	figure vt.ft8-hpcc.ev-hop "$(evhop ft8-hpcc)" "make bench-vt" \
+		"the *k = 8 fat-tree incast*, --cc hpcc, PFC lossless: events per packet-hop"
+	figure vt.ft8-lossy.ev-hop "$(evhop ft8-lossy)" "make bench-vt" \
+		"the *k = 8 fat-tree incast*, --cc none, no PFC (drops, 67 ms timeouts): events per packet-hop"
+	figure vt.ft8-lossy.wall-x "$(awk -v a="$(js ft8-lossy wall_s)" -v b="$(js ft8-none wall_s)" \
+		'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b }')" "make bench-vt" \
+		"the *k = 8 fat-tree incast*, --cc none: wall time without PFC over with it"
+fi
+if [ "${VT_SPEED_SCALE:-1}" != 0 ] && [ "${VT_SPEED_ICRC:-off}" = off ]; then
+	if [ "$lanes" = 2 ] && [ "${VT_SPEED_HUGE:-off}" = on ]; then
+		figure vt.ls128.wall "$(fig "$(js ls128 wall_s)" '%.0f s')" "make bench-vt VT_SPEED_LANES=2 VT_SPEED_HUGE=on" \
+			"*128-host leaf-spine* at 100 Gb/s, WebSearch at 0.5 load for 50 ms, hpcc, two lanes, huge pages, ICRC skipped: wall time"
+		figure vt.ls128.rss "$(mb ls128)" "make bench-vt VT_SPEED_LANES=2 VT_SPEED_HUGE=on" \
+			"the *128-host leaf-spine* run of vt.ls128.wall: peak resident memory"
+	elif [ "$lanes" = 1 ] && [ "${VT_SPEED_HUGE:-off}" = off ]; then
+		figure vt.ls128-1lane.wall "$(fig "$(js ls128 wall_s)" '%.0f s')" "make bench-vt" \
+			"the *128-host leaf-spine* at 100 Gb/s, WebSearch at 0.5 load for 50 ms, hpcc, one lane on one core, ICRC skipped: wall time"
+		figure vt.ls128-1lane.rss "$(mb ls128)" "make bench-vt" \
+			"the *128-host leaf-spine* run of vt.ls128-1lane.wall: peak resident memory"
+		figure vt.ls128-1lane.ev-hop "$(evhop ls128)" "make bench-vt" \
+			"the *128-host leaf-spine* run of vt.ls128-1lane.wall: events per packet-hop"
+	fi
+fi
+figure vt.lanes.speedup "$(awk -v a="$(js 4ms-1 wall_s)" -v b="$(js 4ms-2 wall_s)" \
+	'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b }')" "make bench-vt" \
+	"the 128-host leaf-spine to 4 ms: wall time of one lane on one core over two lanes on two cores"
+figure vt.mem10k.rss "$(mb mem10k)" \
+	"make bench-vt" "*10,000 concurrent flows* on a 256-host leaf-spine at 1 Gb/s, to 200 µs: peak resident memory"
+figure vt.mem10k.per-flow "$(awk -v a="$(js mem10k peak_rss_bytes)" -v b="$(js mem1 peak_rss_bytes)" \
+	'BEGIN { if (a > 0 && b > 0) printf "%.1f KB", (a - b) / 9999 / 1024 }')" "make bench-vt" \
+	"memory per *concurrent flow* (its two QPs, their registrations, its state): the 10,000 flows less one flow, over 9,999"
+if [ "${VT_SPEED_LONG:-off}" = on ] && [ "${VT_SPEED_ICRC:-off}" = off ]; then
+	figure vt.ft16.wall "$(fig "$(js ft16 wall_s)" '%.0f s')" "make bench-vt-long" \
+		"a *1,024-host fat-tree* (k = 16, 100 Gb/s), WebSearch at 0.5 for 10 ms, hpcc, one lane: wall time"
+	figure vt.ft16.rss "$(mb ft16)" "make bench-vt-long" \
+		"the *1,024-host fat-tree* run of vt.ft16.wall: peak resident memory"
+	[ "${VT_SPEED_PERM:-20us}" = 20us ] && figure vt.ft32.rss "$(mb ft32)" "make bench-vt-long" \
+		"an *8,192-host fat-tree* (k = 32), a permutation of 8,192 flows, hpcc, to 20 µs: peak resident memory"
+fi

@@ -62,7 +62,7 @@ static void header(const struct topogen *g, struct qp_strbuf *o)
 		"# 10.0.0.0+i+1, MAC 02:00 and that address. Forwarding is computed from the\n"
 		"# links (the routes line: shortest paths, each switch spreading destinations\n"
 		"# evenly over its equal-cost ports); links off the broadcast spanning tree are\n"
-		"# flood=no.\n"
+		"# flood=off.\n"
 		"#\n"
 		"#   qpace-switch -c FILE\n\n", g->p.base_port, g->p.base_port);
 }
@@ -115,7 +115,7 @@ static void links(const struct topogen *g, struct qp_strbuf *o)
 			if (p->buffer_bytes != g->p.buffer_bytes)
 				qp_strbuf_printf(o, " buffer=%s",
 						 qp_fmt_bytes(p->buffer_bytes, b, sizeof(b)));
-			qp_strbuf_printf(o, "%s\n", p->no_flood ? " flood=no" : "");
+			qp_strbuf_printf(o, "%s\n", p->no_flood ? " flood=off" : "");
 		}
 }
 

@@ -36,7 +36,7 @@
  * enter the choice: the switch forwards on the destination MAC alone, so all flows to one
  * host share a path from each switch on (ECMP per destination, not per host pair). The
  * generator computes the same table (g->route; topogen_path reads it). Broadcast follows a
- * spanning tree (breadth first from the first switch): every other link is flood=no at
+ * spanning tree (breadth first from the first switch): every other link is flood=off at
  * both ends, so no frame circles.
  */
 #ifndef QPACE_TOPOGEN_H
