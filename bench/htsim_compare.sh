@@ -38,7 +38,8 @@
 # Printed per row and side: wall and CPU seconds, peak RSS (/usr/bin/time), the simulated
 # time the last flow finished (htsim's "finished at", qpace's last FCT end), and the
 # ratios qpace / htsim (or lossy / roce). Every output is kept in COMPARE_OUT (default
-# results/htsim).
+# results/htsim). COMPARE_RUN=off runs nothing and prints the rows and figures of the
+# outputs already in COMPARE_OUT.
 set -u
 . "$(dirname "$0")/figure.sh"
 BUILD=${1:-build}
@@ -47,11 +48,13 @@ REPS=${COMPARE_REPS:-1}
 OUT=${COMPARE_OUT:-results/htsim}
 PFC=xoff=32K,headroom=auto,class=0,lossless
 
-if [ -z "${HTSIM_SRC:-}" ]; then
+RUN=${COMPARE_RUN:-on}
+if [ "$RUN" = on ] && [ -z "${HTSIM_SRC:-}" ]; then
 	echo "bench-htsim: skipped: HTSIM_SRC is not set (HTSIM_SRC=DIR, htsim's source folder)"
 	exit 0
 fi
 case "$REPS" in '' | *[!0-9]* | 0) echo "bench-htsim: COMPARE_REPS '$REPS': a whole number >= 1" >&2; exit 2 ;; esac
+if [ "$RUN" = on ]; then
 src=$HTSIM_SRC
 [ -f "$src/CMakeLists.txt" ] && [ -d "$src/datacenter" ] || src=$HTSIM_SRC/htsim/sim
 [ -f "$src/CMakeLists.txt" ] && [ -d "$src/datacenter" ] || src=$HTSIM_SRC/sim
@@ -73,7 +76,8 @@ cmake -S "$src" -B "$HB" -DCMAKE_BUILD_TYPE=Release >"$HB.cmake.log" 2>&1 &&
 }
 ROCE=$(find "$HB" -name htsim_roce -type f | head -1)
 HPCC=$(find "$HB" -name htsim_hpcc -type f | head -1)
-CM=$src/datacenter/connection_matrices
+CM=$(cd "$src/datacenter/connection_matrices" && pwd)
+fi
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 pin=""
@@ -103,9 +107,11 @@ qpace_end() {
 htsim_done() { grep -c "finished at" "$OUT/$1.out"; }
 qpace_done() { grep -o '"flows_done":[0-9]*' "$OUT/$1.out" | cut -d: -f2; }
 
-htsim_run() {   # htsim_run NAME BIN FILE
+htsim_run() {   # htsim_run NAME BIN FILE (in OUT: htsim writes idmap.txt where it runs)
+	cd "$OUT" || exit 1
 	timed "$1" "$2" -tm "$CM/$3" -nodes 128 -strat ecmp_host -paths 1 -mtu 1000 -q 200 \
 		-end 30000 -o "$OUT/$1.dat"
+	cd - >/dev/null || exit 1
 }
 qpace_run() {   # qpace_run NAME FILE CC [PFC]
 	n=$1 f=$2 cc=$3
@@ -115,8 +121,10 @@ qpace_run() {   # qpace_run NAME FILE CC [PFC]
 }
 # the large rows: htsim_big NAME BIN FILE NODES END_US; qpace_big NAME FILE K UNTIL
 htsim_big() {
+	cd "$OUT" || exit 1
 	timed "$1" "$2" -tm "$3" -nodes "$4" -strat ecmp_host -paths 1 -mtu 1000 -q 200 \
 		-end "$5" -o "$OUT/$1.dat"
+	cd - >/dev/null || exit 1
 }
 qpace_big() {
 	timed "$1" "$QB" run --gen "fat-tree:k=$3,rate=100G" --workload "$2" --cc none \
@@ -144,13 +152,15 @@ line() {   # line ROW SIDE NAME DONE END REF
 
 rep=1
 while [ "$rep" -le "$REPS" ]; do
-	htsim_run roce-htsim-$rep "$ROCE" incast_128.cm
-	qpace_run roce-qpace-$rep incast_128.cm none --pfc "$PFC"
-	htsim_run hpcc-htsim-$rep "$HPCC" incast_128.cm
-	qpace_run hpcc-qpace-$rep incast_128.cm hpcc --pfc "$PFC"
-	qpace_run lossy-qpace-$rep incast_128.cm none
-	htsim_run perm-htsim-$rep "$ROCE" perm_128n_128c_2MB.cm
-	qpace_run perm-qpace-$rep perm_128n_128c_2MB.cm none --pfc "$PFC"
+	if [ "$RUN" = on ]; then
+		htsim_run roce-htsim-$rep "$ROCE" incast_128.cm
+		qpace_run roce-qpace-$rep incast_128.cm none --pfc "$PFC"
+		htsim_run hpcc-htsim-$rep "$HPCC" incast_128.cm
+		qpace_run hpcc-qpace-$rep incast_128.cm hpcc --pfc "$PFC"
+		qpace_run lossy-qpace-$rep incast_128.cm none
+		htsim_run perm-htsim-$rep "$ROCE" perm_128n_128c_2MB.cm
+		qpace_run perm-qpace-$rep perm_128n_128c_2MB.cm none --pfc "$PFC"
+	fi
 	line roce htsim roce-htsim-$rep "$(htsim_done roce-htsim-$rep)" "$(htsim_end roce-htsim-$rep)" ""
 	line roce qpace roce-qpace-$rep "$(qpace_done roce-qpace-$rep)" "$(qpace_end roce-qpace-$rep)" roce-htsim-$rep
 	line hpcc htsim hpcc-htsim-$rep "$(htsim_done hpcc-htsim-$rep)" "$(htsim_end hpcc-htsim-$rep)" ""
@@ -162,23 +172,25 @@ while [ "$rep" -le "$REPS" ]; do
 done
 
 if [ "${COMPARE_LARGE:-on}" != off ]; then
-	# WebSearch's flows on 1,024 hosts: qpace draws them (a run of 1 us writes flows.csv
-	# with every flow), the two files say the same starts in each side's unit
-	printf 'poisson cdf=websearch load=0.5 duration=1ms\n' >"$OUT/ws1024.wl"
-	"$QB" run --gen fat-tree:k=16,rate=100G --workload "$OUT/ws1024.wl" --until 1us \
-		--no-plots --no-progress -o "$OUT/ws1024-gen.d" >/dev/null 2>&1
-	awk -F, 'NR > 1 { n++; l[n] = $4 "->" $5 " start " int($7 + 0.5) " size " $6 }
-		END { print "Nodes 1024"; print "Connections " n; for (i = 1; i <= n; i++) print l[i] }' \
-		"$OUT/ws1024-gen.d/flows.csv" >"$OUT/ws1024-htsim.cm"
-	awk 'NR <= 2 { print; next } { $3 = $3 * 1000000; print }' "$OUT/ws1024-htsim.cm" \
-		>"$OUT/ws1024-qpace.cm"
-	awk 'BEGIN { n = 8192; print "Nodes " n; print "Connections " n
-		for (i = 0; i < n; i++) printf "%d->%d start 0 size 0\n", i, (i * 4093 + 1234) % n }' \
-		>"$OUT/perm8k.cm"
-	htsim_big ws1024-htsim "$ROCE" "$OUT/ws1024-htsim.cm" 1024 1000
-	qpace_big ws1024-qpace "$OUT/ws1024-qpace.cm" 16 1ms
-	htsim_big perm8k-htsim "$ROCE" "$OUT/perm8k.cm" 8192 10
-	qpace_big perm8k-qpace "$OUT/perm8k.cm" 32 10us
+	if [ "$RUN" = on ]; then
+		# WebSearch's flows on 1,024 hosts: qpace draws them (a run of 1 us writes flows.csv
+		# with every flow), the two files say the same starts in each side's unit
+		printf 'poisson cdf=websearch load=0.5 duration=1ms\n' >"$OUT/ws1024.wl"
+		"$QB" run --gen fat-tree:k=16,rate=100G --workload "$OUT/ws1024.wl" --until 1us \
+			--no-plots --no-progress -o "$OUT/ws1024-gen.d" >/dev/null 2>&1
+		awk -F, 'NR > 1 { n++; l[n] = $4 "->" $5 " start " int($7 + 0.5) " size " $6 }
+			END { print "Nodes 1024"; print "Connections " n; for (i = 1; i <= n; i++) print l[i] }' \
+			"$OUT/ws1024-gen.d/flows.csv" >"$OUT/ws1024-htsim.cm"
+		awk 'NR <= 2 { print; next } { $3 = $3 * 1000000; print }' "$OUT/ws1024-htsim.cm" \
+			>"$OUT/ws1024-qpace.cm"
+		awk 'BEGIN { n = 8192; print "Nodes " n; print "Connections " n
+			for (i = 0; i < n; i++) printf "%d->%d start 0 size 0\n", i, (i * 4093 + 1234) % n }' \
+			>"$OUT/perm8k.cm"
+		htsim_big ws1024-htsim "$ROCE" "$OUT/ws1024-htsim.cm" 1024 1000
+		qpace_big ws1024-qpace "$OUT/ws1024-qpace.cm" 16 1ms
+		htsim_big perm8k-htsim "$ROCE" "$OUT/perm8k.cm" 8192 10
+		qpace_big perm8k-qpace "$OUT/perm8k.cm" 32 10us
+	fi
 	line ws1024 htsim ws1024-htsim "$(htsim_done ws1024-htsim)" - ""
 	line ws1024 qpace ws1024-qpace "$(qpace_done ws1024-qpace)" - ws1024-htsim
 	line perm8k htsim perm8k-htsim - - ""
@@ -188,56 +200,63 @@ echo "(x: qpace / htsim on the row, lossy / roce for the lossy row; outputs in $
 
 # The figures (docs/figures.md), from the last repetition
 r=$REPS
-wall() { [ -s "$OUT/$1.time" ] && awk -v w="$(field "$1" 1)" 'BEGIN { printf "%.2f s", w }'; }
+cpu() {   # the CPU seconds (user + system) of NAME's run
+	[ -s "$OUT/$1.time" ] &&
+		awk -v u="$(field "$1" 2)" -v s="$(field "$1" 3)" 'BEGIN { printf "%.2f s", u + s }'
+}
 rss() { [ -s "$OUT/$1.time" ] && awk -v m="$(field "$1" 4)" 'BEGIN { printf "%.0f MB", m / 1024 }'; }
-ratio() {   # ratio A B N: A's N-th time figure over B's
+ratio() {   # ratio A B: A's CPU seconds over B's
 	[ -s "$OUT/$1.time" ] && [ -s "$OUT/$2.time" ] &&
-		awk -v a="$(field "$1" "$3")" -v b="$(field "$2" "$3")" 'BEGIN { if (b > 0) printf "%.2fx", a / b }'
+		awk -v a="$(cpu "$1")" -v b="$(cpu "$2")" 'BEGIN { if (b > 0) printf "%.2fx", a / b }'
 }
 C="make bench-htsim HTSIM_SRC=DIR"
-figure htsim.incast-roce.htsim-wall "$(wall roce-htsim-$r)" "$C" \
-	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's wall time, one core"
-figure htsim.incast-roce.qpace-wall "$(wall roce-qpace-$r)" "$C" \
-	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's wall time (--cc none), one core"
-figure htsim.incast-roce.wall-x "$(ratio roce-qpace-$r roce-htsim-$r 1)" "$C" \
-	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's wall time over htsim_roce's"
+figure htsim.incast-roce.htsim-cpu "$(cpu roce-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's CPU seconds, one core"
+figure htsim.incast-roce.qpace-cpu "$(cpu roce-qpace-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's CPU seconds (--cc none), one core"
+figure htsim.incast-roce.cpu-x "$(ratio roce-qpace-$r roce-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's CPU seconds over htsim_roce's"
 figure htsim.incast-roce.htsim-rss "$(rss roce-htsim-$r)" "$C" \
 	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's peak resident memory"
 figure htsim.incast-roce.qpace-rss "$(rss roce-qpace-$r)" "$C" \
 	"*incast_128.cm* on a k = 8 fat-tree, PFC, no CC: qpace's peak resident memory"
-figure htsim.incast-hpcc.htsim-wall "$(wall hpcc-htsim-$r)" "$C" \
-	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: htsim_hpcc's wall time, one core"
-figure htsim.incast-hpcc.qpace-wall "$(wall hpcc-qpace-$r)" "$C" \
-	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's wall time (--cc hpcc), one core"
-figure htsim.incast-hpcc.wall-x "$(ratio hpcc-qpace-$r hpcc-htsim-$r 1)" "$C" \
-	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's wall time over htsim_hpcc's"
+figure htsim.incast-hpcc.htsim-cpu "$(cpu hpcc-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: htsim_hpcc's CPU seconds, one core"
+figure htsim.incast-hpcc.qpace-cpu "$(cpu hpcc-qpace-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's CPU seconds (--cc hpcc), one core"
+figure htsim.incast-hpcc.cpu-x "$(ratio hpcc-qpace-$r hpcc-htsim-$r)" "$C" \
+	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's CPU seconds over htsim_hpcc's"
 figure htsim.incast-hpcc.htsim-rss "$(rss hpcc-htsim-$r)" "$C" \
 	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: htsim_hpcc's peak resident memory"
 figure htsim.incast-hpcc.qpace-rss "$(rss hpcc-qpace-$r)" "$C" \
 	"*incast_128.cm* on a k = 8 fat-tree, PFC, HPCC: qpace's peak resident memory"
-figure htsim.incast-lossy.wall-x "$(ratio lossy-qpace-$r roce-qpace-$r 1)" "$C" \
-	"*incast_128.cm* without PFC (drops, timeouts), qpace --cc none: wall time over the same with PFC"
-figure htsim.perm.htsim-wall "$(wall perm-htsim-$r)" "$C" \
-	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's wall time, one core"
-figure htsim.perm.qpace-wall "$(wall perm-qpace-$r)" "$C" \
-	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: qpace's wall time, one core"
+figure htsim.incast-lossy.cpu-x "$(ratio lossy-qpace-$r roce-qpace-$r)" "$C" \
+	"*incast_128.cm* without PFC (drops, timeouts), qpace --cc none: CPU seconds over the same with PFC"
+figure htsim.perm.htsim-cpu "$(cpu perm-htsim-$r)" "$C" \
+	"the *128-host permutation* (htsim's perm_128n_128c_2MB.cm) on a k = 8 fat-tree, PFC, no CC: htsim_roce's CPU seconds, one core"
+figure htsim.perm.qpace-cpu "$(cpu perm-qpace-$r)" "$C" \
+	"the *128-host permutation* (htsim's perm_128n_128c_2MB.cm) on a k = 8 fat-tree, PFC, no CC: qpace's CPU seconds, one core"
 figure htsim.perm.htsim-rss "$(rss perm-htsim-$r)" "$C" \
-	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: htsim_roce's peak resident memory"
+	"the *128-host permutation* (htsim's perm_128n_128c_2MB.cm) on a k = 8 fat-tree, PFC, no CC: htsim_roce's peak resident memory"
 figure htsim.perm.qpace-rss "$(rss perm-qpace-$r)" "$C" \
-	"*perm_128n_128c_2MB.cm* on a k = 8 fat-tree, PFC, no CC: qpace's peak resident memory"
+	"the *128-host permutation* (htsim's perm_128n_128c_2MB.cm) on a k = 8 fat-tree, PFC, no CC: qpace's peak resident memory"
 [ "${COMPARE_LARGE:-on}" != off ] || exit 0
-figure htsim.ws1024.htsim-wall "$(wall ws1024-htsim)" "$C" \
-	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5, 1 ms of arrivals, PFC, no CC, to 1 ms: htsim_roce's wall time, one core"
-figure htsim.ws1024.qpace-wall "$(wall ws1024-qpace)" "$C" \
-	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5, 1 ms of arrivals, PFC, no CC, to 1 ms: qpace's wall time, one core"
+figure htsim.ws1024.htsim-cpu "$(cpu ws1024-htsim)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5, 1 ms of arrivals, PFC, no CC, to 1 ms: htsim_roce's CPU seconds, one core"
+figure htsim.ws1024.qpace-cpu "$(cpu ws1024-qpace)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5, 1 ms of arrivals, PFC, no CC, to 1 ms: qpace's CPU seconds, one core"
+figure htsim.ws1024.cpu-x "$(ratio ws1024-qpace ws1024-htsim)" "$C" \
+	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5 to 1 ms, PFC, no CC: qpace's CPU seconds over htsim_roce's"
 figure htsim.ws1024.htsim-rss "$(rss ws1024-htsim)" "$C" \
 	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5 to 1 ms: htsim_roce's peak resident memory"
 figure htsim.ws1024.qpace-rss "$(rss ws1024-qpace)" "$C" \
 	"*1,024-host fat-tree* (k = 16), WebSearch at 0.5 to 1 ms: qpace's peak resident memory"
-figure htsim.perm8k.htsim-wall "$(wall perm8k-htsim)" "$C" \
-	"*8,192-host fat-tree* (k = 32), a permutation, PFC, no CC, to 10 µs: htsim_roce's wall time, one core"
-figure htsim.perm8k.qpace-wall "$(wall perm8k-qpace)" "$C" \
-	"*8,192-host fat-tree* (k = 32), a permutation, PFC, no CC, to 10 µs: qpace's wall time, one core"
+figure htsim.perm8k.htsim-cpu "$(cpu perm8k-htsim)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation, PFC, no CC, to 10 µs: htsim_roce's CPU seconds, one core"
+figure htsim.perm8k.qpace-cpu "$(cpu perm8k-qpace)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation, PFC, no CC, to 10 µs: qpace's CPU seconds, one core"
+figure htsim.perm8k.cpu-x "$(ratio perm8k-qpace perm8k-htsim)" "$C" \
+	"*8,192-host fat-tree* (k = 32), a permutation to 10 µs, PFC, no CC: qpace's CPU seconds over htsim_roce's"
 figure htsim.perm8k.htsim-rss "$(rss perm8k-htsim)" "$C" \
 	"*8,192-host fat-tree* (k = 32), a permutation to 10 µs: htsim_roce's peak resident memory"
 figure htsim.perm8k.qpace-rss "$(rss perm8k-qpace)" "$C" \
