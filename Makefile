@@ -16,10 +16,17 @@
 #   make bench-cc   nanoseconds per event for each congestion-control algorithm
 #   make bench-micro bench-cc, the ICRC, the pacing gate and the agent (bench/micro.sh)
 #   make figures    docs/figures.md's table from saved bench output (FIGURES=FILE...)
-#   make bench-vt   the virtual-time engine's speed against the issue's targets (one core;
-#                   the 128-host row on two lanes, both cores, beside one lane to 4 ms)
+#   make bench-vt   the virtual-time engine's speed against the issue's targets, one core
+#                   (the 128-host row: about 10 minutes; VT_SPEED_SCALE=0 skips it), and
+#                   two lanes against one to 4 ms
+#   make bench-vt-long  bench-vt with the fabrics of 1,024 and 8,192 hosts (the 1,024-host
+#                   WebSearch row takes 30-70 minutes of one core here)
 #   make bench-rt   soft hosts in real time: write_bw through qpace-switch, both sides;
 #                   the 16 -> 1 incast at 1 Gb/s in both clocks (bench/rt_incast.sh)
+#   make bench-htsim HTSIM_SRC=DIR  virtual time against htsim on htsim's own experiment
+#                   files, both sides and the ratio (builds htsim from DIR with cmake into
+#                   BUILD/htsim; without HTSIM_SRC, one line and nothing run;
+#                   bench/htsim_compare.sh)
 #   make bench-ns3  virtual time against ns-3 on the same incasts (installs Debian's
 #                   libns3-dev first; bench/ns3/compare.sh); make check-ns3 checks the
 #                   ns-3 program's counts
@@ -226,8 +233,8 @@ ALL_LAYER_LIBS := $(foreach l,$(LAYERS),$($(l).libs))
 TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call layer_lib,$(l)))
 
 .PHONY: all man deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
-	bench-vt bench-rt bench-micro figures demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
-	check-ns3
+	bench-vt bench-vt-long bench-rt bench-micro figures demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
+	check-ns3 bench-htsim
 all: $(PROG_BINS)
 
 deps:
@@ -362,6 +369,12 @@ bench-micro: all
 
 bench-vt: $(BUILD)/bin/qpace-bench
 	@sh bench/vt_speed.sh $(BUILD)
+
+bench-vt-long: $(BUILD)/bin/qpace-bench
+	@VT_SPEED_LONG=on sh bench/vt_speed.sh $(BUILD)
+
+bench-htsim: $(BUILD)/bin/qpace-bench
+	@HTSIM_SRC="$(HTSIM_SRC)" sh bench/htsim_compare.sh $(BUILD)
 
 bench-rt: all
 	@BUILD=$(BUILD) sh bench/rt_speed.sh

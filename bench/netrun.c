@@ -13,6 +13,8 @@
 #include "qpace/errmsg.h"
 #include "qpace/units.h"
 #include "netrun.h"
+#include "netrun_cm.h"
+#include "netrun_mem.h"
 #include "series.h"
 
 #define NR_MAX_HOPS 16
@@ -20,7 +22,6 @@
 struct nr_pair {
 	qp_time_ns base_rtt_ns;
 	qp_rate_bps bottleneck_bps;
-	bool known;
 };
 
 struct nr {
@@ -28,7 +29,6 @@ struct nr {
 	struct netrun_result *r;
 	struct sw_conf *sw;
 	struct sim_host_conf *hc;
-	struct nr_pair *pair;          /* [hosts x hosts], filled as asked */
 	struct sim *sim;
 	struct sim_flows *fl;
 	/* closed-loop rounds: flows left per (group, round), from batch_off[group] */
@@ -36,6 +36,8 @@ struct nr {
 	size_t *batch_off, *batch_first;   /* [groups], [batches]: first flow of a batch */
 	size_t nbatches;
 	size_t finite_left;            /* flows that can finish and have not (end_with_finite) */
+	struct nr_cm *cm;              /* the workload is an htsim connection matrix: its
+					* triggers */
 	/* samples */
 	FILE *queue_csv, *switch_csv;
 	struct series rates;
@@ -140,8 +142,7 @@ static int nr_hosts(struct nr *x, const char *cc, bool credits,
 		return qp_errmsg(-EINVAL, err, errlen, "%s: %zu host port%s: a run needs at least 2",
 				 x->r->topology, n, n == 1 ? "" : "s");
 	x->hc = calloc(n, sizeof(*x->hc));
-	x->pair = calloc(n * n, sizeof(*x->pair));
-	if (!x->hc || !x->pair)
+	if (!x->hc)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	sim_sw_conf_hosts(x->sw, x->hc, n);
 	for (size_t i = 0; i < n; i++) {
@@ -157,22 +158,20 @@ static int nr_hosts(struct nr *x, const char *cc, bool credits,
 	return 0;
 }
 
-/* Base RTT and bottleneck between two hosts, from the static tables. */
-static const struct nr_pair *nr_pair(struct nr *x, uint32_t a, uint32_t b)
+/* Base RTT and bottleneck between two hosts, from the switches' forwarding (zero when
+ * none joins them in NR_MAX_HOPS links). */
+static struct nr_pair nr_pair(struct nr *x, uint32_t a, uint32_t b)
 {
-	struct nr_pair *p = &x->pair[(size_t)a * x->r->hosts + b];
+	struct nr_pair p = { 0 };
 	struct fct_hop hops[NR_MAX_HOPS];
+	size_t n = sim_sw_conf_path(x->sw, &x->hc[a], &x->hc[b], hops, NR_MAX_HOPS);
 
-	if (!p->known) {
-		size_t n = sim_sw_conf_path(x->sw, &x->hc[a], &x->hc[b], hops, NR_MAX_HOPS);
-		p->known = true;
-		if (n && n <= NR_MAX_HOPS) {
-			p->base_rtt_ns = fct_base_rtt_ns(hops, n, x->c->mtu_bytes);
-			p->bottleneck_bps = hops[0].rate_bps;
-			for (size_t i = 1; i < n; i++)
-				if (hops[i].rate_bps < p->bottleneck_bps)
-					p->bottleneck_bps = hops[i].rate_bps;
-		}
+	if (n && n <= NR_MAX_HOPS) {
+		p.base_rtt_ns = fct_base_rtt_ns(hops, n, x->c->mtu_bytes);
+		p.bottleneck_bps = hops[0].rate_bps;
+		for (size_t i = 1; i < n; i++)
+			if (hops[i].rate_bps < p.bottleneck_bps)
+				p.bottleneck_bps = hops[i].rate_bps;
 	}
 	return p;
 }
@@ -191,6 +190,11 @@ static int nr_workload(struct nr *x, struct wl_flows *wf, char *err, size_t errl
 		goto out;
 	}
 	snprintf(x->r->workload, sizeof(x->r->workload), "%s", x->c->workload_file);
+	if (nr_cm_is_matrix(x->c->workload_file)) {   /* htsim's experiment file */
+		rc = nr_cm_flows(x->c->workload_file, (uint32_t)x->r->hosts, &x->cm, wf, err,
+				 errlen);
+		goto out;
+	}
 	if ((rc = wl_load(spec, x->c->workload_file, err, errlen)) ||
 	    (rc = wl_load_cdfs(spec, store, NETRUN_MAX_CDFS, x->c->cdf_dirs, x->c->ncdf_dirs, err,
 			       errlen)))
@@ -214,6 +218,31 @@ out:
 	free(store);
 	free(spec);
 	return rc;
+}
+
+/* The run's memory, estimated before it starts: refused above the limit, naming both. */
+static int nr_memory(struct nr *x, const struct wl_flows *wf, char *err, size_t errlen)
+{
+	struct sim_sw_conf_size sz;
+	struct nr_mem m;
+	uint64_t limit = x->c->mem_limit ? x->c->mem_limit : nr_mem_available();
+	char what[400], lim[24];
+
+	sim_sw_conf_size(x->sw, &sz);
+	m = (struct nr_mem){ .hosts = x->r->hosts, .switches = sz.switches, .ports = sz.ports,
+			     .flows = wf->n, .fwd_slots = sz.fwd_slots,
+			     .routes_bytes = 2 * sz.route_bytes,
+			     .running = nr_mem_running(wf->f, wf->n, x->r->host_bps,
+						       x->r->base_rtt_ns) };
+	nr_mem_estimate(&m);
+	x->r->mem_estimate = m.bytes;
+	if (!limit || m.bytes <= limit)
+		return 0;
+	nr_mem_describe(&m, what, sizeof(what));
+	return qp_errmsg(-ENOMEM, err, errlen, "the run is estimated at %s; the limit is %s (%s); "
+			 "accepted: a run within it (a smaller fabric or workload, or --mem-limit "
+			 "SIZE)", what, nr_mem_fmt(limit, lim, sizeof(lim)),
+			 x->c->mem_limit ? "--mem-limit" : "the machine's MemAvailable");
 }
 
 /* Rounds: a batch per (group, round); a chained batch starts its gap after the batch
@@ -272,6 +301,8 @@ static void nr_done(void *arg, const struct sim_flow *f, qp_time_ns now)
 			if (sim_flows_release(x->fl, j, now + r->wl[j].start_ns))
 				sim_stop(x->sim);
 	}
+	if (x->cm && nr_cm_done(x->cm, w, f->done, x->fl, now))
+		sim_stop(x->sim);
 	if (sim_flows_finished(x->fl) == r->nflows) {
 		r->all_finished = true;
 		sim_stop(x->sim);
@@ -417,11 +448,11 @@ static void nr_figures(struct nr *x)
 
 	for (size_t k = 0; k < r->nflows; k++) {
 		const struct sim_flow *f = &r->flow[k];
-		const struct nr_pair *pp = nr_pair(x, f->src, f->dst);
+		const struct nr_pair pp = nr_pair(x, f->src, f->dst);
 		r->fct[k] = (struct fct_flow){ .bytes = f->bytes, .fct_ns = f->fct_ns,
 					       .done = f->done };
-		if (pp->bottleneck_bps && f->bytes != WL_BYTES_FOREVER)
-			r->fct[k].ideal_ns = fct_ideal_ns(f->bytes, pp->base_rtt_ns, pp->bottleneck_bps,
+		if (pp.bottleneck_bps && f->bytes != WL_BYTES_FOREVER)
+			r->fct[k].ideal_ns = fct_ideal_ns(f->bytes, pp.base_rtt_ns, pp.bottleneck_bps,
 							  x->c->mtu_bytes, FCT_ROCE_HDR_BYTES);
 		if (!f->done && !f->lost) {   /* still running: what its receiver has so far */
 			struct sim_flow_now fn;
@@ -501,16 +532,19 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 	if ((rc = nr_switch(x, &fb, err, errlen)) ||
 	    (rc = nr_hosts(x, cc, r->credits, &fb, err, errlen)))
 		return rc;
-	for (uint32_t a = 0; a < r->hosts; a++)     /* the longest path's base RTT */
-		for (uint32_t b = 0; b < r->hosts; b++)
-			if (a != b && nr_pair(x, a, b)->base_rtt_ns > r->base_rtt_ns)
-				r->base_rtt_ns = nr_pair(x, a, b)->base_rtt_ns;
+	/* the longest path's base RTT */
+	r->base_rtt_ns = sim_sw_conf_max_rtt(x->sw, x->hc, r->hosts, c->mtu_bytes, NR_MAX_HOPS);
+	if (r->base_rtt_ns == QP_TIME_NEVER)
+		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	/* One T for every flow where the algorithm's reference has one (HPCC's GLOBAL_T);
 	 * else each flow registers its own path's base RTT (below). */
 	r->cc_ops = cc_find(cc);
 	r->global_rtt = r->cc_ops->feedback.global_rtt;
-	if ((rc = nr_workload(x, &wf, err, errlen)))
+	if ((rc = nr_workload(x, &wf, err, errlen)) ||
+	    (rc = nr_memory(x, &wf, err, errlen))) {
+		wl_flows_free(&wf);
 		return rc;
+	}
 	r->nflows = wf.n;
 	r->wl = wf.f;                  /* owned by the result from here */
 	r->flow = calloc(wf.n + 1, sizeof(*r->flow));
@@ -522,7 +556,7 @@ static int nr_build(struct nr *x, char *err, size_t errlen)
 						.bytes = wf.f[k].bytes, .held = wf.f[k].chained,
 						.start_ns = wf.f[k].chained ? 0 : wf.f[k].start_ns,
 						.base_rtt_ns = r->global_rtt ? 0 :
-							nr_pair(x, wf.f[k].src, wf.f[k].dst)->base_rtt_ns };
+							nr_pair(x, wf.f[k].src, wf.f[k].dst).base_rtt_ns };
 	if ((rc = nr_batches(x, err, errlen)))
 		return rc;
 	struct sim_conf sc = { .sw = x->sw, .hosts = x->hc, .nhosts = r->hosts, .seed = c->seed,
@@ -575,12 +609,12 @@ static void nr_free(struct nr *x)
 	free(x->row);
 	free(x->last_rx);
 	free(x->hc);
-	free(x->pair);
 	free(x->left);
 	free(x->batch_off);
 	free(x->batch_first);
 	if (x->tmp_topo[0])
 		unlink(x->tmp_topo);
+	nr_cm_free(x->cm);
 }
 
 int netrun_run(const struct netrun_conf *c, struct netrun_result *r, char *err,

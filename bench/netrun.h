@@ -76,6 +76,8 @@ struct netrun_conf {
 				       * bytes=forever flows (background) end there, unfinished */
 	bool icrc_skip;               /* --icrc off (sim_conf.icrc_skip): named in the report */
 	unsigned lanes, threads;      /* sim_conf.split (lanes 2) and .threads; 0: 1 */
+	uint64_t mem_limit;           /* refuse a run estimated above this many bytes; 0:
+				       * the machine's MemAvailable (netrun_mem.h) */
 };
 
 void netrun_conf_defaults(struct netrun_conf *c);
@@ -128,6 +130,7 @@ struct netrun_result {
 	double wall_s;
 	uint64_t events, packet_hops, max_pending, pool_bytes;
 	uint64_t windows;             /* two lanes: windows run */
+	uint64_t mem_estimate;        /* bytes, before the run (netrun_mem.h) */
 	double lane_busy_s[2];        /* two lanes: the hosts' and the switches' wall s in them */
 	uint64_t peak_rss_bytes;      /* the process's (VmHWM), at the end */
 	uint64_t huge_page_bytes;     /* of its memory on transparent huge pages, at the end */

@@ -88,6 +88,9 @@ static const struct qp_opt run_opts[] = {
 	{ "threads", 0, QP_OPT_UINT, "1|2", AT(threads), NUM(1, 2),
 	  .help = "threads the lanes run on, at most one a lane (1 with\n"
 		  "--lanes 2: one lane after the other, the same bytes)", .def = "2" },
+	{ "mem-limit", 0, QP_OPT_BYTES, "SIZE", AT(c.mem_limit), NUM(1 << 20, UINT64_MAX),
+	  .help = "refuse a run whose memory, estimated before it starts, is\n"
+		  "above SIZE (default: the machine's MemAvailable)" },
 	{ "until", 0, QP_OPT_TIME, "TIME", AT(c.until_ns), NUM(QP_NS_PER_US, 3600 * QP_NS_PER_S),
 	  .help = "stop at TIME of simulated time, naming the flows that had\n"
 		  "not finished (bytes=forever flows end here)", .def = "10s" },

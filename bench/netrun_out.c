@@ -93,10 +93,15 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 		qp_out_u64(o, "lanes", r->lanes);
 	qp_out_u64(o, "events", r->events);
 	qp_out_u64(o, "packet_hops", r->packet_hops);
+	/* the engine's own figure: an event per frame per hop and per deadline, none while
+	 * nothing happens (docs/performance.md) */
+	qp_out_double(o, "events_per_hop",
+		      r->packet_hops ? (double)r->events / (double)r->packet_hops : 0, "%.3f");
 	qp_out_double(o, "sim_s", (double)r->sim_ns / 1e9, "%.6f");
 	qp_out_obj(o, "memory");
 	qp_out_u64(o, "max_pending_events", r->max_pending);
 	qp_out_u64(o, "frame_pool_bytes", r->pool_bytes);
+	qp_out_u64(o, "estimate_bytes", r->mem_estimate);
 	if (r->lanes > 1)
 		qp_out_u64(o, "windows", r->windows);
 	qp_out_end(o);

@@ -69,7 +69,7 @@ static const struct qp_opt topo_opts[] = {
 	  .help = "a leaf's host capacity over its uplinks' (1: non-blocking,\n"
 		  "3: 3:1); sets the leaf-spine links' rate unless --fabric-rate",
 	  .def = "1" },
-	{ "k", 0, QP_OPT_UINT, "K", AT(p.k), NUM(2, 8), .cmds = FAT_TREE,
+	{ "k", 0, QP_OPT_UINT, "K", AT(p.k), NUM(2, 32), .cmds = FAT_TREE,
 	  .old_short = 'k',
 	  .help = "even: k pods, k^3/4 hosts, 5k^2/4 switches of k ports", .def = "4" },
 	{ "rate", 0, QP_OPT_RATE, "RATE", AT(p.host_bps), NUM(QP_KBPS, 10000 * QP_GBPS),

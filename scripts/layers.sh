@@ -101,6 +101,7 @@ qpaced agent
 host host
 soft_bw host
 cdf sim
+connmatrix sim
 fct sim
 topogen sim
 workload sim

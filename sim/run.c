@@ -160,7 +160,8 @@ static void lane_send(struct sim_lane *l, const struct sim_msg *m)
 static void fabric_schedule(struct sim_lane *l, bool scan)
 {
 	struct sw_fabric *f = l->s->fab;
-	/* PFC's own times (a PAUSE repeat) are in no hint: while anything is paused, scan */
+	/* While anything is paused the exact key (the tree's first, sched.c), as before PFC's
+	 * times were in the tree: a departure may let an ingress go (XON) and move keys later */
 	qp_time_ns t = scan || f->pfc_xoff ? sw_fabric_next_key_ns(f) : f->next_hint;
 
 	f->next_hint = QP_TIME_NEVER;
@@ -206,7 +207,8 @@ void sim_deliver(void *arg, const uint8_t *frame, size_t len, qp_time_ns leave)
 
 /* ---- host NICs and links ---- */
 
-/* If the NIC is free, the next frame the host has goes on the wire now. */
+/* If the NIC is free, the next frame the host has goes on the wire now: built by the
+ * host straight into the buffer that crosses the link (no copy). */
 static void nic_try(struct sim_host *sh)
 {
 	struct sim *s = sh->s;
@@ -217,15 +219,16 @@ static void nic_try(struct sim_host *sh)
 
 	if (sh->nic_busy)
 		return;
-	len = soft_host_output(sh->soft, l->now, sh->buf, sizeof(sh->buf));
-	if (len <= 0)
-		return;
-	k = sim_pool_get(&l->pool, (size_t)len);
-	if (!k) {
+	if (!(k = sim_pool_get(&l->pool, SOFT_FRAME_MAX))) {
 		l->nomem = l->stop = true;
 		return;
 	}
-	memcpy(k->data, sh->buf, (size_t)len);
+	len = soft_host_output(sh->soft, l->now, k->data, SOFT_FRAME_MAX);
+	if (len <= 0) {
+		sim_pool_put(&l->pool, k);
+		return;
+	}
+	k->len = (uint32_t)len;
 	if (l->now > sh->nic_free_ns)
 		sh->nic_rem = 0;     /* idle since: a new busy period */
 	num = (uint64_t)(len < 60 ? 60 : len) * 8u * QP_NS_PER_S + sh->nic_rem;

@@ -25,7 +25,7 @@ struct sw_conf *sim_sw_conf_args(int argc, char **argv, char *err, size_t errlen
 	if (rc) {
 		qp_errmsg(-EINVAL, err, errlen, "the switch's options: %s",
 			  rc > 0 ? "--help is no configuration" : "see the line above");
-		free(c);
+		sim_sw_conf_free(c);
 		return NULL;
 	}
 	return c;
@@ -42,15 +42,21 @@ struct sw_conf *sim_sw_conf_text(const char *text, const char *name, char *err,
 	}
 	sw_conf_defaults(c);
 	if (sw_topo_parse(c, text, name, err, errlen)) {
-		free(c);
+		sim_sw_conf_free(c);
 		return NULL;
 	}
-	sw_conf_finish(c);
+	if (sw_conf_finish(c)) {
+		qp_errmsg(-ENOMEM, err, errlen, "%s: out of memory for the routes", name);
+		sim_sw_conf_free(c);
+		return NULL;
+	}
 	return c;
 }
 
 void sim_sw_conf_free(struct sw_conf *c)
 {
+	if (c)
+		sw_conf_free(c);
 	free(c);
 }
 
@@ -172,7 +178,7 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	int rc = -ENOMEM;
 
 	*out = NULL;
-	if (!s || !(s->conf = malloc(sizeof(*s->conf))) ||
+	if (!s || !(s->conf = calloc(1, sizeof(*s->conf))) || sw_conf_copy(s->conf, c->sw) ||
 	    !(s->hosts = calloc(c->nhosts ? c->nhosts : 1, sizeof(*s->hosts))) ||
 	    lane_init(s, 0, c->nhosts) || (split && lane_init(s, 1, c->nhosts))) {
 		sim_destroy(s);
@@ -183,7 +189,6 @@ int sim_create(const struct sim_conf *c, struct sim **out, char *err, size_t err
 	s->free_timer = UINT32_MAX;
 	s->progress = c->progress;
 	s->interrupt = c->interrupt;
-	*s->conf = *c->sw;
 	conf_for_sim(s->conf, c->icrc_skip);
 	if (c->icrc_skip && (rc = corrupt_refused(s->conf, err, errlen))) {
 		sim_destroy(s);
@@ -248,7 +253,7 @@ void sim_destroy(struct sim *s)
 	free(s->sync);
 	free(s->timers);
 	free(s->hosts);
-	free(s->conf);
+	sim_sw_conf_free(s->conf);
 	free(s);
 }
 

@@ -30,7 +30,6 @@ struct sim_host {
 	struct sim_pkt *fly_head, *fly_tail;   /* on the link, oldest first */
 	struct sim_pkt *rx_head, *rx_tail;     /* split: from the switch, not yet in */
 	uint64_t tx_frames;
-	uint8_t buf[SOFT_FRAME_MAX];
 };
 
 struct sim_timer {

@@ -8,32 +8,53 @@
 #include "qpace/errmsg.h"
 #include "textfile.h"
 
-int sim_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+int sim_read_file_max(const char *path, size_t max, char **text, size_t *len, char *err,
+		      size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
 
 	if (!f)
 		return qp_errmsg(-errno, err, errlen, "%s: %s", path, strerror(errno));
-	buf = malloc(SIM_FILE_MAX + 1);
-	if (!buf) {
-		fclose(f);
-		return qp_errmsg(-ENOMEM, err, errlen, "%s: out of memory", path);
+	for (;;) {   /* grown as it reads (a pipe has no size to ask), up to max + 1 bytes */
+		if (n == cap) {
+			size_t want = cap ? 2 * cap : 65536;
+			char *b;
+			if (cap > max)
+				break;
+			if (want > max + 1)
+				want = max + 1;
+			if (!(b = realloc(buf, want + 1))) {   /* + 1: the NUL */
+				fclose(f);
+				free(buf);
+				return qp_errmsg(-ENOMEM, err, errlen, "%s: out of memory", path);
+			}
+			buf = b;
+			cap = want;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (!got)
+			break;
 	}
-	n = fread(buf, 1, SIM_FILE_MAX + 1, f);
-	if (ferror(f) || n > SIM_FILE_MAX) {
+	if (ferror(f) || n > max) {
 		int rc = ferror(f) ? -EIO : -EFBIG;
 		fclose(f);
 		free(buf);
 		return qp_errmsg(rc, err, errlen, rc == -EIO ? "%s: read error" :
-				 "%s: larger than 1 MiB, not a file of this kind", path);
+				 "%s: larger than %zu bytes, not a file of this kind", path, max);
 	}
 	fclose(f);
 	buf[n] = 0;
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+int sim_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	return sim_read_file_max(path, SIM_FILE_MAX, text, len, err, errlen);
 }
 
 int sim_each_line(const char *text, size_t len, sim_line_fn fn, void *obj, char *err,
@@ -54,9 +75,15 @@ int sim_each_line(const char *text, size_t len, sim_line_fn fn, void *obj, char 
 
 int sim_load_file(const char *path, sim_text_fn parse, void *obj, char *err, size_t errlen)
 {
+	return sim_load_file_max(path, SIM_FILE_MAX, parse, obj, err, errlen);
+}
+
+int sim_load_file_max(const char *path, size_t max, sim_text_fn parse, void *obj, char *err,
+		      size_t errlen)
+{
 	char *text;
 	size_t len;
-	int rc = sim_read_file(path, &text, &len, err, errlen);
+	int rc = sim_read_file_max(path, max, &text, &len, err, errlen);
 
 	if (rc)
 		return rc;
@@ -78,4 +105,13 @@ int sim_words(char *line, char **words, int max)
 		words[n++] = w;
 	}
 	return n;
+}
+
+int sim_line_words(const char *line, size_t len, char *buf, char **words, int max)
+{
+	if (len > SIM_LINE_MAX)
+		return SIM_LINE_LONG;
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	return sim_words(buf, words, max);
 }

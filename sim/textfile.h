@@ -10,8 +10,10 @@
 #define SIM_LINE_MAX 1024         /* characters a line, newline excluded */
 
 /* The whole of @path, NUL-terminated, in *@text (free it); 0, or a negative errno with
- * "PATH: why" in @err. */
+ * "PATH: why" in @err (-EFBIG past SIM_FILE_MAX, or @max bytes for _max). */
 int sim_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
+int sim_read_file_max(const char *path, size_t max, char **text, size_t *len, char *err,
+		      size_t errlen);
 
 /* A parser's step for one line (without its '\n'), and for a whole text. */
 typedef int (*sim_line_fn)(void *obj, const char *line, size_t len, char *err, size_t errlen);
@@ -24,9 +26,15 @@ int sim_each_line(const char *text, size_t len, sim_line_fn fn, void *obj, char 
 		  size_t errlen);
 /* @parse over the whole of the file @path (sim_read_file), which names it in messages. */
 int sim_load_file(const char *path, sim_text_fn parse, void *obj, char *err, size_t errlen);
+int sim_load_file_max(const char *path, size_t max, sim_text_fn parse, void *obj, char *err,
+		      size_t errlen);
 
 /* Split @line in place into at most @max words separated by blanks, after cutting a '#'
  * comment off; returns the count, or -1 when there are more than @max. */
 int sim_words(char *line, char **words, int max);
+/* The same on a copy of @line (@len characters, no '\n') in @buf (SIM_LINE_MAX + 1
+ * bytes): SIM_LINE_LONG when it is longer than SIM_LINE_MAX. */
+#define SIM_LINE_LONG (-2)
+int sim_line_words(const char *line, size_t len, char *buf, char **words, int max);
 
 #endif

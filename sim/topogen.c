@@ -127,9 +127,8 @@ static int check(const struct topogen_params *p, char *err, size_t errlen)
 	if ((unsigned)p->kind >= TOPOGEN_NKINDS)
 		return qp_errmsg(-EINVAL, err, errlen, "topology kind %d: accepted star, dumbbell, "
 				 "leaf-spine, fat-tree, two-site", (int)p->kind);
-	if (p->kind == TOPOGEN_FAT_TREE && (p->k < 2 || p->k % 2 || p->k > 8))
-		return BAD("k %u: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
-			   "than qpace-switch reads)", p->k);
+	if (p->kind == TOPOGEN_FAT_TREE && (p->k < 2 || p->k % 2 || p->k > 32))
+		return BAD("k %u: accepted an even number in 2..32", p->k);
 	if (LEAF_SPINES(p) && (!p->leaves || !p->spines || !p->hosts_per_leaf))
 		return BAD("leaves %u, spines %u, hosts-per-leaf %u: each accepted from 1",
 			   p->leaves, p->spines, p->hosts_per_leaf);
@@ -150,8 +149,8 @@ static int check(const struct topogen_params *p, char *err, size_t errlen)
 			   "spine: leaves + the WAN" : p->kind == TOPOGEN_STAR ? "its hosts" :
 			   "its hosts and the link", TOPOGEN_MAX_PORTS);
 	if (hosts > TOPOGEN_MAX_HOSTS)
-		return BAD("%llu hosts, accepted at most %u (a switch's static entries)",
-			   (unsigned long long)hosts, TOPOGEN_MAX_HOSTS);
+		return BAD("%llu hosts, accepted at most %u", (unsigned long long)hosts,
+			   TOPOGEN_MAX_HOSTS);
 	if (!p->base_port || p->base_port + 2 * hosts - 1 > 65535)
 		return BAD("base-port %u with %llu hosts: accepted 1..%llu (two UDP ports a host)",
 			   p->base_port, (unsigned long long)hosts,
@@ -355,8 +354,8 @@ static int check_file(struct topogen *g, char *err, size_t errlen)
 	topogen_free(g);
 	if (!ok)
 		return qp_errmsg(-ENOMEM, err, errlen, "%s: out of memory", topogen_kind_name(p->kind));
-	return BAD("a file of %zu bytes (%u switches x %u hosts of mac lines), accepted at most "
-		   "%u: qpace-switch reads no more; fewer hosts or switches", len, nsw, hosts,
+	return BAD("a file of %zu bytes (%u switches, %u hosts), accepted at most %u: "
+		   "qpace-switch reads no more; fewer hosts or switches", len, nsw, hosts,
 		   TOPOGEN_MAX_FILE);
 }
 

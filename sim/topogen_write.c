@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A generated topology as a topology file, switchsim/topo.c's grammar (qpace/topogen.h):
- * comments that say what made it, then switch, port, link and mac lines. Every quantity is
- * written exactly (qp_fmt_*), so the loader reads back the numbers built here. */
+ * comments that say what made it, then switch, port and link lines and the routes line.
+ * Every quantity is written exactly (qp_fmt_*), so the loader reads back the numbers
+ * built here. */
 #include <stdio.h>
 
 #include "qpace/topogen.h"
@@ -58,9 +59,10 @@ static void header(const struct topogen *g, struct qp_strbuf *o)
 	qp_strbuf_printf(o,
 		"#\n"
 		"# Host i is port h<i>: udp local=127.0.0.1:%u+2i remote=127.0.0.1:%u+2i+1, IPv4\n"
-		"# 10.0.0.0+i+1, MAC 02:00 and that address. Forwarding is static (one mac line a\n"
-		"# switch and host; each switch spreads destinations evenly over its equal-cost\n"
-		"# ports); links off the broadcast spanning tree are flood=off.\n"
+		"# 10.0.0.0+i+1, MAC 02:00 and that address. Forwarding is computed from the\n"
+		"# links (the routes line: shortest paths, each switch spreading destinations\n"
+		"# evenly over its equal-cost ports); links off the broadcast spanning tree are\n"
+		"# flood=off.\n"
 		"#\n"
 		"#   qpace-switch -c FILE\n\n", g->p.base_port, g->p.base_port);
 }
@@ -118,27 +120,12 @@ static void links(const struct topogen *g, struct qp_strbuf *o)
 		}
 }
 
-static void macs(const struct topogen *g, struct qp_strbuf *o)
-{
-	for (uint32_t s = 0; s < g->nswitches; s++) {
-		qp_strbuf_printf(o, "\n");
-		for (uint32_t h = 0; h < g->nhosts; h++) {
-			const uint8_t *m = g->host[h].mac;
-			int16_t port = g->route[(size_t)s * g->nhosts + h];
-			if (port < 0)
-				continue;
-			qp_strbuf_printf(o, "mac %s %02x:%02x:%02x:%02x:%02x:%02x %s\n", g->sw[s].name,
-					 m[0], m[1], m[2], m[3], m[4], m[5], g->sw[s].ports[port].name);
-		}
-	}
-}
-
 bool topogen_write(const struct topogen *g, struct qp_strbuf *out)
 {
 	header(g, out);
 	switches(g, out);
 	hosts(g, out);
 	links(g, out);
-	macs(g, out);
+	qp_strbuf_printf(out, "\nroutes first=10.0.0.1\n");
 	return !out->oom;
 }

@@ -250,11 +250,8 @@ int wl_line(struct wl_spec *s, const char *line, size_t len, char *err, size_t e
 	int n, k;
 
 	s->lineno++;
-	if (len > SIM_LINE_MAX)
+	if ((n = sim_line_words(line, len, buf, w, MAX_WORDS)) == SIM_LINE_LONG)
 		return FAIL("line of %zu characters, accepted at most %u", len, SIM_LINE_MAX);
-	memcpy(buf, line, len);
-	buf[len] = 0;
-	n = sim_words(buf, w, MAX_WORDS);
 	if (n == 0)
 		return 0;
 	if (n < 0)

@@ -65,9 +65,9 @@ static int opt_key(const struct qp_opt *o, void *conf, const char *arg, char *er
 #define SETTING .fn = setting, .flags = QP_OPT_F_OWN_MSG
 
 static const struct qp_opt opts[] = {
-	{ "star", 0, QP_OPT_UINT, "N", AT(star), NUM(1, SW_MAX_PORTS),
+	{ "star", 0, QP_OPT_UINT, "N", AT(star), NUM(1, SW_MAX_STAR),
 	  .help = "one switch with N udp ports on 127.0.0.1 (1..128)" },
-	{ "base-port", 0, QP_OPT_UINT, "P", AT(base_port), NUM(1, 65535 - 2 * SW_MAX_PORTS),
+	{ "base-port", 0, QP_OPT_UINT, "P", AT(base_port), NUM(1, 65535 - 2 * SW_MAX_STAR),
 	  .help = "with --star: port i receives on P+2i, sends to P+2i+1 until it hears from\n"
 		  "another address, then to the last sender (default 7000)" },
 	{ "config", 'c', QP_OPT_STR, "FILE", AT(config),
@@ -203,6 +203,7 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 	char err[512];
 	int rc;
 
+	sw_conf_free(c);   /* a conf reused: what it held goes */
 	sw_conf_defaults(c);
 #define TO_CLI(f) s.f = c->f;
 	RUN_FIELDS(TO_CLI)
@@ -243,6 +244,9 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 			return -1;
 		}
 	}
-	sw_conf_finish(c);
+	if (sw_conf_finish(c)) {
+		fprintf(stderr, "qpace-switch: out of memory for the routes\n");
+		return -1;
+	}
 	return 0;
 }

@@ -404,25 +404,141 @@ void sw_conf_defaults(struct sw_conf *c)
 	c->icrc_every = SW_ICRC_EVERY;
 }
 
+/* Grow @arr of @cap items of @size to hold @n: 0 or -ENOMEM. */
+static int room(void **arr, int *cap, int n, size_t size)
+{
+	void *a;
+	int want;
+
+	if (n <= *cap)
+		return 0;
+	want = *cap ? 2 * *cap : 8;
+	while (want < n)
+		want *= 2;
+	if (!(a = realloc(*arr, (size_t)want * size)))
+		return -ENOMEM;
+	*arr = a;
+	*cap = want;
+	return 0;
+}
+
+struct sw_switch_conf *sw_conf_add_switch(struct sw_conf *c)
+{
+	struct sw_switch_conf *s;
+	struct sw_port_conf *ports;
+	struct sw_static_mac *statics;
+	int cp, cs, old = c->cap_switches;
+
+	if (room((void **)&c->sw, &c->cap_switches, c->nswitches + 1, sizeof(*c->sw)))
+		return NULL;
+	if (c->cap_switches > old)
+		memset(c->sw + old, 0, (size_t)(c->cap_switches - old) * sizeof(*c->sw));
+	s = &c->sw[c->nswitches++];
+	ports = s->ports;
+	statics = s->statics;
+	cp = s->cap_ports;
+	cs = s->cap_static;
+	memset(s, 0, sizeof(*s));
+	s->ports = ports;             /* a slot used before keeps its storage */
+	s->statics = statics;
+	s->cap_ports = cp;
+	s->cap_static = cs;
+	return s;
+}
+
+struct sw_port_conf *sw_conf_add_port(struct sw_switch_conf *s)
+{
+	struct sw_port_conf *p;
+
+	if (room((void **)&s->ports, &s->cap_ports, s->nports + 1, sizeof(*s->ports)))
+		return NULL;
+	p = &s->ports[s->nports++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+int sw_conf_static_room(struct sw_switch_conf *s)
+{
+	return room((void **)&s->statics, &s->cap_static, s->nstatic + 1, sizeof(*s->statics));
+}
+
+void sw_conf_free(struct sw_conf *c)
+{
+	for (int s = 0; s < c->cap_switches; s++) {
+		free(c->sw[s].ports);
+		free(c->sw[s].statics);
+	}
+	free(c->sw);
+	free(c->route);
+	c->sw = NULL;
+	c->route = NULL;
+	c->nswitches = c->cap_switches = 0;
+	c->nroutes = 0;
+}
+
+int sw_conf_copy(struct sw_conf *dst, const struct sw_conf *src)
+{
+	size_t nr = (size_t)src->nswitches * src->nroutes;
+
+	*dst = *src;
+	dst->sw = NULL;
+	dst->route = NULL;
+	dst->nswitches = dst->cap_switches = 0;
+	if (src->nswitches &&
+	    !(dst->sw = calloc((size_t)src->nswitches, sizeof(*dst->sw))))
+		goto nomem;
+	dst->cap_switches = src->nswitches;
+	for (int s = 0; s < src->nswitches; s++) {
+		const struct sw_switch_conf *a = &src->sw[s];
+		struct sw_switch_conf *b = &dst->sw[s];
+
+		*b = *a;
+		b->ports = NULL;
+		b->statics = NULL;
+		b->cap_ports = b->cap_static = 0;
+		dst->nswitches = s + 1;
+		if ((a->nports && !(b->ports = malloc((size_t)a->nports * sizeof(*b->ports)))) ||
+		    (a->nstatic && !(b->statics = malloc((size_t)a->nstatic * sizeof(*b->statics)))))
+			goto nomem;
+		b->cap_ports = a->nports;
+		b->cap_static = a->nstatic;
+		if (a->nports)
+			memcpy(b->ports, a->ports, (size_t)a->nports * sizeof(*b->ports));
+		if (a->nstatic)
+			memcpy(b->statics, a->statics, (size_t)a->nstatic * sizeof(*b->statics));
+	}
+	if (nr && !(dst->route = malloc(nr * sizeof(*dst->route))))
+		goto nomem;
+	if (nr)
+		memcpy(dst->route, src->route, nr * sizeof(*dst->route));
+	return 0;
+nomem:
+	sw_conf_free(dst);
+	return -ENOMEM;
+}
+
 int sw_conf_star(struct sw_conf *c, int n, unsigned base_port, char *err, size_t len)
 {
-	struct sw_switch_conf *s = &c->sw[0];
+	struct sw_switch_conf *s;
 
-	if (n < 1 || n > SW_MAX_PORTS || base_port + 2u * (unsigned)n > 65535)
+	if (n < 1 || n > SW_MAX_STAR || base_port + 2u * (unsigned)n > 65535)
 		return qp_errmsg(-EINVAL, err, len,
 				 "--star %d with --base-port %u: ports beyond 65535",
 				 n, base_port);
-	c->nswitches = 1;
+	c->nswitches = 0;
+	if (!(s = sw_conf_add_switch(c)))
+		return qp_errmsg(-ENOMEM, err, len, "out of memory");
 	snprintf(s->name, sizeof(s->name), "s1");
 	s->id = 1;
 	s->def = c->def;
 	s->have_key = c->have_key;
 	memcpy(s->key, c->key, sizeof(s->key));
-	s->nports = n;
 	for (int i = 0; i < n; i++) {
-		struct sw_port_conf *p = &s->ports[i];
+		struct sw_port_conf *p = sw_conf_add_port(s);
 		uint16_t port = (uint16_t)(base_port + 2u * (unsigned)i);
 
+		if (!p)
+			return qp_errmsg(-ENOMEM, err, len, "out of memory");
 		snprintf(p->name, sizeof(p->name), "p%d", i);
 		p->kind = SW_PORT_UDP;
 		p->local = qp_sockaddr_in(INADDR_LOOPBACK, port);
@@ -491,7 +607,7 @@ int sw_conf_star_offer(struct sw_conf *c, char *err, size_t len)
 	return 0;
 }
 
-void sw_conf_finish(struct sw_conf *c)
+int sw_conf_finish(struct sw_conf *c)
 {
 	for (int s = 0; s < c->nswitches; s++) {
 		struct sw_switch_conf *sc = &c->sw[s];
@@ -509,11 +625,12 @@ void sw_conf_finish(struct sw_conf *c)
 				uint64_t bdp = qp_bytes_in(p->q.rate_bps, 2 * p->q.delay_ns);
 				p->telem.early_bytes = bdp < 1500 ? 1500 : bdp;
 			}
-			p->q.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
-			p->impair.seed += (uint64_t)s * SW_MAX_PORTS + (uint64_t)i;
+			p->q.seed += (uint64_t)s * SW_SEED_STRIDE + (uint64_t)i;
+			p->impair.seed += (uint64_t)s * SW_SEED_STRIDE + (uint64_t)i;
 			if (p->pfc.headroom_bytes == SW_PFC_HEADROOM_AUTO)
 				p->pfc.headroom_bytes = sw_pfc_auto_headroom(p->q.rate_bps,
 									     p->q.delay_ns);
 		}
 	}
+	return c->routes.on ? sw_routes_build(c) : 0;
 }

@@ -15,10 +15,17 @@
 #include "queue.h"
 #include "telem.h"
 
-#define SW_MAX_SWITCHES 128       /* generated fabrics: a fat-tree of k = 8 has 80 */
-#define SW_MAX_PORTS 128          /* per switch: a 127-sender star in virtual time */
-#define SW_MAX_STATIC 512         /* static MAC entries per switch: one per host of a
-				   * generated fabric (sim/topogen.c) */
+/* The loader's limits: what the indices hold (a port of a switch is an int16 in the
+ * forwarding tables, a port of the fabric a uint32 in its schedule), not what fits in
+ * memory, which the driver estimates (sim/: a run too big is refused before it starts).
+ * The arrays are sized to the file. */
+#define SW_MAX_SWITCHES 65536
+#define SW_MAX_PORTS 1024         /* per switch */
+#define SW_MAX_STAR 128           /* --star N: a 127-sender star in virtual time */
+#define SW_MAX_STATIC 4096        /* mac lines per switch: its table's slots */
+#define SW_MAX_ROUTED 1048576     /* hosts a routes line covers */
+#define SW_SEED_STRIDE 128        /* RED and impairment seeds: switch x this + port */
+#define SW_TOPO_FILE_MAX (64u << 20)   /* bytes of a topology file */
 #define SW_NAME_LEN 32
 #define SW_MAX_SHM_PORTS 128      /* shm ports per run: hosts on this machine */
 #define SW_EARLY_BDP UINT64_MAX   /* early_bytes: one BDP of each port */
@@ -72,15 +79,30 @@ struct sw_switch_conf {
 	uint32_t ip;                 /* telemetry source, host order */
 	bool have_key;               /* sign telemetry, check level acks (auth.h) */
 	uint8_t key[QP_SIPHASH_KEY_BYTES];
-	int nports;
-	struct sw_port_conf ports[SW_MAX_PORTS];
-	int nstatic;
-	struct sw_static_mac statics[SW_MAX_STATIC];
+	int nports, cap_ports;
+	struct sw_port_conf *ports;
+	int nstatic, cap_static;
+	struct sw_static_mac *statics;
+};
+
+/* Forwarding computed from the topology (a routes line): the host behind the i-th I/O
+ * port of the file (udp, vxlan, packet, shm, switch by switch, port by port) has IPv4
+ * first_ip + i and the soft backend's MAC for it (02:00 and the address); every switch
+ * forwards to it along a shortest path, at one of its equal-cost ports (route.c). */
+struct sw_routes_conf {
+	bool on;
+	uint32_t first_ip;            /* host order */
+	int line;                     /* the routes line */
 };
 
 struct sw_conf {
-	int nswitches;
-	struct sw_switch_conf sw[SW_MAX_SWITCHES];
+	int nswitches, cap_switches;
+	struct sw_switch_conf *sw;
+	struct sw_routes_conf routes;
+	/* with routes: [nswitches x nroutes] the egress port of each switch towards each
+	 * host, SW_ROUTE_NONE where it has none (sw_conf_finish: route.c) */
+	uint16_t *route;
+	uint32_t nroutes;
 	struct sw_port_defaults def;  /* from the command line */
 	bool have_key;                /* --key: every switch's unless its line says key= */
 	uint8_t key[QP_SIPHASH_KEY_BYTES];
@@ -112,11 +134,32 @@ int sw_conf_shm_set(struct sw_conf *c, struct sw_port_conf *p, const char *path,
 /* Port @p's region link, "" when it has none. */
 const char *sw_conf_shm_path(const struct sw_conf *c, const struct sw_port_conf *p);
 
-/* Defaults for everything (one switch, no ports). */
+/* Defaults for everything (no switch yet). A conf that holds switches is given back with
+ * sw_conf_free before it is set to defaults again. */
 void sw_conf_defaults(struct sw_conf *c);
-/* Resolve per-port defaults: early threshold BDP, telemetry, PFC headroom. Call after
- * parsing. */
-void sw_conf_finish(struct sw_conf *c);
+/* The switches', ports' and routes' arrays freed; the conf holds no switch. */
+void sw_conf_free(struct sw_conf *c);
+/* @dst (holding nothing) a copy of @src, arrays and all: 0 or -ENOMEM (@dst then holds
+ * nothing). */
+int sw_conf_copy(struct sw_conf *dst, const struct sw_conf *src);
+/* A new switch at the end, zeroed (an array reused keeps its slots' storage); NULL when
+ * out of memory. Pointers into c->sw may move. */
+struct sw_switch_conf *sw_conf_add_switch(struct sw_conf *c);
+/* A new port at the end of @s, zeroed; NULL when out of memory. Pointers into s->ports
+ * may move. */
+struct sw_port_conf *sw_conf_add_port(struct sw_switch_conf *s);
+/* Room for one more static MAC on @s: 0 or -ENOMEM. */
+int sw_conf_static_room(struct sw_switch_conf *s);
+/* Resolve per-port defaults: early threshold BDP, telemetry, PFC headroom; with a routes
+ * line, compute the routes (route.c). Call after parsing. 0, or -ENOMEM. */
+int sw_conf_finish(struct sw_conf *c);
+
+#define SW_ROUTE_NONE UINT16_MAX
+/* Compute c->route from the links (route.c): 0 or -ENOMEM. */
+int sw_routes_build(struct sw_conf *c);
+/* Host @h of a routes line: its switch and port (the h-th I/O port); false when there is
+ * none. */
+bool sw_routes_host(const struct sw_conf *c, uint32_t h, int *sw, int *port);
 
 /* One per-port setting (rate, buffer, delay, ecn, early, notice-interval, levels,
  * level-repeat, int, int-sample, cnp, flows, seed, pfc, impair) from text: 0, or -EINVAL with
@@ -125,8 +168,8 @@ int sw_conf_setting(struct sw_port_defaults *d, const char *key, const char *val
 		    size_t len);
 const char *sw_conf_setting_names(void);
 
-/* The command line; topology file through -c. 0, 1 (--help printed: exit 0) or -1 (error
- * printed to stderr). */
+/* The command line; topology file through -c. @c zeroed, or holding a configuration (freed
+ * first). 0, 1 (--help printed: exit 0) or -1 (error printed to stderr). */
 int sw_cli_parse(struct sw_conf *c, int argc, char **argv);
 
 /* A topology file (see topo.c for the grammar). 0, or -EINVAL with "FILE:LINE: key: why"

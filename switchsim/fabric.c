@@ -62,12 +62,12 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	p->q = sw_queue_create(&qp, qerr, sizeof(qerr));
 	if (p->q)
 		sw_queue_on_depart(p->q, sw_pfc_depart, sw);
-	p->ctrl = calloc(SW_CTRL_SLOTS, sizeof(*p->ctrl));
-	if (!p->q || !p->ctrl)
-		return qp_errmsg(p->q ? -ENOMEM : -EINVAL, err, len, "switch %s port %s: %s",
-				 sw->conf->name, pc->name, p->q ? "out of memory" : qerr);
+	if (!p->q)
+		return qp_errmsg(-EINVAL, err, len, "switch %s port %s: %s", sw->conf->name,
+				 pc->name, qerr);
 	p->gidx = f->nports;
-	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .io = pc->kind != SW_PORT_LINK };
+	f->next[f->nports] = (struct sw_next){ .t = QP_TIME_NEVER, .pfc = QP_TIME_NEVER,
+					       .io = pc->kind != SW_PORT_LINK };
 	if (sw_impair_on(&pc->impair) &&
 	    !(p->imp = sw_impair_create(&pc->impair, pc->q.rate_bps, sizeof(struct sw_meta),
 					qerr, sizeof(qerr))))
@@ -87,6 +87,31 @@ static int port_build(struct sw_fabric *f, struct sw_switch *sw, int i, char *er
 	return 0;
 }
 
+int sw_port_ctrl_room(struct sw_port *p)
+{
+	uint32_t cap = p->ctrl_cap ? 2 * p->ctrl_cap : SW_CTRL_SLOTS0;
+	struct sw_ctrl_slot *n;
+
+	if (p->ctrl_tail - p->ctrl_head < p->ctrl_cap)
+		return 0;
+	if (cap > SW_CTRL_SLOTS || p->nctrl_old == sizeof(p->ctrl_old) / sizeof(p->ctrl_old[0]) ||
+	    !(n = malloc(cap * sizeof(*n))))
+		return -ENOMEM;
+	for (uint32_t i = p->ctrl_head; i != p->ctrl_tail; i++)
+		n[i & (cap - 1)] = *sw_ctrl_at(p, i);
+	if (p->ctrl)
+		p->ctrl_old[p->nctrl_old++] = p->ctrl;
+	p->ctrl = n;
+	p->ctrl_cap = cap;
+	return 0;
+}
+
+void sw_port_ctrl_release(struct sw_port *p)
+{
+	while (p->nctrl_old)
+		free(p->ctrl_old[--p->nctrl_old]);
+}
+
 /* The sender id of the first switch (the others count up from it): configured, or a new
  * random one per run. */
 static uint32_t auth_sender(const struct sw_conf *c)
@@ -100,6 +125,35 @@ static uint32_t auth_sender(const struct sw_conf *c)
 	return id;
 }
 
+/* The learned tables' slots: with computed routes the hosts are in none, so room for the
+ * switches' own addresses (four slots each, at least 256); without, SW_FWD_SLOTS. */
+uint32_t sw_fabric_fwd_slots(const struct sw_conf *c)
+{
+	uint32_t n = 256;
+
+	if (!c->route)
+		return SW_FWD_SLOTS;
+	while (n < SW_FWD_SLOTS && n < 4u * (uint32_t)c->nswitches)
+		n *= 2;
+	return n;
+}
+
+/* The fabric's arrays over every port. */
+static int arrays(struct sw_fabric *f, const struct sw_conf *c)
+{
+	size_t n = 1;
+
+	for (int s = 0; s < c->nswitches; s++)
+		n += (size_t)c->sw[s].nports;
+	f->sw = calloc((size_t)c->nswitches + 1, sizeof(*f->sw));
+	f->all = calloc(n, sizeof(*f->all));
+	f->next = calloc(n, sizeof(*f->next));
+	f->io_ports = calloc(n, sizeof(*f->io_ports));
+	f->packl = calloc(n, sizeof(*f->packl));
+	f->txp = calloc(n, sizeof(*f->txp));
+	return f->sw && f->all && f->next && f->io_ports && f->packl && f->txp ? 0 : -ENOMEM;
+}
+
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t len)
 {
 	struct sw_fabric *f = calloc(1, sizeof(*f));
@@ -107,8 +161,9 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	qp_time_ns wall = c->driver_clock_ns ? 0 : qp_wall_offset_ns();
 	uint32_t sender = auth_sender(c);
 
-	if (!f) {
+	if (!f || arrays(f, c)) {
 		qp_errmsg(-ENOMEM, err, len, "out of memory");
+		sw_fabric_destroy(f);
 		return NULL;
 	}
 	f->conf = c;
@@ -116,17 +171,26 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 	for (int s = 0; s < c->nswitches; s++) {
 		/* its ports start on cache lines (sw.h): calloc aligns to 16 only */
 		struct sw_switch *sw = aligned_alloc(_Alignof(struct sw_switch), sizeof(*sw));
-		if (!sw) {
+		size_t pbytes = ((size_t)c->sw[s].nports * sizeof(struct sw_port) + 63) & ~(size_t)63;
+		if (sw)
+			memset(sw, 0, sizeof(*sw));
+		if (!sw || !(sw->ports = aligned_alloc(_Alignof(struct sw_port), pbytes ? pbytes : 64))) {
+			free(sw);
 			qp_errmsg(-ENOMEM, err, len, "out of memory");
 			goto fail;
 		}
-		memset(sw, 0, sizeof(*sw));
+		memset(sw->ports, 0, pbytes);
 		f->sw[f->nswitches++] = sw;
 		sw->fab = f;
 		sw->conf = &c->sw[s];
 		sw->id = c->sw[s].id;
 		sw->nports = c->sw[s].nports;
-		sw_fwd_init(&sw->fwd);
+		if (sw_fwd_init(&sw->fwd, sw_fabric_fwd_slots(c),
+				c->route ? c->route + (size_t)s * c->nroutes : NULL,
+				c->routes.first_ip, c->nroutes)) {
+			qp_errmsg(-ENOMEM, err, len, "out of memory");
+			goto fail;
+		}
 		if (sw_auth_init(&sw->auth, c->sw[s].have_key ? c->sw[s].key : NULL,
 				 sender + (uint32_t)s, now, wall, err, len))
 			goto fail;
@@ -141,7 +205,10 @@ struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t le
 		if (pc->kind == SW_PORT_LINK)
 			f->all[i]->peer = &f->sw[pc->peer_switch]->ports[pc->peer_port];
 	}
-	sw_fabric_tree_build(f);
+	if (sw_fabric_tree_build(f)) {
+		qp_errmsg(-ENOMEM, err, len, "out of memory");
+		goto fail;
+	}
 	if (c->pcap_path) {
 		f->cap = sw_capture_open(c->pcap_path, wall, err, len);
 		if (!f->cap)
@@ -163,12 +230,23 @@ void sw_fabric_destroy(struct sw_fabric *f)
 			sw_queue_destroy(sw->ports[i].q);
 			sw_io_close(sw->ports[i].io);
 			sw_impair_destroy(sw->ports[i].imp);
+			sw_port_ctrl_release(&sw->ports[i]);
 			free(sw->ports[i].ctrl);
 		}
 		sw_auth_fini(&sw->auth);
 		sw_wants_free(&sw->wants);
+		sw_fwd_free(&sw->fwd);
+		free(sw->ports);
 		free(sw);
 	}
 	sw_capture_close(f->cap);
+	free(f->win);
+	free(f->wkey);
+	free(f->sw);
+	free(f->all);
+	free(f->next);
+	free(f->io_ports);
+	free(f->packl);
+	free(f->txp);
 	free(f);
 }

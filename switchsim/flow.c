@@ -25,9 +25,7 @@ int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots)
 {
 	if (slots < SW_FLOW_PROBE || (slots & (slots - 1)))
 		return -EINVAL;
-	t->slots = calloc(slots, sizeof(*t->slots));
-	if (!t->slots)
-		return -ENOMEM;
+	t->slots = NULL;             /* at the first flow: many queues never see one */
 	t->mask = slots - 1;
 	t->active = t->live = 0;
 	t->idle_ns = t->sweep_ns = 0;
@@ -43,6 +41,8 @@ void sw_flowtab_free(struct sw_flowtab *t)
 static uint32_t find_hashed(const struct sw_flowtab *t, const struct sw_flow_key *k,
 			    uint32_t h)
 {
+	if (!t->slots)
+		return SW_FLOW_NONE;
 	for (uint32_t i = 0; i < SW_FLOW_PROBE; i++) {
 		uint32_t s = (h + i) & t->mask;
 
@@ -64,6 +64,8 @@ uint32_t sw_flowtab_get(struct sw_flowtab *t, const struct sw_flow_key *k, qp_ti
 	uint32_t h = flow_hash(k), victim = SW_FLOW_NONE, s = find_hashed(t, k, h);
 	struct sw_flow *f;
 
+	if (!t->slots && !(t->slots = calloc((size_t)t->mask + 1, sizeof(*t->slots))))
+		return SW_FLOW_NONE;   /* out of memory: not tracked (counted by the caller) */
 	if (s != SW_FLOW_NONE) {
 		f = &t->slots[s];
 		f->last_ns = now;
@@ -150,7 +152,7 @@ uint32_t sw_flowtab_count(struct sw_flowtab *t, qp_time_ns now)
 	if (!t->idle_ns)
 		return t->active;
 	if (now >= t->sweep_ns) {
-		for (uint32_t i = 0; i <= t->mask; i++) {
+		for (uint32_t i = 0; t->slots && i <= t->mask; i++) {
 			struct sw_flow *f = &t->slots[i];
 			if (f->live && !f->bytes && f->last_ns + t->idle_ns <= now) {
 				f->live = false;

@@ -63,7 +63,7 @@ struct sw_flowtab {
 	qp_time_ns sweep_ns;    /* the next expiry sweep */
 };
 
-/* @slots a power of two >= SW_FLOW_PROBE. 0 or -ENOMEM. */
+/* @slots a power of two >= SW_FLOW_PROBE (allocated at the first flow). 0 or -EINVAL. */
 int sw_flowtab_init(struct sw_flowtab *t, uint32_t slots);
 void sw_flowtab_free(struct sw_flowtab *t);
 /* The flow's slot index, or SW_FLOW_NONE. */

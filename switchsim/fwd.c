@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* MAC and IPv4 tables (see fwd.h). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fwd.h"
@@ -20,9 +21,43 @@ static uint32_t ip_hash(uint32_t ip)
 	return (uint32_t)(((uint64_t)ip * 0x9e3779b97f4a7c15ULL) >> 40);
 }
 
-void sw_fwd_init(struct sw_fwd *f)
+int sw_fwd_init(struct sw_fwd *f, uint32_t slots, const uint16_t *route, uint32_t first_ip,
+		uint32_t nroutes)
 {
 	memset(f, 0, sizeof(*f));
+	f->mask = slots - 1;
+	f->route = route;
+	f->first_ip = first_ip;
+	f->nroutes = route ? nroutes : 0;
+	f->mac = calloc(slots, sizeof(*f->mac));
+	f->ip = calloc(slots, sizeof(*f->ip));
+	return f->mac && f->ip ? 0 : -ENOMEM;
+}
+
+void sw_fwd_free(struct sw_fwd *f)
+{
+	free(f->mac);
+	free(f->ip);
+	f->mac = NULL;
+	f->ip = NULL;
+}
+
+/* A routed host's index, or f->nroutes when @ip is none. */
+static inline uint32_t routed_ip(const struct sw_fwd *f, uint32_t ip)
+{
+	uint32_t h = ip - f->first_ip;
+
+	return h < f->nroutes ? h : f->nroutes;
+}
+
+/* A routed host's index from its MAC (the soft backend's: 02:00 and the address), or
+ * f->nroutes. */
+static inline uint32_t routed_mac(const struct sw_fwd *f, const uint8_t *m)
+{
+	if (!f->nroutes || m[0] != 0x02 || m[1] != 0x00)
+		return f->nroutes;
+	return routed_ip(f, (uint32_t)m[2] << 24 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 8 |
+			    m[5]);
 }
 
 static struct sw_mac_entry *mac_slot(struct sw_fwd *f, const uint8_t *mac, bool add)
@@ -31,7 +66,7 @@ static struct sw_mac_entry *mac_slot(struct sw_fwd *f, const uint8_t *mac, bool 
 	struct sw_mac_entry *victim = NULL;
 
 	for (uint32_t i = 0; i < PROBE; i++) {
-		struct sw_mac_entry *e = &f->mac[(h + i) % SW_FWD_SLOTS];
+		struct sw_mac_entry *e = &f->mac[(h + i) & f->mask];
 		if (e->used && !memcmp(e->mac, mac, 6))
 			return e;
 		if (!add || e->is_static)
@@ -61,7 +96,7 @@ void sw_fwd_learn(struct sw_fwd *f, const uint8_t mac[6], int port, qp_time_ns n
 {
 	struct sw_mac_entry *e;
 
-	if (mac[0] & 1)
+	if ((mac[0] & 1) || routed_mac(f, mac) < f->nroutes)
 		return;
 	e = mac_slot(f, mac, true);
 	if (!e || e->is_static)
@@ -78,10 +113,14 @@ void sw_fwd_learn(struct sw_fwd *f, const uint8_t mac[6], int port, qp_time_ns n
 
 int sw_fwd_lookup(const struct sw_fwd *f, const uint8_t mac[6])
 {
-	uint32_t h = mac_hash(mac);
+	uint32_t h = routed_mac(f, mac);
+
+	if (h < f->nroutes)
+		return f->route[h] == UINT16_MAX ? SW_FWD_NONE : f->route[h];
+	h = mac_hash(mac);
 
 	for (uint32_t i = 0; i < PROBE; i++) {
-		const struct sw_mac_entry *e = &f->mac[(h + i) % SW_FWD_SLOTS];
+		const struct sw_mac_entry *e = &f->mac[(h + i) & f->mask];
 		if (e->used && !memcmp(e->mac, mac, 6))
 			return e->port;
 	}
@@ -94,10 +133,10 @@ void sw_fwd_learn_ip(struct sw_fwd *f, uint32_t ip, const uint8_t mac[6], int po
 	uint32_t h = ip_hash(ip);
 	struct sw_ip_entry *victim = NULL;
 
-	if (!ip || (mac[0] & 1))
+	if (!ip || (mac[0] & 1) || routed_ip(f, ip) < f->nroutes)
 		return;
 	for (uint32_t i = 0; i < PROBE; i++) {
-		struct sw_ip_entry *e = &f->ip[(h + i) % SW_FWD_SLOTS];
+		struct sw_ip_entry *e = &f->ip[(h + i) & f->mask];
 		if ((e->used && e->ip == ip) || !e->used) {
 			victim = e;
 			break;
@@ -116,8 +155,10 @@ const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip)
 {
 	uint32_t h = ip_hash(ip);
 
+	if (routed_ip(f, ip) < f->nroutes)
+		return NULL;   /* a host: its MAC is its address's (the caller's) */
 	for (uint32_t i = 0; i < PROBE; i++) {
-		const struct sw_ip_entry *e = &f->ip[(h + i) % SW_FWD_SLOTS];
+		const struct sw_ip_entry *e = &f->ip[(h + i) & f->mask];
 		if (e->used && e->ip == ip)
 			return e;
 	}

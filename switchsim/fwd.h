@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Forwarding state of one switch: destination MAC -> port (static entries and learning),
  * and IPv4 -> (MAC, port) learned from IPv4 sources and ARP, for addressing telemetry.
- * Fixed-size tables (SW_FWD_SLOTS, probe window of 8); a learned entry moves when its
- * address shows up on another port; when a window is full the entry seen longest ago
- * gives way. Static entries never move or age. */
+ * Fixed-size tables (SW_FWD_SLOTS, or as sw_fwd_init is told; probe window of 8); a
+ * learned entry moves when its address shows up on another port; when a window is full
+ * the entry seen longest ago gives way. Static entries never move or age.
+ * With computed routes (conf.h, a routes line) a host's MAC and address are looked up in
+ * the switch's row of the route table, before the tables and without a hash, and are
+ * never learned: the tables then hold what is not a host (the switches' own). */
 #ifndef SW_FWD_H
 #define SW_FWD_H
 
@@ -40,13 +43,20 @@ struct sw_qp_entry {
 #define SW_QP_SLOTS 256
 
 struct sw_fwd {
-	struct sw_mac_entry mac[SW_FWD_SLOTS];
-	struct sw_ip_entry ip[SW_FWD_SLOTS];
+	struct sw_mac_entry *mac;     /* [mask + 1] */
+	struct sw_ip_entry *ip;       /* [mask + 1] */
+	uint32_t mask;
+	const uint16_t *route;        /* this switch's row of the route table, or NULL */
+	uint32_t first_ip, nroutes;   /* the hosts it covers */
 	struct sw_qp_entry qp[SW_QP_SLOTS];
 	uint64_t moves;      /* learned MAC seen on another port */
 };
 
-void sw_fwd_init(struct sw_fwd *f);
+/* Tables of @slots entries (a power of two, at most SW_FWD_SLOTS), and @route (NULL: none)
+ * for the @nroutes hosts from @first_ip: 0 or -ENOMEM. */
+int sw_fwd_init(struct sw_fwd *f, uint32_t slots, const uint16_t *route, uint32_t first_ip,
+		uint32_t nroutes);
+void sw_fwd_free(struct sw_fwd *f);
 int sw_fwd_static(struct sw_fwd *f, const uint8_t mac[6], int port);
 void sw_fwd_learn(struct sw_fwd *f, const uint8_t mac[6], int port, qp_time_ns now);
 void sw_fwd_learn_ip(struct sw_fwd *f, uint32_t ip, const uint8_t mac[6], int port,

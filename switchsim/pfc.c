@@ -41,6 +41,18 @@ static void send_pfc(struct sw_port *p, uint16_t quanta, qp_time_ns now)
 		p->pfc.st.xon_tx++;
 }
 
+/* PFC's times on @p moved (sw_pfc_next_ns): on every port of its switch when the first of
+ * its ingresses was paused or the last let go (their queues' departures count then). */
+static void pfc_touch(struct sw_port *p, bool all)
+{
+	if (!all) {
+		sw_port_touch(p);
+		return;
+	}
+	for (int i = 0; i < p->sw->nports; i++)
+		sw_port_touch(&p->sw->ports[i]);
+}
+
 static void xoff(struct sw_port *p, qp_time_ns now)
 {
 	p->pfc.xoff = true;
@@ -49,6 +61,7 @@ static void xoff(struct sw_port *p, qp_time_ns now)
 	p->sw->pfc_xoff++;
 	p->sw->fab->pfc_xoff++;
 	send_pfc(p, params(p)->quanta, now);
+	pfc_touch(p, p->sw->pfc_xoff == 1);
 }
 
 static void xon(struct sw_port *p, qp_time_ns now)
@@ -58,6 +71,7 @@ static void xon(struct sw_port *p, qp_time_ns now)
 	p->sw->pfc_xoff--;
 	p->sw->fab->pfc_xoff--;
 	send_pfc(p, 0, now);
+	pfc_touch(p, p->sw->pfc_xoff == 0);
 }
 
 void sw_pfc_input(struct sw_port *in, const struct frame_parsed *p, qp_time_ns now)
@@ -143,6 +157,7 @@ void sw_pfc_run(struct sw_port *p, qp_time_ns now)
 		p->pfc.refresh_ns = now + refresh_interval(p);
 		send_pfc(p, params(p)->quanta, now);
 	}
+	sw_port_touch(p);
 }
 
 qp_time_ns sw_pfc_paused_ns(const struct sw_port *p, qp_time_ns now)

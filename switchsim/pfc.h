@@ -87,7 +87,8 @@ void sw_pfc_charge(struct sw_port *in, uint32_t len, qp_time_ns now);
 /* The queue departure hook; @arg is the switch. */
 void sw_pfc_depart(void *arg, const struct sw_qent *e);
 /* The next time sw_pfc_run has work on @p: a PAUSE repeat, or, while any ingress of its
- * switch is paused, its queue's next departure (the one that may bring an XON). */
+ * switch is paused, its queue's next departure (the one that may bring an XON). The
+ * fabric's schedule keeps it (sched.c): whatever moves it touches the port. */
 qp_time_ns sw_pfc_next_ns(const struct sw_port *p);
 void sw_pfc_run(struct sw_port *p, qp_time_ns now);
 /* Time @p's egress has been paused, and time its ingress has held upstream in xoff. */

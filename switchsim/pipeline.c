@@ -14,102 +14,15 @@
 /* ---- the priority band ---- */
 static struct sw_ctrl_slot *ctrl_at(const struct sw_port *p, uint32_t i)
 {
-	return &p->ctrl[i % SW_CTRL_SLOTS];
-}
-
-/* Leave time of the first frame of each band not yet in the tx batch, and of the first
- * frame in the port's delay lines not yet taken (impair.h). */
-static qp_time_ns port_next(const struct sw_port *p)
-{
-	const struct sw_qent *e = sw_queue_peek(p->q, p->tx_from_queue);
-	qp_time_ns t = e ? e->depart_ns + p->q_delay_ns : QP_TIME_NEVER;
-
-	if (p->ctrl_head + p->tx_from_ctrl != p->ctrl_tail)
-		t = qp_time_min(t, ctrl_at(p, p->ctrl_head + p->tx_from_ctrl)->leave_ns);
-	if (p->imp)
-		t = qp_time_min(t, sw_impair_next_ns(p->imp));
-	return t;
-}
-
-/* After any change of @p's bands or delay lines: its entry in the fabric's array of next
- * leave times, and the driver's hint (an earlier departure, e.g. a queue an XON released). */
-#define TREE_NONE UINT16_MAX
-
-/* A leave time's place in the emit's order: itself, less --tx-early on an I/O port. */
-static inline qp_time_ns emit_key(const struct sw_fabric *f, qp_time_ns t, bool io)
-{
-	return io && t != QP_TIME_NEVER ? qp_time_since(t, f->conf->tx_early_ns) : t;
-}
-
-/* Port @i's key: its next leave time's place. */
-static qp_time_ns tree_key(const struct sw_fabric *f, uint16_t i)
-{
-	return i == TREE_NONE ? QP_TIME_NEVER : emit_key(f, f->next[i].t, f->next[i].io);
-}
-
-/* Inner node @pos gets the earlier of its children @c and @c + 1 and that one's key;
- * ties to the lower port, as the scan finds it. Returns the winner. */
-static inline uint16_t tree_set(struct sw_fabric *f, unsigned pos, unsigned c)
-{
-	qp_time_ns ka = f->wkey[c], kb = f->wkey[c + 1];
-	uint16_t a = f->win[c], b = f->win[c + 1];
-	uint16_t w = ka != kb ? (ka < kb ? a : b) : (a < b ? a : b);
-
-	f->win[pos] = w;
-	f->wkey[pos] = ka < kb ? ka : kb;
-	return w;
-}
-
-/* Port @i's key changed: the nodes on its path to the root again. Once a node's winner
- * is the one it was and is not @i, no node above it sees a different key: stop there.
- * Each node keeps its winner's key (wkey), so a step compares two stored keys. */
-static void tree_update(struct sw_fabric *f, int i)
-{
-	unsigned pos = (unsigned)(f->tsize + i);
-
-	f->wkey[pos] = tree_key(f, (uint16_t)i);
-	for (pos >>= 1; pos; pos >>= 1) {
-		uint16_t old = f->win[pos];
-		uint16_t w = tree_set(f, pos, 2 * pos);
-
-		if (w == old && w != (uint16_t)i)
-			return;
-	}
-}
-
-void sw_fabric_tree_build(struct sw_fabric *f)
-{
-	int n = 1;
-
-	while (n < f->nports)
-		n *= 2;
-	f->tsize = n;
-	for (int i = 0; i < n; i++) {
-		f->win[n + i] = i < f->nports ? (uint16_t)i : TREE_NONE;
-		f->wkey[n + i] = tree_key(f, f->win[n + i]);
-	}
-	for (int k = n - 1; k >= 1; k--)
-		tree_set(f, (unsigned)k, 2u * (unsigned)k);
-}
-
-void sw_port_touch(struct sw_port *p)
-{
-	struct sw_fabric *f = p->sw->fab;
-	qp_time_ns t = port_next(p);
-
-	f->next_hint = qp_time_min(f->next_hint, emit_key(f, t, f->next[p->gidx].io));
-	if (t == f->next[p->gidx].t)
-		return;              /* no key moved: the tree stands */
-	f->next[p->gidx].t = t;
-	if (f->tsize)
-		tree_update(f, p->gidx);
+	return sw_ctrl_at(p, i);
 }
 
 static void ctrl_push(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now)
 {
 	struct sw_ctrl_slot *s;
 
-	if (p->ctrl_tail - p->ctrl_head >= SW_CTRL_SLOTS || len > SW_CTRL_FRAME) {
+	if (p->ctrl_tail - p->ctrl_head >= SW_CTRL_SLOTS || len > SW_CTRL_FRAME ||
+	    sw_port_ctrl_room(p)) {
 		p->st.ctrl_drops++;
 		return;
 	}
@@ -451,11 +364,19 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 		ctrl_push(out, f, len, now);
 		return;
 	}
-	if (!sw_pfc_admit(src, p, &in) || sw_queue_enqueue(out->q, now, &in, &o))
+	if (!sw_pfc_admit(src, p, &in))
 		return;
+	if (sw_queue_enqueue(out->q, now, &in, &o)) {
+		if (out->sw->pfc_xoff)
+			sw_port_touch(out);   /* its model advanced: PFC's next departure may have */
+		return;
+	}
 	if (in.tag)
 		sw_pfc_charge(src, o.len, now);
-	sw_port_touch(out);
+	/* Its key moves only when the frame is the port's next to leave, or while PFC
+	 * times the switch's departures (sched.c); else the tree and the hint stand. */
+	if (out->sw->pfc_xoff || out->imp || sw_queue_count(out->q) == out->tx_from_queue + 1)
+		sw_port_touch(out);
 	level_q = o.qbytes;   /* the levels' RED average counts every frame that joins */
 	if (out->telem.level_bytes[2])
 		level_q = sw_red_avg_update(&out->level_avg, out->telem.level_weight, o.qbytes,
@@ -546,31 +467,6 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 
 /* ---- leaving ---- */
 
-/* The earliest of every port's next leave time (@keys: its key) and, while anything is
- * paused, PFC's own times. */
-static qp_time_ns next_scan(const struct sw_fabric *f, bool keys)
-{
-	qp_time_ns t = QP_TIME_NEVER;
-
-	for (int i = 0; i < f->nports; i++)
-		t = qp_time_min(t, qp_time_min(keys ? tree_key(f, (uint16_t)i) : f->next[i].t,
-					       f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
-							   : QP_TIME_NEVER));
-	return t;
-}
-
-qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f)
-{
-	if (f->tsize && !f->pfc_xoff && !f->conf->tx_early_ns)
-		return f->wkey[1];   /* no early: the tree's order is leave time */
-	return next_scan(f, false);
-}
-
-qp_time_ns sw_fabric_next_key_ns(const struct sw_fabric *f)
-{
-	return f->tsize && !f->pfc_xoff ? f->wkey[1] : next_scan(f, true);
-}
-
 void sw_port_flush(struct sw_port *p)
 {
 	int taken;
@@ -590,7 +486,12 @@ void sw_port_flush(struct sw_port *p)
 	if (p->ctrl_head == p->ctrl_tail)   /* reuse the slots the cache holds */
 		p->ctrl_head = p->ctrl_tail = 0;
 	p->tx_n = p->tx_from_queue = p->tx_from_ctrl = 0;
-	sw_port_touch(p);
+	sw_port_ctrl_release(p);
+	/* The batch's frames were past the port's next already (its key counted them out);
+	 * only a pop that let the model's departures go (PFC's XON), or a delay line's
+	 * release, may move a key. */
+	if (p->sw->pfc_xoff || p->imp)
+		sw_port_touch(p);
 }
 
 static void tx_add(struct sw_port *p, uint8_t *frame, size_t len, qp_time_ns leave)
@@ -616,6 +517,7 @@ static void leave_ctrl(struct sw_port *p)
 		p->st.ctrl_frames++;
 		sw_port_touch(p);
 		sw_ingress(p->peer, s->frame, s->len, &ctrl_meta, s->leave_ns);
+		sw_port_ctrl_release(p);
 		return;
 	}
 	p->tx_from_ctrl++;
@@ -729,45 +631,16 @@ static void leave_held(struct sw_port *p)
 
 void sw_fabric_emit(struct sw_fabric *f, qp_time_ns now)
 {
-	qp_time_ns early = f->conf->tx_early_ns;
-
 	do {
 		for (;;) {
-			struct sw_port *best = NULL;
-			qp_time_ns bt = QP_TIME_NEVER, due = QP_TIME_NEVER;
-			bool pfc = false;
+			struct sw_port *best;
+			qp_time_ns bt, due;
+			bool pfc;
 
-			/* Globally in time order, so frames crossing links arrive in order. I/O
-			 * ports may hand frames to the OS up to --tx-early before they leave in
-			 * the model, so they go out in batches; links never run ahead. */
-			if (f->tsize && !f->pfc_xoff) {
-				uint16_t w = f->win[1];
-				due = f->wkey[1];
-				if (due != QP_TIME_NEVER) {
-					best = f->all[w];
-					bt = f->next[w].t;
-				}
-			}
-			for (int i = 0; (!f->tsize || f->pfc_xoff) && i < f->nports; i++) {
-				qp_time_ns t = f->next[i].t, d;
-				qp_time_ns pt = f->pfc_xoff ? sw_pfc_next_ns(f->all[i])
-							    : QP_TIME_NEVER;
-				if (pt < due) {   /* PFC work (a repeat, an XON) is never early */
-					due = bt = pt;
-					best = f->all[i];
-					pfc = true;
-				}
-				if (t == QP_TIME_NEVER)
-					continue;
-				d = f->next[i].io ? qp_time_since(t, early) : t;
-				if (d < due) {
-					due = d;
-					bt = t;
-					best = f->all[i];
-					pfc = false;
-				}
-			}
-			if (!best || due > now)
+			/* Globally in key order (sched.c), so frames crossing links arrive in
+			 * order. I/O ports may hand frames to the OS up to --tx-early before they
+			 * leave in the model, so they go out in batches; links never run ahead. */
+			if (!sw_fabric_first(f, &best, &due, &bt, &pfc) || due > now)
 				break;
 			if (pfc) {
 				sw_pfc_run(best, bt);

@@ -41,7 +41,8 @@
 
 #define SW_FRAME_MAX 9216          /* largest frame a port accepts */
 #define SW_BATCH 32                /* frames per recvmmsg/sendmmsg */
-#define SW_CTRL_SLOTS 512          /* priority-band frames per port */
+#define SW_CTRL_SLOTS 512          /* priority-band frames per port, at most */
+#define SW_CTRL_SLOTS0 8           /* ... in the ring a port starts with (it doubles) */
 #define SW_CTRL_FRAME 1472         /* a telemetry frame: Ethernet/IPv4/UDP + SW_PACK_MAX */
 #define SW_PACK_MAX 1400           /* telemetry messages packed into one UDP payload */
 
@@ -93,6 +94,9 @@ struct sw_ctrl_slot {
 	uint8_t frame[SW_CTRL_FRAME];
 };
 
+/* The @i-th frame of @p's priority band (a ring of ctrl_cap slots). */
+#define sw_ctrl_at(p, i) (&(p)->ctrl[(i) & ((p)->ctrl_cap - 1)])
+
 struct sw_io;
 struct sw_switch;
 struct sw_fabric;
@@ -120,8 +124,8 @@ struct sw_port {
 	struct sw_impair *imp;         /* impairments of the link out, NULL when none */
 	struct sw_io *io;              /* I/O port: its socket */
 	/* priority band */
-	struct sw_ctrl_slot *ctrl;
-	uint32_t ctrl_head, ctrl_tail;
+	struct sw_ctrl_slot *ctrl;     /* NULL until the first frame */
+	uint32_t ctrl_head, ctrl_tail, ctrl_cap;
 	/* frames in the current tx batch (tx_iov below): from the queue, then from the band */
 	uint32_t tx_n, tx_from_queue, tx_from_ctrl;
 	bool capture;
@@ -136,6 +140,10 @@ struct sw_port {
 	struct sw_pfc_port pfc;        /* PFC: ingress accounting, PAUSEs received */
 	struct iovec tx_iov[SW_BATCH];
 	qp_time_ns tx_leave[SW_BATCH]; /* each batched frame's leave time (the sim backend's) */
+	/* outgrown band rings, freed once no frame of a batch or a link's hand-on can point
+	 * into them (sw_port_ctrl_release) */
+	struct sw_ctrl_slot *ctrl_old[8];
+	unsigned nctrl_old;
 };
 
 struct sw_switch {
@@ -143,7 +151,7 @@ struct sw_switch {
 	const struct sw_switch_conf *conf;
 	uint32_t id;
 	int nports;
-	struct sw_port ports[SW_MAX_PORTS];
+	struct sw_port *ports;         /* [nports], each on a cache line */
 	struct sw_fwd fwd;
 	uint16_t ip_id;
 	int pfc_xoff;                  /* ports whose upstream is paused */
@@ -159,25 +167,25 @@ struct sw_capture;
 struct sw_fabric {
 	const struct sw_conf *conf;
 	int nswitches;
-	struct sw_switch *sw[SW_MAX_SWITCHES];
-	struct sw_port *all[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_switch **sw;         /* [nswitches] */
+	struct sw_port **all;          /* [nports], switch by switch */
 	int nports;
 	/* Each port's next leave time (the oldest frame of either band not yet in its tx
-	 * batch) and whether it is an I/O port, kept by every change of its bands, so that
-	 * finding the earliest is a scan of this array, not of the ports. */
+	 * batch), PFC's next time on it, and whether it is an I/O port, kept by every change
+	 * of what they are made of (sw_port_touch, sched.c). */
 	struct sw_next {
 		qp_time_ns t;
+		qp_time_ns pfc;
 		bool io;
-	} next[SW_MAX_SWITCHES * SW_MAX_PORTS];
-	/* A tournament tree over next[]: each node the index of the earlier of its two
-	 * children in the emit's order (leave time, less --tx-early on I/O ports, then port
-	 * order), win[1] the earliest of all, kept by sw_port_touch in log2(ports) steps, so
-	 * an emit finds each departure without scanning every port (while PFC holds an
-	 * upstream paused it scans: PFC's own times are in no tree). */
-	uint16_t win[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];
-	qp_time_ns wkey[2 * SW_MAX_SWITCHES * SW_MAX_PORTS];   /* each node's winner's key */
+	} *next;                       /* [nports] */
+	/* A tournament tree over the ports' keys (sched.c): each node the index of the earlier
+	 * of its two children in the emit's order, win[1] the earliest of all, kept by
+	 * sw_port_touch in log2(ports) steps, so an emit finds each departure, and PFC's work,
+	 * without scanning the ports. */
+	uint32_t *win;
+	qp_time_ns *wkey;              /* each node's winner's key */
 	int tsize;                     /* leaves, a power of two; 0 until the fabric is built */
-	struct sw_port *io_ports[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_port **io_ports;     /* [nio] */
 	int nio;
 	struct sw_capture *cap;
 	uint64_t ctrl_unroutable;      /* telemetry for a host we cannot place */
@@ -195,11 +203,13 @@ struct sw_fabric {
 	 * it visits those, not every port). */
 	int packs_open;
 	int npackl;
-	struct sw_port *packl[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_port **packl;        /* [nports] */
 	int ntxp;
-	struct sw_port *txp[SW_MAX_SWITCHES * SW_MAX_PORTS];
+	struct sw_port **txp;          /* [nports] */
 };
 
+/* The slots of each switch's learned tables for @c (fabric.c). */
+uint32_t sw_fabric_fwd_slots(const struct sw_conf *c);
 /* Build every switch, queue and port (sockets opened). NULL with a message. */
 struct sw_fabric *sw_fabric_create(const struct sw_conf *c, char *err, size_t errlen);
 void sw_fabric_destroy(struct sw_fabric *f);
@@ -214,10 +224,23 @@ qp_time_ns sw_fabric_next_ns(const struct sw_fabric *f);
 /* The earliest time at which sw_fabric_emit has work: a leave time, less tx_early_ns on
  * I/O ports, or PFC's own (a PAUSE repeat); QP_TIME_NEVER when none. Exact, no hint. */
 qp_time_ns sw_fabric_next_key_ns(const struct sw_fabric *f);
-/* Build the tree over next[] once every port is (sw_fabric_create). */
-void sw_fabric_tree_build(struct sw_fabric *f);
+/* Build the tree over next[] once every port is (sw_fabric_create): 0, or -1 when out of
+ * memory. */
+#define SW_TREE_NONE UINT32_MAX
+int sw_fabric_tree_build(struct sw_fabric *f);
+/* The port whose work comes first (sched.c): false when none has any; else @best, its key
+ * @due, the time of the work @t (PFC's, or the frame's leave time) and whether it is
+ * PFC's. */
+bool sw_fabric_first(const struct sw_fabric *f, struct sw_port **best, qp_time_ns *due,
+		     qp_time_ns *t, bool *pfc);
 /* Send the current tx batch of an I/O port and release what it held. */
 void sw_port_flush(struct sw_port *p);
+/* Room for one more frame in @p's band, which starts with no ring and doubles up to
+ * SW_CTRL_SLOTS (most ports hold a few frames at most; a full ring is 750 KB): 0, or
+ * -ENOMEM (the frame is dropped and counted). An outgrown ring stays until
+ * sw_port_ctrl_release: a frame of the batch may point into it. */
+int sw_port_ctrl_room(struct sw_port *p);
+void sw_port_ctrl_release(struct sw_port *p);
 /* A frame of the switch's own (telemetry, PAUSE) out of @p in its priority band at @now. */
 void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_time_ns now);
 /* After a change of @p's bands or of its queue's departure times (PFC's hold): its entry

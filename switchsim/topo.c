@@ -10,6 +10,7 @@
  *   port SWITCH NAME shm    path=FILE local=IP:PORT remote=IP:PORT [slots=N] [SETTING=...]
  *   link SWITCH:PORT SWITCH:PORT [flood=off] [SETTING=VALUE...]
  *   mac SWITCH MAC PORT
+ *   routes [first=10.0.0.1]
  *
  * SETTINGs are the per-port options of the command line without the dashes (rate, buffer,
  * delay, ecn, early, notice-interval, levels, level-repeat, int, int-sample, cnp, flows,
@@ -25,7 +26,13 @@
  * address re-points the port (io.h). shm: a soft host on this machine in shared memory
  * (io.h, qpace/shm_ring.h), its region published at path=, its doorbells from local= to
  * remote= (the host's attach= address plus one), slots=N per ring (a power of two,
- * default 512). Every error names the file, the line and the key.
+ * default 512). routes computes every switch's forwarding to the hosts from the links
+ * (route.c): the host behind the i-th udp/vxlan/packet/shm port of the file has IPv4
+ * first + i (default 10.0.0.1) and the soft backend's MAC for it, and a switch forwards
+ * to it along a shortest path, on one of its equal-cost ports; no mac line is needed
+ * (where one names a host's MAC, the route wins). Every error names the file, the line
+ * and the key. The limits are conf.h's: SW_MAX_SWITCHES, SW_MAX_PORTS a switch,
+ * SW_MAX_STATIC mac lines a switch, SW_MAX_ROUTED hosts, SW_TOPO_FILE_MAX bytes.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -50,6 +57,7 @@ struct topo {
 	int line;
 	char *err;
 	size_t len;
+	char num[16];                 /* a number in a message */
 };
 
 /* The message "FILE:LINE: ..." and -EINVAL: every topology error is one of the file. */
@@ -143,8 +151,8 @@ static int do_switch(struct topo *t, char **tok, int n)
 			    strlen(tok[1]) >= SW_NAME_LEN ? "too long" : "declared twice");
 	if (c->nswitches == SW_MAX_SWITCHES)
 		return fail(t, "switch: more than %s switches%s", STR(SW_MAX_SWITCHES), "");
-	s = &c->sw[c->nswitches++];
-	memset(s, 0, sizeof(*s));
+	if (!(s = sw_conf_add_switch(c)))
+		return fail(t, "switch '%s': out of memory%s", tok[1], "");
 	snprintf(s->name, sizeof(s->name), "%s", tok[1]);
 	s->id = (uint32_t)c->nswitches;
 	s->def = c->def;
@@ -189,8 +197,10 @@ static struct sw_port_conf *new_port(struct topo *t, int sw, const char *name)
 		fail(t, "switch '%s': more than %s ports", s->name, STR(SW_MAX_PORTS));
 		return NULL;
 	}
-	p = &s->ports[s->nports++];
-	memset(p, 0, sizeof(*p));
+	if (!(p = sw_conf_add_port(s))) {
+		fail(t, "switch '%s': out of memory%s", s->name, "");
+		return NULL;
+	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->q = s->def.q;
 	p->telem = s->def.telem;
@@ -330,6 +340,8 @@ static int do_link(struct topo *t, char **tok, int n)
 		p[e]->kind = SW_PORT_LINK;
 		idx[e] = t->c->sw[sw[e]].nports - 1;
 	}
+	for (int e = 0; e < 2; e++)   /* the second port may have moved the first */
+		p[e] = &t->c->sw[sw[e]].ports[idx[e]];
 	for (int e = 0; e < 2; e++) {
 		p[e]->peer_switch = sw[1 - e];
 		p[e]->peer_port = idx[1 - e];
@@ -369,9 +381,30 @@ static int do_mac(struct topo *t, char **tok, int n)
 		return fail(t, "mac: port '%s' is not declared on switch '%s'", tok[3], s->name);
 	if (s->nstatic == SW_MAX_STATIC)
 		return fail(t, "mac: more than %s static entries on '%s'", STR(SW_MAX_STATIC), s->name);
+	if (sw_conf_static_room(s))
+		return fail(t, "mac: out of memory on '%s'%s", s->name, "");
 	if (parse_mac(tok[2], s->statics[s->nstatic].mac))
 		return fail(t, "mac '%s': expected six hex bytes like 02:00:00:00:00:01%s", tok[2], "");
 	s->statics[s->nstatic++].port = port;
+	return 0;
+}
+
+static int do_routes(struct topo *t, char **tok, int n)
+{
+	struct sw_routes_conf *r = &t->c->routes;
+	const char *v;
+
+	if (r->on)
+		return fail(t, "routes: given twice (first at line %s)%s",
+			    (snprintf(t->num, sizeof(t->num), "%d", r->line), t->num), "");
+	*r = (struct sw_routes_conf){ .on = true, .first_ip = 0x0a000001u, .line = t->line };
+	for (int i = 1; i < n; i++) {
+		if (!(v = value_of(tok[i], "first")))
+			return fail(t, "routes: unknown key '%s' (accepted: first)%s", tok[i], "");
+		if (qp_ipv4_parse(v, &r->first_ip) || !r->first_ip)
+			return fail(t, "routes: first '%s': expected the first host's IPv4 "
+				    "address, e.g. 10.0.0.1%s", v, "");
+	}
 	return 0;
 }
 
@@ -380,6 +413,7 @@ static const struct {
 	int (*fn)(struct topo *t, char **tok, int n);
 } directives[] = {
 	{ "switch", do_switch }, { "port", do_port }, { "link", do_link }, { "mac", do_mac },
+	{ "routes", do_routes },
 };
 
 static int parse_line(struct topo *t, char *line)
@@ -399,7 +433,29 @@ static int parse_line(struct topo *t, char *line)
 	for (size_t i = 0; i < sizeof(directives) / sizeof(directives[0]); i++)
 		if (!strcmp(tok[0], directives[i].name))
 			return directives[i].fn(t, tok, n);
-	return fail(t, "unknown directive '%s' (accepted: switch, port, link, mac)%s", tok[0], "");
+	return fail(t, "unknown directive '%s' (accepted: switch, port, link, mac, routes)%s",
+		    tok[0], "");
+}
+
+/* With routes: hosts within the addresses and the table's limits. */
+static int routes_check(struct topo *t)
+{
+	const struct sw_conf *c = t->c;
+	uint64_t hosts = 0;
+
+	if (!c->routes.on)
+		return 0;
+	for (int s = 0; s < c->nswitches; s++)
+		for (int i = 0; i < c->sw[s].nports; i++)
+			hosts += c->sw[s].ports[i].kind != SW_PORT_LINK;
+	t->line = c->routes.line;
+	if (hosts > SW_MAX_ROUTED || c->routes.first_ip + hosts - 1 > UINT32_MAX ||
+	    (uint64_t)c->nswitches * hosts > (1ull << 31)) {
+		snprintf(t->num, sizeof(t->num), "%llu", (unsigned long long)hosts);
+		return fail(t, "routes: %s hosts (switches x hosts within 2^31, hosts within "
+			    "%s and the addresses from first=)", t->num, STR(SW_MAX_ROUTED));
+	}
+	return 0;
 }
 
 int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *err,
@@ -411,6 +467,7 @@ int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *e
 	int rc;
 
 	c->nswitches = 0;
+	c->routes = (struct sw_routes_conf){ 0 };
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -431,7 +488,7 @@ int sw_topo_parse(struct sw_conf *c, const char *text, const char *name, char *e
 			t.line = 0;
 			return fail(&t, "switch '%s' has no ports%s", c->sw[s].name, "");
 		}
-	return 0;
+	return routes_check(&t);
 }
 
 int sw_topo_load(struct sw_conf *c, const char *path, char *err, size_t errlen)
@@ -446,9 +503,10 @@ int sw_topo_load(struct sw_conf *c, const char *path, char *err, size_t errlen)
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	rewind(f);
-	if (size < 0 || size > (1 << 20)) {
+	if (size < 0 || size > SW_TOPO_FILE_MAX) {
 		fclose(f);
-		return qp_errmsg(-EFBIG, err, errlen, "%s: not a topology file (over 1 MB)", path);
+		return qp_errmsg(-EFBIG, err, errlen, "%s: %ld bytes, accepted at most %u: not a "
+				 "topology file", path, size, SW_TOPO_FILE_MAX);
 	}
 	text = calloc(1, (size_t)size + 1);
 	if (!text || fread(text, 1, (size_t)size, f) != (size_t)size) {

@@ -72,6 +72,7 @@ static int dflt_poll(struct qp *qp, struct qp_wc *wc, int n)
 	(void)qp; (void)wc; (void)n;
 	return -EOPNOTSUPP;
 }
+static bool dflt_send_full(const struct qp *qp) { (void)qp; return false; }
 static void dflt_get_stats(struct qp *qp, struct qp_stats *st) { (void)qp; (void)st; }
 static uint16_t dflt_udp_sport(const struct qp *qp) { (void)qp; return 0; }
 static int dflt_rate_caps(struct qp_ctx *c, struct qp_rate_caps *caps)
@@ -100,6 +101,7 @@ static const struct qp_backend_ops qp_default_ops = {
 	.cm_dial = dflt_cm,
 	.cm_accept = dflt_cm,
 	.post_send = dflt_post_send,
+	.send_full = dflt_send_full,
 	.post_recv = dflt_post_recv,
 	.poll = dflt_poll,
 	.get_stats = dflt_get_stats,
@@ -116,7 +118,7 @@ static void ops_overlay(struct qp_backend_ops *out, const struct qp_backend_ops 
 	OVERLAY(ctx_init); OVERLAY(ctx_fini); OVERLAY(ctx_fd); OVERLAY(ctx_deadline);
 	OVERLAY(ctx_progress); OVERLAY(mr_init); OVERLAY(mr_fini); OVERLAY(qp_init);
 	OVERLAY(qp_fini); OVERLAY(qp_connect); OVERLAY(cm_dial); OVERLAY(cm_accept);
-	OVERLAY(post_send); OVERLAY(post_recv); OVERLAY(poll); OVERLAY(get_stats);
+	OVERLAY(post_send); OVERLAY(send_full); OVERLAY(post_recv); OVERLAY(poll); OVERLAY(get_stats);
 	OVERLAY(udp_sport); OVERLAY(rate_caps); OVERLAY(rate_limit);
 #undef OVERLAY
 	out->ctx_size = in->ctx_size > sizeof(struct qp_ctx) ? in->ctx_size : sizeof(struct qp_ctx);
@@ -684,6 +686,15 @@ static int push_pieces(struct qp *qp, qp_time_ns now)
 	while (qp->pend.active) {
 		uint64_t left = qp->pend_wr.length - qp->pend.offset;
 
+		/* The backend has no room: the piece waits as for the window (credit_poll_ns),
+		 * without asking the gate, whose tokens it would spend in vain. A driver that
+		 * offers pending pieces at every event (virtual time: qp_ctx_retry) gives it
+		 * the ACK that frees a slot; nothing polls there. */
+		if (qp->ctx->ops->send_full(qp)) {
+			qp->stats.backend_busy++;
+			qp->retry_ns = now + qp->pacer.gate.p.credit_poll_ns;
+			return -EAGAIN;
+		}
 		rc = qp_pacer_try(&qp->pacer, left, gate_flags(qp), now, &v);
 		qp_enforce_apply(qp, v.rate_bps);
 		if (rc < 0) {

@@ -480,6 +480,12 @@ uint32_t rc_sq_outstanding(const struct rc_qp *qp)
 	return qp->sq_tail - qp->sq_head;
 }
 
+bool rc_sq_full(const struct rc_qp *qp)
+{
+	return qp->sq_tail != qp->sq_head &&
+	       qp->sq_tail - qp->sq_head + qp->sq_unpolled >= qp->p.sq_depth;
+}
+
 uint32_t rc_snd_psn(const struct rc_qp *qp)
 {
 	return qp->req.max;

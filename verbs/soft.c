@@ -396,9 +396,13 @@ static int soft_ctx_init(struct qp_ctx *ctx, char *err, size_t errlen)
 	hp.rx_data = c->arg.rx_data;
 	hp.rx_data_arg = c->arg.rx_data_arg;
 	c->host = soft_host_create(&hp, err, errlen);
-	c->rx = calloc(SOFT_IO_BATCH, sizeof(*c->rx));
-	c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));
-	if (!c->host || !c->rx || !c->tx)
+	/* the batches of a socket or shared-memory rings (a driver's wire moves frames one
+	 * at a time, with buffers of its own: 280 KB a host it would not use) */
+	if (!wire || c->o.shm_path[0]) {
+		c->rx = calloc(SOFT_IO_BATCH, sizeof(*c->rx));
+		c->tx = calloc(SOFT_IO_BATCH, sizeof(*c->tx));
+	}
+	if (!c->host || ((!wire || c->o.shm_path[0]) && (!c->rx || !c->tx)))
 		rc = c->host ? qp_errmsg(-ENOMEM, err, errlen, "soft: out of memory") : -EINVAL;
 	if (!rc && !wire)
 		rc = open_socket(c, err, errlen);
@@ -552,6 +556,7 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 	int rc;
 
 	while ((rc = rc_post_send(to_sqp(qp)->rc, wr, now)) == -ENOMEM) {
+		soft_host_qp_changed(c->host, qp->qpn);
 		if (rc_sq_outstanding(to_sqp(qp)->rc) == 0)
 			return -ENOSPC;   /* full of completions the caller has not polled */
 		c->io.sq_full_waits++;
@@ -560,6 +565,7 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 		soft_progress(qp->ctx, now);
 		now = qp_ctx_now(qp->ctx);
 	}
+	soft_host_qp_changed(c->host, qp->qpn);
 	/* Start sending now, not at the next progress; in real time, when qp_ctx_progress
 	 * hands pieces on, the ctx_progress that follows in the same call sends them all (and
 	 * what its receive freed) in one batch. */
@@ -570,7 +576,10 @@ static int soft_post_send(struct qp *qp, const struct qp_wr *wr)
 
 static int soft_post_recv(struct qp *qp, const struct qp_recv_wr *wr)
 {
-	return rc_post_recv(to_sqp(qp)->rc, wr);
+	int rc = rc_post_recv(to_sqp(qp)->rc, wr);
+
+	soft_host_qp_changed(to_sctx(qp->ctx)->host, qp->qpn);
+	return rc;
 }
 
 /* Like a NIC, an empty CQ makes progress on its own. In real time not when the context
@@ -671,6 +680,11 @@ static uint16_t soft_udp_sport(const struct qp *qp)
 	return qp->connected ? soft_roce_sport(qp->qpn, qp->remote.qpn) : 0;
 }
 
+static bool soft_send_full(const struct qp *qp)
+{
+	return rc_sq_full(to_sqp((struct qp *)qp)->rc);
+}
+
 static uint64_t soft_unacked_bytes(const struct qp *qp)
 {
 	return rc_sq_unacked_bytes(to_sqp((struct qp *)qp)->rc);
@@ -692,6 +706,7 @@ const struct qp_backend_ops qp_soft_ops = {
 	.qp_fini = soft_qp_fini,
 	.qp_connect = soft_qp_connect,
 	.post_send = soft_post_send,
+	.send_full = soft_send_full,
 	.post_recv = soft_post_recv,
 	.poll = soft_poll,
 	.get_stats = soft_get_stats,

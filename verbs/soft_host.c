@@ -34,6 +34,13 @@ struct soft_host {
 	struct host_qp *qps;     /* max_qps slots; QPN = SOFT_QPN_BASE + index */
 	uint64_t *conn;          /* a bit per slot, set while it is SLOT_CONNECTED: the walks
 				  * over connected QPs skip the slots that finished flows left */
+	uint64_t *txm;           /* a bit per connected slot whose RC core may have a frame to
+				  * send: set at every call that can change that (a frame in, a
+				  * timer, a post, the connect), cleared when rc_tx_pending says
+				  * no, so the walks for frames to send (soft_host_output,
+				  * soft_host_tx_pending) skip the QPs known to have none: a
+				  * receiver's many ACK-only QPs, in the order a walk of every
+				  * connected slot would see the others */
 	uint32_t hw;             /* slots in use are below this */
 	uint32_t rr;             /* next slot to send from */
 	uint32_t cursor;         /* where the next reservation looks first */
@@ -125,11 +132,13 @@ struct soft_host *soft_host_create(const struct soft_host_params *p, char *err,
 	if (h) {
 		h->qps = calloc(max, sizeof(*h->qps));
 		h->conn = calloc((max + 63) / 64, sizeof(*h->conn));
+		h->txm = calloc((max + 63) / 64, sizeof(*h->txm));
 	}
-	if (!h || !h->qps || !h->conn) {
+	if (!h || !h->qps || !h->conn || !h->txm) {
 		if (h) {
 			free(h->qps);
 			free(h->conn);
+			free(h->txm);
 		}
 		free(h);
 		snprintf(err, errlen, "soft host: out of memory");
@@ -155,6 +164,7 @@ void soft_host_destroy(struct soft_host *h)
 	free(h->pend);
 	free(h->qps);
 	free(h->conn);
+	free(h->txm);
 	free(h);
 }
 
@@ -187,10 +197,54 @@ static uint32_t conn_next(const struct soft_host *h, uint32_t i)
 static void conn_set(struct soft_host *h, uint32_t i, bool on)
 {
 	h->qps_dl.stale = true;
-	if (on)
+	if (on) {
 		h->conn[i / 64] |= 1ull << (i % 64);
-	else
+		h->txm[i / 64] |= 1ull << (i % 64);
+	} else {
 		h->conn[i / 64] &= ~(1ull << (i % 64));
+		h->txm[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+/* Slot @i's RC core may have changed: look at it again for frames to send. */
+static inline void txm_set(struct soft_host *h, uint32_t i)
+{
+	h->txm[i / 64] |= (h->conn[i / 64] & (1ull << (i % 64)));
+}
+
+/* The first connected slot at or after @i that may have a frame to send, UINT32_MAX when
+ * none (conn_next over txm). */
+static uint32_t txm_next(const struct soft_host *h, uint32_t i)
+{
+	uint32_t w = i / 64, nw = (h->hw + 63) / 64;
+	uint64_t bits;
+
+	if (w >= nw)
+		return UINT32_MAX;
+	bits = h->txm[w] & (~0ull << (i % 64));
+	while (!bits) {
+		if (++w >= nw)
+			return UINT32_MAX;
+		bits = h->txm[w];
+	}
+	return w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+
+/* Is slot @i's RC core to send? If not, its bit goes until it changes again. */
+static bool tx_pending(struct soft_host *h, uint32_t i)
+{
+	if (rc_tx_pending(h->qps[i].rc))
+		return true;
+	h->txm[i / 64] &= ~(1ull << (i % 64));
+	return false;
+}
+
+void soft_host_qp_changed(struct soft_host *h, uint32_t qpn)
+{
+	const struct host_qp *q = slot_of(h, qpn);
+
+	if (q)
+		txm_set(h, (uint32_t)(q - h->qps));
 }
 
 int soft_host_qpn_reserve(struct soft_host *h)
@@ -445,6 +499,7 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 	}
 	h->st.roce_rx++;
 	rx_before = rc_stats(q->rc)->rx_bytes;
+	txm_set(h, (uint32_t)(q - h->qps));
 	if (rc_rx(q->rc, f, p, now) < 0) {
 		drop(h, SOFT_DROP_RC);
 		return;
@@ -563,7 +618,7 @@ static int slot_output(struct soft_host *h, uint32_t i, qp_time_ns now, uint8_t 
 	bool ask;
 	int len;
 
-	if (!rc_tx_pending(q->rc) || qp_pause_active(&h->pause, frame_tos_priority(q->tos), now))
+	if (!tx_pending(h, i) || qp_pause_active(&h->pause, frame_tos_priority(q->tos), now))
 		return 0;
 	mac = soft_arp_lookup(&h->arp, q->peer_ip, now, &ask);
 	if (ask)
@@ -592,8 +647,8 @@ int soft_host_output(struct soft_host *h, qp_time_ns now, uint8_t *buf, size_t c
 	for (int pass = 0; pass < 2 && len == 0; pass++) {
 		uint32_t hi = pass ? r0 : UINT32_MAX;
 
-		for (uint32_t i = conn_next(h, pass ? 0 : r0); i < hi && len == 0;
-		     i = conn_next(h, i + 1))
+		for (uint32_t i = txm_next(h, pass ? 0 : r0); i < hi && len == 0;
+		     i = txm_next(h, i + 1))
 			len = slot_output(h, i, now, buf, cap);
 	}
 	if (len == 0 && h->ctrl_head != h->ctrl_tail)
@@ -611,10 +666,11 @@ bool soft_host_tx_pending(struct soft_host *h)
 	if (h->ctrl_head != h->ctrl_tail)
 		return true;
 	for (uint32_t w = 0, nw = (h->hw + 63) / 64; w < nw; w++) {
-		for (uint64_t b = h->conn[w]; b; b &= b - 1) {
-			const struct host_qp *q = &h->qps[w * 64 + (uint32_t)__builtin_ctzll(b)];
+		for (uint64_t b = h->txm[w]; b; b &= b - 1) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(b);
+			const struct host_qp *q = &h->qps[i];
 
-			if (rc_tx_pending(q->rc) &&
+			if (tx_pending(h, i) &&
 			    !qp_pause_until(&h->pause, frame_tos_priority(q->tos)) &&
 			    soft_arp_state(&h->arp, q->peer_ip) == SOFT_ARP_REACHABLE)
 				return true;
@@ -668,8 +724,10 @@ void soft_host_tick(struct soft_host *h, qp_time_ns now)
 	for (uint32_t i = conn_next(h, 0); i != UINT32_MAX; i = conn_next(h, i + 1)) {
 		struct host_qp *q = &h->qps[i];
 
-		if (rc_deadline(q->rc) <= now)
+		if (rc_deadline(q->rc) <= now) {
 			rc_tick(q->rc, now);
+			txm_set(h, i);
+		}
 	}
 	for (;;) {
 		ip = soft_arp_due(&h->arp, now, &failed);

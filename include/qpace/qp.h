@@ -371,6 +371,10 @@ struct qp_backend_ops {
 
 	/* One gated piece of a send WR: the common layer splits and paces; the backend posts. */
 	int (*post_send)(struct qp *qp, const struct qp_wr *wr);
+	/* Would post_send refuse a piece for a full send queue (-EAGAIN)? Then the common
+	 * layer does not ask the gate (no tokens spent on it) and offers it again later.
+	 * NULL: never known before the post. */
+	bool (*send_full)(const struct qp *qp);
 	int (*post_recv)(struct qp *qp, const struct qp_recv_wr *wr);
 	/* Up to n completions; returns the count (>= 0) or -errno. */
 	int (*poll)(struct qp *qp, struct qp_wc *wc, int n);

@@ -277,6 +277,10 @@ uint32_t rc_qpn(const struct rc_qp *qp);
 /* Send and receive WRs posted and not yet completed. */
 uint32_t rc_sq_outstanding(const struct rc_qp *qp);
 uint32_t rc_rq_outstanding(const struct rc_qp *qp);
+/* rc_post_send would refuse a WR for a full send queue (-ENOMEM) until an ACK completes
+ * one or a completion is polled: false when nothing is outstanding (then it is full of
+ * completions the caller has not polled). */
+bool rc_sq_full(const struct rc_qp *qp);
 /* The PSN one past the highest request packet this QP has sent (HPCC's snd_nxt). */
 uint32_t rc_snd_psn(const struct rc_qp *qp);
 /* Payload bytes of posted send WRs not yet acknowledged (sent or still queued): what a

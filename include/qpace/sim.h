@@ -111,6 +111,20 @@ size_t sim_sw_conf_hosts(const struct sw_conf *c, struct sim_host_conf *hosts, s
 size_t sim_sw_conf_path(const struct sw_conf *c, const struct sim_host_conf *src,
 			const struct sim_host_conf *dst, struct fct_hop *hops, size_t max);
 
+/* What a configuration is made of, for a memory estimate: its switches and ports, the slots
+ * of each switch's learned tables, and the bytes of its route table. */
+struct sim_sw_conf_size {
+	size_t switches, ports;
+	uint32_t fwd_slots;
+	uint64_t route_bytes;
+};
+void sim_sw_conf_size(const struct sw_conf *c, struct sim_sw_conf_size *out);
+/* The longest base RTT (fct_base_rtt_ns with @mtu) over every ordered pair of @hosts that
+ * sim_sw_conf_path joins in at most @max_hops links: what the pairs' paths give, in
+ * O(hosts x switches), not O(hosts^2) walks. QP_TIME_NEVER when out of memory. */
+qp_time_ns sim_sw_conf_max_rtt(const struct sw_conf *c, const struct sim_host_conf *hosts,
+			       size_t n, uint32_t mtu, size_t max_hops);
+
 struct sim_conf {
 	const struct sw_conf *sw;     /* copied: the caller may free it after sim_create */
 	const struct sim_host_conf *hosts;

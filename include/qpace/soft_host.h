@@ -139,6 +139,9 @@ int soft_host_qp_snd_psn(struct soft_host *h, uint32_t qpn, uint32_t *psn);
 int soft_host_qp_window(struct soft_host *h, uint32_t qpn, uint32_t pkts);
 /* Forget the QPN (the caller destroys the RC QP). */
 void soft_host_qpn_release(struct soft_host *h, uint32_t qpn);
+/* The caller changed QP @qpn's RC core outside the host (a post, a connect): the host
+ * looks at it again for frames to send. */
+void soft_host_qp_changed(struct soft_host *h, uint32_t qpn);
 
 /* One received frame. */
 void soft_host_input(struct soft_host *h, const uint8_t *frame, size_t len, qp_time_ns now);

@@ -14,7 +14,7 @@
  *   fat-tree   Al-Fares et al. (SIGCOMM 2008): `k` pods of k/2 edge and k/2 aggregation
  *              switches, (k/2)^2 core switches, k/2 hosts per edge switch: k^3/4 hosts,
  *              5k^2/4 switches of k ports, every link at host_bps (or fabric_bps); k is
- *              even, 2..8 (k = 10's file, 1.1 MB, is more than qpace-switch reads)
+ *              even, 2..32 (k = 32: 8,192 hosts, 1,280 switches)
  *   two-site   `hosts` hosts on each of two site switches joined by one WAN link (wan_bps,
  *              wan_delay_ns, wan_buffer_bytes); with site_leaf_spine each site is a
  *              leaf-spine as above (switches a_leaf1.., a_spine1.., b_leaf1..), the WAN
@@ -26,15 +26,18 @@
  * hosts) and the soft backend's MAC for it, 02:00 followed by the address
  * (soft_mac_from_ip).
  *
- * Forwarding is static, so the fabric never floods unicast: every switch has one MAC
- * entry per host. On loops (leaf-spine, fat-tree) the next hop towards a host is one of
- * the equal-cost (shortest-path) ports, in port order, number (host + r) mod (ports),
- * where r is a rotation drawn from the switch id (qp_mix64): deterministic, and each
- * switch spreads destinations evenly over its equal-cost ports. The source cannot enter
- * the choice: the switch forwards on the destination MAC alone, so all flows to one host
- * share a path from each switch on (ECMP per destination, not per host pair). Broadcast
- * follows a spanning tree (breadth first from the first switch): every other link is
- * flood=off at both ends, so no frame circles.
+ * Forwarding is computed from the topology, so the fabric never floods unicast: the file
+ * has a routes line (switchsim/route.c computes every switch's port towards every host
+ * when it is loaded), not a mac line per switch and host, so it stays small (a k = 32
+ * fat-tree's is 1.6 MB). On loops (leaf-spine, fat-tree) the next hop towards a host is
+ * one of the equal-cost (shortest-path) ports, in port order, number (host + r) mod
+ * (ports), where r is a rotation drawn from the switch id (qp_mix64): deterministic, and
+ * each switch spreads destinations evenly over its equal-cost ports. The source cannot
+ * enter the choice: the switch forwards on the destination MAC alone, so all flows to one
+ * host share a path from each switch on (ECMP per destination, not per host pair). The
+ * generator computes the same table (g->route; topogen_path reads it). Broadcast follows a
+ * spanning tree (breadth first from the first switch): every other link is flood=off at
+ * both ends, so no frame circles.
  */
 #ifndef QPACE_TOPOGEN_H
 #define QPACE_TOPOGEN_H
@@ -48,12 +51,11 @@
 #include "qpace/time.h"
 
 /* Within what qpace-switch's topology loader accepts (switchsim/conf.h SW_MAX_*; a unit
- * test holds each at most the loader's). */
-#define TOPOGEN_MAX_SWITCHES 128
-#define TOPOGEN_MAX_PORTS 64          /* per switch */
-#define TOPOGEN_MAX_HOSTS 512         /* static MAC entries per switch: one per host */
-#define TOPOGEN_MAX_FILE (1u << 20)   /* bytes: the largest file sw_topo_load reads (its mac
-				       * lines, switches x hosts, are most of it) */
+ * test holds each at most the loader's); the hosts also within two UDP ports each. */
+#define TOPOGEN_MAX_SWITCHES 4096
+#define TOPOGEN_MAX_PORTS 128         /* per switch */
+#define TOPOGEN_MAX_HOSTS 16384
+#define TOPOGEN_MAX_FILE (64u << 20)  /* bytes: the largest file sw_topo_load reads */
 #define TOPOGEN_NAME 32
 
 enum topogen_kind {
@@ -129,8 +131,8 @@ int topogen_build(struct topogen *g, const struct topogen_params *p, char *err,
 		  size_t errlen);
 void topogen_free(struct topogen *g);
 
-/* The topology file (comments saying what made it, then switch, port, link and mac lines)
- * appended to @out; false when the buffer ran out of memory. */
+/* The topology file (comments saying what made it, then switch, port and link lines and
+ * the routes line) appended to @out; false when the buffer ran out of memory. */
 bool topogen_write(const struct topogen *g, struct qp_strbuf *out);
 
 /* The links a frame from host @src to host @dst crosses, in order, following the static

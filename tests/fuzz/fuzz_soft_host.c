@@ -146,6 +146,7 @@ static void post(struct host *t, struct fz *f)
 		if (rc_post_recv(t->qp[q], &rw) == 0)
 			t->recvs++;
 	}
+	soft_host_qp_changed(t->h, rc_qpn(t->qp[q]));   /* posted outside the host */
 }
 
 /* Run the timers, take every frame the host sends (each must parse; RoCEv2 with a good

@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
+	sw_conf_free(&c);
 	sw_conf_defaults(&c);
 	if (sw_topo_parse(&c, text, "fuzz", err, sizeof(err)) == 0) {
 		sw_conf_finish(&c);

@@ -39,8 +39,9 @@ grep -q "^link siteA:wan siteB:wan rate=100M delay=5ms buffer=16M int=off$" "$tm
 	fail "two-site: the WAN link line (no INT on the WAN)"
 
 # Real frames across a generated leaf-spine: h0 on leaf1 (port 17500), h1 on leaf2 (17502).
-# The test hosts' MACs are not the generated static ones, so their frames flood: along the
-# spanning tree only (leaf1, spine1, leaf2), and every report must carry three hops.
+# The test hosts' MACs are not the ones the routes line gives hosts, so their frames flood:
+# along the spanning tree only (leaf1, spine1, leaf2), and every report must carry three
+# hops.
 "$B" topo leaf-spine --hosts-per-leaf 1 --rate 1G --delay 5us --base-port 17500 \
 	-o "$tmp/ls.topo" > /dev/null || fail "topo leaf-spine"
 grep -q "flood=off" "$tmp/ls.topo" || fail "leaf-spine: no link off the broadcast tree"
@@ -61,10 +62,10 @@ expect() {  # expect "WANT" ARGS...: non-zero exit and WANT in stderr
 expect "KIND 'ring': accepted star, dumbbell, leaf-spine, fat-tree, two-site" ring
 expect "fat-tree: base-port 65500 with 54 hosts: accepted 1..65428 (two UDP ports a host)" \
 	fat-tree --k 6 --base-port 65500
-expect "--k '10': not a whole number in 2..8" fat-tree --k 10
-expect "fat-tree: k 5: accepted an even number in 2..8" fat-tree --k 5
+expect "--k '34': not a whole number in 2..32" fat-tree --k 34
+expect "fat-tree: k 5: accepted an even number in 2..32" fat-tree --k 5
 expect "--oversub 'x': not a ratio in (0, 1000]" leaf-spine --oversub x
-expect "leaf-spine: 68 ports on one switch" leaf-spine --hosts-per-leaf 60 --spines 8
+expect "leaf-spine: 129 ports on one switch" leaf-spine --hosts-per-leaf 120 --spines 9
 expect "--rate '5': not a rate" star --rate 5
 expect "-o '$tmp/no/such.topo': No such file or directory" star -o "$tmp/no/such.topo"
 expect "unexpected argument 'extra'" star extra

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Forwarding tables: MAC learning and moves, static entries, multicast never learned,
- * a full table keeps working, IP->MAC/port and requester-QP learning. */
+ * a full table keeps working, IP->MAC/port and requester-QP learning; computed routes:
+ * a host's MAC and address are the route's, never learned, and what is not a host (a
+ * switch's MAC, an address outside the routed ones) is learned as before. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +27,8 @@ static void test_learn_and_move(void **state)
 	uint8_t a[6], b[6], bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	(void)state;
 
-	sw_fwd_init(&fwd);
+	sw_fwd_free(&fwd);
+	assert_int_equal(sw_fwd_init(&fwd, SW_FWD_SLOTS, NULL, 0, 0), 0);
 	mac_of(1, a);
 	mac_of(2, b);
 	assert_int_equal(sw_fwd_lookup(&fwd, a), SW_FWD_NONE);
@@ -47,7 +50,8 @@ static void test_full_table(void **state)
 	int found = 0;
 	(void)state;
 
-	sw_fwd_init(&fwd);
+	sw_fwd_free(&fwd);
+	assert_int_equal(sw_fwd_init(&fwd, SW_FWD_SLOTS, NULL, 0, 0), 0);
 	for (uint32_t i = 0; i < 3 * SW_FWD_SLOTS; i++) {
 		mac_of(i, m);
 		sw_fwd_learn(&fwd, m, (int)(i % 8), i);
@@ -66,7 +70,8 @@ static void test_ip_and_qp(void **state)
 	const struct sw_ip_entry *e;
 	(void)state;
 
-	sw_fwd_init(&fwd);
+	sw_fwd_free(&fwd);
+	assert_int_equal(sw_fwd_init(&fwd, SW_FWD_SLOTS, NULL, 0, 0), 0);
 	mac_of(9, a);
 	sw_fwd_learn_ip(&fwd, 0x0a000001, a, 4, 1);
 	e = sw_fwd_lookup_ip(&fwd, 0x0a000001);
@@ -81,12 +86,48 @@ static void test_ip_and_qp(void **state)
 	assert_null(sw_fwd_lookup_qp(&fwd, 0x0a000002, 0x0a000001));
 }
 
+/* Hosts 10.0.0.1 .. 10.0.0.4 routed: host i out of port route[i] (UINT16_MAX: none). */
+static void test_routes(void **state)
+{
+	static const uint16_t route[4] = { 3, 7, UINT16_MAX, 1 };
+	const uint8_t host[6] = { 0x02, 0x00, 10, 0, 0, 2 }, none[6] = { 0x02, 0x00, 10, 0, 0, 3 },
+		      past[6] = { 0x02, 0x00, 10, 0, 0, 5 }, sw[6] = { 0x02, 0x51, 0x46, 0, 0, 9 };
+	(void)state;
+
+	sw_fwd_free(&fwd);
+	assert_int_equal(sw_fwd_init(&fwd, 256, route, 0x0a000001, 4), 0);
+	assert_int_equal(sw_fwd_lookup(&fwd, host), 7);
+	assert_int_equal(sw_fwd_lookup(&fwd, none), SW_FWD_NONE);   /* no path: floods */
+	sw_fwd_learn(&fwd, host, 2, 1);          /* a routed host is never learned */
+	assert_int_equal(sw_fwd_lookup(&fwd, host), 7);
+	sw_fwd_learn_ip(&fwd, 0x0a000002, host, 2, 1);
+	assert_null(sw_fwd_lookup_ip(&fwd, 0x0a000002));
+	for (uint32_t i = 0; i <= fwd.mask; i++)
+		assert_false(fwd.mac[i].used || fwd.ip[i].used);
+	sw_fwd_learn(&fwd, past, 5, 2);          /* past the routed hosts: learned */
+	sw_fwd_learn(&fwd, sw, 6, 2);            /* a switch's MAC: learned */
+	sw_fwd_learn_ip(&fwd, 0xa9feff09, sw, 6, 2);
+	assert_int_equal(sw_fwd_lookup(&fwd, past), 5);
+	assert_int_equal(sw_fwd_lookup(&fwd, sw), 6);
+	assert_non_null(sw_fwd_lookup_ip(&fwd, 0xa9feff09));
+	assert_int_equal(sw_fwd_static(&fwd, host, 4), 0);   /* the route wins over a mac line */
+	assert_int_equal(sw_fwd_lookup(&fwd, host), 7);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sw_fwd_free(&fwd);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learn_and_move),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_ip_and_qp),
+		cmocka_unit_test(test_routes),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -104,6 +104,7 @@ static struct rig *rig_open(unsigned salt, const char *link_impair, const char *
 static void rig_close(struct rig *r)
 {
 	sw_fabric_destroy(r->f);
+	sw_conf_free(&r->conf);
 	close(r->sock1);
 	close(r->sock2);
 	free(r->copies);

@@ -114,6 +114,7 @@ static void world_init(qp_rate_bps rate, qp_time_ns delay, const char *buffer,
 
 	if (W.f)
 		sw_fabric_destroy(W.f);
+	sw_conf_free(&W.conf);
 	memset(&W, 0, sizeof(W));
 	sw_conf_defaults(&W.conf);
 	W.rate = rate;
@@ -131,27 +132,29 @@ static void world_init(qp_rate_bps rate, qp_time_ns delay, const char *buffer,
 
 static int add_switch(void)
 {
-	struct sw_switch_conf *s = &W.conf.sw[W.conf.nswitches];
+	struct sw_switch_conf *s = sw_conf_add_switch(&W.conf);
 
-	snprintf(s->name, sizeof(s->name), "s%d", W.conf.nswitches + 1);
-	s->id = (uint32_t)W.conf.nswitches + 1;
+	assert_non_null(s);
+	snprintf(s->name, sizeof(s->name), "s%d", W.conf.nswitches);
+	s->id = (uint32_t)W.conf.nswitches;
 	s->def = W.conf.def;
-	return W.conf.nswitches++;
+	return W.conf.nswitches - 1;
 }
 
 static int add_port(int sw, enum sw_port_kind kind)
 {
 	struct sw_switch_conf *s = &W.conf.sw[sw];
-	struct sw_port_conf *p = &s->ports[s->nports];
+	struct sw_port_conf *p = sw_conf_add_port(s);
 
-	snprintf(p->name, sizeof(p->name), "p%d", s->nports);
+	assert_non_null(p);
+	snprintf(p->name, sizeof(p->name), "p%d", s->nports - 1);
 	p->kind = kind;
 	p->local = qp_sockaddr_in(INADDR_LOOPBACK, 0);    /* never used: see world_build */
 	p->remote = qp_sockaddr_in(INADDR_LOOPBACK, 9);
 	p->q = s->def.q;
 	p->telem = s->def.telem;
 	p->pfc = s->def.pfc;
-	return s->nports++;
+	return s->nports - 1;
 }
 
 static void add_link(int a, int b)
@@ -184,6 +187,7 @@ static void route(int sw, const struct host *dst, int port)
 {
 	struct sw_switch_conf *s = &W.conf.sw[sw];
 
+	assert_int_equal(sw_conf_static_room(s), 0);
 	memcpy(s->statics[s->nstatic].mac, dst->mac, 6);
 	s->statics[s->nstatic++].port = port;
 }
@@ -596,6 +600,7 @@ static int teardown(void **state)
 	(void)state;
 	sw_fabric_destroy(W.f);
 	W.f = NULL;
+	sw_conf_free(&W.conf);
 	return 0;
 }
 

@@ -148,6 +148,7 @@ static void test_arp_and_rxe_format(void **state)
 	(void)state;
 	memset(data, 0x3c, sizeof(data));
 	assert_int_equal(rc_post_send(qa, &wr, 0), 0);
+	soft_host_qp_changed(a, rc_qpn(qa));
 	/* First an ARP request for B, broadcast; nothing else until B answers. */
 	n = out1(a, 0, buf);
 	assert_int_equal(frame_parse(&p, buf, (size_t)n), 0);
@@ -343,12 +344,14 @@ static void test_rx_data_hook(void **state)
 	qa = qp_on(a, NULL, IP_B, SOFT_QPN_BASE, 0, 1024);
 	qb = qp_on(b, &mb, IP_A, SOFT_QPN_BASE, 0, 1024);
 	assert_int_equal(rc_post_send(qa, &wr, 0), 0);
+	soft_host_qp_changed(a, rc_qpn(qa));
 	exchange(a, b, 0);
 	assert_int_equal(seen.calls, 2);
 	assert_int_equal(seen.qpn, SOFT_QPN_BASE);
 	assert_int_equal(seen.bytes, 1500);
 	wr.length = 1024;
 	assert_int_equal(rc_post_send(qa, &wr, 0), 0);
+	soft_host_qp_changed(a, rc_qpn(qa));
 	n = out1(a, 0, buf);
 	assert_true(n > 1024);
 	soft_host_input(b, buf, (size_t)n, 0);
@@ -529,6 +532,7 @@ static void test_many_qps_lossy(void **state)
 				    .length = MSG, .remote_addr = (uintptr_t)mem[i].buf,
 				    .rkey = mem[i].rkey, .flags = QP_WR_SIGNALED };
 		assert_int_equal(rc_post_send(qa[i], &wr, now), 0);
+		soft_host_qp_changed(a, rc_qpn(qa[i]));
 	}
 	/* 1 us per frame each way, 1% of frames lost; time jumps to timers when idle. */
 	while (done < NQP && now < 10 * QP_NS_PER_S) {
@@ -612,6 +616,7 @@ static void test_released_slots_skipped(void **state)
 				    .length = sizeof(src), .remote_addr = 0x1000, .rkey = 1 };
 		q[i] = qp_on(a, NULL, IP_B, 5000u + (uint32_t)i, 0, 1024);
 		assert_int_equal(rc_post_send(q[i], &wr, 0), 0);
+		soft_host_qp_changed(a, rc_qpn(q[i]));
 	}
 	for (int i = 0, k = 0; i < N; i++) {
 		if (k < (int)nkeep && (uint32_t)i == keep[k]) {
@@ -716,6 +721,7 @@ static void test_pfc_pause_and_resume(void **state)
 				    .remote_addr = (uintptr_t)(k ? m0.buf : m3.buf),
 				    .rkey = k ? 4 : 3, .flags = QP_WR_SIGNALED };
 		assert_int_equal(rc_post_send(k ? q0 : q3, &wr, t), 0);
+		soft_host_qp_changed(a, rc_qpn(k ? q0 : q3));
 	}
 	/* Priority 0 goes (with ARP first); priority 3 holds. */
 	assert_int_equal(send_count(a, b, t, 3, &other), 0);
@@ -736,6 +742,7 @@ static void test_pfc_pause_and_resume(void **state)
 	assert_int_equal(rc_post_send(q3, &(struct qp_wr){ .opcode = QP_OP_WRITE, .addr = data,
 							  .length = 4096, .remote_addr =
 							  (uintptr_t)m3.buf, .rkey = 3 }, t2), 0);
+	soft_host_qp_changed(a, rc_qpn(q3));
 	assert_int_equal(soft_host_deadline(a), t2 + 65535ull * 512);
 	assert_int_equal(send_count(a, b, t2 + 1000, 3, NULL), 0);
 	/* PFC for other priorities and 802.3x PAUSE change nothing. */

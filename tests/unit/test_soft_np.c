@@ -145,6 +145,7 @@ static qp_time_ns np_run(struct np_net *n, bool mark)
 	assert_non_null(src);
 	wr.addr = src;
 	assert_int_equal(rc_post_send(n->qp[0], &wr, 0), 0);
+	soft_host_qp_changed(n->h[0], rc_qpn(n->qp[0]));   /* a post outside the host */
 	for (int idle = 0; idle < 3 && t < QP_NS_PER_S; t += FRAME_GAP_NS) {
 		bool moved = np_step(n, 0, mark, t);
 		moved |= np_step(n, 1, mark, t);

@@ -255,6 +255,7 @@ static void test_soft_sends_what_rxe_sends(void **state)
 			wr.rkey = regions[conns[i].region].rkey;
 		}
 		assert_int_equal(rc_post_send(qps[i], &wr, 0), 0);
+		soft_host_qp_changed(h, rc_qpn(qps[i]));   /* a post outside the host */
 	}
 	while ((n = soft_host_output(h, 0, out, sizeof(out))) > 0) {
 		struct frame_parsed p;
@@ -287,6 +288,7 @@ static void test_soft_answers_like_rxe(void **state)
 		struct qp_recv_wr rr = { .wr_id = (uint64_t)i, .addr = rbuf[i], .length = 4096 };
 
 		assert_int_equal(rc_post_recv(qps[i], &rr), 0);
+		soft_host_qp_changed(h, rc_qpn(qps[i]));
 	}
 	for (int i = 0; i < nvec; i++)   /* every frame of the capture, both directions */
 		soft_host_input(h, vecs[i].b, vecs[i].len, 0);

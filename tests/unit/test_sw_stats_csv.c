@@ -198,6 +198,7 @@ static void test_rows_as_printf(void **state)
 	}
 	free(hdr);
 	sw_fabric_destroy(f);
+	sw_conf_free(&conf);
 }
 
 int main(void)

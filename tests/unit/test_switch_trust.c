@@ -66,6 +66,7 @@ static void rig_open(struct rig *r, bool fixed, bool signed_)
 	memset(r, 0, sizeof(*r));
 	for (int tries = 0; tries < 50 && !r->f; tries++) {
 		r->base = 30000 + (unsigned)((getpid() * 7 + tries * 131) % 8000) * 4;
+		sw_conf_free(&r->conf);
 		sw_conf_defaults(&r->conf);
 		r->conf.def.telem.int_flows = SW_INT_FLOWS_ALL;   /* raw frames: no agent asks */
 		r->conf.have_key = signed_;
@@ -86,6 +87,7 @@ static void rig_open(struct rig *r, bool fixed, bool signed_)
 static void rig_close(struct rig *r)
 {
 	sw_fabric_destroy(r->f);
+	sw_conf_free(&r->conf);
 	close(r->ha);
 	close(r->hb);
 	close(r->x);
@@ -419,6 +421,7 @@ static void test_config(void **state)
 	fputs("000102030405060708090a0b0c0d0e0f\n", kf);
 	fclose(kf);
 	chmod(path, 0600);
+	sw_conf_free(&c);
 	sw_conf_defaults(&c);
 	snprintf(text, sizeof(text),
 		 "switch a key=%s\nport a p0 udp local=127.0.0.1:9000 remote=127.0.0.1:9001 "
@@ -455,6 +458,7 @@ static void test_config(void **state)
 		assert_true(c.sw[0].ports[0].no_learn && c.sw[0].ports[1].no_learn);
 		assert_int_equal(sw_cli_parse(&c, 5, argv2), -1);
 	}
+	sw_conf_free(&c);
 	assert_int_equal(tmpdir_remove(dir), 0);
 }
 

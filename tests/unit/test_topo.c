@@ -26,7 +26,8 @@ static void test_examples_parse(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
-		sw_conf_defaults(&conf);
+		sw_conf_free(&conf);
+	sw_conf_defaults(&conf);
 		int rc = sw_topo_load(&conf, ex[i].file, err, sizeof(err));
 		if (rc)
 			print_message("%s\n", err);
@@ -58,6 +59,7 @@ static void test_inheritance(void **state)
 		"mac b 02:00:00:00:00:01 x\n";
 	(void)state;
 
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	conf.def.q.delay_ns = 7000;    /* as if --delay 7us */
 	assert_int_equal(sw_topo_parse(&conf, text, "t.topo", err, sizeof(err)), 0);
@@ -114,11 +116,21 @@ static void test_errors_name_file_line_key(void **state)
 		  "t.topo:2: port: unknown key 'path'" },
 		{ "switch s\n", "switch 's' has no ports" },
 		{ "# nothing\n", "no switch declared" },
+		{ "switch s\nport s p udp local=127.0.0.1:1\nroutes\nroutes\n",
+		  "t.topo:4: routes: given twice (first at line 3)" },
+		{ "switch s\nport s p udp local=127.0.0.1:1\nroutes last=1\n",
+		  "t.topo:3: routes: unknown key 'last=1' (accepted: first)" },
+		{ "switch s\nport s p udp local=127.0.0.1:1\nroutes first=10.0.0\n",
+		  "t.topo:3: routes: first '10.0.0': expected the first host's IPv4 address" },
+		{ "switch s\nport s p udp local=127.0.0.1:1\nroutes first=255.255.255.255\n"
+		  "port s q udp local=127.0.0.1:2\n",
+		  "t.topo:3: routes: 2 hosts (switches x hosts within 2^31, hosts within 1048576" },
 	};
 	char err[512];
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sw_conf_free(&conf);
 		sw_conf_defaults(&conf);
 		assert_int_equal(sw_topo_parse(&conf, bad[i].text, "t.topo", err, sizeof(err)),
 				 -EINVAL);
@@ -126,6 +138,7 @@ static void test_errors_name_file_line_key(void **state)
 			print_message("got: %s\nwant: %s\n", err, bad[i].want);
 		assert_non_null(strstr(err, bad[i].want));
 	}
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	assert_int_equal(sw_topo_load(&conf, "/nonexistent.topo", err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent.topo: No such file"));
@@ -137,6 +150,7 @@ static void test_settings(void **state)
 	char err[256];
 	(void)state;
 
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	d = conf.def;
 	assert_int_equal(sw_conf_setting(&d, "int-sample", "every=4,interval=10us", err,
@@ -172,6 +186,7 @@ static void test_impair_keys(void **state)
 		"link a:up b:down impair=reorder=2%:30us,seed=4\n";
 	(void)state;
 
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	assert_int_equal(sw_conf_setting(&conf.def, "impair", "dup=1%", err, sizeof(err)), 0);
 	assert_int_equal(sw_topo_parse(&conf, text, "t.topo", err, sizeof(err)), 0);
@@ -185,11 +200,11 @@ static void test_impair_keys(void **state)
 	assert_true(q->corrupt == 0.001 && q->jitter_ns == 10000 && q->loss == 0);
 	assert_int_equal(q->seed, 1);                   /* seed 0 + its port index */
 	assert_true(x->dup == 0.01 && x->loss == 0);    /* the command line's default */
-	assert_int_equal(x->seed, SW_MAX_PORTS);        /* switch 1, port 0 */
+	assert_int_equal(x->seed, SW_SEED_STRIDE);      /* switch 1, port 0 */
 	assert_true(up->reorder == 0.02 && up->reorder_ns == 30000 && up->loss == 0);
 	assert_true(down->reorder == 0.02 && down->reorder_ns == 30000);
 	assert_int_equal(up->seed, 4 + 2);
-	assert_int_equal(down->seed, 4 + SW_MAX_PORTS + 1);
+	assert_int_equal(down->seed, 4 + SW_SEED_STRIDE + 1);
 	assert_int_equal(sw_conf_setting(&conf.def, "impair", "off", err, sizeof(err)), 0);
 	assert_false(sw_impair_on(&conf.def.impair));
 }
@@ -223,6 +238,7 @@ static void test_pfc_settings(void **state)
 	char err[512];
 	(void)state;
 
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	assert_int_equal(sw_topo_parse(&conf, text, "t.topo", err, sizeof(err)), 0);
 	sw_conf_finish(&conf);
@@ -247,6 +263,7 @@ static void test_pfc_settings(void **state)
 		assert_int_equal(c->prio, 5);
 		assert_int_equal(c->quanta, 1000);
 	}
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	assert_int_equal(sw_topo_parse(&conf, "switch s\nport s p udp local=127.0.0.1:1 "
 				       "pfc=xoff=1K,xon=2K\n", "t.topo", err, sizeof(err)),
@@ -279,6 +296,7 @@ static void test_shm_port(void **state)
 	char err[512];
 	(void)state;
 
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	assert_int_equal(sw_topo_parse(&conf, "switch s\nport s h0 shm path=/dev/shm/q.h0 "
 				       "local=127.0.0.1:7000 remote=127.0.0.1:7001 slots=64\n",
@@ -287,6 +305,46 @@ static void test_shm_port(void **state)
 	assert_string_equal(sw_conf_shm_path(&conf, &conf.sw[0].ports[0]), "/dev/shm/q.h0");
 	assert_int_equal(conf.sw[0].ports[0].shm_slots, 64);
 	assert_int_equal(ntohs(conf.sw[0].ports[0].remote.sin_port), 7001);
+}
+
+/* A routes line: hosts are the I/O ports in file order from first=; a switch forwards on
+ * a shortest path (a ring of three switches: the far switch's host is one hop away either
+ * way round, so each switch takes its one neighbour towards it), its own hosts on their
+ * ports; the hosts a route covers need no mac line. */
+static void test_routes(void **state)
+{
+	static const char text[] =
+		"switch a\nswitch b\nswitch c\n"
+		"port a h0 udp local=127.0.0.1:7000\nport b h1 udp local=127.0.0.1:7002\n"
+		"port c h2 udp local=127.0.0.1:7004\nport a h3 udp local=127.0.0.1:7006\n"
+		"link a:ab b:ba\nlink b:bc c:cb\nlink c:ca a:ac\n"
+		"routes first=192.168.1.10\n";
+	char err[400];
+	int sw, port;
+	(void)state;
+
+	sw_conf_free(&conf);
+	sw_conf_defaults(&conf);
+	assert_int_equal(sw_topo_parse(&conf, text, "t.topo", err, sizeof(err)), 0);
+	assert_int_equal(sw_conf_finish(&conf), 0);
+	assert_true(conf.routes.on);
+	assert_int_equal(conf.routes.first_ip, 0xc0a8010a);
+	assert_int_equal(conf.nroutes, 4);
+	/* host order: a's h0, h3, then b's h1, then c's h2 */
+	assert_true(sw_routes_host(&conf, 1, &sw, &port));
+	assert_int_equal(sw, 0);
+	assert_string_equal(conf.sw[0].ports[port].name, "h3");
+	assert_false(sw_routes_host(&conf, 4, &sw, &port));
+#define R(s, h) conf.sw[s].ports[conf.route[(s) * 4 + (h)]].name
+	assert_string_equal(R(0, 0), "h0");
+	assert_string_equal(R(0, 1), "h3");
+	assert_string_equal(R(0, 2), "ab");    /* a to b's host: straight */
+	assert_string_equal(R(0, 3), "ac");
+	assert_string_equal(R(1, 0), "ba");
+	assert_string_equal(R(1, 3), "bc");
+	assert_string_equal(R(2, 0), "ca");
+	assert_string_equal(R(2, 2), "cb");
+#undef R
 }
 
 int main(void)
@@ -299,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_impair_keys),
 		cmocka_unit_test(test_pfc_settings),
+		cmocka_unit_test(test_routes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

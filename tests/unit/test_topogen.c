@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Topology generators: each kind's file loads with the switch's own loader (sw_topo_parse)
- * with the switches, ports, links and hosts it should have; walking the loaded static
- * tables takes every host to every other on a shortest path; the broadcast links form a
- * spanning tree; rates, the WAN and the settings arrive as generated; the static MACs fit
- * the switch's forwarding table; bad parameters are refused with their message. */
+ * with the switches, ports, links and hosts it should have; the routes the loader
+ * computes from the links (switchsim/route.c) are the generator's own, switch by switch
+ * and host by host, and walking them takes every host to every other on a shortest path;
+ * the broadcast links form a spanning tree; rates, the WAN and the settings arrive as
+ * generated; the files stay small (a k = 16 fat-tree of 1,024 hosts loads from disk);
+ * bad parameters are refused with their message. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,10 +23,9 @@
 
 _Static_assert(TOPOGEN_MAX_SWITCHES <= SW_MAX_SWITCHES, "within the loader's limits");
 _Static_assert(TOPOGEN_MAX_PORTS <= SW_MAX_PORTS, "within the loader's limits");
-_Static_assert(TOPOGEN_MAX_HOSTS <= SW_MAX_STATIC, "one static entry per host");
+_Static_assert(TOPOGEN_MAX_HOSTS <= SW_MAX_ROUTED, "within what a routes line covers");
 
 static struct sw_conf conf;
-static struct sw_fwd fwd;
 static char err[512];
 
 /* Build, write and load @p; the generated description in @g, the loaded one in conf. */
@@ -36,11 +37,12 @@ static void load(const struct topogen_params *p, struct topogen *g)
 	if (rc)
 		fail_msg("build: %s", err);
 	assert_true(topogen_write(g, &text));
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	rc = sw_topo_parse(&conf, text.p, "generated", err, sizeof(err));
 	if (rc)
 		fail_msg("load: %s", err);
-	sw_conf_finish(&conf);
+	assert_int_equal(sw_conf_finish(&conf), 0);
 	qp_strbuf_free(&text);
 }
 
@@ -80,16 +82,18 @@ static void find_host(int h, int *sw, int *port)
 	fail_msg("no port %s", name);
 }
 
-static int lookup(int sw, const uint8_t mac[6])
+/* Switch @sw's port towards host @h in the loaded routes, -1 for none. */
+static int lookup(int sw, int h)
 {
-	for (int i = 0; i < conf.sw[sw].nstatic; i++)
-		if (!memcmp(conf.sw[sw].statics[i].mac, mac, 6))
-			return conf.sw[sw].statics[i].port;
-	return -1;
+	uint16_t p;
+
+	assert_true(conf.route && (uint32_t)h < conf.nroutes);
+	p = conf.route[(size_t)sw * conf.nroutes + (size_t)h];
+	return p == SW_ROUTE_NONE ? -1 : p;
 }
 
-/* Follow the loaded static tables from host @src to host @dst: the switches crossed. */
-static int walk(const struct topogen *g, int src, int dst)
+/* Follow the loaded routes from host @src to host @dst: the switches crossed. */
+static int walk(int src, int dst)
 {
 	int s, port, dsw, dport, hops = 0;
 
@@ -100,7 +104,7 @@ static int walk(const struct topogen *g, int src, int dst)
 		hops++;
 		if (hops > conf.nswitches)
 			fail_msg("host %d to %d: a loop", src, dst);
-		port = lookup(s, g->host[dst].mac);
+		port = lookup(s, dst);
 		if (port < 0)
 			fail_msg("host %d to %d: switch %s has no entry", src, dst, conf.sw[s].name);
 		p = &conf.sw[s].ports[port];
@@ -117,8 +121,11 @@ static int walk(const struct topogen *g, int src, int dst)
 /* Links that flood form a spanning tree of the switches: n - 1 of them, all connected. */
 static void assert_flood_tree(void)
 {
-	int seen[SW_MAX_SWITCHES] = { 1 }, queue[SW_MAX_SWITCHES], head = 0, tail = 0, links = 0;
+	static int seen[SW_MAX_SWITCHES], queue[SW_MAX_SWITCHES];
+	int head = 0, tail = 0, links = 0;
 
+	memset(seen, 0, sizeof(seen));
+	seen[0] = 1;
 	queue[tail++] = 0;
 	for (int s = 0; s < conf.nswitches; s++)
 		for (int i = 0; i < conf.sw[s].nports; i++) {
@@ -143,15 +150,25 @@ static void assert_flood_tree(void)
 	assert_int_equal(tail, conf.nswitches);
 }
 
-/* Every switch has an entry for every host, and they all fit the switch's MAC table. */
-static void assert_statics(const struct topogen *g)
+/* The routes the loader computed are the generator's, for every switch and host (the
+ * mac lines files had before carried exactly these): the same port by name (a switch may
+ * load its ports in another order than they were made: two sites' second spine loads its
+ * WAN port first). */
+static void assert_routes(const struct topogen *g)
 {
+	assert_int_equal(conf.nroutes, g->nhosts);
+	assert_int_equal(conf.routes.first_ip, 0x0a000001);
 	for (int s = 0; s < conf.nswitches; s++) {
-		assert_int_equal(conf.sw[s].nstatic, g->nhosts);
-		sw_fwd_init(&fwd);
-		for (int i = 0; i < conf.sw[s].nstatic; i++)
-			assert_int_equal(sw_fwd_static(&fwd, conf.sw[s].statics[i].mac,
-						       conf.sw[s].statics[i].port), 0);
+		assert_string_equal(conf.sw[s].name, g->sw[s].name);
+		assert_int_equal(conf.sw[s].nstatic, 0);
+		for (uint32_t h = 0; h < g->nhosts; h++) {
+			int got = lookup(s, (int)h), want = g->route[(size_t)s * g->nhosts + h];
+			if ((got < 0) != (want < 0) ||
+			    (got >= 0 && strcmp(conf.sw[s].ports[got].name, g->sw[s].ports[want].name)))
+				fail_msg("switch %s, host %u: loaded port %s, generated %s",
+					 conf.sw[s].name, h, got < 0 ? "none" : conf.sw[s].ports[got].name,
+					 want < 0 ? "none" : g->sw[s].ports[want].name);
+		}
 	}
 }
 
@@ -204,14 +221,14 @@ static void check_kind(const struct topogen_params *p, struct counts want, hops_
 			 "ports links hosts)", topogen_kind_name(p->kind), got.switches, got.ports,
 			 got.links, got.hosts, built.switches, built.ports, built.links, built.hosts,
 			 want.switches, want.ports, want.links, want.hosts);
-	assert_statics(&g);
+	assert_routes(&g);
 	assert_flood_tree();
 	for (int a = 0; a < want.hosts; a++)
 		for (int b = 0; b < want.hosts; b++) {
 			struct fct_hop h[16];
 			if (a == b)
 				continue;
-			int n = walk(&g, a, b);
+			int n = walk(a, b);
 			assert_int_equal(n, hops(p, a, b));
 			/* the generator's own path agrees: host link + one egress per switch */
 			assert_int_equal(topogen_path(&g, (uint32_t)a, (uint32_t)b, h, 16),
@@ -302,9 +319,9 @@ static void test_128_hosts(void **state)
 	check_kind(&p, (struct counts){ 12, 128 + 2 * 32, 32, 128 }, hops_leaf_spine);
 }
 
-/* The largest fabric by hosts the limits allow (512 hosts, 48 switches, a 0.9 MB file),
- * written to disk and read back by the switch's own file loader. */
-static void test_largest_file(void **state)
+/* A fat-tree of k = 16 (1,024 hosts, 320 switches: a 175 KB file where mac lines made it
+ * 33 MB), written to disk and read back by the switch's own file loader. */
+static void test_k16_file(void **state)
 {
 	struct topogen_params p;
 	struct topogen g;
@@ -313,25 +330,29 @@ static void test_largest_file(void **state)
 	FILE *f;
 	(void)state;
 
-	topogen_defaults(&p, TOPOGEN_LEAF_SPINE);
-	p.leaves = 32, p.spines = 16, p.hosts_per_leaf = 16;
+	topogen_defaults(&p, TOPOGEN_FAT_TREE);
+	p.k = 16;
+	p.host_bps = 100 * QP_GBPS;
 	assert_int_equal(topogen_build(&g, &p, err, sizeof(err)), 0);
 	assert_true(topogen_write(&g, &text));
-	assert_true(text.len > 900000 && text.len <= TOPOGEN_MAX_FILE);
+	print_message("      k = 16: a file of %zu bytes\n", text.len);
+	assert_true(text.len < 512 * 1024);
 	assert_int_equal(tmpdir_make(dir, sizeof(dir), "topogen"), 0);
-	snprintf(path, sizeof(path), "%s/ls.topo", dir);
+	snprintf(path, sizeof(path), "%s/ft16.topo", dir);
 	assert_non_null(f = fopen(path, "w"));
 	assert_int_equal(fwrite(text.p, 1, text.len, f), text.len);
 	assert_int_equal(fclose(f), 0);
+	sw_conf_free(&conf);
 	sw_conf_defaults(&conf);
 	if (sw_topo_load(&conf, path, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(conf.nswitches, 48);
-	assert_statics(&g);
-	for (int a = 0; a < 512; a += 37)
-		for (int b = 5; b < 512; b += 41)
+	assert_int_equal(sw_conf_finish(&conf), 0);
+	assert_int_equal(conf.nswitches, 320);
+	assert_routes(&g);
+	for (int a = 0; a < 1024; a += 37)
+		for (int b = 5; b < 1024; b += 41)
 			if (a != b)
-				assert_int_equal(walk(&g, a, b), a / 16 == b / 16 ? 1 : 3);
+				assert_int_equal(walk(a, b), hops_fat_tree(&p, a, b));
 	assert_int_equal(tmpdir_remove(dir), 0);
 	qp_strbuf_free(&text);
 	topogen_free(&g);
@@ -452,22 +473,23 @@ static void test_bad_parameters(void **state)
 		assert_null(g.sw);                                                       \
 	} while (0)
 	REFUSED(TOPOGEN_STAR, p.hosts = 0, "star: hosts 0: accepted from 1");
-	REFUSED(TOPOGEN_STAR, p.hosts = 65,
-		"star: 65 ports on one switch (its hosts), accepted at most 64");
-	REFUSED(TOPOGEN_DUMBBELL, p.hosts = 64,
-		"dumbbell: 65 ports on one switch (its hosts and the link), accepted at most 64");
+	REFUSED(TOPOGEN_STAR, p.hosts = 129,
+		"star: 129 ports on one switch (its hosts), accepted at most 128");
+	REFUSED(TOPOGEN_DUMBBELL, p.hosts = 128,
+		"dumbbell: 129 ports on one switch (its hosts and the link), accepted at most 128");
 	REFUSED(TOPOGEN_LEAF_SPINE, p.spines = 0,
 		"leaf-spine: leaves 2, spines 0, hosts-per-leaf 2: each accepted from 1");
-	REFUSED(TOPOGEN_LEAF_SPINE, (p.hosts_per_leaf = 60, p.spines = 8),
-		"leaf-spine: 68 ports on one switch (a leaf: hosts-per-leaf + spines; a spine: "
-		"leaves), accepted at most 64");
-	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 100, p.spines = 29, p.hosts_per_leaf = 1),
-		"leaf-spine: 129 switches, accepted at most 128");
-	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 65, p.spines = 1, p.hosts_per_leaf = 1),
-		"leaf-spine: 65 ports on one switch (a leaf: hosts-per-leaf + spines; a spine: "
-		"leaves), accepted at most 64");
-	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 20, p.hosts_per_leaf = 30),
-		"leaf-spine: 600 hosts, accepted at most 512 (a switch's static entries)");
+	REFUSED(TOPOGEN_LEAF_SPINE, (p.hosts_per_leaf = 120, p.spines = 9),
+		"leaf-spine: 129 ports on one switch (a leaf: hosts-per-leaf + spines; a spine: "
+		"leaves), accepted at most 128");
+	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 100, p.spines = 3997, p.hosts_per_leaf = 1),
+		"leaf-spine: 4097 switches, accepted at most 4096");
+	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 129, p.spines = 1, p.hosts_per_leaf = 1),
+		"leaf-spine: 129 ports on one switch (a leaf: hosts-per-leaf + spines; a spine: "
+		"leaves), accepted at most 128");
+	REFUSED(TOPOGEN_TWO_SITE, (p.site_leaf_spine = true, p.leaves = 100, p.spines = 2,
+				   p.hosts_per_leaf = 100),
+		"two-site: 20000 hosts, accepted at most 16384");
 	REFUSED(TOPOGEN_LEAF_SPINE, p.oversub = 0,
 		"leaf-spine: oversub 0: accepted a ratio in (0, 1000] (1: non-blocking, 3: 3:1)");
 	REFUSED(TOPOGEN_LEAF_SPINE, (p.oversub = 1000, p.host_bps = 1000),
@@ -477,16 +499,8 @@ static void test_bad_parameters(void **state)
 	REFUSED(TOPOGEN_LEAF_SPINE, p.oversub = 1e-300,
 		"leaf-spine: fabric-rate (hosts-per-leaf x rate / (spines x oversub)) "
 		"18446744073709551615 bits/s: accepted 1K..10T");
-	REFUSED(TOPOGEN_FAT_TREE, p.k = 5,
-		"fat-tree: k 5: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
-		"than qpace-switch reads)");
-	REFUSED(TOPOGEN_FAT_TREE, p.k = 10,
-		"fat-tree: k 10: accepted an even number in 2..8 (k = 10: a file of 1.1 MB, more "
-		"than qpace-switch reads)");
-	/* 56 switches x 512 hosts of mac lines: more than the loader reads */
-	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 32, p.spines = 24, p.hosts_per_leaf = 16),
-		"leaf-spine: a file of 1079280 bytes (56 switches x 512 hosts of mac lines), "
-		"accepted at most 1048576: qpace-switch reads no more; fewer hosts or switches");
+	REFUSED(TOPOGEN_FAT_TREE, p.k = 5, "fat-tree: k 5: accepted an even number in 2..32");
+	REFUSED(TOPOGEN_FAT_TREE, p.k = 34, "fat-tree: k 34: accepted an even number in 2..32");
 	REFUSED(TOPOGEN_STAR, p.host_bps = 999, "star: rate 999 bits/s: accepted 1K..10T");
 	REFUSED(TOPOGEN_DUMBBELL, p.fabric_bps = 20000 * QP_GBPS,
 		"dumbbell: fabric-rate 20T bits/s: accepted 1K..10T");
@@ -536,11 +550,14 @@ int main(void)
 		cmocka_unit_test(test_each_kind_loads_with_paths),
 		cmocka_unit_test(test_128_hosts),
 		cmocka_unit_test(test_leaf_spine_sites),
-		cmocka_unit_test(test_largest_file),
+		cmocka_unit_test(test_k16_file),
 		cmocka_unit_test(test_rates_and_settings),
 		cmocka_unit_test(test_ecmp_spread),
 		cmocka_unit_test(test_bad_parameters),
 		cmocka_unit_test(test_deterministic_text),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	sw_conf_free(&conf);
+	return rc;
 }
