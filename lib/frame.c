@@ -240,6 +240,44 @@ int frame_aeth_encode(uint8_t *buf, size_t cap, const struct frame_aeth *h)
 	return FRAME_AETH_LEN;
 }
 
+int frame_atomiceth_decode(struct frame_atomiceth *out, const uint8_t *buf, size_t len)
+{
+	if (len < FRAME_ATOMICETH_LEN)
+		return -EMSGSIZE;
+	out->va = qp_get64(buf);
+	out->rkey = qp_get32(buf + 8);
+	out->swap_add = qp_get64(buf + 12);
+	out->compare = qp_get64(buf + 20);
+	return FRAME_ATOMICETH_LEN;
+}
+
+int frame_atomiceth_encode(uint8_t *buf, size_t cap, const struct frame_atomiceth *h)
+{
+	if (cap < FRAME_ATOMICETH_LEN)
+		return -EMSGSIZE;
+	qp_put64(buf, h->va);
+	qp_put32(buf + 8, h->rkey);
+	qp_put64(buf + 12, h->swap_add);
+	qp_put64(buf + 20, h->compare);
+	return FRAME_ATOMICETH_LEN;
+}
+
+int frame_atomicack_decode(uint64_t *orig, const uint8_t *buf, size_t len)
+{
+	if (len < FRAME_ATOMICACKETH_LEN)
+		return -EMSGSIZE;
+	*orig = qp_get64(buf);
+	return FRAME_ATOMICACKETH_LEN;
+}
+
+int frame_atomicack_encode(uint8_t *buf, size_t cap, uint64_t orig)
+{
+	if (cap < FRAME_ATOMICACKETH_LEN)
+		return -EMSGSIZE;
+	qp_put64(buf, orig);
+	return FRAME_ATOMICACKETH_LEN;
+}
+
 /* ---- whole frames ---- */
 
 /* The RoCE part: @p->udp_off and udp are set; @end is the end of the UDP datagram. */
@@ -267,14 +305,18 @@ static int parse_roce(struct frame_parsed *p, const uint8_t *buf, size_t end)
 		frame_reth_decode(&p->reth, buf + off, end - off);
 		off += FRAME_RETH_LEN;
 	}
-	if (op->ext & FRAME_X_ATOMIC)
-		off += 28;
+	if (op->ext & FRAME_X_ATOMIC) {
+		frame_atomiceth_decode(&p->atomic, buf + off, end - off);
+		off += FRAME_ATOMICETH_LEN;
+	}
 	if (op->ext & FRAME_X_AETH) {
 		frame_aeth_decode(&p->aeth, buf + off, end - off);
 		off += FRAME_AETH_LEN;
 	}
-	if (op->ext & FRAME_X_ATOMICACK)
-		off += 8;
+	if (op->ext & FRAME_X_ATOMICACK) {
+		frame_atomicack_decode(&p->atomic_orig, buf + off, end - off);
+		off += FRAME_ATOMICACKETH_LEN;
+	}
 	if (op->ext & (FRAME_X_IMMDT | FRAME_X_IETH)) {
 		p->imm = qp_get32(buf + off);
 		off += 4;
@@ -589,8 +631,8 @@ int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s)
 	struct frame_parsed p;
 	uint32_t icrc;
 
-	if (!(op->ext & FRAME_X_KNOWN) || (op->ext & (FRAME_X_DETH | FRAME_X_ATOMIC |
-						      FRAME_X_ATOMICACK)))
+	if (!(op->ext & FRAME_X_KNOWN) || (op->ext & FRAME_X_DETH) ||
+	    ((op->ext & FRAME_X_ATOMIC) && s->payload_len))
 		return -EINVAL;
 	if (data > UINT16_MAX - 200)
 		return -EMSGSIZE;
@@ -607,8 +649,13 @@ int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s)
 	off += (size_t)frame_bth_encode(buf + off, FRAME_BTH_LEN, &bth);
 	if (op->ext & FRAME_X_RETH)
 		off += (size_t)frame_reth_encode(buf + off, FRAME_RETH_LEN, &s->reth);
+	if (op->ext & FRAME_X_ATOMIC)
+		off += (size_t)frame_atomiceth_encode(buf + off, FRAME_ATOMICETH_LEN, &s->atomic);
 	if (op->ext & FRAME_X_AETH)
 		off += (size_t)frame_aeth_encode(buf + off, FRAME_AETH_LEN, &s->aeth);
+	if (op->ext & FRAME_X_ATOMICACK)
+		off += (size_t)frame_atomicack_encode(buf + off, FRAME_ATOMICACKETH_LEN,
+						      s->atomic_orig);
 	if (op->ext & (FRAME_X_IMMDT | FRAME_X_IETH)) {
 		qp_put32(buf + off, s->imm);
 		off += 4;

@@ -43,6 +43,8 @@
 #define FRAME_RETH_LEN 16
 #define FRAME_AETH_LEN 4
 #define FRAME_IMMDT_LEN 4
+#define FRAME_ATOMICETH_LEN 28      /* AtomicETH: VA, R_Key, swap/add, compare */
+#define FRAME_ATOMICACKETH_LEN 8    /* AtomicAckETH: the original remote data */
 #define FRAME_ICRC_LEN 4
 #define FRAME_CNP_PAYLOAD 16       /* CNP: BTH + 16 reserved bytes + ICRC */
 
@@ -114,6 +116,21 @@ struct frame_aeth {
 	uint32_t msn;       /* 24 bits */
 };
 
+/* AtomicETH (IBTA vol. 1, 9.3.3.3.4; COMPARE_SWAP and FETCH_ADD requests):
+ *   0  VA             8   the 8-byte aligned remote address
+ *   8  R_Key          4
+ *  12  Swap (Add)     8   the value to swap in (COMPARE_SWAP) or to add (FETCH_ADD)
+ *  20  Compare        8   COMPARE_SWAP only; FETCH_ADD sends 0
+ * AtomicAckETH (9.3.3.3.5; the ATOMIC ACKNOWLEDGE after its AETH):
+ *   0  Orig data      8   the remote 64-bit value before the operation
+ * Every field big-endian on the wire, host order here. */
+struct frame_atomiceth {
+	uint64_t va;
+	uint32_t rkey;
+	uint64_t swap_add;
+	uint64_t compare;
+};
+
 /* BTH opcodes qpace names (RC, the UD send, CNP). */
 enum frame_opcode {
 	FRAME_OP_RC_SEND_FIRST = 0x00,
@@ -174,6 +191,8 @@ int frame_udp_decode(struct frame_udp *out, const uint8_t *buf, size_t len);
 int frame_bth_decode(struct frame_bth *out, const uint8_t *buf, size_t len);
 int frame_reth_decode(struct frame_reth *out, const uint8_t *buf, size_t len);
 int frame_aeth_decode(struct frame_aeth *out, const uint8_t *buf, size_t len);
+int frame_atomiceth_decode(struct frame_atomiceth *out, const uint8_t *buf, size_t len);
+int frame_atomicack_decode(uint64_t *orig, const uint8_t *buf, size_t len);
 
 int frame_eth_encode(uint8_t *buf, size_t cap, const struct frame_eth *h);
 int frame_arp_encode(uint8_t *buf, size_t cap, const struct frame_arp *h);
@@ -183,6 +202,8 @@ int frame_udp_encode(uint8_t *buf, size_t cap, const struct frame_udp *h);
 int frame_bth_encode(uint8_t *buf, size_t cap, const struct frame_bth *h);
 int frame_reth_encode(uint8_t *buf, size_t cap, const struct frame_reth *h);
 int frame_aeth_encode(uint8_t *buf, size_t cap, const struct frame_aeth *h);
+int frame_atomiceth_encode(uint8_t *buf, size_t cap, const struct frame_atomiceth *h);
+int frame_atomicack_encode(uint8_t *buf, size_t cap, uint64_t orig);
 
 /* ---- PFC: priority-based flow control (IEEE 802.1Qbb clause 36, 802.3 Annex 31D) ----
  *
@@ -246,6 +267,8 @@ struct frame_parsed {
 	const struct frame_opinfo *op;
 	struct frame_reth reth;   /* when op->ext has FRAME_X_RETH */
 	struct frame_aeth aeth;   /* FRAME_X_AETH */
+	struct frame_atomiceth atomic; /* FRAME_X_ATOMIC */
+	uint64_t atomic_orig;     /* FRAME_X_ATOMICACK */
 	uint32_t imm;             /* FRAME_X_IMMDT (or IETH's rkey), host order */
 	struct frame_pfc pfc;     /* FRAME_L_PFC */
 	uint16_t ip_off;          /* offsets into the frame */
@@ -326,6 +349,8 @@ struct frame_roce_spec {
 	struct frame_bth bth;         /* pad is computed; tver 0; pkey 0 means 0xffff */
 	struct frame_reth reth;       /* used when the opcode has RETH */
 	struct frame_aeth aeth;       /* AETH */
+	struct frame_atomiceth atomic;/* AtomicETH */
+	uint64_t atomic_orig;         /* AtomicAckETH */
 	uint32_t imm;                 /* ImmDt or IETH, host order */
 	const uint8_t *payload;       /* may be NULL: zeros */
 	size_t payload_len;
@@ -333,8 +358,8 @@ struct frame_roce_spec {
 };
 
 /* A complete RoCEv2 frame as kernel rxe sends it (UDP checksum 0, ICRC set unless
- * no_icrc). Opcodes
- * with DETH or atomic headers are not built (-EINVAL); CNP gets its 16 reserved bytes.
+ * no_icrc). Opcodes with a DETH are not built (-EINVAL); the atomic requests carry no
+ * payload (a payload_len is refused, -EINVAL); CNP gets its 16 reserved bytes.
  * Returns the frame length or -EMSGSIZE / -EINVAL. */
 int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s);
 
