@@ -452,7 +452,9 @@ static bool soft_mr_find(void *arg, uint32_t rkey, struct rc_region *out)
 			continue;
 		*out = (struct rc_region){ .base = mr->addr, .va = (uint64_t)(uintptr_t)mr->addr,
 					   .len = mr->length,
-					   .remote_write = mr->access & QP_ACCESS_REMOTE_WRITE };
+					   .remote_write = mr->access & QP_ACCESS_REMOTE_WRITE,
+					   .remote_read = mr->access & QP_ACCESS_REMOTE_READ,
+					   .remote_atomic = mr->access & QP_ACCESS_REMOTE_ATOMIC };
 		return true;
 	}
 	return false;
@@ -488,6 +490,8 @@ static int soft_qp_init(struct qp *qp, char *err, size_t errlen)
 	p.retry_cnt = a->retry_cnt;
 	p.rnr_retry = a->rnr_retry;
 	p.min_rnr_timer = a->min_rnr_timer;
+	p.max_rd_atomic = a->max_rd_atomic;
+	p.max_dest_rd_atomic = a->max_dest_rd_atomic;
 	p.mr_find = soft_mr_find;
 	p.mr_arg = c;
 	q->rc = rc_create(&p, err, errlen);

@@ -434,7 +434,7 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		return;
 	}
 	h->st.roce_rx++;
-	rx_before = rc_stats(q->rc)->rx_bytes;
+	rx_before = rc_rx_data_bytes(q->rc);
 	if (rc_rx(q->rc, f, p, now) < 0) {
 		drop(h, SOFT_DROP_RC);
 		return;
@@ -443,9 +443,9 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		h->st.cnp_rx++;
 		h->p.cnp(h->p.cnp_arg, p->bth.dest_qp, now);
 	}
-	if (h->p.rx_data && rc_stats(q->rc)->rx_bytes != rx_before)
+	if (h->p.rx_data && rc_rx_data_bytes(q->rc) != rx_before)
 		h->p.rx_data(h->p.rx_data_arg, p->bth.dest_qp,
-			     (uint32_t)(rc_stats(q->rc)->rx_bytes - rx_before), now);
+			     (uint32_t)(rc_rx_data_bytes(q->rc) - rx_before), now);
 }
 
 static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,

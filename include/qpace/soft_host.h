@@ -62,8 +62,8 @@
 /* Telemetry datagram for this host: the UDP payload and who sent it. */
 typedef void (*soft_telemetry_fn)(void *arg, uint32_t src_ip, uint16_t src_port,
 				  const uint8_t *payload, size_t len, qp_time_ns now);
-/* Request payload a local QP accepted (in order: what its RC counted in rx_bytes) from
- * one frame, at the time the host took the frame in. */
+/* Payload a local QP accepted from one frame, in order (rc_rx_data_bytes: a request's
+ * data, or the response to its READ), at the time the host took the frame in. */
 typedef void (*soft_rx_data_fn)(void *arg, uint32_t qpn, uint32_t bytes, qp_time_ns now);
 
 /* A CNP (BTH 0x81) for this host's QP @qpn was received and taken by it. */

@@ -157,10 +157,24 @@ static void frames(void)
 	s.bth.opcode = 0x0a;   /* RDMA WRITE only: with RETH */
 	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
 		put("frame", "roce-write", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_READ_RESP_FIRST;   /* AETH, then data */
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-read-response", buf, (size_t)n);
 	s.bth.opcode = 0x11;   /* ACK */
 	s.payload_len = 0;
 	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
 		put("frame", "roce-ack", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_READ_REQUEST;
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-read", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_CMP_SWAP;   /* AtomicETH */
+	s.atomic = (struct frame_atomiceth){ 0x1008, 0x1234, 5, 4 };
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-cmp-swap", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_ATOMIC_ACK;   /* AETH, AtomicAckETH */
+	s.atomic_orig = 4;
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-atomic-ack", buf, (size_t)n);
 	if ((n = frame_build_arp(buf, sizeof(buf), 1, a.mac, a.ip, (uint8_t[6]){ 0 }, b.ip)) > 0)
 		put("frame", "arp", buf, (size_t)n);
 	if ((n = frame_build_udp(buf, sizeof(buf), &a, &b, NULL, payload, 64)) > 0)

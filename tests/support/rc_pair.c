@@ -20,7 +20,9 @@ static bool pair_find(void *arg, uint32_t rkey, struct rc_region *out)
 		*out = (struct rc_region){ .base = s->mem[i].buf,
 					   .va = (uint64_t)(uintptr_t)s->mem[i].buf,
 					   .len = s->mem[i].len,
-					   .remote_write = s->mem[i].remote_write };
+					   .remote_write = s->mem[i].access & QP_ACCESS_REMOTE_WRITE,
+					   .remote_read = s->mem[i].access & QP_ACCESS_REMOTE_READ,
+					   .remote_atomic = s->mem[i].access & QP_ACCESS_REMOTE_ATOMIC };
 		return true;
 	}
 	return false;
@@ -71,6 +73,12 @@ void rc_pair_close(struct rc_pair *pr)
 
 uint32_t rc_pair_mem(struct rc_pair *pr, int i, size_t len, bool remote_write)
 {
+	return rc_pair_mem_access(pr, i, len, remote_write ? QP_ACCESS_REMOTE_WRITE |
+					      QP_ACCESS_REMOTE_READ | QP_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+uint32_t rc_pair_mem_access(struct rc_pair *pr, int i, size_t len, unsigned access)
+{
 	struct rc_pair_side *s = &pr->s[i];
 	struct rc_pair_mem *m;
 
@@ -80,7 +88,7 @@ uint32_t rc_pair_mem(struct rc_pair *pr, int i, size_t len, bool remote_write)
 	assert_non_null(m->buf);
 	m->len = len;
 	m->rkey = 0x1000u * (uint32_t)(i + 1) + (uint32_t)s->nmem + 7;
-	m->remote_write = remote_write;
+	m->access = access;
 	s->nmem++;
 	return m->rkey;
 }
@@ -111,6 +119,17 @@ void rc_pair_post(struct rc_pair *pr, int i, enum qp_opcode op, uint64_t wr_id,
 	struct qp_wr wr = { .opcode = op, .wr_id = wr_id, .addr = (void *)(uintptr_t)buf,
 			    .length = len, .remote_addr = remote_addr, .rkey = rkey,
 			    .imm = imm, .flags = QP_WR_SIGNALED };
+
+	assert_int_equal(rc_post_send(pr->s[i].qp, &wr, pr->w.now), 0);
+}
+
+void rc_pair_atomic(struct rc_pair *pr, int i, enum qp_opcode op, uint64_t wr_id,
+		    uint64_t *result, uint64_t remote_addr, uint32_t rkey, uint64_t compare_add,
+		    uint64_t swap)
+{
+	struct qp_wr wr = { .opcode = op, .wr_id = wr_id, .addr = result, .length = 8,
+			    .remote_addr = remote_addr, .rkey = rkey, .compare_add = compare_add,
+			    .swap = swap, .flags = QP_WR_SIGNALED };
 
 	assert_int_equal(rc_post_send(pr->s[i].qp, &wr, pr->w.now), 0);
 }

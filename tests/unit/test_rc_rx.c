@@ -134,8 +134,8 @@ static void test_drop_reasons(void **state)
 	assert_int_equal(rx(&pr, 1, &c), DROPPED(RC_DROP_QPN));
 	c.p.layers &= ~FRAME_L_ROCE;
 	assert_int_equal(rx(&pr, 1, &c), DROPPED(RC_DROP_NOT_ROCE));
-	craft(&c, &pr, 0, (struct frame_bth){ .opcode = FRAME_OP_RC_READ_REQUEST, .psn = b_epsn },
-	      NULL, &(struct frame_reth){ .dma_len = 10 }, 0);
+	craft(&c, &pr, 0, (struct frame_bth){ .opcode = FRAME_OP_RC_SEND_ONLY_INV, .psn = b_epsn },
+	      NULL, NULL, 0);
 	assert_int_equal(rx(&pr, 1, &c), DROPPED(RC_DROP_OPCODE));
 	c.p.bth.opcode = FRAME_OP_UD_SEND_ONLY;
 	c.p.op = frame_opinfo(FRAME_OP_UD_SEND_ONLY);
