@@ -17,6 +17,7 @@
 #include "qpace/ctl.h"
 #include "qpace/feedback.h"
 #include "qpace/frame.h"
+#include "qpace/pt_wire.h"
 #include "qpace/qp_wire.h"
 
 static const char *top;
@@ -181,6 +182,24 @@ static void frames(void)
 		put("frame", "udp", buf, (size_t)n);
 }
 
+/* perftest's exchange: a key message, a version, an MTU, a report field. */
+static void perftest(void)
+{
+	struct pt_key k = { .out_reads = 16, .qpn = 0x11, .psn = 0x123456, .rkey = 0x6b6,
+			    .vaddr = 0x55d4ace75000ull,
+			    .gid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } };
+	uint8_t buf[PT_KEY_LEN];
+
+	if (pt_key_encode(buf, &k) == PT_KEY_LEN)
+		put("pt_wire", "key", buf, sizeof(buf));
+	pt_version_encode(buf, PT_VERSION);
+	put("pt_wire", "version", buf, PT_VERSION_LEN);
+	pt_mtu_encode(buf, 1024);
+	put("pt_wire", "mtu", buf, PT_MTU_LEN);
+	pt_double_encode(buf, 1234.5);
+	put("pt_wire", "report", buf, PT_REPORT_FIELD_LEN);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -192,5 +211,6 @@ int main(int argc, char **argv)
 	ctl();
 	conn();
 	frames();
+	perftest();
 	return 0;
 }
