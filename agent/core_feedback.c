@@ -21,7 +21,7 @@ static bool send_level_ack(struct agent *a, struct agent_qp *q, qp_time_ns now)
 	if (!s->known)
 		return false;
 	m.u.level = (struct fb_level){
-		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
+		.flow = agent_data_flow(q),
 		.switch_id = s->switch_id, .port = s->port, .level = FB_LEVEL_ACK,
 		.acked = q->cc->level_to_ack, .seq = s->seq, .psn = s->psn,
 	};
@@ -94,6 +94,23 @@ static uint32_t receiver_qp(struct agent *a, const struct fb_flow *f)
 		idx = AGENT_NO_IDX;
 	if (idx == AGENT_NO_IDX)
 		note_unknown(a, "int to the receiver", f);
+	return idx;
+}
+
+/* The local QP whose controller a message is for: the data's sender, or the data's
+ * receiver when that is a reader (the switch addresses what it says about READ responses
+ * to their receiver, FB_F_TO_RECEIVER: the requester paces them). */
+static uint32_t controlled_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
+{
+	uint32_t idx;
+
+	if (!(m->flags & FB_F_TO_RECEIVER))
+		return sender_qp(a, m, f);
+	idx = receiver_qp(a, f);
+	if (idx != AGENT_NO_IDX && !(a->qps[idx].reg.flags & AGENT_QP_READER)) {
+		note_unknown(a, fb_type_name(m->type), f);
+		idx = AGENT_NO_IDX;
+	}
 	return idx;
 }
 
@@ -228,17 +245,14 @@ static uint64_t snd_nxt(struct agent *a, const struct agent_qp *q, uint32_t psn,
 	return (q->psn64_max + 1) * q->reg.mtu_bytes + window;
 }
 
-static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_ns now)
+/* INT about the data QP @idx controls (its sender's, or a reader's about its responses). */
+static unsigned int_to_cc(struct agent *a, const struct fb_msg *m, uint32_t idx, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
-	uint32_t idx = sender_qp(a, m, &r->flow);
-	struct agent_qp *q;
+	struct agent_qp *q = &a->qps[idx];
 	struct cc_event ev;
 	uint64_t psn64, window;
 
-	if (idx == AGENT_NO_IDX)
-		return 0;
-	q = &a->qps[idx];
 	psn64 = agent_psn_extend(&q->psn_valid, &q->psn64_max, r->psn);
 	window = q->cc->cap_bytes != CC_CAP_NONE ? q->cc->cap_bytes
 						 : qp_bytes_in(q->cc->rate_bps, q->reg.base_rtt_ns);
@@ -276,17 +290,29 @@ static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time
 static unsigned on_int(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 		       uint16_t src_port, qp_time_ns now)
 {
+	const struct fb_flow *f = &m->u.int_report.flow;
+	uint32_t idx;
+
 	(void)src_ip;
 	(void)src_port;
-	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER))
-		return int_as_receiver(a, m, now);
-	return int_as_sender(a, m, now);
+	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER)) {
+		idx = agent_map_find_qpn(a, f->dest_qp);
+		if (idx == AGENT_NO_IDX || !(a->qps[idx].reg.flags & AGENT_QP_READER))
+			return int_as_receiver(a, m, now);
+		if ((idx = receiver_qp(a, f)) == AGENT_NO_IDX)
+			return 0;
+		/* a reader's data: its own controller, and its credit pacer's arrivals */
+		agent_link_arrival(a, idx, m->u.int_report.psn, now);
+		return int_to_cc(a, m, idx, now);
+	}
+	idx = sender_qp(a, m, f);
+	return idx == AGENT_NO_IDX ? 0 : int_to_cc(a, m, idx, now);
 }
 
 static unsigned on_notice(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 			  uint16_t src_port, qp_time_ns now)
 {
-	uint32_t idx = sender_qp(a, m, &m->u.notice.flow);
+	uint32_t idx = controlled_qp(a, m, &m->u.notice.flow);
 	struct cc_event ev;
 
 	(void)src_ip;
@@ -310,7 +336,7 @@ static unsigned on_level(struct agent *a, const struct fb_msg *m, uint32_t src_i
 			   "those, switches take them");
 		return 0;
 	}
-	idx = sender_qp(a, m, &l->flow);
+	idx = controlled_qp(a, m, &l->flow);
 	if (idx == AGENT_NO_IDX)
 		return 0;
 	a->qps[idx].level_src = (struct agent_level_src){

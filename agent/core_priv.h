@@ -154,6 +154,15 @@ void agent_want_withdraw(struct agent *a, uint32_t idx, qp_time_ns now);
 
 /* core_feedback.c: after a controller ran (publish, level ack, reschedule); AGENT_RX_* */
 unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns now);
+/* The data flow QP @q controls, as feedback names it (from its sender's side): its own
+ * (local -> peer, the peer's QP) or a reader's (peer -> local, its own QP). */
+static inline struct fb_flow agent_data_flow(const struct agent_qp *q)
+{
+	if (q->reg.flags & AGENT_QP_READER)
+		return (struct fb_flow){ q->reg.peer_ip, q->reg.local_ip, q->reg.sport,
+					 q->reg.qpn };
+	return (struct fb_flow){ q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn };
+}
 
 /* core_credit.c: both sides of IA credits */
 int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, size_t errlen);

@@ -22,7 +22,7 @@ static void send_want(struct agent *a, struct agent_qp *q, uint32_t every, qp_ti
 	struct fb_msg m = { .type = FB_T_WANT };
 
 	m.u.want = (struct fb_want){
-		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
+		.flow = agent_data_flow(q),
 		.int_every = every, .int_interval_ns = every ? a->p.int_interval_ns : 0,
 	};
 	if (agent_send(a, &m, q->reg.peer_ip, FB_PORT, now))
