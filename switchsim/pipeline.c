@@ -266,7 +266,9 @@ static void ctrl_send(struct sw_switch *sw, const uint8_t *frame, size_t len, qp
 static bool send_cnp(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 		     qp_time_ns now)
 {
-	const struct sw_qp_entry *qp = sw_fwd_lookup_qp(&p->sw->fwd, m->key.src_ip, m->key.dst_ip);
+	bool rd = m->flags & SW_M_READ_RESP;
+	const struct sw_qp_entry *qp = rd ? NULL : sw_fwd_lookup_qp(&p->sw->fwd, m->key.src_ip,
+								    m->key.dst_ip);
 	struct frame_roce_spec s = {
 		.src = { .ip = m->key.dst_ip, .port = 0xc000 | (m->key.qp & 0x3fff) },
 		.dst = { .ip = m->key.src_ip },
@@ -275,11 +277,20 @@ static bool send_cnp(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 	uint8_t cnp[SW_CTRL_FRAME];
 	int n;
 
+	if (rd) {   /* to the requester's QP, the data's destination QP, as if from the responder */
+		s.src = (struct frame_addr){ .ip = m->key.src_ip, .port = 0xc000 | (m->key.qp & 0x3fff) };
+		s.dst = (struct frame_addr){ .ip = m->key.dst_ip };
+		s.bth.dest_qp = m->key.qp;
+		memcpy(s.src.mac, frame + 6, 6);
+		memcpy(s.dst.mac, frame, 6);
+		goto build;
+	}
 	if (!qp)
 		return false;
 	s.bth.dest_qp = qp->qp;
 	memcpy(s.src.mac, frame, 6);       /* the data frame's destination: the receiver */
 	memcpy(s.dst.mac, frame + 6, 6);   /* its source: the sender */
+build:
 	n = frame_build_roce(cnp, sizeof(cnp), &s);
 	if (n > 0)
 		ctrl_send(p->sw, cnp, (size_t)n, now);
@@ -292,10 +303,24 @@ static struct fb_flow fb_flow_of(const struct sw_flow_key *k)
 				 .dest_qp = k->qp };
 }
 
+/* Where the switch's word about a flow goes: its data's sender, or for READ responses
+ * their receiver, the requester (flagged so), with the MAC to reach it. */
+static uint32_t telem_to(const struct sw_meta *m, const uint8_t *frame, const uint8_t **mac,
+			 uint8_t *flags)
+{
+	bool rd = m->flags & SW_M_READ_RESP;
+
+	*mac = rd ? frame : frame + 6;
+	*flags = rd ? FB_F_TO_RECEIVER : 0;
+	return rd ? m->key.dst_ip : m->key.src_ip;
+}
+
 static void send_notice(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 			const struct sw_enq_out *o)
 {
 	struct fb_msg msg = { .type = FB_T_NOTICE };
+	const uint8_t *mac;
+	uint32_t to = telem_to(m, frame, &mac, &msg.flags);
 
 	msg.u.notice = (struct fb_notice){
 		.flow = fb_flow_of(&m->key), .psn = m->psn, .switch_id = p->sw->id,
@@ -304,7 +329,7 @@ static void send_notice(struct sw_port *p, const struct sw_meta *m, const uint8_
 		.link_bps = p->conf->q.rate_bps, .reflected_ts_ns = o->arrival_ns,
 	};
 	p->st.notices++;
-	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+	telem_send(p->sw, to, mac, &msg, o->arrival_ns);
 	if (p->telem.cnp && send_cnp(p, m, frame, o->arrival_ns))
 		p->st.cnps++;
 }
@@ -313,6 +338,8 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 		       const struct sw_flow *fl, const struct sw_enq_out *o, uint64_t level_q)
 {
 	struct fb_msg msg = { .type = FB_T_LEVEL };
+	const uint8_t *mac;
+	uint32_t to = telem_to(m, frame, &mac, &msg.flags);
 
 	msg.u.level = (struct fb_level){
 		.flow = fb_flow_of(&m->key), .switch_id = p->sw->id, .port = (uint16_t)p->index,
@@ -320,7 +347,7 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 		.queue_bytes = level_q > UINT32_MAX ? UINT32_MAX : (uint32_t)level_q,
 	};
 	p->st.levels++;
-	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+	telem_send(p->sw, to, mac, &msg, o->arrival_ns);
 }
 
 /* One INT report into @buf, signed when the switch has a key: its length or -EMSGSIZE. */
@@ -338,7 +365,7 @@ static int int_report(struct sw_switch *sw, uint8_t *buf, size_t cap, uint8_t fl
 static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 		     qp_time_ns now)
 {
-	bool echo = p->telem.int_mode == SW_INT_ECHO;
+	bool echo = p->telem.int_mode == SW_INT_ECHO || (m->flags & SW_M_READ_RESP);
 	uint32_t ip = echo ? m->key.dst_ip : m->key.src_ip;
 	const uint8_t *mac = echo ? frame : frame + 6;
 	uint8_t flags = echo ? FB_F_TO_RECEIVER : 0;
@@ -425,7 +452,9 @@ static void classify(struct sw_meta *m, const struct frame_parsed *p)
 				       .sport = p->udp.sport,
 				       .qp = SW_FLOW_KEY_UDP | p->udp.dport };
 	if ((p->layers & FRAME_L_ROCE) && (p->op->ext & FRAME_X_DATA)) {
-		m->flags = SW_M_ROCE_DATA;
+		m->flags = SW_M_ROCE_DATA | (p->bth.opcode >= FRAME_OP_RC_READ_RESP_FIRST &&
+					     p->bth.opcode <= FRAME_OP_RC_READ_RESP_ONLY
+					     ? SW_M_READ_RESP : 0);
 		m->key.qp = p->bth.dest_qp;
 		m->psn = p->bth.psn;
 	}

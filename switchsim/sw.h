@@ -46,7 +46,9 @@
 #define SW_PACK_MAX 1400           /* telemetry messages packed into one UDP payload */
 
 /* Carried with each queued frame (queue metadata) and across links in the process. */
-enum { SW_M_ROCE_DATA = 1u << 0, SW_M_CTRL = 1u << 1 };
+/* SW_M_READ_RESP: a READ response (or atomic ACK): its receiver, the requester, paces it,
+ * so what the switch says about it goes there (FB_F_TO_RECEIVER), its CNP too. */
+enum { SW_M_ROCE_DATA = 1u << 0, SW_M_CTRL = 1u << 1, SW_M_READ_RESP = 1u << 2 };
 struct sw_meta {
 	uint8_t flags;
 	uint8_t nhops;

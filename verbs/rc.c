@@ -173,7 +173,7 @@ struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 		goto nomem;
 	}
 	qp->state = RC_INIT;
-	qp->cnp_last_ns = QP_TIME_NEVER;
+	qp->cnp_last_ns = qp->cnp_self_ns = QP_TIME_NEVER;
 	rc_req_init(qp);
 	return qp;
 nomem:
@@ -414,6 +414,19 @@ static void np_mark(struct rc_qp *qp, qp_time_ns now)
 	qp->cnp_last_ns = now;
 }
 
+/* A READ's requester is the reaction point of its responses (they are paced by its
+ * requests): a CE-marked response is a CNP for itself, at most one per cnp_interval_ns,
+ * counted in cnp_self for its owner (the soft host hands it on as a CNP). */
+static void rp_mark(struct rc_qp *qp, qp_time_ns now)
+{
+	qp->st.ce_rx++;
+	if (!qp->p.cnp_interval_ns || (qp->cnp_self_ns != QP_TIME_NEVER &&
+				       now < qp->cnp_self_ns + qp->p.cnp_interval_ns))
+		return;
+	qp->cnp_self_ns = now;
+	qp->st.cnp_self++;
+}
+
 static bool np_tx(struct rc_qp *qp, struct frame_roce_spec *s)
 {
 	if (!qp->cnp_pending || qp->state != RC_RTS)
@@ -449,8 +462,11 @@ int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 	}
 	if (bth->opcode == FRAME_OP_RC_ACK)
 		return rc_req_rx(qp, p, now);
-	if (rc_is_response(bth->opcode))
+	if (rc_is_response(bth->opcode)) {
+		if ((p->ip.tos & 3) == FRAME_ECN_CE)
+			rp_mark(qp, now);
 		return rc_rdresp_rx(qp, frame, p, now);
+	}
 	if (rc_is_request(bth->opcode)) {
 		if ((p->ip.tos & 3) == FRAME_ECN_CE)
 			np_mark(qp, now);

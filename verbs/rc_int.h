@@ -124,6 +124,7 @@ struct rc_qp {
 	struct rc_req req;
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
+	qp_time_ns cnp_self_ns;  /* the last CE-marked READ response counted in cnp_self */
 	struct rc_dl_min *dl_min; /* rc_watch_deadline's, or NULL */
 	struct rc_stats st;
 };

@@ -82,6 +82,11 @@
  * to the peer's QP, 16 reserved bytes), at most one per cnp_interval_ns (the paper's and
  * the NICs' 50 us); the CNP goes before ACKs and data. A CNP received is counted (cnp_rx)
  * and consumed; what reacts to it is the owner's (the soft host hands it to its hook).
+ * A READ's requester is the reaction point of its responses: a CE-marked READ response or
+ * atomic ACK counts as a CNP for the requester itself (cnp_self, at most one per
+ * cnp_interval_ns; the soft host hands it to its cnp hook as the QP's own CNP), since its
+ * requests, not the responder, decide how much data comes (qpace's choice: a NIC's NP
+ * would send the responder a CNP, whose rate limit does not pace READ responses).
  * Deviation from HPCC's ns-3 DCQCN (references §2): ns-3 sets a CNP flag on the per-packet
  * ACK of every CE-marked packet instead; real RoCEv2 NICs (and the paper) send a separate,
  * paced CNP, which is what this does.
@@ -230,6 +235,8 @@ struct rc_stats {
 	uint64_t cnp_rx;            /* CNPs addressed to this QP (handed to the owner) */
 	uint64_t ce_rx;             /* request packets from the peer marked CE */
 	uint64_t cnp_tx;            /* CNPs sent for them (NP) */
+	uint64_t cnp_self;          /* CE-marked READ responses taken as this requester's own
+				     * CNP, at most one per cnp_interval_ns (its owner's) */
 	uint64_t err_wcs;           /* completions with an error status */
 	uint64_t drops[RC_DROP_COUNT];
 	enum rc_drop last_drop;     /* the most recent reason, for one-line logs */

@@ -16,7 +16,8 @@
  *        is not 0 checked, as Linux checks it before rxe sees the datagram):
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
  *                  the QP's peer address (CNPs from anywhere); a CNP the QP takes goes
- *                  on to the cnp hook (DCQCN's reaction point is the hook's owner); a
+ *                  on to the cnp hook (DCQCN's reaction point is the hook's owner), and so
+ *                  does a CE-marked response to its own READ (rc.h: cnp_self); a
  *                  CE-marked request makes the QP send a CNP (rc.h: the NP); payload
  *                  it accepted goes to the rx_data hook;
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
