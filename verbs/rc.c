@@ -463,12 +463,12 @@ int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 	if (bth->opcode == FRAME_OP_RC_ACK)
 		return rc_req_rx(qp, p, now);
 	if (rc_is_response(bth->opcode)) {
-		if ((p->ip.tos & 3) == FRAME_ECN_CE)
+		if (frame_ecn_of(p) == FRAME_ECN_CE)
 			rp_mark(qp, now);
 		return rc_rdresp_rx(qp, frame, p, now);
 	}
 	if (rc_is_request(bth->opcode)) {
-		if ((p->ip.tos & 3) == FRAME_ECN_CE)
+		if (frame_ecn_of(p) == FRAME_ECN_CE)
 			np_mark(qp, now);
 		return rc_resp_rx(qp, frame, p);
 	}

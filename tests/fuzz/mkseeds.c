@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "fb_samples.h"
+#include "frame6.h"
 #include "qpace/ctl.h"
 #include "qpace/feedback.h"
 #include "qpace/frame.h"
@@ -180,6 +181,15 @@ static void frames(void)
 		put("frame", "arp", buf, (size_t)n);
 	if ((n = frame_build_udp(buf, sizeof(buf), &a, &b, NULL, payload, 64)) > 0)
 		put("frame", "udp", buf, (size_t)n);
+	struct frame6_spec s6 = {   /* RoCEv2 over IPv6, ECT(0) */
+		.src_mac = { 2, 0, 10, 0, 0, 1 }, .dst_mac = { 2, 0, 10, 0, 0, 2 },
+		.src = { 0xfe, 0x80, [15] = 1 }, .dst = { 0xfe, 0x80, [15] = 2 },
+		.tclass = 2, .sport = 0xc123,
+		.bth = { .opcode = FRAME_OP_RC_WRITE_MIDDLE, .dest_qp = 0x12, .psn = 9 },
+		.payload = payload, .payload_len = 64,
+	};
+	if ((n = frame6_build(buf, sizeof(buf), &s6)) > 0)
+		put("frame", "roce-ipv6", buf, (size_t)n);
 }
 
 /* perftest's exchange: a key message, a version, an MTU, a report field. */

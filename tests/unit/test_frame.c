@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "frame6.h"
 #include "qpace/frame.h"
 
 static const struct frame_addr host_a = {
@@ -481,6 +482,80 @@ static void test_opcode_table(void **state)
 	assert_false(frame_opinfo(0x15)->ext & FRAME_X_KNOWN);
 }
 
+/* IPv6: the fixed header decoded, RoCEv2 over it parsed with its ICRC (rxe's masks), every
+ * truncation refused, an extension header or a later version left alone or refused, and
+ * the ECN bits set in the traffic class without touching the rest or the ICRC. */
+static void test_ipv6(void **state)
+{
+	struct frame6_spec s = {
+		.src_mac = { 2, 0, 0, 0, 0, 0x0a }, .dst_mac = { 2, 0, 0, 0, 0, 0x0b },
+		.src = { 0xfe, 0x80, [15] = 0x0a }, .dst = { 0xfe, 0x80, [15] = 0x0b },
+		.tclass = 26 << 2 | FRAME_ECN_ECT0, .flow_label = 0xabcde, .sport = 0xc001,
+		.bth = { .opcode = FRAME_OP_RC_SEND_ONLY, .dest_qp = 0x11, .psn = 7 },
+		.payload_len = 37,
+	};
+	uint8_t f[2048], g[2048], v4[128];
+	struct frame_parsed p, q;
+	int n;
+	(void)state;
+
+	n = frame6_build(f, sizeof(f), &s);
+	assert_int_equal(n, 14 + 40 + 8 + 12 + 40 + 4);   /* 37 + 3 bytes of pad */
+	assert_int_equal(frame_parse(&p, f, (size_t)n), 0);
+	assert_int_equal(p.layers, FRAME_L_ETH | FRAME_L_IPV6 | FRAME_L_UDP | FRAME_L_ROCE);
+	assert_int_equal(p.ip6.tclass, 26 << 2 | FRAME_ECN_ECT0);
+	assert_int_equal(p.ip6.flow, 0xabcde);
+	assert_int_equal(p.ip6.plen, n - 54);
+	assert_int_equal(p.ip6.next, FRAME_IPPROTO_UDP);
+	assert_int_equal(p.ip6.hlim, 64);
+	assert_memory_equal(p.ip6.src, s.src, 16);
+	assert_memory_equal(p.ip6.dst, s.dst, 16);
+	assert_int_equal(p.ip_off, 14);
+	assert_int_equal(p.udp_off, 54);
+	assert_int_equal(p.bth_off, 62);
+	assert_int_equal(p.payload_len, 37);
+	assert_int_equal(p.bth.psn, 7);
+	assert_int_equal(frame_ecn_of(&p), FRAME_ECN_ECT0);
+	assert_true(frame_icrc_ok(f, &p));
+	check_truncations(f, (size_t)n, p.len);
+	/* Ethernet padding after it is not part of it */
+	memcpy(g, f, (size_t)n);
+	memset(g + n, 0, 8);
+	assert_int_equal(frame_parse(&q, g, (size_t)n + 8), 0);
+	assert_int_equal(q.len, n);
+	/* CE in the traffic class: only those two bits change; the ICRC masks them */
+	memcpy(g, f, (size_t)n);
+	frame_ip_set_ecn(g + 14, FRAME_ECN_CE);
+	assert_int_equal(g[15] ^ f[15], (FRAME_ECN_CE ^ FRAME_ECN_ECT0) << 4);
+	assert_memory_equal(g, f, 15);
+	assert_memory_equal(g + 16, f + 16, (size_t)n - 16);
+	assert_int_equal(frame_parse(&q, g, (size_t)n), 0);
+	assert_int_equal(frame_ecn_of(&q), FRAME_ECN_CE);
+	assert_true(frame_icrc_ok(g, &q));
+	g[n - 10] ^= 1;                       /* a payload byte: the ICRC catches it */
+	assert_false(frame_icrc_ok(g, &q));
+	/* an extension header first: IPv6 alone, nothing beyond read */
+	memcpy(g, f, (size_t)n);
+	g[14 + 6] = 0;                        /* hop-by-hop options */
+	assert_int_equal(frame_parse(&q, g, (size_t)n), 0);
+	assert_int_equal(q.layers, FRAME_L_ETH | FRAME_L_IPV6);
+	assert_int_equal(frame_ecn_of(&q), FRAME_ECN_ECT0);
+	/* a payload length beyond the frame, a version that is not 6 */
+	memcpy(g, f, (size_t)n);
+	g[14 + 5]++;
+	assert_int_equal(frame_parse(&q, g, (size_t)n), -EMSGSIZE);
+	memcpy(g, f, (size_t)n);
+	g[14] = (uint8_t)(4 << 4 | (g[14] & 0x0f));
+	assert_int_equal(frame_parse(&q, g, (size_t)n), -EBADMSG);
+	/* frame_ip_set_ecn on IPv4 is frame_ipv4_set_ecn (checksum kept right) */
+	n = frame_build_udp(v4, sizeof(v4), &host_a, &host_b, NULL, (const uint8_t *)"hi", 2);
+	memcpy(g, v4, (size_t)n);
+	frame_ip_set_ecn(g + 14, FRAME_ECN_CE);
+	frame_ipv4_set_ecn(v4 + 14, FRAME_ECN_CE);
+	assert_memory_equal(g, v4, (size_t)n);
+	assert_int_equal(frame_ipv4_csum(g + 14, 20), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_csum_reference),
 		cmocka_unit_test(test_udp_and_arp),
 		cmocka_unit_test(test_opcode_table),
+		cmocka_unit_test(test_ipv6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
