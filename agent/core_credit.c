@@ -133,7 +133,8 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 	}
 
 	m.u.credit = (struct fb_credit){
-		.flow = { q->reg.peer_ip, q->reg.local_ip, q->peer_sport, q->reg.qpn },
+		.flow = { .src_ip = q->reg.peer_ip, .dst_ip = q->reg.local_ip,
+			  .sport = q->peer_sport, .dest_qp = q->reg.qpn },
 		.seq = ++a->grant_seq,
 		.credit_bytes = g->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)g->bytes,
 		.interval_ns = credit_period_ns(l->pacer),

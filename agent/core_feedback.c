@@ -16,7 +16,7 @@
 static bool send_level_ack(struct agent *a, struct agent_qp *q, qp_time_ns now)
 {
 	const struct agent_level_src *s = &q->level_src;
-	struct fb_msg m = { .type = FB_T_LEVEL };
+	struct fb_msg m = { .type = FB_T_LEVEL, .flags = agent_fb_flags(q) };
 
 	if (!s->known)
 		return false;
@@ -61,39 +61,56 @@ static unsigned feed_cc(struct agent *a, uint32_t idx, const struct cc_event *ev
 
 /* ---- flows ---- */
 
-static void note_unknown(struct agent *a, const char *what, const struct fb_flow *f)
+static void note_unknown(struct agent *a, const struct fb_msg *m, const char *what,
+			 const struct fb_flow *f)
 {
-	char s[QP_IPV4_STRLEN], d[QP_IPV4_STRLEN];
+	char s[QP_IPV6_STRLEN], d[QP_IPV6_STRLEN];
+	bool v6 = m->flags & FB_F_IPV6;
 
 	agent_note(a, AGENT_C_FB_UNKNOWN_FLOW, "%s for flow %s:%u -> %s qp 0x%06x: no such local "
-		   "QP registered", what, qp_ipv4_fmt(f->src_ip, s, sizeof(s)), f->sport,
-		   qp_ipv4_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
+		   "QP registered", what,
+		   v6 ? qp_ipv6_fmt(f->src6, s, sizeof(s)) : qp_ipv4_fmt(f->src_ip, s, sizeof(s)),
+		   f->sport,
+		   v6 ? qp_ipv6_fmt(f->dst6, d, sizeof(d)) : qp_ipv4_fmt(f->dst_ip, d, sizeof(d)),
+		   f->dest_qp);
 }
 
 /* The local QP that sends the data of flow @f: (src IP, dst IP, dest QP), and the source
- * port when both sides know it. */
+ * port when both sides know it; an IPv6 flow (FB_F_IPV6) by its addresses. */
 static uint32_t sender_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
 {
-	uint32_t idx = agent_map_find_flow(a, f->src_ip, f->dst_ip, f->dest_qp);
+	uint32_t idx = (m->flags & FB_F_IPV6)
+			       ? agent_map_find_flow6(a, f->src6, f->dst6, f->dest_qp)
+			       : agent_map_find_flow(a, f->src_ip, f->dst_ip, f->dest_qp);
 
 	if (idx != AGENT_NO_IDX && a->qps[idx].reg.sport && f->sport &&
 	    f->sport != a->qps[idx].reg.sport)
 		idx = AGENT_NO_IDX;
 	if (idx == AGENT_NO_IDX)
-		note_unknown(a, fb_type_name(m->type), f);
+		note_unknown(a, m, fb_type_name(m->type), f);
 	return idx;
 }
 
+/* Is @r the QP at the receiving end of flow @f (the family @m's flags name)? */
+static bool receives(const struct agent_qp_reg *r, const struct fb_msg *m,
+		     const struct fb_flow *f)
+{
+	if (((r->flags & AGENT_QP_IPV6) != 0) != ((m->flags & FB_F_IPV6) != 0))
+		return false;
+	if (m->flags & FB_F_IPV6)
+		return !memcmp(r->local_ip6, f->dst6, 16) && !memcmp(r->peer_ip6, f->src6, 16);
+	return r->local_ip == f->dst_ip && r->peer_ip == f->src_ip;
+}
+
 /* The local QP that receives the data of flow @f: its QPN is the dest QP. */
-static uint32_t receiver_qp(struct agent *a, const struct fb_flow *f)
+static uint32_t receiver_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
 {
 	uint32_t idx = agent_map_find_qpn(a, f->dest_qp);
 
-	if (idx != AGENT_NO_IDX && (a->qps[idx].reg.local_ip != f->dst_ip ||
-				    a->qps[idx].reg.peer_ip != f->src_ip))
+	if (idx != AGENT_NO_IDX && !receives(&a->qps[idx].reg, m, f))
 		idx = AGENT_NO_IDX;
 	if (idx == AGENT_NO_IDX)
-		note_unknown(a, "int to the receiver", f);
+		note_unknown(a, m, "int to the receiver", f);
 	return idx;
 }
 
@@ -106,9 +123,9 @@ static uint32_t controlled_qp(struct agent *a, const struct fb_msg *m, const str
 
 	if (!(m->flags & FB_F_TO_RECEIVER))
 		return sender_qp(a, m, f);
-	idx = receiver_qp(a, f);
+	idx = receiver_qp(a, m, f);
 	if (idx != AGENT_NO_IDX && !(a->qps[idx].reg.flags & AGENT_QP_READER)) {
-		note_unknown(a, fb_type_name(m->type), f);
+		note_unknown(a, m, fb_type_name(m->type), f);
 		idx = AGENT_NO_IDX;
 	}
 	return idx;
@@ -266,7 +283,7 @@ static unsigned int_to_cc(struct agent *a, const struct fb_msg *m, uint32_t idx,
 static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
-	uint32_t idx = receiver_qp(a, &r->flow);
+	uint32_t idx = receiver_qp(a, m, &r->flow);
 	struct fb_msg echo;
 	struct agent_qp *q;
 
@@ -277,6 +294,8 @@ static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time
 	q->feedback++;
 	monitor_int(q, r->hops, r->nhops);
 	agent_link_arrival(a, idx, r->psn, now);
+	if (m->flags & FB_F_IPV6)   /* echoes go over IPv4 (an IPv6 receiver registers not) */
+		return AGENT_RX_MATCHED;
 	echo = *m;
 	echo.type = FB_T_ECHO;
 	echo.flags = 0;
@@ -299,7 +318,7 @@ static unsigned on_int(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 		idx = agent_map_find_qpn(a, f->dest_qp);
 		if (idx == AGENT_NO_IDX || !(a->qps[idx].reg.flags & AGENT_QP_READER))
 			return int_as_receiver(a, m, now);
-		if ((idx = receiver_qp(a, f)) == AGENT_NO_IDX)
+		if ((idx = receiver_qp(a, m, f)) == AGENT_NO_IDX)
 			return 0;
 		/* a reader's data: its own controller, and its credit pacer's arrivals */
 		agent_link_arrival(a, idx, m->u.int_report.psn, now);

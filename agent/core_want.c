@@ -11,7 +11,8 @@
 #include "qpace/cc.h"
 #include "core_priv.h"
 
-/* An IPv6 flow asks for none: qpace-switch's telemetry and this message are IPv4's. */
+/* An IPv6 flow asks for none: the message goes to the receiver's IPv4 address, which an
+ * IPv6 flow does not name (qpace-switch --int-flows all reports on it unasked). */
 static bool wants_int(const struct agent_qp *q)
 {
 	return q->cc && (cc_needs(q->cc->ops) & CC_NEED_INT) && !(q->reg.flags & AGENT_QP_IPV6);
