@@ -345,9 +345,11 @@ build/fuzz/obj/%.o: %.c
 	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 build/fuzz/libqpace-fuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
+# a target may name test helpers (tests/support/*.c) it is built with
+build/fuzz/fuzz_switch: tests/support/frame6.c
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
-	clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $< build/fuzz/libqpace-fuzz.a \
-		$(sort $(ALL_LAYER_LIBS)) -o $@
+	clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $(filter %.c,$^) \
+		build/fuzz/libqpace-fuzz.a $(sort $(ALL_LAYER_LIBS)) -o $@
 fuzz: deps $(FUZZ_BINS)
 	@FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
