@@ -208,6 +208,8 @@ int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
 	    !mtu_ok(c->mtu_bytes))
 		return -EINVAL;
 	qp->conn = *c;
+	if (c->max_rd_atomic && c->max_rd_atomic < qp->p.max_rd_atomic)
+		qp->p.max_rd_atomic = c->max_rd_atomic;   /* nothing posted yet: the ring shrinks */
 	qp->resp.epsn = c->rq_psn;
 	qp->state = RC_RTS;
 	rc_dl_changed(qp);

@@ -527,7 +527,8 @@ static int soft_qp_connect(struct qp *qp, char *err, size_t errlen)
 	struct soft_ctx *c = to_sctx(qp->ctx);
 	uint32_t peer_ip = 0;
 	struct rc_conn rcc = { .dest_qpn = qp->remote.qpn, .rq_psn = qp->remote.psn,
-			       .mtu_bytes = qp->path_mtu_bytes };
+			       .mtu_bytes = qp->path_mtu_bytes,
+			       .max_rd_atomic = qp->attr.max_rd_atomic };
 	int rc;
 
 	if (!qp_ipv6_v4mapped(qp->remote.gid, &peer_ip) || !peer_ip)

@@ -197,7 +197,9 @@ struct qp_attr {
 	uint8_t min_rnr_timer;     /* IB encoding; 0 = 12 (0.64 ms) */
 	uint8_t traffic_class;     /* GRH traffic class (DSCP/ECN) */
 	uint8_t max_rd_atomic;     /* READs and atomics this QP has outstanding at the peer,
-				    * 1..QP_RD_ATOMIC_MAX; 0 = QP_RD_ATOMIC_DEF */
+				    * 1..QP_RD_ATOMIC_MAX; 0 = QP_RD_ATOMIC_DEF. qp_connect
+				    * takes it from qp->attr: lower it there before (to the
+				    * peer's max_dest_rd_atomic, as verbs do at RTS) */
 	uint8_t max_dest_rd_atomic;/* the peer's READs and atomics this QP serves at once (its
 				    * saved requests), 1..QP_RD_ATOMIC_MAX; 0 = the default */
 	unsigned flags;            /* enum qp_flags */

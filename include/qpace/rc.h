@@ -180,6 +180,9 @@ struct rc_conn {
 	uint32_t dest_qpn;          /* 24 bits */
 	uint32_t rq_psn;            /* the first PSN the peer sends, 24 bits */
 	uint32_t mtu_bytes;         /* path MTU: 256, 512, 1024, 2048 or 4096 */
+	uint32_t max_rd_atomic;     /* 0, or lower than created: READs and atomics outstanding
+				     * at once from here on (the peer's max_dest_rd_atomic, as
+				     * verbs set it at RTS) */
 };
 
 /* Why a frame was dropped; one counter each. */

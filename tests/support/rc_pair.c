@@ -28,8 +28,9 @@ static bool pair_find(void *arg, uint32_t rkey, struct rc_region *out)
 	return false;
 }
 
-void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct rc_params *pb,
-		   uint32_t mtu, const struct rc_wire_params *wp)
+static void pair_open(struct rc_pair *pr, const struct rc_params *pa,
+		      const struct rc_params *pb, uint32_t mtu, const struct rc_wire_params *wp,
+		      bool rts_limits)
 {
 	static const uint32_t qpn[2] = { 0x11, 0x22 }, psn[2] = { 0xfffff0, 0x123456 };
 	const struct rc_params *base[2] = { pa, pb };
@@ -48,11 +49,24 @@ void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct 
 			fail_msg("%s", err);
 	}
 	for (int i = 0; i < 2; i++) {
-		struct rc_conn c = { .dest_qpn = qpn[!i], .rq_psn = psn[!i], .mtu_bytes = mtu };
+		struct rc_conn c = { .dest_qpn = qpn[!i], .rq_psn = psn[!i], .mtu_bytes = mtu,
+				     .max_rd_atomic = rts_limits ? base[!i]->max_dest_rd_atomic : 0 };
 
 		assert_int_equal(rc_connect(pr->s[i].qp, &c), 0);
 	}
 	rc_wire_init(&pr->w, wp, pr->s[0].qp, pr->s[1].qp, QP_NS_PER_S);
+}
+
+void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct rc_params *pb,
+		   uint32_t mtu, const struct rc_wire_params *wp)
+{
+	pair_open(pr, pa, pb, mtu, wp, false);
+}
+
+void rc_pair_open_rts(struct rc_pair *pr, const struct rc_params *pa,
+		      const struct rc_params *pb, uint32_t mtu, const struct rc_wire_params *wp)
+{
+	pair_open(pr, pa, pb, mtu, wp, true);
 }
 
 void rc_pair_open(struct rc_pair *pr, const struct rc_params *base, uint32_t mtu,

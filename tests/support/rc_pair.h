@@ -33,6 +33,10 @@ void rc_pair_open(struct rc_pair *pr, const struct rc_params *base, uint32_t mtu
 /* The same with per-side parameters. */
 void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct rc_params *pb,
 		   uint32_t mtu, const struct rc_wire_params *wp);
+/* The same, connected as verbs users connect at RTS: each side's max_rd_atomic lowered to
+ * the other's max_dest_rd_atomic (struct rc_conn). */
+void rc_pair_open_rts(struct rc_pair *pr, const struct rc_params *pa,
+		      const struct rc_params *pb, uint32_t mtu, const struct rc_wire_params *wp);
 void rc_pair_close(struct rc_pair *pr);
 /* Register a region of @len zeroed bytes on side @i; returns its rkey. remote_write gives
  * it every remote access (write, read, atomic), false none. */

@@ -13,7 +13,8 @@
  *  - implicit ACK (a READ response completes the WRITE before it when ACKs are lost) and
  *    implicit NAK (an ACK past a READ whose response was lost resends it at once);
  *  - max_rd_atomic bounds the READs in flight; a requester beyond the responder's
- *    max_dest_rd_atomic gets NAK invalid request; access and alignment errors.
+ *    max_dest_rd_atomic gets NAK invalid request, one lowered to it at connect none;
+ *    access and alignment errors.
  * Size: QPACE_TEST_MB (default 32; 8 under AddressSanitizer) of READ data per stream. */
 #include <errno.h>
 #include <setjmp.h>
@@ -591,6 +592,18 @@ static void test_max_dest_rd_atomic(void **state)
 	assert_int_equal(rc_stats(pr.s[1].qp)->errs_tx, 1);
 	assert_int_equal(rc_state(pr.s[0].qp), RC_ERROR);
 	assert_int_equal(rc_state(pr.s[1].qp), RC_ERROR);
+	rc_pair_close(&pr);
+	/* connected as verbs do, the requester's 4 lowered to the responder's 2: all served */
+	rc_pair_open_rts(&pr, &pa, &pb, 1024, &wp);
+	rkey = rc_pair_mem_access(&pr, 1, 16384, QP_ACCESS_REMOTE_READ);
+	for (int i = 0; i < 4; i++)
+		rc_pair_post(&pr, 0, QP_OP_READ, (uint64_t)i, dst[i], 16384,
+			     rc_pair_va(&pr, 1, rkey), rkey, 0);
+	for (int i = 0; i < 4; i++) {
+		assert_true(rc_pair_wait(&pr, 0, &wc, QP_NS_PER_S));
+		assert_int_equal(wc.status, QP_WC_SUCCESS);
+	}
+	assert_int_equal(rc_stats(pr.s[1].qp)->errs_tx, 0);
 	rc_pair_close(&pr);
 }
 
