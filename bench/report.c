@@ -36,7 +36,10 @@ void report_banner(FILE *out, const struct report_info *ri)
 	fprintf(out, " Link type       : %s\n", ri->link_type);
 	if (ri->gid_index >= 0)
 		fprintf(out, " GID index       : %d\n", ri->gid_index);
-	fprintf(out, " Max inline data : 0[B]\n");
+	if (ri->outs)   /* perftest prints one or the other */
+		fprintf(out, " Outstand reads  : %u\n", ri->outs);
+	else
+		fprintf(out, " Max inline data : 0[B]\n");
 	fprintf(out, " rdma_cm QPs\t : OFF\n");
 	fprintf(out, " Data ex. method : Ethernet\n");
 	fputs(REPORT_LINE, out);

@@ -29,6 +29,7 @@ struct report_info {
 	const char *link_type;       /* "Ethernet" */
 	int gid_index;               /* -1: n/a */
 	unsigned tx_depth;
+	unsigned outs;               /* READ/atomic tests: out_reads (-o); 0: not printed */
 };
 
 /* The test banner and the local/remote address lines, as perftest prints them. */

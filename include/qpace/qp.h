@@ -498,6 +498,20 @@ int qp_dial(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
 int qp_accept(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
 	      const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
 	      struct qp **out, char *err, size_t errlen);
+/* The TCP part of qp_dial / qp_accept alone, for exchanges in another format (qpace-bench
+ * speaks perftest's): a connected stream socket (close it), or -errno with @err. The
+ * client retries a refused connection until @timeout_ns (0 = 30 s) passes; the server
+ * accepts one client on [bind]:port. */
+int qp_tcp_dial(const char *host, const char *port, qp_time_ns timeout_ns, char *err,
+		size_t errlen);
+int qp_tcp_accept(const char *bind, const char *port, qp_time_ns timeout_ns, char *err,
+		  size_t errlen);
+/* Send (@out) or receive exactly @len bytes on the socket @fd before @deadline;
+ * @wait(@arg, fd, events, deadline) returns 0 once the socket is ready for @events (the
+ * caller's own work running meanwhile), or -errno (-ETIMEDOUT past the deadline). 0, or
+ * -ECONNRESET when the peer hangs up first, or the wait's or the socket's -errno. */
+int qp_tcp_io(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
+	      int (*wait)(void *arg, int fd, short events, qp_time_ns deadline), void *arg);
 /* The exchange alone, on a connected stream socket: send ours, read and check theirs. */
 int qp_exchange_fd(int fd, const struct qp_conn_info *local, struct qp_conn_info *remote,
 		   qp_time_ns timeout_ns, char *err, size_t errlen);
