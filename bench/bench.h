@@ -55,6 +55,9 @@ enum bench_rx_thread { BENCH_RX_THREAD_ON = 0, BENCH_RX_THREAD_OFF };
 /* --transport: how real-time soft hosts and their switch move frames: a UDP datagram each,
  * or a shared-memory port's rings (qpace/shm_ring.h). */
 enum bench_transport { BENCH_TRANSPORT_UDP = 0, BENCH_TRANSPORT_SHM, BENCH_TRANSPORT_AUTO };
+/* --op: an incast of WRITEs (the senders push to the receiver) or of READs (the one host
+ * reads from the N others: their responses converge on its port; it paces its requests). */
+enum bench_op { BENCH_OP_WRITE = 0, BENCH_OP_READ };
 
 /* Limits (the option table quotes them in its messages). */
 #define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */
@@ -105,6 +108,7 @@ struct bench_conf {
 	const char *ip;              /* soft: this host's address */
 	/* incast / compare / sweep */
 	uint64_t senders;
+	unsigned op;                 /* enum bench_op */
 	uint64_t rounds;
 	const char *switch_addr;     /* HOST:P of a running star; NULL = start one */
 	qp_rate_bps link_bps;

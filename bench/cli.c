@@ -18,6 +18,7 @@ static const char *const clock_names[] = { "real", "virtual", NULL };
 static const char *const int_names[] = { "echo", "direct", NULL };
 static const char *const rx_thread_names[] = { "on", "off", NULL };
 static const char *const transport_names[] = { "udp", "shm", "auto", NULL };
+static const char *const op_names[] = { "write", "read", NULL };
 
 /* --key FILE: read at once, so a bad file stops the command before anything starts. */
 static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
@@ -103,6 +104,12 @@ static const struct qp_opt bench_opts[] = {
 	{ "senders", 'N', QP_OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS_VT),
 	  .cmds = CMD_INCAST | CMD_COMPARE,
 	  .help = "senders (default 16; 1..63 in real time, 1..127 in virtual time)" },
+	{ "op", 0, QP_OPT_CHOICE, "write|read", F(op), .choices = op_names, .cmds = CMD_RUNS,
+	  .help = "write: the N senders WRITE to the receiver (default); read: the\n"
+		  "receiver READs from the N senders (they answer), its agent pacing its\n"
+		  "READ requests by the bytes they ask for (IA credits: its grants are its\n"
+		  "own; a cc: on the requester's side, the switch's word about the READ\n"
+		  "responses goes to it)" },
 	{ "clock", 0, QP_OPT_CHOICE, "real|virtual", F(clock), .choices = clock_names,
 	  .cmds = CMD_RUNS,
 	  .help = "real: hosts and a switch process on loopback, the machine's clock\n"
@@ -408,6 +415,13 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 	if ((c->cmd & CMD_PERF) && (c->transport == BENCH_TRANSPORT_SHM) != !!c->shm_path)
 		return qp_errmsg(-EINVAL, err, errlen, "--transport shm and --shm PATH go together "
 				 "(the switch port's region: qpace-switch --shm PREFIX makes PREFIX.pI)");
+	if (c->op == BENCH_OP_READ && networked)
+		return qp_errmsg(-EINVAL, err, errlen, "--op read: the embedded incast only (every "
+				 "host in this process), not a networked one");
+	if (c->op == BENCH_OP_READ && c->rx_thread == BENCH_RX_THREAD_ON)
+		return qp_errmsg(-EINVAL, err, errlen, "--op read --rx-thread on: the requester "
+				 "posts every flow's READs, so it runs in the one loop (--rx-thread "
+				 "off)");
 	if (networked && c->backend == BACKEND_SOFT && !c->ip)
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "--attach needs --ip A.B.C.D (this host's address)");
