@@ -28,6 +28,8 @@ struct roce_parsed {
 	__u8 ipv6;
 	__u8 ecn;                    /* the IP header's ECN field, 0..3 */
 	__u8 becn;                   /* BTH byte 4's BECN bit */
+	__u16 bth_off;               /* where the BTH starts in the frame */
+	__u16 udp_len;               /* the UDP header's length field */
 };
 
 static __always_inline void roce_v4_mapped(__u8 out[16], __u32 addr_be)
@@ -124,6 +126,8 @@ static __always_inline __u32 roce_parse(struct __sk_buff *skb, struct roce_parse
 			return QP_TC_C_PASS_SHORT_BTH;
 	}
 	p->sport = (__u16)((__u32)udp[0] << 8 | udp[1]);
+	p->bth_off = (__u16)(l4 + sizeof(udp));
+	p->udp_len = (__u16)((__u32)udp[4] << 8 | udp[5]);
 	p->opcode = bth[0];
 	p->becn = (bth[4] >> 6) & 1;
 	p->key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];

@@ -112,6 +112,7 @@ enum qp_tc_counter {
 	QP_TC_C_CREDIT_EXPIRED,      /* credits past credit_until_ns: ignored, rate only */
 	QP_TC_C_START,               /* enforce: a frame of a flow with no entry yet (not
 				      * an ACK or CNP) paced at conf.start_bps */
+	QP_TC_C_READ_CHARGED,        /* a paced READ request charged its RETH's length */
 	QP_TC_C_COUNT
 };
 

@@ -61,6 +61,7 @@ static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_CREDIT_HELD] = "credit_held",
 	[QP_TC_C_CREDIT_EXPIRED] = "credit_expired",
 	[QP_TC_C_START] = "start_rate",
+	[QP_TC_C_READ_CHARGED] = "read_charged",
 };
 
 const char *qp_tc_counter_name(unsigned c)
