@@ -26,11 +26,11 @@
 static const struct perf_cmd perf_cmds[] = {
 	{ CMD_WRITE_BW, "RDMA_Write", QP_OP_WRITE, false, "KCKH", "HRX", "*HRX", "H*RX", "", "" },
 	{ CMD_READ_BW, "RDMA_Read", QP_OP_READ, false, "KCKH", "HRX", "*HRX", "H*RX", "", "" },
-	{ CMD_ATOMIC_BW, "Atomic", QP_OP_FETCH_ADD, false, "KCKH", "HRX", "*HRX", "H*RX", "", "" },
+	{ CMD_ATOMIC_BW, "Atomic FETCH_AND_ADD", QP_OP_FETCH_ADD, false, "KCKH", "HRX", "*HRX", "H*RX", "", "" },
 	{ CMD_SEND_BW, "Send", QP_OP_SEND, false, "KCHK", "PH*X", "H*X", "PH*RX", "PH", "H" },
 	{ CMD_WRITE_LAT, "RDMA_Write", QP_OP_WRITE, true, "HKCKH", "*X", "*X", NULL, "", "" },
 	{ CMD_READ_LAT, "RDMA_Read", QP_OP_READ, true, "HKCKH", "X", "*X", NULL, "", "" },
-	{ CMD_ATOMIC_LAT, "Atomic", QP_OP_FETCH_ADD, true, "HKCKH", "X", "*X", NULL, "", "" },
+	{ CMD_ATOMIC_LAT, "Atomic FETCH_AND_ADD", QP_OP_FETCH_ADD, true, "HKCKH", "X", "*X", NULL, "", "" },
 	{ CMD_SEND_LAT, "Send", QP_OP_SEND, true, "KCHK", "PH*X", "PH*X", NULL, "PH", "" },
 };
 
@@ -181,10 +181,14 @@ static int step_report(struct perf *p, char *err, size_t errlen)
 
 	if (rc)
 		return rc;
-	if (p->c->duplex)
+	if (p->c->duplex) {
 		print_report_row(p, &theirs, true);
-	else if (!p->sends)
+	} else if (!p->sends) {   /* the server of a one-way test: the client's row */
+		if (!p->headed)
+			report_bw_header(stdout, p->c->report_gbits);
+		p->headed = true;
 		print_report_row(p, &theirs, false);
+	}
 	return 0;
 }
 
@@ -232,7 +236,10 @@ static int run_steps(struct perf *p, const char *steps, char *err, size_t errlen
 
 				me.rkey = p->mine[0].rkey;
 				me.addr = p->mine[0].vaddr;
-				report_addresses(stdout, &me, &p->e.qp[0]->remote);
+				bool rd = p->c->cmd & CMD_RD;
+
+				report_addresses(stdout, &me, rd ? p->mine[0].out_reads : 0,
+						 &p->e.qp[0]->remote, rd ? p->theirs[0].out_reads : 0);
 			}
 			break;
 		case 'H':   /* a barrier: the peer may be running its test meanwhile */

@@ -43,6 +43,7 @@ struct perf {
 	uint64_t area;               /* bytes of each QP's local and of its exposed area */
 	uint64_t size;               /* this row's message size */
 	bool sends, receives;        /* this side posts the data WRs / takes SENDs */
+	bool headed;                 /* a one-way server printed the BW table's header */
 	qp_time_ns *done_ns;         /* completion times (BW) */
 	double *lat_ns;              /* one sample per iteration (latency) */
 	size_t cap;                  /* of either */
