@@ -341,7 +341,7 @@ static void test_read_atomics(void **state)
 		"--star", "2", "--base-port", bp, "--rate", "1G", "--buffer", "4M",
 		"--delay", "5us", "--int", "off", "--early", "off",
 		"--impair", "loss=1%,reorder=1%,dup=1%,seed=11",
-		"--duration", "300s", "--stats-json", stats_path, "-q", NULL });
+		"--duration", "300s", "--stats-json", stats_path, "--quiet", NULL });
 	if (sw_pid < 0)
 		skip();
 	for (int i = 0; i < 2; i++) {
