@@ -60,6 +60,16 @@ else
 	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
 	skipped=$((skipped + 1))
 fi
+# Scenario 3b boots 1 guest: qpace-bench's read_bw and atomic_bw against perftest's
+# ib_read_bw and ib_atomic_bw on rxe, each side client and server, soft backend through the
+# switch and ibv on rxe0 in the guest.
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpace-bench ]; then
+	scenario "scenario 3b, perftest: qpace-bench read_bw and atomic_bw against ib_read_bw and ib_atomic_bw, both ways" \
+		sh tests/vm/perftest-qpace.sh $short
+else
+	echo "=== scenario 3b, perftest: SKIP: build/bin/qpace-switch or build/bin/qpace-bench is not built"
+	skipped=$((skipped + 1))
+fi
 # Scenario 4 boots 2 guests joined by the VXLAN recipe of docs/soft-roce.md (15-30 s, so in
 # both modes):
 # --short, one on QEMU's user network (slirp) and one on a plain udp port; the full run
