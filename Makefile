@@ -453,13 +453,15 @@ build/fuzz/obj/lib/version.o: FUZZ_CFLAGS += -DQPACE_VERSION='"$(QPACE_VERSION)"
 quiet_cmd_fuzz_cc = CC      fuzz: $(call src_of,$@)
       cmd_fuzz_cc = clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 quiet_cmd_fuzz_ld = LD      $@
-      cmd_fuzz_ld = clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $< \
+      cmd_fuzz_ld = clang $(FUZZ_CFLAGS) $(TEST_CFLAGS) -fsanitize=fuzzer $(filter %.c,$^) \
 	build/fuzz/libqpace-fuzz.a $(sort $(ALL_LAYER_LIBS)) -o $@
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call cmd,fuzz_cc)
 build/fuzz/libqpace-fuzz.a: $(FUZZ_OBJS)
 	$(call cmd,ar)
+# a target may name test helpers (tests/support/*.c) it is built with
+build/fuzz/fuzz_switch: tests/support/frame6.c
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libqpace-fuzz.a
 	$(call cmd,fuzz_ld)
 fuzz: deps $(FUZZ_BINS)

@@ -528,7 +528,7 @@ int agent_register(struct agent *a, const struct agent_qp_reg *reg, uint32_t own
 	agent_map_add(a, &a->by_qpn, idx);
 	agent_map_add(a, &a->by_flow, idx);
 	a->nqps++;
-	if ((r.flags & AGENT_QP_RECEIVER) && a->p.credits &&
+	if ((r.flags & (AGENT_QP_RECEIVER | AGENT_QP_READER)) && a->p.credits &&
 	    (rc = agent_link_join(a, idx, now, err, errlen))) {
 		agent_note(a, AGENT_C_REG_FULL, "%s", err);
 		qp_remove(a, idx, now);

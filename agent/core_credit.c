@@ -118,8 +118,23 @@ static void send_grant(struct agent *a, const struct agent_link *l, const struct
 	struct agent_qp *q = &a->qps[g->sender_id];
 	struct fb_msg m = { .type = FB_T_CREDIT };
 
+	if (q->reg.flags & AGENT_QP_READER) {
+		/* its READ requests are its grants: the credits are its own, for the data it
+		 * asks for (the gate charges a READ its response's length) */
+		struct fb_credit c = { .seq = ++a->grant_seq,
+				       .credit_bytes = g->bytes > UINT32_MAX ? UINT32_MAX
+									      : (uint32_t)g->bytes,
+				       .interval_ns = credit_period_ns(l->pacer) };
+
+		agent_credit_rx(a, g->sender_id, &c, now);
+		q->credits_tx_bytes += c.credit_bytes;
+		a->counters[AGENT_C_GRANTS]++;
+		return;
+	}
+
 	m.u.credit = (struct fb_credit){
-		.flow = { q->reg.peer_ip, q->reg.local_ip, q->peer_sport, q->reg.qpn },
+		.flow = { .src_ip = q->reg.peer_ip, .dst_ip = q->reg.local_ip,
+			  .sport = q->peer_sport, .dest_qp = q->reg.qpn },
 		.seq = ++a->grant_seq,
 		.credit_bytes = g->bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)g->bytes,
 		.interval_ns = credit_period_ns(l->pacer),

@@ -16,12 +16,12 @@
 static bool send_level_ack(struct agent *a, struct agent_qp *q, qp_time_ns now)
 {
 	const struct agent_level_src *s = &q->level_src;
-	struct fb_msg m = { .type = FB_T_LEVEL };
+	struct fb_msg m = { .type = FB_T_LEVEL, .flags = agent_fb_flags(q) };
 
 	if (!s->known)
 		return false;
 	m.u.level = (struct fb_level){
-		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
+		.flow = agent_data_flow(q),
 		.switch_id = s->switch_id, .port = s->port, .level = FB_LEVEL_ACK,
 		.acked = q->cc->level_to_ack, .seq = s->seq, .psn = s->psn,
 	};
@@ -65,39 +65,73 @@ static unsigned feed_cc(struct agent *a, uint32_t idx, const struct cc_event *ev
 
 /* ---- flows ---- */
 
-static void note_unknown(struct agent *a, const char *what, const struct fb_flow *f)
+static void note_unknown(struct agent *a, const struct fb_msg *m, const char *what,
+			 const struct fb_flow *f)
 {
-	char s[QP_IPV4_STRLEN], d[QP_IPV4_STRLEN];
+	char s[QP_IPV6_STRLEN], d[QP_IPV6_STRLEN];
+	bool v6 = m->flags & FB_F_IPV6;
 
 	agent_note(a, AGENT_C_FB_UNKNOWN_FLOW, "%s for flow %s:%u -> %s qp 0x%06x: no such local "
-		   "QP registered", what, qp_ipv4_fmt(f->src_ip, s, sizeof(s)), f->sport,
-		   qp_ipv4_fmt(f->dst_ip, d, sizeof(d)), f->dest_qp);
+		   "QP registered", what,
+		   v6 ? qp_ipv6_fmt(f->src6, s, sizeof(s)) : qp_ipv4_fmt(f->src_ip, s, sizeof(s)),
+		   f->sport,
+		   v6 ? qp_ipv6_fmt(f->dst6, d, sizeof(d)) : qp_ipv4_fmt(f->dst_ip, d, sizeof(d)),
+		   f->dest_qp);
 }
 
 /* The local QP that sends the data of flow @f: (src IP, dst IP, dest QP), and the source
- * port when both sides know it. */
+ * port when both sides know it; an IPv6 flow (FB_F_IPV6) by its addresses. */
 static uint32_t sender_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
 {
-	uint32_t idx = agent_map_find_flow(a, f->src_ip, f->dst_ip, f->dest_qp);
+	uint32_t idx = (m->flags & FB_F_IPV6)
+			       ? agent_map_find_flow6(a, f->src6, f->dst6, f->dest_qp)
+			       : agent_map_find_flow(a, f->src_ip, f->dst_ip, f->dest_qp);
 
 	if (idx != AGENT_NO_IDX && a->qps[idx].reg.sport && f->sport &&
 	    f->sport != a->qps[idx].reg.sport)
 		idx = AGENT_NO_IDX;
 	if (idx == AGENT_NO_IDX)
-		note_unknown(a, fb_type_name(m->type), f);
+		note_unknown(a, m, fb_type_name(m->type), f);
 	return idx;
 }
 
+/* Is @r the QP at the receiving end of flow @f (the family @m's flags name)? */
+static bool receives(const struct agent_qp_reg *r, const struct fb_msg *m,
+		     const struct fb_flow *f)
+{
+	if (((r->flags & AGENT_QP_IPV6) != 0) != ((m->flags & FB_F_IPV6) != 0))
+		return false;
+	if (m->flags & FB_F_IPV6)
+		return !memcmp(r->local_ip6, f->dst6, 16) && !memcmp(r->peer_ip6, f->src6, 16);
+	return r->local_ip == f->dst_ip && r->peer_ip == f->src_ip;
+}
+
 /* The local QP that receives the data of flow @f: its QPN is the dest QP. */
-static uint32_t receiver_qp(struct agent *a, const struct fb_flow *f)
+static uint32_t receiver_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
 {
 	uint32_t idx = agent_map_find_qpn(a, f->dest_qp);
 
-	if (idx != AGENT_NO_IDX && (a->qps[idx].reg.local_ip != f->dst_ip ||
-				    a->qps[idx].reg.peer_ip != f->src_ip))
+	if (idx != AGENT_NO_IDX && !receives(&a->qps[idx].reg, m, f))
 		idx = AGENT_NO_IDX;
 	if (idx == AGENT_NO_IDX)
-		note_unknown(a, "int to the receiver", f);
+		note_unknown(a, m, "int to the receiver", f);
+	return idx;
+}
+
+/* The local QP whose controller a message is for: the data's sender, or the data's
+ * receiver when that is a reader (the switch addresses what it says about READ responses
+ * to their receiver, FB_F_TO_RECEIVER: the requester paces them). */
+static uint32_t controlled_qp(struct agent *a, const struct fb_msg *m, const struct fb_flow *f)
+{
+	uint32_t idx;
+
+	if (!(m->flags & FB_F_TO_RECEIVER))
+		return sender_qp(a, m, f);
+	idx = receiver_qp(a, m, f);
+	if (idx != AGENT_NO_IDX && !(a->qps[idx].reg.flags & AGENT_QP_READER)) {
+		note_unknown(a, m, fb_type_name(m->type), f);
+		idx = AGENT_NO_IDX;
+	}
 	return idx;
 }
 
@@ -232,17 +266,14 @@ static uint64_t snd_nxt(struct agent *a, const struct agent_qp *q, uint32_t psn,
 	return (q->psn64_max + 1) * q->reg.mtu_bytes + window;
 }
 
-static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_ns now)
+/* INT about the data QP @idx controls (its sender's, or a reader's about its responses). */
+static unsigned int_to_cc(struct agent *a, const struct fb_msg *m, uint32_t idx, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
-	uint32_t idx = sender_qp(a, m, &r->flow);
-	struct agent_qp *q;
+	struct agent_qp *q = &a->qps[idx];
 	struct cc_event ev;
 	uint64_t psn64, window;
 
-	if (idx == AGENT_NO_IDX)
-		return 0;
-	q = &a->qps[idx];
 	psn64 = agent_psn_extend(&q->psn_valid, &q->psn64_max, r->psn);
 	window = q->cc->cap_bytes != CC_CAP_NONE ? q->cc->cap_bytes
 						 : qp_bytes_in(q->cc->rate_bps, q->reg.base_rtt_ns);
@@ -256,7 +287,7 @@ static unsigned int_as_sender(struct agent *a, const struct fb_msg *m, qp_time_n
 static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time_ns now)
 {
 	const struct fb_int *r = &m->u.int_report;
-	uint32_t idx = receiver_qp(a, &r->flow);
+	uint32_t idx = receiver_qp(a, m, &r->flow);
 	struct fb_msg echo;
 	struct agent_qp *q;
 
@@ -267,6 +298,8 @@ static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time
 	q->feedback++;
 	monitor_int(q, r->hops, r->nhops);
 	agent_link_arrival(a, idx, r->psn, now);
+	if (m->flags & FB_F_IPV6)   /* echoes go over IPv4 (an IPv6 receiver registers not) */
+		return AGENT_RX_MATCHED;
 	echo = *m;
 	echo.type = FB_T_ECHO;
 	echo.flags = 0;
@@ -280,17 +313,29 @@ static unsigned int_as_receiver(struct agent *a, const struct fb_msg *m, qp_time
 static unsigned on_int(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 		       uint16_t src_port, qp_time_ns now)
 {
+	const struct fb_flow *f = &m->u.int_report.flow;
+	uint32_t idx;
+
 	(void)src_ip;
 	(void)src_port;
-	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER))
-		return int_as_receiver(a, m, now);
-	return int_as_sender(a, m, now);
+	if (m->type == FB_T_INT && (m->flags & FB_F_TO_RECEIVER)) {
+		idx = agent_map_find_qpn(a, f->dest_qp);
+		if (idx == AGENT_NO_IDX || !(a->qps[idx].reg.flags & AGENT_QP_READER))
+			return int_as_receiver(a, m, now);
+		if ((idx = receiver_qp(a, m, f)) == AGENT_NO_IDX)
+			return 0;
+		/* a reader's data: its own controller, and its credit pacer's arrivals */
+		agent_link_arrival(a, idx, m->u.int_report.psn, now);
+		return int_to_cc(a, m, idx, now);
+	}
+	idx = sender_qp(a, m, f);
+	return idx == AGENT_NO_IDX ? 0 : int_to_cc(a, m, idx, now);
 }
 
 static unsigned on_notice(struct agent *a, const struct fb_msg *m, uint32_t src_ip,
 			  uint16_t src_port, qp_time_ns now)
 {
-	uint32_t idx = sender_qp(a, m, &m->u.notice.flow);
+	uint32_t idx = controlled_qp(a, m, &m->u.notice.flow);
 	struct cc_event ev;
 
 	(void)src_ip;
@@ -314,7 +359,7 @@ static unsigned on_level(struct agent *a, const struct fb_msg *m, uint32_t src_i
 			   "those, switches take them");
 		return 0;
 	}
-	idx = sender_qp(a, m, &l->flow);
+	idx = controlled_qp(a, m, &l->flow);
 	if (idx == AGENT_NO_IDX)
 		return 0;
 	a->qps[idx].level_src = (struct agent_level_src){

@@ -3,6 +3,8 @@
 #ifndef QPACE_AGENT_CORE_PRIV_H
 #define QPACE_AGENT_CORE_PRIV_H
 
+#include <string.h>
+
 #include "qpace/addr.h"
 #include "qpace/agent.h"
 #include "qpace/credit.h"
@@ -160,6 +162,27 @@ void agent_want_last(struct agent *a, uint32_t idx, bool last, qp_time_ns now);
 
 /* core_feedback.c: after a controller ran (publish, level ack, reschedule); AGENT_RX_* */
 unsigned agent_after_cc(struct agent *a, uint32_t idx, unsigned act, qp_time_ns now);
+/* The data flow QP @q controls, as feedback names it (from its sender's side): its own
+ * (local -> peer, the peer's QP) or a reader's (peer -> local, its own QP). */
+static inline struct fb_flow agent_data_flow(const struct agent_qp *q)
+{
+	bool rd = q->reg.flags & AGENT_QP_READER;
+	struct fb_flow f = { .src_ip = rd ? q->reg.peer_ip : q->reg.local_ip,
+			     .dst_ip = rd ? q->reg.local_ip : q->reg.peer_ip, .sport = q->reg.sport,
+			     .dest_qp = rd ? q->reg.qpn : q->reg.peer_qpn };
+
+	if (q->reg.flags & AGENT_QP_IPV6) {   /* sent with FB_F_IPV6 (agent_fb_flags) */
+		memcpy(f.src6, rd ? q->reg.peer_ip6 : q->reg.local_ip6, 16);
+		memcpy(f.dst6, rd ? q->reg.local_ip6 : q->reg.peer_ip6, 16);
+	}
+	return f;
+}
+
+/* The flags a message about QP @q's flow carries: FB_F_IPV6 for an IPv6 one. */
+static inline uint8_t agent_fb_flags(const struct agent_qp *q)
+{
+	return (q->reg.flags & AGENT_QP_IPV6) ? FB_F_IPV6 : 0;
+}
 
 /* core_credit.c: both sides of IA credits */
 int agent_link_join(struct agent *a, uint32_t idx, qp_time_ns now, char *err, size_t errlen);

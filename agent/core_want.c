@@ -16,7 +16,8 @@
 #include "qpace/cc.h"
 #include "core_priv.h"
 
-/* An IPv6 flow asks for none: qpace-switch's telemetry and this message are IPv4's. */
+/* An IPv6 flow asks for none: the message goes to the receiver's IPv4 address, which an
+ * IPv6 flow does not name (qpace-switch --int-flows all reports on it unasked). */
 static bool wants_int(const struct agent_qp *q)
 {
 	return q->cc && (cc_needs(q->cc->ops) & CC_NEED_INT) && !(q->reg.flags & AGENT_QP_IPV6);
@@ -28,7 +29,7 @@ static void send_want(struct agent *a, struct agent_qp *q, uint32_t every, uint3
 	struct fb_msg m = { .type = FB_T_WANT };
 
 	m.u.want = (struct fb_want){
-		.flow = { q->reg.local_ip, q->reg.peer_ip, q->reg.sport, q->reg.peer_qpn },
+		.flow = agent_data_flow(q),
 		.int_every = every, .flags = flags,
 		.int_interval_ns = every ? a->p.int_interval_ns : 0,
 	};

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench: the configuration every subcommand reads, and the subcommands.
  *
- *   write_bw, send_bw, write_lat   perftest-compatible (perf.c)
+ *   write_bw, send_bw, read_bw,    perftest-compatible (perf.c, perf_run.c): perftest's
+ *   atomic_bw, write_lat,          flags and tables, and its out-of-band exchange
+ *   send_lat, read_lat, atomic_lat (pt_conn.c), so each pairs with ib_<name> as well
  *   incast                         N senders -> 1 receiver on a switch (incast.c)
  *   compare                        the same incast once per algorithm (make demo)
  *   sweep                          incast over N and sizes per algorithm (compare.c)
@@ -27,9 +29,17 @@ enum bench_cmd {
 	CMD_TOPO = 1u << 6,          /* its own option table (topo_cmd.c) */
 	CMD_NETRUN = 1u << 7,        /* `run`: its own option table (netrun_cmd.c) */
 	CMD_REPRO = 1u << 8,         /* reproduce: its own option table (repro_cmd.c) */
+	CMD_READ_BW = 1u << 9,
+	CMD_ATOMIC_BW = 1u << 10,
+	CMD_READ_LAT = 1u << 11,
+	CMD_SEND_LAT = 1u << 12,
+	CMD_ATOMIC_LAT = 1u << 13,
 };
-#define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW)
-#define CMD_PERF (CMD_BW | CMD_WRITE_LAT)
+#define CMD_BW (CMD_WRITE_BW | CMD_SEND_BW | CMD_READ_BW | CMD_ATOMIC_BW)
+#define CMD_LAT (CMD_WRITE_LAT | CMD_READ_LAT | CMD_SEND_LAT | CMD_ATOMIC_LAT)
+#define CMD_PERF (CMD_BW | CMD_LAT)
+#define CMD_RD (CMD_READ_BW | CMD_READ_LAT | CMD_ATOMIC_BW | CMD_ATOMIC_LAT)
+#define CMD_ATOMIC (CMD_ATOMIC_BW | CMD_ATOMIC_LAT)
 #define CMD_RUNS (CMD_INCAST | CMD_COMPARE | CMD_SWEEP)
 #define CMD_ALL (CMD_PERF | CMD_RUNS)
 
@@ -45,6 +55,9 @@ enum bench_rx_thread { BENCH_RX_THREAD_ON = 0, BENCH_RX_THREAD_OFF };
 /* --transport: how real-time soft hosts and their switch move frames: a UDP datagram each,
  * or a shared-memory port's rings (qpace/shm_ring.h). */
 enum bench_transport { BENCH_TRANSPORT_UDP = 0, BENCH_TRANSPORT_SHM, BENCH_TRANSPORT_AUTO };
+/* --op: an incast of WRITEs (the senders push to the receiver) or of READs (the one host
+ * reads from the N others: their responses converge on its port; it paces its requests). */
+enum bench_op { BENCH_OP_WRITE = 0, BENCH_OP_READ };
 
 /* Limits (the option table quotes them in its messages). */
 #define BENCH_MAX_SENDERS 63u        /* real time: one switch process, 64 ports; one receives */
@@ -54,6 +67,8 @@ enum bench_transport { BENCH_TRANSPORT_UDP = 0, BENCH_TRANSPORT_SHM, BENCH_TRANS
 #define BENCH_MAX_ALGOS 16u
 #define BENCH_PERF_MAX_SIZE 8388608u /* perftest MAX_SIZE */
 #define BENCH_PERF_MIN_ITERS 5u      /* perftest MIN_ITER */
+#define BENCH_PERF_ATOMIC_SIZE 8u    /* perftest DEF_SIZE_ATOMIC: atomics are 8 bytes */
+#define BENCH_PERF_MAX_DEPTH 16384u  /* -t */
 #define BENCH_DEF_SPIN_NS (20 * QP_NS_PER_US)   /* --spin: see endpoint.c */
 
 struct bench_conf {
@@ -68,6 +83,12 @@ struct bench_conf {
 	qp_time_ns spin_ns;          /* --spin: soft hosts poll without blocking this close to
 				      * their next due event (endpoint.c) */
 	uint64_t qps;
+	uint64_t tx_depth;           /* -t: WRs in flight per QP (default 128 BW, 1 latency) */
+	uint64_t outs;               /* -o: READs/atomics each side serves at once, what it
+				      * tells its peer (out_reads; default 16) */
+	bool all_sizes;              /* -a: every size 2..2^23 */
+	bool duplex;                 /* -b: both sides send */
+	bool rdma_cm;                /* -R: the QPs connect through rdma_cm (ibv) */
 	uint64_t tcp_port;
 	uint64_t gid_index;
 	bool gid_given;              /* -x given (else the backend's default GID) */
@@ -89,6 +110,7 @@ struct bench_conf {
 	const char *ip;              /* soft: this host's address */
 	/* incast / compare / sweep */
 	uint64_t senders;
+	unsigned op;                 /* enum bench_op */
 	uint64_t rounds;
 	const char *switch_addr;     /* HOST:P of a running star; NULL = start one */
 	qp_rate_bps link_bps;

@@ -18,6 +18,7 @@ static const char *const clock_names[] = { "real", "virtual", NULL };
 static const char *const int_names[] = { "echo", "direct", NULL };
 static const char *const rx_thread_names[] = { "on", "off", NULL };
 static const char *const transport_names[] = { "udp", "shm", "auto", NULL };
+static const char *const op_names[] = { "write", "read", NULL };
 
 /* --key FILE: read at once, so a bad file stops the command before anything starts. */
 static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
@@ -40,11 +41,28 @@ static const struct qp_opt bench_opts[] = {
 	{ "ib-port", 'i', QP_OPT_UINT, "PORT", F(ib_port), NUM(1, 254), .cmds = CMD_PERF | CMD_INCAST,
 	  .help = "ibv: device port (default 1)" },
 	{ "size", 's', QP_OPT_BYTES, "SIZE", F(size_bytes), NUM(1, BENCH_PERF_MAX_SIZE),
-	  .cmds = CMD_PERF, .help = "message size (default 65536 for BW, 2 for latency)" },
+	  .cmds = CMD_PERF, .help = "message size (default 65536 for BW, 2 for latency; atomics:\n"
+				    "8, the only size)" },
+	{ "all", 'a', QP_OPT_FLAG, NULL, F(all_sizes), .cmds = CMD_PERF & ~CMD_ATOMIC,
+	  .help = "every size from 2 to 2^23 bytes, one table row each" },
+	{ "bidirectional", 'b', QP_OPT_FLAG, NULL, F(duplex), .cmds = CMD_BW,
+	  .help = "both sides send (the server too); each prints the sum of both" },
 	{ "size", 's', QP_OPT_BYTES, "SIZE", F(size_bytes), NUM(1, 1ULL << 30),
 	  .cmds = CMD_INCAST | CMD_COMPARE, .help = "bytes each sender sends per round (default 256K)" },
 	{ "iters", 'n', QP_OPT_UINT, "N", F(iters), NUM(BENCH_PERF_MIN_ITERS, 100000000),
-	  .cmds = CMD_PERF, .help = "iterations (default 5000 write_bw, 1000 otherwise)" },
+	  .cmds = CMD_PERF, .help = "iterations, per QP (default 5000 write_bw, 1000 otherwise)" },
+	{ "tx-depth", 't', QP_OPT_UINT, "N", F(tx_depth), NUM(1, BENCH_PERF_MAX_DEPTH),
+	  .cmds = CMD_PERF, .help = "WRs in flight per QP (default 128 for BW, 1 for latency)" },
+	{ "outs", 'o', QP_OPT_UINT, "N", F(outs), NUM(1, 128), .cmds = CMD_RD,
+	  .help = "READs/atomics each side serves at once (its max_dest_rd_atomic), told\n"
+		  "to the peer, whose QP keeps at most that many outstanding (default 16;\n"
+		  "perftest's: the device's maximum, rxe's 128)" },
+	{ "qp-timeout", 'u', QP_OPT_UINT, "EXP", F(qp_timeout), NUM(1, 31), .cmds = CMD_PERF,
+	  .help = "the QPs' local ACK timeout, 4.096us x 2^EXP (default 12 soft, 14 ibv)" },
+	{ "rdma_cm", 'R', QP_OPT_FLAG, NULL, F(rdma_cm), .cmds = CMD_PERF,
+	  .help = "ibv: connect the QPs through rdma_cm (qpace's connection data in its\n"
+		  "private data: with qpace-bench, not perftest -R); the rest of the\n"
+		  "exchange stays on TCP -p" },
 	{ "duration", 'D', QP_OPT_TIME, "SECS", F(duration_ns), NUM(QP_NS_PER_S, 86400 * QP_NS_PER_S),
 	  .cmds = CMD_PERF, .unit_ns = QP_NS_PER_S,
 	  .help = "run for SECS seconds instead of -n (a bare number is seconds)" },
@@ -63,7 +81,7 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "accepted for perftest scripts (no cpufreq warning here)" },
 	{ "report_gbits", 0, QP_OPT_FLAG, NULL, F(report_gbits), .cmds = CMD_PERF,
 	  .help = "BW in Gb/s (10^9 bits) instead of MiB/s" },
-	{ "run_infinitely", 0, QP_OPT_FLAG, NULL, F(run_infinitely), .cmds = CMD_WRITE_BW,
+	{ "run_infinitely", 0, QP_OPT_FLAG, NULL, F(run_infinitely), .cmds = CMD_BW & ~CMD_SEND_BW,
 	  .help = "print a result line every -D seconds (default 5) until interrupted" },
 	{ "out_json", 0, QP_OPT_FLAG, NULL, F(out_json), .cmds = CMD_PERF,
 	  .help = "also write the report as JSON (perftest's format) to --out_json_file" },
@@ -86,6 +104,12 @@ static const struct qp_opt bench_opts[] = {
 	{ "senders", 'N', QP_OPT_UINT, "N", F(senders), NUM(1, BENCH_MAX_SENDERS_VT),
 	  .cmds = CMD_INCAST | CMD_COMPARE,
 	  .help = "senders (default 16; 1..63 in real time, 1..127 in virtual time)" },
+	{ "op", 0, QP_OPT_CHOICE, "write|read", F(op), .choices = op_names, .cmds = CMD_RUNS,
+	  .help = "write: the N senders WRITE to the receiver (default); read: the\n"
+		  "receiver READs from the N senders (they answer), its agent pacing its\n"
+		  "READ requests by the bytes they ask for (IA credits: its grants are its\n"
+		  "own; a cc: on the requester's side, the switch's word about the READ\n"
+		  "responses goes to it)" },
 	{ "clock", 0, QP_OPT_CHOICE, "real|virtual", F(clock), .choices = clock_names,
 	  .cmds = CMD_RUNS,
 	  .help = "real: hosts and a switch process on loopback, the machine's clock\n"
@@ -104,7 +128,7 @@ static const struct qp_opt bench_opts[] = {
 	  .help = "real time, soft hosts: udp = each frame a datagram to the switch port\n"
 		  "(the incast's default); shm = through its shared-memory rings (the\n"
 		  "switch this starts gets --shm; write_bw: give the port's region with\n"
-		  "--shm); auto (write_bw, send_bw, write_lat; their default) = the rings a\n"
+		  "--shm); auto (the perftest-style commands' default) = the rings a\n"
 		  "qpace-switch --star port offers on this machine, else udp. The banner's\n"
 		  "Backend line and the JSON's Frames say which" },
 	{ "shm", 0, QP_OPT_STR, "PATH", F(shm_path), .cmds = CMD_PERF,
@@ -211,7 +235,12 @@ struct bench_cmd_row {
 static const struct bench_cmd_row bench_cmds[] = {
 	{ "write_bw", CMD_WRITE_BW, "[options] [server]", "RDMA WRITE bandwidth (ib_write_bw)" },
 	{ "send_bw", CMD_SEND_BW, "[options] [server]", "SEND bandwidth (ib_send_bw)" },
+	{ "read_bw", CMD_READ_BW, "[options] [server]", "RDMA READ bandwidth (ib_read_bw)" },
+	{ "atomic_bw", CMD_ATOMIC_BW, "[options] [server]", "FETCH_ADD bandwidth (ib_atomic_bw)" },
 	{ "write_lat", CMD_WRITE_LAT, "[options] [server]", "RDMA WRITE latency (ib_write_lat)" },
+	{ "send_lat", CMD_SEND_LAT, "[options] [server]", "SEND latency (ib_send_lat)" },
+	{ "read_lat", CMD_READ_LAT, "[options] [server]", "RDMA READ latency (ib_read_lat)" },
+	{ "atomic_lat", CMD_ATOMIC_LAT, "[options] [server]", "FETCH_ADD latency (ib_atomic_lat)" },
 	{ "incast", CMD_INCAST, "[options] [server]",
 	  "N senders to one receiver through a switch (all here, or one per process\n"
 	  "with --backend ibv or --attach: the receiver has no address, a sender names it)" },
@@ -342,7 +371,10 @@ void bench_conf_defaults(struct bench_conf *c, unsigned cmd)
 	*c = (struct bench_conf){
 		.cmd = cmd,
 		.ib_port = 1,
-		.size_bytes = cmd & CMD_BW ? 65536 : cmd == CMD_WRITE_LAT ? 2 : 256 * 1024,
+		.size_bytes = cmd & CMD_ATOMIC ? BENCH_PERF_ATOMIC_SIZE : cmd & CMD_BW ? 65536
+			    : cmd & CMD_LAT ? 2 : 256 * 1024,
+		.tx_depth = cmd & CMD_LAT ? 1 : 128,
+		.outs = 16,
 		.iters = cmd == CMD_WRITE_BW ? 5000 : 1000,
 		.qps = 1,
 		.tcp_port = 18515, .spin_ns = BENCH_DEF_SPIN_NS,
@@ -384,6 +416,15 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 	if ((c->cmd & CMD_PERF) && gave_n && c->duration_ns)
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "-n/--iters and -D/--duration: give one of them, not both");
+	if ((c->cmd & CMD_ATOMIC) && c->size_bytes != BENCH_PERF_ATOMIC_SIZE)
+		return qp_errmsg(-EINVAL, err, errlen, "-s/--size '%llu': atomics are 8 bytes, "
+				 "the only size (as perftest)", (unsigned long long)c->size_bytes);
+	if ((c->cmd & CMD_PERF) && c->all_sizes && (c->duration_ns || c->run_infinitely))
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "-a/--all and -D/--duration: give one of them, not both");
+	if ((c->cmd & CMD_PERF) && c->rdma_cm && c->backend != BACKEND_IBV)
+		return qp_errmsg(-EINVAL, err, errlen, "-R/--rdma_cm needs --backend ibv (the soft "
+				 "backend has no rdma_cm)");
 	if ((c->cmd & CMD_PERF) && c->backend == BACKEND_SOFT && (!c->attach || !c->ip))
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "--backend soft needs --attach HOST:P and --ip A.B.C.D (the "
@@ -418,8 +459,8 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 				 "every host here (a networked one: --backend ibv, or --attach "
 				 "and --ip)", bench_cmd_name(c->cmd), c->server);
 	if (c->transport == BENCH_TRANSPORT_AUTO && !(c->cmd & CMD_PERF))
-		return qp_errmsg(-EINVAL, err, errlen, "--transport auto is for write_bw, send_bw "
-				 "and write_lat (a host attaching to a switch it did not start); "
+		return qp_errmsg(-EINVAL, err, errlen, "--transport auto is for the perftest-style "
+				 "commands (a host attaching to a switch it did not start); "
 				 "%s starts its own: udp or shm", bench_cmd_name(c->cmd));
 	if (c->transport == BENCH_TRANSPORT_SHM &&
 	    (c->backend != BACKEND_SOFT || c->clock == BENCH_CLOCK_VIRTUAL))
@@ -431,6 +472,13 @@ static int bench_conf_check(const struct bench_conf *c, char *err, size_t errlen
 	if ((c->cmd & CMD_PERF) && (c->transport == BENCH_TRANSPORT_SHM) != !!c->shm_path)
 		return qp_errmsg(-EINVAL, err, errlen, "--transport shm and --shm PATH go together "
 				 "(the switch port's region: qpace-switch --shm PREFIX makes PREFIX.pI)");
+	if (c->op == BENCH_OP_READ && networked)
+		return qp_errmsg(-EINVAL, err, errlen, "--op read: the embedded incast only (every "
+				 "host in this process), not a networked one");
+	if (c->op == BENCH_OP_READ && c->rx_thread == BENCH_RX_THREAD_ON)
+		return qp_errmsg(-EINVAL, err, errlen, "--op read --rx-thread on: the requester "
+				 "posts every flow's READs, so it runs in the one loop (--rx-thread "
+				 "off)");
 	if (networked && c->backend == BACKEND_SOFT && !c->ip)
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "--attach needs --ip A.B.C.D (this host's address)");

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # make demo: what each algorithm does to an incast, and the same on real frames.
 #   1. virtual time (scripts/demo-table.sh): 32 -> 1 at 10 Gb/s, 256 KiB per sender,
-#      1 us links, 2 MiB buffer, 3 rounds, every algorithm, without and with PFC; the
-#      same figures on every machine, the table README.md quotes (docs/bench.md says why).
+#      1 us links, 2 MiB buffer, 3 rounds, every algorithm, without and with PFC, and the
+#      same incast as READs under IA credits (--op read); the same figures on every
+#      machine, the table README.md quotes (docs/bench.md says why).
 #   2. real time on loopback: 8 -> 1 at 100 Mb/s (512 KiB buffer, 100 us links), 256 KiB
 #      per sender, 3 rounds, none and hpcc, on qpace's userspace RoCEv2 hosts and
 #      qpace-switch (a second try if the first was late); judged only when the event
@@ -13,8 +14,9 @@
 # No root and no kernel RDMA.
 #   bench/demo.sh [BUILD_DIR]     (make demo installs the packages and builds first)
 # Environment: DEMO_OUT (default results/demo: the virtual runs there and in pfc/, the
-# real ones in real/, each with compare.csv, summary.json, plots); DEMO_JUDGE_LATE_MS
-# (default 6: the loop lateness up to which the real-time runs are judged).
+# READ incast's in read/ and read/pfc/, the real ones in real/, each with compare.csv,
+# summary.json, plots); DEMO_JUDGE_LATE_MS (default 6: the loop lateness up to which the
+# real-time runs are judged).
 set -eu
 build=${1:-build}
 out=${DEMO_OUT:-results/demo}
@@ -22,7 +24,7 @@ bench="$build/bin/qpace-bench"
 late_max_ns=$(( ${DEMO_JUDGE_LATE_MS:-6} * 1000000 ))
 
 [ -x "$bench" ] || { echo "demo: $bench is missing; run make first" >&2; exit 1; }
-echo "qpace demo: $(nproc) CPU(s), $(uname -sr); 16 runs in virtual time, 2 in real time (about 20 s on an idle 2-core machine)"
+echo "qpace demo: $(nproc) CPU(s), $(uname -sr); 18 runs in virtual time, 2 in real time (about 20 s on an idle 2-core machine)"
 start=$(date +%s)
 QPACE_BENCH=$bench sh scripts/demo-table.sh print -o "$out" --plots
 if sh scripts/demo-table.sh check --from "$out" >/dev/null 2>&1; then

@@ -65,9 +65,13 @@ int ep_open(struct endpoint *e, const struct bench_conf *c, size_t buf_bytes, ch
 			return rc;
 	}
 	e->buf_bytes = buf_bytes;
-	e->buf = calloc(1, buf_bytes + 64);
+	/* cache-line aligned, so the exposed areas are (atomics need 8-byte alignment) */
+	e->buf = aligned_alloc(64, (buf_bytes + 64 + 63) & ~(size_t)63);
+	if (e->buf)
+		memset(e->buf, 0, buf_bytes + 64);
 	rc = e->buf ? qp_mr_reg(e->ctx, e->buf, buf_bytes + 64, QP_ACCESS_LOCAL_WRITE |
-				QP_ACCESS_REMOTE_WRITE, &e->mr) : -ENOMEM;
+				QP_ACCESS_REMOTE_WRITE | QP_ACCESS_REMOTE_READ |
+				QP_ACCESS_REMOTE_ATOMIC, &e->mr) : -ENOMEM;
 	if (rc < 0)
 		return qp_errmsg(rc, err, errlen, "cannot register %zu bytes", buf_bytes);
 	return 0;

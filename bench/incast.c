@@ -114,9 +114,13 @@ static void incast_pass(struct incast *x, bool round_on)
 			qp_soft_rx_idle(h->ctx, now);
 		if (qp_ctx_deadline(h->ctx) <= now)
 			qp_ctx_progress(h->ctx, now);
-		if (i > 0 && round_on) {
-			flow_poll(x, &x->fl[i], i, now);
-			flow_post(x, &x->fl[i], i);
+		if (round_on && (incast_reads(x) ? i == 0 : i > 0)) {
+			/* the flow's app: its sender's, or with --op read host 0's for each flow */
+			for (uint64_t k = incast_reads(x) ? 1 : i; k <= (incast_reads(x) ? x->senders : i);
+			     k++) {
+				flow_poll(x, &x->fl[k], k, now);
+				flow_post(x, &x->fl[k], k);
+			}
 		}
 		host_service(h, now);
 	}
@@ -133,18 +137,19 @@ static qp_time_ns incast_measure_rtt(struct incast *x)
 
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
-		struct qp_wr w = { .opcode = QP_OP_WRITE, .wr_id = 0, .mr = x->smr[i],
-				   .addr = x->sbuf, .length = 64, .remote_addr = f->qp->remote.addr,
-				   .rkey = f->qp->remote.rkey, .flags = QP_WR_SIGNALED };
+		struct qp *qp = flow_qp(x, f);
+		struct qp_wr w;
+
+		incast_probe_wr(x, i, &w);
 		for (int k = 0; k < INCAST_RTT_PROBES; k++) {   /* the first resolves ARP */
 			qp_time_ns t0 = qp_now_ns(), limit = t0 + INCAST_RTT_LIMIT_NS;
 			struct qp_wc wc;
 			int got = 0;
-			if (qp_post_send(f->qp, &w) < 0)
+			if (qp_post_send(qp, &w) < 0)
 				break;
 			while (!got && qp_now_ns() < limit) {
 				incast_pass(x, false);
-				got = qp_poll(f->qp, &wc, 1);
+				got = qp_poll(qp, &wc, 1);
 			}
 			if (got == 1 && wc.status == QP_WC_SUCCESS && k > 0 && n < BENCH_MAX_SENDERS)
 				rtt[n++] = qp_now_ns() - t0;

@@ -65,6 +65,7 @@ struct incast_flow {
 struct incast_result {
 	char algorithm[INCAST_ALGO_MAX];   /* "hpcc+ia" */
 	char cc[INCAST_ALGO_MAX];
+	char op[8];                  /* "write" or "read" (--op) */
 	bool credits;
 	uint64_t senders;
 	uint64_t bytes_per_sender;

@@ -65,6 +65,7 @@ int incast_setup(struct incast *x, struct incast_run *run, const char *algo, boo
 	snprintf(r->cc, sizeof(r->cc), "%s", cc);
 	snprintf(r->clock, sizeof(r->clock), "%s",
 		 c->clock == BENCH_CLOCK_VIRTUAL ? "virtual" : "real");
+	snprintf(r->op, sizeof(r->op), "%s", c->op == BENCH_OP_READ ? "read" : "write");
 	r->credits = *credits;
 	r->senders = (uint32_t)x->senders;
 	r->bytes_per_sender = x->bytes;
@@ -129,6 +130,8 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
 	if (!x->rbuf || !x->sbuf || !x->smr)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 	memset(x->sbuf, 0x5a, wr);
+	/* WRITE: host 0's buffer is the target; READ: it is where the data lands, and each
+	 * host i exposes its own for host 0 to read */
 	rc = qp_mr_reg(rh->ctx, x->rbuf, wr, QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE,
 		       &x->rmr);
 	if (rc < 0)
@@ -143,16 +146,22 @@ int incast_connect(struct incast *x, char *err, size_t errlen)
 		 * interval is the longest there is. */
 		struct qp_attr ra = qa, sa = qa;
 		sa.traffic_class = x->fb.tos;   /* ECT(0) when the switch marks */
+		/* READs outstanding: as many as rxe allows (perftest's -o there), so what
+		 * bounds the requester is its pacing, not the QP (16 one-MTU READs a flow
+		 * would be a window of 16 KB) */
+		if (incast_reads(x))
+			ra.max_rd_atomic = sa.max_dest_rd_atomic = QP_RD_ATOMIC_MAX;
 		ra.psn_fixed = sa.psn_fixed = x->virtual_time;
 		if (x->virtual_time)
 			ra.gate.credit_poll_ns = sa.gate.credit_poll_ns = QP_NS_PER_S;
 		ra.psn = (uint32_t)((x->c->seed * 2654435761u + 2 * i) & 0xffffff);
 		sa.psn = (uint32_t)((x->c->seed * 2654435761u + 2 * i + 1) & 0xffffff);
-		if ((rc = qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE, &x->smr[i])) < 0 ||
+		if ((rc = qp_mr_reg(sh->ctx, x->sbuf, wr, QP_ACCESS_LOCAL_WRITE |
+				    (incast_reads(x) ? QP_ACCESS_REMOTE_READ : 0), &x->smr[i])) < 0 ||
 		    (rc = qp_create(rh->ctx, &ra, &f->rqp, e, sizeof(e))) < 0 ||
 		    (rc = qp_create(sh->ctx, &sa, &f->qp, e, sizeof(e))) < 0 ||
 		    (rc = qp_local_info(f->rqp, x->rmr, &ri)) < 0 ||
-		    (rc = qp_local_info(f->qp, NULL, &li)) < 0 ||
+		    (rc = qp_local_info(f->qp, incast_reads(x) ? x->smr[i] : NULL, &li)) < 0 ||
 		    (rc = qp_connect(f->rqp, &li, e, sizeof(e))) < 0 ||
 		    (rc = qp_connect(f->qp, &ri, e, sizeof(e))) < 0)
 			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": %s", i, e);
@@ -204,10 +213,14 @@ int incast_register(struct incast *x, qp_time_ns now, char *err, size_t errlen)
 		if (f->lost || f->registered)
 			continue;
 		f->registered = true;
-		if ((rc = host_register(x->h[i], f->qp, line, x->base_rtt_ns, false,
-					      own ? x->cc : NULL, own ? params : NULL, now, e,
-					      sizeof(e))) ||
-		    (rc = incast_register_rx(x, f, line, now, e, sizeof(e))))
+		if (incast_reads(x))   /* the requester's agent alone: the reader paces itself */
+			rc = host_register(x->h[0], f->rqp, line, x->base_rtt_ns, HOST_READER,
+					   own ? x->cc : NULL, own ? params : NULL, now, e, sizeof(e));
+		else if ((rc = host_register(x->h[i], f->qp, line, x->base_rtt_ns, HOST_SENDER,
+					     own ? x->cc : NULL, own ? params : NULL, now, e,
+					     sizeof(e))) == 0)
+			rc = incast_register_rx(x, f, line, now, e, sizeof(e));
+		if (rc)
 			return qp_errmsg(rc, err, errlen, "sender %" PRIu64 ": agent: %s", i, e);
 		host_flow_start(x->h[i], f->qp->qpn, x->bytes, now);   /* the round's message */
 	}
@@ -218,13 +231,16 @@ int flow_post(struct incast *x, struct flow_state *f, uint64_t i)
 {
 	size_t wr = x->bytes < INCAST_WR_BYTES ? x->bytes : INCAST_WR_BYTES;
 
+	bool rd = incast_reads(x);
+	struct qp *qp = flow_qp(x, f);
+
 	while (f->active && f->posted < x->bytes) {
 		uint32_t len = (uint32_t)(x->bytes - f->posted < wr ? x->bytes - f->posted : wr);
-		struct qp_wr w = { .opcode = QP_OP_WRITE, .wr_id = len, .mr = x->smr[i],
-				   .addr = x->sbuf, .length = len,
-				   .remote_addr = f->qp->remote.addr, .rkey = f->qp->remote.rkey,
-				   .flags = QP_WR_SIGNALED };
-		int rc = qp_post_send(f->qp, &w);
+		struct qp_wr w = { .opcode = rd ? QP_OP_READ : QP_OP_WRITE, .wr_id = len,
+				   .mr = rd ? x->rmr : x->smr[i], .addr = rd ? x->rbuf : x->sbuf,
+				   .length = len, .remote_addr = qp->remote.addr,
+				   .rkey = qp->remote.rkey, .flags = QP_WR_SIGNALED };
+		int rc = qp_post_send(qp, &w);
 		if (rc == -EAGAIN || rc == -ENOMEM || rc == -ENOSPC)
 			return rc;   /* gate closed, or the queue full until completions are polled */
 		if (rc < 0) {
@@ -241,7 +257,8 @@ void flow_leave(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns n
 {
 	if (!f->registered)
 		return;
-	host_unregister(x->h[i], f->qp->qpn, now);
+	if (!incast_reads(x))
+		host_unregister(x->h[i], f->qp->qpn, now);
 	incast_rx_enter(x->rx);
 	host_unregister(x->h[0], f->rqp->qpn, now);
 	incast_rx_leave(x->rx);
@@ -251,7 +268,7 @@ void flow_leave(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns n
 void flow_poll(struct incast *x, struct flow_state *f, uint64_t i, qp_time_ns now)
 {
 	struct qp_wc wc[32];
-	int n = qp_poll(f->qp, wc, 32);
+	int n = qp_poll(flow_qp(x, f), wc, 32);
 
 	for (int k = 0; k < n; k++) {
 		if (wc[k].status != QP_WC_SUCCESS) {
@@ -286,11 +303,14 @@ void incast_sample(struct incast *x, qp_time_ns now)
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct qp_stats st;
 		struct flow_state *f = &x->fl[i];
-		x->row[i - 1] = f->registered ? host_rate(x->h[i], f->qp->qpn) : 0;
+		struct host *h = x->h[flow_host(x, i)];
+		struct qp *qp = flow_qp(x, f);
+
+		x->row[i - 1] = f->registered ? host_rate(h, qp->qpn) : 0;
 		if (!f->registered)
 			continue;
-		qp_get_stats(f->qp, &st);
-		agent_qp_stats(x->h[i]->agent, f->qp->qpn, st.tx_bytes, st.retransmissions);
+		qp_get_stats(qp, &st);
+		agent_qp_stats(h->agent, qp->qpn, st.tx_bytes, st.retransmissions);
 	}
 	series_add(&x->rates, now, x->row);
 }
@@ -311,7 +331,7 @@ void incast_round_begin(struct incast *x, qp_time_ns now)
 		f->posted = f->acked = 0;
 		f->done_ns = 0;
 		f->active = !f->lost;
-		qp_get_stats(f->qp, &f->base);
+		qp_get_stats(flow_qp(x, f), &f->base);
 	}
 }
 
@@ -323,7 +343,7 @@ qp_time_ns incast_round_end(struct incast *x, uint32_t r, qp_time_ns start, qp_t
 	for (uint64_t i = 1; i <= x->senders; i++) {
 		struct flow_state *f = &x->fl[i];
 		struct qp_stats st;
-		qp_get_stats(f->qp, &st);
+		qp_get_stats(flow_qp(x, f), &st);
 		struct incast_flow *o = &out[i - 1];
 		*o = (struct incast_flow){ .round = r, .sender = (uint32_t)i, .bytes = x->bytes,
 					   .done = f->done_ns != 0,

@@ -93,6 +93,37 @@ struct incast {
 				      * host 0 is this thread's */
 };
 
+/* --op read: host 0 READs from each host i; every WR of the flow is posted on host 0's QP
+ * (f->rqp), whose agent paces it. --op write: host i WRITEs to host 0 (f->qp). */
+static inline bool incast_reads(const struct incast *x)
+{
+	return x->c->op == BENCH_OP_READ;
+}
+
+/* The QP that posts flow @f's WRs, and the host it is on (i: the flow's sender). */
+static inline struct qp *flow_qp(const struct incast *x, const struct flow_state *f)
+{
+	return incast_reads(x) ? f->rqp : f->qp;
+}
+
+static inline uint64_t flow_host(const struct incast *x, uint64_t i)
+{
+	return incast_reads(x) ? 0 : i;
+}
+
+/* The RTT probe's WR for flow @i: a one-packet WRITE to host 0, or a one-packet READ of
+ * host i (a request and its response: the same round trip). */
+static inline void incast_probe_wr(const struct incast *x, uint64_t i, struct qp_wr *w)
+{
+	const struct qp *qp = flow_qp(x, &x->fl[i]);
+	bool rd = incast_reads(x);
+
+	*w = (struct qp_wr){ .opcode = rd ? QP_OP_READ : QP_OP_WRITE, .wr_id = 0,
+			     .mr = rd ? x->rmr : x->smr[i], .addr = rd ? x->rbuf : x->sbuf,
+			     .length = 64, .remote_addr = qp->remote.addr,
+			     .rkey = qp->remote.rkey, .flags = QP_WR_SIGNALED };
+}
+
 /* The result's header fields from the configuration (algorithm, senders, link ...), the
  * modelled base RTT and the switch's feedback for the algorithm. 0 or -EINVAL/-ENOENT. */
 int incast_setup(struct incast *x, struct incast_run *run, const char *algo, bool *credits,

@@ -31,6 +31,7 @@ struct incast_field {
 static const struct incast_field incast_fields[] = {
 	{ NULL, "algorithm", "algorithm", FT_STR, R(algorithm), 0, 1, "", false, false },
 	{ NULL, "cc", NULL, FT_STR, R(cc), 0, 1, "", false, false },
+	{ NULL, "op", "operation", FT_STR, R(op), 0, 1, "", false, false },
 	{ NULL, "credits", NULL, FT_BOOL, R(credits), 0, 1, "", false, false },
 	{ NULL, "senders", "senders", FT_U64, R(senders), 0, 1, "", false, false },
 	{ NULL, "bytes_per_sender", "bytes per sender", FT_U64, R(bytes_per_sender), 0, 1, "B", false, false },

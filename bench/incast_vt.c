@@ -102,7 +102,7 @@ static void probe_next(struct vt *v, qp_time_ns now)
 			vt_fail(v, -ENOMEM, "out of memory for events");
 		return;
 	}
-	sim_wake(v->sim, v->probe_sender, now);
+	sim_wake(v->sim, flow_host(&v->x, v->probe_sender), now);
 }
 
 static void probe_limit(void *arg, qp_time_ns now)
@@ -114,19 +114,20 @@ static void probe_limit(void *arg, qp_time_ns now)
 		probe_next(v, now);
 }
 
-static void probe_step(struct vt *v, uint64_t i, qp_time_ns now)
+/* Host @host's app in the probe: the probed flow's posting host (incast_priv.h). */
+static void probe_step(struct vt *v, uint64_t host, qp_time_ns now)
 {
-	struct flow_state *f = &v->x.fl[i];
+	uint64_t i = v->probe_sender;
+	struct qp *qp = flow_qp(&v->x, &v->x.fl[i]);
 	struct qp_wc wc;
 
-	if (i != v->probe_sender)
+	if (host != flow_host(&v->x, i))
 		return;
 	if (!v->probe_posted) {
-		struct qp_wr w = { .opcode = QP_OP_WRITE, .wr_id = 0, .mr = v->x.smr[i],
-				   .addr = v->x.sbuf, .length = 64,
-				   .remote_addr = f->qp->remote.addr, .rkey = f->qp->remote.rkey,
-				   .flags = QP_WR_SIGNALED };
-		if (qp_post_send(f->qp, &w) < 0) {      /* as the real-time probe: next sender */
+		struct qp_wr w;
+
+		incast_probe_wr(&v->x, i, &w);
+		if (qp_post_send(qp, &w) < 0) {      /* as the real-time probe: next sender */
 			v->probe_k = INCAST_RTT_PROBES - 1;
 			probe_next(v, now);
 			return;
@@ -137,7 +138,7 @@ static void probe_step(struct vt *v, uint64_t i, qp_time_ns now)
 			vt_fail(v, -ENOMEM, "out of memory for events");
 		return;
 	}
-	if (qp_poll(f->qp, &wc, 1) != 1)
+	if (qp_poll(qp, &wc, 1) != 1)
 		return;
 	if (wc.status == QP_WC_SUCCESS && v->probe_k > 0)
 		v->rtt[v->nrtt++] = now - v->probe_t0;
@@ -209,37 +210,44 @@ static void round_start(void *arg, qp_time_ns now)
 		vt_fail(v, -ENOMEM, "out of memory for events");
 }
 
-/* The application on host @i: the probe, or the flow's completions and posts. */
+/* Flow @i's app: its completions and posts; when it may post next. */
+static qp_time_ns vt_flow(struct vt *v, uint64_t i, qp_time_ns now)
+{
+	struct flow_state *f = &v->x.fl[i];
+	struct qp *qp = flow_qp(&v->x, f);
+	bool was_active = f->active;
+	int rc;
+
+	flow_poll(&v->x, f, i, now);
+	rc = flow_post(&v->x, f, i);
+	if (was_active && !f->active && !incast_reads(&v->x))
+		sim_wake(v->sim, 0, now);   /* the receiver's agent lost a QP */
+	/* A gate that refused a new WR says when it opens; pieces of an accepted one are the
+	 * context's deadline; a full send queue waits for completions (frames arrive). */
+	return rc == -EAGAIN && !qp->pend.active ? qp_send_deadline(qp, now) : QP_TIME_NEVER;
+}
+
+/* The application on host @host: the probe, or its flows' completions and posts (each
+ * sender its own; with --op read host 0 every flow's). */
 static qp_time_ns vt_app(void *arg, size_t host, qp_time_ns now)
 {
 	struct vt *v = arg;
-	uint64_t i = host;
-	struct flow_state *f;
-	bool was_active;
-	int rc;
+	qp_time_ns next = QP_TIME_NEVER;
+	bool rd = incast_reads(&v->x);
 
-	if (i == 0)
-		return QP_TIME_NEVER;
 	if (v->phase == VT_PROBE) {
-		probe_step(v, i, now);
+		probe_step(v, host, now);
 		return QP_TIME_NEVER;
 	}
-	if (v->phase != VT_ROUND)
+	if (v->phase != VT_ROUND || (rd ? host != 0 : host == 0))
 		return QP_TIME_NEVER;
-	f = &v->x.fl[i];
-	was_active = f->active;
-	flow_poll(&v->x, f, i, now);
-	rc = flow_post(&v->x, f, i);
-	if (was_active && !f->active)
-		sim_wake(v->sim, 0, now);   /* the receiver's agent lost a QP */
+	for (uint64_t i = rd ? 1 : host; i <= (rd ? v->x.senders : host); i++)
+		next = qp_time_min(next, vt_flow(v, i, now));
 	if (!incast_round_busy(&v->x)) {
 		round_end(v, now);
 		return QP_TIME_NEVER;
 	}
-	/* A gate that refused a new WR says when it opens; pieces of an accepted one are the
-	 * context's deadline; a full send queue waits for completions (frames arrive). */
-	return rc == -EAGAIN && !f->qp->pend.active ? qp_send_deadline(f->qp, now)
-						     : QP_TIME_NEVER;
+	return next;
 }
 
 /* ---- samples ---- */
@@ -411,7 +419,7 @@ int incast_run_vt(const struct bench_conf *c, const char *algo, uint64_t senders
 		rc = qp_errmsg(-ENOMEM, err, errlen, "out of memory");
 		goto out;
 	}
-	sim_wake(v->sim, 1, SIM_START_NS);
+	sim_wake(v->sim, flow_host(&v->x, 1), SIM_START_NS);
 	/* ETA: the bytes at the payload rate, per round, plus the gaps */
 	double payload = stats_payload_bps(c->link_bps, (uint32_t)c->mtu_bytes,
 					   STATS_ROCE_PKT_OVERHEAD);

@@ -16,6 +16,11 @@ static int (*const bench_run[])(const struct bench_conf *) = {
 	[3] = bench_incast,
 	[4] = bench_compare,
 	[5] = bench_sweep,
+	[9] = bench_perf,     /* CMD_READ_BW */
+	[10] = bench_perf,    /* CMD_ATOMIC_BW */
+	[11] = bench_perf,    /* CMD_READ_LAT */
+	[12] = bench_perf,    /* CMD_SEND_LAT */
+	[13] = bench_perf,    /* CMD_ATOMIC_LAT */
 };
 
 int main(int argc, char **argv)

@@ -36,7 +36,10 @@ void report_banner(FILE *out, const struct report_info *ri)
 	fprintf(out, " Link type       : %s\n", ri->link_type);
 	if (ri->gid_index >= 0)
 		fprintf(out, " GID index       : %d\n", ri->gid_index);
-	fprintf(out, " Max inline data : 0[B]\n");
+	if (ri->outs)   /* perftest prints one or the other */
+		fprintf(out, " Outstand reads  : %u\n", ri->outs);
+	else
+		fprintf(out, " Max inline data : 0[B]\n");
 	fprintf(out, " rdma_cm QPs\t : OFF\n");
 	fprintf(out, " Data ex. method : Ethernet\n");
 	fputs(REPORT_LINE, out);
@@ -49,19 +52,22 @@ static void report_gid(FILE *out, const uint8_t *gid)
 		fprintf(out, "%02d%s", gid[i], i < 15 ? ":" : "\n");
 }
 
-static void report_address(FILE *out, const char *who, const struct qp_conn_info *ci)
+static void report_address(FILE *out, const char *who, const struct qp_conn_info *ci,
+			   unsigned outs)
 {
-	fprintf(out, " %s address: LID %#04x QPN %#06" PRIx32 " PSN %#06" PRIx32
-		" RKey %#08" PRIx32 " VAddr %#016" PRIx64 "\n", who, ci->lid, ci->qpn, ci->psn,
-		ci->rkey, ci->addr);
+	fprintf(out, " %s address: LID %#04x QPN %#06" PRIx32 " PSN %#06" PRIx32, who, ci->lid,
+		ci->qpn, ci->psn);
+	if (outs)
+		fprintf(out, " OUT %#04x", outs);
+	fprintf(out, " RKey %#08" PRIx32 " VAddr %#016" PRIx64 "\n", ci->rkey, ci->addr);
 	report_gid(out, ci->gid);
 }
 
-void report_addresses(FILE *out, const struct qp_conn_info *local,
-		      const struct qp_conn_info *remote)
+void report_addresses(FILE *out, const struct qp_conn_info *local, unsigned local_outs,
+		      const struct qp_conn_info *remote, unsigned remote_outs)
 {
-	report_address(out, "local", local);
-	report_address(out, "remote", remote);
+	report_address(out, "local", local, local_outs);
+	report_address(out, "remote", remote, remote_outs);
 	fputs(REPORT_LINE, out);
 }
 

@@ -29,12 +29,14 @@ struct report_info {
 	const char *link_type;       /* "Ethernet" */
 	int gid_index;               /* -1: n/a */
 	unsigned tx_depth;
+	unsigned outs;               /* READ/atomic tests: out_reads (-o); 0: not printed */
 };
 
-/* The test banner and the local/remote address lines, as perftest prints them. */
+/* The test banner and the local/remote address lines, as perftest prints them (each
+ * side's out_reads as OUT for READ and atomic tests; 0: none). */
 void report_banner(FILE *out, const struct report_info *ri);
-void report_addresses(FILE *out, const struct qp_conn_info *local,
-		      const struct qp_conn_info *remote);
+void report_addresses(FILE *out, const struct qp_conn_info *local, unsigned local_outs,
+		      const struct qp_conn_info *remote, unsigned remote_outs);
 
 void report_bw_header(FILE *out, bool gbits);
 void report_bw_row(FILE *out, uint64_t size, uint64_t iters, const struct stats_bw *bw,

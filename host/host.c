@@ -27,17 +27,24 @@ static void host_agent_log(void *arg, enum agent_log_kind kind, const char *line
 			line);
 }
 
-/* DCQCN stand-in: an early notice about a flow this host sends is its CNP. */
+/* DCQCN stand-in: an early notice about a flow this host sends is its CNP; one about READ
+ * responses it receives (FB_F_TO_RECEIVER) is its reader's. */
 static void host_notice_cnp(struct host *h, const uint8_t *buf, size_t len,
 			    qp_time_ns now)
 {
+	const struct fb_flow *f;
 	struct fb_msg m;
+	bool rd;
 
-	if (fb_decode(&m, buf, len) || m.type != FB_T_NOTICE || m.u.notice.flow.src_ip != h->ip)
+	if (fb_decode(&m, buf, len) || m.type != FB_T_NOTICE)
+		return;
+	f = &m.u.notice.flow;
+	rd = m.flags & FB_F_TO_RECEIVER;
+	if ((rd ? f->dst_ip : f->src_ip) != h->ip)
 		return;
 	for (unsigned i = 0; i < h->nqps; i++) {
-		if (h->qps[i].peer_qpn == m.u.notice.flow.dest_qp &&
-		    h->qps[i].peer_ip == m.u.notice.flow.dst_ip) {
+		if (rd ? h->qps[i].qpn == f->dest_qp && h->qps[i].peer_ip == f->src_ip
+		       : h->qps[i].peer_qpn == f->dest_qp && h->qps[i].peer_ip == f->dst_ip) {
 			struct cc_event ev = { .type = CC_EV_CNP };
 			if (agent_qp_event(h->agent, h->qps[i].qpn, &ev, now) == 0)
 				h->cnps++;
@@ -232,16 +239,19 @@ static unsigned host_agent_out(struct host *h, qp_time_ns now)
 }
 
 int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
-			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
+			qp_time_ns base_rtt_ns, enum host_role role, const char *algo,
 			const char *params, qp_time_ns now, char *err, size_t errlen)
 {
+	static const uint16_t role_flags[] = { [HOST_SENDER] = 0,
+					       [HOST_RECEIVER] = AGENT_QP_RECEIVER,
+					       [HOST_READER] = AGENT_QP_READER };
 	struct agent_qp_reg r = {
 		.qpn = qp->qpn,
 		.peer_qpn = qp->remote.qpn,
 		.local_ip = h->ip,
 		.peer_ip = 0,
 		.sport = soft_roce_sport(qp->qpn, qp->remote.qpn),
-		.flags = receiver ? AGENT_QP_RECEIVER : 0,
+		.flags = (unsigned)role < 3 ? role_flags[role] : 0,
 		.mtu_bytes = qp->path_mtu_bytes,
 		.link_bps = link_bps,
 		.base_rtt_ns = base_rtt_ns,
@@ -271,7 +281,7 @@ int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
 	 * on at the first grant, so a sender would start at its full rate for the first
 	 * RTT + delta; a sender of a credit-paced run starts gated instead (with no credits).
 	 * The table is this host's own, written by this thread only. */
-	if (!receiver && h->credits) {
+	if (role != HOST_RECEIVER && h->credits) {   /* a reader is its own sender */
 		uint32_t slot = 0;
 		struct qp_rate_entry e;
 		if (qp_ratetable_lookup(h->table, qp->qpn, &slot, &e) == 0)

@@ -257,6 +257,25 @@ static const struct fb_type_ops *ops_of(unsigned type)
 	return type < FB_T_COUNT && type_ops[type].name ? &type_ops[type] : NULL;
 }
 
+/* Every body starts with its flow: the union's members share that first field. */
+static struct fb_flow *flow_of(struct fb_msg *m)
+{
+	return &m->u.int_report.flow;
+}
+
+/* With FB_F_IPV6: the addresses at @p (the body's end); -EINVAL when the flow also
+ * names IPv4 addresses. */
+static int put_flow6(uint8_t *p, uint8_t flags, const struct fb_flow *f)
+{
+	if (!(flags & FB_F_IPV6))
+		return 0;
+	if (f->src_ip || f->dst_ip)
+		return -EINVAL;
+	memcpy(p, f->src6, 16);
+	memcpy(p + 16, f->dst6, 16);
+	return FB_FLOW6_LEN;
+}
+
 const char *fb_type_name(unsigned type)
 {
 	const struct fb_type_ops *o = ops_of(type);
@@ -299,6 +318,17 @@ int fb_decode(struct fb_msg *out, const uint8_t *buf, size_t len)
 	rc = o->decode(&m, buf + hlen, body);
 	if (rc < 0)
 		return rc;
+	if (m.flags & FB_F_IPV6) {
+		struct fb_flow *fl = flow_of(&m);
+		size_t at = o->body_len(&m);
+
+		if (body < at + FB_FLOW6_LEN)
+			return -EMSGSIZE;
+		if (fl->src_ip || fl->dst_ip)
+			return -EINVAL;
+		memcpy(fl->src6, buf + hlen + at, 16);
+		memcpy(fl->dst6, buf + hlen + at + 16, 16);
+	}
 	*out = m;
 	return 0;
 }
@@ -326,11 +356,15 @@ int fb_encode(uint8_t *buf, size_t cap, const struct fb_msg *m)
 			return -EINVAL;
 	}
 	len = FB_HDR_LEN + o->body_len(m);
-	if (cap < len)
+	if (cap < len + (m->flags & FB_F_IPV6 ? FB_FLOW6_LEN : 0))
 		return -EMSGSIZE;
 	rc = o->encode(buf + FB_HDR_LEN, m);
 	if (rc < 0)
 		return rc;
+	rc = put_flow6(buf + len, m->flags, &m->u.int_report.flow);   /* flow_of's rule */
+	if (rc < 0)
+		return rc;
+	len += (size_t)rc;
 	put_hdr(buf, m->type, len, m->flags);
 	return (int)len;
 }
@@ -341,11 +375,17 @@ int fb_encode_int(uint8_t *buf, size_t cap, uint8_t type, uint8_t flags,
 {
 	size_t len = FB_HDR_LEN + FB_INT_FIXED + (size_t)nhops * FB_HOP_LEN;
 
+	int rc;
+
 	if ((type != FB_T_INT && type != FB_T_ECHO) || nhops == 0 || nhops > QP_INT_MAX_HOPS)
 		return -EINVAL;
-	if (cap < len)
+	if (cap < len + (flags & FB_F_IPV6 ? FB_FLOW6_LEN : 0))
 		return -EMSGSIZE;
+	rc = put_flow6(buf + len, flags, flow);
+	if (rc < 0)
+		return rc;
 	int_body(buf + FB_HDR_LEN, flow, psn, hops, nhops);
+	len += (size_t)rc;
 	put_hdr(buf, type, len, flags);
 	return (int)len;
 }

@@ -126,6 +126,25 @@ int frame_ipv4_decode(struct frame_ipv4 *out, const uint8_t *buf, size_t len)
 	return (int)hlen;
 }
 
+int frame_ipv6_decode(struct frame_ipv6 *out, const uint8_t *buf, size_t len)
+{
+	uint32_t w;
+
+	if (len < FRAME_IPV6_HLEN)
+		return -EMSGSIZE;
+	w = qp_get32(buf);
+	if (w >> 28 != 6)
+		return -EBADMSG;
+	out->tclass = (uint8_t)(w >> 20);
+	out->flow = w & 0xfffff;
+	out->plen = qp_get16(buf + 4);
+	out->next = buf[6];
+	out->hlim = buf[7];
+	memcpy(out->src, buf + 8, 16);
+	memcpy(out->dst, buf + 24, 16);
+	return FRAME_IPV6_HLEN;
+}
+
 int frame_ipv4_encode(uint8_t *buf, size_t cap, const struct frame_ipv4 *h)
 {
 	if (h->hlen != FRAME_IPV4_HLEN)
@@ -240,6 +259,44 @@ int frame_aeth_encode(uint8_t *buf, size_t cap, const struct frame_aeth *h)
 	return FRAME_AETH_LEN;
 }
 
+int frame_atomiceth_decode(struct frame_atomiceth *out, const uint8_t *buf, size_t len)
+{
+	if (len < FRAME_ATOMICETH_LEN)
+		return -EMSGSIZE;
+	out->va = qp_get64(buf);
+	out->rkey = qp_get32(buf + 8);
+	out->swap_add = qp_get64(buf + 12);
+	out->compare = qp_get64(buf + 20);
+	return FRAME_ATOMICETH_LEN;
+}
+
+int frame_atomiceth_encode(uint8_t *buf, size_t cap, const struct frame_atomiceth *h)
+{
+	if (cap < FRAME_ATOMICETH_LEN)
+		return -EMSGSIZE;
+	qp_put64(buf, h->va);
+	qp_put32(buf + 8, h->rkey);
+	qp_put64(buf + 12, h->swap_add);
+	qp_put64(buf + 20, h->compare);
+	return FRAME_ATOMICETH_LEN;
+}
+
+int frame_atomicack_decode(uint64_t *orig, const uint8_t *buf, size_t len)
+{
+	if (len < FRAME_ATOMICACKETH_LEN)
+		return -EMSGSIZE;
+	*orig = qp_get64(buf);
+	return FRAME_ATOMICACKETH_LEN;
+}
+
+int frame_atomicack_encode(uint8_t *buf, size_t cap, uint64_t orig)
+{
+	if (cap < FRAME_ATOMICACKETH_LEN)
+		return -EMSGSIZE;
+	qp_put64(buf, orig);
+	return FRAME_ATOMICACKETH_LEN;
+}
+
 /* ---- whole frames ---- */
 
 /* The RoCE part: @p->udp_off and udp are set; @end is the end of the UDP datagram. */
@@ -267,14 +324,18 @@ static int parse_roce(struct frame_parsed *p, const uint8_t *buf, size_t end)
 		frame_reth_decode(&p->reth, buf + off, end - off);
 		off += FRAME_RETH_LEN;
 	}
-	if (op->ext & FRAME_X_ATOMIC)
-		off += 28;
+	if (op->ext & FRAME_X_ATOMIC) {
+		frame_atomiceth_decode(&p->atomic, buf + off, end - off);
+		off += FRAME_ATOMICETH_LEN;
+	}
 	if (op->ext & FRAME_X_AETH) {
 		frame_aeth_decode(&p->aeth, buf + off, end - off);
 		off += FRAME_AETH_LEN;
 	}
-	if (op->ext & FRAME_X_ATOMICACK)
-		off += 8;
+	if (op->ext & FRAME_X_ATOMICACK) {
+		frame_atomicack_decode(&p->atomic_orig, buf + off, end - off);
+		off += FRAME_ATOMICACKETH_LEN;
+	}
 	if (op->ext & (FRAME_X_IMMDT | FRAME_X_IETH)) {
 		p->imm = qp_get32(buf + off);
 		off += 4;
@@ -288,9 +349,9 @@ static int parse_roce(struct frame_parsed *p, const uint8_t *buf, size_t end)
 	return 0;
 }
 
-static int parse_udp(struct frame_parsed *p, const uint8_t *buf, size_t ip_end)
+/* UDP at @off, the IP payload ending at @ip_end. */
+static int parse_udp(struct frame_parsed *p, const uint8_t *buf, size_t off, size_t ip_end)
 {
-	size_t off = (size_t)p->ip_off + p->ip.hlen;
 	int rc = frame_udp_decode(&p->udp, buf + off, ip_end - off);
 
 	if (rc < 0)
@@ -326,7 +387,26 @@ static int parse_ipv4(struct frame_parsed *p, const uint8_t *buf, size_t len)
 	/* Fragments other than an unfragmented datagram carry no whole UDP header to trust. */
 	if (p->ip.proto != FRAME_IPPROTO_UDP || (p->ip.frag & (FRAME_IPV4_MF | FRAME_IPV4_OFFMASK)))
 		return 0;
-	return parse_udp(p, buf, end);
+	return parse_udp(p, buf, FRAME_ETH_HLEN + (size_t)p->ip.hlen, end);
+}
+
+static int parse_ipv6(struct frame_parsed *p, const uint8_t *buf, size_t len)
+{
+	int rc = frame_ipv6_decode(&p->ip6, buf + FRAME_ETH_HLEN, len - FRAME_ETH_HLEN);
+	size_t end;
+
+	if (rc < 0)
+		return rc;
+	if (p->ip6.plen > len - FRAME_ETH_HLEN - FRAME_IPV6_HLEN)
+		return -EMSGSIZE;
+	p->ip_off = FRAME_ETH_HLEN;
+	p->layers |= FRAME_L_IPV6;
+	end = FRAME_ETH_HLEN + FRAME_IPV6_HLEN + (size_t)p->ip6.plen;
+	p->len = (uint16_t)end;
+	/* An extension header (or a jumbogram's zero length) hides UDP: IPv6 alone. */
+	if (p->ip6.next != FRAME_IPPROTO_UDP)
+		return 0;
+	return parse_udp(p, buf, FRAME_ETH_HLEN + FRAME_IPV6_HLEN, end);
 }
 
 int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len)
@@ -344,6 +424,8 @@ int frame_parse(struct frame_parsed *out, const uint8_t *buf, size_t len)
 	p.len = (uint16_t)len;
 	if (p.eth.ethertype == FRAME_ETHERTYPE_IPV4) {
 		rc = parse_ipv4(&p, buf, len);
+	} else if (p.eth.ethertype == FRAME_ETHERTYPE_IPV6) {
+		rc = parse_ipv6(&p, buf, len);
 	} else if (p.eth.ethertype == FRAME_ETHERTYPE_ARP) {
 		rc = frame_arp_decode(&p.arp, buf + FRAME_ETH_HLEN, len - FRAME_ETH_HLEN);
 		if (rc > 0)
@@ -451,6 +533,14 @@ void frame_ipv4_set_ecn(uint8_t *ip, enum frame_ecn ecn)
 	qp_put16(ip + 10, frame_csum_fold(sum));
 }
 
+void frame_ip_set_ecn(uint8_t *ip, enum frame_ecn ecn)
+{
+	if (ip[0] >> 4 == 6)   /* traffic class = bits 4..11: ECN is bits 10..11 */
+		ip[1] = (uint8_t)((ip[1] & ~0x30u) | (unsigned)ecn << 4);
+	else
+		frame_ipv4_set_ecn(ip, ecn);
+}
+
 bool frame_complete_partial_csum(uint8_t *buf, size_t len)
 {
 	struct frame_ipv4 ip;
@@ -495,6 +585,8 @@ uint32_t frame_crc32(uint32_t crc, const void *buf, size_t len)
 
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p)
 {
+	if (p->layers & FRAME_L_IPV6)
+		return frame_icrc_ipv6(buf + p->ip_off, (size_t)p->udp_off + p->udp.len - p->ip_off);
 	/* 8 bytes of 0xFF, then the masked headers: one CRC call for both */
 	uint8_t hdr[8 + 60 + FRAME_UDP_HLEN + FRAME_BTH_LEN], *ip = hdr + 8;
 	size_t iph = p->ip.hlen, icrc_off = (size_t)p->udp_off + p->udp.len - FRAME_ICRC_LEN;
@@ -589,8 +681,8 @@ int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s)
 	struct frame_parsed p;
 	uint32_t icrc;
 
-	if (!(op->ext & FRAME_X_KNOWN) || (op->ext & (FRAME_X_DETH | FRAME_X_ATOMIC |
-						      FRAME_X_ATOMICACK)))
+	if (!(op->ext & FRAME_X_KNOWN) || (op->ext & FRAME_X_DETH) ||
+	    ((op->ext & FRAME_X_ATOMIC) && s->payload_len))
 		return -EINVAL;
 	if (data > UINT16_MAX - 200)
 		return -EMSGSIZE;
@@ -607,8 +699,13 @@ int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s)
 	off += (size_t)frame_bth_encode(buf + off, FRAME_BTH_LEN, &bth);
 	if (op->ext & FRAME_X_RETH)
 		off += (size_t)frame_reth_encode(buf + off, FRAME_RETH_LEN, &s->reth);
+	if (op->ext & FRAME_X_ATOMIC)
+		off += (size_t)frame_atomiceth_encode(buf + off, FRAME_ATOMICETH_LEN, &s->atomic);
 	if (op->ext & FRAME_X_AETH)
 		off += (size_t)frame_aeth_encode(buf + off, FRAME_AETH_LEN, &s->aeth);
+	if (op->ext & FRAME_X_ATOMICACK)
+		off += (size_t)frame_atomicack_encode(buf + off, FRAME_ATOMICACKETH_LEN,
+						      s->atomic_orig);
 	if (op->ext & (FRAME_X_IMMDT | FRAME_X_IETH)) {
 		qp_put32(buf + off, s->imm);
 		off += 4;

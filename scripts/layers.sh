@@ -72,6 +72,7 @@ keyfile lib
 opt lib
 out lib
 pause lib
+pt_wire lib
 rate lib
 ratetable lib
 shm_ring lib

@@ -123,6 +123,8 @@ static int flow_open(struct sim_flows *fl, size_t k, qp_time_ns now)
 		.psn_fixed = true, .traffic_class = fl->c.tos,
 		.gate = { .chunk_bytes = fl->c.mtu_bytes, .burst_bytes = fl->c.mtu_bytes,
 			  .credit_poll_ns = QP_NS_PER_S },   /* nothing polls: qp_ctx_retry */
+		/* the flows WRITE: one READ/atomic slot each way keeps a flow's memory */
+		.max_rd_atomic = 1, .max_dest_rd_atomic = 1,
 	};
 	struct qp_attr ra = qa;
 	struct qp_conn_info li, ri;

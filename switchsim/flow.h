@@ -36,6 +36,20 @@ struct sw_flow_key {
 };
 #define SW_FLOW_KEY_UDP 0x80000000u
 
+/* An IPv6 address folded into a key's 32-bit address field (the flow table and the
+ * wishes key IPv6 flows by these; what the switch says about a flow carries the full
+ * addresses, from the frame). */
+static inline uint32_t sw_flow_fold6(const uint8_t a[16])
+{
+	uint64_t hi = 0, lo = 0;
+
+	for (int i = 0; i < 8; i++) {
+		hi = hi << 8 | a[i];
+		lo = lo << 8 | a[8 + i];
+	}
+	return (uint32_t)((hi * 0x9e3779b97f4a7c15ULL ^ lo * 0xc2b2ae3d27d4eb4fULL) >> 32);
+}
+
 struct sw_flow {
 	struct sw_flow_key key;
 	bool used;

@@ -165,6 +165,24 @@ const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip)
 	return NULL;
 }
 
+uint32_t sw_fwd_ip_of_mac(struct sw_fwd *f, const uint8_t mac[6])
+{
+	struct sw_mac_entry *m = mac_slot(f, mac, false);
+	const struct sw_ip_entry *e = m && m->ip ? sw_fwd_lookup_ip(f, m->ip) : NULL;
+
+	if (e && !memcmp(e->mac, mac, 6))
+		return e->ip;
+	for (uint32_t i = 0; i < SW_FWD_SLOTS; i++) {   /* rare: a host's first IPv6 report */
+		e = &f->ip[i];
+		if (e->used && !memcmp(e->mac, mac, 6)) {
+			if (m)
+				m->ip = e->ip;
+			return e->ip;
+		}
+	}
+	return 0;
+}
+
 static struct sw_qp_entry *qp_slot(const struct sw_fwd *f, uint32_t req, uint32_t resp)
 {
 	uint32_t h = ip_hash(req ^ (resp * 0x9e3779b9u)) % SW_QP_SLOTS;

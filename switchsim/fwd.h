@@ -22,6 +22,7 @@ struct sw_mac_entry {
 	bool used;
 	bool is_static;
 	int16_t port;
+	uint32_t ip;         /* sw_fwd_ip_of_mac's last answer (checked before use) */
 	qp_time_ns seen_ns;
 };
 
@@ -64,6 +65,9 @@ void sw_fwd_learn_ip(struct sw_fwd *f, uint32_t ip, const uint8_t mac[6], int po
 /* Port for a unicast MAC, SW_FWD_NONE when unknown (flood). */
 int sw_fwd_lookup(const struct sw_fwd *f, const uint8_t mac[6]);
 const struct sw_ip_entry *sw_fwd_lookup_ip(const struct sw_fwd *f, uint32_t ip);
+/* The IPv4 address learned for the host at @mac (what its IPv6 flows' telemetry goes to),
+ * 0 when none: found in the IPv4 table and kept in the MAC's entry while it holds. */
+uint32_t sw_fwd_ip_of_mac(struct sw_fwd *f, const uint8_t mac[6]);
 /* Last writer wins: one QP per host pair is all a CNP needs to find. */
 void sw_fwd_learn_qp(struct sw_fwd *f, uint32_t requester_ip, uint32_t responder_ip,
 		     uint32_t qp);

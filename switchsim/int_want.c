@@ -170,6 +170,10 @@ void sw_want_ingress(struct sw_port *in, const uint8_t *f, const struct frame_pa
 	    fb_decode(&msg, f + p->payload_off, p->payload_len) || msg.type != FB_T_WANT ||
 	    sw_auth_take(&sw->auth, f + p->payload_off, p->payload_len, now))
 		return;
+	if (msg.flags & FB_F_IPV6) {   /* keyed as the data's frames are (sw_flow_fold6) */
+		msg.u.want.flow.src_ip = sw_flow_fold6(msg.u.want.flow.src6);
+		msg.u.want.flow.dst_ip = sw_flow_fold6(msg.u.want.flow.dst6);
+	}
 	want_ending(sw, &msg.u.want);
 	if (sw_wants_take(&sw->wants, &msg.u.want, now))
 		in->st.int_wants_refused++;

@@ -105,7 +105,8 @@ bool sw_pfc_admit(struct sw_port *in, const struct frame_parsed *p, struct sw_en
 	if (!in->pfc_on)   /* the port's own copy: its conf is a cache line further */
 		return true;
 	c = params(in);
-	prio = (p->layers & FRAME_L_IPV4) ? frame_tos_priority(p->ip.tos) : 0;
+	prio = (p->layers & FRAME_L_IPV4) ? frame_tos_priority(p->ip.tos) :
+	       (p->layers & FRAME_L_IPV6) ? frame_tos_priority(p->ip6.tclass) : 0;
 	if (prio != c->prio)
 		return true;
 	if (c->lossless && in->pfc.in_bytes + len > c->xoff_bytes + c->headroom_bytes) {

@@ -43,9 +43,13 @@ void sw_port_send_ctrl(struct sw_port *p, const uint8_t *frame, size_t len, qp_t
 static struct sw_port *telem_route(struct sw_switch *sw, uint32_t dst_ip, const uint8_t *mac,
 				   struct frame_addr *dst)
 {
-	const struct sw_ip_entry *ipe = sw_fwd_lookup_ip(&sw->fwd, dst_ip);
+	const struct sw_ip_entry *ipe = dst_ip ? sw_fwd_lookup_ip(&sw->fwd, dst_ip) : NULL;
 	int out;
 
+	if (!dst_ip) {   /* an IPv6 flow's host with no IPv4 address learned */
+		sw->fab->ctrl_unroutable++;
+		return NULL;
+	}
 	*dst = (struct frame_addr){ .ip = dst_ip, .port = FB_PORT };
 	memcpy(dst->mac, ipe ? ipe->mac : mac, 6);
 	out = sw_fwd_lookup(&sw->fwd, dst->mac);
@@ -179,7 +183,9 @@ static void ctrl_send(struct sw_switch *sw, const uint8_t *frame, size_t len, qp
 static bool send_cnp(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 		     qp_time_ns now)
 {
-	const struct sw_qp_entry *qp = sw_fwd_lookup_qp(&p->sw->fwd, m->key.src_ip, m->key.dst_ip);
+	bool rd = m->flags & SW_M_READ_RESP;
+	const struct sw_qp_entry *qp = rd ? NULL : sw_fwd_lookup_qp(&p->sw->fwd, m->key.src_ip,
+								    m->key.dst_ip);
 	struct frame_roce_spec s = {
 		.src = { .ip = m->key.dst_ip, .port = 0xc000 | (m->key.qp & 0x3fff) },
 		.dst = { .ip = m->key.src_ip },
@@ -188,36 +194,79 @@ static bool send_cnp(struct sw_port *p, const struct sw_meta *m, const uint8_t *
 	uint8_t cnp[SW_CTRL_FRAME];
 	int n;
 
+	if (m->flags & SW_M_IPV6)   /* the switch's CNPs are IPv4's */
+		return false;
+	if (rd) {   /* to the requester's QP, the data's destination QP, as if from the responder */
+		s.src = (struct frame_addr){ .ip = m->key.src_ip, .port = 0xc000 | (m->key.qp & 0x3fff) };
+		s.dst = (struct frame_addr){ .ip = m->key.dst_ip };
+		s.bth.dest_qp = m->key.qp;
+		memcpy(s.src.mac, frame + 6, 6);
+		memcpy(s.dst.mac, frame, 6);
+		goto build;
+	}
 	if (!qp)
 		return false;
 	s.bth.dest_qp = qp->qp;
 	memcpy(s.src.mac, frame, 6);       /* the data frame's destination: the receiver */
 	memcpy(s.dst.mac, frame + 6, 6);   /* its source: the sender */
+build:
 	n = frame_build_roce(cnp, sizeof(cnp), &s);
 	if (n > 0)
 		ctrl_send(p->sw, cnp, (size_t)n, now);
 	return n > 0;
 }
 
-static struct fb_flow fb_flow_of(const struct sw_flow_key *k)
+/* The flow a message is about: its key, or an IPv6 frame's own addresses (FB_F_IPV6 into
+ * @flags). */
+static struct fb_flow fb_flow_of(const struct sw_meta *m, const uint8_t *frame, uint8_t *flags)
 {
-	return (struct fb_flow){ .src_ip = k->src_ip, .dst_ip = k->dst_ip, .sport = k->sport,
-				 .dest_qp = k->qp };
+	struct fb_flow f = { .src_ip = m->key.src_ip, .dst_ip = m->key.dst_ip,
+			     .sport = m->key.sport, .dest_qp = m->key.qp };
+
+	if (m->flags & SW_M_IPV6) {
+		f.src_ip = f.dst_ip = 0;
+		memcpy(f.src6, frame + FRAME_ETH_HLEN + 8, 16);
+		memcpy(f.dst6, frame + FRAME_ETH_HLEN + 24, 16);
+		*flags |= FB_F_IPV6;
+	}
+	return f;
+}
+
+/* The IPv4 address of the host at @mac that the key's @ip names: that one, or for an
+ * IPv6 flow the one the switch learned for the MAC (its agent listens on IPv4), 0 none. */
+static uint32_t host_ip(struct sw_switch *sw, const struct sw_meta *m, uint32_t ip,
+			const uint8_t *mac)
+{
+	return (m->flags & SW_M_IPV6) ? sw_fwd_ip_of_mac(&sw->fwd, mac) : ip;
+}
+
+/* Where the switch's word about a flow goes: its data's sender, or for READ responses
+ * their receiver, the requester (flagged so), with the MAC to reach it. */
+static uint32_t telem_to(struct sw_switch *sw, const struct sw_meta *m, const uint8_t *frame,
+			 const uint8_t **mac, uint8_t *flags)
+{
+	bool rd = m->flags & SW_M_READ_RESP;
+
+	*mac = rd ? frame : frame + 6;
+	*flags = rd ? FB_F_TO_RECEIVER : 0;
+	return host_ip(sw, m, rd ? m->key.dst_ip : m->key.src_ip, *mac);
 }
 
 static void send_notice(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 			const struct sw_enq_out *o)
 {
 	struct fb_msg msg = { .type = FB_T_NOTICE };
+	const uint8_t *mac;
+	uint32_t to = telem_to(p->sw, m, frame, &mac, &msg.flags);
 
 	msg.u.notice = (struct fb_notice){
-		.flow = fb_flow_of(&m->key), .psn = m->psn, .switch_id = p->sw->id,
+		.flow = fb_flow_of(m, frame, &msg.flags), .psn = m->psn, .switch_id = p->sw->id,
 		.port = (uint16_t)p->index, .flows = o->flows,
 		.queue_bytes = o->qbytes > UINT32_MAX ? UINT32_MAX : (uint32_t)o->qbytes,
 		.link_bps = p->conf->q.rate_bps, .reflected_ts_ns = o->arrival_ns,
 	};
 	p->st.notices++;
-	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+	telem_send(p->sw, to, mac, &msg, o->arrival_ns);
 	if (p->telem.cnp && send_cnp(p, m, frame, o->arrival_ns))
 		p->st.cnps++;
 }
@@ -226,14 +275,16 @@ static void send_level(struct sw_port *p, const struct sw_meta *m, const uint8_t
 		       const struct sw_flow *fl, const struct sw_enq_out *o, uint64_t level_q)
 {
 	struct fb_msg msg = { .type = FB_T_LEVEL };
+	const uint8_t *mac;
+	uint32_t to = telem_to(p->sw, m, frame, &mac, &msg.flags);
 
 	msg.u.level = (struct fb_level){
-		.flow = fb_flow_of(&m->key), .switch_id = p->sw->id, .port = (uint16_t)p->index,
+		.flow = fb_flow_of(m, frame, &msg.flags), .switch_id = p->sw->id, .port = (uint16_t)p->index,
 		.level = fl->level_sent, .seq = fl->level_seq, .psn = m->psn,
 		.queue_bytes = level_q > UINT32_MAX ? UINT32_MAX : (uint32_t)level_q,
 	};
 	p->st.levels++;
-	telem_send(p->sw, m->key.src_ip, frame + 6, &msg, o->arrival_ns);
+	telem_send(p->sw, to, mac, &msg, o->arrival_ns);
 }
 
 /* One INT report into @buf, signed when the switch has a key: its length or -EMSGSIZE. */
@@ -251,11 +302,11 @@ static int int_report(struct sw_switch *sw, uint8_t *buf, size_t cap, uint8_t fl
 static void send_int(struct sw_port *p, const struct sw_meta *m, const uint8_t *frame,
 		     qp_time_ns now)
 {
-	bool echo = p->telem.int_mode == SW_INT_ECHO;
-	uint32_t ip = echo ? m->key.dst_ip : m->key.src_ip;
+	bool echo = p->telem.int_mode == SW_INT_ECHO || (m->flags & SW_M_READ_RESP);
 	const uint8_t *mac = echo ? frame : frame + 6;
+	uint32_t ip = host_ip(p->sw, m, echo ? m->key.dst_ip : m->key.src_ip, mac);
 	uint8_t flags = echo ? FB_F_TO_RECEIVER : 0;
-	struct fb_flow flow = fb_flow_of(&m->key);
+	struct fb_flow flow = fb_flow_of(m, frame, &flags);
 	struct sw_port *out;
 	struct sw_pack *k;
 	int n;
@@ -299,6 +350,10 @@ static void take_level_ack(struct sw_switch *sw, const uint8_t *f, const struct 
 	k = (struct sw_flow_key){ .src_ip = msg.u.level.flow.src_ip,
 				  .dst_ip = msg.u.level.flow.dst_ip,
 				  .sport = msg.u.level.flow.sport, .qp = msg.u.level.flow.dest_qp };
+	if (msg.flags & FB_F_IPV6) {   /* keyed as classify keys its frames */
+		k.src_ip = sw_flow_fold6(msg.u.level.flow.src6);
+		k.dst_ip = sw_flow_fold6(msg.u.level.flow.dst6);
+	}
 	slot = sw_flowtab_find(sw_queue_flows(port->q), &k);
 	if (slot != SW_FLOW_NONE &&
 	    sw_telem_level_ack(&sw_queue_flows(port->q)->slots[slot], msg.u.level.acked))
@@ -337,8 +392,15 @@ static void classify(struct sw_meta *m, const struct frame_parsed *p)
 	m->key = (struct sw_flow_key){ .src_ip = p->ip.src, .dst_ip = p->ip.dst,
 				       .sport = p->udp.sport,
 				       .qp = SW_FLOW_KEY_UDP | p->udp.dport };
+	if (p->layers & FRAME_L_IPV6) {
+		m->key.src_ip = sw_flow_fold6(p->ip6.src);
+		m->key.dst_ip = sw_flow_fold6(p->ip6.dst);
+		m->flags = SW_M_IPV6;
+	}
 	if ((p->layers & FRAME_L_ROCE) && (p->op->ext & FRAME_X_DATA)) {
-		m->flags = SW_M_ROCE_DATA;
+		m->flags |= SW_M_ROCE_DATA | (p->bth.opcode >= FRAME_OP_RC_READ_RESP_FIRST &&
+					      p->bth.opcode <= FRAME_OP_RC_READ_RESP_ONLY
+					      ? SW_M_READ_RESP : 0);
 		m->key.qp = p->bth.dest_qp;
 		m->psn = p->bth.psn;
 	}
@@ -352,8 +414,7 @@ static void enqueue(struct sw_port *src, struct sw_port *out, const uint8_t *f, 
 		.frame = f, .frame_len = (uint16_t)len, .meta = m,
 		.meta_len = data ? (uint16_t)SW_META_LEN(m->nhops) : 0,
 		.key = (p->layers & FRAME_L_UDP) ? &m->key : NULL,
-		.ect = (p->layers & FRAME_L_IPV4) && ((p->ip.tos & 3) == FRAME_ECN_ECT0 ||
-						     (p->ip.tos & 3) == FRAME_ECN_ECT1),
+		.ect = frame_ecn_of(p) == FRAME_ECN_ECT0 || frame_ecn_of(p) == FRAME_ECN_ECT1,
 		.ip_off = (uint16_t)p->ip_off,
 	};
 	struct sw_enq_out o;
@@ -443,7 +504,7 @@ void sw_ingress(struct sw_port *in, const uint8_t *f, size_t len, const struct s
 	else if (p.layers & FRAME_L_ARP)
 		sw_fwd_learn_ip(&sw->fwd, p.arp.spa, p.arp.sha, in->index, now);
 	/* Responses (ACK, read response) name the requester's QP: remember it for CNPs. */
-	if ((p.layers & FRAME_L_ROCE) && (p.op->ext & FRAME_X_AETH))
+	if ((p.layers & FRAME_L_ROCE) && (p.layers & FRAME_L_IPV4) && (p.op->ext & FRAME_X_AETH))
 		sw_fwd_learn_qp(&sw->fwd, p.ip.dst, p.ip.src, p.bth.dest_qp);
 	if (to_switch(in, f, &p, now))
 		return;

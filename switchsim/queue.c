@@ -485,7 +485,7 @@ bool sw_queue_mark(struct sw_queue *q, uint32_t i)
 		q->st.ecn_not_ect++;
 		return false;
 	}
-	frame_ipv4_set_ecn(sw_queue_frame(q, e) + e->ecn_off - 1, FRAME_ECN_CE);
+	frame_ip_set_ecn(sw_queue_frame(q, e) + e->ecn_off - 1, FRAME_ECN_CE);
 	q->st.ecn_marked++;
 	return true;
 }

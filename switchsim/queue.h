@@ -85,7 +85,7 @@ struct sw_qent {
 	uint16_t frame_len;
 	uint16_t meta_len;
 	uint16_t tag;           /* the caller's, 0 = none */
-	uint16_t ecn_off;       /* ECT frame: its IPv4 header's offset + 1; 0 = not ECN-capable */
+	uint16_t ecn_off;       /* ECT frame: its IP header's offset + 1; 0 = not ECN-capable */
 };
 
 enum sw_verdict { SW_ENQ_OK = 0, SW_ENQ_DROP_TAIL, SW_ENQ_DROP_STORE };
@@ -97,7 +97,7 @@ struct sw_enq {
 	uint16_t meta_len;
 	const struct sw_flow_key *key;   /* NULL: not tracked */
 	bool ect;               /* ECN-capable: RED may mark it (at dequeue) */
-	uint16_t ip_off;        /* with ect: where its IPv4 header starts in frame */
+	uint16_t ip_off;        /* with ect: where its IPv4 or IPv6 header starts in frame */
 	bool lossless;          /* not dropped for Q + L > B (only when the store is full) */
 	uint16_t tag;           /* 0 = none; else the departure hook sees the frame leave Q */
 };

@@ -47,7 +47,12 @@
 #define SW_PACK_MAX 1400           /* telemetry messages packed into one UDP payload */
 
 /* Carried with each queued frame (queue metadata) and across links in the process. */
-enum { SW_M_ROCE_DATA = 1u << 0, SW_M_CTRL = 1u << 1 };
+/* SW_M_READ_RESP: a READ response (or atomic ACK): its receiver, the requester, paces it,
+ * so what the switch says about it goes there (FB_F_TO_RECEIVER), its CNP too. */
+/* SW_M_IPV6: an IPv6 frame; the key's addresses are folded (sw_flow_fold6), the full ones
+ * are in the frame. */
+enum { SW_M_ROCE_DATA = 1u << 0, SW_M_CTRL = 1u << 1, SW_M_READ_RESP = 1u << 2,
+       SW_M_IPV6 = 1u << 3 };
 struct sw_meta {
 	uint8_t flags;
 	uint8_t nhops;

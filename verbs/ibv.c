@@ -200,6 +200,8 @@ static int ibv_ctx_init(struct qp_ctx *c, char *err, size_t errlen)
 		goto fail;
 	}
 	x->max_qp_wr = (uint32_t)da.max_qp_wr;
+	x->max_rd_atom = (uint32_t)da.max_qp_rd_atom;
+	x->max_init_rd_atom = (uint32_t)da.max_qp_init_rd_atom;
 	x->lid = pa.lid;
 	x->active_mtu_bytes = mtu_bytes(pa.active_mtu);
 	x->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
@@ -248,12 +250,14 @@ static int ibv_mr_init(struct qp_mr *m)
 	struct ibv_ctx_priv *x = to_xctx(m->ctx);
 	int access = 0;
 
-	if (m->access & (QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE))
-		access |= IBV_ACCESS_LOCAL_WRITE; /* verbs requires it with remote write */
+	if (m->access & (QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE | QP_ACCESS_REMOTE_ATOMIC))
+		access |= IBV_ACCESS_LOCAL_WRITE; /* verbs requires it with remote write, atomic */
 	if (m->access & QP_ACCESS_REMOTE_WRITE)
 		access |= IBV_ACCESS_REMOTE_WRITE;
 	if (m->access & QP_ACCESS_REMOTE_READ)
 		access |= IBV_ACCESS_REMOTE_READ;
+	if (m->access & QP_ACCESS_REMOTE_ATOMIC)
+		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	to_xmr(m)->mr = ibv_reg_mr(x->pd, m->addr, m->length, access);
 	if (!to_xmr(m)->mr)
 		return -errno;
@@ -303,6 +307,11 @@ int ibv_qp_prepare(struct ibv_qp_priv *q, struct ibv_qp_init_attr *ia, char *err
 		return qp_errmsg(-EINVAL, err, errlen,
 				 "ibv: sq_depth %u / rq_depth %u: %s allows up to %u", a->sq_depth,
 				 a->rq_depth, x->dev_name, x->max_qp_wr);
+	if (a->max_rd_atomic > x->max_init_rd_atom || a->max_dest_rd_atomic > x->max_rd_atom)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "ibv: max_rd_atomic %u / max_dest_rd_atomic %u: %s allows up to "
+				 "%u / %u", a->max_rd_atomic, a->max_dest_rd_atomic, x->dev_name,
+				 x->max_init_rd_atom, x->max_rd_atom);
 	q->sq_cap = a->sq_depth;
 	q->stash_cap = a->sq_depth + a->rq_depth;
 	q->sig = calloc(q->sq_cap, sizeof(*q->sig));
@@ -360,7 +369,7 @@ static int ibv_qp_init(struct qp *qp, char *err, size_t errlen)
 		.qp_state = IBV_QPS_INIT,
 		.port_num = x->port,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	int rc = ibv_qp_prepare(q, &ia, err, errlen);
 
@@ -392,7 +401,7 @@ static int ibv_qp_connect(struct qp *qp, char *err, size_t errlen)
 		.path_mtu = mtu_enum(qp->path_mtu_bytes),
 		.dest_qp_num = r->qpn,
 		.rq_psn = r->psn,
-		.max_dest_rd_atomic = 1,
+		.max_dest_rd_atomic = qp->attr.max_dest_rd_atomic,
 		.min_rnr_timer = qp->attr.min_rnr_timer,
 		.ah_attr = {
 			.dlid = r->lid,
@@ -411,7 +420,7 @@ static int ibv_qp_connect(struct qp *qp, char *err, size_t errlen)
 		.retry_cnt = qp->attr.retry_cnt,
 		.rnr_retry = qp->attr.rnr_retry,
 		.sq_psn = qp->local.psn,
-		.max_rd_atomic = 1,
+		.max_rd_atomic = qp->attr.max_rd_atomic,
 	};
 	int rc;
 
@@ -513,7 +522,10 @@ static bool wc_convert(struct ibv_qp_priv *q, const struct ibv_wc *in, struct qp
 								      : QP_WC_RECV;
 		return true;
 	}
-	out->opcode = in->opcode == IBV_WC_RDMA_WRITE ? QP_WC_WRITE : QP_WC_SEND;
+	out->opcode = in->opcode == IBV_WC_RDMA_WRITE ? QP_WC_WRITE :
+		      in->opcode == IBV_WC_RDMA_READ ? QP_WC_READ :
+		      in->opcode == IBV_WC_COMP_SWAP ? QP_WC_COMP_SWAP :
+		      in->opcode == IBV_WC_FETCH_ADD ? QP_WC_FETCH_ADD : QP_WC_SEND;
 	if (q->sq_track && q->sig_count) {
 		struct ibv_sig s = q->sig[q->sig_head];
 
@@ -569,6 +581,9 @@ static const enum ibv_wr_opcode wr_opcode_map[QP_OP_COUNT] = {
 	[QP_OP_WRITE_IMM] = IBV_WR_RDMA_WRITE_WITH_IMM,
 	[QP_OP_SEND] = IBV_WR_SEND,
 	[QP_OP_SEND_IMM] = IBV_WR_SEND_WITH_IMM,
+	[QP_OP_READ] = IBV_WR_RDMA_READ,
+	[QP_OP_CMP_SWAP] = IBV_WR_ATOMIC_CMP_AND_SWP,
+	[QP_OP_FETCH_ADD] = IBV_WR_ATOMIC_FETCH_AND_ADD,
 };
 
 static int ibv_post_send_piece(struct qp *qp, const struct qp_wr *wr)
@@ -595,6 +610,12 @@ static int ibv_post_send_piece(struct qp *qp, const struct qp_wr *wr)
 
 	if (rc)
 		return rc;
+	if (qp_op_is_atomic(wr->opcode)) {
+		swr.wr.atomic.remote_addr = wr->remote_addr;
+		swr.wr.atomic.compare_add = wr->compare_add;
+		swr.wr.atomic.swap = wr->swap;
+		swr.wr.atomic.rkey = wr->rkey;
+	}
 	rc = ibv_post_send(q->qp, &swr, &bad);
 	if (rc)
 		return -(rc > 0 ? rc : EINVAL);

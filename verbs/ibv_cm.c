@@ -98,8 +98,8 @@ static void cm_param(const struct qp *qp, const uint8_t *msg, struct rdma_conn_p
 	memset(p, 0, sizeof(*p));
 	p->private_data = msg;
 	p->private_data_len = QP_WIRE_CONN_BYTES;
-	p->responder_resources = 1;
-	p->initiator_depth = 1;
+	p->responder_resources = qp->attr.max_dest_rd_atomic;
+	p->initiator_depth = qp->attr.max_rd_atomic;
 	p->retry_count = qp->attr.retry_cnt;
 	p->rnr_retry_count = qp->attr.rnr_retry;
 }

@@ -19,6 +19,8 @@ struct ibv_ctx_priv {
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *chan;
 	uint32_t max_qp_wr;
+	uint32_t max_rd_atom;        /* the device's max_qp_rd_atom: a QP's max_dest */
+	uint32_t max_init_rd_atom;   /* its max_qp_init_rd_atom: a QP's max_rd_atomic */
 	uint8_t port;
 	int gid_index;
 	union ibv_gid gid;

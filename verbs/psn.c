@@ -26,6 +26,8 @@ enum qp_psn_op qp_psn_op_of(enum qp_opcode op)
 	static const uint8_t map[QP_OP_COUNT] = {
 		[QP_OP_WRITE] = QP_PSN_OP_WRITE, [QP_OP_WRITE_IMM] = QP_PSN_OP_WRITE,
 		[QP_OP_SEND] = QP_PSN_OP_SEND, [QP_OP_SEND_IMM] = QP_PSN_OP_SEND,
+		[QP_OP_READ] = QP_PSN_OP_READ, [QP_OP_CMP_SWAP] = QP_PSN_OP_ATOMIC,
+		[QP_OP_FETCH_ADD] = QP_PSN_OP_ATOMIC,
 	};
 
 	return (unsigned)op < QP_OP_COUNT ? (enum qp_psn_op)map[op] : QP_PSN_OP_SEND;

@@ -310,7 +310,7 @@ int qp_mr_reg(struct qp_ctx *ctx, void *addr, size_t len, unsigned access,
 	      struct qp_mr **out)
 {
 	const unsigned known = QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE |
-			       QP_ACCESS_REMOTE_READ;
+			       QP_ACCESS_REMOTE_READ | QP_ACCESS_REMOTE_ATOMIC;
 	struct qp_mr *mr;
 	int rc;
 
@@ -390,6 +390,15 @@ static int resolve_attr(struct qp_attr *a, char *err, size_t errlen)
 		a->rnr_retry = 7;
 	if (!a->min_rnr_timer)
 		a->min_rnr_timer = 12;
+	if (a->max_rd_atomic > QP_RD_ATOMIC_MAX || a->max_dest_rd_atomic > QP_RD_ATOMIC_MAX)
+		return qp_errmsg(-EINVAL, err, errlen,
+				 "qp: max_rd_atomic %u / max_dest_rd_atomic %u, accepted 1..%u "
+				 "(0 = %u)", a->max_rd_atomic, a->max_dest_rd_atomic,
+				 QP_RD_ATOMIC_MAX, QP_RD_ATOMIC_DEF);
+	if (!a->max_rd_atomic)
+		a->max_rd_atomic = QP_RD_ATOMIC_DEF;
+	if (!a->max_dest_rd_atomic)
+		a->max_dest_rd_atomic = QP_RD_ATOMIC_DEF;
 	if ((unsigned)a->wait.mode >= QP_WAIT_MODE_COUNT)
 		return qp_errmsg(-EINVAL, err, errlen, "qp: wait mode %u, accepted 0..%u",
 				 (unsigned)a->wait.mode, QP_WAIT_MODE_COUNT - 1);
@@ -617,6 +626,14 @@ static int check_send_wr(const struct qp *qp, const struct qp_wr *wr)
 	    (wr->flags & ~(unsigned)(QP_WR_SIGNALED | QP_WR_INLINE)) ||
 	    wr->length > QP_MAX_MSG_BYTES)
 		return -EINVAL;
+	/* READ and atomics write the local buffer: no inline data, local write access; an
+	 * atomic is 8 bytes at an 8-byte aligned remote address. */
+	if (qp_op_is_rd_atomic(wr->opcode))
+		return !is_inline && (!qp_op_is_atomic(wr->opcode) ||
+				      (wr->length == 8 && !(wr->remote_addr & 7))) &&
+		       (wr->length == 0 || (mr_covers(qp, wr->mr, wr->addr, wr->length) &&
+					    (wr->mr->access & QP_ACCESS_LOCAL_WRITE)))
+			       ? 0 : -EINVAL;
 	if (is_inline)
 		return wr->length <= qp->attr.max_inline && (wr->addr || !wr->length) ? 0
 											 : -EINVAL;
@@ -625,7 +642,7 @@ static int check_send_wr(const struct qp *qp, const struct qp_wr *wr)
 
 static bool splittable(enum qp_opcode op)
 {
-	return op == QP_OP_WRITE || op == QP_OP_WRITE_IMM;
+	return op == QP_OP_WRITE || op == QP_OP_WRITE_IMM || op == QP_OP_READ;
 }
 
 /* Hand the pending WR's next @n bytes to the backend. */

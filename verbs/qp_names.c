@@ -30,6 +30,9 @@ const char *qp_opcode_str(enum qp_opcode op)
 		[QP_OP_WRITE_IMM] = "WRITE_IMM",
 		[QP_OP_SEND] = "SEND",
 		[QP_OP_SEND_IMM] = "SEND_IMM",
+		[QP_OP_READ] = "READ",
+		[QP_OP_CMP_SWAP] = "CMP_SWAP",
+		[QP_OP_FETCH_ADD] = "FETCH_ADD",
 	};
 
 	return (unsigned)op < QP_OP_COUNT ? names[op] : "UNKNOWN";

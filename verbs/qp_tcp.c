@@ -52,16 +52,14 @@ static int wait_io(int fd, short events, qp_time_ns deadline, struct qp_ctx *ctx
 	}
 }
 
-/* Send or receive exactly len bytes before the deadline; -ECONNRESET when the peer hangs
- * up first. */
-static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
-		  struct qp_ctx *ctx)
+int qp_tcp_io(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
+	      int (*wait)(void *arg, int fd, short events, qp_time_ns deadline), void *arg)
 {
 	char *p = buf;
 
 	while (len) {
 		ssize_t n;
-		int rc = wait_io(fd, out ? POLLOUT : POLLIN, deadline, ctx);
+		int rc = wait(arg, fd, out ? POLLOUT : POLLIN, deadline);
 
 		if (rc)
 			return rc;
@@ -76,6 +74,19 @@ static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
 		}
 	}
 	return 0;
+}
+
+static int wait_ctx(void *arg, int fd, short events, qp_time_ns deadline)
+{
+	return wait_io(fd, events, deadline, arg);
+}
+
+/* Send or receive exactly len bytes before the deadline; -ECONNRESET when the peer hangs
+ * up first. */
+static int io_all(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
+		  struct qp_ctx *ctx)
+{
+	return qp_tcp_io(fd, buf, len, out, deadline, wait_ctx, ctx);
 }
 
 static int write_all(int fd, const void *buf, size_t len, qp_time_ns deadline)
@@ -247,6 +258,18 @@ static int tcp_run(bool dial, struct qp_ctx *ctx, const struct qp_attr *attr,
 	}
 	*out = qp;
 	return 0;
+}
+
+int qp_tcp_dial(const char *host, const char *port, qp_time_ns timeout_ns, char *err,
+		size_t errlen)
+{
+	return tcp_dial(host, port, deadline_in(timeout_ns), err, errlen);
+}
+
+int qp_tcp_accept(const char *bind_host, const char *port, qp_time_ns timeout_ns, char *err,
+		  size_t errlen)
+{
+	return tcp_accept_one(bind_host, port, deadline_in(timeout_ns), err, errlen);
 }
 
 /* The exchange waits on the real clock: not for a context on an injected one. */

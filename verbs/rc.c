@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC state machine: parameters, queues, completions, error state, and the dispatch of
- * frames and timers to the requester (rc_req.c) and responder (rc_resp.c). The
+ * frames and timers to the requester (rc_req.c, its READ responses and atomic ACKs in
+ * rc_rdresp.c) and responder (rc_resp.c, its READs and atomics in rc_rdatomic.c). The
  * semantics are documented in qpace/rc.h. */
 #include <errno.h>
 #include <stdio.h>
@@ -34,6 +35,9 @@ static const char *const drop_names[RC_DROP_COUNT] = {
 	[RC_DROP_ACK_STALE] = "stale-ack",
 	[RC_DROP_ACK_RANGE] = "ack-beyond-sent",
 	[RC_DROP_SYNDROME] = "bad-syndrome",
+	[RC_DROP_RESPONSE] = "bad-response",
+	[RC_DROP_RESPONSE_GAP] = "response-gap",
+	[RC_DROP_NO_SAVED] = "no-saved-request",
 };
 
 const char *rc_drop_str(enum rc_drop d)
@@ -58,6 +62,8 @@ void rc_params_init(struct rc_params *p)
 	p->rnr_retry = 7;
 	p->min_rnr_timer = 12;
 	p->cnp_interval_ns = 50 * QP_NS_PER_US;
+	p->max_rd_atomic = 16;
+	p->max_dest_rd_atomic = 16;
 }
 
 /* One range rule per field; checked in table order. */
@@ -84,6 +90,8 @@ static const struct rc_range ranges[] = {
 	RANGE(rnr_retry, 0, 7),
 	RANGE(min_rnr_timer, 0, 31),
 	RANGE(cnp_interval_ns, 0, QP_NS_PER_S),
+	RANGE(max_rd_atomic, 1, RC_RD_ATOMIC_MAX),
+	RANGE(max_dest_rd_atomic, 1, RC_RD_ATOMIC_MAX),
 };
 #undef RANGE
 
@@ -157,12 +165,15 @@ struct rc_qp *rc_create(const struct rc_params *p, char *err, size_t errlen)
 	qp->rq = calloc((size_t)qp->rq_mask + 1, sizeof(*qp->rq));
 	qp->cq = calloc((size_t)qp->cq_cap + 1, sizeof(*qp->cq));
 	qp->inl = p->max_inline ? calloc((size_t)qp->sq_mask + 1, p->max_inline) : NULL;
-	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl) || rc_ev_alloc(qp)) {
+	qp->aargs = calloc(p->max_rd_atomic, sizeof(*qp->aargs));
+	qp->resp.res = calloc(p->max_dest_rd_atomic, sizeof(*qp->resp.res));
+	if (!qp->sq || !qp->rq || !qp->cq || (p->max_inline && !qp->inl) || !qp->aargs ||
+	    !qp->resp.res || rc_ev_alloc(qp)) {
 		rc_destroy(qp);
 		goto nomem;
 	}
 	qp->state = RC_INIT;
-	qp->cnp_last_ns = QP_TIME_NEVER;
+	qp->cnp_last_ns = qp->cnp_self_ns = QP_TIME_NEVER;
 	rc_req_init(qp);
 	return qp;
 nomem:
@@ -180,6 +191,8 @@ void rc_destroy(struct rc_qp *qp)
 	free(qp->cq);
 	free(qp->inl);
 	rc_ev_free(qp);
+	free(qp->aargs);
+	free(qp->resp.res);
 	free(qp);
 }
 
@@ -196,6 +209,8 @@ int rc_connect(struct rc_qp *qp, const struct rc_conn *c)
 	    !mtu_ok(c->mtu_bytes))
 		return -EINVAL;
 	qp->conn = *c;
+	if (c->max_rd_atomic && c->max_rd_atomic < qp->p.max_rd_atomic)
+		qp->p.max_rd_atomic = c->max_rd_atomic;   /* nothing posted yet: the ring shrinks */
 	qp->resp.epsn = c->rq_psn;
 	qp->state = RC_RTS;
 	rc_dl_changed(qp);
@@ -218,25 +233,32 @@ void rc_cq_push(struct rc_qp *qp, const struct qp_wc *wc)
 	/* Cannot overflow: the post rules bound unpolled completions (see rc.h). */
 	qp->cq[qp->cq_tail] = *wc;
 	qp->cq_tail = cq_next(qp, qp->cq_tail);
-	if (wc->opcode == QP_WC_SEND || wc->opcode == QP_WC_WRITE)
-		qp->sq_unpolled++;
-	else
+	if (qp_wc_is_recv(wc->opcode))
 		qp->rq_unpolled++;
+	else
+		qp->sq_unpolled++;
 	if (wc->status != QP_WC_SUCCESS)
 		qp->st.err_wcs++;
 }
 
-static enum qp_wc_opcode send_wc_opcode(uint8_t op)
-{
-	return op == QP_OP_SEND || op == QP_OP_SEND_IMM ? QP_WC_SEND : QP_WC_WRITE;
-}
+static const uint8_t send_wc_opcode[QP_OP_COUNT] = {
+	[QP_OP_WRITE] = QP_WC_WRITE, [QP_OP_WRITE_IMM] = QP_WC_WRITE,
+	[QP_OP_SEND] = QP_WC_SEND, [QP_OP_SEND_IMM] = QP_WC_SEND,
+	[QP_OP_READ] = QP_WC_READ, [QP_OP_CMP_SWAP] = QP_WC_COMP_SWAP,
+	[QP_OP_FETCH_ADD] = QP_WC_FETCH_ADD,
+};
 
 void rc_complete_send(struct rc_qp *qp, const struct rc_swqe *w, enum qp_wc_status status)
 {
 	struct qp_wc wc = { .wr_id = w->wr_id, .status = status,
-			    .opcode = send_wc_opcode(w->op), .byte_len = w->len };
+			    .opcode = (enum qp_wc_opcode)send_wc_opcode[w->op],
+			    .byte_len = w->len };
 
 	qp->sq_bytes -= w->len;  /* every caller has just taken @w off the SQ */
+	if (w->rd_sent)
+		qp->req.rd_out--;
+	if (qp_op_is_atomic((enum qp_opcode)w->op))
+		qp->aargs_used--;   /* WRs complete in order: the oldest operands' slot */
 
 	if (status == QP_WC_SUCCESS) {
 		qp->st.tx_msgs++;
@@ -261,6 +283,7 @@ static void flush_all(struct rc_qp *qp)
 	rc_dl_changed(qp);
 	qp->resp.kind = RC_K_NONE;
 	qp->resp.ack_pending = false;
+	rc_rd_flush(qp);
 }
 
 void rc_fail(struct rc_qp *qp, enum qp_wc_status head_status)
@@ -290,10 +313,10 @@ int rc_poll_cq(struct rc_qp *qp, struct qp_wc *wc, int n)
 	while (got < n && qp->cq_head != qp->cq_tail) {
 		wc[got] = qp->cq[qp->cq_head];
 		qp->cq_head = cq_next(qp, qp->cq_head);
-		if (wc[got].opcode == QP_WC_SEND || wc[got].opcode == QP_WC_WRITE)
-			qp->sq_unpolled--;
-		else
+		if (qp_wc_is_recv(wc[got].opcode))
 			qp->rq_unpolled--;
+		else
+			qp->sq_unpolled--;
 		got++;
 	}
 	return got;
@@ -312,10 +335,15 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 	if ((unsigned)wr->opcode >= QP_OP_COUNT || wr->length > RC_MSG_MAX_BYTES ||
 	    (wr->length && !wr->addr))
 		return -EINVAL;
-	if ((wr->flags & QP_WR_INLINE) && wr->length > qp->p.max_inline)
+	if ((wr->flags & QP_WR_INLINE) &&
+	    (wr->length > qp->p.max_inline || qp_op_is_rd_atomic(wr->opcode)))
+		return -EINVAL;
+	if (qp_op_is_atomic(wr->opcode) && (wr->length != 8 || (wr->remote_addr & 7)))
 		return -EINVAL;
 	if (qp->sq_tail - qp->sq_head + qp->sq_unpolled >= qp->p.sq_depth)
 		return -ENOMEM;
+	if (qp_op_is_atomic(wr->opcode) && qp->aargs_used >= qp->p.max_rd_atomic)
+		return -ENOMEM;   /* the operands' ring: free again as atomics complete */
 	npkts = wr->length ? (wr->length + mtu - 1) / mtu : 1;
 	if (qp->state == RC_RTS && npkts > RC_PSN_SPAN_MAX)
 		return -EINVAL;   /* 2 GiB at a 256-byte MTU: more PSNs than stay unambiguous */
@@ -329,6 +357,13 @@ int rc_post_send(struct rc_qp *qp, const struct qp_wr *wr, qp_time_ns now)
 		.len = wr->length, .rkey = wr->rkey, .imm = wr->imm, .op = (uint8_t)wr->opcode,
 		.signaled = wr->flags & QP_WR_SIGNALED,
 	};
+	if (qp_op_is_atomic(wr->opcode)) {
+		w->imm = qp->aargs_next;
+		qp->aargs_next = qp->aargs_next + 1 == qp->p.max_rd_atomic ? 0 : qp->aargs_next + 1;
+		qp->aargs_used++;
+		qp->aargs[w->imm] = (struct rc_atomic_args){ .compare_add = wr->compare_add,
+							     .swap = wr->swap };
+	}
 	if (wr->flags & QP_WR_INLINE) {
 		uint8_t *dst = qp->inl + (size_t)slot * qp->p.max_inline;
 
@@ -382,6 +417,19 @@ static void np_mark(struct rc_qp *qp, qp_time_ns now)
 	qp->cnp_last_ns = now;
 }
 
+/* A READ's requester is the reaction point of its responses (they are paced by its
+ * requests): a CE-marked response is a CNP for itself, at most one per cnp_interval_ns,
+ * counted in cnp_self for its owner (the soft host hands it on as a CNP). */
+static void rp_mark(struct rc_qp *qp, qp_time_ns now)
+{
+	qp->st.ce_rx++;
+	if (!qp->p.cnp_interval_ns || (qp->cnp_self_ns != QP_TIME_NEVER &&
+				       now < qp->cnp_self_ns + qp->p.cnp_interval_ns))
+		return;
+	qp->cnp_self_ns = now;
+	qp->st.cnp_self++;
+}
+
 static bool np_tx(struct rc_qp *qp, struct frame_roce_spec *s)
 {
 	if (!qp->cnp_pending || qp->state != RC_RTS)
@@ -417,8 +465,13 @@ int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 	}
 	if (bth->opcode == FRAME_OP_RC_ACK)
 		return rc_req_rx(qp, p, now);
+	if (rc_is_response(bth->opcode)) {
+		if (frame_ecn_of(p) == FRAME_ECN_CE)
+			rp_mark(qp, now);
+		return rc_rdresp_rx(qp, frame, p, now);
+	}
 	if (rc_is_request(bth->opcode)) {
-		if ((p->ip.tos & 3) == FRAME_ECN_CE)
+		if (frame_ecn_of(p) == FRAME_ECN_CE)
 			np_mark(qp, now);
 		return rc_resp_rx(qp, frame, p);
 	}
@@ -428,7 +481,8 @@ int rc_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
 bool rc_tx_pending(const struct rc_qp *qp)
 {
 	return (qp->state == RC_RTS &&
-		(qp->cnp_pending || qp->resp.ack_pending || qp->resp.split_pending)) ||
+		(qp->cnp_pending || qp->resp.ack_pending || qp->resp.split_pending ||
+		 qp->resp.rd_active)) ||
 	       qp->resp.nak_pending ||
 	       rc_req_tx_pending(qp);
 }

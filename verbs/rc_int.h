@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Private state of the RC state machine (qpace/rc.h), shared by rc.c (queues, dispatch),
- * rc_req.c (requester) and rc_resp.c (responder). */
+ * rc_req.c (requester), rc_rdresp.c (the requester's READ responses and atomic ACKs),
+ * rc_resp.c (responder) and rc_rdatomic.c (the responder's READs and atomics). */
 #ifndef QPACE_RC_INT_H
 #define QPACE_RC_INT_H
 
@@ -9,15 +10,22 @@
 /* A posted send WR. PSNs are assigned at post: [first_psn, first_psn + npkts). */
 struct rc_swqe {
 	uint64_t wr_id;
-	const uint8_t *buf;
+	uint8_t *buf;            /* the data (SEND, WRITE); where the answer goes (READ, atomic) */
 	uint64_t remote_addr;
 	uint32_t len;
 	uint32_t rkey;
-	uint32_t imm;
+	uint32_t imm;            /* atomics: their operands' slot in rc_qp.aargs */
 	uint32_t first_psn;
 	uint32_t npkts;
 	uint8_t op;              /* enum qp_opcode */
 	bool signaled;
+	bool rd_sent;            /* READ/atomic: sent once, counted in req.rd_out */
+};
+
+/* An atomic's operands, beside its WR (the SQ slots stay their size for every other WR). */
+struct rc_atomic_args {
+	uint64_t compare_add;
+	uint64_t swap;
 };
 
 struct rc_rwqe {
@@ -42,9 +50,31 @@ struct rc_req {
 	qp_time_ns rnr_at;       /* QP_TIME_NEVER unless waiting out an RNR NAK */
 	uint32_t rnr_psn;
 	uint32_t timeouts_run;   /* local ACK timeouts in a row without progress */
+	uint32_t rd_out;         /* READs/atomics sent and not completed (<= max_rd_atomic) */
 };
 
-enum rc_kind { RC_K_NONE = 0, RC_K_SEND, RC_K_WRITE };
+enum rc_kind { RC_K_NONE = 0, RC_K_SEND, RC_K_WRITE, RC_K_READ, RC_K_ATOMIC };
+
+/* A READ or atomic the responder accepted (rc_rdatomic.c): answered, then kept to answer
+ * its duplicates. */
+struct rc_rdres {
+	uint32_t first_psn, last_psn;   /* its response's PSNs (an atomic: one) */
+	uint32_t cur_psn;        /* active: the next response packet's PSN */
+	uint32_t msn;            /* the MSN its responses carry */
+	uint32_t rkey;
+	uint32_t len0;           /* READ: the request's length, from va0 (at src0 here) */
+	uint32_t resid;          /* READ, active: bytes from va still to send */
+	uint64_t va0;
+	const uint8_t *src0;
+	union {
+		uint64_t va;     /* READ, active: the address of cur_psn's data */
+		uint64_t orig;   /* atomic: the value before it */
+	} u;
+	uint8_t kind;            /* RC_K_READ, RC_K_ATOMIC, or RC_K_NONE (never used) */
+	bool active;             /* responses left to send */
+	bool answered;           /* its last response was sent once: the requester may have
+				  * completed it, and a replay of it may be stale */
+};
 
 struct rc_resp {
 	uint32_t epsn;           /* expected PSN */
@@ -53,6 +83,7 @@ struct rc_resp {
 	bool ack_pending;
 	bool nak_sent;           /* this gap has had its NAK (or an RNR NAK) */
 	bool nak_pending;
+	bool fail_pending;       /* a class C NAK waits for the answers before it (rc_resp.c) */
 	uint8_t nak_syndrome;
 	uint32_t nak_psn;
 	/* the message in progress */
@@ -66,6 +97,10 @@ struct rc_resp {
 	bool split_pending;      /* an ACK for the packets before a CE state change is due */
 	bool split_ce;           /* its echo */
 	uint32_t split_psn;      /* the last PSN it acknowledges */
+	/* READ and atomics: max_dest_rd_atomic saved requests, res_next the next to take */
+	struct rc_rdres *res;
+	uint32_t res_next;
+	uint32_t rd_active;      /* of them, with responses left to send */
 };
 
 struct rc_qp {
@@ -85,6 +120,8 @@ struct rc_qp {
 	uint64_t sq_bytes;       /* the lengths of [sq_head, sq_tail) summed */
 	uint32_t sq_unpolled;    /* send completions in the CQ */
 	uint8_t *inl;            /* (sq_mask + 1) * max_inline bytes */
+	struct rc_atomic_args *aargs; /* max_rd_atomic: posted atomics' operands, a FIFO */
+	uint32_t aargs_next, aargs_used;   /* the next slot taken; slots in use */
 	struct rc_rwqe *rq;      /* ring of rq_mask + 1 */
 	uint32_t rq_head, rq_tail;
 	uint32_t rq_unpolled;
@@ -93,6 +130,7 @@ struct rc_qp {
 	struct rc_req req;
 	struct rc_resp resp;
 	qp_time_ns cnp_last_ns;  /* NP: the last CNP sent, QP_TIME_NEVER before the first */
+	qp_time_ns cnp_self_ns;  /* the last CE-marked READ response counted in cnp_self */
 	struct rc_dl_min *dl_min; /* rc_watch_deadline's, or NULL */
 	/* Transport events (rc_params.on_event; rc_ev.c): the low 32 bits of each PSN's last
 	 * send time, bit 0 set when it was sent more than once; a ring of stamp_mask + 1 >=
@@ -174,9 +212,38 @@ void rc_ev_accepted(struct rc_qp *qp, uint32_t psn, bool ce);
 /* Responder: the split ACK, if one is due (filled into @s as rc_resp_tx does). */
 bool rc_ev_split_ack(struct rc_qp *qp, struct frame_roce_spec *s);
 
+/* After a response, ACK or NAK for PSN @end (every PSN before it was taken): SEND/WRITE
+ * WRs that end before @end complete. RC_ACKED_NEWS when una moved; RC_ACKED_IMPLICIT when
+ * a READ/atomic without its whole response ends before @end (an implicit NAK: una is at
+ * its first PSN not answered). */
+enum { RC_ACKED_NEWS = 1u << 0, RC_ACKED_IMPLICIT = 1u << 1 };
+/* una moves on to @to (later than it): the timers and retry counts start afresh. */
+void rc_req_progress(struct rc_qp *qp, uint32_t to, qp_time_ns now);
+unsigned rc_req_acked(struct rc_qp *qp, uint32_t end, qp_time_ns now);
+/* Send again from @psn (go back N): a NAK, an implicit NAK, a gap in a READ's response;
+ * ignored when it repeats the last go-back with no progress since (@progress false). */
+void rc_req_go_back(struct rc_qp *qp, uint32_t psn, bool progress, qp_time_ns now);
+
+/* rc_rdresp.c */
+bool rc_is_response(uint8_t opcode);
+int rc_rdresp_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p,
+		 qp_time_ns now);
+
 /* rc_resp.c */
 bool rc_is_request(uint8_t opcode);
 int rc_resp_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed *p);
 bool rc_resp_tx(struct rc_qp *qp, struct frame_roce_spec *s);
+/* Class C error: NAK @code for @psn, and the QP enters error (the NAK still goes out). */
+int rc_resp_fail(struct rc_qp *qp, uint32_t psn, enum rc_nak_code code);
+
+/* rc_rdatomic.c */
+/* A new READ or atomic at the expected PSN (checked by rc_resp_rx): 0, or a drop code. */
+int rc_rd_new(struct rc_qp *qp, const struct frame_parsed *p, uint8_t kind);
+/* A READ or atomic with a PSN already accepted. */
+int rc_rd_dup(struct rc_qp *qp, const struct frame_parsed *p, uint8_t kind);
+/* The next READ response or atomic ACK, oldest active request first. */
+bool rc_rd_tx(struct rc_qp *qp, struct frame_roce_spec *s);
+/* Forget every saved request (error). */
+void rc_rd_flush(struct rc_qp *qp);
 
 #endif

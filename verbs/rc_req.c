@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* RC requester: segmentation, the window, AckReq, ACK/NAK processing, go-back-N, the
- * local ACK timer with backoff and the RNR wait (rules in qpace/rc.h). */
+/* RC requester: segmentation, the window, AckReq, READ and atomic requests and their
+ * limit, ACK/NAK processing (implicit NAKs of READs and atomics included), go-back-N, the
+ * local ACK timer with backoff and the RNR wait (rules in qpace/rc.h). Their responses are
+ * rc_rdresp.c's. */
 #include "rc_int.h"
 
 /* Request opcodes by WR opcode and packet position. */
@@ -14,6 +16,11 @@ static const uint8_t req_opcodes[QP_OP_COUNT][4] = {
 			 FRAME_OP_RC_SEND_MIDDLE, FRAME_OP_RC_SEND_LAST },
 	[QP_OP_SEND_IMM] = { FRAME_OP_RC_SEND_ONLY_IMM, FRAME_OP_RC_SEND_FIRST,
 			     FRAME_OP_RC_SEND_MIDDLE, FRAME_OP_RC_SEND_LAST_IMM },
+	/* one request packet, whatever the response's length */
+	[QP_OP_READ] = { FRAME_OP_RC_READ_REQUEST, FRAME_OP_RC_READ_REQUEST,
+			 FRAME_OP_RC_READ_REQUEST, FRAME_OP_RC_READ_REQUEST },
+	[QP_OP_CMP_SWAP] = { FRAME_OP_RC_CMP_SWAP },
+	[QP_OP_FETCH_ADD] = { FRAME_OP_RC_FETCH_ADD },
 };
 
 /* NAK codes that end the QP, and the status their WR completes with. */
@@ -61,22 +68,11 @@ static void req_seek(struct rc_qp *qp, uint32_t psn)
 	r->tx_idx = qp->sq_tail;
 }
 
-/* Every PSN before @end is acknowledged. Returns true when that is news. */
-static bool req_acked(struct rc_qp *qp, uint32_t end, qp_time_ns now)
+void rc_req_progress(struct rc_qp *qp, uint32_t to, qp_time_ns now)
 {
 	struct rc_req *r = &qp->req;
 
-	if (rc_psn_diff(end, r->una) <= 0)
-		return false;
-	r->una = end;
-	while (qp->sq_head != qp->sq_tail) {
-		const struct rc_swqe *w = rc_sq_at(qp, qp->sq_head);
-
-		if (rc_psn_diff(rc_psn_add(w->first_psn, w->npkts), end) > 0)
-			break;
-		qp->sq_head++;
-		rc_complete_send(qp, w, QP_WC_SUCCESS);
-	}
+	r->una = to;
 	r->retries_left = qp->p.retry_cnt;
 	r->rnr_left = qp->p.rnr_retry;
 	r->backoff = 0;
@@ -86,21 +82,89 @@ static bool req_acked(struct rc_qp *qp, uint32_t end, qp_time_ns now)
 	rc_dl_changed(qp);
 	if (rc_psn_diff(r->tx_psn, r->una) < 0)
 		req_seek(qp, r->una);
-	return true;
+}
+
+unsigned rc_req_acked(struct rc_qp *qp, uint32_t end, qp_time_ns now)
+{
+	struct rc_req *r = &qp->req;
+	const struct rc_swqe *w = NULL;
+	uint32_t to = end;
+	bool implicit = false;
+
+	while (qp->sq_head != qp->sq_tail) {
+		w = rc_sq_at(qp, qp->sq_head);
+		if (rc_psn_diff(rc_psn_add(w->first_psn, w->npkts), end) > 0 ||
+		    qp_op_is_rd_atomic((enum qp_opcode)w->op))
+			break;
+		qp->sq_head++;
+		rc_complete_send(qp, w, QP_WC_SUCCESS);
+		w = NULL;
+	}
+	/* A READ or atomic at the head is acknowledged by its own responses only: what was
+	 * not answered of it is not acknowledged by a later PSN, which says it was lost. */
+	if (w && qp_op_is_rd_atomic((enum qp_opcode)w->op) &&
+	    rc_psn_diff(w->first_psn, end) < 0) {
+		to = rc_psn_diff(r->una, w->first_psn) > 0 ? r->una : w->first_psn;
+		implicit = rc_psn_diff(rc_psn_add(w->first_psn, w->npkts), end) <= 0;
+	}
+	if (rc_psn_diff(to, r->una) > 0) {
+		rc_req_progress(qp, to, now);
+		return RC_ACKED_NEWS | (implicit ? RC_ACKED_IMPLICIT : 0);
+	}
+	return implicit ? RC_ACKED_IMPLICIT : 0;
 }
 
 bool rc_req_tx_pending(const struct rc_qp *qp)
 {
 	const struct rc_req *r = &qp->req;
+	const struct rc_swqe *w;
 
-	return qp->state == RC_RTS && r->rnr_at == QP_TIME_NEVER && r->tx_idx != qp->sq_tail &&
-	       rc_psn_diff(r->tx_psn, r->una) < (int32_t)rc_window(qp);
+	if (qp->state != RC_RTS || r->rnr_at != QP_TIME_NEVER || r->tx_idx == qp->sq_tail ||
+	    rc_psn_diff(r->tx_psn, r->una) >= (int32_t)rc_window(qp))
+		return false;
+	/* A READ or atomic not yet sent waits for one of max_rd_atomic to complete. */
+	w = rc_sq_at(qp, r->tx_idx);
+	return !(qp_op_is_rd_atomic((enum qp_opcode)w->op) && !w->rd_sent &&
+		 r->rd_out >= qp->p.max_rd_atomic);
+}
+
+/* The request of READ or atomic @w sent from PSN tx_psn (inside a READ when sent again). */
+static void req_rd_packet(struct rc_qp *qp, struct rc_swqe *w, struct frame_roce_spec *s)
+{
+	struct rc_req *r = &qp->req;
+	uint64_t off = (uint64_t)rc_psn_diff(r->tx_psn, w->first_psn) * qp->conn.mtu_bytes;
+	const struct rc_atomic_args *a = &qp->aargs[w->imm];
+
+	s->bth = (struct frame_bth){ .opcode = req_opcodes[w->op][POS_ONLY], .pkey = 0xffff,
+				     .dest_qp = qp->conn.dest_qpn, .ackreq = true,
+				     .psn = r->tx_psn };
+	s->reth = (struct frame_reth){ 0 };
+	s->aeth = (struct frame_aeth){ 0 };
+	s->imm = 0;
+	s->payload = NULL;
+	s->payload_len = 0;
+	if (w->op == QP_OP_READ) {
+		s->reth = (struct frame_reth){ .va = w->remote_addr + off, .rkey = w->rkey,
+					       .dma_len = (uint32_t)(w->len - off) };
+		qp->st.reads_tx++;
+	} else {
+		s->atomic = (struct frame_atomiceth){
+			.va = w->remote_addr, .rkey = w->rkey,
+			.swap_add = w->op == QP_OP_CMP_SWAP ? a->swap : a->compare_add,
+			.compare = w->op == QP_OP_CMP_SWAP ? a->compare_add : 0 };
+		qp->st.atomics_tx++;
+	}
+	if (!w->rd_sent) {
+		w->rd_sent = true;
+		r->rd_out++;
+	}
+	r->since_ackreq = 0;
 }
 
 bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 {
 	struct rc_req *r = &qp->req;
-	const struct rc_swqe *w;
+	struct rc_swqe *w;
 	uint32_t idx, mtu = qp->conn.mtu_bytes, n;
 	uint64_t off;
 	bool first, last, ackreq;
@@ -109,6 +173,24 @@ bool rc_req_tx(struct rc_qp *qp, qp_time_ns now, struct frame_roce_spec *s)
 	if (!rc_req_tx_pending(qp))
 		return false;
 	w = rc_sq_at(qp, r->tx_idx);
+	if (qp_op_is_rd_atomic((enum qp_opcode)w->op)) {
+		/* one packet for every PSN from tx_psn to the end of the response */
+		uint32_t end = rc_psn_add(w->first_psn, w->npkts);
+
+		req_rd_packet(qp, w, s);
+		if (rc_psn_diff(r->tx_psn, r->max) < 0)
+			qp->st.retrans_pkts++;
+		if (rc_psn_diff(end, r->max) > 0)
+			r->max = end;
+		qp->st.tx_pkts++;
+		if (r->rto_at == QP_TIME_NEVER) {
+			r->rto_at = rto_deadline(qp, now);
+			rc_dl_changed(qp);
+		}
+		r->tx_psn = end;
+		r->tx_idx++;
+		return true;
+	}
 	idx = (uint32_t)rc_psn_diff(r->tx_psn, w->first_psn);
 	first = idx == 0;
 	last = idx + 1 == w->npkts;
@@ -173,11 +255,10 @@ static void req_rnr(struct rc_qp *qp, uint32_t psn, uint8_t timer, qp_time_ns no
 	rc_dl_changed(qp);
 }
 
-static void req_nak_seq(struct rc_qp *qp, uint32_t psn, bool progress, qp_time_ns now)
+void rc_req_go_back(struct rc_qp *qp, uint32_t psn, bool progress, qp_time_ns now)
 {
 	struct rc_req *r = &qp->req;
 
-	qp->st.naks_rx++;
 	if (r->rnr_at != QP_TIME_NEVER)
 		return;   /* the RNR wait ends with a go-back anyway */
 	if (!progress && r->nak_fresh && psn == r->nak_psn)
@@ -195,6 +276,7 @@ int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now)
 	struct rc_req *r = &qp->req;
 	uint32_t psn = p->bth.psn;
 	uint8_t syn = p->aeth.syndrome, kind = syn >> 5;
+	unsigned acked;
 	bool progress;
 
 	if (p->payload_len)
@@ -213,9 +295,18 @@ int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now)
 
 	uint64_t unacked = qp->p.on_event ? rc_sq_unacked_bytes(qp) : 0;
 
-	progress = req_acked(qp, psn, now);
+	acked = rc_req_acked(qp, psn, now);
+	progress = acked & RC_ACKED_NEWS;
 	if (progress)
 		rc_ev_acked(qp, kind == 0, p->bth.psn, p->bth.becn, unacked, now);
+	if (acked & RC_ACKED_IMPLICIT) {
+		/* a READ or atomic before psn had no response: send again from it */
+		qp->st.implicit_naks++;
+		if (kind == 3 && (syn & 31) == RC_NAK_PSN_SEQ)
+			qp->st.naks_rx++;
+		rc_req_go_back(qp, r->una, progress, now);
+		return 0;
+	}
 	if (kind == 0) {
 		qp->st.acks_rx++;
 		return 0;
@@ -225,7 +316,8 @@ int rc_req_rx(struct rc_qp *qp, const struct frame_parsed *p, qp_time_ns now)
 		return 0;
 	}
 	if ((syn & 31) == RC_NAK_PSN_SEQ) {
-		req_nak_seq(qp, psn, progress, now);
+		qp->st.naks_rx++;
+		rc_req_go_back(qp, psn, progress, now);
 		return 0;
 	}
 	rc_fail(qp, nak_status[syn & 31]);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* RC responder: PSN checking, duplicates, one NAK per gap, coalesced ACKs, RNR NAKs,
  * remote-access and invalid-request errors, data placement and receive completions
- * (rules in qpace/rc.h). */
+ * (rules in qpace/rc.h); READs and atomics are rc_rdatomic.c's. */
 #include <string.h>
 
 #include "rc_int.h"
@@ -24,6 +24,9 @@ static const struct reqop reqops[256] = {
 	[FRAME_OP_RC_WRITE_LAST_IMM] = { RC_K_WRITE, F_LAST | F_IMM },
 	[FRAME_OP_RC_WRITE_ONLY] = { RC_K_WRITE, F_FIRST | F_LAST | F_RETH },
 	[FRAME_OP_RC_WRITE_ONLY_IMM] = { RC_K_WRITE, F_FIRST | F_LAST | F_RETH | F_IMM },
+	[FRAME_OP_RC_READ_REQUEST] = { RC_K_READ, F_FIRST | F_LAST | F_RETH },
+	[FRAME_OP_RC_CMP_SWAP] = { RC_K_ATOMIC, F_FIRST | F_LAST },
+	[FRAME_OP_RC_FETCH_ADD] = { RC_K_ATOMIC, F_FIRST | F_LAST },
 };
 
 bool rc_is_request(uint8_t opcode)
@@ -38,11 +41,15 @@ static void nak(struct rc_resp *s, uint8_t syndrome, uint32_t psn)
 	s->nak_psn = psn;
 }
 
-/* Class C error: NAK, and the QP enters error (the NAK still goes out). */
-static int resp_fail(struct rc_qp *qp, uint32_t psn, enum rc_nak_code code)
+int rc_resp_fail(struct rc_qp *qp, uint32_t psn, enum rc_nak_code code)
 {
 	nak(&qp->resp, (uint8_t)(RC_AETH_NAK | code), psn);
-	rc_set_error(qp);
+	/* Requests before this one are answered first, as a responder that serves them in
+	 * order does: the QP enters error when the NAK goes, after their responses. */
+	if (qp->resp.rd_active && qp->state == RC_RTS)
+		qp->resp.fail_pending = true;
+	else
+		rc_set_error(qp);
 	return rc_drop(qp, RC_DROP_INVALID);
 }
 
@@ -63,14 +70,14 @@ static int write_begin(struct rc_qp *qp, const struct frame_reth *reth, uint32_t
 	struct rc_region rg;
 
 	if (reth->dma_len > RC_MSG_MAX_BYTES)
-		return resp_fail(qp, psn, RC_NAK_INV_REQ);
+		return rc_resp_fail(qp, psn, RC_NAK_INV_REQ);
 	s->dst = NULL;
 	s->resid = s->total = reth->dma_len;
 	if (!reth->dma_len)
 		return 0;   /* a zero-length WRITE touches no memory: no key check (IBTA) */
 	if (!qp->p.mr_find(qp->p.mr_arg, reth->rkey, &rg) || !rg.remote_write ||
 	    reth->va < rg.va || reth->dma_len > rg.len || reth->va - rg.va > rg.len - reth->dma_len)
-		return resp_fail(qp, psn, RC_NAK_REM_ACCESS);
+		return rc_resp_fail(qp, psn, RC_NAK_REM_ACCESS);
 	s->dst = rg.base + (reth->va - rg.va);
 	return 0;
 }
@@ -88,7 +95,7 @@ static int place_write(struct rc_qp *qp, const struct frame_parsed *p, const uin
 			return rc;
 	}
 	if (n > s->resid || ((flags & F_LAST) && s->resid != n))
-		return resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
+		return rc_resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
 	if (n) {
 		memcpy(s->dst, data, n);
 		s->dst += n;
@@ -110,7 +117,7 @@ static int place_send(struct rc_qp *qp, const struct frame_parsed *p, const uint
 		s->off = 0;
 	if (n > r->len - s->off) {
 		complete_recv(qp, QP_WC_LOC_LEN_ERR, QP_WC_RECV, s->off, false, 0);
-		return resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
+		return rc_resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
 	}
 	if (n)
 		memcpy(r->buf + s->off, data, n);
@@ -129,6 +136,9 @@ int rc_resp_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed
 	bool needs_recv;
 	int rc;
 
+	if (s->fail_pending)
+		return rc_drop(qp, RC_DROP_STATE);   /* what follows the error is not served */
+
 	if (d > 0) {
 		if (!s->nak_sent) {
 			nak(s, RC_AETH_NAK | RC_NAK_PSN_SEQ, s->epsn);
@@ -137,17 +147,23 @@ int rc_resp_rx(struct rc_qp *qp, const uint8_t *frame, const struct frame_parsed
 		return rc_drop(qp, RC_DROP_OUT_OF_SEQ);
 	}
 	if (d < 0) {
+		if (op->kind == RC_K_READ || op->kind == RC_K_ATOMIC)
+			return rc_rd_dup(qp, p, op->kind);
 		s->ack_pending = true;
 		return rc_drop(qp, RC_DROP_DUPLICATE);
 	}
+	/* READ and atomics stand alone (between messages) and carry no data. */
+	if (op->kind == RC_K_READ || op->kind == RC_K_ATOMIC)
+		return s->kind != RC_K_NONE || n ? rc_resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ)
+						 : rc_rd_new(qp, p, op->kind);
 	/* Opcode sequence: a FIRST/ONLY starts a message, MIDDLE/LAST continue the same kind. */
 	if (s->kind == RC_K_NONE ? !(op->flags & F_FIRST)
 				 : (op->flags & F_FIRST) || op->kind != s->kind)
-		return resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
+		return rc_resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
 	/* FIRST/MIDDLE carry exactly one MTU, LAST 1..MTU, ONLY 0..MTU. */
 	if (n > mtu || (!(op->flags & F_LAST) && n != mtu) ||
 	    ((op->flags & (F_FIRST | F_LAST)) == F_LAST && n == 0))
-		return resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
+		return rc_resp_fail(qp, p->bth.psn, RC_NAK_INV_REQ);
 	needs_recv = op->kind == RC_K_SEND ? op->flags & F_FIRST : op->flags & F_IMM;
 	if (needs_recv && qp->rq_head == qp->rq_tail) {
 		nak(s, (uint8_t)(RC_AETH_RNR | qp->p.min_rnr_timer), p->bth.psn);
@@ -182,6 +198,8 @@ bool rc_resp_tx(struct rc_qp *qp, struct frame_roce_spec *sp)
 	uint8_t syn;
 	uint32_t psn;
 
+	if (qp->state == RC_RTS && s->rd_active && rc_rd_tx(qp, sp))
+		return true;   /* answers first: an ACK after them, never before */
 	if (rc_ev_split_ack(qp, sp))
 		return true;
 	if (s->nak_pending) {
@@ -211,5 +229,9 @@ bool rc_resp_tx(struct rc_qp *qp, struct frame_roce_spec *sp)
 	sp->imm = 0;
 	sp->payload = NULL;
 	sp->payload_len = 0;
+	if (s->fail_pending) {   /* the class C NAK after the answers before it */
+		s->fail_pending = false;
+		rc_set_error(qp);
+	}
 	return true;
 }

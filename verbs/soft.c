@@ -456,7 +456,9 @@ static bool soft_mr_find(void *arg, uint32_t rkey, struct rc_region *out)
 			continue;
 		*out = (struct rc_region){ .base = mr->addr, .va = (uint64_t)(uintptr_t)mr->addr,
 					   .len = mr->length,
-					   .remote_write = mr->access & QP_ACCESS_REMOTE_WRITE };
+					   .remote_write = mr->access & QP_ACCESS_REMOTE_WRITE,
+					   .remote_read = mr->access & QP_ACCESS_REMOTE_READ,
+					   .remote_atomic = mr->access & QP_ACCESS_REMOTE_ATOMIC };
 		return true;
 	}
 	return false;
@@ -492,6 +494,8 @@ static int soft_qp_init(struct qp *qp, char *err, size_t errlen)
 	p.retry_cnt = a->retry_cnt;
 	p.rnr_retry = a->rnr_retry;
 	p.min_rnr_timer = a->min_rnr_timer;
+	p.max_rd_atomic = a->max_rd_atomic;
+	p.max_dest_rd_atomic = a->max_dest_rd_atomic;
 	p.mr_find = soft_mr_find;
 	p.mr_arg = c;
 	p.on_event = c->arg.transport;
@@ -533,7 +537,8 @@ static int soft_qp_connect(struct qp *qp, char *err, size_t errlen)
 	struct soft_ctx *c = to_sctx(qp->ctx);
 	uint32_t peer_ip = 0;
 	struct rc_conn rcc = { .dest_qpn = qp->remote.qpn, .rq_psn = qp->remote.psn,
-			       .mtu_bytes = qp->path_mtu_bytes };
+			       .mtu_bytes = qp->path_mtu_bytes,
+			       .max_rd_atomic = qp->attr.max_rd_atomic };
 	int rc;
 
 	if (!qp_ipv6_v4mapped(qp->remote.gid, &peer_ip) || !peer_ip)

@@ -478,7 +478,7 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		       qp_time_ns now)
 {
 	struct host_qp *q;
-	uint64_t rx_before;
+	uint64_t rx_before, self_before;
 
 	if (!(p->layers & FRAME_L_ROCE)) {
 		drop(h, SOFT_DROP_MALFORMED);
@@ -498,19 +498,21 @@ static void roce_input(struct soft_host *h, const uint8_t *f, const struct frame
 		return;
 	}
 	h->st.roce_rx++;
-	rx_before = rc_stats(q->rc)->rx_bytes;
+	rx_before = rc_rx_data_bytes(q->rc);
+	self_before = rc_stats(q->rc)->cnp_self;
 	txm_set(h, (uint32_t)(q - h->qps));
 	if (rc_rx(q->rc, f, p, now) < 0) {
 		drop(h, SOFT_DROP_RC);
 		return;
 	}
-	if (p->bth.opcode == FRAME_OP_CNP && h->p.cnp) {
+	if ((p->bth.opcode == FRAME_OP_CNP || rc_stats(q->rc)->cnp_self != self_before) &&
+	    h->p.cnp) {   /* a CNP, or a CE-marked response to a READ of its own (rc.h) */
 		h->st.cnp_rx++;
 		h->p.cnp(h->p.cnp_arg, p->bth.dest_qp, now);
 	}
-	if (h->p.rx_data && rc_stats(q->rc)->rx_bytes != rx_before)
+	if (h->p.rx_data && rc_rx_data_bytes(q->rc) != rx_before)
 		h->p.rx_data(h->p.rx_data_arg, p->bth.dest_qp,
-			     (uint32_t)(rc_stats(q->rc)->rx_bytes - rx_before), now);
+			     (uint32_t)(rc_rx_data_bytes(q->rc) - rx_before), now);
 }
 
 static void telemetry_input(struct soft_host *h, const uint8_t *f, const struct frame_parsed *p,

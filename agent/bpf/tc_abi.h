@@ -137,6 +137,7 @@ enum qp_tc_counter {
 	QP_TC_C_RTT_STAMPED,         /* conf.rtt: an AckReq data frame's departure stamped */
 	QP_TC_C_RTT_RESENT,          /* ... one stamped already: sent again, no sample */
 	QP_TC_C_RTT_FULL,            /* ... could not stamp it */
+	QP_TC_C_READ_CHARGED,        /* a paced READ request charged its RETH's length */
 	QP_TC_C_COUNT
 };
 

@@ -17,9 +17,12 @@
  *
  * so the k-th frame of a backlogged flow leaves at the first one's time plus the bits of
  * the k-1 before it over the rate, with no rounding drift. An idle flow (next <= t) starts
- * afresh. The verdict is always TC_ACT_OK: the program never drops (a drop is a send_err to
- * rxe, which re-sends in a busy loop) and changes no byte of the frame, but for the ECN
- * field when conf.ecn_mark asks for ECT(0) (ect_mark).
+ * afresh. An RDMA READ request (BTH 0x0c) is charged the length its RETH asks for, not its
+ * own bytes (when that is more): the data it asks for converges on this host, and its
+ * requests are what a requester can pace (qpace/agent.h, "reader"). The verdict is always
+ * TC_ACT_OK: the program never drops (a drop is a send_err to rxe, which re-sends in a
+ * busy loop) and changes no byte of the frame, but for the ECN field when conf.ecn_mark
+ * asks for ECT(0) (ect_mark).
  *
  * A RoCEv2 frame of a flow with no rate entry is reported through the ring buffer, at most
  * once per conf.report_retry_ns per flow and once per conf.report_gap_ns in all.
@@ -198,7 +201,7 @@ static __always_inline __u64 stale_safe_bps(__u64 now)
 /* The EDT step (see the top of the file), no earlier than @not_before (0: none, else the
  * credit schedule's time: a flow idle until then starts afresh there). */
 static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
-				 __u64 rate, __u64 now, __u64 not_before)
+				 __u64 rate, __u64 now, __u64 not_before, __u64 len)
 {
 	__u64 t0 = skb->tstamp > now ? skb->tstamp : now;
 	__u64 t = not_before > t0 ? not_before : t0;
@@ -215,15 +218,31 @@ static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
 	}
 	if (qp_conf.horizon_ns && depart - now > qp_conf.horizon_ns)
 		count(QP_TC_C_HORIZON);
-	num = (__u64)skb->len * NSEC_BITS + rem;
+	num = len * NSEC_BITS + rem;
 	delay = num / rate;
 	st->rem = num - delay * rate;
 	st->next_ns = depart + delay;
 }
 
+#define OP_READ_REQUEST 0x0c
 #define OP_ACK 0x11
 #define OP_ATOMIC_ACK 0x12
 #define OP_CNP 0x81
+#define RETH_DMA_LEN_OFF (ROCE_BTH_LEN + 12)   /* RETH: va 8, rkey 4, DMA length 4 */
+
+/* The bytes a frame costs the flow's rate: its own, or a READ request's DMA length. */
+static __always_inline __u64 charged_len(struct __sk_buff *skb, const struct roce_parsed *p)
+{
+	__u8 l[4];
+	__u64 n;
+
+	if (p->opcode != OP_READ_REQUEST || p->udp_len < 8 + RETH_DMA_LEN_OFF + 4 + 4 ||
+	    bpf_skb_load_bytes(skb, p->bth_off + RETH_DMA_LEN_OFF, l, 4) < 0)
+		return skb->len;
+	n = (__u64)l[0] << 24 | (__u64)l[1] << 16 | (__u64)l[2] << 8 | l[3];
+	count(QP_TC_C_READ_CHARGED);
+	return n > skb->len ? n : skb->len;
+}
 
 /* IA credits (tc_abi.h, struct qp_tc_rate): the earliest departure the credit schedule
  * allows this frame, 0 when it is within the flow's credits or credits do not apply. */
@@ -348,6 +367,6 @@ static __always_inline int egress(struct __sk_buff *skb, struct roce_parsed *pp)
 	if (rt && (rt->flags & QP_TC_F_CREDIT))
 		hold = credit_hold(st, rt, &p, now);
 	if (rate)
-		pace(skb, st, rate, now, hold);
+		pace(skb, st, rate, now, hold, charged_len(skb, &p));
 	return TC_ACT_OK;
 }

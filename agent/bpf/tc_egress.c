@@ -64,6 +64,7 @@ static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_RTT_STAMPED] = "rtt_stamped",
 	[QP_TC_C_RTT_RESENT] = "rtt_resent",
 	[QP_TC_C_RTT_FULL] = "rtt_full",
+	[QP_TC_C_READ_CHARGED] = "read_charged",
 };
 
 const char *qp_tc_counter_name(unsigned c)

@@ -37,6 +37,15 @@
  *             IP, n = its receiving QPs): each grant goes as CREDIT to the peer's agent.
  *             Its arrivals come from the shell (agent_qp_arrived, agent_params.arrivals)
  *             or else from echo INT about the QP's data.
+ *   reader    a QP registered with AGENT_QP_READER issues RDMA READs: its data flows from
+ *             the peer to it (src = peer IP, dst = local IP, dest QP = its own QPN), and
+ *             its requests are what can be paced (the gate charges a READ the bytes it
+ *             asks for). What the switch says about READ responses goes to their receiver
+ *             (FB_F_TO_RECEIVER): INT, notices and levels about a reader's data feed its
+ *             own controller (and are not echoed); its INT wish and level acknowledgements
+ *             name that data flow. With credits on it is its link's pacer's sender as a
+ *             receiver is, and each grant is its own credit (its slot, as a sender's
+ *             CREDIT would be), never a datagram: requests as grants.
  *
  * HPCC needs byte sequences (cc_int_report.seq, snd_nxt); the rate table carries no
  * transmit counter, so the agent derives them from the PSN in the report:

@@ -88,7 +88,9 @@ enum agent_qp_flags {
 	AGENT_QP_RECEIVER = 1u << 0,  /* receives bulk data: pace credits to its peer */
 	AGENT_QP_IPV6 = 1u << 1,      /* an IPv6 flow: local_ip6 and peer_ip6 name it,
 				       * local_ip and peer_ip are 0 (docs/enforce.md, "IPv6") */
-	AGENT_QP_FLAGS_ALL = AGENT_QP_RECEIVER | AGENT_QP_IPV6,
+	AGENT_QP_READER = 1u << 2,    /* issues RDMA READs: the data comes to it, and it paces
+				       * its own requests (qpace/agent.h, "reader") */
+	AGENT_QP_FLAGS_ALL = AGENT_QP_RECEIVER | AGENT_QP_IPV6 | AGENT_QP_READER,
 };
 
 /* A QP as an application registers it. */

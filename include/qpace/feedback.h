@@ -39,6 +39,11 @@
  *             advance): the switches count it no more among the flows of their ports; a
  *             WANT without it counts it again.
  *
+ * IPv6 flows (FB_F_IPV6 in the header's flags): the flow key's two IPv4 fields are 0 and
+ * the flow's 16-byte source and destination addresses (network order) follow the body's
+ * part above (INT / ECHO: after the hops), 32 bytes; a message with the flag and without
+ * them is cut short (-EMSGSIZE), one with the flag and an IPv4 address -EINVAL.
+ *
  * A datagram carries one or more messages back to back: a switch packs the INT reports
  * it makes in one pass for the same host into one datagram. Read them in turn; each
  * message's length says where the next begins (fb_decode on the rest of the payload).
@@ -72,7 +77,9 @@
 #define FB_LEVEL_LEN (FB_FLOW_LEN + 20)
 #define FB_CREDIT_LEN (FB_FLOW_LEN + 16)
 #define FB_WANT_LEN (FB_FLOW_LEN + 16)
-#define FB_MAX_LEN (FB_HDR_SIGNED_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + FB_AUTH_MAX)
+#define FB_FLOW6_LEN 32   /* FB_F_IPV6: the two addresses after the body */
+#define FB_MAX_LEN (FB_HDR_SIGNED_LEN + FB_INT_FIXED + QP_INT_MAX_HOPS * FB_HOP_LEN + \
+		    FB_FLOW6_LEN + FB_AUTH_MAX)
 
 enum fb_type {
 	FB_T_INT = 1,     /* switch -> sender (direct) or receiver (echo, FB_F_TO_RECEIVER) */
@@ -86,6 +93,7 @@ enum fb_type {
 
 enum {
 	FB_F_TO_RECEIVER = 1u << 0,  /* INT delivered to the receiver, to be echoed */
+	FB_F_IPV6 = 1u << 1,         /* an IPv6 flow: fb_flow's src6 and dst6 */
 };
 
 /* The data flow a message is about, from the data sender's side. */
@@ -94,6 +102,8 @@ struct fb_flow {
 	uint32_t dst_ip;    /* data receiver */
 	uint16_t sport;     /* the data's UDP source port */
 	uint32_t dest_qp;   /* the data's BTH destination QP (the receiver's QP), 24 bits */
+	uint8_t src6[16];   /* with FB_F_IPV6 (src_ip, dst_ip 0): the IPv6 addresses */
+	uint8_t dst6[16];
 };
 
 struct fb_int {

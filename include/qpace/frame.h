@@ -5,6 +5,7 @@
  *   Ethernet / IPv4 / UDP / payload
  *   Ethernet / IPv4 / UDP 4791 / BTH [/ RETH | AETH | ImmDt | IETH | DETH ...] / payload
  *            / pad / ICRC                                            (RoCEv2, IBTA A17)
+ *   Ethernet / IPv6 (no extension headers) / UDP [4791 / BTH ...]   (RoCEv2 over IPv6)
  *   Ethernet 0x8808 / opcode 0x0101 / class-enable vector / 8 pause times
  *                                                                    (PFC, IEEE 802.1Qbb)
  *
@@ -31,6 +32,7 @@
 #define FRAME_ETH_HLEN 14
 #define FRAME_ETH_MIN 60           /* without FCS; shorter frames are padded */
 #define FRAME_ETHERTYPE_IPV4 0x0800
+#define FRAME_ETHERTYPE_IPV6 0x86dd
 #define FRAME_ETHERTYPE_ARP 0x0806
 #define FRAME_ETHERTYPE_MAC_CONTROL 0x8808   /* IEEE 802.3 Annex 31B: PAUSE, PFC */
 #define FRAME_ARP_LEN 28
@@ -43,6 +45,8 @@
 #define FRAME_RETH_LEN 16
 #define FRAME_AETH_LEN 4
 #define FRAME_IMMDT_LEN 4
+#define FRAME_ATOMICETH_LEN 28      /* AtomicETH: VA, R_Key, swap/add, compare */
+#define FRAME_ATOMICACKETH_LEN 8    /* AtomicAckETH: the original remote data */
 #define FRAME_ICRC_LEN 4
 #define FRAME_CNP_PAYLOAD 16       /* CNP: BTH + 16 reserved bytes + ICRC */
 
@@ -78,6 +82,17 @@ struct frame_ipv4 {
 	uint32_t src;
 	uint32_t dst;
 };
+/* IPv6's fixed header (RFC 8200); addresses as on the wire. */
+struct frame_ipv6 {
+	uint8_t tclass;     /* traffic class: DSCP << 2 | ECN */
+	uint32_t flow;      /* flow label, 20 bits */
+	uint16_t plen;      /* payload length: what follows the 40 bytes */
+	uint8_t next;       /* next header */
+	uint8_t hlim;
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+
 #define FRAME_IPV4_DF 0x4000
 #define FRAME_IPV4_MF 0x2000
 #define FRAME_IPV4_OFFMASK 0x1fff
@@ -112,6 +127,21 @@ struct frame_reth {
 struct frame_aeth {
 	uint8_t syndrome;
 	uint32_t msn;       /* 24 bits */
+};
+
+/* AtomicETH (IBTA vol. 1, 9.3.3.3.4; COMPARE_SWAP and FETCH_ADD requests):
+ *   0  VA             8   the 8-byte aligned remote address
+ *   8  R_Key          4
+ *  12  Swap (Add)     8   the value to swap in (COMPARE_SWAP) or to add (FETCH_ADD)
+ *  20  Compare        8   COMPARE_SWAP only; FETCH_ADD sends 0
+ * AtomicAckETH (9.3.3.3.5; the ATOMIC ACKNOWLEDGE after its AETH):
+ *   0  Orig data      8   the remote 64-bit value before the operation
+ * Every field big-endian on the wire, host order here. */
+struct frame_atomiceth {
+	uint64_t va;
+	uint32_t rkey;
+	uint64_t swap_add;
+	uint64_t compare;
 };
 
 /* BTH opcodes qpace names (RC, the UD send, CNP). */
@@ -170,10 +200,14 @@ const struct frame_opinfo *frame_opinfo(uint8_t opcode);
 int frame_eth_decode(struct frame_eth *out, const uint8_t *buf, size_t len);
 int frame_arp_decode(struct frame_arp *out, const uint8_t *buf, size_t len);
 int frame_ipv4_decode(struct frame_ipv4 *out, const uint8_t *buf, size_t len);
+/* The fixed header (version 6 else -EBADMSG): FRAME_IPV6_HLEN. */
+int frame_ipv6_decode(struct frame_ipv6 *out, const uint8_t *buf, size_t len);
 int frame_udp_decode(struct frame_udp *out, const uint8_t *buf, size_t len);
 int frame_bth_decode(struct frame_bth *out, const uint8_t *buf, size_t len);
 int frame_reth_decode(struct frame_reth *out, const uint8_t *buf, size_t len);
 int frame_aeth_decode(struct frame_aeth *out, const uint8_t *buf, size_t len);
+int frame_atomiceth_decode(struct frame_atomiceth *out, const uint8_t *buf, size_t len);
+int frame_atomicack_decode(uint64_t *orig, const uint8_t *buf, size_t len);
 
 int frame_eth_encode(uint8_t *buf, size_t cap, const struct frame_eth *h);
 int frame_arp_encode(uint8_t *buf, size_t cap, const struct frame_arp *h);
@@ -183,6 +217,8 @@ int frame_udp_encode(uint8_t *buf, size_t cap, const struct frame_udp *h);
 int frame_bth_encode(uint8_t *buf, size_t cap, const struct frame_bth *h);
 int frame_reth_encode(uint8_t *buf, size_t cap, const struct frame_reth *h);
 int frame_aeth_encode(uint8_t *buf, size_t cap, const struct frame_aeth *h);
+int frame_atomiceth_encode(uint8_t *buf, size_t cap, const struct frame_atomiceth *h);
+int frame_atomicack_encode(uint8_t *buf, size_t cap, uint64_t orig);
 
 /* ---- PFC: priority-based flow control (IEEE 802.1Qbb clause 36, 802.3 Annex 31D) ----
  *
@@ -234,21 +270,25 @@ enum {
 	FRAME_L_UDP = 1u << 3,   /* first (or only) fragment of a UDP datagram */
 	FRAME_L_ROCE = 1u << 4,  /* UDP dport 4791 with a whole BTH */
 	FRAME_L_PFC = 1u << 5,   /* MAC control with the PFC opcode, decoded */
+	FRAME_L_IPV6 = 1u << 6,  /* IPv6 (then UDP is its next header, no extensions) */
 };
 
 struct frame_parsed {
 	unsigned layers;          /* FRAME_L_* present */
 	struct frame_eth eth;
 	struct frame_arp arp;
-	struct frame_ipv4 ip;
+	struct frame_ipv4 ip;     /* FRAME_L_IPV4 */
+	struct frame_ipv6 ip6;    /* FRAME_L_IPV6 */
 	struct frame_udp udp;
 	struct frame_bth bth;
 	const struct frame_opinfo *op;
 	struct frame_reth reth;   /* when op->ext has FRAME_X_RETH */
 	struct frame_aeth aeth;   /* FRAME_X_AETH */
+	struct frame_atomiceth atomic; /* FRAME_X_ATOMIC */
+	uint64_t atomic_orig;     /* FRAME_X_ATOMICACK */
 	uint32_t imm;             /* FRAME_X_IMMDT (or IETH's rkey), host order */
 	struct frame_pfc pfc;     /* FRAME_L_PFC */
-	uint16_t ip_off;          /* offsets into the frame */
+	uint16_t ip_off;          /* offsets into the frame (IPv4's or IPv6's header) */
 	uint16_t udp_off;
 	uint16_t bth_off;
 	uint16_t payload_off;     /* UDP payload, or for RoCE the data after the extensions */
@@ -257,9 +297,10 @@ struct frame_parsed {
 	uint16_t len;             /* bytes of the frame that belong to it (no Ethernet pad) */
 };
 
-/* Parse everything we know. A frame that is not IPv4 (or not UDP, or not RoCEv2) is fine
- * and simply has fewer layers; a layer that is present but cut short or impossible (IPv4
- * header length < 20, total length beyond the frame, UDP length beyond the IP payload, a
+/* Parse everything we know. A frame that is not IP (or not UDP, or not RoCEv2) is fine
+ * and simply has fewer layers (IPv6 with an extension header is IPv6 alone); a layer that
+ * is present but cut short or impossible (IPv4 header length < 20, total length beyond the
+ * frame, an IPv6 payload beyond it, UDP length beyond the IP payload, a
  * known RoCE opcode whose headers, pad and ICRC do not fit, a MAC control frame with the
  * PFC opcode that frame_pfc_decode refuses; other MAC control opcodes are Ethernet
  * only) fails the whole parse:
@@ -279,6 +320,16 @@ uint16_t frame_udp_csum(uint32_t src, uint32_t dst, const uint8_t *udp, size_t u
 /* Rewrite the ECN bits of the IPv4 header at @ip in place, updating its checksum
  * incrementally (RFC 1624). The ICRC does not cover TOS, so RoCE frames stay valid. */
 void frame_ipv4_set_ecn(uint8_t *ip, enum frame_ecn ecn);
+/* The same for an IPv4 or an IPv6 header at @ip, by its version: IPv6's ECN bits are its
+ * traffic class's low two (no checksum covers them; the ICRC masks the traffic class). */
+void frame_ip_set_ecn(uint8_t *ip, enum frame_ecn ecn);
+/* A parsed IP frame's ECN field (0 without IP). */
+static inline enum frame_ecn frame_ecn_of(const struct frame_parsed *p)
+{
+	if (p->layers & FRAME_L_IPV6)
+		return (enum frame_ecn)(p->ip6.tclass & 3);
+	return (enum frame_ecn)((p->layers & FRAME_L_IPV4) ? p->ip.tos & 3 : 0);
+}
 
 /* A UDP or TCP checksum over IPv4 that a sender left to offload holds only the folded
  * pseudo-header sum (CHECKSUM_PARTIAL: veth, vxlan without outer checksums). When the
@@ -289,7 +340,7 @@ bool frame_complete_partial_csum(uint8_t *buf, size_t len);
 /* The CRC-32 of the ICRC: zlib's crc32(crc, buf, len) in value and in chaining (start at
  * 0; pass the last result to continue), computed with PCLMULQDQ where the CPU has it. */
 uint32_t frame_crc32(uint32_t crc, const void *buf, size_t len);
-/* ICRC of the RoCEv2 frame @buf (Ethernet first); @p from frame_parse. */
+/* ICRC of the RoCEv2 frame @buf (Ethernet first, IPv4 or IPv6); @p from frame_parse. */
 uint32_t frame_icrc(const uint8_t *buf, const struct frame_parsed *p);
 bool frame_icrc_ok(const uint8_t *buf, const struct frame_parsed *p);
 /* ICRC of the IPv6 RoCEv2 packet @ip6 (the IPv6 header first, no extension headers; @len
@@ -326,6 +377,8 @@ struct frame_roce_spec {
 	struct frame_bth bth;         /* pad is computed; tver 0; pkey 0 means 0xffff */
 	struct frame_reth reth;       /* used when the opcode has RETH */
 	struct frame_aeth aeth;       /* AETH */
+	struct frame_atomiceth atomic;/* AtomicETH */
+	uint64_t atomic_orig;         /* AtomicAckETH */
 	uint32_t imm;                 /* ImmDt or IETH, host order */
 	const uint8_t *payload;       /* may be NULL: zeros */
 	size_t payload_len;
@@ -333,8 +386,8 @@ struct frame_roce_spec {
 };
 
 /* A complete RoCEv2 frame as kernel rxe sends it (UDP checksum 0, ICRC set unless
- * no_icrc). Opcodes
- * with DETH or atomic headers are not built (-EINVAL); CNP gets its 16 reserved bytes.
+ * no_icrc). Opcodes with a DETH are not built (-EINVAL); the atomic requests carry no
+ * payload (a payload_len is refused, -EINVAL); CNP gets its 16 reserved bytes.
  * Returns the frame length or -EMSGSIZE / -EINVAL. */
 int frame_build_roce(uint8_t *buf, size_t cap, const struct frame_roce_spec *s);
 

@@ -31,6 +31,14 @@ struct host_reg {
 	uint32_t qpn, peer_qpn, peer_ip;
 };
 
+/* What a QP is to its host's agent (host_register). */
+enum host_role {
+	HOST_SENDER = 0,     /* sends the data (WRITE, SEND): its controller paces it */
+	HOST_RECEIVER = 1,   /* receives it: with credits on, its agent grants the sender */
+	HOST_READER = 2,     /* READs it: its own controller, and with credits on its own
+			      * grants, pace its requests (AGENT_QP_READER) */
+};
+
 struct host {
 	struct qp_ctx *ctx;
 	struct qp_ratetable *table;
@@ -73,10 +81,10 @@ int host_open(struct host *h, const struct host_conf *c, qp_time_ns now,
 		    char *err, size_t errlen);
 void host_close(struct host *h);
 /* Register a connected QP with the agent. @algo NULL = the default (@params then ignored);
- * @params "k=v,..." or NULL for the algorithm's defaults; receiver: paces credits (when
- * on) to its peer. */
+ * @params "k=v,..." or NULL for the algorithm's defaults; @role: enum host_role (false and
+ * true are a sender and a receiver). */
 int host_register(struct host *h, struct qp *qp, qp_rate_bps link_bps,
-			qp_time_ns base_rtt_ns, bool receiver, const char *algo,
+			qp_time_ns base_rtt_ns, enum host_role role, const char *algo,
 			const char *params, qp_time_ns now, char *err, size_t errlen);
 /* QP @qpn starts a message (a flow) of @bytes: CC_EV_FLOW_START for an algorithm that
  * takes it (CC_NEED_FLOW; ACC's last window). 0, or agent_qp_event's error. */

@@ -6,7 +6,8 @@
  *     qp_dial / qp_accept                                 create + connect over TCP (perftest)
  *     qp_dial_cm / qp_accept_cm                           the same through librdmacm (ibv)
  *       or qp_create + qp_local_info + (your exchange) + qp_connect
- *     qp_post_send(qp, &wr)        RDMA WRITE, WRITE with immediate, SEND — paced by the gate
+ *     qp_post_send(qp, &wr)        RDMA WRITE, WRITE with immediate, SEND, RDMA READ,
+ *                                  COMPARE_SWAP, FETCH_ADD — paced by the gate
  *     qp_post_recv(qp, &rwr)       a receive buffer for SEND / WRITE_IMM
  *     qp_poll(qp, wc, n)           completions
  *     qp_get_stats(qp, &st)        bytes, messages, retransmissions, timeouts, NAKs, RNRs
@@ -20,8 +21,12 @@
  * optionally gated by receiver credits, with a safe fallback rate when no agent is alive.
  * A WRITE or WRITE_IMM longer than the gate's chunk size is split into chunk-sized WRITEs
  * at increasing offsets (the immediate rides on the last one), each passing the gate on its
- * own, so pacing stays fine-grained on backends that send a whole post at once. A SEND is
- * never split; it is charged whole (the bucket may go into debt by one message). On a
+ * own, so pacing stays fine-grained on backends that send a whole post at once. A READ is
+ * split the same way into chunk-sized READs, and each is charged the bytes it asks for:
+ * the gate paces the data the responder will send, its response, not the 1-packet request
+ * (a requester's agent paces what converges on its own port). A SEND is never split; it is
+ * charged whole (the bucket may go into debt by one message); an atomic is charged the 8
+ * bytes of its answer. On a
  * device with per-QP rate limits (backend slots rate_caps / rate_limit: mlx5, bnxt_re) the
  * NIC enforces the rate the gate decides instead of the bucket (verbs/qp_enforce.c); the
  * gate keeps credits and the window. Every piece posted moves the QP's next PSN on
@@ -159,6 +164,7 @@ enum qp_access {
 	QP_ACCESS_LOCAL_WRITE = 1u << 0,
 	QP_ACCESS_REMOTE_WRITE = 1u << 1,
 	QP_ACCESS_REMOTE_READ = 1u << 2,
+	QP_ACCESS_REMOTE_ATOMIC = 1u << 3,
 };
 
 struct qp_mr {
@@ -190,11 +196,20 @@ struct qp_attr {
 	uint8_t rnr_retry;         /* 0..7 (7 = infinite); 0 = 7 */
 	uint8_t min_rnr_timer;     /* IB encoding; 0 = 12 (0.64 ms) */
 	uint8_t traffic_class;     /* GRH traffic class (DSCP/ECN) */
+	uint8_t max_rd_atomic;     /* READs and atomics this QP has outstanding at the peer,
+				    * 1..QP_RD_ATOMIC_MAX; 0 = QP_RD_ATOMIC_DEF. qp_connect
+				    * takes it from qp->attr: lower it there before (to the
+				    * peer's max_dest_rd_atomic, as verbs do at RTS) */
+	uint8_t max_dest_rd_atomic;/* the peer's READs and atomics this QP serves at once (its
+				    * saved requests), 1..QP_RD_ATOMIC_MAX; 0 = the default */
 	unsigned flags;            /* enum qp_flags */
 	struct qp_gate_params gate;/* zero fields take the gate defaults */
 	struct qp_wait wait;       /* how a blocking post waits; zero = defaults */
 	struct qp_agent_params agent; /* registration; zero fields: the context's */
 };
+
+#define QP_RD_ATOMIC_DEF 16u
+#define QP_RD_ATOMIC_MAX 128u           /* rxe's max_qp_rd_atom */
 
 /* The local ACK timeout of exponent @timeout (struct qp_attr's, IB's): 4.096 us << it. */
 static inline qp_time_ns qp_ack_timeout_ns(uint8_t timeout)
@@ -213,8 +228,23 @@ enum qp_opcode {
 	QP_OP_WRITE_IMM,
 	QP_OP_SEND,
 	QP_OP_SEND_IMM,
+	QP_OP_READ,                /* RDMA READ: the peer's [remote_addr, + length) into addr */
+	QP_OP_CMP_SWAP,            /* 8 bytes at the peer's remote_addr (8-byte aligned): set
+				    * to swap when equal to compare_add; the old value into addr */
+	QP_OP_FETCH_ADD,           /* the same 8 bytes += compare_add; the old value into addr */
 	QP_OP_COUNT
 };
+
+/* READ and the atomics ask for data back (the peer answers with a response). */
+static inline bool qp_op_is_rd_atomic(enum qp_opcode op)
+{
+	return op == QP_OP_READ || op == QP_OP_CMP_SWAP || op == QP_OP_FETCH_ADD;
+}
+
+static inline bool qp_op_is_atomic(enum qp_opcode op)
+{
+	return op == QP_OP_CMP_SWAP || op == QP_OP_FETCH_ADD;
+}
 
 enum qp_wr_flags {
 	QP_WR_SIGNALED = 1u << 0,  /* produce a completion */
@@ -225,13 +255,16 @@ enum qp_wr_flags {
 struct qp_wr {
 	enum qp_opcode opcode;
 	uint64_t wr_id;
-	const struct qp_mr *mr;    /* covers [addr, addr + length); NULL only with QP_WR_INLINE */
+	const struct qp_mr *mr;    /* covers [addr, addr + length); NULL only with QP_WR_INLINE;
+				    * READ and atomics write there: local write access */
 	void *addr;
-	uint32_t length;
-	uint64_t remote_addr;      /* WRITE*: target address in the peer's region */
-	uint32_t rkey;             /* WRITE*: the peer's rkey */
+	uint32_t length;           /* atomics: 8 */
+	uint64_t remote_addr;      /* WRITE*, READ, atomics: the address in the peer's region */
+	uint32_t rkey;             /* WRITE*, READ, atomics: the peer's rkey */
 	uint32_t imm;              /* *_IMM: immediate data, host order */
 	unsigned flags;            /* enum qp_wr_flags */
+	uint64_t compare_add;      /* CMP_SWAP: the compare value; FETCH_ADD: the addend */
+	uint64_t swap;             /* CMP_SWAP: the value swapped in */
 };
 
 struct qp_recv_wr {
@@ -264,14 +297,23 @@ enum qp_wc_opcode {
 	QP_WC_WRITE,               /* a WRITE / WRITE_IMM finished */
 	QP_WC_RECV,                /* a SEND arrived in a posted receive */
 	QP_WC_RECV_WRITE_IMM,      /* a WRITE_IMM arrived (consumes a posted receive) */
+	QP_WC_READ,                /* a READ finished: its data is in the local buffer */
+	QP_WC_COMP_SWAP,           /* a COMPARE_SWAP finished: the old value (host order) too */
+	QP_WC_FETCH_ADD,           /* a FETCH_ADD finished: the same */
 	QP_WC_OPCODE_COUNT
 };
+
+/* A completion of a receive (the peer's SEND or WRITE_IMM), not of a local send WR. */
+static inline bool qp_wc_is_recv(enum qp_wc_opcode op)
+{
+	return op == QP_WC_RECV || op == QP_WC_RECV_WRITE_IMM;
+}
 
 struct qp_wc {
 	uint64_t wr_id;
 	enum qp_wc_status status;
 	enum qp_wc_opcode opcode;
-	uint32_t byte_len;         /* receives: bytes received */
+	uint32_t byte_len;         /* receives: bytes received; READ: bytes read; atomics: 8 */
 	/* As in verbs, opcode, byte_len and imm are valid only when status is success. After an
 	 * error the QP is in error: later WRs complete flushed, possibly one completion per
 	 * piece of a split WRITE, each with the WR's wr_id. */
@@ -460,6 +502,20 @@ int qp_dial(struct qp_ctx *ctx, const struct qp_attr *attr, const char *host,
 int qp_accept(struct qp_ctx *ctx, const struct qp_attr *attr, const char *bind,
 	      const char *port, const struct qp_mr *expose, qp_time_ns timeout_ns,
 	      struct qp **out, char *err, size_t errlen);
+/* The TCP part of qp_dial / qp_accept alone, for exchanges in another format (qpace-bench
+ * speaks perftest's): a connected stream socket (close it), or -errno with @err. The
+ * client retries a refused connection until @timeout_ns (0 = 30 s) passes; the server
+ * accepts one client on [bind]:port. */
+int qp_tcp_dial(const char *host, const char *port, qp_time_ns timeout_ns, char *err,
+		size_t errlen);
+int qp_tcp_accept(const char *bind, const char *port, qp_time_ns timeout_ns, char *err,
+		  size_t errlen);
+/* Send (@out) or receive exactly @len bytes on the socket @fd before @deadline;
+ * @wait(@arg, fd, events, deadline) returns 0 once the socket is ready for @events (the
+ * caller's own work running meanwhile), or -errno (-ETIMEDOUT past the deadline). 0, or
+ * -ECONNRESET when the peer hangs up first, or the wait's or the socket's -errno. */
+int qp_tcp_io(int fd, void *buf, size_t len, bool out, qp_time_ns deadline,
+	      int (*wait)(void *arg, int fd, short events, qp_time_ns deadline), void *arg);
 /* The exchange alone, on a connected stream socket: send ours, read and check theirs. */
 int qp_exchange_fd(int fd, const struct qp_conn_info *local, struct qp_conn_info *remote,
 		   qp_time_ns timeout_ns, char *err, size_t errlen);

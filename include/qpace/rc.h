@@ -29,6 +29,25 @@
  *     RNR_RETRY_EXC_ERR, error.
  *   - NAK invalid request / remote access / remote operational error for p: the WR holding
  *     p completes REM_INV_REQ_ERR / REM_ACCESS_ERR / REM_OP_ERR and the QP enters error.
+ *   - READ of L bytes: one request (RETH: va, rkey, L; AckReq) that takes ceil(L/MTU) PSNs
+ *     (one for L = 0), the PSNs of its response packets; an atomic (AtomicETH: va, rkey,
+ *     swap or add, compare; AckReq) takes one. At most max_rd_atomic READs and atomics are
+ *     outstanding (sent, not completed); the send queue waits behind the next one.
+ *     The soft SQ holds at most max_rd_atomic atomics posted and not completed (their
+ *     operands' ring): a post beyond is -ENOMEM, like a full send queue.
+ *   - Responses: READ RESPONSE FIRST/MIDDLE/LAST or ONLY (by the packet's place in the
+ *     READ: FIRST/MIDDLE exactly one MTU, LAST the rest), ATOMIC ACKNOWLEDGE (AETH and
+ *     the 64-bit original value). A response is for the oldest WR not completed, at its
+ *     next PSN; it acknowledges every PSN before it (an implicit ACK: SEND/WRITE WRs
+ *     ending before it complete). A response, ACK or NAK for a PSN past a READ or atomic
+ *     still waiting for its response means that response was lost (an implicit NAK): send
+ *     again from the oldest unacknowledged PSN. A READ response past the next PSN (a gap
+ *     in the data) does the same, once per gap. The READ data lands at its packet's place
+ *     in the local buffer; the atomic's original value is written there in host order; the
+ *     WR completes READ / COMP_SWAP / FETCH_ADD. A response that fits no such place (an
+ *     opcode or a length other than its place's) is dropped and counted.
+ *   - Sending again from a PSN inside a READ: the request again with that PSN, its RETH
+ *     moved on by the data already received (va + k MTU, L - k MTU), as rxe does.
  * Responder
  *   - Accepts only the expected PSN. A later PSN is a gap: one NAK sequence error per gap
  *     (the next accepted packet re-arms it), the packet is dropped. An earlier PSN is a
@@ -42,11 +61,32 @@
  *     payload of the wrong size, a message longer than its receive buffer or its RETH
  *     length: NAK invalid request. Both are class C errors (rxe): the NAK goes out and the
  *     responder's QP enters error. (The requester then completes its WR in error too.)
+ *   - READ (RETH: the region needs remote read access and holds [va, va + L); a
+ *     zero-length READ reads nothing) and atomics (remote atomic access, 8 bytes at va,
+ *     8-byte aligned, else NAK invalid request) take the PSNs the requester gave them and
+ *     one of max_dest_rd_atomic saved requests (a ring, the oldest reused): a request that
+ *     finds the oldest still answering exceeds the requester's share and is NAKed invalid
+ *     request. An atomic is executed once, at once (COMPARE_SWAP: the value becomes swap
+ *     when it equals compare; FETCH_ADD: value + add; 64 bits in the host's order), its
+ *     original value saved. Responses go out before ACKs and NAKs, in PSN order, one
+ *     packet per call, with the MSN of their request (AETH on FIRST, LAST, ONLY, ATOMIC
+ *     ACK).
+ *   - A duplicate READ (a PSN already accepted) is executed again from its saved request:
+ *     its RETH must lie within the saved one's range with the same rkey, and the response
+ *     starts at the duplicate's PSN (MIDDLE/LAST when it is not the first). A duplicate
+ *     atomic is answered from the saved original value and never executed again. A
+ *     duplicate whose saved request is gone (or differs) is dropped without an answer
+ *     (IBTA class D), and counted; the requester's timer resends.
  * Notification point (DCQCN's NP, Zhu et al. SIGCOMM 2015 §3.2): a request packet from the
  * peer whose IPv4 ECN field is CE makes the responder send a CNP (BTH opcode 0x81, BECN set,
  * to the peer's QP, 16 reserved bytes), at most one per cnp_interval_ns (the paper's and
  * the NICs' 50 us); the CNP goes before ACKs and data. A CNP received is counted (cnp_rx)
  * and consumed; what reacts to it is the owner's (the soft host hands it to its hook).
+ * A READ's requester is the reaction point of its responses: a CE-marked READ response or
+ * atomic ACK counts as a CNP for the requester itself (cnp_self, at most one per
+ * cnp_interval_ns; the soft host hands it to its cnp hook as the QP's own CNP), since its
+ * requests, not the responder, decide how much data comes (qpace's choice: a NIC's NP
+ * would send the responder a CNP, whose rate limit does not pace READ responses).
  * Deviation from HPCC's ns-3 DCQCN (references §2): ns-3 sets a CNP flag on the per-packet
  * ACK of every CE-marked packet instead; real RoCEv2 NICs (and the paper) send a separate,
  * paced CNP, which is what this does.
@@ -92,6 +132,7 @@
 #define RC_WINDOW_MAX 4096u             /* far below 2^23: PSN order stays unambiguous */
 #define RC_MSG_MAX_BYTES (1u << 31)     /* IBTA: 2^31 */
 #define RC_PSN_SPAN_MAX (1u << 22)      /* PSNs posted and not yet acknowledged, at most */
+#define RC_RD_ATOMIC_MAX 128u           /* max_rd_atomic, max_dest_rd_atomic: rxe's limit */
 
 /* AETH syndromes (IBTA 9.7.5.2). */
 #define RC_AETH_ACK 0x00                /* | credit count; 0x1f = no credit information */
@@ -111,12 +152,15 @@ qp_time_ns rc_rnr_timer_ns(uint8_t code);
 
 enum rc_state { RC_INIT = 0, RC_RTS, RC_ERROR };
 
-/* A region a remote WRITE may target, as the host's memory lookup reports it. */
+/* A region a remote WRITE, READ or atomic may target, as the host's memory lookup reports
+ * it. */
 struct rc_region {
 	uint8_t *base;       /* local address of va */
 	uint64_t va;         /* the address peers use (the connection data's addr) */
 	uint64_t len;        /* bytes */
 	bool remote_write;
+	bool remote_read;
+	bool remote_atomic;
 };
 /* Look up a region by rkey; false when none. Must be side-effect free. */
 typedef bool (*rc_mr_find_fn)(void *arg, uint32_t rkey, struct rc_region *out);
@@ -156,6 +200,9 @@ struct rc_params {
 	uint8_t min_rnr_timer;      /* what our RNR NAKs ask for, 0..31; default 12 (0.64 ms) */
 	qp_time_ns cnp_interval_ns; /* NP: at most one CNP per this, 0..1 s; 0 = no CNPs (NP
 				     * off); default 50 us */
+	uint8_t max_rd_atomic;      /* READs/atomics outstanding, 1..RC_RD_ATOMIC_MAX; def. 16 */
+	uint8_t max_dest_rd_atomic; /* the peer's READs/atomics saved, 1..RC_RD_ATOMIC_MAX;
+				     * default 16 */
 	rc_mr_find_fn mr_find;      /* required */
 	void *mr_arg;
 	rc_event_fn on_event;       /* transport events; NULL = none (no send times kept) */
@@ -168,6 +215,9 @@ struct rc_conn {
 	uint32_t dest_qpn;          /* 24 bits */
 	uint32_t rq_psn;            /* the first PSN the peer sends, 24 bits */
 	uint32_t mtu_bytes;         /* path MTU: 256, 512, 1024, 2048 or 4096 */
+	uint32_t max_rd_atomic;     /* 0, or lower than created: READs and atomics outstanding
+				     * at once from here on (the peer's max_dest_rd_atomic, as
+				     * verbs set it at RTS) */
 };
 
 /* Why a frame was dropped; one counter each. */
@@ -184,6 +234,10 @@ enum rc_drop {
 	RC_DROP_ACK_STALE,    /* ACK/NAK for a PSN already acknowledged */
 	RC_DROP_ACK_RANGE,    /* ACK/NAK for a PSN never sent */
 	RC_DROP_SYNDROME,     /* reserved AETH syndrome or NAK code */
+	RC_DROP_RESPONSE,     /* READ response / atomic ACK that fits no outstanding READ or
+			       * atomic at its PSN (opcode or length not its place's) */
+	RC_DROP_RESPONSE_GAP, /* READ response past the next PSN expected (a go-back) */
+	RC_DROP_NO_SAVED,     /* duplicate READ/atomic without its saved request (class D) */
 	RC_DROP_COUNT
 };
 const char *rc_drop_str(enum rc_drop d);
@@ -199,6 +253,10 @@ struct rc_stats {
 	uint64_t naks_rx;           /* NAK sequence error received */
 	uint64_t rnr_rx;            /* RNR NAK received */
 	uint64_t acks_rx;           /* ACKs that acknowledged something new */
+	uint64_t reads_tx;          /* READ requests sent, again included */
+	uint64_t atomics_tx;        /* atomic requests sent, again included */
+	uint64_t read_rx_bytes;     /* READ response payload placed (this QP's READ data in) */
+	uint64_t implicit_naks;     /* go-backs for a READ/atomic whose response was passed */
 	/* responder */
 	uint64_t rx_pkts;           /* request packets accepted */
 	uint64_t rx_bytes;          /* their payload bytes */
@@ -207,9 +265,16 @@ struct rc_stats {
 	uint64_t naks_tx;           /* NAK sequence error sent */
 	uint64_t rnr_tx;            /* RNR NAK sent */
 	uint64_t errs_tx;           /* NAK invalid request / remote access sent */
+	uint64_t reads_rx;          /* READ requests executed (new ones) */
+	uint64_t atomics_rx;        /* atomics executed */
+	uint64_t reads_replayed;    /* duplicate READs executed again */
+	uint64_t atomics_replayed;  /* duplicate atomics answered from the saved result */
+	uint64_t read_tx_bytes;     /* READ response payload sent, again included */
 	uint64_t cnp_rx;            /* CNPs addressed to this QP (handed to the owner) */
 	uint64_t ce_rx;             /* request packets from the peer marked CE */
 	uint64_t cnp_tx;            /* CNPs sent for them (NP) */
+	uint64_t cnp_self;          /* CE-marked READ responses taken as this requester's own
+				     * CNP, at most one per cnp_interval_ns (its owner's) */
 	uint64_t err_wcs;           /* completions with an error status */
 	uint64_t drops[RC_DROP_COUNT];
 	enum rc_drop last_drop;     /* the most recent reason, for one-line logs */
@@ -281,6 +346,13 @@ uint32_t rc_rq_outstanding(const struct rc_qp *qp);
  * one or a completion is polled: false when nothing is outstanding (then it is full of
  * completions the caller has not polled). */
 bool rc_sq_full(const struct rc_qp *qp);
+
+/* Payload bytes this QP took in, in order: its requests' data (rx_bytes) and its READs'
+ * responses' (read_rx_bytes). */
+static inline uint64_t rc_rx_data_bytes(const struct rc_qp *qp)
+{
+	return rc_stats(qp)->rx_bytes + rc_stats(qp)->read_rx_bytes;
+}
 /* The PSN one past the highest request packet this QP has sent (HPCC's snd_nxt). */
 uint32_t rc_snd_psn(const struct rc_qp *qp);
 /* Payload bytes of posted send WRs not yet acknowledged (sent or still queued): what a

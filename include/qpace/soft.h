@@ -36,7 +36,8 @@
  *
  * QP attributes map to the RC core: timeout (4.096 us << timeout, doubled up to 8x on
  * repeated expiries), retry_cnt, rnr_retry, min_rnr_timer, traffic_class (the IPv4 TOS of
- * every frame, as rxe), max_inline <= 1024. The send queue holds sq_depth WRs plus
+ * every frame, as rxe), max_inline <= 1024, max_rd_atomic and max_dest_rd_atomic (a
+ * region's QP_ACCESS_REMOTE_READ / _ATOMIC let peers READ it or run atomics on it). The send queue holds sq_depth WRs plus
  * SOFT_SQ_PIECES more (qp_attr.sq_pieces: fewer), because the common layer splits large
  * WRITEs into gated pieces; a piece that finds them full waits, pending, for an ACK.
  * When it is full anyway a blocking QP drives this context until a slot frees (10 s at

@@ -16,7 +16,8 @@
  *        is not 0 checked, as Linux checks it before rxe sees the datagram):
  *          4791 -> ICRC checked -> the RC QP named by the BTH destination QP, only from
  *                  the QP's peer address (CNPs from anywhere); a CNP the QP takes goes
- *                  on to the cnp hook (DCQCN's reaction point is the hook's owner); a
+ *                  on to the cnp hook (DCQCN's reaction point is the hook's owner), and so
+ *                  does a CE-marked response to its own READ (rc.h: cnp_self); a
  *                  CE-marked request makes the QP send a CNP (rc.h: the NP); payload
  *                  it accepted goes to the rx_data hook;
  *          telemetry port (4792) -> the telemetry hook with the payload and the sender.
@@ -62,8 +63,8 @@
 /* Telemetry datagram for this host: the UDP payload and who sent it. */
 typedef void (*soft_telemetry_fn)(void *arg, uint32_t src_ip, uint16_t src_port,
 				  const uint8_t *payload, size_t len, qp_time_ns now);
-/* Request payload a local QP accepted (in order: what its RC counted in rx_bytes) from
- * one frame, at the time the host took the frame in. */
+/* Payload a local QP accepted from one frame, in order (rc_rx_data_bytes: a request's
+ * data, or the response to its READ), at the time the host took the frame in. */
 typedef void (*soft_rx_data_fn)(void *arg, uint32_t qpn, uint32_t bytes, qp_time_ns now);
 
 /* A CNP (BTH 0x81) for this host's QP @qpn was received and taken by it. */

@@ -6,7 +6,9 @@
 #   - no option's value is spelled yes|no, true|false or skip (on|off for a switch);
 #   - a short flag means one thing: across every program and command, a letter stands for
 #     one long option (perftest's -n is a count of iterations wherever it appears: iters,
-#     iterations, events, frames; -q the QPs: qp, qps).
+#     iterations, events, frames; -q the QPs: qp, qps); perftest's letters in qpace-bench's
+#     perftest-style commands (write_bw ... atomic_lat) mean what perftest means by them,
+#     one thing across those commands.
 #   BUILD=build tests/docs/cli_grammar.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -35,7 +37,8 @@ echo "ok: $n programs: --version prints '<name> $version', an unknown option exi
 
 # every command's --help too
 Q=$BIN/qpace-bench
-for c in write_bw send_bw write_lat incast compare sweep run reproduce; do
+PERFTEST="write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat atomic_lat"
+for c in $PERFTEST incast compare sweep run reproduce; do
 	"$Q" $c --help >"$tmp/qpace-bench.$c.help" 2>&1
 done
 for k in star dumbbell leaf-spine fat-tree two-site; do
@@ -56,6 +59,8 @@ bad=$(awk '$NF ~ /(^|[|])(yes|no|true|false|skip)([|]|$)/ { print }' "$tmp/rows"
 
 # a letter, the long names it stands for (synonyms folded)
 awk '$2 ~ /^-.,$/ { l = substr($2, 2, 1); name = $3
+	if ($1 ~ /^qpace-bench\.(write|read|send|atomic)_(bw|lat)$/ && index("diSnDqpxFutabRo", l))
+		l = l "(perftest)"
 	if (l == "n" && name ~ /^(iters|iterations|events|frames)$/) name = "iterations"
 	if (l == "q" && name ~ /^(qp|qps)$/) name = "qps"
 	print l, name, $1 }' "$tmp/rows" | sort -u >"$tmp/shorts"

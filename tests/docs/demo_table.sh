@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # README.md quotes make demo's virtual-time table exactly (scripts/demo-table.sh), and the
-# script can tell: the demo's 16 virtual runs once (about 4 s of CPU), then
+# script can tell: the demo's 18 virtual runs once (about 5 s of CPU), then
 #   - README.md's block is what they give (the check itself; its figures were made on
 #     another machine, at another load, so this is also determinism across machines);
 #   - on copies: one changed figure is found (exit 1, the diff names the row) and
@@ -21,8 +21,9 @@ sh "$script" print -o "$tmp/runs" >"$tmp/table" 2>"$tmp/err" || {
 	echo "FAIL: the demo's virtual runs"
 	exit 1
 }
-echo "demo_table: the 16 virtual runs in $(( $(date +%s) - start )) s"
+echo "demo_table: the 18 virtual runs in $(( $(date +%s) - start )) s"
 [ "$(grep -c '^| [a-z+]* | ' "$tmp/table")" = 9 ] || fail "the table has not 8 rows + a header"
+[ "$(grep -c '^| none+ia, READ | ' "$tmp/table")" = 1 ] || fail "the table has no READ row"
 
 # The check itself.
 if sh "$script" check --from "$tmp/runs" >"$tmp/out" 2>&1; then

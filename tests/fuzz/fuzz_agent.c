@@ -81,15 +81,15 @@ static void feed_msg(struct run *r, const struct fb_msg *m, uint32_t src, bool s
 static struct fb_flow flow(struct fz *f)
 {
 	switch (fz_pick(f, 4)) {
-	case 0:
-		return (struct fb_flow){ LOCAL, PEER, 0, 0x21 };     /* QP 0x11 sends */
-	case 1:
-		return (struct fb_flow){ PEER, LOCAL, 0, 0x12 };     /* QP 0x12 receives */
+	case 0:   /* QP 0x11 sends */
+		return (struct fb_flow){ .src_ip = LOCAL, .dst_ip = PEER, .dest_qp = 0x21 };
+	case 1:   /* QP 0x12 receives */
+		return (struct fb_flow){ .src_ip = PEER, .dst_ip = LOCAL, .dest_qp = 0x12 };
 	case 2:
-		return (struct fb_flow){ LOCAL, PEER, 0, 0x22 };
+		return (struct fb_flow){ .src_ip = LOCAL, .dst_ip = PEER, .dest_qp = 0x22 };
 	default:
-		return (struct fb_flow){ ips[fz_pick(f, 5)], ips[fz_pick(f, 5)], fz_u16(f),
-					 fz_u32(f) & 0xffffff };
+		return (struct fb_flow){ .src_ip = ips[fz_pick(f, 5)], .dst_ip = ips[fz_pick(f, 5)],
+					 .sport = fz_u16(f), .dest_qp = fz_u32(f) & 0xffffff };
 	}
 }
 

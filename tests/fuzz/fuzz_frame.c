@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the frame parser and everything that reads a frame's bytes (the PFC
  * decoder and its round trip included). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct frame_eth eth;
 		struct frame_arp arp;
 		struct frame_ipv4 ip;
+		struct frame_ipv6 ip6;
 		struct frame_udp udp;
 		struct frame_bth bth;
 		struct frame_reth reth;
@@ -27,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	frame_eth_decode(&u.eth, data, size);
 	frame_arp_decode(&u.arp, data, size);
 	frame_ipv4_decode(&u.ip, data, size);
+	frame_ipv6_decode(&u.ip6, data, size);
 	frame_udp_decode(&u.udp, data, size);
 	frame_bth_decode(&u.bth, data, size);
 	frame_reth_decode(&u.reth, data, size);
@@ -57,8 +60,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	frame_complete_partial_csum(copy, size);
-	if (frame_parse(&p, copy, size) == 0 && (p.layers & FRAME_L_IPV4))
-		frame_ipv4_set_ecn(copy + p.ip_off, FRAME_ECN_CE);
+	/* CE into an IPv4 or IPv6 header: the frame still parses the same, ECN now CE, a
+	 * good ICRC stays good (it masks TOS and the traffic class), an IPv4 checksum too */
+	if (frame_parse(&p, copy, size) == 0 && (p.layers & (FRAME_L_IPV4 | FRAME_L_IPV6))) {
+		bool icrc = (p.layers & FRAME_L_ROCE) && frame_icrc_ok(copy, &p);
+		bool csum = (p.layers & FRAME_L_IPV4) && !frame_ipv4_csum(copy + p.ip_off, p.ip.hlen);
+		struct frame_parsed q;
+
+		frame_ip_set_ecn(copy + p.ip_off, FRAME_ECN_CE);
+		if (frame_parse(&q, copy, size) || q.layers != p.layers ||
+		    frame_ecn_of(&q) != FRAME_ECN_CE || (icrc && !frame_icrc_ok(copy, &q)) ||
+		    (csum && frame_ipv4_csum(copy + q.ip_off, q.ip.hlen)))
+			abort();
+	}
 	free(copy);
 	return 0;
 }

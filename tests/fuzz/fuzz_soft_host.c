@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* libFuzzer target: the soft backend's receive path (qpace/soft_host.h) and the RC
  * requester and responder behind it (qpace/rc.h). A host 10.0.0.1 with two QPs connected to
- * a peer 10.0.0.2, a 64 KiB region the peer may WRITE, receives posted; the input is a
- * script (fuzz_input.h) of frames from the wire (raw bytes, or RoCEv2 frames from the peer
- * built with a valid ICRC around any opcode, QPN, PSN near the expected one, RETH, AETH and
- * payload, then maybe damaged; ARP; telemetry datagrams), of posts and receives by the
- * application, and of clock steps that run the RC timers (retransmission, RNR) and drain
- * what the host sends.
+ * a peer 10.0.0.2, a 64 KiB region the peer may WRITE, READ and run atomics on, receives
+ * posted; the input is a script (fuzz_input.h) of frames from the wire (raw bytes, or RoCEv2
+ * frames from the peer built with a valid ICRC around any opcode, QPN, PSN near the expected
+ * one, RETH, AETH, AtomicETH, AtomicAckETH and payload, then maybe damaged: the peer's
+ * requests, READ and atomics included, and responses to ours, READ responses and atomic
+ * ACKs included; ARP; telemetry datagrams), of posts (WRITE, SEND, READ, atomics) and
+ * receives by the application, and of clock steps that run the RC timers (retransmission,
+ * RNR) and drain what the host sends.
  *
  * Properties: no crash, no undefined behaviour, no leak; every frame the host sends parses,
  * and a RoCEv2 one carries a good ICRC; a QP never has more send WRs outstanding than its
@@ -50,7 +52,8 @@ static bool mem_find(void *arg, uint32_t rkey, struct rc_region *out)
 	if (rkey != RKEY)
 		return false;
 	*out = (struct rc_region){ .base = t->mem, .va = 0x10000, .len = MEM,
-				   .remote_write = true };
+				   .remote_write = true, .remote_read = true,
+				   .remote_atomic = true };
 	return true;
 }
 
@@ -86,7 +89,7 @@ static int build_roce(struct host *t, struct fz *f, uint8_t *buf, size_t cap)
 	unsigned q = fz_pick(f, NQP);
 	struct frame_roce_spec s;
 	uint8_t op = opcodes[fz_pick(f, sizeof(opcodes))];
-	bool ack = op == 0x11 || op == 0x12 || op == 0x0d || op == 0x0e || op == 0x0f;
+	bool ack = op >= 0x0d && op <= 0x12;   /* responses: near what the QP sent */
 
 	memset(&s, 0, sizeof(s));
 	peer_addr(&s.src, 0xc000 | fz_u16(f));
@@ -102,9 +105,16 @@ static int build_roce(struct host *t, struct fz *f, uint8_t *buf, size_t cap)
 				      .rkey = fz_u8(f) % 4 ? RKEY : fz_u32(f),
 				      .dma_len = fz_u8(f) % 4 ? fz_u16(f) : fz_u32(f) };
 	s.aeth = (struct frame_aeth){ fz_u8(f), fz_u32(f) & 0xffffff };
+	s.atomic = (struct frame_atomiceth){ .va = fz_u8(f) % 4 ? 0x10000 + (fz_u16(f) & ~7u)
+								: fz_u64(f),
+					     .rkey = fz_u8(f) % 4 ? RKEY : fz_u32(f),
+					     .swap_add = fz_u64(f), .compare = fz_u64(f) };
+	s.atomic_orig = fz_u64(f);
 	s.imm = fz_u32(f);
 	s.payload = payload;
 	s.payload_len = fz_u16(f) % (sizeof(payload) + 1);
+	if (op == FRAME_OP_RC_CMP_SWAP || op == FRAME_OP_RC_FETCH_ADD)
+		s.payload_len = 0;   /* the builder refuses more; raw frames may carry some */
 	return frame_build_roce(buf, cap, &s);
 }
 
@@ -128,14 +138,22 @@ static int build_other(struct host *t, struct fz *f, uint8_t *buf, size_t cap)
 static void post(struct host *t, struct fz *f)
 {
 	static const enum qp_opcode ops[] = { QP_OP_WRITE, QP_OP_WRITE_IMM, QP_OP_SEND,
-					      QP_OP_SEND_IMM };
+					      QP_OP_SEND_IMM, QP_OP_READ, QP_OP_CMP_SWAP,
+					      QP_OP_FETCH_ADD };
 	unsigned q = fz_pick(f, NQP);
 
 	if (fz_pick(f, 2)) {
-		struct qp_wr wr = { .opcode = ops[fz_pick(f, 4)], .wr_id = t->posted + 1,
+		enum qp_opcode op = ops[fz_pick(f, sizeof(ops) / sizeof(ops[0]))];
+		struct qp_wr wr = { .opcode = op, .wr_id = t->posted + 1,
 				    .addr = t->src, .length = fz_u16(f) % MEM,
 				    .remote_addr = 0x10000 + fz_u16(f), .rkey = RKEY,
-				    .imm = fz_u32(f), .flags = QP_WR_SIGNALED };
+				    .imm = fz_u32(f), .flags = QP_WR_SIGNALED,
+				    .compare_add = fz_u64(f), .swap = fz_u64(f) };
+
+		if (qp_op_is_atomic(op)) {   /* READ and atomics write t->src: a scratch */
+			wr.length = 8;
+			wr.remote_addr &= ~7ull;
+		}
 
 		if (rc_post_send(t->qp[q], &wr, t->now) == 0)
 			t->posted++;

@@ -2,8 +2,8 @@
 /* libFuzzer target: qpace-switch's path after parsing, on a small fabric of two switches
  * joined by a link (switchsim/sw.h): s1 with a udp and a vxlan port, s2 with a udp port;
  * INT (direct on s1, echo on s2), ECN, early notices, levels and CNPs on. The input is a
- * script (fuzz_input.h) of frames into a port (raw bytes, or RoCEv2 / ARP / level-ack
- * frames built with valid checksums and ICRC and then maybe damaged), VXLAN datagrams sent
+ * script (fuzz_input.h) of frames into a port (raw bytes, or RoCEv2 over IPv4 or IPv6 /
+ * ARP / level-ack frames built with valid checksums and ICRC and then maybe damaged), VXLAN datagrams sent
  * to the vxlan port's socket and read by its backend (decapsulation, VNI and VTEP checks),
  * and clock steps that let the queues drain across the link and out of the ports. So
  * learning (MAC and IP), forwarding and flooding, the queue model, RED, telemetry and its
@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "frame6.h"
 #include "fuzz_input.h"
 #include "io.h"
 #include "qpace/feedback.h"
@@ -65,7 +66,7 @@ static int build(struct fz *f, uint8_t *buf, size_t cap)
 
 	host(fz_pick(f, 2), &src);
 	host(fz_pick(f, 3), &dst);
-	switch (fz_pick(f, 3)) {
+	switch (fz_pick(f, 4)) {
 	case 0: {
 		struct frame_roce_spec s = { .src = src, .dst = dst };
 		uint8_t payload[1024] = { 0 };
@@ -83,6 +84,20 @@ static int build(struct fz *f, uint8_t *buf, size_t cap)
 		n = frame_build_roce(buf, cap, &s);
 		break;
 	}
+	case 3: {   /* RoCEv2 over IPv6, link-local addresses from the MACs, any TC */
+		struct frame6_spec s = {
+			.src = { 0xfe, 0x80, [15] = src.mac[5] }, .dst = { 0xfe, 0x80, [15] = dst.mac[5] },
+			.tclass = fz_u8(f), .flow_label = fz_u32(f), .sport = 0xc000 | fz_u16(f),
+			.bth = { .opcode = opcodes[fz_pick(f, sizeof(opcodes))],
+				 .dest_qp = fz_u8(f) % 4 ? 0x12 : fz_u32(f) & 0xffffff,
+				 .psn = fz_u32(f) & 0xffffff },
+			.payload_len = fz_u16(f) % 1100,
+		};
+		memcpy(s.src_mac, src.mac, 6);
+		memcpy(s.dst_mac, dst.mac, 6);
+		n = frame6_build(buf, cap, &s);
+		break;
+	}
 	case 1:
 		n = frame_build_arp(buf, cap, (uint16_t)(1 + fz_pick(f, 2)), src.mac, src.ip,
 				    fz_pick(f, 2) ? dst.mac : (uint8_t[6]){ 0 }, dst.ip);
@@ -93,10 +108,19 @@ static int build(struct fz *f, uint8_t *buf, size_t cap)
 		uint8_t body[FB_MAX_LEN];
 		int len;
 
-		m.u.level = (struct fb_level){ .flow = { src.ip, dst.ip, fz_u16(f), 0x12 },
+		m.u.level = (struct fb_level){ .flow = { .src_ip = src.ip, .dst_ip = dst.ip,
+							 .sport = fz_u16(f), .dest_qp = 0x12 },
 					       .switch_id = fz_pick(f, 3), .port = fz_u8(f),
 					       .level = FB_LEVEL_ACK, .acked = fz_u8(f) & 3,
 					       .seq = fz_u32(f) };
+		if (fz_u8(f) & 1) {   /* about an IPv6 flow */
+			m.flags = FB_F_IPV6;
+			m.u.level.flow.src_ip = m.u.level.flow.dst_ip = 0;
+			m.u.level.flow.src6[0] = m.u.level.flow.dst6[0] = 0xfe;
+			m.u.level.flow.src6[1] = m.u.level.flow.dst6[1] = 0x80;
+			m.u.level.flow.src6[15] = src.mac[5];
+			m.u.level.flow.dst6[15] = dst.mac[5];
+		}
 		len = fb_encode(body, sizeof(body), &m);
 		dst.port = FB_PORT;
 		src.port = FB_PORT;

@@ -14,9 +14,11 @@
 #include <sys/stat.h>
 
 #include "fb_samples.h"
+#include "frame6.h"
 #include "qpace/ctl.h"
 #include "qpace/feedback.h"
 #include "qpace/frame.h"
+#include "qpace/pt_wire.h"
 #include "qpace/qp_wire.h"
 
 static const char *top;
@@ -157,14 +159,55 @@ static void frames(void)
 	s.bth.opcode = 0x0a;   /* RDMA WRITE only: with RETH */
 	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
 		put("frame", "roce-write", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_READ_RESP_FIRST;   /* AETH, then data */
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-read-response", buf, (size_t)n);
 	s.bth.opcode = 0x11;   /* ACK */
 	s.payload_len = 0;
 	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
 		put("frame", "roce-ack", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_READ_REQUEST;
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-read", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_CMP_SWAP;   /* AtomicETH */
+	s.atomic = (struct frame_atomiceth){ 0x1008, 0x1234, 5, 4 };
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-cmp-swap", buf, (size_t)n);
+	s.bth.opcode = FRAME_OP_RC_ATOMIC_ACK;   /* AETH, AtomicAckETH */
+	s.atomic_orig = 4;
+	if ((n = frame_build_roce(buf, sizeof(buf), &s)) > 0)
+		put("frame", "roce-atomic-ack", buf, (size_t)n);
 	if ((n = frame_build_arp(buf, sizeof(buf), 1, a.mac, a.ip, (uint8_t[6]){ 0 }, b.ip)) > 0)
 		put("frame", "arp", buf, (size_t)n);
 	if ((n = frame_build_udp(buf, sizeof(buf), &a, &b, NULL, payload, 64)) > 0)
 		put("frame", "udp", buf, (size_t)n);
+	struct frame6_spec s6 = {   /* RoCEv2 over IPv6, ECT(0) */
+		.src_mac = { 2, 0, 10, 0, 0, 1 }, .dst_mac = { 2, 0, 10, 0, 0, 2 },
+		.src = { 0xfe, 0x80, [15] = 1 }, .dst = { 0xfe, 0x80, [15] = 2 },
+		.tclass = 2, .sport = 0xc123,
+		.bth = { .opcode = FRAME_OP_RC_WRITE_MIDDLE, .dest_qp = 0x12, .psn = 9 },
+		.payload = payload, .payload_len = 64,
+	};
+	if ((n = frame6_build(buf, sizeof(buf), &s6)) > 0)
+		put("frame", "roce-ipv6", buf, (size_t)n);
+}
+
+/* perftest's exchange: a key message, a version, an MTU, a report field. */
+static void perftest(void)
+{
+	struct pt_key k = { .out_reads = 16, .qpn = 0x11, .psn = 0x123456, .rkey = 0x6b6,
+			    .vaddr = 0x55d4ace75000ull,
+			    .gid = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 } };
+	uint8_t buf[PT_KEY_LEN];
+
+	if (pt_key_encode(buf, &k) == PT_KEY_LEN)
+		put("pt_wire", "key", buf, sizeof(buf));
+	pt_version_encode(buf, PT_VERSION);
+	put("pt_wire", "version", buf, PT_VERSION_LEN);
+	pt_mtu_encode(buf, 1024);
+	put("pt_wire", "mtu", buf, PT_MTU_LEN);
+	pt_double_encode(buf, 1234.5);
+	put("pt_wire", "report", buf, PT_REPORT_FIELD_LEN);
 }
 
 int main(int argc, char **argv)
@@ -178,5 +221,6 @@ int main(int argc, char **argv)
 	ctl();
 	conn();
 	frames();
+	perftest();
 	return 0;
 }

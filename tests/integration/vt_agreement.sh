@@ -32,9 +32,7 @@ B=$BUILD/bin/qpace-bench
 fail=0
 judged=0
 
-num() {   # num JSON KEY
-	echo "$1" | grep -o "\"$2\":[0-9.e+-]*" | head -1 | cut -d: -f2
-}
+. "$(dirname "$0")/lib/kept_up.sh"
 run() {   # run CLOCK ARGS...: one JSON line
 	clock=$1
 	shift
@@ -53,22 +51,7 @@ pair() {   # pair NAME STALL_NS LATE_FRACTION ARGS...
 	frac=$3
 	shift 3
 	v=$(run virtual "$@") || { echo "vt_agreement: $name: virtual run failed" >&2; fail=1; return; }
-	r=""
-	for try in 1 2 3; do
-		r=$(run real "$@") || r=""
-		[ -n "$r" ] || continue
-		late=$(num "$r" loop_late_max_ns)
-		swlate=$(num "$r" switch_late_max_ns)
-		total=$(num "$r" loop_late_total_ns)
-		swtotal=$(num "$r" switch_late_total_ns)
-		el=$(num "$r" elapsed_s)
-		awk "BEGIN { exit !($late <= $stall && ${swlate:-0} <= $stall &&
-			$total + ${swtotal:-0} <= $frac * $el * 1e9) }" && break
-		all=$(((total + ${swtotal:-0}) / 1000000))
-		echo "  $name: real run $try not judged: late by at most $((late / 1000000)) ms" \
-			"(loop), $((${swlate:-0} / 1000000)) ms (switch); $all ms in all of $el s"
-		r=""
-	done
+	r=$(kept_up "$name" "$stall" "$frac" run real "$@")
 	echo "$name virtual: $v"
 	[ -n "$r" ] || { echo "  $name: no real run kept up; not judged"; return; }
 	echo "$name real:    $r"

@@ -2,12 +2,20 @@
 /* qp-check: a two-host smoke test of the QP API on a real backend (Soft-RoCE, a NIC, or the
  * soft backend): connect, move verified data, report the paced rate.
  *
- * The client WRITE_IMMs messages into a ring of slots in the server's exposed region (the
- * immediate is the message number; large messages are split and paced by the gate); the
- * server checks every byte of each message against its pattern and returns a SEND
- * carrying the number, which frees the slot. Region: SLOTS message slots, then SLOTS
- * receive buffers for acks, then SLOTS ack buffers to send from. Exit status 0 only when every message arrived
- * intact.
+ * 1. WRITE: the client WRITE_IMMs messages into a ring of slots in the server's exposed
+ *    region (the immediate is the message number; large messages are split and paced by
+ *    the gate); the server checks every byte of each message against its pattern and
+ *    returns a SEND carrying the number, which frees the slot.
+ * 2. READ: the client READs -n messages of -s bytes from the server's read area (filled
+ *    with another pattern at start), SLOTS at a time, and checks every byte.
+ * 3. Atomics: the client runs FETCH_ADDs on a counter in the server's region (each result
+ *    must be the sum of the adds before it) and a chain of COMPARE_SWAPs (each must find
+ *    the value the last one swapped in), then READs the counter: its value proves every
+ *    atomic ran exactly once.
+ * 4. The client SENDs "done"; the server, which only answered since step 1, ends.
+ * Region (both sides): SLOTS message slots, the read area (SLOTS slots), then 2 x SLOTS
+ * ack words, the counter and SLOTS result words. Exit status 0 only when every byte and
+ * every result was right.
  *
  *   server: qp-check [options]
  *   client: qp-check [options] SERVER
@@ -23,6 +31,22 @@
 #include "qpace/units.h"
 
 #define SLOTS 8u
+#define DONE_MSG 0xd0e0d0e0u
+#define ATOMIC_ADD 0x10001u   /* FETCH_ADD k adds k * this */
+
+/* Where each part of the region lies (8-byte aligned after the data). */
+struct layout {
+	size_t read_area, acks, counter, results, len;
+};
+
+static void layout_of(uint64_t size, struct layout *l)
+{
+	l->read_area = SLOTS * size;
+	l->acks = (2 * SLOTS * size + 7) & ~(size_t)7;
+	l->counter = l->acks + 2 * SLOTS * sizeof(uint32_t);
+	l->results = l->counter + sizeof(uint64_t);
+	l->len = l->results + SLOTS * sizeof(uint64_t);
+}
 
 struct opts {
 	const char *backend, *device, *port, *server, *options, *rate_table;
@@ -88,6 +112,12 @@ static uint8_t pattern(uint32_t msg, uint64_t i)
 	return (uint8_t)((i * 131u) ^ (i >> 9) ^ (msg * 29u));
 }
 
+/* The server's read area, byte @i. */
+static uint8_t read_pattern(uint64_t i)
+{
+	return (uint8_t)((i * 7u) ^ (i >> 11) ^ 0xa5u);
+}
+
 /* Wait for one completion, keeping the backend running. */
 static int wait_wc(struct qp *qp, struct qp_wc *wc)
 {
@@ -117,11 +147,16 @@ static int post_ack_recv(struct qp *qp, struct qp_mr *mr, uint32_t *slot)
 
 static int run_server(const struct opts *o, struct qp *qp, struct qp_mr *mr, uint8_t *buf)
 {
-	uint32_t *ack = (uint32_t *)(buf + SLOTS * o->size_bytes);
+	struct layout l;
+	uint32_t *ack;
 	uint64_t bad_bytes = 0;
 	struct qp_wc wc;
 	int rc;
 
+	layout_of(o->size_bytes, &l);
+	ack = (uint32_t *)(void *)(buf + l.acks);
+	for (uint64_t i = 0; i < SLOTS * o->size_bytes; i++)
+		buf[l.read_area + i] = read_pattern(i);
 	for (uint32_t i = 0; i < SLOTS; i++)
 		if ((rc = post_ack_recv(qp, mr, &ack[i])) != 0)
 			return rc;
@@ -151,18 +186,135 @@ static int run_server(const struct opts *o, struct qp *qp, struct qp_mr *mr, uin
 	}
 	printf("qp-check server: %u messages of %llu bytes, %llu bad bytes\n", o->iters,
 	       (unsigned long long)o->size_bytes, (unsigned long long)bad_bytes);
+	/* The client READs and runs atomics now (this side only answers), then says done. */
+	do {
+		if ((rc = wait_wc(qp, &wc)) != 0)
+			return rc;
+	} while (wc.opcode != QP_WC_RECV);
+	if (((uint32_t *)(uintptr_t)wc.wr_id)[0] != DONE_MSG) {
+		fprintf(stderr, "qp-check: expected the client's done message, got 0x%08x\n",
+			((uint32_t *)(uintptr_t)wc.wr_id)[0]);
+		return -EPROTO;
+	}
+	printf("qp-check server: the client's READs and atomics done\n");
 	return bad_bytes ? -EIO : 0;
+}
+
+/* Step 2: -n READs of -s bytes from the server's read area, SLOTS at a time. */
+static int client_reads(const struct opts *o, struct qp *qp, struct qp_mr *mr, uint8_t *buf,
+			const struct layout *l)
+{
+	uint64_t bad = 0;
+	uint32_t posted = 0, done = 0;
+	qp_time_ns t0 = qp_now_ns();
+	struct qp_wc wc;
+	int rc;
+
+	while (done < o->iters) {
+		if (posted < o->iters && posted - done < SLOTS) {
+			uint32_t slot = posted % SLOTS;
+
+			memset(buf + slot * o->size_bytes, 0, o->size_bytes);
+			rc = qp_post_send(qp, &(struct qp_wr){ .opcode = QP_OP_READ, .wr_id = posted,
+				.mr = mr, .addr = buf + slot * o->size_bytes,
+				.length = (uint32_t)o->size_bytes,
+				.remote_addr = qp->remote.addr + l->read_area + slot * o->size_bytes,
+				.rkey = qp->remote.rkey, .flags = QP_WR_SIGNALED });
+			if (rc)
+				return rc;
+			posted++;
+			continue;
+		}
+		if ((rc = wait_wc(qp, &wc)) != 0)
+			return rc;
+		if (wc.opcode != QP_WC_READ || wc.wr_id != done) {
+			fprintf(stderr, "qp-check: expected READ %u, got opcode %d wr_id %llu\n", done,
+				wc.opcode, (unsigned long long)wc.wr_id);
+			return -EPROTO;
+		}
+		for (uint64_t i = 0; i < o->size_bytes; i++)
+			bad += buf[(done % SLOTS) * o->size_bytes + i] !=
+			       read_pattern((done % SLOTS) * o->size_bytes + i);
+		done++;
+	}
+	printf("qp-check client: %u READs of %llu bytes in %.3f s, %llu bad bytes\n", o->iters,
+	       (unsigned long long)o->size_bytes, (double)(qp_now_ns() - t0) / 1e9,
+	       (unsigned long long)bad);
+	return bad ? -EIO : 0;
+}
+
+/* One atomic, waited for; the old value it returns. */
+static int atomic1(struct qp *qp, struct qp_mr *mr, uint64_t *res, enum qp_opcode op,
+		   uint64_t remote, uint64_t compare_add, uint64_t swap, uint64_t *old)
+{
+	struct qp_wc wc;
+	int rc;
+
+	*res = 0x5a5a5a5a5a5a5a5aull;
+	rc = qp_post_send(qp, &(struct qp_wr){ .opcode = op, .wr_id = 1, .mr = mr, .addr = res,
+		.length = 8, .remote_addr = remote, .rkey = qp->remote.rkey,
+		.compare_add = compare_add, .swap = swap, .flags = QP_WR_SIGNALED });
+	if (rc == 0)
+		rc = wait_wc(qp, &wc);
+	if (rc == 0 && wc.opcode != (op == QP_OP_FETCH_ADD ? QP_WC_FETCH_ADD : QP_WC_COMP_SWAP))
+		rc = -EPROTO;
+	*old = *res;
+	return rc;
+}
+
+/* Step 3: FETCH_ADDs then a COMPARE_SWAP chain on the server's counter, then a READ of it.
+ * Each result proves the ones before ran once; the last value proves the lot did. */
+static int client_atomics(const struct opts *o, struct qp *qp, struct qp_mr *mr, uint8_t *buf,
+			  const struct layout *l)
+{
+	uint64_t *res = (uint64_t *)(void *)(buf + l->results), sum = 0, old, final;
+	uint64_t remote = qp->remote.addr + l->counter;
+	uint32_t n = o->iters * 4, bad = 0;
+	struct qp_wc wc;
+	int rc;
+
+	for (uint32_t k = 1; k <= n; k++) {
+		if ((rc = atomic1(qp, mr, res, QP_OP_FETCH_ADD, remote, k * ATOMIC_ADD, 0, &old)))
+			return rc;
+		bad += old != sum;
+		sum += k * ATOMIC_ADD;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		if ((rc = atomic1(qp, mr, res, QP_OP_CMP_SWAP, remote, sum, sum ^ (k + 1), &old)))
+			return rc;
+		bad += old != sum;
+		sum ^= k + 1;
+	}
+	/* a COMPARE_SWAP that must not swap: the value stays */
+	if ((rc = atomic1(qp, mr, res, QP_OP_CMP_SWAP, remote, ~sum, 1, &old)))
+		return rc;
+	bad += old != sum;
+	rc = qp_post_send(qp, &(struct qp_wr){ .opcode = QP_OP_READ, .wr_id = 2, .mr = mr,
+		.addr = &res[1], .length = 8, .remote_addr = remote, .rkey = qp->remote.rkey,
+		.flags = QP_WR_SIGNALED });
+	if (rc == 0)
+		rc = wait_wc(qp, &wc);
+	if (rc)
+		return rc;
+	final = res[1];
+	printf("qp-check client: %u FETCH_ADDs and %u COMPARE_SWAPs, %u results wrong; the "
+	       "counter 0x%016llx, expected 0x%016llx\n", n, n + 1, bad,
+	       (unsigned long long)final, (unsigned long long)sum);
+	return bad || final != sum ? -EIO : 0;
 }
 
 static int run_client(const struct opts *o, struct qp *qp, struct qp_mr *mr, uint8_t *buf)
 {
-	uint32_t *ack = (uint32_t *)(buf + SLOTS * o->size_bytes), in_flight = 0, acked = 0;
+	struct layout l;
+	uint32_t *ack, in_flight = 0, acked = 0;
 	qp_time_ns t0 = qp_now_ns(), took;
 	struct qp_stats st;
 	struct qp_wc wc;
 	char rate[32], target[32];
 	int rc;
 
+	layout_of(o->size_bytes, &l);
+	ack = (uint32_t *)(void *)(buf + l.acks);
 	for (uint32_t i = 0; i < SLOTS; i++)
 		if ((rc = post_ack_recv(qp, mr, &ack[i])) != 0)
 			return rc;
@@ -205,7 +357,15 @@ static int run_client(const struct opts *o, struct qp *qp, struct qp_mr *mr, uin
 	       (unsigned long long)o->size_bytes, (double)took / 1e9, rate, target,
 	       (unsigned long long)st.tx_chunks, (unsigned long long)st.gate.token_waits,
 	       (double)st.gate.wait_ns / 1e6);
-	return 0;
+	if ((rc = client_reads(o, qp, mr, buf, &l)) != 0 ||
+	    (rc = client_atomics(o, qp, mr, buf, &l)) != 0)
+		return rc;
+	ack[SLOTS] = DONE_MSG;
+	rc = qp_post_send(qp, &(struct qp_wr){ .opcode = QP_OP_SEND, .wr_id = 3, .mr = mr,
+		.addr = &ack[SLOTS], .length = sizeof(uint32_t), .flags = QP_WR_SIGNALED });
+	while (rc == 0 && (rc = wait_wc(qp, &wc)) == 0 && wc.opcode != QP_WC_SEND)
+		;
+	return rc;
 }
 
 /* Loss recovery as the backend saw it, one line each side: the QP's retransmissions
@@ -221,6 +381,15 @@ static void print_recovery(const char *role, struct qp *qp)
 		printf("qp-check %s rc: %llu retransmitted, %llu timeouts, %llu NAKs\n", role,
 		       (unsigned long long)st.retransmissions, (unsigned long long)st.timeouts,
 		       (unsigned long long)st.naks);
+	if (qp_soft_rc_stats(qp)) {
+		const struct rc_stats *r = qp_soft_rc_stats(qp);
+
+		printf("qp-check %s rc reads: %llu READ requests sent, %llu implicit NAKs; "
+		       "%llu READs served, %llu again; %llu atomics served, %llu answered again\n",
+		       role, (unsigned long long)r->reads_tx, (unsigned long long)r->implicit_naks,
+		       (unsigned long long)r->reads_rx, (unsigned long long)r->reads_replayed,
+		       (unsigned long long)r->atomics_rx, (unsigned long long)r->atomics_replayed);
+	}
 	if (!h)
 		return;
 	printf("qp-check %s host drops:", role);
@@ -255,10 +424,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qp-check: %s\n", err);
 		return 1;
 	}
-	len = SLOTS * o.size_bytes + 2 * SLOTS * sizeof(uint32_t);
-	buf = calloc(1, len);
-	if (!buf || qp_mr_reg(ctx, buf, len, QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE,
-			      &mr)) {
+	{
+		struct layout l;
+
+		layout_of(o.size_bytes, &l);
+		len = l.len;
+	}
+	buf = aligned_alloc(8, (len + 7) & ~(size_t)7);
+	if (buf)
+		memset(buf, 0, len);
+	if (!buf || qp_mr_reg(ctx, buf, len, QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_WRITE |
+			      QP_ACCESS_REMOTE_READ | QP_ACCESS_REMOTE_ATOMIC, &mr)) {
 		fprintf(stderr, "qp-check: cannot register %zu bytes\n", len);
 		return 1;
 	}

@@ -85,8 +85,11 @@ void afx_register(struct afx *f, const struct agent_qp_reg *r)
 	assert_int_equal(d.dst_port, FB_PORT);
 	assert_int_equal(fb_decode(&m, d.buf, d.len), 0);
 	assert_int_equal(m.type, FB_T_WANT);
-	assert_int_equal(m.u.want.flow.src_ip, r->local_ip);
-	assert_int_equal(m.u.want.flow.dest_qp, r->peer_qpn);
+	/* its data flow: a reader's comes from the peer to its own QP */
+	assert_int_equal(m.u.want.flow.src_ip,
+			 r->flags & AGENT_QP_READER ? r->peer_ip : r->local_ip);
+	assert_int_equal(m.u.want.flow.dest_qp,
+			 r->flags & AGENT_QP_READER ? r->qpn : r->peer_qpn);
 	assert_true(m.u.want.int_every >= 1);
 	f->wants++;
 }

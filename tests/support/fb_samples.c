@@ -5,6 +5,12 @@ const struct fb_flow fb_sample_flow = {
 	.src_ip = 0x0a000001, .dst_ip = 0x0a000002, .sport = 0xc0de, .dest_qp = 0x00abcd,
 };
 
+const struct fb_flow fb_sample_flow6 = {
+	.sport = 0xc0df, .dest_qp = 0x00abce,
+	.src6 = { 0xfe, 0x80, [8] = 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55 },
+	.dst6 = { 0xfe, 0x80, [8] = 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x66 },
+};
+
 struct fb_msg fb_sample_int(unsigned nhops)
 {
 	struct fb_msg m = { .type = FB_T_INT };
@@ -51,5 +57,11 @@ void fb_samples(struct fb_msg *out, size_t *n)
 	out[k] = (struct fb_msg){ .type = FB_T_WANT };
 	out[k++].u.want = (struct fb_want){ .flow = flow, .int_every = 16,
 					    .int_interval_ns = 1ULL << 40 };
+	out[k] = fb_sample_int(2);
+	out[k].flags = FB_F_IPV6;
+	out[k++].u.int_report.flow = fb_sample_flow6;
+	out[k] = (struct fb_msg){ .type = FB_T_LEVEL, .flags = FB_F_IPV6 };
+	out[k++].u.level = (struct fb_level){ .flow = fb_sample_flow6, .switch_id = 9, .port = 1,
+					      .level = 3, .queue_bytes = 9000, .seq = 4, .psn = 7 };
 	*n = k;
 }

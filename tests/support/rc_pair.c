@@ -20,14 +20,17 @@ static bool pair_find(void *arg, uint32_t rkey, struct rc_region *out)
 		*out = (struct rc_region){ .base = s->mem[i].buf,
 					   .va = (uint64_t)(uintptr_t)s->mem[i].buf,
 					   .len = s->mem[i].len,
-					   .remote_write = s->mem[i].remote_write };
+					   .remote_write = s->mem[i].access & QP_ACCESS_REMOTE_WRITE,
+					   .remote_read = s->mem[i].access & QP_ACCESS_REMOTE_READ,
+					   .remote_atomic = s->mem[i].access & QP_ACCESS_REMOTE_ATOMIC };
 		return true;
 	}
 	return false;
 }
 
-void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct rc_params *pb,
-		   uint32_t mtu, const struct rc_wire_params *wp)
+static void pair_open(struct rc_pair *pr, const struct rc_params *pa,
+		      const struct rc_params *pb, uint32_t mtu, const struct rc_wire_params *wp,
+		      bool rts_limits)
 {
 	static const uint32_t qpn[2] = { 0x11, 0x22 }, psn[2] = { 0xfffff0, 0x123456 };
 	const struct rc_params *base[2] = { pa, pb };
@@ -46,11 +49,24 @@ void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct 
 			fail_msg("%s", err);
 	}
 	for (int i = 0; i < 2; i++) {
-		struct rc_conn c = { .dest_qpn = qpn[!i], .rq_psn = psn[!i], .mtu_bytes = mtu };
+		struct rc_conn c = { .dest_qpn = qpn[!i], .rq_psn = psn[!i], .mtu_bytes = mtu,
+				     .max_rd_atomic = rts_limits ? base[!i]->max_dest_rd_atomic : 0 };
 
 		assert_int_equal(rc_connect(pr->s[i].qp, &c), 0);
 	}
 	rc_wire_init(&pr->w, wp, pr->s[0].qp, pr->s[1].qp, QP_NS_PER_S);
+}
+
+void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct rc_params *pb,
+		   uint32_t mtu, const struct rc_wire_params *wp)
+{
+	pair_open(pr, pa, pb, mtu, wp, false);
+}
+
+void rc_pair_open_rts(struct rc_pair *pr, const struct rc_params *pa,
+		      const struct rc_params *pb, uint32_t mtu, const struct rc_wire_params *wp)
+{
+	pair_open(pr, pa, pb, mtu, wp, true);
 }
 
 void rc_pair_open(struct rc_pair *pr, const struct rc_params *base, uint32_t mtu,
@@ -71,6 +87,12 @@ void rc_pair_close(struct rc_pair *pr)
 
 uint32_t rc_pair_mem(struct rc_pair *pr, int i, size_t len, bool remote_write)
 {
+	return rc_pair_mem_access(pr, i, len, remote_write ? QP_ACCESS_REMOTE_WRITE |
+					      QP_ACCESS_REMOTE_READ | QP_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+uint32_t rc_pair_mem_access(struct rc_pair *pr, int i, size_t len, unsigned access)
+{
 	struct rc_pair_side *s = &pr->s[i];
 	struct rc_pair_mem *m;
 
@@ -80,7 +102,7 @@ uint32_t rc_pair_mem(struct rc_pair *pr, int i, size_t len, bool remote_write)
 	assert_non_null(m->buf);
 	m->len = len;
 	m->rkey = 0x1000u * (uint32_t)(i + 1) + (uint32_t)s->nmem + 7;
-	m->remote_write = remote_write;
+	m->access = access;
 	s->nmem++;
 	return m->rkey;
 }
@@ -111,6 +133,17 @@ void rc_pair_post(struct rc_pair *pr, int i, enum qp_opcode op, uint64_t wr_id,
 	struct qp_wr wr = { .opcode = op, .wr_id = wr_id, .addr = (void *)(uintptr_t)buf,
 			    .length = len, .remote_addr = remote_addr, .rkey = rkey,
 			    .imm = imm, .flags = QP_WR_SIGNALED };
+
+	assert_int_equal(rc_post_send(pr->s[i].qp, &wr, pr->w.now), 0);
+}
+
+void rc_pair_atomic(struct rc_pair *pr, int i, enum qp_opcode op, uint64_t wr_id,
+		    uint64_t *result, uint64_t remote_addr, uint32_t rkey, uint64_t compare_add,
+		    uint64_t swap)
+{
+	struct qp_wr wr = { .opcode = op, .wr_id = wr_id, .addr = result, .length = 8,
+			    .remote_addr = remote_addr, .rkey = rkey, .compare_add = compare_add,
+			    .swap = swap, .flags = QP_WR_SIGNALED };
 
 	assert_int_equal(rc_post_send(pr->s[i].qp, &wr, pr->w.now), 0);
 }

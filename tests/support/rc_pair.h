@@ -12,7 +12,7 @@ struct rc_pair_mem {
 	uint8_t *buf;
 	size_t len;
 	uint32_t rkey;
-	bool remote_write;
+	unsigned access;           /* QP_ACCESS_REMOTE_* */
 };
 
 struct rc_pair_side {
@@ -33,9 +33,16 @@ void rc_pair_open(struct rc_pair *pr, const struct rc_params *base, uint32_t mtu
 /* The same with per-side parameters. */
 void rc_pair_open2(struct rc_pair *pr, const struct rc_params *pa, const struct rc_params *pb,
 		   uint32_t mtu, const struct rc_wire_params *wp);
+/* The same, connected as verbs users connect at RTS: each side's max_rd_atomic lowered to
+ * the other's max_dest_rd_atomic (struct rc_conn). */
+void rc_pair_open_rts(struct rc_pair *pr, const struct rc_params *pa,
+		      const struct rc_params *pb, uint32_t mtu, const struct rc_wire_params *wp);
 void rc_pair_close(struct rc_pair *pr);
-/* Register a region of @len zeroed bytes on side @i; returns its rkey. */
+/* Register a region of @len zeroed bytes on side @i; returns its rkey. remote_write gives
+ * it every remote access (write, read, atomic), false none. */
 uint32_t rc_pair_mem(struct rc_pair *pr, int i, size_t len, bool remote_write);
+/* The same with the QP_ACCESS_REMOTE_* rights in @access. */
+uint32_t rc_pair_mem_access(struct rc_pair *pr, int i, size_t len, unsigned access);
 /* The region's address as the peer names it. */
 uint64_t rc_pair_va(const struct rc_pair *pr, int i, uint32_t rkey);
 uint8_t *rc_pair_buf(const struct rc_pair *pr, int i, uint32_t rkey);
@@ -45,6 +52,11 @@ void rc_pair_post(struct rc_pair *pr, int i, enum qp_opcode op, uint64_t wr_id,
 		  const void *buf, uint32_t len, uint64_t remote_addr, uint32_t rkey,
 		  uint32_t imm);
 void rc_pair_recv(struct rc_pair *pr, int i, uint64_t wr_id, void *buf, uint32_t len);
+/* An atomic (QP_OP_CMP_SWAP: @compare_add compared, @swap swapped in; QP_OP_FETCH_ADD:
+ * @compare_add added) on the 8 bytes at @remote_addr; the old value into *@result. */
+void rc_pair_atomic(struct rc_pair *pr, int i, enum qp_opcode op, uint64_t wr_id,
+		    uint64_t *result, uint64_t remote_addr, uint32_t rkey, uint64_t compare_add,
+		    uint64_t swap);
 /* Poll exactly one completion from side i (NULL-safe: returns false when none). */
 bool rc_pair_poll1(struct rc_pair *pr, int i, struct qp_wc *wc);
 /* Run until side i has a completion (polled into wc) or @limit_ns of time passes. */

@@ -6,7 +6,10 @@
  *     the other goes (the shared index's deletion)
  *   - registration refuses an IPv6 flow with :: or an IPv4-mapped address, one with IPv4
  *     addresses too, IPv6 addresses without the flag, an IPv6 receiver: counted, named
- *   - an IPv6 QP running hpcc asks no switch for INT (qpace-switch's telemetry is IPv4)
+ *   - an IPv6 QP running hpcc asks no switch for INT (a WANT goes to the receiver's IPv4
+ *     address); an INT report about its flow (FB_F_IPV6, the addresses in the message)
+ *     reaches it, not the IPv4 QP whose addresses are the IPv6 ones' last bytes, and an
+ *     IPv4 report about that IPv4 flow the IPv4 QP
  *   - the view shows its addresses (qpacectl, /metrics) and the control protocol carries
  *     them (REGISTER and QP round trips)
  *   - a report of an IPv6 frame becomes such a QP, an IPv4 one an IPv4 QP, an IPv4 report
@@ -199,6 +202,50 @@ static void test_discovery6(void **state)
 	afx_free(f);
 }
 
+static void test_int6(void **state)
+{
+	struct agent_params p = afx_params("hpcc");
+	struct afx *f = afx_new(&p);
+	struct agent_qp_reg r4 = afx_reg(0x11, 0x21), r6 = reg6(0x12, 0x21);
+	struct fb_msg m = { .type = FB_T_INT, .flags = FB_F_IPV6 };
+	struct agent_qp_view v4, v6;
+	(void)state;
+
+	afx_register(f, &r4);
+	afx_register(f, &r6);
+	m.u.int_report = (struct fb_int){ .flow = { .dest_qp = 0x21 }, .psn = 1, .nhops = 1,
+		.hops = { { .switch_id = 1, .port = 1, .ts_ns = T0, .tx_bytes = 1000,
+			    .qlen_bytes = 5000, .link_bps = 10 * QP_GBPS } } };
+	memcpy(m.u.int_report.flow.src6, l6, 16);
+	memcpy(m.u.int_report.flow.dst6, p6, 16);
+	assert_true(afx_feed(f, &m, SWITCH, T0) & AGENT_RX_MATCHED);
+	assert_int_equal(agent_qp_view(f->a, 0x12, &v6), 0);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v4), 0);
+	assert_int_equal(v6.feedback, 1);
+	assert_int_equal(v6.queue_bytes, 5000);
+	assert_int_equal(v4.feedback, 0);
+	/* the same report as IPv4 (the addresses' last bytes): the IPv4 QP's */
+	m.flags = 0;
+	memset(m.u.int_report.flow.src6, 0, 16);
+	memset(m.u.int_report.flow.dst6, 0, 16);
+	m.u.int_report.flow.src_ip = HOST_A;
+	m.u.int_report.flow.dst_ip = HOST_B;
+	assert_true(afx_feed(f, &m, SWITCH, T0 + 1) & AGENT_RX_MATCHED);
+	assert_int_equal(agent_qp_view(f->a, 0x12, &v6), 0);
+	assert_int_equal(agent_qp_view(f->a, 0x11, &v4), 0);
+	assert_int_equal(v6.feedback, 1);
+	assert_int_equal(v4.feedback, 1);
+	/* an IPv6 report no QP has: counted as an unknown flow */
+	m.flags = FB_F_IPV6;
+	m.u.int_report.flow.src_ip = m.u.int_report.flow.dst_ip = 0;
+	memcpy(m.u.int_report.flow.src6, p6, 16);
+	memcpy(m.u.int_report.flow.dst6, l6, 16);
+	assert_false(afx_feed(f, &m, SWITCH, T0 + 2) & AGENT_RX_MATCHED);
+	assert_int_equal(agent_counters(f->a)[AGENT_C_FB_UNKNOWN_FLOW], 1);
+	assert_non_null(strstr(f->lastlog, "fd00::a00:2"));
+	afx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_register_rules6),
 		cmocka_unit_test(test_ctl_carries6),
 		cmocka_unit_test(test_discovery6),
+		cmocka_unit_test(test_int6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,8 +72,10 @@ static void test_lat_table_is_perftests(void **state)
 	free(text);
 }
 
+#define KEYS_MAX 64
+
 struct keys {
-	char seen[40][64];
+	char seen[KEYS_MAX][64];
 	int n;
 	int nulls;
 	double jain;
@@ -82,7 +84,7 @@ struct keys {
 static void collect(void *arg, const char *path, const struct jsonr_val *v)
 {
 	struct keys *k = arg;
-	if (k->n < 40)
+	if (k->n < KEYS_MAX)
 		snprintf(k->seen[k->n++], sizeof(k->seen[0]), "%s", path);
 	k->nulls += v->type == JSONR_NULL;
 	if (!strcmp(path, "jain"))

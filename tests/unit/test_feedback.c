@@ -287,6 +287,51 @@ static void test_encode_int_parts(void **state)
 	print_message("fb_encode_int: %u reports byte-identical to fb_encode\n", checked);
 }
 
+/* FB_F_IPV6: the addresses after the body, refused with IPv4 fields or without them;
+ * fb_encode_int makes fb_encode's bytes for an IPv6 flow too. */
+static void test_ipv6_flows(void **state)
+{
+	struct fb_msg m = fb_sample_int(3), out;
+	uint8_t a[FB_MAX_LEN], b[FB_MAX_LEN];
+	const struct fb_int *r = &m.u.int_report;
+	int na, nb;
+	(void)state;
+
+	m.flags = FB_F_IPV6;
+	m.u.int_report.flow = fb_sample_flow6;
+	na = fb_encode(a, sizeof(a), &m);
+	assert_int_equal(na, FB_HDR_LEN + FB_INT_FIXED + 3 * FB_HOP_LEN + FB_FLOW6_LEN);
+	assert_memory_equal(a + na - 32, fb_sample_flow6.src6, 16);
+	assert_memory_equal(a + na - 16, fb_sample_flow6.dst6, 16);
+	nb = fb_encode_int(b, sizeof(b), FB_T_INT, FB_F_IPV6, &r->flow, r->psn, r->hops, 3);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, (size_t)na);
+	assert_int_equal(fb_encode_int(b, (size_t)na - 1, FB_T_INT, FB_F_IPV6, &r->flow, r->psn,
+				       r->hops, 3), -EMSGSIZE);
+	assert_int_equal(fb_encode(b, (size_t)na - 1, &m), -EMSGSIZE);
+	assert_int_equal(fb_decode(&out, a, (size_t)na), 0);
+	assert_memory_equal(out.u.int_report.flow.src6, fb_sample_flow6.src6, 16);
+	assert_memory_equal(out.u.int_report.flow.dst6, fb_sample_flow6.dst6, 16);
+	assert_int_equal(out.u.int_report.flow.src_ip, 0);
+	/* the flag without the addresses: the length says the body ends at the hops */
+	memcpy(b, a, (size_t)na);
+	b[4] = (uint8_t)((na - FB_FLOW6_LEN) >> 8);
+	b[5] = (uint8_t)(na - FB_FLOW6_LEN);
+	assert_int_equal(fb_decode(&out, b, (size_t)na), -EMSGSIZE);
+	/* an IPv4 address beside the flag */
+	memcpy(b, a, (size_t)na);
+	b[FB_HDR_LEN + 3] = 1;
+	assert_int_equal(fb_decode(&out, b, (size_t)na), -EINVAL);
+	m.u.int_report.flow.dst_ip = 1;
+	assert_int_equal(fb_encode(a, sizeof(a), &m), -EINVAL);
+	assert_int_equal(fb_encode_int(b, sizeof(b), FB_T_INT, FB_F_IPV6, &m.u.int_report.flow,
+				       1, r->hops, 3), -EINVAL);
+	/* a reader without the flag sees an IPv4 flow of 0.0.0.0: the tail is extension */
+	m.flags = 0;
+	m.u.int_report.flow = fb_sample_flow6;
+	assert_int_equal(fb_encode(a, sizeof(a), &m), FB_HDR_LEN + FB_INT_FIXED + 3 * FB_HOP_LEN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_back_to_back),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_encode_int_parts),
+		cmocka_unit_test(test_ipv6_flows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "frame6.h"
 #include "qpace/frame.h"
 
 static const struct frame_addr host_a = {
@@ -69,6 +70,9 @@ static int build_icrc(uint8_t *buf, size_t cap, uint8_t opcode, size_t payload_l
 		.bth = { .opcode = opcode, .dest_qp = 0x123456, .psn = 0xabcdef, .ackreq = true },
 		.reth = { .va = 0x1122334455667788ULL, .rkey = 0xdeadbeef, .dma_len = 4096 },
 		.aeth = { .syndrome = 0x1f, .msn = 0x00beef },
+		.atomic = { .va = 0x0102030405060708ULL, .rkey = 0xa1b2c3d4,
+			    .swap_add = 0x1112131415161718ULL, .compare = 0x2122232425262728ULL },
+		.atomic_orig = 0x3132333435363738ULL,
 		.imm = 0xcafef00d,
 		.payload = payload, .payload_len = payload_len, .no_icrc = no_icrc,
 	};
@@ -90,6 +94,9 @@ static const struct { uint8_t op; size_t payload; } cases[] = {
 	{ FRAME_OP_RC_WRITE_ONLY, 1 }, { FRAME_OP_RC_WRITE_ONLY_IMM, 0 },
 	{ FRAME_OP_RC_WRITE_LAST_IMM, 5 }, { FRAME_OP_RC_ACK, 0 }, { FRAME_OP_CNP, 0 },
 	{ FRAME_OP_RC_READ_REQUEST, 0 }, { FRAME_OP_RC_READ_RESP_ONLY, 64 },
+	{ FRAME_OP_RC_READ_RESP_FIRST, 1024 }, { FRAME_OP_RC_READ_RESP_MIDDLE, 1024 },
+	{ FRAME_OP_RC_READ_RESP_LAST, 7 }, { FRAME_OP_RC_CMP_SWAP, 0 },
+	{ FRAME_OP_RC_FETCH_ADD, 0 }, { FRAME_OP_RC_ATOMIC_ACK, 0 },
 };
 
 static void test_roce_layout(void **state)
@@ -184,6 +191,14 @@ static void test_roce_round_trip_and_icrc(void **state)
 		}
 		if (op->ext & FRAME_X_IMMDT)
 			assert_int_equal(p.imm, 0xcafef00d);
+		if (op->ext & FRAME_X_ATOMIC) {
+			assert_true(p.atomic.va == 0x0102030405060708ULL);
+			assert_int_equal(p.atomic.rkey, 0xa1b2c3d4);
+			assert_true(p.atomic.swap_add == 0x1112131415161718ULL);
+			assert_true(p.atomic.compare == 0x2122232425262728ULL);
+		}
+		if (op->ext & FRAME_X_ATOMICACK)
+			assert_true(p.atomic_orig == 0x3132333435363738ULL);
 		end = (size_t)p.udp_off + p.udp.len;
 		assert_int_equal(stored_icrc(f, end), icrc_reference(f, p.ip.total_len));
 		assert_int_equal(frame_icrc(f, &p), p.icrc);
@@ -201,12 +216,59 @@ static void test_roce_round_trip_and_icrc(void **state)
 		      sizeof(cases) / sizeof(cases[0]));
 }
 
+/* The atomic headers byte by byte (IBTA 9.3.3.3.4-5, big-endian), after the BTH at 42:
+ * AtomicETH VA, R_Key, swap/add, compare; the ATOMIC ACK's AETH, then the original data. */
+static void test_atomic_layout(void **state)
+{
+	static const uint8_t eth[28] = {
+		1, 2, 3, 4, 5, 6, 7, 8, 0xa1, 0xb2, 0xc3, 0xd4,
+		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
+		0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28 };
+	static const uint8_t ack[12] = { 0x1f, 0x00, 0xbe, 0xef,
+		0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38 };
+	uint8_t f[256];
+	struct frame_parsed p;
+	int n;
+	(void)state;
+
+	n = build(f, sizeof(f), FRAME_OP_RC_CMP_SWAP, 0);
+	assert_int_equal(n, 14 + 20 + 8 + 12 + 28 + 4);
+	assert_memory_equal(f + 54, eth, sizeof(eth));
+	assert_int_equal(frame_parse(&p, f, (size_t)n), 0);
+	assert_int_equal(p.payload_len, 0);
+	assert_true(frame_icrc_ok(f, &p));
+	n = build(f, sizeof(f), FRAME_OP_RC_ATOMIC_ACK, 0);
+	assert_int_equal(n, 14 + 20 + 8 + 12 + 12 + 4);
+	assert_memory_equal(f + 54, ack, sizeof(ack));
+	assert_int_equal(frame_parse(&p, f, (size_t)n), 0);
+	assert_int_equal(p.payload_len, 0);
+	/* Each decoder alone: a byte short is -EMSGSIZE and writes nothing. */
+	for (size_t len = 0; len <= sizeof(eth); len++) {
+		uint8_t *b = malloc(len ? len : 1);
+		struct frame_atomiceth a;
+		uint64_t orig = 7;
+
+		memcpy(b, eth, len);
+		memset(&a, 0x5a, sizeof(a));
+		assert_int_equal(frame_atomiceth_decode(&a, b, len),
+				 len < sizeof(eth) ? -EMSGSIZE : (int)sizeof(eth));
+		if (len < sizeof(eth))
+			assert_int_equal(a.rkey, 0x5a5a5a5a);
+		if (len <= 8) {
+			assert_int_equal(frame_atomicack_decode(&orig, b, len),
+					 len < 8 ? -EMSGSIZE : 8);
+			assert_true(len < 8 ? orig == 7 : orig == 0x0102030405060708ULL);
+		}
+		free(b);
+	}
+}
+
 static void test_build_rejects(void **state)
 {
 	uint8_t f[2048];
 	(void)state;
 	assert_int_equal(build(f, sizeof(f), FRAME_OP_UD_SEND_ONLY, 10), -EINVAL);
-	assert_int_equal(build(f, sizeof(f), FRAME_OP_RC_FETCH_ADD, 0), -EINVAL);
+	assert_int_equal(build(f, sizeof(f), FRAME_OP_RC_FETCH_ADD, 8), -EINVAL);
 	assert_int_equal(build(f, sizeof(f), 0x1f, 0), -EINVAL);
 	assert_int_equal(build(f, 100, FRAME_OP_RC_SEND_ONLY, 1024), -EMSGSIZE);
 }
@@ -420,6 +482,80 @@ static void test_opcode_table(void **state)
 	assert_false(frame_opinfo(0x15)->ext & FRAME_X_KNOWN);
 }
 
+/* IPv6: the fixed header decoded, RoCEv2 over it parsed with its ICRC (rxe's masks), every
+ * truncation refused, an extension header or a later version left alone or refused, and
+ * the ECN bits set in the traffic class without touching the rest or the ICRC. */
+static void test_ipv6(void **state)
+{
+	struct frame6_spec s = {
+		.src_mac = { 2, 0, 0, 0, 0, 0x0a }, .dst_mac = { 2, 0, 0, 0, 0, 0x0b },
+		.src = { 0xfe, 0x80, [15] = 0x0a }, .dst = { 0xfe, 0x80, [15] = 0x0b },
+		.tclass = 26 << 2 | FRAME_ECN_ECT0, .flow_label = 0xabcde, .sport = 0xc001,
+		.bth = { .opcode = FRAME_OP_RC_SEND_ONLY, .dest_qp = 0x11, .psn = 7 },
+		.payload_len = 37,
+	};
+	uint8_t f[2048], g[2048], v4[128];
+	struct frame_parsed p, q;
+	int n;
+	(void)state;
+
+	n = frame6_build(f, sizeof(f), &s);
+	assert_int_equal(n, 14 + 40 + 8 + 12 + 40 + 4);   /* 37 + 3 bytes of pad */
+	assert_int_equal(frame_parse(&p, f, (size_t)n), 0);
+	assert_int_equal(p.layers, FRAME_L_ETH | FRAME_L_IPV6 | FRAME_L_UDP | FRAME_L_ROCE);
+	assert_int_equal(p.ip6.tclass, 26 << 2 | FRAME_ECN_ECT0);
+	assert_int_equal(p.ip6.flow, 0xabcde);
+	assert_int_equal(p.ip6.plen, n - 54);
+	assert_int_equal(p.ip6.next, FRAME_IPPROTO_UDP);
+	assert_int_equal(p.ip6.hlim, 64);
+	assert_memory_equal(p.ip6.src, s.src, 16);
+	assert_memory_equal(p.ip6.dst, s.dst, 16);
+	assert_int_equal(p.ip_off, 14);
+	assert_int_equal(p.udp_off, 54);
+	assert_int_equal(p.bth_off, 62);
+	assert_int_equal(p.payload_len, 37);
+	assert_int_equal(p.bth.psn, 7);
+	assert_int_equal(frame_ecn_of(&p), FRAME_ECN_ECT0);
+	assert_true(frame_icrc_ok(f, &p));
+	check_truncations(f, (size_t)n, p.len);
+	/* Ethernet padding after it is not part of it */
+	memcpy(g, f, (size_t)n);
+	memset(g + n, 0, 8);
+	assert_int_equal(frame_parse(&q, g, (size_t)n + 8), 0);
+	assert_int_equal(q.len, n);
+	/* CE in the traffic class: only those two bits change; the ICRC masks them */
+	memcpy(g, f, (size_t)n);
+	frame_ip_set_ecn(g + 14, FRAME_ECN_CE);
+	assert_int_equal(g[15] ^ f[15], (FRAME_ECN_CE ^ FRAME_ECN_ECT0) << 4);
+	assert_memory_equal(g, f, 15);
+	assert_memory_equal(g + 16, f + 16, (size_t)n - 16);
+	assert_int_equal(frame_parse(&q, g, (size_t)n), 0);
+	assert_int_equal(frame_ecn_of(&q), FRAME_ECN_CE);
+	assert_true(frame_icrc_ok(g, &q));
+	g[n - 10] ^= 1;                       /* a payload byte: the ICRC catches it */
+	assert_false(frame_icrc_ok(g, &q));
+	/* an extension header first: IPv6 alone, nothing beyond read */
+	memcpy(g, f, (size_t)n);
+	g[14 + 6] = 0;                        /* hop-by-hop options */
+	assert_int_equal(frame_parse(&q, g, (size_t)n), 0);
+	assert_int_equal(q.layers, FRAME_L_ETH | FRAME_L_IPV6);
+	assert_int_equal(frame_ecn_of(&q), FRAME_ECN_ECT0);
+	/* a payload length beyond the frame, a version that is not 6 */
+	memcpy(g, f, (size_t)n);
+	g[14 + 5]++;
+	assert_int_equal(frame_parse(&q, g, (size_t)n), -EMSGSIZE);
+	memcpy(g, f, (size_t)n);
+	g[14] = (uint8_t)(4 << 4 | (g[14] & 0x0f));
+	assert_int_equal(frame_parse(&q, g, (size_t)n), -EBADMSG);
+	/* frame_ip_set_ecn on IPv4 is frame_ipv4_set_ecn (checksum kept right) */
+	n = frame_build_udp(v4, sizeof(v4), &host_a, &host_b, NULL, (const uint8_t *)"hi", 2);
+	memcpy(g, v4, (size_t)n);
+	frame_ip_set_ecn(g + 14, FRAME_ECN_CE);
+	frame_ipv4_set_ecn(v4 + 14, FRAME_ECN_CE);
+	assert_memory_equal(g, v4, (size_t)n);
+	assert_int_equal(frame_ipv4_csum(g + 14, 20), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,12 +563,14 @@ int main(void)
 		cmocka_unit_test(test_roce_round_trip_and_icrc),
 		cmocka_unit_test(test_no_icrc),
 		cmocka_unit_test(test_build_rejects),
+		cmocka_unit_test(test_atomic_layout),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_layer_truncations),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_csum_reference),
 		cmocka_unit_test(test_udp_and_arp),
 		cmocka_unit_test(test_opcode_table),
+		cmocka_unit_test(test_ipv6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,6 +91,47 @@ static int rx(struct rc_pair *pr, int to, struct craft *c)
 
 #define DROPPED(d) (-(1 + (int)(d)))
 
+/* A READ's requester is the reaction point of its responses (rc.h): each CE-marked
+ * response counts toward cnp_self, at most one per cnp_interval_ns, whether it is taken
+ * or dropped; an unmarked one does not. */
+static void test_read_response_ce(void **state)
+{
+	struct rc_params p = params();
+	struct rc_wire_params wp = { .seed = 2 };
+	struct rc_pair pr;
+	struct craft c;
+	uint8_t dst[4096];
+	uint32_t rkey;
+	const qp_time_ns gap = p.cnp_interval_ns;
+
+	(void)state;
+	rc_pair_open(&pr, &p, 1024, &wp);
+	rkey = rc_pair_mem_access(&pr, 1, sizeof(dst), QP_ACCESS_REMOTE_READ);
+	struct frame_roce_spec out;
+
+	rc_pair_post(&pr, 0, QP_OP_READ, 1, dst, sizeof(dst), rc_pair_va(&pr, 1, rkey), rkey, 0);
+	assert_true(rc_tx_next(pr.s[0].qp, pr.w.now, &out));   /* the request: sent */
+	for (int k = 0; k < 4; k++) {   /* four responses, the last two 1 ns and one gap apart */
+		static const uint8_t ops[4] = { FRAME_OP_RC_READ_RESP_FIRST,
+						FRAME_OP_RC_READ_RESP_MIDDLE,
+						FRAME_OP_RC_READ_RESP_MIDDLE,
+						FRAME_OP_RC_READ_RESP_LAST };
+
+		craft(&c, &pr, 1, (struct frame_bth){ .opcode = ops[k],
+						      .psn = rc_psn_add(0xfffff0, (uint32_t)k) },
+		      &(struct frame_aeth){ .syndrome = RC_AETH_ACK | RC_AETH_ACK_UNLIMITED },
+		      NULL, 1024);
+		c.p.ip.tos = k == 1 ? 0 : FRAME_ECN_CE;
+		pr.w.now += k == 3 ? gap : 1;
+		rx(&pr, 0, &c);
+	}
+	/* responses 0 (counted), 2 (within the gap: not), 3 (a gap later: counted) */
+	assert_int_equal(rc_stats(pr.s[0].qp)->cnp_self, 2);
+	assert_int_equal(rc_stats(pr.s[0].qp)->ce_rx, 3);
+	assert_int_equal(rc_stats(pr.s[0].qp)->read_rx_bytes, 4096);
+	rc_pair_close(&pr);
+}
+
 static void test_drop_reasons(void **state)
 {
 	struct rc_params p = params();
@@ -134,8 +175,8 @@ static void test_drop_reasons(void **state)
 	assert_int_equal(rx(&pr, 1, &c), DROPPED(RC_DROP_QPN));
 	c.p.layers &= ~FRAME_L_ROCE;
 	assert_int_equal(rx(&pr, 1, &c), DROPPED(RC_DROP_NOT_ROCE));
-	craft(&c, &pr, 0, (struct frame_bth){ .opcode = FRAME_OP_RC_READ_REQUEST, .psn = b_epsn },
-	      NULL, &(struct frame_reth){ .dma_len = 10 }, 0);
+	craft(&c, &pr, 0, (struct frame_bth){ .opcode = FRAME_OP_RC_SEND_ONLY_INV, .psn = b_epsn },
+	      NULL, NULL, 0);
 	assert_int_equal(rx(&pr, 1, &c), DROPPED(RC_DROP_OPCODE));
 	c.p.bth.opcode = FRAME_OP_UD_SEND_ONLY;
 	c.p.op = frame_opinfo(FRAME_OP_UD_SEND_ONLY);
@@ -391,6 +432,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_check),
 		cmocka_unit_test(test_drop_reasons),
+		cmocka_unit_test(test_read_response_ce),
 		cmocka_unit_test(test_psn_span_bounded),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_mutations),

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "frame6.h"
 
 #include "icrc_ref.h"
 #include "qpace/bytes.h"
@@ -440,10 +441,17 @@ static void test_demux_drops_and_telemetry(void **state)
 	soft_host_input(a, buf, (size_t)n, 0);
 	assert_int_equal(st->drops[SOFT_DROP_NOT_FOR_US], 1);
 	buf[0] ^= 0x10;
-	buf[12] = 0x86;                          /* IPv6 ethertype */
+	buf[12] = 0x86;                          /* IPv6 ethertype, an IPv4 header */
 	buf[13] = 0xdd;
 	soft_host_input(a, buf, (size_t)n, 0);
-	assert_int_equal(st->drops[SOFT_DROP_PROTO], 1);
+	assert_int_equal(st->drops[SOFT_DROP_MALFORMED], 1);
+	n = frame6_build(buf, sizeof(buf), &(struct frame6_spec){   /* RoCEv2 over IPv6 */
+		.src = { 0xfe, 0x80, [15] = 2 }, .dst = { 0xfe, 0x80, [15] = 1 }, .sport = 0xc123,
+		.bth = { .opcode = FRAME_OP_RC_SEND_ONLY, .dest_qp = SOFT_QPN_BASE },
+		.payload_len = 8 });
+	soft_mac_from_ip(IP_A, buf);             /* to A's MAC */
+	soft_host_input(a, buf, (size_t)n, 0);
+	assert_int_equal(st->drops[SOFT_DROP_PROTO], 1);   /* the soft host is IPv4's */
 	for (int d = 0; d < SOFT_DROP_COUNT; d++)
 		assert_string_not_equal(soft_drop_str((enum soft_drop)d), "UNKNOWN");
 	rc_destroy(qa);

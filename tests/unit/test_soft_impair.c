@@ -9,8 +9,13 @@
  *                             as the switch corrupted in bits a receiver checks
  *   bursty loss, duplicates   data intact, duplicates seen and dropped by the responder
  *   and jitter together
+ *   READ and atomics          1% loss, reordering and duplication: each host READs the
+ *                             other's region (64 KiB READs, 16 outstanding), every byte
+ *                             checked, then FETCH_ADDs (8 at a time) and a COMPARE_SWAP
+ *                             chain on the other's counter, every result the one a single
+ *                             execution gives and the counter exact at the end
  * Skipped (reported) when build/bin/qpace-switch is missing. Size per direction:
- * QPACE_TEST_MB (default 16; 4 under ASan). */
+ * QPACE_TEST_MB (default 16; 4 under ASan; READ: a quarter). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +28,8 @@
 #include <cmocka.h>
 
 #include "qpace/jsonr.h"
+#include "qpace/rc.h"
+#include "qpace/soft.h"
 #include "qpace/soft_bw.h"
 #include "soft_net.h"
 #include "test_size.h"
@@ -223,12 +230,163 @@ static void test_bursts_dups_jitter(void **state)
 	assert_true(dups_seen > 0);   /* the second copies reached the responder */
 }
 
+/* ---- READ and atomics in real time ---- */
+
+#define RD_MSG (64u << 10)
+#define RD_OUTSTANDING 16u
+#define ATOMICS 256u
+
+static uint8_t rd_pattern(int side, size_t i)
+{
+	return (uint8_t)(i * 131 + (i >> 9) + (unsigned)side * 77);
+}
+
+/* Progress both contexts once; a completion of @s into @wc (true), its status checked. */
+static bool rd_poll(struct soft_side *s, struct qp_ctx **all, struct qp_wc *wc)
+{
+	for (int i = 0; i < 2; i++)
+		assert_true(qp_ctx_progress(all[i], qp_now_ns()) >= 0);
+	if (qp_poll(s->qp, wc, 1) != 1)
+		return false;
+	if (wc->status != QP_WC_SUCCESS)
+		fail_msg("wr %llu: status %d", (unsigned long long)wc->wr_id, wc->status);
+	return true;
+}
+
+/* @r READs @data bytes of @s's region into the second half of its own, then runs the
+ * atomics on @s's counter; every byte and result checked. */
+static void rd_one_way(struct soft_side *r, struct soft_side *s, struct qp_ctx **all,
+		       size_t data)
+{
+	uint64_t *res = (uint64_t *)(void *)(r->buf + 2 * data + 64), sum = 0, old, remote_ctr;
+	qp_time_ns end = qp_now_ns() + 60 * QP_NS_PER_S;
+	size_t posted = 0, done = 0, nmsg = data / RD_MSG;
+	struct qp_wc wc;
+
+	remote_ctr = r->qp->remote.addr + 2 * data;
+	while (done < nmsg) {
+		assert_true(qp_now_ns() < end);
+		if (posted < nmsg && posted - done < RD_OUTSTANDING) {
+			int rc = qp_post_send(r->qp, &(struct qp_wr){
+				.opcode = QP_OP_READ, .wr_id = posted, .mr = r->mr,
+				.addr = r->buf + data + posted * RD_MSG, .length = RD_MSG,
+				.remote_addr = r->qp->remote.addr + posted * RD_MSG,
+				.rkey = r->qp->remote.rkey, .flags = QP_WR_SIGNALED });
+			if (rc == 0)
+				posted++;
+			else
+				assert_int_equal(rc, -EAGAIN);
+		}
+		if (rd_poll(r, all, &wc)) {
+			assert_int_equal(wc.opcode, QP_WC_READ);
+			assert_int_equal(wc.wr_id, done);
+			done++;
+		}
+	}
+	assert_memory_equal(r->buf + data, s->buf, data);
+	/* FETCH_ADDs, 8 in flight: each returns the sum of the ones before it */
+	for (uint32_t k = 0; k < ATOMICS; k += 8) {
+		for (uint32_t j = 0; j < 8; j++) {
+			res[j] = 0x5a5a5a5a5a5a5a5aull;
+			assert_int_equal(qp_post_send(r->qp, &(struct qp_wr){
+				.opcode = QP_OP_FETCH_ADD, .wr_id = j, .mr = r->mr, .addr = &res[j],
+				.length = 8, .remote_addr = remote_ctr, .rkey = r->qp->remote.rkey,
+				.compare_add = k + j + 1, .flags = QP_WR_SIGNALED }), 0);
+		}
+		for (uint32_t j = 0; j < 8;) {
+			assert_true(qp_now_ns() < end);
+			if (!rd_poll(r, all, &wc))
+				continue;
+			assert_int_equal(wc.opcode, QP_WC_FETCH_ADD);
+			assert_int_equal(wc.wr_id, j);
+			assert_int_equal(res[j], sum);
+			sum += k + j + 1;
+			j++;
+		}
+	}
+	/* a COMPARE_SWAP chain: each swaps (it compares with the value it must find) */
+	for (uint32_t k = 0; k < ATOMICS; k++) {
+		res[0] = 0x5a5a5a5a5a5a5a5aull;
+		assert_int_equal(qp_post_send(r->qp, &(struct qp_wr){
+			.opcode = QP_OP_CMP_SWAP, .wr_id = k, .mr = r->mr, .addr = &res[0],
+			.length = 8, .remote_addr = remote_ctr, .rkey = r->qp->remote.rkey,
+			.compare_add = sum, .swap = sum ^ (k + 1), .flags = QP_WR_SIGNALED }), 0);
+		while (!rd_poll(r, all, &wc))
+			assert_true(qp_now_ns() < end);
+		assert_int_equal(wc.opcode, QP_WC_COMP_SWAP);
+		assert_int_equal(res[0], sum);
+		sum ^= k + 1;
+	}
+	memcpy(&old, s->buf + 2 * data, 8);
+	assert_int_equal(old, sum);   /* each executed exactly once */
+}
+
+static void test_read_atomics(void **state)
+{
+	static const unsigned access = QP_ACCESS_LOCAL_WRITE | QP_ACCESS_REMOTE_READ |
+				       QP_ACCESS_REMOTE_ATOMIC;
+	size_t data = test_size_bytes(4, 1) / RD_MSG * RD_MSG;
+	unsigned base = soft_port_base(24);
+	struct qp_attr attr = { .sq_depth = 64, .rq_depth = 16, .timeout = 12,
+				.flags = QP_F_NONBLOCK | QP_F_SIGNAL_ALL };
+	struct soft_side side[2];
+	struct qp_ctx *all[2];
+	struct counters c;
+	char bp[16], o[2][160];
+	(void)state;
+
+	snprintf(bp, sizeof(bp), "%u", base);
+	snprintf(stats_path, sizeof(stats_path), "/tmp/qpace-soft-impair-%d.json", (int)getpid());
+	sw_pid = soft_switch_start((const char *const[]){
+		"--star", "2", "--base-port", bp, "--rate", "1G", "--buffer", "4M",
+		"--delay", "5us", "--int", "off", "--early", "off",
+		"--impair", "loss=1%,reorder=1%,dup=1%,seed=11",
+		"--duration", "300s", "--stats-json", stats_path, "--quiet", NULL });
+	if (sw_pid < 0)
+		skip();
+	for (int i = 0; i < 2; i++) {
+		snprintf(o[i], sizeof(o[i]), "attach=127.0.0.1:%u,ip=10.0.0.%d", base + 2 * i, i + 1);
+		soft_side_open(&side[i], o[i], 2 * data + 64 + 64, access, &attr);
+		for (size_t k = 0; k < data; k++)
+			side[i].buf[k] = rd_pattern(i, k);
+		memset(side[i].buf + 2 * data, 0, 8);   /* the counter */
+		all[i] = side[i].ctx;
+	}
+	soft_connect(&side[0], &side[1]);
+	for (int d = 0; d < 2; d++) {
+		const struct rc_stats *rq = qp_soft_rc_stats(side[d].qp);
+		const struct rc_stats *rs = qp_soft_rc_stats(side[!d].qp);
+
+		rd_one_way(&side[d], &side[!d], all, data);
+		print_message("%s: %zu KiB READ in %zu READs, %u FETCH_ADDs and %u COMPARE_SWAPs "
+			      "exact; requester %llu READ requests sent, %llu implicit NAKs; "
+			      "responder %llu READs served, %llu again, %llu atomics served, %llu "
+			      "answered again\n", d ? "B reads A" : "A reads B", data >> 10,
+			      data / RD_MSG, ATOMICS, ATOMICS,
+			      (unsigned long long)rq->reads_tx, (unsigned long long)rq->implicit_naks,
+			      (unsigned long long)rs->reads_rx, (unsigned long long)rs->reads_replayed,
+			      (unsigned long long)rs->atomics_rx,
+			      (unsigned long long)rs->atomics_replayed);
+	}
+	for (int i = 0; i < 2; i++)
+		soft_side_close(&side[i]);
+	assert_int_equal(soft_switch_stop(sw_pid), 0);
+	sw_pid = -1;
+	read_counters(&c);
+	print_message("switch: lost %lld, reordered %lld, duplicated %lld\n", both(&c, C_LOSS),
+		      both(&c, C_REORDER), both(&c, C_DUP));
+	assert_true(both(&c, C_LOSS) > 0);
+	assert_true(both(&c, C_DUP) > 0);
+	assert_int_equal(both(&c, C_DROP_TAIL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_loss_and_reorder, teardown),
 		cmocka_unit_test_teardown(test_corruption, teardown),
 		cmocka_unit_test_teardown(test_bursts_dups_jitter, teardown),
+		cmocka_unit_test_teardown(test_read_atomics, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,11 +6,12 @@
  *    the local and remote QPN of each connection are equal: frame 14, an ACK from the
  *    other guest, carries the same QPN and port);
  *  - a soft host playing the sending guest, given the same QPNs, PSNs, keys and data,
- *    emits the same eight SEND and WRITE frames byte for byte, given rxe's IPv4 ids (Linux
- *    draws them from a per-destination counter; the id enters the IP checksum and ICRC);
+ *    emits the same eight SEND and WRITE frames and the RDMA READ request byte for byte,
+ *    given rxe's IPv4 ids (Linux draws them from a per-destination counter; the id enters
+ *    the IP checksum and ICRC); rxe's READ responses complete its READ with their data;
  *  - a soft host playing the receiving guest takes rxe's frames, places the data, and
- *    answers with rxe's own ACK, byte for byte (same exception); READ requests, which the
- *    soft backend does not serve, are dropped and counted. */
+ *    answers with rxe's own ACK and rxe's own READ response FIRST, MIDDLE and LAST, byte
+ *    for byte (same exception). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +38,11 @@ struct vec {
 	struct frame_parsed p;
 };
 
+static bool is_read_response(uint8_t op)
+{
+	return op >= FRAME_OP_RC_READ_RESP_FIRST && op <= FRAME_OP_RC_READ_RESP_ONLY;
+}
+
 static struct vec vecs[MAX_VEC];
 static int nvec;
 
@@ -59,11 +65,22 @@ static int load(void **state)
 	return nvec >= 14 ? 0 : -1;
 }
 
+/* The request frame (not an ACK, not a READ response) with this QPN and PSN. */
 static const struct vec *by_qp_psn(uint32_t qpn, uint32_t psn)
 {
 	for (int i = 0; i < nvec; i++)
 		if (vecs[i].p.bth.dest_qp == qpn && vecs[i].p.bth.psn == psn &&
-		    vecs[i].p.bth.opcode != FRAME_OP_RC_ACK)
+		    vecs[i].p.bth.opcode != FRAME_OP_RC_ACK && !is_read_response(vecs[i].p.bth.opcode))
+			return &vecs[i];
+	return NULL;
+}
+
+/* The READ response with this QPN and PSN. */
+static const struct vec *response_at(uint32_t qpn, uint32_t psn)
+{
+	for (int i = 0; i < nvec; i++)
+		if (vecs[i].p.bth.dest_qp == qpn && vecs[i].p.bth.psn == psn &&
+		    is_read_response(vecs[i].p.bth.opcode))
 			return &vecs[i];
 	return NULL;
 }
@@ -146,27 +163,31 @@ struct region {
 	uint32_t len;
 };
 
-static struct region regions[2] = {
+#define NREGIONS 3
+static struct region regions[NREGIONS] = {
 	{ .va = 0x00005571cfdf7000ull, .rkey = 0x474, .len = 2500 },
 	{ .va = 0x000055de924cc000ull, .rkey = 0x54c, .len = 64 },
+	{ .va = 0x000055d4ace75000ull, .rkey = 0x6b6, .len = 2500 },   /* READ from */
 };
 
 static bool find_region(void *arg, uint32_t rkey, struct rc_region *out)
 {
 	(void)arg;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NREGIONS; i++)
 		if (regions[i].rkey == rkey) {
 			*out = (struct rc_region){ .base = regions[i].buf, .va = regions[i].va,
-						   .len = regions[i].len, .remote_write = true };
+						   .len = regions[i].len, .remote_write = true,
+						   .remote_read = true };
 			return true;
 		}
 	return false;
 }
 
 /* The connections of the capture: QPN (equal at both ends), first PSN, opcode. The fifth
- * carried an RDMA READ, which the soft backend does not serve. */
+ * carried an RDMA READ of 2500 bytes: three response packets. */
 #define NCONN 5
-#define NSERVED 4
+#define NSERVED 5
+#define READ_CONN 4
 static const struct conn {
 	uint32_t qpn, psn;
 	enum qp_opcode op;
@@ -177,16 +198,18 @@ static const struct conn {
 	{ 0x12, 2160132, QP_OP_SEND, 64, -1 },
 	{ 0x13, 7762703, QP_OP_WRITE, 2500, 0 },
 	{ 0x14, 847965, QP_OP_WRITE, 64, 1 },
-	{ 0x15, 2927597, QP_OP_COUNT, 0, -1 },
+	{ 0x15, 2927597, QP_OP_READ, 2500, 2 },
 };
 
-/* The message a connection carried, from the captured payloads. */
+/* The message a connection carried, from the captured payloads (a READ's: its
+ * responses'). */
 static uint32_t message_of(const struct conn *c, uint8_t *out)
 {
 	uint32_t n = 0;
 
 	for (uint32_t psn = c->psn; n < c->len; psn++) {
-		const struct vec *v = by_qp_psn(c->qpn, psn);
+		const struct vec *v = c->op == QP_OP_READ ? response_at(c->qpn, psn)
+							  : by_qp_psn(c->qpn, psn);
 
 		assert_non_null(v);
 		memcpy(out + n, v->b + v->p.payload_off, v->p.payload_len);
@@ -241,12 +264,15 @@ static void test_soft_sends_what_rxe_sends(void **state)
 {
 	struct rc_qp *qps[NCONN];
 	struct soft_host *h = guest(IP_G2, false, qps);
-	uint8_t msg[4][2500], out[SOFT_FRAME_MAX];
+	uint8_t msg[NCONN][2500], out[SOFT_FRAME_MAX], got[2500];
 	int frames = 0, n;
+	struct qp_wc wc;
 
 	(void)state;
 	for (int i = 0; i < NSERVED; i++) {
-		struct qp_wr wr = { .opcode = conns[i].op, .wr_id = (uint64_t)i, .addr = msg[i],
+		bool read = conns[i].op == QP_OP_READ;
+		struct qp_wr wr = { .opcode = conns[i].op, .wr_id = (uint64_t)i,
+				    .addr = read ? got : msg[i],
 				    .length = message_of(&conns[i], msg[i]),
 				    .flags = QP_WR_SIGNALED };
 
@@ -268,7 +294,18 @@ static void test_soft_sends_what_rxe_sends(void **state)
 		frames++;
 	}
 	print_message("soft host as the sending guest: %d frames, each equal to rxe's\n", frames);
-	assert_int_equal(frames, 8);
+	assert_int_equal(frames, 9);
+	/* rxe's READ responses complete the READ with their data. */
+	for (int i = 0; i < nvec; i++)
+		if (is_read_response(vecs[i].p.bth.opcode) &&
+		    vecs[i].p.bth.dest_qp == conns[READ_CONN].qpn)
+			soft_host_input(h, vecs[i].b, vecs[i].len, 0);
+	assert_int_equal(rc_poll_cq(qps[READ_CONN], &wc, 1), 1);
+	assert_int_equal(wc.status, QP_WC_SUCCESS);
+	assert_int_equal(wc.opcode, QP_WC_READ);
+	assert_int_equal(wc.byte_len, 2500);
+	assert_memory_equal(got, msg[READ_CONN], 2500);
+	assert_int_equal(rc_stats(qps[READ_CONN])->read_rx_bytes, 2500);
 	guest_free(h, qps);
 }
 
@@ -280,10 +317,11 @@ static void test_soft_answers_like_rxe(void **state)
 	static uint8_t rbuf[2][4096];
 	uint8_t msg[2500], out[SOFT_FRAME_MAX];
 	const struct vec *ack = by_opcode(FRAME_OP_RC_ACK);
-	int acks = 0, matched = 0, n;
+	int acks = 0, matched = 0, responses = 0, n;
 	struct qp_wc wc;
 
 	(void)state;
+	message_of(&conns[READ_CONN], regions[conns[READ_CONN].region].buf);   /* READ from */
 	for (int i = 0; i < 2; i++) {
 		struct qp_recv_wr rr = { .wr_id = (uint64_t)i, .addr = rbuf[i], .length = 4096 };
 
@@ -296,6 +334,8 @@ static void test_soft_answers_like_rxe(void **state)
 	for (int i = 0; i < NSERVED; i++) {
 		uint32_t len = message_of(&conns[i], msg);
 
+		if (conns[i].op == QP_OP_READ)
+			continue;
 		if (conns[i].op == QP_OP_SEND) {
 			assert_int_equal(rc_poll_cq(qps[i], &wc, 1), 1);
 			assert_int_equal(wc.status, QP_WC_SUCCESS);
@@ -305,11 +345,17 @@ static void test_soft_answers_like_rxe(void **state)
 			assert_memory_equal(regions[conns[i].region].buf, msg, len);
 		}
 	}
-	/* One ACK per message; the one rxe captured is ours byte for byte. */
+	/* One ACK per SEND and WRITE, the one rxe captured ours byte for byte; the READ's
+	 * three responses, each rxe's byte for byte. */
 	while ((n = soft_host_output(h, 0, out, sizeof(out))) > 0) {
 		struct frame_parsed p;
 
 		assert_int_equal(frame_parse(&p, out, (size_t)n), 0);
+		if (is_read_response(p.bth.opcode)) {
+			assert_same_frame(out, (size_t)n, response_at(p.bth.dest_qp, p.bth.psn));
+			responses++;
+			continue;
+		}
 		assert_int_equal(p.bth.opcode, FRAME_OP_RC_ACK);
 		acks++;
 		if (p.bth.dest_qp == ack->p.bth.dest_qp) {
@@ -318,14 +364,15 @@ static void test_soft_answers_like_rxe(void **state)
 		}
 	}
 	print_message("soft host as the receiving guest: data placed, %d ACKs, rxe's ACK matched "
-		      "%d time(s); READ request dropped (%llu frames refused by a QP, %llu not "
-		      "for this host)\n", acks, matched,
+		      "%d time(s); %d READ responses, each rxe's; %llu frames refused by a QP, "
+		      "%llu not for this host\n", acks, matched, responses,
 		      (unsigned long long)st->drops[SOFT_DROP_RC],
 		      (unsigned long long)st->drops[SOFT_DROP_NOT_FOR_US]);
-	assert_int_equal(acks, NSERVED);
+	assert_int_equal(acks, NSERVED - 1);
 	assert_int_equal(matched, 1);
-	assert_int_equal(rc_stats(qps[4])->drops[RC_DROP_OPCODE], 1);   /* the READ request */
-	assert_int_equal(st->drops[SOFT_DROP_RC], 1);
+	assert_int_equal(responses, 3);
+	assert_int_equal(rc_stats(qps[READ_CONN])->reads_rx, 1);
+	assert_int_equal(st->drops[SOFT_DROP_RC], 0);
 	assert_int_equal(st->drops[SOFT_DROP_NOT_FOR_US], 5);   /* the other guest's frames */
 	guest_free(h, qps);
 }

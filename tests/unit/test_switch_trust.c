@@ -10,6 +10,9 @@
  *             taken only signed and new
  *   config    --key and key= on a switch line (a switch may say none), learn=off on udp
  *             ports only and with a remote, --learn for --star only
+ *   READ      what the switch says about READ responses (INT, in direct mode too) goes
+ *             to their receiver, the requester that paces them, flagged FB_F_TO_RECEIVER;
+ *             about a WRITE, to its sender
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -364,6 +367,72 @@ static void test_signed_telemetry(void **state)
 	rig_close(&r);
 }
 
+/* INT reports waiting on @fd: how many, and how many flagged for the receiver. */
+static unsigned int_reports(int fd, unsigned *to_receiver, uint32_t *dest_qp)
+{
+	uint8_t b[SW_FRAME_MAX];
+	unsigned n = 0;
+	ssize_t len;
+
+	*to_receiver = 0;
+	while ((len = recv(fd, b, sizeof(b), MSG_DONTWAIT)) > 0) {
+		struct frame_parsed p;
+		struct fb_msg d;
+
+		if (frame_parse(&p, b, (size_t)len) || !(p.layers & FRAME_L_UDP) ||
+		    p.udp.dport != FB_PORT)
+			continue;
+		for (size_t off = 0; off < p.payload_len; off += d.length) {
+			assert_int_equal(fb_decode(&d, b + p.payload_off + off, p.payload_len - off),
+					 0);
+			if (d.type != FB_T_INT)
+				continue;
+			n++;
+			*to_receiver += (d.flags & FB_F_TO_RECEIVER) != 0;
+			*dest_qp = d.u.int_report.flow.dest_qp;
+		}
+	}
+	return n;
+}
+
+static void test_read_responses_to_requester(void **state)
+{
+	struct frame_roce_spec s = { .src = host_b, .dst = host_a, .payload_len = 1024 };
+	unsigned ints, rx;
+	uint32_t qp = 0;
+	struct rig r;
+	(void)state;
+
+	rig_open(&r, false, false);   /* --int direct, every flow */
+	send_udp_frame(r.ha, &r, 0, &host_a, &host_b);
+	send_udp_frame(r.hb, &r, 1, &host_b, &host_a);
+	pump(&r);
+	drain(r.ha);
+	drain(r.hb);
+	for (int k = 0; k < 2; k++) {   /* READ responses, then WRITEs, B -> A */
+		s.bth = (struct frame_bth){ .opcode = k ? FRAME_OP_RC_WRITE_MIDDLE
+						       : FRAME_OP_RC_READ_RESP_MIDDLE,
+					    .dest_qp = 0x11 };
+		for (int i = 0; i < 10; i++) {
+			uint8_t fr[2048];
+			int n;
+
+			s.bth.psn = (uint32_t)i;
+			n = frame_build_roce(fr, sizeof(fr), &s);
+			assert_true(n > 0);
+			send_to_port(r.hb, &r, 1, fr, (size_t)n);
+		}
+		pump(&r);
+		/* the data reached A; its reports went to A (READ) or to B (WRITE) */
+		ints = int_reports(k ? r.hb : r.ha, &rx, &qp);
+		assert_int_equal(ints, 10);
+		assert_int_equal(rx, k ? 0 : 10);
+		assert_int_equal(qp, 0x11);
+		assert_int_equal(int_reports(k ? r.ha : r.hb, &rx, &qp), 0);
+	}
+	rig_close(&r);
+}
+
 /* Level acks: unsigned refused, signed taken once, its replay refused. */
 static void test_signed_level_acks(void **state)
 {
@@ -468,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_learning),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_signed_telemetry),
+		cmocka_unit_test(test_read_responses_to_requester),
 		cmocka_unit_test(test_signed_level_acks),
 		cmocka_unit_test(test_config),
 	};

@@ -175,6 +175,47 @@ static void test_departures(void **state)
 	}
 }
 
+/* A READ request costs its flow the length its RETH asks for (the data converging on this
+ * host), not its 74 bytes: at 100 Mb/s a 64 KiB READ holds the next request back 5.2 ms,
+ * exactly; a READ asking for less than its own bytes, and any other frame, costs its own. */
+static void test_read_charged(void **state)
+{
+	static const uint32_t asks[] = { 65536, 1024, 0, 1 << 20 };
+	struct qp_tc_key k = qp_tc_key_ipv4(0x0a000131u, 0x1313);
+	uint64_t t0 = tc_run_mono_ns() + 100000000000ull, prev, before[QP_TC_C_COUNT],
+		 after[QP_TC_C_COUNT];
+	uint8_t f[256];
+
+	(void)state;
+	NEED_BPF();
+	set_mode(QP_TC_MODE_ENFORCE, 0, 1000000000ull, 0);
+	set_rate(&k, 100000000ull);
+	counters(before);
+	prev = run(f, (size_t)roce4(f, sizeof(f), 0x0a000131u, 0x1313, 0), t0);
+	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
+		struct frame_roce_spec sp = {
+			.src = tc_host_a, .dst = tc_host_b,
+			.bth = { .opcode = FRAME_OP_RC_READ_REQUEST, .dest_qp = 0x1313, .psn = 2 },
+			.reth = { .va = 0x1000, .rkey = 7, .dma_len = asks[i] },
+		};
+		int n, len0 = i ? 0 : roce4(f, sizeof(f), 0x0a000131u, 0x1313, 0);
+		uint64_t got, prev_cost;
+
+		sp.dst.ip = 0x0a000131u;
+		n = frame_build_roce(f, sizeof(f), &sp);
+		assert_true(n > 0);
+		got = run(f, (size_t)n, t0);
+		/* this request leaves when the one before has been paid for */
+		prev_cost = i == 0 ? (uint64_t)len0
+			   : asks[i - 1] > (uint64_t)n ? asks[i - 1] : (uint64_t)n;
+		assert_int_equal(got - prev, prev_cost * 8 * 1000000000ull / 100000000ull);
+		prev = got;
+	}
+	counters(after);
+	assert_int_equal(after[QP_TC_C_READ_CHARGED] - before[QP_TC_C_READ_CHARGED], 4);
+	assert_int_equal(qp_tc_del_rate(tc, &k), 0);
+}
+
 /* Two flows interleaved keep their own schedules; a frame that already has a later
  * departure time than the flow needs keeps it; an idle flow starts afresh. */
 static void test_flows_independent(void **state)
@@ -741,6 +782,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_departures),
+		cmocka_unit_test(test_read_charged),
 		cmocka_unit_test(test_flows_independent),
 		cmocka_unit_test(test_no_past_credit),
 		cmocka_unit_test(test_ipv6_roce),

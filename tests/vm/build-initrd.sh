@@ -36,6 +36,7 @@ sch_ingress"
 
 # Userspace copied into the guest (absolute host paths; the guest gets the same paths).
 BINS="/usr/bin/ib_write_bw /usr/bin/ib_write_lat /usr/bin/ib_send_bw /usr/bin/ib_send_lat
+/usr/bin/ib_atomic_bw /usr/bin/ib_atomic_lat
 /usr/bin/ib_read_bw /usr/bin/ib_read_lat /usr/bin/ibv_devinfo /usr/bin/ibv_devices
 /usr/bin/ibv_rc_pingpong /usr/bin/rping /usr/bin/ucmatose /usr/bin/rdma /usr/bin/ip /usr/sbin/tc"
 PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so

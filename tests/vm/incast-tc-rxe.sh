@@ -26,6 +26,11 @@
 # fixed --wire-fq-maxrate at the line, as before), QPACE_VM_WIRE_USED (qpaced --wire-used;
 # default 200, dcqcn 130), QPACE_VM_INT_SAMPLE (qpaced --int-sample, what its WANTs ask;
 # default interval=3ms).
+# QPACE_VM_GIDX=0: every ib_write_bw on rxe0's GID index 0, its IPv6 link-local address:
+# RoCEv2 over IPv6, whose flows qpaced finds on the wire with their fe80:: addresses and
+# qpace-switch marks and reports on (docs/switch.md#ipv6-flows). An IPv6 flow asks for no
+# INT (no WANT), so under hpcc the switch runs --int-flows all then; hpcc's QPs must show
+# feedback (the INT reached them).
 # The switch's figures per run come from its --stats CSV (10 ms rows), split at the
 # receiver's markers as tests/vm/incast-rxe.sh does; its counters also give the WANTs it
 # took (int_wants) and the data frames no WANT matched (int_unwanted).
@@ -50,7 +55,14 @@ hpcc) ECN="" ;;
 dcqcn) ECN=" --ecn ${QPACE_VM_ECN:-4K,16K,0.2}" ;;
 *) echo "incast-tc-rxe: QPACE_VM_TC_CC '$CC': hpcc or dcqcn" >&2; exit 2 ;;
 esac
-SWITCH_ARGS=${QPACE_VM_SWITCH_ARGS:---rate 20M --buffer 128K --delay 10us --int-sample interval=100us$ECN}
+GIDX='$QPACE_GIDX'            # the guest's IPv4 RoCEv2 GID (tests/vm/init)
+V6=""
+if [ "${QPACE_VM_GIDX:-}" = 0 ]; then
+	GIDX=0
+	[ "$CC" = hpcc ] && V6=" --int-flows all"
+	export QPACE_VM_IPV6=1        # the guests keep IPv6 (tests/vm/init)
+fi
+SWITCH_ARGS=${QPACE_VM_SWITCH_ARGS:---rate 20M --buffer 128K --delay 10us --int-sample interval=100us$ECN$V6}
 RATE=$(echo " $SWITCH_ARGS" | sed -n 's/.* --rate[ =]*\([^ ]*\).*/\1/p')
 RATE=${RATE:-1G}
 BUF=$(echo " $SWITCH_ARGS" | sed -n 's/.* --buffer[ =]*\([^ ]*\).*/\1/p')
@@ -155,7 +167,7 @@ bw() { # BASEPORT
 	if [ \$role = receiver ]; then
 		pids=""
 		for i in 0 1 2; do
-			timeout $T_BW ib_write_bw $BW -x \$QPACE_GIDX -p \$((\$1 + i)) >/tmp/srv\$i 2>&1 &
+			timeout $T_BW ib_write_bw $BW -x $GIDX -p \$((\$1 + i)) >/tmp/srv\$i 2>&1 &
 			pids="\$pids \$!"
 		done
 		rc=0
@@ -165,7 +177,7 @@ bw() { # BASEPORT
 	fi
 	i=0
 	while :; do
-		timeout $T_BW ib_write_bw $BW -x \$QPACE_GIDX -p \$((\$1 + port)) \$server >/tmp/out 2>&1
+		timeout $T_BW ib_write_bw $BW -x $GIDX -p \$((\$1 + port)) \$server >/tmp/out 2>&1
 		rc=\$?
 		grep -q "Couldn't connect" /tmp/out || break
 		i=\$((i + 1))
@@ -260,9 +272,10 @@ for g in g1 g2 g3 g4; do
 done
 sed 's/^/  /' "$VM_RUN/g2.qpaced" | tail -n 20
 
-python3 - "$VM_RUN" "$BUF" "$CC" "$ECN" <<'EOF'
+python3 - "$VM_RUN" "$BUF" "$CC" "$ECN" "${QPACE_VM_GIDX:-}" <<'EOF'
 import json, re, sys
 run, buf, cc, ecn = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
+ipv6 = sys.argv[5] == "0"
 unit = {"K": 1024, "M": 1 << 20}
 def size(v):   # "128K", "4K", "16384": bytes
     return int(float(v[:-1]) * unit[v[-1].upper()]) if v[-1].isalpha() else int(v)
@@ -486,6 +499,10 @@ for g in ("g2", "g3", "g4"):
           f"feedback {fb}, wire_set samples {sets[:10]}{' ...' if len(sets) > 10 else ''}")
     if not owned:
         fail(f"{g}: qpacectl list -j showed no discovered QP owned by ib_write_bw")
+    if ipv6 and not any(q.get("peer", "").startswith("fe80:") for q in qps):
+        fail(f"{g}: its discovered QP's peer is not an IPv6 link-local address")
+    if cc == "hpcc" and not fb:
+        fail(f"{g}: hpcc's QP took no feedback (no INT reached it)")
     if others:
         fail(f"{g}: discovered QPs owned by {others}, not ib_write_bw")
 sys.exit(0 if ok else 1)

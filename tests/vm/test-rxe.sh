@@ -60,6 +60,16 @@ else
 	echo "=== scenario 3, interop: SKIP: build/bin/qpace-switch or build/bin/qp-check is not built"
 	skipped=$((skipped + 1))
 fi
+# Scenario 3b boots 1 guest: qpace-bench's read_bw and atomic_bw against perftest's
+# ib_read_bw and ib_atomic_bw on rxe, each side client and server, soft backend through the
+# switch and ibv on rxe0 in the guest.
+if [ -x build/bin/qpace-switch ] && [ -x build/bin/qpace-bench ]; then
+	scenario "scenario 3b, perftest: qpace-bench read_bw and atomic_bw against ib_read_bw and ib_atomic_bw, both ways" \
+		sh tests/vm/perftest-qpace.sh $short
+else
+	echo "=== scenario 3b, perftest: SKIP: build/bin/qpace-switch or build/bin/qpace-bench is not built"
+	skipped=$((skipped + 1))
+fi
 # Scenario 4 boots 2 guests joined by the VXLAN recipe of docs/soft-roce.md (15-30 s, so in
 # both modes):
 # --short, one on QEMU's user network (slirp) and one on a plain udp port; the full run
@@ -87,14 +97,22 @@ with_agent "scenario 5, over IPv6: ib_write_bw on GID 0 (fe80::), paced by qpace
 # CE with CNPs, the senders' qpaced cut; drops cut as in 6, the queue's mean at most Kmin
 # (docs/enforce-qemu.md#in-qemu-guests-the-incast-under-dcqcn-through-qpace-switch---ecn).
 # QPACE_VM_TC_INCAST=0 skips both.
+# Scenario 6 over IPv6 (~1.5 min --short): the same incast on rxe0's GID 0 (fe80::), the
+# switch marking and reporting on IPv6 frames (--int-flows all: IPv6 flows send no WANT).
 if [ "${QPACE_VM_TC_INCAST:-1}" = 0 ]; then
 	echo "=== scenarios 6 and 7, unmodified incast: SKIP: QPACE_VM_TC_INCAST=0"
-	skipped=$((skipped + 2))
+	skipped=$((skipped + 3))
 else
 	with_agent "scenario 6, unmodified incast: 3 x ib_write_bw -> 1, without and with qpaced --enforce tc --cc hpcc" \
 		sh tests/vm/incast-tc-rxe.sh $short
+	with_agent "scenario 6, over IPv6: the same incast on GID 0 (fe80::), hpcc fed by the switch's IPv6 INT" \
+		env QPACE_VM_GIDX=0 sh tests/vm/incast-tc-rxe.sh $short
 	with_agent "scenario 7, unmodified incast under DCQCN: qpace-switch --ecn, CNPs from the receiver's qpaced" \
 		env QPACE_VM_TC_CC=dcqcn sh tests/vm/incast-tc-rxe.sh $short
+	# the full set only: scenario 7 over IPv6 (CE in the traffic class, IPv6 CNPs)
+	[ -n "$short" ] ||
+		with_agent "scenario 7, over IPv6: the DCQCN incast on GID 0 (fe80::)" \
+			env QPACE_VM_GIDX=0 QPACE_VM_TC_CC=dcqcn sh tests/vm/incast-tc-rxe.sh
 fi
 
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
