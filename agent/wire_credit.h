@@ -15,6 +15,7 @@
  *            least the floor's frames per interval
  *   expiry   credit_until_ns = the core's expiry: past it the program ignores the credits
  *            even if qpaced is gone; gating off in the core clears QP_TC_F_CREDIT
+ *            and leaves the last grant's fields (the program ignores them without it)
  * Exact to the grants within what EDT allows: a departure time, once given, stays, so a
  * frame stamped for the expected grant leaves then even if that grant comes late (or
  * sooner). */
