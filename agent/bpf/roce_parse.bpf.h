@@ -28,6 +28,10 @@ struct roce_parsed {
 	__u8 ipv6;
 	__u8 ecn;                    /* the IP header's ECN field, 0..3 */
 	__u8 becn;                   /* BTH byte 4's BECN bit */
+	__u8 ackreq;                 /* BTH byte 8's AckReq bit */
+	__u32 psn;                   /* 24 bits */
+	__u32 l4;                    /* offset of the UDP header */
+	__u32 ulen;                  /* UDP length (header, BTH, ..., ICRC) */
 };
 
 static __always_inline void roce_v4_mapped(__u8 out[16], __u32 addr_be)
@@ -123,6 +127,10 @@ static __always_inline __u32 roce_parse(struct __sk_buff *skb, struct roce_parse
 		    bpf_skb_load_bytes(skb, l4 + sizeof(udp), bth, sizeof(bth)) < 0)
 			return QP_TC_C_PASS_SHORT_BTH;
 	}
+	p->l4 = l4;
+	p->ulen = (__u32)udp[4] << 8 | udp[5];
+	p->ackreq = bth[8] >> 7;
+	p->psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
 	p->sport = (__u16)((__u32)udp[0] << 8 | udp[1]);
 	p->opcode = bth[0];
 	p->becn = (bth[4] >> 6) & 1;
