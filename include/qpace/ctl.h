@@ -132,6 +132,12 @@ struct agent_qp_wire {
 	uint64_t pkts;
 	qp_rate_bps measured_bps;    /* over the shell's last sample interval */
 	qp_rate_bps set_bps;         /* the rate the program enforces; 0 = none (observe) */
+	/* What guards rxe's ACK timer (docs/enforce.md, "No program fails because of qpaced"):
+	 * the algorithm wants less than the floor (one frame per WIRE_ACK_SHARE of the ACK
+	 * timeout), so the flow is paced at the floor instead; its go-back-N resends and the
+	 * frames given AckReq, as counted. */
+	bool floored;
+	uint64_t resent, ackreqs;
 };
 
 /* What monitoring shows of one QP. */
@@ -203,6 +209,8 @@ enum agent_counter {
 	AGENT_C_FB_WANT_SEEN,        /* a peer's INT wish that reached us: nothing to do */
 	AGENT_C_TXPSN_STALE,         /* INT about a packet past the sender's last reported
 				      * posted PSN (TXSTATE): the estimate was used */
+	AGENT_C_WIRE_FLOORED,        /* a QP from the wire whose algorithm asked for less than
+				      * the no-timeout floor: paced at the floor (shell) */
 	AGENT_C_COUNT
 };
 

@@ -114,22 +114,24 @@ q=$(qp_of 0x000125)
 	fail "tc: wire_set $(echo "$q" | jq .wire_set) is not the rate $(echo "$q" | jq .rate)"
 qpn=$(echo "$q" | jq -r .qpn)
 set_rate "$qpn" 50M 50000000
-# the floor: 64 skbs of 1024 + 58 bytes within 75% of ACK timeout 14 (67.1 ms): 11.0 Mb/s
-WHY="the floor" set_rate "$qpn" 5M 11006674
-ok "tc: the QP's rate goes into the map (50M as set; 5M raised to the 11.0M floor)"
+# the floor: one frame of 1024 + 58 bytes within a quarter of ACK timeout 14 (67.1 ms):
+# 0.516 Mb/s; 5M stands (the program asks for ACKs every 16.8 ms), 300k is raised
+WHY="5M, above the floor" set_rate "$qpn" 5M 5000000
+WHY="the floor" set_rate "$qpn" 300k 515938
+ok "tc: the QP's rate goes into the map (50M and 5M as set; 300k raised to the 0.52M floor)"
 stop_agent -TERM
 no_filter || fail "tc: after exit: $(ip netns exec "$NSA" tc qdisc show dev qta)"
 ! ip netns exec "$NSA" tc qdisc show dev qta | grep -q "qdisc fq" || fail "fq left on qta"
 ok "tc: on exit the filter, clsact and any fq are gone"
 
-# perftest -u 18: a 1.07 s ACK timeout, a 0.69 Mb/s floor, so 5M stands
+# perftest -u 18: a 1.07 s ACK timeout, a 0.032 Mb/s floor, so 300k stands
 start_tc tc --wire-timeout 18
 send 0x126 20M 0.3s >/dev/null
 sleep 0.4
 qpn=$(qp_of 0x000126 | jq -r .qpn)
 [ -n "$qpn" ] || fail "--wire-timeout 18: no QP for the flow"
-WHY="--wire-timeout 18" set_rate "$qpn" 5M 5000000
-ok "--wire-timeout 18 (perftest -u 18): 5M is enforced as set"
+WHY="--wire-timeout 18" set_rate "$qpn" 300k 300000
+ok "--wire-timeout 18 (perftest -u 18): 300k is enforced as set"
 stop_agent -TERM
 
 # --wire-start 30M: the flow's first frames are paced at 30M before qpaced knows the flow
