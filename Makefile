@@ -28,6 +28,7 @@
 #                   tests/fuzz/corpus/; make fuzz-long: 10M executions each (not in CI)
 #   make integration-san  the integration tests on the clang ASan+UBSan build (root)
 #   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
+#   make test-rxe-matrix  unmodified perftest programs without and with qpaced, every case
 #   make clean
 #   make LTO=1 ...  the same with link-time optimisation (gcc -flto): ~1.10x less CPU in
 #                   virtual time (e.g. make LTO=1 BUILD=build/lto bench-vt)
@@ -182,6 +183,7 @@ TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call
 
 .PHONY: all deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
 	bench-vt bench-rt demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
+	test-rxe-matrix \
 	check-ns3
 all: $(PROG_BINS)
 
@@ -269,6 +271,11 @@ integration-san:
 
 test-rxe: all
 	@sh tests/vm/test-rxe.sh
+
+# The do-no-harm matrix: every case of tests/vm/matrix-rxe.sh (its short set is in
+# test-rxe, so in make test), docs/enforce-qemu.md's table.
+test-rxe-matrix: all
+	@sh tests/vm/matrix-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
 	$(BUILD)/bin/bench-cc
