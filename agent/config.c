@@ -110,17 +110,6 @@ static int opt_cc_params(const struct qp_opt *o, void *conf, const char *v, char
 	return 0;
 }
 
-static int opt_credits(const struct qp_opt *o, void *conf, const char *v, char *err,
-		       size_t errlen)
-{
-	(void)o;
-	if (strcmp(v, "ia") == 0 || strcmp(v, "none") == 0) {
-		CONF(conf)->agent.credits = v[0] == 'i';
-		return 0;
-	}
-	return qp_errmsg(-EINVAL, err, errlen, "neither ia nor none");
-}
-
 static int opt_key(const struct qp_opt *o, void *conf, const char *v, char *err, size_t errlen)
 {
 	struct qpaced_config *c = conf;
@@ -150,6 +139,7 @@ static int opt_int_sample(const struct qp_opt *o, void *conf, const char *v, cha
 
 static const char *const enforce_modes[] = { "off", "observe", "tc", NULL };
 static const char *const off_on[] = { "off", "on", NULL };
+static const char *const credit_modes[] = { "off", "ia", NULL };
 static const char *const qdisc_policies[] = { "keep", "replace", NULL };  /* enum qd_policy */
 
 static int opt_wire_rtt(const struct qp_opt *o, void *conf, const char *v, char *err,
@@ -200,7 +190,8 @@ static int opt_cnp_peer(const struct qp_opt *o, void *conf, const char *v, char 
 static const struct qp_opt options[] = {
 	{ "feedback", 'f', QP_OPT_FN, "ADDR:PORT", .fn = opt_feedback,
 	  .help = "UDP socket for feedback (switches, peer agents)", .def = "0.0.0.0:4792" },
-	{ "allow", 'a', QP_OPT_FN, "NET[,NET...]", .fn = opt_allow,
+	{ "allow", 0, QP_OPT_FN, "NET[,NET...]", .fn = opt_allow,
+	  .old_short = 'a',
 	  .help = "feedback sources accepted: ADDR, ADDR/PREFIX or any", .def = "127.0.0.0/8" },
 	{ "metrics", 'm', QP_OPT_FN, "ADDR:PORT|off", .fn = opt_metrics,
 	  .help = "Prometheus text over HTTP (keep it on loopback)", .def = "127.0.0.1:9477" },
@@ -208,15 +199,17 @@ static const struct qp_opt options[] = {
 	  .help = "default congestion control for QPs that name none", .def = "hpcc" },
 	{ "cc-params", 0, QP_OPT_FN, "K=V[,K=V]", .fn = opt_cc_params, .def = "",
 	  .help = "parameters of the default algorithm (default the algorithm's own)" },
-	{ "credits", 0, QP_OPT_FN, "ia|none", .fn = opt_credits,
-	  .help = "receiver credit pacing (IA) for QPs registered as receivers", .def = "none" },
+	{ "credits", 0, QP_OPT_CHOICE, "off|ia", AT(agent.credits), .choices = credit_modes,
+	  .help = "receiver credit pacing (IA) for QPs registered as receivers", .def = "off" },
 	{ "key", 'k', QP_OPT_FN, "FILE|none", .fn = opt_key,
 	  .help = "shared key (32 hex digits) to sign and check feedback", .def = "none" },
-	{ "socket", 's', QP_OPT_STRBUF, "PATH", AT(socket),
+	{ "socket", 0, QP_OPT_STRBUF, "PATH", AT(socket),
+	  .old_short = 's',
 	  .help = "registration / control unix socket (mode 0660)", .def = CTL_DEFAULT_SOCKET },
 	{ "rate-table", 'r', QP_OPT_STRBUF, "NAME", AT(rate_table),
 	  .help = "rate table: /name = POSIX shm, else a file path", .def = QP_RATETABLE_DEFAULT },
-	{ "max-qps", 'n', QP_OPT_UINT, "N", AT(agent.max_qps), .min = 1, .max = AGENT_MAX_QPS,
+	{ "max-qps", 0, QP_OPT_UINT, "N", AT(agent.max_qps), .min = 1, .max = AGENT_MAX_QPS,
+	  .old_short = 'n',
 	  .help = "most QPs registered at once (bounds memory)", .def = "1024" },
 	{ "peer-port", 0, QP_OPT_UINT, "PORT", AT(agent.peer_port), .min = 1, .max = 65535,
 	  .help = "UDP port peer agents listen on (echoes, grants)", .def = "4792" },
@@ -252,13 +245,13 @@ static const struct qp_opt options[] = {
 	{ "wire-rate", 0, QP_OPT_RATE, "RATE", AT(wire_rate_bps), .max = AGENT_MAX_LINK_BPS,
 	  .def = "0", .help = "their line rate: the slowest link their flows cross (0 = the\n"
 		  "device's speed; --enforce tc refuses a device that reports none: virtio,\n"
-		  "many cloud NICs). INT showing a slower hop lowers it for that peer's QPs" },
+		  "many cloud NICs). A lower hop rate in INT lowers it for that peer's QPs" },
 	{ "wire-start", 0, QP_OPT_RATE, "RATE", AT(wire_start_bps), .max = AGENT_MAX_LINK_BPS,
 	  .def = "0",
 	  .help = "their first rate, before any feedback: their frames until qpaced knows\n"
 		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = a quarter of\n"
-		  "the line, so four flows starting together fit it; at least the floor,\n"
-		  "at most the line)" },
+		  "the line, so four flows starting together fit it; raised to the floor,\n"
+		  "cut to the line; below the algorithm's min_rate it is refused at start)" },
 	{ "wire-qdisc", 0, QP_OPT_CHOICE, "keep|replace", AT(wire_qdisc),
 	  .choices = qdisc_policies, .def = "keep",
 	  .help = "--enforce tc needs fq: under the device's mq, or in the place of the\n"
@@ -368,8 +361,8 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 				 (unsigned long long)AGENT_MIN_LINK_BPS,
 				 (unsigned long long)AGENT_MAX_LINK_BPS);
 	if (c->wire_start_bps && c->wire_start_bps < AGENT_MIN_LINK_BPS)
-		return qp_errmsg(-EINVAL, err, errlen, "wire-start: %llu bit/s: 0 (the line "
-				 "rate) or %llu..%llu", (unsigned long long)c->wire_start_bps,
+		return qp_errmsg(-EINVAL, err, errlen, "wire-start: %llu bit/s: 0 (a quarter of the "
+				 "line) or %llu..%llu", (unsigned long long)c->wire_start_bps,
 				 (unsigned long long)AGENT_MIN_LINK_BPS,
 				 (unsigned long long)AGENT_MAX_LINK_BPS);
 	if (c->wire_catchup_pct && c->wire_catchup_pct < WIRE_CATCHUP_MIN)
@@ -380,6 +373,9 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 		return qp_errmsg(-EINVAL, err, errlen, "wire-used: %llu%%: 0 (off) or %u..1000 "
 				 "(below, a flow paced at its rate could hardly grow)",
 				 (unsigned long long)c->wire_used_pct, WIRE_USED_MIN_PCT);
+	if (c->ecn_mark && c->enforce == QPACED_ENFORCE_OFF)
+		return qp_errmsg(-EINVAL, err, errlen, "ecn-mark: the egress program marks: needs "
+				 "enforce observe or tc");
 	if (c->metrics_port && c->metrics_port == c->fb_port && c->metrics_ip == c->fb_ip)
 		return qp_errmsg(-EINVAL, err, errlen, "metrics: same address as feedback");
 	return 0;

@@ -363,7 +363,7 @@ int qpaced_run(struct qpaced *d)
 	qpaced_log(AGENT_LOG_INFO, "pid %d: feedback %s, control %s, metrics %s, rate "
 		   "table %s, cc %s, credits %s, auth %s (sender 0x%08x), max %u QPs",
 		   (int)getpid(), fb, d->cfg.socket, d->cfg.metrics_port ? m : "off",
-		   d->cfg.rate_table, d->cfg.cc, d->cfg.agent.credits ? "ia" : "none",
+		   d->cfg.rate_table, d->cfg.cc, d->cfg.agent.credits ? "ia" : "off",
 		   d->cfg.agent.have_key ? "siphash" : "off", d->cfg.agent.sender_id,
 		   d->cfg.agent.max_qps);
 	/* What paces an unmodified program's QP (docs/enforce.md): in observe mode, nothing. */

@@ -45,6 +45,7 @@
 #include "daemon_priv.h"
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "qpace/units.h"
 #include "wire_addr.h"
 #include "wire_credit.h"
 #include "wire_rate.h"
@@ -680,10 +681,8 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		    (int)sizeof(pin_dir))
 		return qp_errmsg(-ENAMETOOLONG, err, errlen, "--bpf-pin '%s': too long",
 				 d->cfg.bpf_pin);
-	if (d->cfg.enforce == QPACED_ENFORCE_OFF)
-		return d->cfg.ecn_mark ? qp_errmsg(-EINVAL, err, errlen, "--ecn-mark: the egress "
-						   "program marks: needs --enforce observe|tc")
-		       : d->cfg.dev[0] ? remove_left(d, pin_dir, err, errlen) : 0;
+	if (d->cfg.enforce == QPACED_ENFORCE_OFF)   /* ecn-mark: qpaced_config_finish */
+		return d->cfg.dev[0] ? remove_left(d, pin_dir, err, errlen) : 0;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return qp_errmsg(-ENOMEM, err, errlen, "out of memory");
@@ -733,8 +732,20 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	 * once, stamped before any feedback is back, and three flows starting at the line
 	 * filled a 128 KiB buffer (docs/enforce.md) */
 	t->start_bps = start_of(d, t->line_bps);
+	if (d->cfg.wire_start_bps && t->start_bps != d->cfg.wire_start_bps) {
+		char a[32], b[32];
+
+		qpaced_log(AGENT_LOG_WARN, "--wire-start %s: flows on %s start at %s (%s)",
+			   qp_fmt_rate(d->cfg.wire_start_bps, a, sizeof(a)), t->dev,
+			   qp_fmt_rate(t->start_bps, b, sizeof(b)), t->start_bps == t->line_bps ?
+			   "the line rate" : "the floor, see --wire-timeout");
+	}
 	{
 		char p[AGENT_PARAMS_MAX];
+		struct cc_path path = { .line_bps = t->line_bps,
+					.base_rtt_ns = qpaced_wire_rtt(d, t->line_bps),
+					.mtu_bytes = (uint32_t)d->cfg.wire_mtu };
+		struct cc *probe;
 
 		if (wire_start_params(cc_find(d->cfg.cc), d->cfg.cc_params, t->start_bps, p,
 				      sizeof(p)))
@@ -742,6 +753,14 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 					 "init_rate=%llu added for QPs from the wire (%u "
 					 "characters at most)", d->cfg.cc_params,
 					 (unsigned long long)t->start_bps, AGENT_PARAMS_MAX - 1);
+		/* the algorithm's own checks of that start on this line (init_rate at least
+		 * its min_rate: refused, not raised unsaid), now rather than at each flow's
+		 * registration */
+		probe = cc_create(d->cfg.cc, &path, p, 0, msg, sizeof(msg));
+		if (!probe)
+			return qp_errmsg(-EINVAL, err, errlen, "--wire-start with --cc %s on %s's "
+					 "line rate: %s", d->cfg.cc, t->dev, msg);
+		cc_destroy(probe);
 	}
 	rc = qp_tc_open_pinned(&t->prog, pin_dir, msg, sizeof(msg));
 	if (rc)

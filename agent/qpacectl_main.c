@@ -29,18 +29,39 @@ struct command {
 	int (*fn)(int argc, char **argv);
 	const char *args;
 	const char *description;
+	unsigned bit;                /* its rows of cmd_opts (0: it takes none) */
 };
+
+enum { C_TOP = 1, C_LIST = 2, C_SHOW = 4, C_STATUS = 8 };
 
 static const struct command *commands(void);
 
+#define HEAD "usage: qpacectl [--socket PATH] COMMAND [ARGS]\n\n"                            \
+	"Look at and steer the qpace agent (qpaced) through its control socket. The socket\n" \
+	"defaults to $" CTL_SOCKET_ENV ", else " CTL_DEFAULT_SOCKET ".\n\n"
+
+static const struct qp_opt global_opts[] = {
+	{ "socket", 0, QP_OPT_STR, "PATH", .off = 0, .size = sizeof(const char *),
+	  .old_short = 's', .help = "the agent's control socket" },
+	QP_OPT_STD_ROWS,
+};
+#define NGLOBAL (sizeof(global_opts) / sizeof(global_opts[0]))
+
+static void algorithms(FILE *f, const char *name)
+{
+	(void)name;
+	cc_help_algorithms(f, "qpaced");
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s [--socket PATH] COMMAND [ARGS]\n\n"
-		   "Look at and steer the qpace agent (qpaced). The socket defaults to $%s,\n"
-		   "else %s.\n\ncommands:\n", prog, CTL_SOCKET_ENV, CTL_DEFAULT_SOCKET);
+	fputs(HEAD "options:\n", f);
+	qp_opt_usage(f, global_opts, NGLOBAL, 0);
+	fputs("\ncommands:\n", f);
 	for (const struct command *c = commands(); c->name; c++)
 		fprintf(f, "  %-6s %-28s %s\n", c->name, c->args, c->description);
-	cc_help_algorithms(f, "qpaced");
+	fputc('\n', f);
+	algorithms(f, prog);
 }
 
 static int fail(const char *fmt, const char *arg)
@@ -48,7 +69,14 @@ static int fail(const char *fmt, const char *arg)
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
-	return 1;
+	return QP_EXIT_FAIL;
+}
+
+/* A command given wrong: the message, and the usage status. */
+static int usage_fail(const char *fmt, const char *arg)
+{
+	fail(fmt, arg);
+	return QP_EXIT_USAGE;
 }
 
 /* ---- talking to the agent ---- */
@@ -112,15 +140,13 @@ static int parse_qpn(const char *s, uint32_t *qpn)
 	errno = 0;
 	v = strtoul(s, &end, 0);
 	if (!*s || *end || errno || v > QP_RATE_QPN_MAX)
-		return fail("\"%s\" is not a QPN (0..0xffffff, decimal or 0x hex)", s);
+		return usage_fail("\"%s\" is not a QPN (0..0xffffff, decimal or 0x hex)", s);
 	*qpn = (uint32_t)v;
 	return 0;
 }
 
 /* ---- each command's options: one table, a row per option with the commands it belongs to
  * (qpace/opt.h) ---- */
-
-enum { C_TOP = 1, C_LIST = 2, C_SHOW = 4, C_STATUS = 8 };
 
 struct cmd_opts {
 	bool json, help;
@@ -149,11 +175,12 @@ static int opt_sort(const struct qp_opt *opt, void *conf, const char *v, char *e
 static const struct qp_opt cmd_opts[] = {
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .cmds = C_LIST | C_SHOW | C_STATUS,
 	  .help = "JSON instead of text" },
-	{ "sort", 'o', QP_OPT_FN, "[+|-]KEY", .fn = opt_sort, .cmds = C_TOP,
+	{ "sort", 0, QP_OPT_FN, "[+|-]KEY", .fn = opt_sort, .cmds = C_TOP,
+	  .old_short = 'o',
 	  .help = "sort by this column, descending (+KEY: ascending)", .def = "rate" },
-	{ "delay", 'd', QP_OPT_TIME, "S", AT(interval_ns), .min = 100 * QP_NS_PER_MS,
+	{ "delay", 0, QP_OPT_TIME, "S", AT(interval_ns), .min = 100 * QP_NS_PER_MS,
 	  .max = 3600 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S, .cmds = C_TOP,
-	  .help = "seconds between refreshes", .def = "1" },
+	  .old_short = 'd', .help = "seconds between refreshes", .def = "1" },
 	{ "iterations", 'n', QP_OPT_UINT, "N", AT(iterations), .min = 1, .max = 1000000000,
 	  .cmds = C_TOP, .help = "refresh N times, then exit (default: until q; one snapshot\n"
 				 "when not a terminal)" },
@@ -228,9 +255,9 @@ static int cmd_list(int argc, char **argv)
 	int rc;
 
 	if (first <= 0)
-		return first < 0;
+		return first < 0 ? QP_EXIT_USAGE : QP_EXIT_OK;
 	if (first != argc)
-		return fail("list takes no arguments besides -j (got \"%s\")", argv[first]);
+		return usage_fail("list takes no arguments besides -j (got \"%s\")", argv[first]);
 	if (!(c = connect_agent()))
 		return 1;
 	rc = call(c, &req, &vs);
@@ -267,11 +294,13 @@ static int cmd_show(int argc, char **argv)
 	int rc;
 
 	if (first <= 0)
-		return first < 0;
+		return first < 0 ? QP_EXIT_USAGE : QP_EXIT_OK;
 	if (argc - first != 1)
-		return fail("usage: show QPN [-j]%s", "");
-	if (parse_qpn(argv[first], &req.u.qpn) || !(c = connect_agent()))
-		return 1;
+		return usage_fail("usage: show QPN [-j]%s", "");
+	if ((rc = parse_qpn(argv[first], &req.u.qpn)))
+		return rc;
+	if (!(c = connect_agent()))
+		return QP_EXIT_FAIL;
 	rc = call(c, &req, &vs);
 	ctl_client_close(c);
 	if (!rc && vs.n == 1) {
@@ -299,9 +328,9 @@ static int cmd_status(int argc, char **argv)
 	int rc;
 
 	if (first <= 0)
-		return first < 0;
+		return first < 0 ? QP_EXIT_USAGE : QP_EXIT_OK;
 	if (first != argc)
-		return fail("status takes no arguments besides -j%s", "");
+		return usage_fail("status takes no arguments besides -j%s", "");
 	if (!(c = connect_agent()))
 		return 1;
 	rc = call(c, &req, &vs);
@@ -324,22 +353,23 @@ static int cmd_set(int argc, char **argv)
 	struct ctl_client *c;
 	int rc;
 
-	if (argc < 4 || parse_qpn(argv[1], &s->qpn))
-		return argc < 4 ? fail("usage: set QPN rate R|auto, or set QPN algo A [PARAMS]%s",
-				       "") : 1;
+	if (argc < 4)
+		return usage_fail("usage: set QPN rate R|auto, or set QPN algo A [PARAMS]%s", "");
+	if ((rc = parse_qpn(argv[1], &s->qpn)))
+		return rc;
 	if (strcmp(argv[2], "rate") == 0 && argc == 4) {
 		s->what = CTL_SET_RATE;
 		if (strcmp(argv[3], "auto") != 0 && (qp_parse_rate(argv[3], &s->rate_bps) ||
 						      !s->rate_bps))
-			return fail("\"%s\" is not a rate (e.g. 2.5G, 800M) or auto", argv[3]);
+			return usage_fail("\"%s\" is not a rate (e.g. 2.5G, 800M) or auto", argv[3]);
 	} else if (strcmp(argv[2], "algo") == 0 && argc <= 5) {
 		s->what = CTL_SET_ALGO;
 		if (snprintf(s->algo, sizeof(s->algo), "%s", argv[3]) >= (int)sizeof(s->algo) ||
 		    (argc == 5 && snprintf(s->params, sizeof(s->params), "%s", argv[4]) >=
 					  (int)sizeof(s->params)))
-			return fail("algorithm name or parameters too long: \"%s\"", argv[3]);
+			return usage_fail("algorithm name or parameters too long: \"%s\"", argv[3]);
 	} else {
-		return fail("set: \"%s\" is neither rate R|auto nor algo A [PARAMS]", argv[2]);
+		return usage_fail("set: \"%s\" is neither rate R|auto nor algo A [PARAMS]", argv[2]);
 	}
 	if (!(c = connect_agent()))
 		return 1;
@@ -447,10 +477,10 @@ static int cmd_top(int argc, char **argv)
 	int rc = 0;
 
 	if (first <= 0)
-		return first < 0;
+		return first < 0 ? QP_EXIT_USAGE : QP_EXIT_OK;
 	if (first != argc)
-		return fail("top: unexpected argument \"%s\" (-o [+|-]KEY, -d SECONDS, -n COUNT)",
-			    argv[first]);
+		return usage_fail("top: unexpected argument \"%s\" (--sort [+|-]KEY, --delay "
+				  "SECONDS, -n COUNT)", argv[first]);
 	sort_field = opts.sort;
 	sort_desc = opts.desc;
 	if (!tty && iterations < 0)
@@ -502,13 +532,13 @@ static int cmd_help(int argc, char **argv)
 }
 
 static const struct command command_table[] = {
-	{ "top", cmd_top, "[-o [+|-]KEY] [-d S] [-n N]",
-	  "live per-QP table, sorted by a column (a snapshot when not a terminal)" },
-	{ "list", cmd_list, "[-j]", "every QP: table, or JSON with -j" },
-	{ "show", cmd_show, "QPN [-j]", "one QP, every field" },
+	{ "top", cmd_top, "[--sort [+|-]KEY] [--delay S] [-n N]",
+	  "live per-QP table, sorted by a column (a snapshot when not a terminal)", C_TOP },
+	{ "list", cmd_list, "[-j]", "every QP: table, or JSON with -j", C_LIST },
+	{ "show", cmd_show, "QPN [-j]", "one QP, every field", C_SHOW },
 	{ "set", cmd_set, "QPN rate R|auto", "manual rate (auto: back to the algorithm)" },
 	{ "", cmd_set, "QPN algo A [PARAMS]", "switch the QP's algorithm" },
-	{ "status", cmd_status, "[-j]", "agent counters and feedback delay" },
+	{ "status", cmd_status, "[-j]", "agent counters and feedback delay", C_STATUS },
 	{ "help", cmd_help, "", "this text" },
 	{ .name = NULL },
 };
@@ -518,35 +548,58 @@ static const struct command *commands(void)
 	return command_table;
 }
 
-static const struct qp_opt global_opts[] = {
-	{ "socket", 's', QP_OPT_STR, "PATH", .off = 0, .size = sizeof(const char *),
-	  .help = "the agent's control socket" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
-};
+
+/* The manual page: the global options, then each command with its own. */
+static void man_page(void)
+{
+	struct qp_opt_cmd cmds[16];
+	size_t n = 0;
+
+	for (const struct command *c = commands(); c->name && n < 16; c++)
+		cmds[n++] = (struct qp_opt_cmd){
+			.name = c->name[0] ? c->name : "set", .args = c->args,
+			.summary = c->description, .t = c->bit ? cmd_opts : NULL,
+			.n = c->bit ? NCMD_OPTS : 0, .bit = c->bit };
+	const struct qp_opt_prog p = {
+		.name = prog, .purpose = "look at and steer the qpace agent", .head = HEAD,
+		.t = global_opts, .n = NGLOBAL, .cmds = cmds, .ncmds = n, .more = algorithms,
+		.files = CTL_DEFAULT_SOCKET "\tqpaced's control socket (qpaced --socket)",
+		.see_also = "qpaced(1), qpace-bench(1)",
+	};
+	qp_opt_man(stdout, &p);
+}
 
 int main(int argc, char **argv)
 {
-	const struct qp_opt_spec spec = { global_opts, 2, 0, true };
+	const struct qp_opt_spec spec = { global_opts, NGLOBAL, 0, true };
 	char err[300];
 	uint64_t seen;
 	int i = qp_opt_parse(&spec, argc, argv, &sock_path, &seen, err, sizeof(err));
 
 	if (i < 0) {
 		qp_opt_fail(prog, err);
-		return 1;
+		return QP_EXIT_USAGE;
 	}
-	if (seen & 2) {
+	if (qp_opt_seen(global_opts, NGLOBAL, seen, "help")) {
 		usage(stdout);
-		return 0;
+		return QP_EXIT_OK;
+	}
+	if (qp_opt_seen(global_opts, NGLOBAL, seen, "version")) {
+		qp_opt_version(stdout, prog);
+		return QP_EXIT_OK;
+	}
+	if (qp_opt_seen(global_opts, NGLOBAL, seen, "help-man")) {
+		man_page();
+		return QP_EXIT_OK;
 	}
 	if (i >= argc) {
 		usage(stderr);
-		return 1;
+		return QP_EXIT_USAGE;
 	}
 	for (const struct command *c = commands(); c->name; c++)
 		if (c->name[0] && strcmp(c->name, argv[i]) == 0)
 			return c->fn(argc - i, argv + i);
 	fprintf(stderr, "%s: unknown command \"%s\"\n", prog, argv[i]);
 	usage(stderr);
-	return 1;
+	return QP_EXIT_USAGE;
 }

@@ -134,6 +134,18 @@ int bench_conf_parse(struct bench_conf *c, unsigned cmd, int argc, char **argv, 
 		     size_t errlen);
 void bench_usage(FILE *out, const char *prog);
 void bench_cmd_usage(FILE *out, const char *prog, unsigned cmd);
+/* The options before a COMMAND: --help and its kin. */
+struct qp_opt;
+const struct qp_opt *bench_global_opts(size_t *n);
+/* The manual page: the global options, then every command with its options (qpace/opt.h,
+ * qp_opt_man). */
+void bench_man(FILE *out, const char *prog);
+/* The option tables of topo, run and reproduce (for the manual page); topo's as one
+ * command a KIND ("topo star", ...) into @out, at most @max: how many. */
+struct qp_opt_cmd;
+size_t bench_topo_man_cmds(struct qp_opt_cmd *out, size_t max);
+const struct qp_opt *bench_netrun_opts(size_t *n);
+const struct qp_opt *bench_repro_opts(size_t *n);
 const char *bench_cmd_name(unsigned cmd);
 unsigned bench_cmd_find(const char *name);   /* 0 when unknown */
 
@@ -143,20 +155,23 @@ int bench_perf(const struct bench_conf *c);      /* write_bw, send_bw, write_lat
 int bench_incast(const struct bench_conf *c);
 int bench_compare(const struct bench_conf *c);
 int bench_sweep(const struct bench_conf *c);
-/* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status. */
+/* qpace-bench topo KIND [options]: @argv[0] is "topo". Returns the exit status
+ * (QP_EXIT_USAGE for a bad option, QP_EXIT_FAIL when the file cannot be written). */
 int bench_topo(const char *prog, int argc, char **argv);
 /* A generator's parameters from "KIND:KEY=VALUE,..." (the keys and checks of `topo KIND`'s
  * options); @buf (copied into) holds the text string values point to. 0 or -EINVAL. */
 struct topogen_params;
 int bench_topo_gen_parse(const char *spec, struct topogen_params *p, char *buf, size_t buflen,
 			 char *err, size_t errlen);
-/* qpace-bench run [options]: a topology + workload in virtual time (netrun_cmd.c). */
+/* qpace-bench run [options]: a topology + workload in virtual time (netrun_cmd.c). Returns
+ * the exit status (QP_EXIT_USAGE for a bad option). */
 int bench_netrun(const char *prog, int argc, char **argv);
 /* `run --huge-pages on` (thp.c): this process again, as @argv0 and @argv[0..@argc), with
  * glibc's heap on transparent huge pages. Returns only where it is not done: NULL when
  * the heap has them already, else why they cannot be had. */
 const char *bench_thp_reexec(const char *argv0, int argc, char **argv);
-/* qpace-bench reproduce NAME [options]: @argv[0] is "reproduce". Returns the exit status. */
+/* qpace-bench reproduce NAME [options]: @argv[0] is "reproduce". Returns the exit status
+ * (QP_EXIT_USAGE for a bad option or NAME). */
 int bench_reproduce(const char *prog, int argc, char **argv);
 
 #endif

@@ -240,9 +240,63 @@ unsigned bench_cmd_find(const char *name)
 	return 0;
 }
 
+#define HEAD "usage: qpace-bench COMMAND [options] [server]\n"                               \
+	"       qpace-bench --help | --version | --help-params ALGO|all|list\n\n"
+
+#define HEAD_TEXT                                                                           \
+	"perftest's rule holds: give the server and the client the same options;\n"          \
+	"the client names the server last. `qpace-bench COMMAND --help` lists the options.\n" \
+	"Example, 16 senders to 1 through a 250 Mb/s switch port with HPCC and IA credits:\n" \
+	"  qpace-bench incast -N 16 -s 256K --cc hpcc --credits ia\n"
+
+static const struct qp_opt global_opts[] = {
+	QP_OPT_STD_ROWS,
+	/* read before the table (cc_help_params_main); a row for --help and the page */
+	{ "help-params", 0, QP_OPT_HELP, "ALGO|all|list [--format text|md]",
+	  .help = "an algorithm's parameters (for --cc-params), every one's, or the names" },
+};
+#define NGLOBAL (sizeof(global_opts) / sizeof(global_opts[0]))
+
+const struct qp_opt *bench_global_opts(size_t *n)
+{
+	*n = NGLOBAL;
+	return global_opts;
+}
+
+void bench_man(FILE *out, const char *prog)
+{
+	struct qp_opt_cmd cmds[NCMDS + 16];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NCMDS; i++) {
+		const struct bench_cmd_row *r = &bench_cmds[i];
+		struct qp_opt_cmd *c = &cmds[n++];
+
+		*c = (struct qp_opt_cmd){ .name = r->name, .args = r->args, .summary = r->summary,
+					  .t = bench_opts, .n = NOPTS, .bit = r->cmd };
+		if (r->cmd == CMD_TOPO) {    /* its options: under each KIND */
+			c->t = NULL;
+			n += bench_topo_man_cmds(&cmds[n], sizeof(cmds) / sizeof(cmds[0]) - n);
+		}
+		if (r->cmd == CMD_NETRUN)
+			c->t = bench_netrun_opts(&c->n), c->bit = 0;
+		if (r->cmd == CMD_REPRO)
+			c->t = bench_repro_opts(&c->n), c->bit = 0;
+	}
+	const struct qp_opt_prog p = {
+		.name = prog, .purpose = "RDMA benchmarks and incasts through qpace's switch",
+		.head = HEAD "Benchmarks in perftest's words (write_bw, send_bw, write_lat), incasts\n"
+			"through qpace-switch in real or virtual time, topologies, workload runs\n"
+			"and the source papers' experiments.\n\n" HEAD_TEXT,
+		.t = global_opts, .n = NGLOBAL, .cmds = cmds, .ncmds = n, .more = cc_help_algorithms,
+		.see_also = "qpace-switch(1), qpaced(1), qpacectl(1), ib_write_bw(1)",
+	};
+	qp_opt_man(out, &p);
+}
+
 void bench_usage(FILE *out, const char *prog)
 {
-	fprintf(out, "usage: %s COMMAND [options] [server]\n\n", prog);
+	fputs(HEAD, out);
 	for (size_t i = 0; i < NCMDS; i++) {
 		fprintf(out, "  %-10s ", bench_cmds[i].name);
 		for (const char *h = bench_cmds[i].summary; *h; h++) {
@@ -253,10 +307,9 @@ void bench_usage(FILE *out, const char *prog)
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nperftest's rule holds: give the server and the client the same options;\n"
-		"the client names the server last. `%s COMMAND --help` lists the options.\n"
-		"Example, 16 senders to 1 through a 250 Mb/s switch port with HPCC and IA credits:\n"
-		"  %s incast -N 16 -s 256K --cc hpcc --credits ia\n", prog, prog);
+	fputs("\noptions:\n", out);
+	qp_opt_usage(out, global_opts, NGLOBAL, 0);
+	fputs("\n" HEAD_TEXT, out);
 	cc_help_algorithms(out, prog);
 }
 

@@ -45,6 +45,11 @@
 #define NETRUN_DEFAULT_UNTIL_NS (10 * QP_NS_PER_S)
 #define NETRUN_DEFAULT_SAMPLE_NS QP_NS_PER_MS
 #define NETRUN_MAX_CDF_DIRS 4
+/* Where an installed qpace-bench finds its CDFs: DATADIR/qpace/cdf, which `make install`
+ * fills; the Makefile gives it for the objects that use it. */
+#ifndef QPACE_CDF_DIR
+#define QPACE_CDF_DIR "/usr/local/share/qpace/cdf"
+#endif
 #define NETRUN_MAX_CDFS 16            /* distinct CDFs a workload names */
 #define NETRUN_NAME 48                /* "SWITCH:PORT" */
 
@@ -68,7 +73,7 @@ struct netrun_conf {
 	bool no_plots, progress, verbose;
 	bool end_with_finite;         /* stop when every flow that can finish has finished:
 				       * bytes=forever flows (background) end there, unfinished */
-	bool icrc_skip;               /* --icrc skip (sim_conf.icrc_skip): named in the report */
+	bool icrc_skip;               /* --icrc off (sim_conf.icrc_skip): named in the report */
 	unsigned lanes, threads;      /* sim_conf.split (lanes 2) and .threads; 0: 1 */
 };
 

@@ -26,7 +26,7 @@ struct netrun_cli {
 };
 
 static const char *const clock_names[] = { "virtual", "real", NULL };
-static const char *const icrc_names[] = { "on", "skip", NULL };
+static const char *const icrc_names[] = { "on", "off", NULL };
 static const char *const huge_names[] = { "off", "on", NULL };
 
 static int opt_gen(const struct qp_opt *o, void *conf, const char *v, char *err, size_t len)
@@ -44,7 +44,8 @@ static int opt_gen(const struct qp_opt *o, void *conf, const char *v, char *err,
 #define NUM(lo, hi) .min = (lo), .max = (hi)
 
 static const struct qp_opt run_opts[] = {
-	{ "topo", 't', QP_OPT_STR, "FILE", AT(c.topo_file),
+	{ "topo", 0, QP_OPT_STR, "FILE", AT(c.topo_file),
+	  .old_short = 't',
 	  .help = "a topology file, as qpace-switch -c FILE loads it; a host on\n"
 		  "every udp/vxlan/packet port, numbered in file order" },
 	{ "gen", 'g', QP_OPT_FN, "KIND:K=V,..", .fn = opt_gen,
@@ -55,7 +56,8 @@ static const struct qp_opt run_opts[] = {
 		  "intersite, incast, long, staged" },
 	{ "cdf-dir", 0, QP_OPT_STR, "DIR", AT(cdf_dir),
 	  .help = "where cdf=NAME is looked up first (then sim/cdf beside\n"
-		  "this program's source tree, then ./sim/cdf)" },
+		  "this program's source tree, then " QPACE_CDF_DIR ",\n"
+		  "then ./sim/cdf)" },
 	{ "cc", 0, QP_OPT_STR, "ALGO[+ia]", AT(c.algo),
 	  .help = "the senders' congestion control; +ia adds IA credits", .def = "hpcc" },
 	{ "cc-params", 0, QP_OPT_STR, "K=V,..", AT(c.cc_params),
@@ -66,21 +68,20 @@ static const struct qp_opt run_opts[] = {
 	{ "clock", 0, QP_OPT_CHOICE, "virtual", AT(clock), .choices = clock_names,
 	  .help = "virtual only: a real-time switch process runs one star; a\n"
 		  "fabric of many switches and hosts runs here", .def = "virtual" },
-	{ "icrc", 0, QP_OPT_CHOICE, "on|skip", AT(icrc), .choices = icrc_names,
-	  .help = "skip: no frame's ICRC computed or checked, hosts or switches\n"
+	{ "icrc", 0, QP_OPT_CHOICE, "on|off", AT(icrc), .choices = icrc_names,
+	  .help = "off: no frame's ICRC computed or checked, hosts or switches\n"
 		  "(it guards a real wire; the report says so; refused where a\n"
 		  "link corrupts frames)", .def = "on" },
 	{ "huge-pages", 0, QP_OPT_CHOICE, "on|off", AT(huge), .choices = huge_names,
 	  .help = "on: malloc's heap on transparent huge pages (glibc's\n"
 		  "hugetlb tunable; the process runs itself again with it):\n"
-		  "1.13-1.16x less CPU on the 128-host leaf-spine for 1.16-\n"
-		  "1.26x the memory; nothing on small fabrics; 1.57x the\n"
-		  "memory for 10,000 flows; the outputs the same to the byte",
+		  "less CPU on large fabrics for more memory, nothing on small\n"
+		  "ones (docs/figures.md); the outputs the same to the byte",
 	  .def = "off" },
 	{ "lanes", 0, QP_OPT_UINT, "1|2", AT(lanes), NUM(1, 2),
 	  .help = "2: the hosts in one lane, the switches in another, meeting\n"
 		  "every lookahead (the smallest host-link delay), each lane on\n"
-		  "a thread of its own: 2x faster on 2 cores at scale.\n"
+		  "a thread of its own, so a large run uses two cores.\n"
 		  "Another order of the same events than one lane's, so its own\n"
 		  "bytes, the same for any machine and --threads",
 	  .def = "1" },
@@ -127,14 +128,20 @@ static void usage(FILE *f, const char *prog)
 		"  printf 'poisson cdf=websearch load=0.5 duration=50ms\\n' > ws.wl\n"
 		"  %s run --gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G \\\n"
 		"      --workload ws.wl --cc hpcc --lanes 2 -o results/ws\n"
-		"(--lanes 2: the hosts on one core, the switches on the other, in about half the\n"
-		"wall time of one lane.)\n"
+		"(--lanes 2: the hosts on one core, the switches on the other.)\n"
 		"The generated topology is written to results/ws/topology.topo: qpace-switch -c\n"
 		"loads it as it is (real time runs it with hosts of your own).\n\n", prog);
 	cc_help_algorithms(f, prog);
 }
 
-/* sim/cdf of the source tree this program was built in (build/bin/PROG -> ../../sim/cdf). */
+const struct qp_opt *bench_netrun_opts(size_t *n)
+{
+	*n = NOPTS;
+	return run_opts;
+}
+
+/* sim/cdf of the source tree this program was built in (build/bin/PROG -> ../../sim/cdf),
+ * then the installed data, then ./sim/cdf. */
 static void default_cdf_dirs(struct netrun_cli *cl, char *buf, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 32);
@@ -151,6 +158,7 @@ static void default_cdf_dirs(struct netrun_cli *cl, char *buf, size_t len)
 				cl->c.cdf_dirs[cl->c.ncdf_dirs++] = buf;
 		}
 	}
+	cl->c.cdf_dirs[cl->c.ncdf_dirs++] = QPACE_CDF_DIR;
 	cl->c.cdf_dirs[cl->c.ncdf_dirs++] = "sim/cdf";
 }
 
@@ -159,33 +167,41 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	static struct netrun_cli cl;   /* gen_buf and the paths outlive the parse */
 	char where[64], err[1024], exe[PATH_MAX];
 	struct netrun_result r;
+	uint64_t seen;
 	int first;
 
 	snprintf(where, sizeof(where), "%s run", prog);
 	memset(&cl, 0, sizeof(cl));
 	netrun_conf_defaults(&cl.c);
 	if (qp_opt_defaults(run_opts, NOPTS, 0, &cl, err, sizeof(err)))
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	const struct qp_opt_spec spec = { run_opts, NOPTS, 0, false };
-	first = qp_opt_parse(&spec, argc, argv, &cl, NULL, err, sizeof(err));
+	first = qp_opt_parse(&spec, argc, argv, &cl, &seen, err, sizeof(err));
 	if (first < 0)
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	if (cl.help) {
 		usage(stdout, prog);
-		return 0;
+		return QP_EXIT_OK;
 	}
 	if (first < argc) {
 		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[first]);
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	}
 	if (cl.clock != 0)
 		return qp_opt_fail(where, "--clock 'real': runs on topologies are virtual time "
 				   "only (a real-time switch process with emulated hosts is one "
-				   "star: qpace-bench incast); accepted: virtual"), 1;
+				   "star: qpace-bench incast); accepted: virtual"), QP_EXIT_USAGE;
 	if (!cl.c.topo_file == !cl.c.gen)
-		return qp_opt_fail(where, "give one topology: --topo FILE or --gen KIND:K=V,.."), 1;
+		return qp_opt_fail(where, "give one topology: --topo FILE or --gen KIND:K=V,.."),
+		       QP_EXIT_USAGE;
 	if (!cl.c.workload_file)
-		return qp_opt_fail(where, "--workload FILE is needed (docs/workloads.md)"), 1;
+		return qp_opt_fail(where, "--workload FILE is needed (docs/workloads.md)"),
+		       QP_EXIT_USAGE;
+	if (cl.threads > cl.lanes && qp_opt_seen(run_opts, NOPTS, seen, "threads")) {
+		snprintf(err, sizeof(err), "--threads '%llu': at most one a lane (--lanes %llu)",
+			 (unsigned long long)cl.threads, (unsigned long long)cl.lanes);
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
+	}
 	if (cl.huge) {
 		const char *why = bench_thp_reexec(prog, argc, argv);   /* returns when not done */
 		if (why)
@@ -197,6 +213,7 @@ int bench_netrun(const char *prog, int argc, char **argv)
 	cl.c.progress = !cl.no_progress;
 	cl.c.icrc_skip = cl.icrc == 1;
 	cl.c.lanes = (unsigned)cl.lanes;
+	/* the default (2) is one a lane: one with --lanes 1 */
 	cl.c.threads = (unsigned)(cl.threads < cl.lanes ? cl.threads : cl.lanes);
 	default_cdf_dirs(&cl, exe, sizeof(exe));
 	if (cl.c.out_dir && mkdir(cl.c.out_dir, 0777) && errno != EEXIST) {

@@ -69,7 +69,7 @@ static void out_body(struct qp_out *o, const struct netrun_result *r)
 	qp_out_bool(o, "all_finished", r->all_finished);
 	qp_out_str(o, "clock", "virtual");
 	if (r->icrc_skip)   /* only then: the default run's report stays as it was */
-		qp_out_str(o, "icrc", "skipped: no frame's ICRC computed or checked (--icrc skip)");
+		qp_out_str(o, "icrc", "skipped: no frame's ICRC computed or checked (--icrc off)");
 	if (r->lanes > 1)     /* likewise */
 		qp_out_u64(o, "lanes", r->lanes);
 	qp_out_u64(o, "events", r->events);

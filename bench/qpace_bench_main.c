@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* qpace-bench: perftest-style benchmarks plus one-command incast. The subcommand table in
- * bench/cli.c generates the usage; each subcommand parses its options from one table. */
+ * bench/cli.c generates the usage and the manual page; each subcommand parses its options
+ * from one table. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,20 +24,41 @@ int main(int argc, char **argv)
 	struct bench_conf c;
 	char err[512];
 	unsigned cmd;
+	size_t nglobal;
+	const struct qp_opt *global_opts = bench_global_opts(&nglobal);
 	int rc = cc_help_params_main(prog, argc, argv, stdout, stderr);
 
 	if (rc >= 0)
-		return rc;
-	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
+		return rc ? QP_EXIT_USAGE : QP_EXIT_OK;
+	if (argc < 2 || !strcmp(argv[1], "help")) {
 		bench_usage(argc < 2 ? stderr : stdout, prog);
-		return argc < 2 ? 1 : 0;
+		return argc < 2 ? QP_EXIT_USAGE : QP_EXIT_OK;
+	}
+	if (argv[1][0] == '-') {     /* --help, --version, --help-man: nothing after them */
+		const struct qp_opt_spec spec = { global_opts, nglobal, 0, true };
+		uint64_t seen;
+		char *none = NULL;
+
+		rc = qp_opt_parse(&spec, 2, argv, &none, &seen, err, sizeof(err));
+		if (rc < 0 || argc > 2) {
+			if (rc >= 0)
+				snprintf(err, sizeof(err), "unexpected argument '%s'", argv[2]);
+			qp_opt_fail(prog, err);
+			return QP_EXIT_USAGE;
+		}
+		if (qp_opt_seen(global_opts, nglobal, seen, "version"))
+			qp_opt_version(stdout, prog);
+		else if (qp_opt_seen(global_opts, nglobal, seen, "help-man"))
+			bench_man(stdout, prog);
+		else
+			bench_usage(stdout, prog);
+		return QP_EXIT_OK;
 	}
 	cmd = bench_cmd_find(argv[1]);
 	if (!cmd) {
 		fprintf(stderr, "%s: unknown command '%s'\n\n", prog, argv[1]);
 		bench_usage(stderr, prog);
-		return 1;
+		return QP_EXIT_USAGE;
 	}
 	if (cmd == CMD_TOPO)
 		return bench_topo(prog, argc - 1, argv + 1);
@@ -51,11 +73,11 @@ int main(int argc, char **argv)
 
 		snprintf(where, sizeof(where), "%s %s", prog, argv[1]);
 		qp_opt_fail(where, err);
-		return 1;
+		return QP_EXIT_USAGE;
 	}
 	if (c.help) {
 		bench_cmd_usage(stdout, prog, cmd);
-		return 0;
+		return QP_EXIT_OK;
 	}
-	return bench_run[__builtin_ctz(cmd)](&c) ? 1 : 0;
+	return bench_run[__builtin_ctz(cmd)](&c) ? QP_EXIT_FAIL : QP_EXIT_OK;
 }

@@ -215,10 +215,10 @@ int bench_reproduce(const char *prog, int argc, char **argv)
 	snprintf(where, sizeof(where), "%s reproduce", prog);
 	first = qp_opt_parse(&spec, argc, argv, &cli, NULL, err, sizeof(err));
 	if (first < 0)
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	if (cli.help) {
 		usage(stdout, prog);
-		return 0;
+		return QP_EXIT_OK;
 	}
 	if (first != argc - 1) {
 		if (first >= argc)
@@ -228,15 +228,21 @@ int bench_reproduce(const char *prog, int argc, char **argv)
 				 argv[first + 1], argv[first]);
 		qp_opt_fail(where, err);
 		usage(stderr, prog);
-		return 1;
+		return QP_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NEXPS; i++)
 		if (!strcmp(argv[first], repro_exps[i]->name))
-			return run_exp(repro_exps[i], &cli) ? 1 : 0;
+			return run_exp(repro_exps[i], &cli) ? QP_EXIT_FAIL : QP_EXIT_OK;
 	int used = snprintf(err, sizeof(err), "NAME '%s': not one of", argv[first]);
 	for (size_t i = 0; i < NEXPS && used > 0 && (size_t)used < sizeof(err); i++)
 		used += snprintf(err + used, sizeof(err) - (size_t)used, "%s %s", i ? "," : "",
 				 repro_exps[i]->name);
 	qp_opt_fail(where, err);
-	return 1;
+	return QP_EXIT_USAGE;
+}
+
+const struct qp_opt *bench_repro_opts(size_t *n)
+{
+	*n = NOPTS;
+	return repro_opts;
 }

@@ -114,6 +114,7 @@ int repro_mix(struct repro_ctx *ctx, const struct repro_mix_spec *sp,
 		c.gen = sp->gen;
 		c.workload_file = path;
 		c.cdf_dirs[c.ncdf_dirs++] = "sim/cdf";
+		c.cdf_dirs[c.ncdf_dirs++] = QPACE_CDF_DIR;
 		c.algo = s[i].algo;
 		if (s[i].window_pkts)
 			c.window_pkts = s[i].window_pkts;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Issue #16's incast target, both clocks in one run: the 16 -> 1 at 1 Gb/s (the IA-TCP and
+# The real-time incast, both clocks in one run: the 16 -> 1 at 1 Gb/s (the IA-TCP and
 # FFDTCP papers' link rate, 16 x 256 KiB, 5 rounds) in real time, RUNS times per
 # algorithm (hpcc; none with IA credits), the algorithms alternated run by run, and once
 # in virtual time. Per run: goodput (of payload), how many points it is from virtual
@@ -14,8 +14,10 @@
 # (default shm: udp carries half of none+ia's payload, docs/performance.md),
 # RT_INCAST_U (default 11: 8.4 ms, twice a full 512 KiB buffer's drain at 1 Gb/s, where
 # perftest's 14 is 67 ms, longer than a round). Read it on an idle machine: the real-time
-# figures measure the machine as well as the code.
+# figures measure the machine as well as the code. Its figures are also printed as FIGURE
+# lines (bench/figure.sh) for docs/figures.md.
 set -u
+. "$(dirname "$0")/figure.sh"
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
 RUNS=${RT_INCAST_RUNS:-5}
@@ -30,7 +32,7 @@ scen="-N 16 -s 256K -R 5 --rate 1G -u $U -j --no-plots"
 cc_args() { [ "$1" = hpcc ] && echo "--cc hpcc" || echo "--cc none --credits ia"; }
 
 gaps() {   # the machine's own gaps, one line
-	"$BUILD/bin/bench-gaps" -t 2 -j | jq -r '"# machine, a loop that never sleeps (bench-gaps -t 2): " +
+	"$BUILD/bin/bench-gaps" --time 2 -j | tee -a "$tmp/gaps" | jq -r '"# machine, a loop that never sleeps (bench-gaps --time 2): " +
 		([.cpus[] | "cpu \(.cpu) max gap \(.max_gap_ms) ms, \(.gaps_over_2ms) over 2 ms"] |
 		join("; "))'
 }
@@ -72,3 +74,29 @@ done
 awk '{ n[$1]++; if ($4 <= 5 && $4 >= -5) ok[$1]++; if ($5 <= 2) on[$1]++ }
 	END { for (s in n) printf "%s: %d of %d runs within 5 points of virtual time, %d of %d " \
 		"with the loop at most 2 ms late\n", s, ok[s], n[s], on[s], n[s] }' "$tmp/rows" | sort
+
+# The figures (docs/figures.md)
+[ "$TR" = shm ] && [ "$U" = 11 ] || exit 0
+within() { awk -v s="$1" '$1 == s { n++; if ($4 <= 5 && $4 >= -5) ok++ }
+	END { if (n) printf "%d of %d runs", ok, n }' "$tmp/rows"; }
+late() { awk -v s="$1" '$1 == s { n++; if ($5 <= 2) ok++ }
+	END { if (n) printf "%d of %d runs", ok, n }' "$tmp/rows"; }
+range() { awk -v s="$1" '$1 == s { if (n == 0 || $3 < lo) lo = $3; if (n == 0 || $3 > hi) hi = $3; n++ }
+	END { if (n) printf "%.3f-%.3f", lo, hi }' "$tmp/rows"; }
+S="*16 → 1 at 1 Gb/s* in real time (16 × 256 KiB, 5 rounds, shm, -u 11)"
+figure rt.incast.hpcc.goodput "$(range hpcc)" "make bench-rt" \
+	"$S, hpcc: goodput of payload (virtual time: $(cat "$tmp/vg.hpcc"))"
+figure rt.incast.hpcc.within5 "$(within hpcc)" "make bench-rt" \
+	"$S, hpcc: runs within 5 points of virtual time"
+figure rt.incast.hpcc.loop2ms "$(late hpcc)" "make bench-rt" \
+	"$S, hpcc: runs whose event loop was never more than 2 ms late"
+figure rt.incast.none-ia.goodput "$(range none+ia)" "make bench-rt" \
+	"$S, none+ia: goodput of payload (virtual time: $(cat "$tmp/vg.ia"))"
+figure rt.incast.none-ia.within5 "$(within none+ia)" "make bench-rt" \
+	"$S, none+ia: runs within 5 points of virtual time"
+figure rt.incast.none-ia.loop2ms "$(late none+ia)" "make bench-rt" \
+	"$S, none+ia: runs whose event loop was never more than 2 ms late"
+[ -s "$tmp/gaps" ] && figure rt.gaps.max "$(jq -s -r '[.[].cpus[].max_gap_ms] | max |
+	"\(.) ms"' "$tmp/gaps")" "make bench-rt" \
+	"the machine: the longest time a pinned loop that never sleeps was not run (*bench-gaps --time 2*, before and after the incasts, every CPU)"
+exit 0

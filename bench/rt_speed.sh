@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Real-time speed of the soft hosts, both sides of each comparison in one run (issue #16):
+# Real-time speed of the soft hosts, both sides of each comparison in one run:
 #   1. host to host: qpace-soft-bw (two soft hosts in one process, loopback UDP)
 #   2. qpace-bench write_bw --backend soft, server and client processes, through
 #      qpace-switch --star 2 --rate 1G, then --rate 10G; each with the soft hosts'
@@ -18,10 +18,12 @@
 # 128, rxe's; the base keeps its default). RT_TRANSPORTS (default "auto udp"): each
 # write_bw row of this build once per transport: auto = the plain commands, no transport
 # flag on either side (the hosts take the rings the star offers); udp = datagrams
-# (write_bw --transport udp, qpace-switch --shm-offer no); shm = the switch's shm ports
+# (write_bw --transport udp, qpace-switch --shm-offer off); shm = the switch's shm ports
 # (qpace-switch --shm, write_bw --transport shm --shm). A base build gets the plain
-# commands.
+# commands. Each default row's figure is also printed as a FIGURE line (bench/figure.sh)
+# for docs/figures.md: make bench-rt | tee rt.out; sh scripts/figures.sh update rt.out
 set -u
+. "$(dirname "$0")/figure.sh"
 BUILD=${BUILD:-build}
 SIZE=${RT_SIZE:-64K}
 ITERS=${RT_ITERS:-4000}
@@ -55,7 +57,7 @@ one() {
 		swshm="--shm $tmp/ring" shm0="--transport shm --shm $tmp/ring.p0"
 		shm1="--transport shm --shm $tmp/ring.p1" ;;
 	udp)
-		swshm="--shm-offer no" shm0="--transport udp" shm1="--transport udp" ;;
+		swshm="--shm-offer off" shm0="--transport udp" shm1="--transport udp" ;;
 	esac
 	[ -n "$tr" ] && label="$label/$tr"
 	[ -n "${RT_WINDOW:-}" ] && [ "$label" = this ] && spinarg="$spinarg --window $RT_WINDOW"
@@ -105,10 +107,21 @@ one() {
 		"$(field "$tmp/cli.t" ics)" "$s" "$(field "$tmp/srv.t" vcs)" \
 		"$(field "$tmp/srv.t" ics)" "$w" "$(field "$tmp/sw.t" vcs)" "$(field "$tmp/sw.t" ics)" \
 		"$per" "$ints"
+	# the plain commands at the default --spin: the figures (docs/figures.md)
+	if [ "$label" = this/auto ] && [ "$spin" = 20us ] && [ -z "${RT_WINDOW:-}" ]; then
+		case $rate in
+		1G) figure rt.write-bw.1g "$gbps Gb/s" "make bench-rt" \
+			"*write_bw through qpace-switch --star 2 --rate 1G*, soft hosts, no transport flag (the star's offered rings): the client's BW average; the link's payload rate is 0.946 Gb/s" ;;
+		10G) figure rt.write-bw.10g "$gbps Gb/s" "make bench-rt" \
+			"*write_bw through qpace-switch --star 2 --rate 10G*, soft hosts, no transport flag: the client's BW average" ;;
+		esac
+	fi
 }
 
 echo "--- 1. host to host (qpace-soft-bw, one process, -s 256M -M 1024)"
-"$BUILD/bin/qpace-soft-bw" -s 256M -M 1024 2>&1 | tail -1
+"$BUILD/bin/qpace-soft-bw" -s 256M -M 1024 2>&1 | tail -1 | tee "$tmp/softbw"
+figure rt.soft-bw "$(awk '{ v = $3 } END { if (v ~ /^[0-9.]+$/) print v " Gb/s" }' "$tmp/softbw")" \
+	"make bench-rt" "two soft hosts in one process over loopback UDP (*qpace-soft-bw -s 256M -M 1024*): one WRITE stream"
 echo "--- 2. write_bw through qpace-switch --star 2"
 printf '%-9s %4s %5s | %11s | %-25s | %-25s | %-25s | %12s |\n' build rate spin BW \
 	"client cpu cs" "server cpu cs" "switch cpu cs" "CPU/MB"
@@ -122,5 +135,16 @@ for rate in $RATES; do
 done
 if [ "${RT_SWITCH_BENCH:-1}" != 0 ]; then
 	echo "--- 3. switch-bench: qpace-switch against a plain forwarder"
-	"$BUILD/bin/switch-bench" --seconds 1
+	"$BUILD/bin/switch-bench" --seconds 1 | tee "$tmp/swb"
+	# "  qpace-switch, INT every frame   N frames/s  ratio R (LO-HI) ..."
+	ratio() { awk -v n="$1" 'index($0, n "  ") || $0 ~ n " +[0-9]" {
+		for (i = 1; i < NF; i++) if ($i == "ratio") { print $(i + 1); exit } }' "$tmp/swb"; }
+	figure sw.int-ratio "$(ratio 'qpace-switch, INT every frame')" "make bench-rt" \
+		"*qpace-switch against a plain forwarder*, INT on every frame: frames/s over the forwarder's (median of 5 interleaved rounds of switch-bench)"
+	figure sw.gso-ratio "$(ratio 'qpace-switch, INT every frame, GSO')" "make bench-rt" \
+		"*qpace-switch against a plain forwarder*, INT on every frame, --gso on: frames/s over the forwarder's (median of 5 rounds)"
+	# frames per CPU-second, signed over unsigned: the cost of --key
+	figure sw.signed-cpu "$(awk '/INT every frame  / { u = $(NF - 4) } /INT every frame, signed/ { s = $(NF - 4) }
+		END { if (u > 0 && s > 0) printf "%.2f", s / u }' "$tmp/swb")" "make bench-rt" \
+		"*qpace-switch with --key*, every INT report signed: frames per CPU-second over the unsigned run's (switch-bench, INT on every frame)"
 fi

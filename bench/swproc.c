@@ -171,7 +171,7 @@ int swproc_start(struct swproc *s, const struct swproc_conf *c, char *err, size_
 		argv[n++] = c->shm_prefix;
 	} else {   /* the hosts are given shm=off: nothing to offer them */
 		argv[n++] = "--shm-offer";
-		argv[n++] = "no";
+		argv[n++] = "off";
 	}
 	argv[n] = NULL;
 

@@ -8,10 +8,9 @@
  * is set; with the kernel's THP in "madvise" mode (Debian's default) nothing else does.
  * Tunables are read only at start-up, from the environment, so the process sets it and
  * executes itself again, once (the variable then names it). It is a trade, so an option:
- * measured (docs/bench.md, "The eleventh session"), the 128-host leaf-spine takes 1.13x
- * (to 4 ms) and 1.16x (the whole 50 ms run) less CPU for 1.26x and 1.16x the memory, while
- * the 8-host run is no faster and 10,000 mostly idle flows take 1.57x the memory and 8x
- * the system time (2 MB pages zeroed for a few bytes each).
+ * large fabrics with many small allocations take less CPU for more memory, small or mostly
+ * idle ones gain nothing and pay memory and system time for 2 MB pages zeroed for a few
+ * bytes each; docs/bench.md gives the figures (bench/vt_speed.sh with VT_SPEED_HUGE).
  *
  * Not done (and said why) where it cannot work: the kernel's THP is "never", a sanitizer's
  * allocator is in, or valgrind runs the process (an exec would leave it behind, and with

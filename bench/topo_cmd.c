@@ -48,12 +48,14 @@ static int opt_oversub(const struct qp_opt *o, void *conf, const char *v, char *
 #define NUM(lo, hi) .min = (lo), .max = (hi)
 
 static const struct qp_opt topo_opts[] = {
-	{ "hosts", 'n', QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS), .cmds = STAR,
-	  .help = "star: hosts on the switch", .def = "8" },
-	{ "hosts", 'n', QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS - 1),
-	  .cmds = DUMBBELL, .help = "dumbbell: hosts on each side", .def = "4" },
-	{ "hosts", 'n', QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS - 1),
-	  .cmds = TWO_SITE, .help = "two-site: hosts at each site", .def = "2" },
+	{ "hosts", 0, QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS), .cmds = STAR,
+	  .old_short = 'n', .help = "star: hosts on the switch", .def = "8" },
+	{ "hosts", 0, QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS - 1),
+	  .cmds = DUMBBELL, .old_short = 'n',
+	  .help = "dumbbell: hosts on each side", .def = "4" },
+	{ "hosts", 0, QP_OPT_UINT, "N", AT(p.hosts), NUM(1, TOPOGEN_MAX_PORTS - 1),
+	  .cmds = TWO_SITE, .old_short = 'n',
+	  .help = "two-site: hosts at each site", .def = "2" },
 	{ "leaves", 0, QP_OPT_UINT, "N", AT(p.leaves), NUM(1, TOPOGEN_MAX_PORTS), .cmds = LS_SITES,
 	  .help = "leaf switches (two-site: a site's, with --leaf-spine-sites)", .def = "2" },
 	{ "spines", 0, QP_OPT_UINT, "N", AT(p.spines), NUM(1, TOPOGEN_MAX_PORTS), .cmds = LS_SITES,
@@ -67,7 +69,8 @@ static const struct qp_opt topo_opts[] = {
 	  .help = "a leaf's host capacity over its uplinks' (1: non-blocking,\n"
 		  "3: 3:1); sets the leaf-spine links' rate unless --fabric-rate",
 	  .def = "1" },
-	{ "k", 'k', QP_OPT_UINT, "K", AT(p.k), NUM(2, 8), .cmds = FAT_TREE,
+	{ "k", 0, QP_OPT_UINT, "K", AT(p.k), NUM(2, 8), .cmds = FAT_TREE,
+	  .old_short = 'k',
 	  .help = "even: k pods, k^3/4 hosts, 5k^2/4 switches of k ports", .def = "4" },
 	{ "rate", 0, QP_OPT_RATE, "RATE", AT(p.host_bps), NUM(QP_KBPS, 10000 * QP_GBPS),
 	  .help = "host links", .def = "10G" },
@@ -120,7 +123,7 @@ static void usage(FILE *f, const char *prog, int kind)
 				       "them)" : "options");
 	qp_opt_usage(f, topo_opts, NOPTS, kind < 0 ? 0 : K(kind));
 	fprintf(f, "\nExample: a 128-host fat-tree at 100 Gb/s, then the switch on it:\n"
-		"  %s topo fat-tree -k 8 --rate 100G -o ft8.topo\n"
+		"  %s topo fat-tree --k 8 --rate 100G -o ft8.topo\n"
 		"  qpace-switch -c ft8.topo\n", prog);
 }
 
@@ -172,37 +175,52 @@ int bench_topo(const char *prog, int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-') {
 		bool help = argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"));
 		usage(help ? stdout : stderr, prog, -1);
-		return help ? 0 : 1;
+		return help ? QP_EXIT_OK : QP_EXIT_USAGE;
 	}
 	kind = topogen_kind_find(argv[1]);
 	if (kind < 0) {
 		snprintf(err, sizeof(err), "KIND '%s': accepted star, dumbbell, leaf-spine, "
 			 "fat-tree, two-site", argv[1]);
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	}
 	memset(&c, 0, sizeof(c));
 	topogen_defaults(&c.p, (enum topogen_kind)kind);
 	if (qp_opt_defaults(topo_opts, NOPTS, K(kind), &c, err, sizeof(err)))
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	const struct qp_opt_spec spec = { topo_opts, NOPTS, K(kind), false };
 	first = qp_opt_parse(&spec, argc - 1, argv + 1, &c, NULL, err, sizeof(err));
 	if (first < 0)
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	if (c.help) {
 		usage(stdout, prog, kind);
-		return 0;
+		return QP_EXIT_OK;
 	}
 	if (first < argc - 1) {
 		snprintf(err, sizeof(err), "unexpected argument '%s' after KIND", argv[1 + first]);
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;
 	}
 	if ((rc = topogen_build(&g, &c.p, err, sizeof(err))))
-		return qp_opt_fail(where, err), 1;
+		return qp_opt_fail(where, err), QP_EXIT_USAGE;   /* values that do not go together */
 	rc = write_out(&g, c.out, err, sizeof(err));
 	if (!rc && c.out)
 		summary(&g, c.out, c.json);
 	topogen_free(&g);
-	return rc ? (qp_opt_fail(where, err), 1) : 0;
+	return rc ? (qp_opt_fail(where, err), QP_EXIT_FAIL) : QP_EXIT_OK;
+}
+
+size_t bench_topo_man_cmds(struct qp_opt_cmd *out, size_t max)
+{
+	static char names[TOPOGEN_NKINDS][32];
+	size_t n = 0;
+
+	for (int k = 0; k < TOPOGEN_NKINDS && n < max; k++) {
+		snprintf(names[k], sizeof(names[k]), "topo %s",
+			 topogen_kind_name((enum topogen_kind)k));
+		out[n++] = (struct qp_opt_cmd){ .name = names[k], .args = "[options] [-o FILE]",
+						.summary = kind_help[k], .t = topo_opts,
+						.n = NOPTS, .bit = K(k) };
+	}
+	return n;
 }
 
 /* --gen KIND:KEY=VALUE,...: the same rows as `topo KIND --KEY VALUE` (a value with commas,

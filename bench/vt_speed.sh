@@ -12,8 +12,11 @@
 #   demo    make demo's incast for scale: 16 x 256 KiB at 250 Mb/s, hpcc, 5 rounds.
 # On a machine other jobs share, wall time measures them too: the CPU seconds of the run
 # (user + system, /usr/bin/time) are printed beside it, and hops per CPU second.
+# Each measured figure is also printed as a FIGURE line (bench/figure.sh) for
+# docs/figures.md: make bench-vt | tee vt.out; sh scripts/figures.sh update vt.out
 # usage: bench/vt_speed.sh [BUILD]   (VT_SPEED_ROUNDS=N runs iatcp with N rounds)
 set -eu
+. "$(dirname "$0")/figure.sh"
 BUILD=${1:-build}
 B=$BUILD/bin/qpace-bench
 ROUNDS=${VT_SPEED_ROUNDS:-100}
@@ -37,6 +40,7 @@ row() {   # row NAME TARGET_S ARGS...
 	else
 		out=$($one_core "$B" incast --clock virtual -j --no-plots "$@" 2>/dev/null)
 	fi
+	wall_s=$(num "$out" wall_s)
 	awk -v n="$name" -v t="$target" -v sim="$(num "$out" sim_s)" -v cpu="$cpu" \
 	    -v wall="$(num "$out" wall_s)" -v ev="$(num "$out" events)" \
 	    -v hops="$(num "$out" packet_hops)" -v g="$(num "$out" goodput_ratio)" 'BEGIN {
@@ -53,14 +57,16 @@ printf "%-6s %9s %8s %7s %8s %10s %12s %9s %12s %7s\n" scen sim_s wall_s cpu_s t
 	events/s packet-hops/s ns/hop hops/cpu-s goodput
 row hpcc 2 -N 60 -s 500K -R 1 --rate 100G --delay 1us --buffer 32M --cc hpcc \
 	--pfc xoff=32K,headroom=auto,class=0,lossless
+hpcc_wall=$wall_s
 row iatcp 60 -N 96 -s 256K -R "$ROUNDS" --rate 1G --delay 20us --cc none --credits ia
+iatcp_wall=$wall_s
 row demo - -N 16 -s 256K -R 5 --cc hpcc
 
 # Topology + workload runs (qpace-bench run), against the issue's scale targets:
 #   ls128   a 128-host leaf-spine (8 leaves x 16 hosts, 4 spines, 100 Gb/s hosts, 400G
 #           uplinks: non-blocking), WebSearch at 0.5 load for 50 ms, hpcc: under 5 min
 #           wall and 2 GB resident (VT_SPEED_SCALE=0 skips it: it is the long one), run
-#           with --icrc skip (the issue allows it in virtual time: the ICRC guards a real
+#           with --icrc off (the issue allows it in virtual time: the ICRC guards a real
 #           wire and changes no timing; the report names it; VT_SPEED_ICRC=on to keep it)
 #           and --huge-pages on (1.13-1.16x less CPU here for 1.16-1.26x the memory;
 #           VT_SPEED_HUGE=off without; the mem rows below run without: their many idle
@@ -106,7 +112,7 @@ printf "%-7s %7s %7s %8s %8s %7s %10s %12s %8s\n" run flows done sim_s wall_s cp
 	packet-hops/s rss_MB
 printf 'poisson cdf=websearch load=0.5 duration=50ms\n' >"$dir/ws.wl"
 LS128="--gen leaf-spine:leaves=8,spines=4,hosts-per-leaf=16,rate=100G --workload $dir/ws.wl"
-LS128="$LS128 --cc hpcc --icrc ${VT_SPEED_ICRC:-skip} --huge-pages ${VT_SPEED_HUGE:-on}"
+LS128="$LS128 --cc hpcc --icrc ${VT_SPEED_ICRC:-off} --huge-pages ${VT_SPEED_HUGE:-on}"
 lanes=${VT_SPEED_LANES:-2}
 cut=0
 pin=$one_core
@@ -142,3 +148,26 @@ awk -v a="$(num "$(cat "$dir/mem10k.json")" peak_rss_bytes)" \
 	       "%.1f KB ((%.0f - %.0f MB) / 9999); pending events at the peak: %d (24 B each)\n",
 	       (a - b) / 9999 / 1024, a / 1048576, b / 1048576, ev
 }'
+
+# The figures (docs/figures.md)
+fig() { awk -v v="$1" -v f="$2" 'BEGIN { if (v != "") printf f, v }'; }
+js() { num "$(cat "$dir/$1.json" 2>/dev/null)" "$2"; }
+figure vt.hpcc.wall "$(fig "$hpcc_wall" '%.2f s')" "make bench-vt" \
+	"*60 × 500 KB* to one receiver at 100 Gb/s, 1 µs links, hpcc, PFC lossless (HPCC's incast): wall time on one core"
+[ "$ROUNDS" = 100 ] && figure vt.iatcp.wall "$(fig "$iatcp_wall" '%.1f s')" "make bench-vt" \
+	"*96 × 256 KB* to one receiver at 1 Gb/s, 20 µs links, IA credits, 100 rounds (IA-TCP's incast): wall time on one core"
+if [ "${VT_SPEED_SCALE:-1}" != 0 ] && [ "$lanes" = 2 ] && [ "${VT_SPEED_ICRC:-skip}" = skip ] &&
+	[ "${VT_SPEED_HUGE:-on}" = on ]; then
+	figure vt.ls128.wall "$(fig "$(js ls128 wall_s)" '%.0f s')" "make bench-vt" \
+		"*128-host leaf-spine* at 100 Gb/s, WebSearch at 0.5 load for 50 ms, hpcc, two lanes, huge pages, ICRC skipped: wall time"
+	figure vt.ls128.rss "$(fig "$(js ls128 peak_rss_bytes)" '%.0f' | awk '{ printf "%.0f MB", $1 / 1048576 }')" \
+		"make bench-vt" "the *128-host leaf-spine* run of vt.ls128.wall: peak resident memory"
+fi
+figure vt.lanes.speedup "$(awk -v a="$(js 4ms-1 wall_s)" -v b="$(js 4ms-2 wall_s)" \
+	'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b }')" "make bench-vt" \
+	"the 128-host leaf-spine to 4 ms: wall time of one lane on one core over two lanes on two cores"
+figure vt.mem10k.rss "$(fig "$(js mem10k peak_rss_bytes)" '%.0f' | awk '{ printf "%.0f MB", $1 / 1048576 }')" \
+	"make bench-vt" "*10,000 concurrent flows* on a 256-host leaf-spine at 1 Gb/s, to 200 µs: peak resident memory"
+figure vt.mem10k.per-flow "$(awk -v a="$(js mem10k peak_rss_bytes)" -v b="$(js mem1 peak_rss_bytes)" \
+	'BEGIN { if (a > 0 && b > 0) printf "%.1f KB", (a - b) / 9999 / 1024 }')" "make bench-vt" \
+	"memory per *concurrent flow* (its two QPs, their registrations, its state): the 10,000 flows less one flow, over 9,999"

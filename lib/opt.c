@@ -9,6 +9,7 @@
 #include "qpace/errmsg.h"
 #include "qpace/opt.h"
 #include "qpace/units.h"
+#include "qpace/version.h"
 
 #define HELP_COL 30                  /* --help: where the help text starts */
 
@@ -17,10 +18,15 @@ static bool applies(const struct qp_opt *o, unsigned cmd)
 	return !o->cmds || (o->cmds & cmd);
 }
 
+/* --help, --version, --help-man: each stops the parse, and none is a key of a file. */
+static bool terminal(const struct qp_opt *o)
+{
+	return o->type == QP_OPT_HELP || o->type == QP_OPT_VERSION || o->type == QP_OPT_MAN;
+}
+
 static bool takes_value(const struct qp_opt *o)
 {
-	return o->type != QP_OPT_FLAG && o->type != QP_OPT_HELP &&
-	       !(o->type == QP_OPT_FN && !o->arg);
+	return o->type != QP_OPT_FLAG && !terminal(o) && !(o->type == QP_OPT_FN && !o->arg);
 }
 
 /* The width of the row's field: .size, or the type's own. */
@@ -135,7 +141,7 @@ const char *qp_opt_range(const struct qp_opt *o, char *buf, size_t len)
 		snprintf(buf, len, "1..%zu characters", o->size - 1);
 		break;
 	case QP_OPT_FLAG:
-		snprintf(buf, len, "yes or no");
+		snprintf(buf, len, "on or off");
 		break;
 	default:
 		break;
@@ -186,36 +192,62 @@ static int parse_number(const struct qp_opt *o, const char *arg, uint64_t *v)
 	}
 }
 
-static int flag_value(const char *arg, uint64_t *v)
-{
-	static const char *const yes[] = { "yes", "true", "1", "on" }, *const no[] = { "no", "false", "0", "off" };
+/* Other spellings of on and off, refused with the word to write instead. */
+static const struct {
+	const char *word, *is;
+} onoff_alias[] = {
+	{ "yes", "on" }, { "true", "on" }, { "1", "on" }, { "enable", "on" }, { "enabled", "on" },
+	{ "no", "off" }, { "false", "off" }, { "0", "off" }, { "disable", "off" },
+	{ "disabled", "off" }, { "none", "off" }, { "skip", "off" },
+};
 
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (!strcmp(arg, yes[i]) || !strcmp(arg, no[i])) {
-			*v = !strcmp(arg, yes[i]);
-			return 0;
-		}
+const char *qp_onoff_hint(const char *v, const char *const *choices, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; v && i < sizeof(onoff_alias) / sizeof(onoff_alias[0]); i++) {
+		if (strcmp(v, onoff_alias[i].word))
+			continue;
+		for (const char *const *c = choices; c && *c; c++)
+			if (!strcmp(*c, onoff_alias[i].is))
+				snprintf(buf, len, " ('%s' is written '%s')", v, *c);
+		break;
 	}
-	return -EINVAL;
+	return buf;
+}
+
+int qp_onoff_parse(const char *v, bool *on, char *why, size_t len)
+{
+	static const char *const on_off[] = { "on", "off", NULL };
+	char hint[64];
+
+	if (!strcmp(v, "on") || !strcmp(v, "off")) {
+		*on = v[1] == 'n';
+		return 0;
+	}
+	return qp_errmsg(-EINVAL, why, len, "not on or off%s",
+			 qp_onoff_hint(v, on_off, hint, sizeof(hint)));
 }
 
 /* Check @arg (NULL: no value given) against row @o and store it in @conf: 0, or a
  * negative errno with the reason alone in @why. */
 static int apply(const struct qp_opt *o, void *conf, const char *arg, char *why, size_t len)
 {
-	char *field = (char *)conf + o->off, range[240];
+	char *field = (char *)conf + o->off, range[240], hint[64];
 	uint64_t v = 1;
+	bool on;
 	int rc;
 
 	switch (o->type) {
 	case QP_OPT_HELP:
+	case QP_OPT_VERSION:
+	case QP_OPT_MAN:
 		if (o->size)
 			store_uint(field, o->size, 1);
 		return 0;
 	case QP_OPT_FLAG:
-		if (arg && flag_value(arg, &v))
-			return qp_errmsg(-EINVAL, why, len, "not yes or no (true/false, 1/0, on/off)");
-		store_uint(field, field_size(o), v);
+		if (arg && (rc = qp_onoff_parse(arg, &on, why, len)))
+			return rc;
+		store_uint(field, field_size(o), arg ? on : 1);
 		return 0;
 	case QP_OPT_STR:
 		if (!*arg)
@@ -235,7 +267,8 @@ static int apply(const struct qp_opt *o, void *conf, const char *arg, char *why,
 				return 0;
 			}
 		}
-		return qp_errmsg(-EINVAL, why, len, "%s", qp_opt_range(o, range, sizeof(range)));
+		return qp_errmsg(-EINVAL, why, len, "%s%s", qp_opt_range(o, range, sizeof(range)),
+				 qp_onoff_hint(arg, o->choices, hint, sizeof(hint)));
 	case QP_OPT_FN:
 		why[0] = '\0';
 		rc = o->fn(o, conf, arg, why, len);
@@ -278,6 +311,8 @@ static int check_table(const struct qp_opt *t, size_t n, char *err, size_t errle
 				bad = "a flag's field is 1, 2, 4 or 8 bytes";
 			break;
 		case QP_OPT_HELP:
+		case QP_OPT_VERSION:
+		case QP_OPT_MAN:
 			if (o->size && !uint_width(o->size))
 				bad = "a help flag's field is 1, 2, 4 or 8 bytes";
 			break;
@@ -366,6 +401,10 @@ static int scan_error(const struct qp_opt_spec *s, int c, int argc, char **argv,
 			return qp_errmsg(-EINVAL, err, errlen, "option '--%s' does not apply to this "
 					 "command", name);
 	}
+	for (size_t i = 0; optopt && i < s->n; i++)
+		if (s->t[i].old_short == optopt && applies(&s->t[i], s->cmd))
+			return qp_errmsg(-EINVAL, err, errlen, "unknown option '-%c' (it is written "
+					 "--%s)", optopt, s->t[i].name);
 	if (optopt)
 		return qp_errmsg(-EINVAL, err, errlen, "unknown option '-%c'", optopt);
 	return qp_errmsg(-EINVAL, err, errlen, "unknown option '%s'", bad);
@@ -435,11 +474,12 @@ int qp_opt_parse(const struct qp_opt_spec *s, int argc, char **argv, void *conf,
 			goto out;
 		}
 		given[ngiven++] = (struct given){ row, optarg };
-		if (t[row].type == QP_OPT_HELP)
+		if (terminal(&t[row]) && help < 0)
 			help = row;
 	}
 	first = optind;
-	if (help >= 0) {             /* --help: the other values are not looked at */
+	if (help >= 0) {             /* --help (the first such row given): the other values
+				      * are not looked at */
 		apply(&t[help], conf, NULL, why, sizeof(why));
 		got = 1ULL << help;
 		goto out;
@@ -489,11 +529,11 @@ int qp_opt_defaults(const struct qp_opt *t, size_t n, unsigned cmd, void *conf, 
 	return rc;
 }
 
-/* The row of @key for @cmd (a help row is no key), or -1. */
+/* The row of @key for @cmd (--help and its kin are no keys), or -1. */
 static int find_key(const struct qp_opt *t, size_t n, unsigned cmd, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
-		if (applies(&t[i], cmd) && t[i].type != QP_OPT_HELP && !strcmp(t[i].name, key))
+		if (applies(&t[i], cmd) && !terminal(&t[i]) && !strcmp(t[i].name, key))
 			return (int)i;
 	return -1;
 }
@@ -518,7 +558,7 @@ int qp_opt_set(const struct qp_opt *t, size_t n, unsigned cmd, void *conf, const
 	}
 	known[0] = '\0';
 	for (size_t i = 0; i < n && used < sizeof(known); i++)
-		if (applies(&t[i], cmd) && t[i].type != QP_OPT_HELP)
+		if (applies(&t[i], cmd) && !terminal(&t[i]))
 			used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s",
 						 used ? ", " : "", t[i].name);
 	return qp_errmsg(-ENOENT, err, errlen, "unknown key \"%.40s\" (known: %s)", key, known);
@@ -586,7 +626,7 @@ static void usage_rows(FILE *out, const struct qp_opt *t, size_t n, unsigned cmd
 		char left[96];
 		int used;
 
-		if (!applies(o, cmd) || (keys && o->type == QP_OPT_HELP))
+		if (!applies(o, cmd) || (o->flags & QP_OPT_F_HIDDEN) || (keys && terminal(o)))
 			continue;
 		if (keys)
 			used = snprintf(left, sizeof(left), "  %s=%s", o->name, o->arg ? o->arg : "");
@@ -640,6 +680,11 @@ void qp_opt_help(FILE *out, const struct qp_opt_prog *p)
 		p->more(out, p->name);
 }
 
+void qp_opt_version(FILE *out, const char *prog)
+{
+	fprintf(out, "%s %s\n", prog, qp_version());
+}
+
 int qp_opt_main(const struct qp_opt_prog *p, int argc, char **argv, void *conf, int *first)
 {
 	struct qp_opt_spec s = { .t = p->t, .n = p->n, .in_order = p->in_order };
@@ -653,10 +698,15 @@ int qp_opt_main(const struct qp_opt_prog *p, int argc, char **argv, void *conf, 
 	if (i < 0)
 		return qp_opt_fail(p->name, err);
 	for (size_t k = 0; k < p->n; k++) {
-		if (p->t[k].type == QP_OPT_HELP && (seen >> k & 1)) {
+		if (!(seen >> k & 1) || !terminal(&p->t[k]))
+			continue;
+		if (p->t[k].type == QP_OPT_VERSION)
+			qp_opt_version(stdout, p->name);
+		else if (p->t[k].type == QP_OPT_MAN)
+			qp_opt_man(stdout, p);
+		else
 			qp_opt_help(stdout, p);
-			return 1;
-		}
+		return 1;
 	}
 	if (p->max_args >= 0 && argc - i > p->max_args) {
 		snprintf(err, sizeof(err), "unexpected argument '%s'", argv[i + p->max_args]);

@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Install the Debian packages qpace needs, when they are missing. Called by `make deps`
-# (and so by `make test` and `make demo`). Safe to run again: it only asks dpkg.
+# (and so by `make test` and `make demo`). Safe to run again: it only asks dpkg. It says
+# in one line what it installs; apt's own output goes to a log, printed if apt fails.
 #   scripts/deps.sh [extra-package...]
 set -eu
 
 PKGS="build-essential pkg-config libev-dev libcmocka-dev libibverbs-dev librdmacm-dev \
 zlib1g-dev libisal-dev libpcap-dev iproute2 clang libclang-rt-14-dev curl tshark \
-llvm libbpf-dev bpftool $*"
+llvm libbpf-dev bpftool groff-base $*"
 
 missing=""
 for p in $PKGS; do
@@ -28,6 +29,13 @@ else
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+log=$(mktemp /tmp/qpace-apt.XXXXXX)
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
+	$missing; } >"$log" 2>&1; then
+	cat "$log" >&2
+	echo "qpace: apt-get failed (its output above)" >&2
+	rm -f "$log"
+	exit 1
+fi
+rm -f "$log"

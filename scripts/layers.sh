@@ -82,6 +82,7 @@ siphash lib
 strbuf lib
 time lib
 units lib
+version lib
 cc cc
 cc_algs cc
 cc_help cc

@@ -70,13 +70,13 @@ static void conf_for_sim(struct sw_conf *c, bool icrc_skip)
 	c->stats_path = c->stats_json_path = NULL;
 }
 
-/* --icrc skip with a link that corrupts frames: the corruption would go unseen. */
+/* --icrc off with a link that corrupts frames: the corruption would go unseen. */
 static int corrupt_refused(const struct sw_conf *c, char *err, size_t errlen)
 {
 	for (int s = 0; s < c->nswitches; s++)
 		for (int i = 0; i < c->sw[s].nports; i++)
 			if (c->sw[s].ports[i].impair.corrupt > 0)
-				return qp_errmsg(-EINVAL, err, errlen, "--icrc skip: port %s of "
+				return qp_errmsg(-EINVAL, err, errlen, "--icrc off: port %s of "
 						 "switch %s corrupts frames (corrupt=%g%%), which only "
 						 "the ICRC finds; accepted: --icrc on with corrupt=",
 						 c->sw[s].ports[i].name, c->sw[s].name,
@@ -110,7 +110,7 @@ static int host_attach(struct sim *s, struct sim_host *sh, const struct sim_host
 	snprintf(opts, sizeof(opts), "ip=%s,window=%llu,mtu=%llu,link_rate=%llu%s", ip,
 		 (unsigned long long)sh->window_pkts,
 		 (unsigned long long)(hc->mtu_bytes ? hc->mtu_bytes : 1024),
-		 (unsigned long long)sh->nic_bps, c->icrc_skip ? ",icrc=skip" : "");
+		 (unsigned long long)sh->nic_bps, c->icrc_skip ? ",icrc=off" : "");
 	struct host_conf h = { .options = opts, .cc = hc->cc, .credits = hc->credits,
 			       .cnp_from_notice = hc->cnp_from_notice, .seed = c->seed,
 			       .quiet = !c->verbose, .key = hc->key, .clock_offset_ns = 0,

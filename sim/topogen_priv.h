@@ -5,7 +5,7 @@
 
 #include "qpace/topogen.h"
 
-/* Static forwarding (g->route) for every switch and host, and flood=no on every link off
+/* Static forwarding (g->route) for every switch and host, and flood=off on every link off
  * the broadcast spanning tree. 0 or -ENOMEM. */
 int topogen_route(struct topogen *g);
 

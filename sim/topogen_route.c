@@ -54,7 +54,7 @@ static int16_t next_hop(const struct topogen *g, uint32_t s, uint32_t h, const u
 	return (int16_t)cand[(h + qp_mix64(sw->id) % n) % n];
 }
 
-/* Links off the spanning tree that breadth-first search from switch 0 draws: flood=no. */
+/* Links off the spanning tree that breadth-first search from switch 0 draws: flood=off. */
 static void flood_tree(struct topogen *g, uint32_t *seen, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0;

@@ -60,7 +60,7 @@ static void header(const struct topogen *g, struct qp_strbuf *o)
 		"# Host i is port h<i>: udp local=127.0.0.1:%u+2i remote=127.0.0.1:%u+2i+1, IPv4\n"
 		"# 10.0.0.0+i+1, MAC 02:00 and that address. Forwarding is static (one mac line a\n"
 		"# switch and host; each switch spreads destinations evenly over its equal-cost\n"
-		"# ports); links off the broadcast spanning tree are flood=no.\n"
+		"# ports); links off the broadcast spanning tree are flood=off.\n"
 		"#\n"
 		"#   qpace-switch -c FILE\n\n", g->p.base_port, g->p.base_port);
 }
@@ -113,7 +113,7 @@ static void links(const struct topogen *g, struct qp_strbuf *o)
 			if (p->buffer_bytes != g->p.buffer_bytes)
 				qp_strbuf_printf(o, " buffer=%s",
 						 qp_fmt_bytes(p->buffer_bytes, b, sizeof(b)));
-			qp_strbuf_printf(o, "%s\n", p->no_flood ? " flood=no" : "");
+			qp_strbuf_printf(o, "%s\n", p->no_flood ? " flood=off" : "");
 		}
 }
 

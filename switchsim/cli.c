@@ -18,9 +18,9 @@ struct cli {
 	struct sw_conf *c;
 	uint64_t star, base_port, switch_id;
 	const char *config, *shm;
-	unsigned learn;              /* index in yes_no */
-	unsigned shm_offer;          /* index in yes_no: 0 = offer the star's rings */
-	unsigned gso;                /* index in no_yes: 1 = UDP GSO */
+	unsigned learn;              /* index in on_off: 0 = on */
+	unsigned shm_offer;          /* index in on_off: 0 = offer the star's rings */
+	unsigned gso;                /* index in off_on: 1 = UDP GSO */
 	const char *pcap_path, *pcap_port, *stats_path, *stats_json_path;
 	qp_time_ns stats_interval_ns, duration_ns, spin_ns, tx_early_ns;
 	uint32_t icrc_every;
@@ -42,8 +42,8 @@ static int setting(const struct qp_opt *o, void *conf, const char *arg, char *er
 	return 0;
 }
 
-static const char *const yes_no[] = { "yes", "no", NULL };
-static const char *const no_yes[] = { "no", "yes", NULL };
+static const char *const on_off[] = { "on", "off", NULL };
+static const char *const off_on[] = { "off", "on", NULL };
 
 static void key_warning(const char *line)
 {
@@ -78,22 +78,22 @@ static const struct qp_opt opts[] = {
 		  "port i's frames in shared memory at PREFIX.pI (a link to a sealed memfd),\n"
 		  "its doorbells on the udp addresses; a host gives shm=PREFIX.pI beside\n"
 		  "attach= (e.g. --shm /dev/shm/qs: /dev/shm/qs.p0, ...)" },
-	{ "shm-offer", 0, QP_OPT_CHOICE, "yes|no", AT(shm_offer), .choices = yes_no,
-	  .help = "with --star, without --shm: yes = each udp port also offers shared-\n"
+	{ "shm-offer", 0, QP_OPT_CHOICE, "on|off", AT(shm_offer), .choices = on_off,
+	  .help = "with --star, without --shm: on = each udp port also offers shared-\n"
 		  "memory rings, which a soft host on this machine whose attach= names the\n"
-		  "port takes by itself (default; a frame by datagram turns the port back\n"
-		  "to datagrams); no = datagrams only" },
-	{ "gso", 0, QP_OPT_CHOICE, "no|yes", AT(gso), .choices = no_yes,
-	  .help = "yes = udp ports send each run of frames of one length as one UDP GSO\n"
-		  "send, cut into a datagram per frame below the socket (switch-bench: the\n"
-		  "plain forwarder's rate, where no is 0.73-0.75 of it); no (default) = a\n"
-		  "datagram per send: with yes the rxe guests' DCQCN incast overflowed the\n"
-		  "buffer in 4 runs of 4 (docs/performance.md, UDP GSO in the switch)" },
+		  "port takes by itself (a frame by datagram turns the port back to\n"
+		  "datagrams); off = datagrams only", .def = "on" },
+	{ "gso", 0, QP_OPT_CHOICE, "on|off", AT(gso), .choices = off_on,
+	  .help = "on = udp ports send each run of frames of one length as one UDP GSO\n"
+		  "send, cut into a datagram per frame below the socket (fewer system\n"
+		  "calls a frame); off = a datagram per send (why off by default:\n"
+		  "docs/performance.md, UDP GSO in the switch)",
+	  .def = "off" },
 	{ "switch-id", 0, QP_OPT_UINT, "ID", AT(switch_id), NUM(1, UINT32_MAX),
 	  .help = "with --star: the switch id in telemetry (default 1)" },
-	{ "learn", 0, QP_OPT_CHOICE, "yes|no", AT(learn), .choices = yes_no,
-	  .help = "with --star: yes = a port follows a new peer on a well-formed frame from\n"
-		  "it (default); no = it talks to P+2i+1 only (topology files: learn=no)" },
+	{ "learn", 0, QP_OPT_CHOICE, "on|off", AT(learn), .choices = on_off,
+	  .help = "with --star: on = a port follows a new peer on a well-formed frame from\n"
+		  "it; off = it talks to P+2i+1 only (topology files: learn=off)", .def = "on" },
 	{ "key", 'k', QP_OPT_FN, "FILE|none", .fn = opt_key,
 	  .help = "shared key (32 hex digits, as qpaced --key): sign every telemetry message\n"
 		  "and take only signed, new level acks (default none; topology: key=)" },
@@ -166,10 +166,11 @@ static const struct qp_opt opts[] = {
 	{ "icrc-check", 0, QP_OPT_UINT, "N", AT(icrc_every), NUM(0, 1000000),
 	  .help = "check the ICRC of every N-th RoCEv2 frame a port receives, count\n"
 		  "the ones that fail (icrc_bad; forwarded all the same); 1 = all, 0 = none\n"
-		  "(default 16: a check costs ~1 us per KB, on every frame about a third\n"
-		  "of the forwarding rate)" },
-	{ "quiet", 'q', QP_OPT_FLAG, NULL, AT(quiet), .help = "no start-up summary" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+		  "(default 16: a sample, as a check costs CPU on every frame it is made\n"
+		  "for; docs/switch.md, What the switch checks)" },
+	{ "quiet", 0, QP_OPT_FLAG, NULL, AT(quiet), .old_short = 'q',
+	  .help = "no start-up summary" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -191,6 +192,9 @@ static const struct qp_opt_prog prog = {
 	.t = opts,
 	.n = sizeof(opts) / sizeof(opts[0]),
 	.max_args = 0,
+	.purpose = "a userspace Ethernet switch for RoCEv2 congestion-control experiments",
+	.files = "switchsim/examples/*.topo\ttopology files (-c) in the source tree",
+	.see_also = "qpaced(1), qpace-bench(1)",
 };
 
 int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
@@ -218,8 +222,8 @@ int sw_cli_parse(struct sw_conf *c, int argc, char **argv)
 		return -1;
 	}
 	if (s.learn && !s.star) {
-		qp_opt_fail(prog.name, "--learn no is for --star; in a topology file, learn=no on "
-			    "a udp port's line");
+		qp_opt_fail(prog.name, "--learn off is for --star; in a topology file, learn=off "
+			    "on a udp port's line");
 		return -1;
 	}
 	rc = s.star ? sw_conf_star(c, (int)s.star, (unsigned)s.base_port, err, sizeof(err))

@@ -11,6 +11,7 @@
 
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 #include "conf.h"
 
@@ -188,9 +189,12 @@ static int set_level_weight(struct sw_port_defaults *d, const char *key, const c
 static int set_cnp(struct sw_port_defaults *d, const char *key, const char *v, char *err,
 		   size_t len)
 {
-	if (strcmp(v, "on") && strcmp(v, "off"))
-		return qp_errmsg(-EINVAL, err, len, "%s '%s': accepted on, off", key, v);
-	d->telem.cnp = !strcmp(v, "on");
+	char why[100];
+	bool on;
+
+	if (qp_onoff_parse(v, &on, why, sizeof(why)))
+		return qp_errmsg(-EINVAL, err, len, "%s '%s': %s", key, v, why);
+	d->telem.cnp = on;
 	return 0;
 }
 

@@ -41,8 +41,8 @@ struct sw_port_conf {
 	uint32_t vni;                /* vxlan, 24 bits */
 	char dev[IF_NAMESIZE];       /* packet */
 	int peer_switch, peer_port;  /* link: the other end */
-	bool no_flood;               /* flood=no: broadcast and unknown frames skip it */
-	bool no_learn;               /* udp, learn=no: only the configured remote, for good */
+	bool no_flood;               /* flood=off: broadcast and unknown frames skip it */
+	bool no_learn;               /* udp, learn=off: only the configured remote, for good */
 	struct sw_queue_params q;
 	struct sw_telem_params telem;
 	struct sw_pfc_params pfc;

@@ -4,7 +4,7 @@
  *
  *   udp     one Ethernet frame per UDP datagram (QEMU -netdev dgram); sends to its
  *           configured remote until a well-formed Ethernet frame (not the switch's own)
- *           comes from another address, then to that one; with learn=no only to and
+ *           comes from another address, then to that one; with learn=off only to and
  *           from the configured remote. Every change is counted and logged (at most a
  *           line a second per port, with the changes it did not log)
  *   vxlan   RFC 7348: 8-byte VXLAN header (flags 0x08, VNI) in UDP, to and from a VTEP;
@@ -21,7 +21,7 @@
  *           before the loop sleeps (arm); the socket readable means a doorbell (wake)
  *
  *   udp+shm a udp port that also offers a shm port's rings (qpace-switch --star, unless
- *           --shm-offer no): its region's link is at shm_offer_path(local=), where a
+ *           --shm-offer off): its region's link is at shm_offer_path(local=), where a
  *           soft host on this machine whose attach= names local= finds it. Frames go by
  *           datagram until a host attaches (the region's attach count moves) or a frame
  *           comes through the ring, and by datagram again when a datagram frame is

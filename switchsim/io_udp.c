@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* udp and vxlan ports: both are a UDP socket; vxlan adds the RFC 7348 header. A udp port
- * follows a new peer only on a well-formed frame, and never with learn=no (io.h). */
+ * follows a new peer only on a well-formed frame, and never with learn=off (io.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>

@@ -4,11 +4,11 @@
  *   # a comment; blank lines are ignored
  *   switch NAME [id=N] [mac=02:00:00:00:00:01] [ip=A.B.C.D] [key=FILE|none]
  *               [SETTING=VALUE...]
- *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT] [learn=no] [SETTING=VALUE...]
+ *   port SWITCH NAME udp    local=IP:PORT [remote=IP:PORT] [learn=off] [SETTING=VALUE...]
  *   port SWITCH NAME vxlan  local=IP[:PORT] remote=IP[:PORT] vni=N  [SETTING=VALUE...]
  *   port SWITCH NAME packet dev=IFNAME                               [SETTING=VALUE...]
  *   port SWITCH NAME shm    path=FILE local=IP:PORT remote=IP:PORT [slots=N] [SETTING=...]
- *   link SWITCH:PORT SWITCH:PORT [flood=no] [SETTING=VALUE...]
+ *   link SWITCH:PORT SWITCH:PORT [flood=off] [SETTING=VALUE...]
  *   mac SWITCH MAC PORT
  *
  * SETTINGs are the per-port options of the command line without the dashes (rate, buffer,
@@ -17,10 +17,10 @@
  * reorder=1%:20us,seed=3 impairs the link out of that port).
  * A switch line's settings are the defaults of the ports declared after it; a port or link
  * line's settings are for that port (a link: both of its ends, each end being the egress
- * queue towards the other switch). vxlan ports default to UDP port 4789. flood=no (on
+ * queue towards the other switch). vxlan ports default to UDP port 4789. flood=off (on
  * ports and links) keeps broadcast and unknown-destination frames off a port, to cut
  * loops out of flooding (there is no spanning tree). key= is the switch's signing key
- * (default: --key's; auth.h). learn=no keeps a udp port on its remote= for good: frames
+ * (default: --key's; auth.h). learn=off keeps a udp port on its remote= for good: frames
  * from any other address are skipped, where by default a well-formed frame from a new
  * address re-points the port (io.h). shm: a soft host on this machine in shared memory
  * (io.h, qpace/shm_ring.h), its region published at path=, its doorbells from local= to
@@ -36,6 +36,7 @@
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
 #include "qpace/keyfile.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 #include "conf.h"
 
@@ -203,17 +204,25 @@ static const char *const kinds[] = { "udp", "vxlan", "packet" };
 
 static int flood_key(struct topo *t, struct sw_port_conf *p, const char *v)
 {
-	if (strcmp(v, "yes") && strcmp(v, "no"))
-		return fail(t, "flood '%s': accepted yes, no%s", v, "");
-	p->no_flood = !strcmp(v, "no");
+	char why[100];
+	bool on;
+
+	if (qp_onoff_parse(v, &on, why, sizeof(why)))
+		return fail(t, "flood '%s': %s", v, why);
+	p->no_flood = !on;
 	return 0;
 }
 
 static int learn_key(struct topo *t, struct sw_port_conf *p, const char *v)
 {
-	if (p->kind != SW_PORT_UDP || (strcmp(v, "yes") && strcmp(v, "no")))
-		return fail(t, "learn '%s': accepted yes or no, on udp ports only%s", v, "");
-	p->no_learn = !strcmp(v, "no");
+	char why[100];
+	bool on;
+
+	if (qp_onoff_parse(v, &on, why, sizeof(why)))
+		return fail(t, "learn '%s': %s", v, why);
+	if (p->kind != SW_PORT_UDP)
+		return fail(t, "learn '%s': on udp ports only%s", v, "");
+	p->no_learn = !on;
 	return 0;
 }
 
@@ -294,7 +303,7 @@ static int do_port(struct topo *t, char **tok, int n)
 	if (p->kind == SW_PORT_PACKET && !p->dev[0])
 		return fail(t, "port %s: dev=IFNAME is required for packet ports%s", p->name, "");
 	if (p->no_learn && !p->remote.sin_family)
-		return fail(t, "port %s: learn=no needs remote=IP:PORT (the one peer)%s", p->name,
+		return fail(t, "port %s: learn=off needs remote=IP:PORT (the one peer)%s", p->name,
 			    "");
 	return 0;
 }

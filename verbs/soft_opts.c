@@ -126,9 +126,9 @@ static bool opt_link_rate(struct soft_opts *o, const char *v)
 
 static bool opt_icrc(struct soft_opts *o, const char *v)
 {
-	if (strcmp(v, "on") && strcmp(v, "skip"))
+	if (strcmp(v, "on") && strcmp(v, "off"))
 		return false;
-	o->icrc_skip = !strcmp(v, "skip");
+	o->icrc_skip = !strcmp(v, "off");
 	return true;
 }
 
@@ -172,8 +172,8 @@ static const struct soft_opt {
 	  "of an shm port (--star N --shm PREFIX: port i is PREFIX.pI), doorbells on "
 	  "attach='s addresses" },
 	{ "icrc", opt_icrc, 0,
-	  "on or skip: skip computes no ICRC for frames out and checks none in (virtual "
-	  "time's --icrc skip; default on)" },
+	  "on or off: off computes no ICRC for frames out and checks none in (virtual "
+	  "time's --icrc off; default on)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 

@@ -21,7 +21,7 @@ struct soft_opts {
 	uint32_t max_qps;
 	uint16_t telemetry_port;
 	qp_rate_bps link_bps;          /* for PAUSE times */
-	bool icrc_skip;                /* icrc=skip: no ICRC computed or checked */
+	bool icrc_skip;                /* icrc=off: no ICRC computed or checked */
 	char shm_path[SHM_PATH_MAX];   /* shm=PATH: frames in a switch's shm port */
 	bool shm_off;                  /* shm=off: datagrams, even where the switch offers
 					* rings; else (shm=auto, the default) offered rings

@@ -26,3 +26,22 @@ int cc_check_rates_le_line(const char *alg, const void *params,
 	}
 	return 0;
 }
+
+int cc_check_init_rate(const char *alg, qp_rate_bps init, qp_rate_bps min,
+		       uint64_t min_divisor, const struct cc_path *path, char *err,
+		       size_t errlen)
+{
+	qp_rate_bps floor = min ? min : path->line_bps / min_divisor;
+	char is[32], fs[32];
+
+	if (!floor)
+		floor = 1;
+	if (!init || init >= floor)
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen, "%s: init_rate=%s is below min_rate %s%s (a start below the "
+			 "floor: lower min_rate too, or raise init_rate)", alg,
+			 qp_fmt_rate(init, is, sizeof(is)), qp_fmt_rate(floor, fs, sizeof(fs)),
+			 min ? "" : " (the default, the line rate / this algorithm's divisor)");
+	return -EINVAL;
+}

@@ -59,7 +59,7 @@
  *                 included: alibaba-edu/High-Precision-Congestion-Control simulation/run.py;
  *                 rdma-hw.cc sets the target on a cut only if m_EcnClampTgtRate or
  *                 rpTimeStage != 0)
- *   init_rate     first rate, bits/s, <= line, raised to min_rate; 0 = line rate (the
+ *   init_rate     first rate, bits/s, <= line, >= min_rate (refused below); 0 = line rate (the
  *                 reference's start), default 0. Below the line the flow starts as if just
  *                 cut: target at the line and the increase timer running, so without CNPs
  *                 it is back at the line within a few t_inc. A deviation from the
@@ -97,6 +97,7 @@ struct dcqcn_params {
 };
 
 #define DCQCN_P(field) offsetof(struct dcqcn_params, field)
+#define DCQCN_MIN_DIVISOR 100u   /* default min_rate = line / 100 */
 
 static const struct cc_param dcqcn_params_table[] = {
 	{ "g", CC_P_DOUBLE, DCQCN_P(g), 1.0 / 256, 0, 1, CC_P_MIN_OPEN,
@@ -156,9 +157,13 @@ static const struct cc_rate_field dcqcn_line_capped[] = {
 static int dcqcn_check(const void *params, const struct cc_path *path, char *err,
 		       size_t errlen)
 {
-	return cc_check_rates_le_line("dcqcn", params, dcqcn_line_capped,
-				      sizeof(dcqcn_line_capped) / sizeof(dcqcn_line_capped[0]),
-				      path, err, errlen);
+	const struct dcqcn_params *p = params;
+	int rc = cc_check_rates_le_line("dcqcn", params, dcqcn_line_capped,
+					sizeof(dcqcn_line_capped) / sizeof(dcqcn_line_capped[0]),
+					path, err, errlen);
+
+	return rc ? rc : cc_check_init_rate("dcqcn", p->init_rate, p->min_rate,
+					    DCQCN_MIN_DIVISOR, path, err, errlen);
 }
 
 /* ---- timers, each applied in closed form ---- */
@@ -320,7 +325,7 @@ static void dcqcn_init(struct cc *cc, const void *params, qp_time_ns now)
 	if (!d->p.rate_hai)
 		d->p.rate_hai = line * 50 / 25000 ? line * 50 / 25000 : 1;
 	if (!d->p.min_rate)
-		d->p.min_rate = line / 100 ? line / 100 : 1;
+		d->p.min_rate = line / DCQCN_MIN_DIVISOR ? line / DCQCN_MIN_DIVISOR : 1;
 	d->alpha = 1.0;
 	d->rate = (double)line;
 	d->target = (double)line;

@@ -56,7 +56,7 @@
  *   fast_react  0/1, default 1
  *   window      0/1, default 1: cap bytes in flight at R*T
  *   init_rate   first R and Rc, bits/s, 0..10T, default 0 = line rate (the reference's
- *               start); raised to min_rate when below it, must not exceed the line rate.
+ *               start); at least min_rate (refused below it), at most the line rate.
  *               A deviation for senders that cannot take back what they committed at
  *               the start: qpaced's QPs found on the wire (--wire-start), whose first
  *               frames the tc program stamps before any INT report is back
@@ -90,8 +90,11 @@ int hpcc_core_check(const struct hpcc_params *p, const struct cc_path *path, cha
 		{ "init_rate", offsetof(struct hpcc_params, init_rate) },
 	};
 
-	return cc_check_rates_le_line(alg, p, capped, sizeof(capped) / sizeof(capped[0]), path,
-				      err, errlen);
+	int rc = cc_check_rates_le_line(alg, p, capped, sizeof(capped) / sizeof(capped[0]), path,
+					err, errlen);
+
+	return rc ? rc : cc_check_init_rate(alg, p->init_rate, p->min_rate, HPCC_MIN_DIVISOR,
+					    path, err, errlen);
 }
 
 static int hpcc_check(const void *params, const struct cc_path *path, char *err, size_t errlen)
@@ -122,7 +125,7 @@ void hpcc_core_init(struct hpcc_core *h, struct cc *cc, const struct hpcc_params
 		h->p.rate_ai = line / HPCC_AI_DIVISOR ? line / HPCC_AI_DIVISOR : 1;
 	if (!h->p.min_rate)
 		h->p.min_rate = line / HPCC_MIN_DIVISOR ? line / HPCC_MIN_DIVISOR : 1;
-	if (h->p.init_rate)
+	if (h->p.init_rate)   /* in [min_rate, line]: hpcc_core_check */
 		h->rc_bps = (double)cc_clamp_rate((double)h->p.init_rate, h->p.min_rate, line);
 	set_rate(h, cc, (qp_rate_bps)h->rc_bps);
 }

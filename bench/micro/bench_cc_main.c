@@ -149,10 +149,10 @@ struct opts {
 static const struct qp_opt opts[] = {
 	{ "events", 'n', QP_OPT_UINT, "EVENTS", AT(n), .min = 1000, .max = 10000000,
 	  .help = "events per round, 1000..10000000", .def = "200000" },
-	{ "rounds", 'r', QP_OPT_UINT, "ROUNDS", AT(rounds), .min = 1, .max = 100,
-	  .help = "timed rounds, 1..100; the median is printed", .def = "7" },
+	{ "rounds", 0, QP_OPT_UINT, "ROUNDS", AT(rounds), .min = 1, .max = 100,
+	  .old_short = 'r', .help = "timed rounds, 1..100; the median is printed", .def = "7" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	int rc = qp_opt_main(&prog, argc, argv, &args, NULL);
 
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	unsigned long n = (unsigned long)args.n, rounds = (unsigned long)args.rounds;
 	bool json = args.json;
 

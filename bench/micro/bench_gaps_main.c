@@ -70,12 +70,13 @@ struct opts {
 #define AT(field) QP_OPT_AT(struct opts, field)
 
 static const struct qp_opt opts[] = {
-	{ "time", 't', QP_OPT_TIME, "TIME", AT(time_ns), .min = QP_NS_PER_MS,
+	{ "time", 0, QP_OPT_TIME, "TIME", AT(time_ns), .min = QP_NS_PER_MS,
 	  .max = 600 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
+	  .old_short = 't',
 	  .help = "how long each CPU's loop runs, 1ms..600s (a bare number: seconds)",
 	  .def = "2s" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 	int rc = qp_opt_main(&prog, argc, argv, &a, NULL), n = 0;
 
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	if (sched_getaffinity(0, sizeof(set), &set)) {
 		perror("bench-gaps: sched_getaffinity");
 		return 1;

@@ -97,22 +97,26 @@ static int parse_modes(const struct qp_opt *opt, void *conf, const char *s, char
 #define AT(field) QP_OPT_AT(struct opts, field)
 
 static const struct qp_opt opts[] = {
-	{ "rates", 'r', QP_OPT_FN, "LIST", .fn = parse_rates,
+	{ "rates", 0, QP_OPT_FN, "LIST", .fn = parse_rates,
+	  .old_short = 'r',
 	  .help = "target rates, comma-separated", .def = "10M,100M,1G,2G,5G" },
-	{ "modes", 'm', QP_OPT_FN, "LIST", .fn = parse_modes,
-	  .help = "wait modes: sleep, hybrid, spin", .def = "sleep,hybrid" },
-	{ "chunk", 'c', QP_OPT_BYTES, "BYTES", AT(chunk_bytes), .min = QP_GATE_MIN_BYTES,
-	  .max = QP_GATE_MAX_BYTES, .help = "piece size", .def = "4K" },
-	{ "duration", 'd', QP_OPT_TIME, "TIME", AT(duration_ns), .min = 10 * QP_NS_PER_MS,
-	  .max = 600 * QP_NS_PER_S, .help = "length of each run", .def = "1s" },
-	{ "spin", 's', QP_OPT_TIME, "TIME", AT(spin_ns), .min = QP_NS_PER_US,
-	  .max = 10 * QP_NS_PER_MS, .help = "hybrid: spin this long before each deadline",
+	{ "modes", 0, QP_OPT_FN, "LIST", .fn = parse_modes,
+	  .old_short = 'm', .help = "wait modes: sleep, hybrid, spin", .def = "sleep,hybrid" },
+	{ "chunk", 0, QP_OPT_BYTES, "BYTES", AT(chunk_bytes), .min = QP_GATE_MIN_BYTES,
+	  .max = QP_GATE_MAX_BYTES, .old_short = 'c', .help = "piece size", .def = "4K" },
+	{ "duration", 0, QP_OPT_TIME, "TIME", AT(duration_ns), .min = 10 * QP_NS_PER_MS,
+	  .max = 600 * QP_NS_PER_S, .old_short = 'd',
+	  .help = "length of each run", .def = "1s" },
+	{ "spin", 0, QP_OPT_TIME, "TIME", AT(spin_ns), .min = QP_NS_PER_US,
+	  .max = 10 * QP_NS_PER_MS, .old_short = 's',
+	  .help = "hybrid: spin this long before each deadline",
 	  .def = "80us" },
-	{ "attempts", 'a', QP_OPT_UINT, "N", AT(attempts), .min = 1, .max = 100,
+	{ "attempts", 0, QP_OPT_UINT, "N", AT(attempts), .min = 1, .max = 100,
+	  .old_short = 'a',
 	  .help = "repeat a run the machine stalled (stall_ms over 1% of it) up to N times",
 	  .def = "1" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object per run instead of the table" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -286,7 +290,7 @@ int main(int argc, char **argv)
 	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
 	if (rc)
-		return rc > 0 ? 0 : 1;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	if (!o.json) {
 		double load[3] = { 0 };
 

@@ -121,10 +121,10 @@ struct opts {
 static const struct qp_opt opts[] = {
 	{ "frames", 'n', QP_OPT_UINT, "FRAMES", AT(n), .min = 1000, .max = 100000000,
 	  .help = "ICRCs per round, 1000..100000000", .def = "200000" },
-	{ "rounds", 'r', QP_OPT_UINT, "ROUNDS", AT(rounds), .min = 1, .max = 100,
-	  .help = "timed rounds, 1..100; the median is printed", .def = "7" },
+	{ "rounds", 0, QP_OPT_UINT, "ROUNDS", AT(rounds), .min = 1, .max = 100,
+	  .old_short = 'r', .help = "timed rounds, 1..100; the median is printed", .def = "7" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	double *ns;
 
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	ns = calloc(a.rounds, sizeof(*ns));
 	if (!ns) {
 		fprintf(stderr, "bench-icrc: out of memory\n");

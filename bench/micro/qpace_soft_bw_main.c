@@ -41,20 +41,23 @@ static int opt_mtu(const struct qp_opt *opt, void *conf, const char *s, char *er
 static const struct qp_opt opts[] = {
 	{ "size", 's', QP_OPT_BYTES, "BYTES", AT(p.bytes), .min = 1, .max = 1ull << 40,
 	  .help = "bytes to WRITE, 1..1T", .def = "256M" },
-	{ "msg", 'm', QP_OPT_BYTES, "BYTES", AT(p.msg_bytes), .min = 1, .max = 1ull << 30,
-	  .help = "bytes per WR, 1..1G", .def = "1M" },
-	{ "buffer", 'b', QP_OPT_BYTES, "BYTES", AT(p.buf_bytes), .min = 4096, .max = 4ull << 30,
+	{ "msg", 0, QP_OPT_BYTES, "BYTES", AT(p.msg_bytes), .min = 1, .max = 1ull << 30,
+	  .old_short = 'm', .help = "bytes per WR, 1..1G", .def = "1M" },
+	{ "buffer", 0, QP_OPT_BYTES, "BYTES", AT(p.buf_bytes), .min = 4096, .max = 4ull << 30,
+	  .old_short = 'b',
 	  .help = "target region; WRs wrap around it (default min(size, 256M))" },
-	{ "depth", 'd', QP_OPT_UINT, "N", AT(p.sq_depth), .min = 1, .max = 4096,
-	  .help = "WRs in flight, 1..4096", .def = "16" },
+	{ "depth", 0, QP_OPT_UINT, "N", AT(p.sq_depth), .min = 1, .max = 4096,
+	  .old_short = 'd', .help = "WRs in flight, 1..4096", .def = "16" },
 	{ "mtu", 'M', QP_OPT_FN, "BYTES", .fn = opt_mtu,
 	  .help = "RoCE MTU: 256, 512, 1024, 2048, 4096", .def = "1024" },
-	{ "window", 'w', QP_OPT_UINT, "N", AT(window), .min = 1, .max = 4096,
-	  .help = "unacknowledged packets per QP, 1..4096", .def = "128" },
-	{ "timeout", 't', QP_OPT_UINT, "N", AT(p.timeout), .min = 1, .max = 31,
+	{ "window", 0, QP_OPT_UINT, "N", AT(window), .min = 1, .max = 4096,
+	  .old_short = 'w', .help = "unacknowledged packets per QP, 1..4096", .def = "128" },
+	{ "timeout", 0, QP_OPT_UINT, "N", AT(p.timeout), .min = 1, .max = 31,
+	  .old_short = 't',
 	  .help = "local ACK timeout 4.096us << N, 1..31 (14: 67 ms)", .def = "14" },
-	{ "rate", 'r', QP_OPT_RATE, "RATE", AT(p.rate_bps), .min = QP_GATE_MIN_BPS,
-	  .max = QP_GATE_MAX_BPS, .help = "pace the sender at RATE through the gate (default: unpaced)" },
+	{ "rate", 0, QP_OPT_RATE, "RATE", AT(p.rate_bps), .min = QP_GATE_MIN_BPS,
+	  .max = QP_GATE_MAX_BPS, .old_short = 'r',
+	  .help = "pace the sender at RATE through the gate (default: unpaced)" },
 	{ "switch", 'S', QP_OPT_UINT, "P", AT(sw_port), .min = 1, .max = 65532,
 	  .help = "hosts on star ports 0 and 1 of a qpace-switch with --base-port P" },
 	{ "port", 'p', QP_OPT_UINT, "P", AT(port), .min = 1024, .max = 65534,
@@ -62,7 +65,7 @@ static const struct qp_opt opts[] = {
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of the table" },
 	{ "verbose", 'v', QP_OPT_FLAG, NULL, AT(verbose),
 	  .help = "also every counter of both hosts (stderr)" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
 
 	rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 	if (rc)
-		return rc > 0 ? 0 : 1;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	if (!o.p.buf_bytes)
 		o.p.buf_bytes = o.p.bytes < (256ull << 20) ? o.p.bytes : 256ull << 20;
 	if (o.sw_port) {

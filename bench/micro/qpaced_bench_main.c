@@ -389,22 +389,26 @@ static int opt_rates(const struct qp_opt *opt, void *conf, const char *arg, char
 static const struct qp_opt opts[] = {
 	{ "qps", 'q', QP_OPT_UINT, "N", AT(qps), .min = 1, .max = 4096,
 	  .help = "QPs registered, reports round-robin over them", .def = "64" },
-	{ "duration", 'd', QP_OPT_TIME, "TIME", AT(duration_ns), .min = QP_NS_PER_S / 10,
-	  .max = 86400 * QP_NS_PER_S, .help = "length of each run", .def = "3s" },
-	{ "latency-rates", 'l', QP_OPT_FN, "LIST", .fn = opt_rates,
+	{ "duration", 0, QP_OPT_TIME, "TIME", AT(duration_ns), .min = QP_NS_PER_S / 10,
+	  .max = 86400 * QP_NS_PER_S, .old_short = 'd',
+	  .help = "length of each run", .def = "3s" },
+	{ "latency-rates", 0, QP_OPT_FN, "LIST", .fn = opt_rates,
+	  .old_short = 'l',
 	  .help = "report rates for the latency runs", .def = "10000,100000" },
-	{ "cpu-agent", 'a', QP_OPT_UINT, "CPU", AT(cpu_agent), .max = 1023,
-	  .help = "CPU the agent is pinned to", .def = "0" },
-	{ "cpu-sender", 's', QP_OPT_UINT, "CPU", AT(cpu_sender), .max = 1023,
-	  .help = "CPU this program is pinned to", .def = "1" },
-	{ "busy-poll", 'b', QP_OPT_STRBUF, "TIME", AT(busy_poll),
+	{ "cpu-agent", 0, QP_OPT_UINT, "CPU", AT(cpu_agent), .max = 1023,
+	  .old_short = 'a', .help = "CPU the agent is pinned to", .def = "0" },
+	{ "cpu-sender", 0, QP_OPT_UINT, "CPU", AT(cpu_sender), .max = 1023,
+	  .old_short = 's', .help = "CPU this program is pinned to", .def = "1" },
+	{ "busy-poll", 0, QP_OPT_STRBUF, "TIME", AT(busy_poll),
+	  .old_short = 'b',
 	  .help = "latency again with qpaced --busy-poll TIME (0 = no)", .def = "1ms" },
-	{ "fifo", 'f', QP_OPT_UINT, "PRIO", AT(fifo), .min = 1, .max = 99,
+	{ "fifo", 0, QP_OPT_UINT, "PRIO", AT(fifo), .min = 1, .max = 99,
+	  .old_short = 'f',
 	  .help = "run the agent SCHED_FIFO at PRIO (as chrt -f; default: normal)" },
-	{ "qpaced", 'p', QP_OPT_STRBUF, "PATH", AT(qpaced),
-	  .help = "the daemon (default: qpaced next to this program)" },
+	{ "qpaced", 0, QP_OPT_STRBUF, "PATH", AT(qpaced),
+	  .old_short = 'p', .help = "the daemon (default: qpaced next to this program)" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON object instead of text" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -465,7 +469,7 @@ int main(int argc, char **argv)
 
 	rc = parse(argc, argv, &o);
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	nvar = strcmp(o.busy_poll, "0") ? 2 : 1;
 	snprintf(variant[0], sizeof(variant[0]), "sleeping");
 	snprintf(variant[1], sizeof(variant[1]), "busy-poll %s", o.busy_poll);

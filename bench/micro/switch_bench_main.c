@@ -12,7 +12,7 @@
  *      RoCEv2 data frame, and again with INT on every 16th frame of a QP (both with the
  *      switch's default ICRC check of every 16th frame);
  *   3. INT on every frame and the ICRC of every frame checked (--icrc-check 1);
- *   4. INT on every frame with --gso yes (udp ports send runs with UDP GSO);
+ *   4. INT on every frame with --gso on (udp ports send runs with UDP GSO);
  *   5. INT on every frame and --key (every report signed: qpace/fb_auth.h).
  * The signed run's switch says how many reports it signed, from its --stats-json.
  * It also times one ICRC check of the load's frame in this process (frame_icrc_ok, ISA-L's
@@ -195,8 +195,8 @@ static pid_t run_switch(const char *path, unsigned base, const struct sw_run *w,
 		execl(path, path, "--star", "2", "--base-port", bp, "--rate", "100G", "--buffer",
 		      "16M", "--int", "direct", "--int-flows", "all", "--int-sample", w->sample,
 		      "--early", "off",
-		      "--icrc-check", w->icrc, "-q", "--key", w->sign ? key : "none",
-		      "--gso", w->gso ? "yes" : "no",
+		      "--icrc-check", w->icrc, "--quiet", "--key", w->sign ? key : "none",
+		      "--gso", w->gso ? "on" : "off",
 		      "--stats-json", json, (char *)NULL);
 		fprintf(stderr, "switch-bench: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
@@ -249,7 +249,7 @@ static const struct qp_opt opts[] = {
 	  .help = "qpace-switch to measure (default: beside this program)" },
 	{ "base-port", 0, QP_OPT_UINT, "P", AT(base), .min = 1024, .max = 60000,
 	  .help = "UDP ports P..P+3", .def = "18000" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 	int rc = qp_opt_main(&prog, argc, argv, &o, NULL);
 
 	if (rc)
-		return rc > 0 ? 0 : 2;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	secs = (double)o.duration_ns / 1e9;
 	base = (unsigned)o.base;
 	rounds = (unsigned)o.rounds;

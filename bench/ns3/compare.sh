@@ -15,8 +15,11 @@
 # prints the median packet-hops/s of each and qpace's ratio to each ns-3 sender.
 # QPACE_ARGS and NS3_ARGS add options to one side. A qpace-bench without --clock, or
 # whose JSON lacks packet_hops or wall_s, or that refuses a run, gives "n/a" and a note.
-# Every JSON line is kept in COMPARE_OUT (default results/ns3)/runs.jsonl.
+# Every JSON line is kept in COMPARE_OUT (default results/ns3)/runs.jsonl. At the default
+# runs, the range of the ratios is also printed as a FIGURE line (bench/figure.sh) for
+# docs/figures.md.
 set -u
+. "$(dirname "$0")/../figure.sh"
 BUILD=${1:-build}
 NS3=$BUILD/bin/ns3-incast
 QB=$BUILD/bin/qpace-bench
@@ -111,8 +114,14 @@ for run in $RUNS; do
 		return x == "" ? "n/a" : x } function x(a, b) {
 		return a == "" || b == "" || b == 0 ? "n/a" : sprintf("%.1f", a / b) } BEGIN {
 		printf "%5s %6s | %16s | %16s | %14s | %10s | %10s\n", n, r, v(t), v(u), v(q),
-			x(q, t), x(q, u) }'
+			x(q, t), x(q, u) }' | tee -a "$TMP/table"
 done
+if [ -z "${COMPARE_RUNS:-}${QPACE_ARGS}${NS3_ARGS}" ]; then
+	figure ns3.hops-ratio "$(awk -F'|' '{ for (i = 5; i <= 6; i++) { v = $i + 0
+		if ($i ~ /[0-9]/) { if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ } } }
+		END { if (n) printf "%.1f-%.1fx", lo, hi }' "$TMP/table")" "make bench-ns3" \
+		"packet-hops per wall-clock second of virtual time against ns-3 3.37 on the same *N → 1 incasts* (16, 32, 96 senders at 1 Gb/s, 96 at 10 Gb/s; TCP and UDP senders; medians of 3 interleaved runs)"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); JSON lines: $JSONL"
 [ -s "$NOTES" ] && sed 's/^/note: /' "$NOTES"
 exit 0

@@ -40,7 +40,7 @@ static const struct qp_opt rows[] = {
 	{ "seed", 0, QP_OPT_UINT, "N", AT(seed), .min = 1, .max = UINT32_MAX,
 	  .help = "ns-3's RNG seed", .def = "1" },
 	{ "json", 'j', QP_OPT_FLAG, NULL, AT(json), .help = "one JSON line instead of text" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {

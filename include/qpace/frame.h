@@ -329,7 +329,7 @@ struct frame_roce_spec {
 	uint32_t imm;                 /* ImmDt or IETH, host order */
 	const uint8_t *payload;       /* may be NULL: zeros */
 	size_t payload_len;
-	bool no_icrc;                 /* the ICRC field left 0 (virtual time's --icrc skip) */
+	bool no_icrc;                 /* the ICRC field left 0 (virtual time's --icrc off) */
 };
 
 /* A complete RoCEv2 frame as kernel rxe sends it (UDP checksum 0, ICRC set unless

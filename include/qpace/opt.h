@@ -18,8 +18,19 @@
  * the reader can be fuzzed) and single key/value pairs (qp_opt_set); those messages read
  * `FILE:LINE: key: "VALUE": why` and `key: "VALUE": why`.
  *
+ * The grammar every program shares: an on/off switch takes exactly `on` or `off` (a FLAG
+ * row in a file or a key=value list, and any CHOICE row with those words); the usual
+ * other spellings (yes/no, true/false, 1/0, none, skip) are refused with a message that
+ * names the word to write instead (qp_onoff_hint). Usage errors exit QP_EXIT_USAGE (2),
+ * runtime failures QP_EXIT_FAIL (1). `--version` prints "PROG VERSION" (qpace/version.h).
+ *
+ * The same rows write the program's manual page (qp_opt_man, roff man(7)): NAME,
+ * SYNOPSIS and DESCRIPTION from the head text, OPTIONS from every row not hidden, its
+ * commands, EXIT STATUS, FILES, SEE ALSO; `--help` and the page cannot disagree.
+ *
  * The engine opens no files and prints only where a function says so (usage, qp_opt_fail,
- * qp_opt_main): messages go to the caller's err buffer, so tests drive it directly.
+ * qp_opt_main, qp_opt_man): messages go to the caller's err buffer, so tests drive it
+ * directly.
  */
 #ifndef QPACE_OPT_H
 #define QPACE_OPT_H
@@ -40,13 +51,21 @@ enum qp_opt_type {
 	QP_OPT_CHOICE,   /* unsigned, index into `choices` */
 	QP_OPT_FN,       /* .fn parses and stores the value */
 	QP_OPT_HELP,     /* --help: stops the parse (see qp_opt_parse); sets a bool if .size */
+	QP_OPT_VERSION,  /* --version: the same; qp_opt_main prints "PROG VERSION" */
+	QP_OPT_MAN,      /* --help-man: the same; qp_opt_main prints the manual page */
 };
+
+/* Exit statuses, every program alike. */
+#define QP_EXIT_OK    0
+#define QP_EXIT_FAIL  1              /* the run failed (a file, a peer, a device...) */
+#define QP_EXIT_USAGE 2              /* a bad flag or value: nothing was started */
 
 #define QP_OPT_F_HEX     0x1u   /* UINT: also 0x hexadecimal */
 #define QP_OPT_F_FIRST   0x2u   /* applied before the other options, wherever it stands
 				 * (qpaced's -c FILE: the file first, the command line over it) */
 #define QP_OPT_F_OWN_MSG 0x4u   /* FN: the callback's message names the flag and value itself
 				 * and is used as it is */
+#define QP_OPT_F_HIDDEN  0x8u   /* in neither --help nor the manual page (--help-man) */
 
 struct qp_opt;
 
@@ -69,6 +88,8 @@ struct qp_opt {
 	uint64_t unit_ns;            /* TIME: what a bare number means (0 = ns) */
 	qp_opt_fn *fn;               /* FN */
 	unsigned flags;              /* QP_OPT_F_* */
+	char old_short;              /* a short flag the row no longer has: given, it is refused
+				      * with the long one named ("'-q' is written --quiet") */
 };
 
 /* .off and .size of @field in struct @type: { "rate", 0, QP_OPT_RATE, "R", QP_OPT_AT(...) } */
@@ -104,7 +125,7 @@ int qp_opt_set(const struct qp_opt *t, size_t n, unsigned cmd, void *conf, const
 	       const char *value, char *err, size_t errlen);
 
 /* A config file, fed one line at a time: "key = value"; '#' starts a comment; blank lines
- * are skipped; each key at most once per file. A FLAG row takes yes/no, true/false, 1/0. */
+ * are skipped; each key at most once per file. A FLAG row takes on or off. */
 struct qp_opt_reader {
 	const struct qp_opt *t;
 	size_t n;
@@ -130,6 +151,24 @@ const char *qp_opt_range(const struct qp_opt *o, char *buf, size_t len);
 /* "PROG: MSG" and "try: PROG --help" on stderr; returns -EINVAL. */
 int qp_opt_fail(const char *prog, const char *msg);
 
+/* An on/off value: "on" 1, "off" 0; anything else -EINVAL with the reason in @why (for
+ * yes/no, true/false, 1/0, none, skip, enable/disable: which word to write instead). */
+int qp_onoff_parse(const char *v, bool *on, char *why, size_t len);
+/* " ('yes' is written 'on')" when @v is another spelling of on or off and @choices
+ * (NULL-terminated) hold that word, else "". */
+const char *qp_onoff_hint(const char *v, const char *const *choices, char *buf, size_t len);
+
+/* A subcommand, for the manual page: its synopsis, what it does, and its options (the rows
+ * of @t that @bit selects, as qp_opt_spec's cmd). */
+struct qp_opt_cmd {
+	const char *name;
+	const char *args;            /* after "PROG NAME" */
+	const char *summary;         /* may span lines */
+	const struct qp_opt *t;      /* NULL = no options */
+	size_t n;
+	unsigned bit;
+};
+
 /* A whole program without subcommands. */
 struct qp_opt_prog {
 	const char *name;            /* in messages */
@@ -141,13 +180,35 @@ struct qp_opt_prog {
 	size_t n;
 	int max_args;                /* positional arguments accepted; -1 = any number */
 	bool in_order;
+	/* the manual page (qp_opt_man) */
+	const char *purpose;         /* NAME: "PROG - PURPOSE" */
+	int section;                 /* 1 (0 = 1); 5: a file's keys (rows as "key = VALUE") */
+	const struct qp_opt_cmd *cmds;   /* COMMANDS (NULL = none) */
+	size_t ncmds;
+	const char *files;           /* FILES: "PATH\tWHAT" lines (NULL = no section) */
+	const char *see_also;        /* SEE ALSO: "qpacectl(1), qpaced.conf(5)" */
 };
 
 /* head, the options, tail, more. */
 void qp_opt_help(FILE *out, const struct qp_opt_prog *p);
-/* The rows' defaults (qp_opt_defaults), then the command line, into @conf. 0: go on (*first = the first positional argument,
- * if @first); 1: --help was printed to stdout; -EINVAL: the error was printed
- * (qp_opt_fail), exit with the program's usage status. */
+/* "PROG VERSION\n". */
+void qp_opt_version(FILE *out, const char *prog);
+/* The manual page of @p in roff (man(7)): NAME, SYNOPSIS and DESCRIPTION (from .head:
+ * its "usage:" lines, then the rest; lines indented two spaces stay as they are),
+ * OPTIONS (each row not hidden: flags, metavar, help, accepted range, default), the
+ * commands with their options, the text of .tail and .more, EXIT STATUS, FILES, SEE ALSO. */
+void qp_opt_man(FILE *out, const struct qp_opt_prog *p);
+/* The rows' defaults (qp_opt_defaults), then the command line, into @conf. 0: go on
+ * (*first = the first positional argument, if @first); 1: --help, --version or the manual
+ * page was printed to stdout (exit QP_EXIT_OK); -EINVAL: the error was printed
+ * (qp_opt_fail), exit QP_EXIT_USAGE. */
 int qp_opt_main(const struct qp_opt_prog *p, int argc, char **argv, void *conf, int *first);
+/* The rows a program that calls qp_opt_main ends its table with: --help, --version and
+ * the hidden --help-man. */
+#define QP_OPT_STD_ROWS                                                                    \
+	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },                           \
+	{ "version", 0, QP_OPT_VERSION, NULL, .help = "the version, then exit" },          \
+	{ "help-man", 0, QP_OPT_MAN, NULL, .flags = QP_OPT_F_HIDDEN,                       \
+	  .help = "the manual page (roff)" }
 
 #endif

@@ -117,8 +117,8 @@ struct sim_conf {
 	uint64_t seed;                /* the agents' (and through them IA's first grants) */
 	bool verbose;                 /* the hosts' log lines */
 	bool progress;                /* a progress line on stderr once a run passes 2 s */
-	/* No ICRC computed or checked (--icrc skip): the hosts build frames without one and
-	 * check none (soft icrc=skip), the switches check none (--icrc-check 0). Refused
+	/* No ICRC computed or checked (--icrc off): the hosts build frames without one and
+	 * check none (soft icrc=off), the switches check none (--icrc-check 0). Refused
 	 * when a port's link corrupts frames: the ICRC is what finds those. */
 	bool icrc_skip;
 	/* When set (a signal handler's flag), sim_run stops within 65536 events: as sim_stop.

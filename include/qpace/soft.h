@@ -24,8 +24,8 @@
  *   window=128         unacknowledged packets per QP
  *   max_qps=1024, telemetry_port=4792
  *   link_rate=1G       the switch port's rate: PFC PAUSE times are in 512-bit quanta of it
- *   icrc=on            skip: frames out carry no ICRC (0), frames in are not checked
- *                      (virtual time's --icrc skip; never on a real wire)
+ *   icrc=on            off: frames out carry no ICRC (0), frames in are not checked
+ *                      (virtual time's --icrc off; never on a real wire)
  *   shm=PATH           frames through a qpace-switch shm port's shared-memory rings
  *                      (qpace-switch --star N --shm PREFIX: port i is PREFIX.pI), with
  *                      attach= for the doorbells; a loop that blocks on qp_ctx_fd calls

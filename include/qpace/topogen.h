@@ -34,7 +34,7 @@
  * the choice: the switch forwards on the destination MAC alone, so all flows to one host
  * share a path from each switch on (ECMP per destination, not per host pair). Broadcast
  * follows a spanning tree (breadth first from the first switch): every other link is
- * flood=no at both ends, so no frame circles.
+ * flood=off at both ends, so no frame circles.
  */
 #ifndef QPACE_TOPOGEN_H
 #define QPACE_TOPOGEN_H

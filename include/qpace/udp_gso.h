@@ -4,7 +4,7 @@
  * segments and is cut into one datagram per frame below the socket (loopback's or a NIC's
  * segmentation), so a receiver still reads one frame per datagram; the syscall, route and
  * socket work is paid once per run instead of once per frame. Used by qpace-switch's udp
- * ports with --gso yes (off by default: docs/performance.md): in switch-bench's profile 88% of the switch's CPU was the kernel's, most of it
+ * ports with --gso on (off by default: docs/performance.md): in switch-bench's profile 88% of the switch's CPU was the kernel's, most of it
  * per datagram. Not (yet) by the soft backend's socket: its senders, cheaper by it,
  * overflow the real-time incast's buffer in the first RTT as virtual time's do, but
  * recover by 67 ms timeouts where virtual time's do not (docs/performance.md, "UDP GSO").

@@ -20,21 +20,8 @@ set -u
 LC_ALL=C
 export LC_ALL
 
-usage() { echo "usage: $0 [-C DIR] [FILE...]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
-if [ "${1:-}" = -C ]; then
-	[ $# -ge 2 ] || usage
-	root=$2
-	shift 2
-fi
-case ${1:-} in -*) usage ;; esac
-cd "$root" || exit 2
-if [ $# -eq 0 ]; then
-	set -- README.md
-	for f in docs/*.md; do
-		[ -e "$f" ] && set -- "$@" "$f"
-	done
-fi
+. "$root/scripts/docs-args.sh"
 
 # UTF-8 punctuation and symbols GitHub drops from anchors: dashes, quotes, ellipsis, middle
 # dot, arrows, comparison, multiplication and division signs, section sign, plus-minus.

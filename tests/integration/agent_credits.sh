@@ -14,7 +14,7 @@ PIDS="$PIDS $LP"
 sleep 0.2
 # C = 1 Gb/s, RTT = 500 us: C*RTT = 62500 B; n = 5, MTU 1000: W = 12, delta = 0,
 # period 500 us: each sender 12000 B every 500 us (2000 grants/s), 96 Mb/s each, 480 in all
-register rx local=127.0.0.1 peer=127.0.0.1 qpn=0x31 peer_qpn=0x41 count=5 receiver=1 \
+register rx local=127.0.0.1 peer=127.0.0.1 qpn=0x31 peer_qpn=0x41 count=5 receiver=on \
 	link=1G rtt=500us mtu=1000
 wait $LP
 

@@ -52,10 +52,10 @@ ok "set: rate override logged and cleared, algorithm switched, bad values refuse
 ctl frobnicate 2>"$TMP/err" && fail "unknown command succeeded"
 grep -q 'unknown command "frobnicate"' "$TMP/err" && grep -q "^usage: qpacectl" "$TMP/err" ||
 	fail "unknown command: $(cat "$TMP/err")"
-ctl top -o rate >"$TMP/top" || fail "top snapshot"
+ctl top --sort rate >"$TMP/top" || fail "top snapshot"
 grep -q "^qpaced pid $AGENT " "$TMP/top" && grep -q "RATEv" "$TMP/top" || fail "top: $(cat "$TMP/top")"
 [ "$(sed -n 3p "$TMP/top" | cut -c1-8)" = 0x000012 ] || fail "top not sorted by rate: $(cat "$TMP/top")"
-ctl top -o bogus 2>/dev/null && fail "top accepted an unknown sort key"
+ctl top --sort bogus 2>/dev/null && fail "top accepted an unknown sort key"
 ok "unknown command: error + usage, exit 1; top (not a tty): one snapshot sorted by rate"
 
 # Prometheus text, scraped with curl

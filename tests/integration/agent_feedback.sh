@@ -49,7 +49,7 @@ register rx local=127.0.0.1 peer=127.0.0.1 qpn=0x13 peer_qpn=0x23 link=10G rtt=1
 LP=$!
 PIDS="$PIDS $LP"
 sleep 0.2
-probe send to=127.0.0.1:$FBPORT type=int to_receiver=1 src=127.0.0.1 dst=127.0.0.1 qp=0x13 \
+probe send to=127.0.0.1:$FBPORT type=int to_receiver=on src=127.0.0.1 dst=127.0.0.1 qp=0x13 \
 	psn=77 hops=3 >/dev/null
 wait $LP
 grep -q "type=echo src=127.0.0.1 dst=127.0.0.1 qp=0x000013 psn=77 hops=3" "$TMP/echo.out" ||

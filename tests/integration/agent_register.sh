@@ -13,7 +13,7 @@ set -u
 
 UDPPORT=$((FBPORT + 3000))
 start_agent --cc none --fallback-hold 300ms
-"$BIN/qp-agent-check" -s "$SOCK" -r "$TABLE" -p "$UDPPORT" -l 400M -t 9s -i 100ms \
+"$BIN/qp-agent-check" --socket "$SOCK" -r "$TABLE" -p "$UDPPORT" -l 400M --time 9s --interval 100ms \
 	>"$TMP/check.out" 2>"$TMP/check.err" &
 CP=$!
 PIDS="$PIDS $CP"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Safe failure of qpaced --enforce tc (docs/enforce.md, issue #14 item 7), on a veth pair
+# Safe failure of qpaced --enforce tc (docs/enforce.md, "Safe failure"), on a veth pair
 # between two namespaces with the maps pinned in a bpffs of the test's own: a QP found on
 # the wire is set to 20M; qpaced is killed (-9) during the flow: the filter stays, the
 # program keeps scheduling at 20M, and after --wire-hold (1 s) at the safe rate (5M); a

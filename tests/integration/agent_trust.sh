@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Signed telemetry end to end, and the attacks of issue #15 tried against it. Host A (a
+# Signed telemetry end to end, and the attacks of docs/security.md tried against it. Host A (a
 # network namespace) runs qpaced and sends RoCEv2 data at twice the 100 Mb/s port rate to
 # host B through qpace-switch (packet ports on veth, in a third namespace), so the switch's
 # INT reports cut A's QP's rate. Both have the same key unless said otherwise.

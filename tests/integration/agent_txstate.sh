@@ -9,7 +9,7 @@ set -u
 
 start_agent --cc hpcc
 register tx local=127.0.0.1 peer=10.0.0.2 qpn=0x11 peer_qpn=0x21 link=10G rtt=10us \
-	algo=hpcc txstate=1 txpsn=500 enforce=nic
+	algo=hpcc txstate=on txpsn=500 enforce=nic
 i=0
 until ctl list -j | grep -q '"qpn":"0x000011".*"enforce":"nic"'; do
 	i=$((i + 1))

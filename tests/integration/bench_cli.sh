@@ -1,20 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# qpace-bench's bad input: wrong flags name the flag, the value and the range and exit
-# non-zero with the usage; an unreachable switch is one clear line.
+# qpace-bench's bad input: wrong flags name the flag, the value and the range and exit 2
+# with the usage; an unreachable switch is one clear line and exit 1.
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
 fail=0
 
-expect() {  # expect "WANT" ARGS...: non-zero exit and WANT in stderr
-	want=$1
-	shift
-	err=$("$B" "$@" 2>&1 >/dev/null) && { echo "FAIL: qpace-bench $*: exit 0" >&2; fail=1; return; }
+expect_status() {  # expect_status STATUS "WANT" ARGS...: that exit status and WANT in stderr
+	status=$1 want=$2
+	shift 2
+	err=$("$B" "$@" 2>&1 >/dev/null)
+	got=$?
+	[ "$got" = "$status" ] || { echo "FAIL: qpace-bench $*: exit $got, not $status" >&2; fail=1; return; }
 	case $err in
 	*"$want"*) echo "ok: qpace-bench $* -> $(echo "$err" | head -1)" ;;
 	*) echo "FAIL: qpace-bench $*: '$want' not in: $err" >&2; fail=1 ;;
 	esac
+}
+expect() {  # expect "WANT" ARGS...: a usage error
+	expect_status 2 "$@"
 }
 
 expect "unknown command 'frobnicate'" frobnicate
@@ -30,10 +35,17 @@ expect "--clock virtual runs every host in this process" incast --clock virtual 
 expect "--cc" incast --cc tcp
 expect "--credits 'maybe': one of: off, ia" incast --credits maybe
 expect "try: qpace-bench incast --help" incast --bogus
+expect "'none' is written 'off'" incast --credits none
+expect "--icrc 'skip': one of: on, off ('skip' is written 'off')" run --gen star --workload x --icrc skip
+expect "unknown option '-t'" run -t x.topo --workload x
+expect "unknown option '-k'" topo fat-tree -k 4
+expect "unknown command" frobnicate
+expect "unknown option '--bogus'" --bogus
 # Nothing listens on the named switch: one line that says so.
-expect "nothing listens there" incast --switch 127.0.0.1:29999 -N 2 -s 4K -R 1
+expect_status 1 "nothing listens there" incast --switch 127.0.0.1:29999 -N 2 -s 4K -R 1
 lines=$("$B" incast --switch 127.0.0.1:29999 -N 2 2>&1 | wc -l)
 [ "$lines" -eq 1 ] || { echo "FAIL: unreachable switch printed $lines lines" >&2; fail=1; }
 "$B" --help | grep -q "incast" || { echo "FAIL: --help" >&2; fail=1; }
+"$B" --version | grep -q "^qpace-bench [0-9]" || { echo "FAIL: --version" >&2; fail=1; }
 [ "$fail" = 0 ] && echo "bench_cli: ok"
 exit "$fail"

@@ -8,10 +8,10 @@
 # transparent huge pages (--huge-pages on: some bytes on them where the kernel's THP is
 # "madvise" and no sanitizer's allocator is in; the other, off, none). Bad input: a bad
 # workload line stops with FILE:LINE and a non-zero exit, as do a bad --gen, --clock real,
-# --icrc skip on a link that corrupts frames, --lanes 3, --lanes 2 on links without delay
+# --icrc off on a link that corrupts frames, --lanes 3, --lanes 2 on links without delay
 # (no lookahead) and a run whose flows could not finish by
 # --until (the reason named); a bytes=forever flow stopped by --until is no failure.
-# --icrc skip gives the same flows, rates and queues to the byte and says so in the report.
+# --icrc off gives the same flows, rates and queues to the byte and says so in the report.
 set -u
 BUILD=${BUILD:-build}
 B=$BUILD/bin/qpace-bench
@@ -80,22 +80,22 @@ done
 "$B" run --topo "$tmp/a/topology.topo" --workload "$tmp/p.wl" --no-plots -o "$tmp/c" -j \
 	>/dev/null 2>"$tmp/c.err" && cmp -s "$tmp/a/flows.csv" "$tmp/c/flows.csv" &&
 	ok "--topo topology.topo gives the same flows.csv" || bad "--topo run: $(cat "$tmp/c.err")"
-# --icrc skip: the same run to the byte (an ICRC changes no timing), the report names the
+# --icrc off: the same run to the byte (an ICRC changes no timing), the report names the
 # skip (the default report has no such key), and no switch checked an ICRC
-"$B" run --gen "$GEN" --workload "$tmp/p.wl" --cc hpcc --no-plots -o "$tmp/s" -j --icrc skip \
-	>"$tmp/s.out" 2>"$tmp/s.err" || bad "--icrc skip run: $(cat "$tmp/s.err")"
+"$B" run --gen "$GEN" --workload "$tmp/p.wl" --cc hpcc --no-plots -o "$tmp/s" -j --icrc off \
+	>"$tmp/s.out" 2>"$tmp/s.err" || bad "--icrc off run: $(cat "$tmp/s.err")"
 same=ok
 for f in flows.csv fct_bins.csv links.csv pfc.csv rates.csv queue.csv; do
 	cmp -s "$tmp/a/$f" "$tmp/s/$f" || same="$f differs"
 done
-[ "$same" = ok ] && ok "--icrc skip: flows.csv .. queue.csv identical to the default run" ||
-	bad "--icrc skip: $same"
+[ "$same" = ok ] && ok "--icrc off: flows.csv .. queue.csv identical to the default run" ||
+	bad "--icrc off: $same"
 if grep -q '"icrc":"skipped' "$tmp/s.out" && ! grep -q '"icrc"' "$tmp/a.out" &&
 	! grep '"icrc_checked"' "$tmp/s/switch.json" | grep -vq '"icrc_checked": 0' &&
 	grep '"icrc_checked"' "$tmp/a/switch.json" | grep -vq '"icrc_checked": 0'; then
-	ok "--icrc skip named in the report; switches checked none (the default run: some)"
+	ok "--icrc off named in the report; switches checked none (the default run: some)"
 else
-	bad "--icrc skip: report key or switch icrc_checked wrong"
+	bad "--icrc off: report key or switch icrc_checked wrong"
 fi
 
 expect_fail() {   # expect_fail WHAT PATTERN ARGS...
@@ -125,8 +125,8 @@ expect_fail "--lanes 3" "--lanes '3': not a whole number in 1..2" --gen "$GEN" \
 expect_fail "--lanes 2 without link delay" "host 0's link (port h0 of switch leaf1) has no delay" \
 	--gen "$GEN,delay=0" --workload "$tmp/p.wl" --lanes 2
 sed 's|^port leaf1 h0 udp [^#]*|& impair=corrupt=1% |' "$tmp/a/topology.topo" >"$tmp/corrupt.topo"
-expect_fail "--icrc skip with corrupt=" "--icrc skip: port h0 of switch leaf1 corrupts frames" \
-	--topo "$tmp/corrupt.topo" --workload "$tmp/p.wl" --icrc skip
+expect_fail "--icrc off with corrupt=" "--icrc off: port h0 of switch leaf1 corrupts frames" \
+	--topo "$tmp/corrupt.topo" --workload "$tmp/p.wl" --icrc off
 printf 'incast bytes=10M senders=1-7 receiver=0\n' >"$tmp/slow.wl"
 expect_fail "flows past --until" "stopped at --until 1ms of simulated time: 7 flows had not" \
 	--gen "$GEN" --workload "$tmp/slow.wl" --until 1ms --no-plots

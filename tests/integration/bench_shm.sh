@@ -14,7 +14,7 @@
 #   4. Offered rings: the plain `qpace-switch --star 2` and write_bw with no transport
 #      flags take the rings by themselves (the banner and the switch say shm, every frame
 #      through a ring, every ICRC good); on the same switch write_bw --transport udp goes
-#      by datagram and turns the ports back; with --shm-offer no nothing is offered.
+#      by datagram and turns the ports back; with --shm-offer off nothing is offered.
 # Judges behaviour, not speed (docs/performance.md has the figures). About 15 s.
 set -u
 BUILD=${BUILD:-build}
@@ -177,9 +177,9 @@ kill "$sw"
 wait "$sw"
 pids=""
 check "the offers went with the switch" "$(ls "$QPACE_SHM_DIR" | wc -l) == 0"
-"$S" --star 2 --base-port $P --shm-offer no --duration 300ms --quiet &
+"$S" --star 2 --base-port $P --shm-offer off --duration 300ms --quiet &
 sleep 0.15
-check "--shm-offer no: nothing offered" "$(ls "$QPACE_SHM_DIR" | wc -l) == 0"
+check "--shm-offer off: nothing offered" "$(ls "$QPACE_SHM_DIR" | wc -l) == 0"
 wait
 unset QPACE_SHM_DIR
 

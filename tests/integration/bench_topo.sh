@@ -27,14 +27,14 @@ check_kind() {
 	echo "ok: topo $kind $flags: $got(switches ports links hosts), qpace-switch runs on it"
 }
 
-check_kind star "-n 16" "1 16 0 16"
-check_kind dumbbell "-n 3 --fabric-rate 1G" "2 8 1 6"
+check_kind star "--hosts 16" "1 16 0 16"
+check_kind dumbbell "--hosts 3 --fabric-rate 1G" "2 8 1 6"
 check_kind leaf-spine "--leaves 4 --spines 2 --hosts-per-leaf 3 --oversub 3" "6 28 8 12"
 grep -q "^link leaf1:up1 spine1:down1 rate=5G$" "$tmp/leaf-spine.topo" ||
 	fail "leaf-spine: 3 x 10G over 2 spines at 3:1 is 5G links"
-check_kind fat-tree "-k 4" "20 80 32 16"
-check_kind fat-tree "-k 8 --rate 100G" "80 640 256 128"
-check_kind two-site "-n 2 --wan-rate 100M --wan-delay 5ms" "2 6 1 4"
+check_kind fat-tree "--k 4" "20 80 32 16"
+check_kind fat-tree "--k 8 --rate 100G" "80 640 256 128"
+check_kind two-site "--hosts 2 --wan-rate 100M --wan-delay 5ms" "2 6 1 4"
 grep -q "^link siteA:wan siteB:wan rate=100M delay=5ms buffer=16M$" "$tmp/two-site.topo" ||
 	fail "two-site: the WAN link line"
 
@@ -43,7 +43,7 @@ grep -q "^link siteA:wan siteB:wan rate=100M delay=5ms buffer=16M$" "$tmp/two-si
 # spanning tree only (leaf1, spine1, leaf2), and every report must carry three hops.
 "$B" topo leaf-spine --hosts-per-leaf 1 --rate 1G --delay 5us --base-port 17500 \
 	-o "$tmp/ls.topo" > /dev/null || fail "topo leaf-spine"
-grep -q "flood=no" "$tmp/ls.topo" || fail "leaf-spine: no link off the broadcast tree"
+grep -q "flood=off" "$tmp/ls.topo" || fail "leaf-spine: no link off the broadcast tree"
 sw_start -c "$tmp/ls.topo" --int direct --int-flows all --duration 20s
 timeout 10 $T hops --base-port 17500 3 || fail "INT hops across the generated leaf-spine"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=""
@@ -60,9 +60,9 @@ expect() {  # expect "WANT" ARGS...: non-zero exit and WANT in stderr
 }
 expect "KIND 'ring': accepted star, dumbbell, leaf-spine, fat-tree, two-site" ring
 expect "fat-tree: base-port 65500 with 54 hosts: accepted 1..65428 (two UDP ports a host)" \
-	fat-tree -k 6 --base-port 65500
-expect "-k/--k '10': not a whole number in 2..8" fat-tree -k 10
-expect "fat-tree: k 5: accepted an even number in 2..8" fat-tree -k 5
+	fat-tree --k 6 --base-port 65500
+expect "--k '10': not a whole number in 2..8" fat-tree --k 10
+expect "fat-tree: k 5: accepted an even number in 2..8" fat-tree --k 5
 expect "--oversub 'x': not a ratio in (0, 1000]" leaf-spine --oversub x
 expect "leaf-spine: 68 ports on one switch" leaf-spine --hosts-per-leaf 60 --spines 8
 expect "--rate '5': not a rate" star --rate 5

@@ -15,7 +15,7 @@ fails=0
 expect() {
 	want=$1 pat=$2
 	shift 2
-	timeout 5 $SW "$@" --duration 200ms -q > "$tmp/out" 2> "$tmp/err"
+	timeout 5 $SW "$@" --duration 200ms --quiet > "$tmp/out" 2> "$tmp/err"
 	got=$?
 	if [ "$got" -ne "$want" ] || ! grep -q -- "$pat" "$tmp/err" "$tmp/out"; then
 		echo "FAIL: qpace-switch $* -> exit $got: $(cat "$tmp/err")"
@@ -47,7 +47,14 @@ printf 'switch s\nport s p udp local=127.0.0.1:19214 pfc=xoff=40K,headroom=huge\
 expect 2 "pfc.topo:2: pfc 'xoff=40K,headroom=huge': headroom 'huge': accepted bytes" \
 	-c "$tmp/pfc.topo"
 expect 0 "Options:" --help
-timeout 10 $SW --star 1 --base-port 19220 --duration 8s -q &
+# one grammar: on|off, the old spellings refused with the new one named; --version
+expect 2 "--gso 'yes': one of: off, on ('yes' is written 'on')" --star 2 --gso yes
+expect 2 "--learn 'no': one of: on, off ('no' is written 'off')" --star 2 --learn no
+printf 'switch s\nport s p udp local=127.0.0.1:19216 learn=no\n' > "$tmp/learn.topo"
+expect 2 "learn.topo:2: learn 'no': not on or off ('no' is written 'off')" -c "$tmp/learn.topo"
+expect 2 "unknown option '-q'" --star 2 -q
+expect 0 "^qpace-switch [0-9]" --version
+timeout 10 $SW --star 1 --base-port 19220 --duration 8s --quiet &
 pid=$!
 for i in $(seq 50); do   # until it holds the port (a busy machine may take a while)
 	ss -Huln 'sport = :19220' | grep -q . && break

@@ -178,7 +178,8 @@ static void run(struct check *c)
 #define AT(field) QP_OPT_AT(struct check, field)
 
 static const struct qp_opt opts[] = {
-	{ "socket", 's', QP_OPT_STR, "SOCKET", AT(sock),
+	{ "socket", 0, QP_OPT_STR, "SOCKET", AT(sock),
+	  .old_short = 's',
 	  .help = "the agent's socket (default: $QPACE_SOCKET, else the agent's default)" },
 	{ "rate-table", 'r', QP_OPT_STR, "TABLE", AT(table), .help = "the agent's rate table",
 	  .def = QP_RATETABLE_DEFAULT },
@@ -189,12 +190,14 @@ static const struct qp_opt opts[] = {
 		  "(0 = the agent's policy)", .def = "0" },
 	{ "link", 'l', QP_OPT_RATE, "LINK", AT(link_bps), .min = QP_KBPS, .max = 10000 * QP_GBPS,
 	  .help = "link rate the QPs register with", .def = "400M" },
-	{ "time", 't', QP_OPT_TIME, "SECONDS", AT(run_ns), .min = QP_NS_PER_MS,
+	{ "time", 0, QP_OPT_TIME, "SECONDS", AT(run_ns), .min = QP_NS_PER_MS,
 	  .max = 86400 * QP_NS_PER_S, .unit_ns = QP_NS_PER_S,
+	  .old_short = 't',
 	  .help = "how long to stream (a bare number is seconds)", .def = "5s" },
-	{ "interval", 'i', QP_OPT_TIME, "INTERVAL", AT(every_ns), .min = QP_NS_PER_MS,
-	  .max = 60 * QP_NS_PER_S, .help = "one line per INTERVAL", .def = "100ms" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	{ "interval", 0, QP_OPT_TIME, "INTERVAL", AT(every_ns), .min = QP_NS_PER_MS,
+	  .max = 60 * QP_NS_PER_S, .old_short = 'i',
+	  .help = "one line per INTERVAL", .def = "100ms" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -213,7 +216,7 @@ int main(int argc, char **argv)
 	int rc = qp_opt_main(&prog, argc, argv, &c, NULL);
 
 	if (rc)
-		return rc > 0 ? 0 : 1;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	open_host(&c, 0);

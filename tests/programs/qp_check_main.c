@@ -35,26 +35,29 @@ struct opts {
 #define AT(field) QP_OPT_AT(struct opts, field)
 
 static const struct qp_opt opts[] = {
-	{ "backend", 'b', QP_OPT_STR, "NAME", AT(backend), .help = "QP backend", .def = "ibv" },
+	{ "backend", 0, QP_OPT_STR, "NAME", AT(backend), .old_short = 'b',
+	  .help = "QP backend", .def = "ibv" },
 	{ "ib-dev", 'd', QP_OPT_STR, "DEV", AT(device), .help = "device (default: the first)" },
 	{ "port", 'p', QP_OPT_STR, "PORT", AT(port), .help = "TCP / rdma_cm port", .def = "18515" },
 	{ "size", 's', QP_OPT_BYTES, "BYTES", AT(size_bytes), .min = 1, .max = 64u << 20,
 	  .help = "message size", .def = "256K" },
 	{ "iters", 'n', QP_OPT_UINT, "N", AT(iters), .min = 1, .max = 1000000, .help = "messages",
 	  .def = "200" },
-	{ "rate", 'r', QP_OPT_RATE, "RATE", AT(rate_bps), .min = QP_KBPS, .max = 10000 * QP_GBPS,
-	  .help = "pacing rate with no agent", .def = "200M" },
-	{ "chunk", 'c', QP_OPT_BYTES, "BYTES", AT(chunk_bytes), .min = 64, .max = 64u << 20,
-	  .help = "gate piece size", .def = "4K" },
+	{ "rate", 0, QP_OPT_RATE, "RATE", AT(rate_bps), .min = QP_KBPS, .max = 10000 * QP_GBPS,
+	  .old_short = 'r', .help = "pacing rate with no agent", .def = "200M" },
+	{ "chunk", 0, QP_OPT_BYTES, "BYTES", AT(chunk_bytes), .min = 64, .max = 64u << 20,
+	  .old_short = 'c', .help = "gate piece size", .def = "4K" },
 	{ "burst", 'B', QP_OPT_BYTES, "BYTES", AT(burst_bytes), .min = 64, .max = 64u << 20,
 	  .help = "gate burst beyond one piece (default 2 x MTU)" },
 	{ "tx-depth", 't', QP_OPT_UINT, "N", AT(sq_depth), .min = 1, .max = 1000000,
 	  .help = "send queue depth (the default forces queue reaping)", .def = "16" },
-	{ "options", 'o', QP_OPT_STR, "K=V,...", AT(options), .help = "backend options (ibv: gid=N)" },
+	{ "options", 0, QP_OPT_STR, "K=V,...", AT(options), .old_short = 'o',
+	  .help = "backend options (ibv: gid=N)" },
 	{ "rate-table", 'T', QP_OPT_STR, "NAME", AT(rate_table),
 	  .help = "agent rate table (default: none, the -r rate)" },
-	{ "rdma_cm", 'R', QP_OPT_FLAG, NULL, AT(cm), .help = "connect through rdma_cm instead of TCP" },
-	{ "help", 'h', QP_OPT_HELP, NULL, .help = "this text" },
+	{ "rdma_cm", 0, QP_OPT_FLAG, NULL, AT(cm), .old_short = 'R',
+	  .help = "connect through rdma_cm instead of TCP" },
+	QP_OPT_STD_ROWS,
 };
 
 static const struct qp_opt_prog prog = {
@@ -243,7 +246,7 @@ int main(int argc, char **argv)
 
 	rc = parse_args(argc, argv, &o);
 	if (rc)
-		return rc > 0 ? 0 : 1;
+		return rc > 0 ? QP_EXIT_OK : QP_EXIT_USAGE;
 	ca.device = o.device;
 	ca.options = o.options;
 	ca.rate_table = o.rate_table;

@@ -2,7 +2,7 @@
 /* qpace-probe: craft and watch what flows into and out of a qpace agent, for tests and for
  * debugging a deployment by hand.
  *
- *   qpace-probe register local=IP peer=IP [qpn=N peer_qpn=N count=K receiver=1 txstate=1 ...]
+ *   qpace-probe register local=IP peer=IP [qpn=N peer_qpn=N count=K receiver=on txstate=on ...]
  *   qpace-probe send to=IP:PORT type=level|int|echo|notice|credit [fields...]
  *   qpace-probe fuzz to=IP:PORT count=N seed=S
  *   qpace-probe listen port=P [count=N timeout=S]
@@ -72,7 +72,7 @@ static int die(const char *fmt, const char *a, const char *b)
 	fprintf(stderr, "qpace-probe: ");
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
-	exit(2);
+	exit(QP_EXIT_FAIL);
 }
 
 /* ---- the values that are not the engine's own types; each finds its field by .off ---- */
@@ -136,16 +136,16 @@ static const struct qp_opt args[] = {
 	  .help = "algorithm (default: the agent's)" },
 	{ "params", 0, QP_OPT_STRBUF, "K=V,...", AT(params), .cmds = C_REGISTER,
 	  .help = "its params (default: its own)" },
-	{ "receiver", 0, QP_OPT_FLAG, "0|1", AT(receiver), .cmds = C_REGISTER,
-	  .help = "1 = receives data: the agent paces credits to the peer", .def = "0" },
+	{ "receiver", 0, QP_OPT_FLAG, "on|off", AT(receiver), .cmds = C_REGISTER,
+	  .help = "on = receives data: the agent paces credits to the peer", .def = "off" },
 	{ "link", 0, QP_OPT_RATE, "RATE", AT(link_bps), N(QP_KBPS, 10000 * QP_GBPS),
 	  .cmds = C_REGISTER, .help = "link rate", .def = "1G" },
 	{ "rtt", 0, QP_OPT_TIME, "TIME", AT(rtt_ns), N(0, 100 * QP_NS_PER_S), .cmds = C_REGISTER,
 	  .help = "base RTT", .def = "100us" },
 	{ "mtu", 0, QP_OPT_UINT, "BYTES", AT(mtu), N(1, 65535), .cmds = C_REGISTER, .help = "MTU",
 	  .def = "1000" },
-	{ "txstate", 0, QP_OPT_FLAG, "0|1", AT(txstate), .cmds = C_REGISTER,
-	  .help = "1 = then report each QP's posted PSN and enforcer (TXSTATE)", .def = "0" },
+	{ "txstate", 0, QP_OPT_FLAG, "on|off", AT(txstate), .cmds = C_REGISTER,
+	  .help = "on = then report each QP's posted PSN and enforcer (TXSTATE)", .def = "off" },
 	{ "txpsn", 0, QP_OPT_UINT, "PSN", AT(txpsn), N(0, 0xffffff), .cmds = C_REGISTER,
 	  .help = "txstate: the posted PSN", .def = "0" },
 	{ "enforce", 0, QP_OPT_CHOICE, "gate|nic", AT(enforce), .choices = enforce_names,
@@ -184,8 +184,8 @@ static const struct qp_opt args[] = {
 	  .help = "int/notice/level: queue bytes", .def = "10000" },
 	{ "link", 0, QP_OPT_RATE, "RATE", AT(link_bps), N(QP_KBPS, 10000 * QP_GBPS),
 	  .cmds = C_SEND, .help = "hop link", .def = "10G" },
-	{ "to_receiver", 0, QP_OPT_FLAG, "0|1", AT(to_receiver), .cmds = C_SEND,
-	  .help = "int: 1 = delivered to the receiver (echo role)", .def = "0" },
+	{ "to_receiver", 0, QP_OPT_FLAG, "on|off", AT(to_receiver), .cmds = C_SEND,
+	  .help = "int: on = delivered to the receiver (echo role)", .def = "off" },
 	{ "count", 0, QP_OPT_UINT, "N", AT(count), N(0, UINT32_MAX), .cmds = C_SEND,
 	  .help = "messages to send", .def = "1" },
 	{ "gap", 0, QP_OPT_TIME, "TIME", AT(gap_ns), N(0, 100 * QP_NS_PER_S), .cmds = C_SEND,
@@ -719,17 +719,21 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2;
+		return argc < 2 ? QP_EXIT_USAGE : QP_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		qp_opt_version(stdout, "qpace-probe");
+		return QP_EXIT_OK;
 	}
 	for (c = cmds; c->name && strcmp(c->name, argv[1]); c++)
 		;
 	if (!c->name) {
 		fprintf(stderr, "qpace-probe: unknown command \"%s\"\n", argv[1]);
 		usage(stderr);
-		return 1;
+		return QP_EXIT_USAGE;
 	}
 	if (parse_args(c, argc, argv))
-		return 2;
+		return QP_EXIT_USAGE;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	return c->fn();

@@ -28,6 +28,7 @@
 #include "qpace/addr.h"
 #include "qpace/feedback.h"
 #include "qpace/frame.h"
+#include "qpace/opt.h"
 #include "qpace/units.h"
 #include "swtest.h"
 
@@ -147,6 +148,10 @@ int main(int argc, char **argv)
 	bool help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
 	FILE *f = help ? stdout : stderr;
 
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		qp_opt_version(stdout, "qpace-swtest");
+		return QP_EXIT_OK;
+	}
 	for (size_t i = 0; !help && argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc, argv);

@@ -92,7 +92,9 @@ static void test_errors_name_file_line_key(void **state)
 		{ "metrics = localhost:9477", "IPv4" },
 		{ "allow = 10.0.0.1,,10.0.0.2", "allow" },
 		{ "allow = 10.0.0.0/40", "PREFIX" },
-		{ "credits = maybe", "neither ia nor none" },
+		{ "credits = maybe", "one of: off, ia" },
+		{ "credits = none", "'none' is written 'off'" },
+		{ "cnp = yes", "'yes' is written 'on'" },
 		{ "cc = reno", "unknown algorithm \"reno\"" },
 		{ "cc-params = eta = 1", "without spaces" },
 		{ "heartbeat = 5ns", "100us..10s" },
@@ -144,11 +146,11 @@ static void test_errors_name_file_line_key(void **state)
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "fallback-hold: 1500000 ns: whole milliseconds"));
-	/* --wire-start: 0 (the line rate) or a rate a link can have */
+	/* --wire-start: 0 (a quarter of the line) or a rate a link can have */
 	qpaced_config_init(&c);
 	assert_int_equal(qpaced_config_set(&c, "wire-start", "10", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "wire-start: 10 bit/s: 0 (the line rate) or"));
+	assert_non_null(strstr(err, "wire-start: 10 bit/s: 0 (a quarter of the line) or"));
 	qpaced_config_init(&c);
 	assert_int_equal(qpaced_config_set(&c, "wire-start", "6.7M", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
@@ -175,6 +177,14 @@ static void test_errors_name_file_line_key(void **state)
 	assert_int_equal(qpaced_config_set(&c, "wire-used", "0", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
 	assert_int_equal(c.wire_used_pct, 0);
+	/* --ecn-mark: the egress program marks, so it needs --enforce observe or tc; found
+	 * by --check as well as at start */
+	qpaced_config_init(&c);
+	assert_int_equal(qpaced_config_set(&c, "ecn-mark", "on", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ecn-mark: the egress program marks: needs enforce observe or tc"));
+	assert_int_equal(qpaced_config_set(&c, "enforce", "observe", err, sizeof(err)), 0);
+	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);
 }
 
 static void test_help_lists_every_option(void **state)

@@ -329,13 +329,13 @@ static void test_min_rate_floor(void **state)
 	}
 }
 
-/* init_rate: the flow starts there (at least min_rate) as if just cut: each t_inc halves
+/* init_rate: the flow starts there (below min_rate: refused) as if just cut: each t_inc halves
  * the gap to the line (fast recovery, then additive steps capped at the line), so without
  * a CNP it is back at the line; the first CNP cuts from the rate it has then. */
 static void test_init_rate(void **state)
 {
 	struct cc *cc = make("init_rate=20G");
-	struct cc *low = make("init_rate=1G,min_rate=5G");
+	struct cc *low = make("init_rate=5G,min_rate=5G");
 	struct cc *line = make("init_rate=100G");
 	(void)state;
 
@@ -373,6 +373,8 @@ static void test_bad_params_named(void **state)
 		{ "min_rate=101G", "min_rate" },
 		{ "clamp_target=2", "clamp_target" },
 		{ "init_rate=101G", "init_rate" },
+		{ "init_rate=1G,min_rate=5G", "init_rate=1G is below min_rate 5G" },
+		{ "init_rate=500M", "below min_rate 1G (the default" },   /* line / 100 */
 		{ "alpha=1", "alpha" },
 	};
 	(void)state;

@@ -129,7 +129,7 @@ static void test_roce_layout(void **state)
 	assert_true(frame_icrc_ok(f, &p));
 }
 
-/* no_icrc (virtual time's --icrc skip): the same frame, byte for byte, but the four ICRC
+/* no_icrc (virtual time's --icrc off): the same frame, byte for byte, but the four ICRC
  * bytes, which are 0, so a check of it fails. */
 static void test_no_icrc(void **state)
 {

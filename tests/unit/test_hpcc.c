@@ -336,13 +336,13 @@ static void test_window_param(void **state)
 	cc_destroy(cc);
 }
 
-/* init_rate: R and Rc start there (at least min_rate), and the first full update moves on
- * from it, not from the line rate. */
+/* init_rate: R and Rc start there, and the first full update moves on from it, not from the
+ * line rate; below min_rate it is refused (test_bad_params), not raised unsaid. */
 static void test_init_rate(void **state)
 {
 	const qp_rate_bps b = LINE;
 	struct cc *cc = mk("init_rate=10G");
-	struct cc *low = mk("init_rate=10G,min_rate=20G");
+	struct cc *low = mk("init_rate=20G,min_rate=20G");
 	struct int_feed f;
 	(void)state;
 
@@ -367,6 +367,8 @@ static void test_bad_params(void **state)
 		{ "max_stage=1001", "max_stage" }, { "fast_react=2", "fast_react" },
 		{ "window=-1", "window" },       { "gain=1", "gain" },
 		{ "init_rate=101G", "init_rate" },
+		{ "init_rate=10G,min_rate=20G", "init_rate=10G is below min_rate 20G" },
+		{ "init_rate=10M", "below min_rate 100M (the default" },   /* line / 1000 */
 	};
 	char help[2048];
 	(void)state;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* IDCC's INT loop in closed loops on the real switch, soft hosts and agents (virtual
  * time, tests/support/vt_net.h: N -> 1 star, 10 Gb/s, 10 us links, RTT 41.8 us, finite
- * buffers), its default parameters (dc_rtt 12 us), INT straight from the switch. No RTT
- * samples reach the cc in the agent today (issue #13), so this is the INT loop alone.
+ * buffers), its default parameters (dc_rtt 12 us), INT straight from the switch. The loops
+ * here feed the cc no RTT samples, so this is the INT loop alone.
  *
  * What the source claims (IDCC, ../shared/seeds/003_*; reproductions.md): the INT loop
  * holds "the strict queue requirements of the DC's shallow buffers"; flows converge

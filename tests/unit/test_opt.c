@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The option engine (qpace/opt.h) on its own table: each type's parse and the range in its
  * error, callback rows, subcommand masks, repeated, missing and unknown options, --help,
- * rows applied first, the config-line feed and key=value, defaults, --help's layout, and
- * tables the engine refuses. */
+ * rows applied first, the config-line feed and key=value, defaults, --help's layout,
+ * tables the engine refuses, on/off and the other spellings it refuses, --version, and the
+ * manual page (qp_opt_man) against --help. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,6 +41,7 @@ struct conf {
 };
 
 static const char *const colours[] = { "red", "green", "blue", NULL };
+static const char *const off_ia[] = { "off", "ia", NULL };
 
 /* "A,B": two numbers, the first below the second. */
 static int parse_pair(const struct qp_opt *o, void *conf, const char *arg, char *err,
@@ -104,11 +106,14 @@ static const struct qp_opt rows[] = {
 	{ "name", 'N', QP_OPT_STR, "NAME", AT(str), .help = "kept as given" },
 	{ "buf", 0, QP_OPT_STRBUF, "TEXT", AT(buf), .help = "copied", .def = "abc" },
 	{ "colour", 'c', QP_OPT_CHOICE, "C", AT(choice), .choices = colours, .help = "a choice" },
+	{ "mode", 0, QP_OPT_CHOICE, "off|ia", AT(choice), .choices = off_ia, .cmds = CMD_B,
+	  .help = "off or a word" },
 	{ "pair", 0, QP_OPT_FN, "A,B", .fn = parse_pair, .help = "a callback" },
 	{ "quoting", 0, QP_OPT_FN, "X", .fn = quoting, .help = "quotes the value" },
 	{ "own", 0, QP_OPT_FN, "X", .fn = own_msg, .flags = QP_OPT_F_OWN_MSG, .help = "own" },
 	{ "first", '1', QP_OPT_FN, "X", .fn = note, .flags = QP_OPT_F_FIRST, .help = "first" },
 	{ "second", '2', QP_OPT_FN, "X", .fn = note, .help = "in order" },
+	{ "retired", 0, QP_OPT_FLAG, NULL, AT(flag), .old_short = 'R', .help = "was -R" },
 	{ "help", 'h', QP_OPT_HELP, NULL, AT(help), .help = "this text" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -229,6 +234,8 @@ static void test_scan_errors(void **state)
 	} bad[] = {
 		{ CMD_A, ARGC("--bogus"), ARGV("--bogus"), "unknown option '--bogus'" },
 		{ CMD_A, ARGC("-z"), ARGV("-z"), "unknown option '-z'" },
+		/* a short flag a row no longer has: refused with the long one named */
+		{ CMD_A, ARGC("-R"), ARGV("-R"), "unknown option '-R' (it is written --retired)" },
 		{ CMD_A, ARGC("-s"), ARGV("-s"), "option '-s' needs a value" },
 		{ CMD_A, ARGC("-f", "--size"), ARGV("-f", "--size"), "option '--size' needs a value" },
 		{ CMD_A, ARGC("--flag=yes"), ARGV("--flag=yes"), "option '--flag' takes no value" },
@@ -328,13 +335,15 @@ static void test_config_lines(void **state)
 	char err[400], line[QP_OPT_LINE_MAX + 10];
 	static const char *const good[] = {
 		"# a comment", "", "   ", "count = 12   # trailing comment", "  size=128K",
-		"flag = yes", "iflag = 1", "colour = green\r\n", "pair = 1,2", "buf = x",
+		"flag = on", "iflag = on", "colour = green\r\n", "pair = 1,2", "buf = x",
 	};
 	static const struct {
 		const char *line, *want;
 	} bad[] = {
 		{ "count = 0", "t.conf:1: count: \"0\": not a whole number in 1..100" },
-		{ "flag = maybe", "t.conf:1: flag: \"maybe\": not yes or no" },
+		{ "flag = maybe", "t.conf:1: flag: \"maybe\": not on or off" },
+		{ "flag = yes", "t.conf:1: flag: \"yes\": not on or off ('yes' is written 'on')" },
+		{ "flag = 0", "t.conf:1: flag: \"0\": not on or off ('0' is written 'off')" },
 		{ "quoting = mauve", "t.conf:1: quoting: \"mauve\": not a colour we know" },
 		{ "own = x", "t.conf:1: --own 'x': said the callback" },
 		{ "colour", "t.conf:1: \"colour\": expected key = value" },
@@ -364,7 +373,7 @@ static void test_config_lines(void **state)
 	assert_string_equal(err, "t.conf:12: line longer than 1024 characters");
 	/* a flag's value in a file; another file may set a key again */
 	qp_opt_reader_init(&r, rows, NROWS, CMD_A, &c, "u.conf");
-	assert_int_equal(qp_opt_line(&r, "flag = no", err, sizeof(err)), 0);
+	assert_int_equal(qp_opt_line(&r, "flag = off", err, sizeof(err)), 0);
 	assert_false(c.flag);
 	assert_int_equal(qp_opt_line(&r, "count = 13", err, sizeof(err)), 0);
 	assert_int_equal(c.u64, 13);
@@ -380,6 +389,31 @@ static void test_config_lines(void **state)
 	assert_int_equal(qp_opt_set(rows, NROWS, CMD_B, &c, "port", "9", err, sizeof(err)), -ENOENT);
 	assert_int_equal(qp_opt_set(rows, NROWS, CMD_B, &c, "small", "x", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "small: \"x\": not a whole number in 0..200");
+	/* another spelling of off, where off is one of the words */
+	assert_int_equal(qp_opt_set(rows, NROWS, CMD_B, &c, "mode", "none", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "mode: \"none\": one of: off, ia ('none' is written 'off')");
+	assert_int_equal(qp_opt_set(rows, NROWS, CMD_B, &c, "colour", "no", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "colour: \"no\": one of: red, green, blue");
+}
+
+static void test_onoff(void **state)
+{
+	char why[100];
+	bool on = false;
+	(void)state;
+
+	assert_int_equal(qp_onoff_parse("on", &on, why, sizeof(why)), 0);
+	assert_true(on);
+	assert_int_equal(qp_onoff_parse("off", &on, why, sizeof(why)), 0);
+	assert_false(on);
+	assert_int_equal(qp_onoff_parse("skip", &on, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "not on or off ('skip' is written 'off')");
+	assert_int_equal(qp_onoff_parse("yes", &on, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "not on or off ('yes' is written 'on')");
+	assert_int_equal(qp_onoff_parse("On", &on, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "not on or off");
 }
 
 static char *capture(const struct qp_opt *t, size_t n, unsigned cmd, bool keys)
@@ -469,6 +503,116 @@ static void test_main(void **state)
 	assert_int_equal(qp_opt_main(&p, ARGC("-h"), ARGV("-h"), &c, NULL), 1);
 }
 
+/* --version stops the parse like --help; the prog prints "NAME VERSION". */
+static void test_version(void **state)
+{
+	static const struct qp_opt t[] = {
+		{ "count", 'n', QP_OPT_UINT, "N", AT(u64), .min = 1, .max = 9, .help = "n" },
+		QP_OPT_STD_ROWS,
+	};
+	const struct qp_opt_prog p = { .name = "prog", .t = t, .n = 4 };
+	struct conf c = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	(void)state;
+
+	assert_int_equal(qp_opt_main(&p, ARGC("-n", "0", "--version"),
+				     ARGV("-n", "0", "--version"), &c, NULL), 1);
+	assert_int_equal(qp_opt_main(&p, ARGC("--version", "x"), ARGV("--version", "x"), &c,
+				     NULL), 1);
+	qp_opt_version(f, "prog");
+	fclose(f);
+	assert_true(len > strlen("prog 0"));
+	assert_memory_equal(text, "prog ", 5);
+	assert_int_equal(text[len - 1], '\n');
+	free(text);
+}
+
+/* The manual page of a table: every row that --help prints has its tag, with metavar,
+ * range and default; hidden rows neither; roff's special characters escaped. */
+static void test_man(void **state)
+{
+	static const struct qp_opt_cmd cmds[] = {
+		{ "go", "[options] WHERE", "go somewhere.\nIn two lines", rows, NROWS, CMD_B },
+	};
+	static const struct qp_opt std[] = { QP_OPT_STD_ROWS };
+	const struct qp_opt_prog p = {
+		.name = "prog", .purpose = "a test of the page",
+		.head = "usage: prog [-c FILE] [options]\n       prog go WHERE\n\n"
+			"Does things.\n.starts with a dot and a \\ backslash\n\n"
+			"Example:\n  prog -n 3\n\nOptions:\n",
+		.t = std, .n = 3, .cmds = cmds, .ncmds = 1, .tail = "\nSignals: none.\n",
+		.files = "/etc/prog.conf\tthe file", .see_also = "other(1)",
+	};
+	char *page = NULL, *help = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&page, &len);
+	(void)state;
+
+	qp_opt_man(f, &p);
+	fclose(f);
+	print_message("%s", page);
+	assert_non_null(strstr(page, ".SH NAME\nprog \\- a test of the page\n"));
+	assert_non_null(strstr(page, ".SH SYNOPSIS\n.nf\n\\fBprog\\fR [\\-c FILE] [options]\n"
+				     "\\fBprog\\fR go WHERE\n.fi\n"));
+	assert_non_null(strstr(page, "\\&.starts with a dot and a \\e backslash\n"));
+	assert_non_null(strstr(page, ".RS 4\n.nf\nprog \\-n 3\n.fi\n.RE\n"));
+	assert_null(strstr(page, "Options:"));
+	assert_non_null(strstr(page, ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\n"));
+	assert_non_null(strstr(page, "\\fB\\-\\-version\\fR\n"));
+	assert_null(strstr(page, "help\\-man"));                /* hidden */
+	assert_non_null(strstr(page, ".SS \"go\"\n"));
+	assert_non_null(strstr(page, ".TP\n\\fB\\-n\\fR, \\fB\\-\\-count\\fR \\fIN\\fR\n"
+				     "a count\n.br\nAccepted: 1..100.\n.br\nDefault: 7.\n"));
+	assert_non_null(strstr(page, "\\fB\\-\\-small\\fR"));          /* command B's */
+	assert_null(strstr(page, "\\fB\\-\\-port\\fR"));               /* A's only */
+	assert_non_null(strstr(page, ".SH EXIT STATUS\n"));
+	assert_non_null(strstr(page, ".SH FILES\n.TP\n.I /etc/prog.conf\nthe file\n"));
+	assert_non_null(strstr(page, ".SH SEE ALSO\nother(1)\n"));
+	/* every row command B's --help prints is on the page */
+	len = 0;
+	f = open_memstream(&help, &len);
+	qp_opt_usage(f, rows, NROWS, CMD_B);
+	fclose(f);
+	for (size_t i = 0; i < NROWS; i++) {
+		char tag[64];
+		bool in_help, on_page;
+
+		snprintf(tag, sizeof(tag), "--%s", rows[i].name);
+		in_help = strstr(help, tag) != NULL;
+		snprintf(tag, sizeof(tag), "\\fB\\-\\-%s\\fR", rows[i].name);
+		on_page = strstr(page, tag) != NULL;
+		if (in_help != on_page)
+			fail_msg("--%s: in --help %d, on the page %d", rows[i].name, in_help,
+				 on_page);
+	}
+	free(help);
+	free(page);
+}
+
+/* A file's page (section 5): rows as keys, a flag's value on|off, no --help. */
+static void test_man_keys(void **state)
+{
+	const struct qp_opt_prog p = { .name = "prog.conf", .purpose = "its file", .section = 5,
+				       .head = "KEY = VALUE lines.\n", .t = rows, .n = NROWS };
+	char *page = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&page, &len);
+	(void)state;
+
+	qp_opt_man(f, &p);
+	fclose(f);
+	assert_non_null(strstr(page, ".TH \"PROG.CONF\" \"5\""));
+	assert_non_null(strstr(page, ".SH KEYS\n"));
+	assert_non_null(strstr(page, ".TP\n\\fBflag\\fR = \\fIon|off\\fR\n"));
+	assert_non_null(strstr(page, ".TP\n\\fBcount\\fR = \\fIN\\fR\n"));
+	assert_null(strstr(page, "\\fBhelp\\fR"));
+	assert_null(strstr(page, "SYNOPSIS"));
+	assert_null(strstr(page, "EXIT STATUS"));
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +626,10 @@ int main(void)
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_bad_tables),
 		cmocka_unit_test(test_main),
+		cmocka_unit_test(test_onoff),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_man),
+		cmocka_unit_test(test_man_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

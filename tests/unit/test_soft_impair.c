@@ -106,7 +106,7 @@ static void run_both_ways(unsigned salt, const char *impair, struct dir_result r
 	sw_pid = soft_switch_start((const char *const[]){
 		"--star", "2", "--base-port", bp, "--rate", "1G", "--buffer", "4M",
 		"--delay", "5us", "--int", "off", "--early", "off", "--impair", impair,
-		"--duration", "300s", "--stats-json", stats_path, "-q", NULL });
+		"--duration", "300s", "--stats-json", stats_path, "--quiet", NULL });
 	if (sw_pid < 0)
 		skip();   /* no qpace-switch in this build */
 	snprintf(p0, sizeof(p0), "attach=127.0.0.1:%u,ip=10.0.0.1", base);

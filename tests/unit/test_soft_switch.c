@@ -134,7 +134,7 @@ static void lossy_write(bool shm)
 		"--star", "2", "--base-port", bp, "--rate", "500M", "--buffer", "32K",
 		"--delay", "5us", "--int", "direct", "--int-flows", "all", "--early", "off",
 		"--duration", "300s",
-		"--stats-json", stats_path, "-q", shm ? "--shm" : NULL, shm_prefix, NULL });
+		"--stats-json", stats_path, "--quiet", shm ? "--shm" : NULL, shm_prefix, NULL });
 	if (sw_pid < 0)
 		skip();   /* no qpace-switch in this build */
 	snprintf(a, sizeof(a), "attach=127.0.0.1:%u,ip=10.0.0.1%s%s%s", base, shm ? ",shm=" : "",
@@ -245,7 +245,7 @@ static void test_capture_decodes_as_infiniband(void **state)
 	snprintf(pcap_path, sizeof(pcap_path), "/tmp/qpace-soft-sw-%d.pcap", (int)getpid());
 	sw_pid = soft_switch_start((const char *const[]){
 		"--star", "2", "--base-port", bp, "--rate", "1G", "--buffer", "4M",
-		"--int", "off", "--early", "off", "--duration", "300s", "--pcap", pcap_path, "-q",
+		"--int", "off", "--early", "off", "--duration", "300s", "--pcap", pcap_path, "--quiet",
 		NULL });
 	if (sw_pid < 0)
 		skip();

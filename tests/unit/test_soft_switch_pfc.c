@@ -112,7 +112,7 @@ static void test_lossless_write_through_switch(void **state)
 		"--star", "2", "--base-port", bp, "--rate", "500M", "--buffer", "32K",
 		"--delay", "5us", "--int", "off", "--early", "off",
 		"--pfc", "xoff=16K,xon=8K,headroom=160K,class=0,lossless", "--duration", "300s",
-		"--stats-json", json_path, "--pcap", pcap_path, "--pcap-port", "p0", "-q", NULL });
+		"--stats-json", json_path, "--pcap", pcap_path, "--pcap-port", "p0", "--quiet", NULL });
 	if (sw_pid < 0)
 		skip();
 	snprintf(a, sizeof(a), "attach=127.0.0.1:%u,ip=10.0.0.1,link_rate=500M", base);

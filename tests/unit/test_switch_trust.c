@@ -3,12 +3,12 @@
  * sockets here): what a udp port learns, and signed telemetry.
  *   learning  a 1-byte datagram from a new socket does not re-point the port (the next 20
  *             frames still reach the host), nor a frame from the switch's own MAC; a
- *             well-formed frame from a new peer does; with learn=no nothing does, and the
+ *             well-formed frame from a new peer does; with learn=off nothing does, and the
  *             stranger's frames are not taken; every change and refusal in --stats-json
  *   signing   with a key, every INT report the switch sends is signed (its sender id, an
  *             increasing sequence) and a keyed agent core takes it once; level acks are
  *             taken only signed and new
- *   config    --key and key= on a switch line (a switch may say none), learn=no on udp
+ *   config    --key and key= on a switch line (a switch may say none), learn=off on udp
  *             ports only and with a remote, --learn for --star only
  */
 #include <arpa/inet.h>
@@ -58,7 +58,7 @@ static int udp_bound(uint16_t port)
 	return fd;
 }
 
-/* A --star 2 on a free base port; @fixed: learn=no on both ports; @signed_: the key. */
+/* A --star 2 on a free base port; @fixed: learn=off on both ports; @signed_: the key. */
 static void rig_open(struct rig *r, bool fixed, bool signed_)
 {
 	char err[256];
@@ -251,7 +251,7 @@ static void test_fixed(void **state)
 	j = stats(&r);
 	assert_int_equal(j.changes[1], 0);
 	assert_int_equal(j.refused[1], 1);
-	print_message("learn=no: a real frame from a new peer refused and not forwarded, 20/20 "
+	print_message("learn=off: a real frame from a new peer refused and not forwarded, 20/20 "
 		      "frames to the configured host; remote_refused %llu\n",
 		      (unsigned long long)j.refused[1]);
 	rig_close(&r);
@@ -422,7 +422,7 @@ static void test_config(void **state)
 	sw_conf_defaults(&c);
 	snprintf(text, sizeof(text),
 		 "switch a key=%s\nport a p0 udp local=127.0.0.1:9000 remote=127.0.0.1:9001 "
-		 "learn=no\nport a p1 udp local=127.0.0.1:9002\nswitch b key=none\n"
+		 "learn=off\nport a p1 udp local=127.0.0.1:9002\nswitch b key=none\n"
 		 "port b q0 udp local=127.0.0.1:9004\n", path);
 	assert_int_equal(sw_topo_parse(&c, text, "t.topo", err, sizeof(err)), 0);
 	assert_true(c.sw[0].have_key && c.sw[0].key[15] == 0x0f && !c.sw[1].have_key);
@@ -434,8 +434,8 @@ static void test_config(void **state)
 				       "t.topo", err, sizeof(err)), 0);
 	assert_true(c.sw[0].have_key && c.sw[0].key[0] == 0xab);
 	static const char *const bad[] = {
-		"switch a\nport a p0 udp local=127.0.0.1:9000 learn=no\n",
-		"switch a\nport a p0 vxlan local=127.0.0.1 remote=127.0.0.2 vni=1 learn=no\n",
+		"switch a\nport a p0 udp local=127.0.0.1:9000 learn=off\n",
+		"switch a\nport a p0 vxlan local=127.0.0.1 remote=127.0.0.2 vni=1 learn=off\n",
 		"switch a\nport a p0 udp local=127.0.0.1:9000 remote=127.0.0.1:9 learn=maybe\n",
 		"switch a key=/nonexistent/key\nport a p0 udp local=127.0.0.1:9000\n",
 	};
@@ -446,9 +446,9 @@ static void test_config(void **state)
 	}
 	/* the command line */
 	{
-		char *argv[] = { "qpace-switch", "--star", "2", "--learn", "no", "--key", path,
+		char *argv[] = { "qpace-switch", "--star", "2", "--learn", "off", "--key", path,
 				 "--quiet", NULL };
-		char *argv2[] = { "qpace-switch", "-c", "t.topo", "--learn", "no", NULL };
+		char *argv2[] = { "qpace-switch", "-c", "t.topo", "--learn", "off", NULL };
 
 		assert_int_equal(sw_cli_parse(&c, 8, argv), 0);
 		assert_true(c.sw[0].have_key && c.sw[0].key[1] == 1);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The tc egress program's pinned maps (issue #14 item 7, safe failure), on a bpffs the test
+/* The tc egress program's pinned maps (safe failure, docs/enforce.md), on a bpffs the test
  * mounts itself: a second loader on the same directory (a restarted qpaced) takes over what
  * the first left; unpinning removes the pins; a directory not on a bpffs loads unpinned.
  * Root; skips, with the kernel's reason, when BPF itself is refused or no bpffs can be

@@ -53,7 +53,7 @@ static void test_inheritance(void **state)
 		"port a p udp local=127.0.0.1:9000 remote=127.0.0.1:9001\n"
 		"port a q udp local=127.0.0.1:9002 buffer=1M early=off int=echo\n"
 		"switch b\n"
-		"port b x packet dev=veth0 flood=no\n"
+		"port b x packet dev=veth0 flood=off\n"
 		"port b v vxlan local=10.0.0.1 remote=10.0.0.2 vni=42\n"
 		"mac b 02:00:00:00:00:01 x\n";
 	(void)state;

@@ -485,7 +485,7 @@ static void test_bad_parameters(void **state)
 		"than qpace-switch reads)");
 	/* 56 switches x 512 hosts of mac lines: more than the loader reads */
 	REFUSED(TOPOGEN_LEAF_SPINE, (p.leaves = 32, p.spines = 24, p.hosts_per_leaf = 16),
-		"leaf-spine: a file of 1078566 bytes (56 switches x 512 hosts of mac lines), "
+		"leaf-spine: a file of 1079280 bytes (56 switches x 512 hosts of mac lines), "
 		"accepted at most 1048576: qpace-switch reads no more; fewer hosts or switches");
 	REFUSED(TOPOGEN_STAR, p.host_bps = 999, "star: rate 999 bits/s: accepted 1K..10T");
 	REFUSED(TOPOGEN_DUMBBELL, p.fabric_bps = 20000 * QP_GBPS,

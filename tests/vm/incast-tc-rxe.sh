@@ -427,7 +427,7 @@ n, c = res["none"], res["tc"]
 # "held near the marking threshold, drops cut as above" (checked below: the mean at most
 # Kmin, above Kmax in at most a tenth of the samples); its peak is bounded at three
 # quarters of the buffer, a guard against the buffer filling (the no-agent runs: 131 KB,
-# every time; with the switch's --gso yes: 120-131 KB in 4 of 4), not the threshold's
+# every time; with the switch's --gso on: 120-131 KB in 4 of 4), not the threshold's
 # test: the TCG guests' catch-up bursts after a stall (10 ms bins of 18-25 KB from one
 # sender, fq's maxrate at 150% of the top rate) put the peak at 6.5-46.5 KB in twelve runs
 # and at 44-82 KiB in the eighth session's runs, so half the buffer, the bound until

@@ -57,14 +57,14 @@ vm_setup || exit 1
 # host's server for the guest's client.
 fwd=$((VM_PORT + 10)) hsrv=$((VM_PORT + 11))
 if [ $short = 1 ] && [ -n "$impair" ]; then
-	ARGS="-s 64K -n 16 -r 50M"   # ~1000 frames each way: some are lost, surely
+	ARGS="-s 64K -n 16 --rate 50M"   # ~1000 frames each way: some are lost, surely
 elif [ $short = 1 ]; then
-	ARGS="-s 64K -n 8 -r 50M"
+	ARGS="-s 64K -n 8 --rate 50M"
 else
-	ARGS="-s 256K -n 40 -r 50M"
+	ARGS="-s 256K -n 40 --rate 50M"
 fi
 SOFT_MAC=02:00:0a:00:00:01
-SOFT="-b soft -o attach=127.0.0.1:$VM_PORT,ip=10.0.0.1,mac=$SOFT_MAC"
+SOFT="--backend soft --options attach=127.0.0.1:$VM_PORT,ip=10.0.0.1,mac=$SOFT_MAC"
 
 cat >"$VM_RUN/guest.sh" <<EOF
 #!/bin/sh

@@ -39,10 +39,10 @@ ip addr add $rip dev eth0; ip link set eth0 up
 rdma link add rxe0 type rxe netdev eth0
 sleep 3   # IPv6 DAD, GIDs
 echo "=== RXE_READY"
-TESTS="-p 18600 -n 40 -s 256K -r 50M
--p 18601 -R -n 40 -s 256K -r 50M
--p 18602 -n 10 -s 1M -r 20M -t 8
--p 18603 -n 2000 -s 64 -r 1G -t 4"
+TESTS="-p 18600 -n 40 -s 256K --rate 50M
+-p 18601 --rdma_cm -n 40 -s 256K --rate 50M
+-p 18602 -n 10 -s 1M --rate 20M -t 8
+-p 18603 -n 2000 -s 64 --rate 1G -t 4"
 echo "$TESTS" | while read -r t; do
 	if [ "$rrole" = server ]; then
 		echo "=== SERVER: qp-check $t"; timeout 120 qp-check -d rxe0 $t; echo "=== rc=$?"
