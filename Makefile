@@ -354,8 +354,8 @@ integration-san:
 test-rxe: all
 	@sh tests/vm/test-rxe.sh
 
-# The do-no-harm matrix: every case of tests/vm/matrix-rxe.sh (its short set is in
-# test-rxe, so in make test), docs/enforce-qemu.md's table.
+# The do-no-harm matrix: every case of tests/vm/matrix-rxe.sh (its short set runs in
+# make test-rxe), docs/enforce-qemu.md's table.
 test-rxe-matrix: all
 	@sh tests/vm/matrix-rxe.sh
 
