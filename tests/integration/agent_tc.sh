@@ -7,7 +7,8 @@
 # rate; in tc mode the rate qpaced sets goes into the program's map (at least the floor),
 # and --wire-start sets a new flow's first rate (the program's and hpcc's);
 # on exit the filter and the clsact qdisc are gone. fq is absent on the CI host: the test
-# checks that qpaced says so.
+# checks that qpaced says so. --enforce tc refuses a device that reports no speed without
+# --wire-rate, and an operator's htb root, leaving the device as it was.
 set -u
 . "$(dirname "$0")/lib/agent.sh"
 . "$(dirname "$0")/lib/veth.sh"
@@ -150,3 +151,31 @@ start=$(ip netns exec "$NSA" curl -s "127.0.0.1:$MPORT/metrics" |
 [ "${start:-0}" -ge 1 ] || fail "--wire-start: the program paced no frame at the start rate ('$start')"
 ok "--wire-start 30M: hpcc starts at 30M (not the 1G line), $start frames paced at it before qpaced knew the flow"
 stop_agent -TERM
+
+# refusals, before anything is attached (docs/enforce.md, "What qpaced changes on a host"):
+# a device that reports no speed without --wire-rate; an operator's classful root
+refused() { # WHAT WORD [FLAG...]: qpaced --enforce tc exits non-zero naming WORD, qta as it was
+	what=$1 word=$2
+	shift 2
+	before=$(ip netns exec "$NSA" tc qdisc show dev qta)
+	ip netns exec "$NSA" timeout 10 "$BIN/qpaced" --socket "$SOCK" --rate-table "$TABLE" \
+		--feedback "127.0.0.1:$FBPORT" --metrics off --cc hpcc --enforce tc "$@" \
+		>"$TMP/refused.log" 2>&1 && fail "$what: qpaced started"
+	grep -q -- "$word" "$TMP/refused.log" || fail "$what: no '$word' in: $(cat "$TMP/refused.log")"
+	[ "$(ip netns exec "$NSA" tc qdisc show dev qta)" = "$before" ] ||
+		fail "$what: qta changed: $(ip netns exec "$NSA" tc qdisc show dev qta)"
+}
+# lo reports no speed (reading /sys/class/net/lo/speed fails), as virtio does
+if ! cat /sys/class/net/lo/speed >/dev/null 2>&1; then
+	refused "no speed" "--wire-rate" --dev lo
+	ok "a device that reports no speed (lo): --enforce tc refuses, naming --wire-rate"
+else
+	echo "skip: lo reports a speed here (the no-speed refusal)"
+fi
+if ip netns exec "$NSA" tc qdisc add dev qta root handle 1: htb default 10 2>/dev/null; then
+	refused "htb root" "--wire-fq-parent" --dev qta
+	ip netns exec "$NSA" tc qdisc del dev qta root
+	ok "an operator's htb root: --enforce tc refuses naming it and --wire-fq-parent, qta untouched"
+else
+	echo "skip: no sch_htb here (the classful-root refusal)"
+fi
