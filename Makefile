@@ -40,6 +40,7 @@
 #                   tests/fuzz/corpus/; make fuzz-long: 10M executions each (not in CI)
 #   make integration-san  the integration tests on the clang ASan+UBSan build (root)
 #   make test-rxe   the Soft-RoCE scenarios: kernel rxe in QEMU guests (tests/vm/)
+#   make test-rxe-matrix  unmodified perftest programs without and with qpaced, every case
 #   make clean
 #   make LTO=1 ...  the same with link-time optimisation (gcc -flto): ~1.10x less CPU in
 #                   virtual time (e.g. make LTO=1 BUILD=build/lto bench-vt)
@@ -234,7 +235,7 @@ TEST_ARCHIVES := $(foreach l,bench sim host agent bpf cc verbs switch lib,$(call
 
 .PHONY: all man deps test unit check-spdx check-unit check-tsan integration integration-san layers docs-check bench-cc \
 	bench-vt bench-vt-long bench-rt bench-micro figures demo demo-table reproduce clean fuzz fuzz-long fuzz-seeds test-rxe bench-ns3 \
-	check-ns3 bench-htsim
+	test-rxe-matrix check-ns3 bench-htsim
 all: $(PROG_BINS)
 
 deps:
@@ -358,6 +359,11 @@ integration-san:
 
 test-rxe: all
 	@sh tests/vm/test-rxe.sh
+
+# The do-no-harm matrix: every case of tests/vm/matrix-rxe.sh (its short set runs in
+# make test-rxe), docs/enforce-qemu.md's table.
+test-rxe-matrix: all
+	@sh tests/vm/matrix-rxe.sh
 
 bench-cc: $(BUILD)/bin/bench-cc
 	@sh bench/micro.sh $(BUILD) cc

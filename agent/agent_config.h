@@ -47,12 +47,14 @@ struct qpaced_config {
 	/* pacing unmodified programs in the kernel's egress path (docs/enforce.md) */
 	unsigned enforce;                /* enum qpaced_enforce */
 	char dev[16];                    /* IFNAMSIZ; "" = the netdev of the first RDMA device */
-	qp_time_ns wire_rtt_ns;          /* QPs found on the wire: base RTT, */
+	qp_time_ns wire_rtt_ns;          /* QPs found on the wire: base RTT (0: auto), */
 	uint64_t wire_mtu;               /* payload bytes per packet, */
 	qp_rate_bps wire_rate_bps;       /* line rate (0 = the device's speed) */
 	qp_rate_bps wire_start_bps;      /* first rate (0 = the safe rate below) */
 	qp_rate_bps wire_fq_maxrate_bps; /* fq's per-flow maxrate (0 = none) */
 	uint64_t wire_catchup_pct;       /* fq's maxrate follows this % of the top rate (0 off) */
+	unsigned wire_qdisc;             /* enum qd_policy: the operator's classless root */
+	uint32_t wire_fq_parent;         /* fq as this class's leaf (0: none) */
 	uint64_t wire_used_pct;          /* a rate at most this % of the flow's measured (0 off) */
 	uint64_t wire_timeout;           /* their ACK timeout exponent (0 = none: no floor) */
 	unsigned ecn_mark;               /* 1: the egress program makes Not-ECT RoCEv2 ECT(0) */

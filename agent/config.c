@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent_config.h"
+#include "qdisc_plan.h"
 #include "qpace/addr.h"
 #include "qpace/ctl.h"
 #include "qpace/errmsg.h"
@@ -139,6 +140,38 @@ static int opt_int_sample(const struct qp_opt *o, void *conf, const char *v, cha
 static const char *const enforce_modes[] = { "off", "observe", "tc", NULL };
 static const char *const off_on[] = { "off", "on", NULL };
 static const char *const credit_modes[] = { "off", "ia", NULL };
+static const char *const qdisc_policies[] = { "keep", "replace", NULL };  /* enum qd_policy */
+
+static int opt_wire_rtt(const struct qp_opt *o, void *conf, const char *v, char *err,
+			size_t errlen)
+{
+	qp_time_ns t;
+
+	(void)o;
+	if (!strcmp(v, "auto")) {
+		CONF(conf)->wire_rtt_ns = 0;
+		return 0;
+	}
+	if (qp_parse_time(v, &t) || t < AGENT_MIN_RTT_NS || t > 10 * QP_NS_PER_S)
+		return qp_errmsg(-EINVAL, err, errlen, "--wire-rtt '%s': a time from %uns to 10s, "
+				 "or auto", v, AGENT_MIN_RTT_NS);
+	CONF(conf)->wire_rtt_ns = t;
+	return 0;
+}
+
+static int opt_fq_parent(const struct qp_opt *o, void *conf, const char *v, char *err,
+			 size_t errlen)
+{
+	(void)o;
+	if (!strcmp(v, "none")) {
+		CONF(conf)->wire_fq_parent = 0;
+		return 0;
+	}
+	if (qd_classid_parse(v, &CONF(conf)->wire_fq_parent))
+		return qp_errmsg(-EINVAL, err, errlen, "--wire-fq-parent '%s': a class MAJ:MIN in "
+				 "hexadecimal as tc writes it (1:10), or none", v);
+	return 0;
+}
 
 static int opt_cnp_peer(const struct qp_opt *o, void *conf, const char *v, char *err,
 			size_t errlen)
@@ -202,20 +235,32 @@ static const struct qp_opt options[] = {
 		  "QP (observe) and paces each at its rate (tc, with fq)" },
 	{ "dev", 0, QP_OPT_STRBUF, "IFACE", AT(dev), .def = "",
 	  .help = "the netdev for --enforce (default: the first RDMA device's)" },
-	{ "wire-rtt", 0, QP_OPT_TIME, "TIME", AT(wire_rtt_ns), .min = AGENT_MIN_RTT_NS,
-	  .max = 10 * QP_NS_PER_S, .def = "100us",
-	  .help = "base RTT of QPs found on the wire" },
+	{ "wire-rtt", 0, QP_OPT_FN, "TIME|auto", .fn = opt_wire_rtt, .def = "auto",
+	  .help = "base RTT (hpcc's T) of QPs found on the wire; auto: the time rxe's 64\n"
+		  "frames in flight take at the QP's line rate, at least 100us: a new rate\n"
+		  "reaches only frames rxe hands over after it" },
 	{ "wire-mtu", 0, QP_OPT_UINT, "BYTES", AT(wire_mtu), .min = AGENT_MIN_MTU,
 	  .max = AGENT_MAX_MTU, .def = "1024",
 	  .help = "payload bytes per packet of QPs found on the wire (rxe: 1024 at 1500)" },
 	{ "wire-rate", 0, QP_OPT_RATE, "RATE", AT(wire_rate_bps), .max = AGENT_MAX_LINK_BPS,
-	  .def = "0", .help = "their line rate (0 = the device's speed)" },
+	  .def = "0", .help = "their line rate: the slowest link their flows cross (0 = the\n"
+		  "device's speed; --enforce tc refuses a device that reports none: virtio,\n"
+		  "many cloud NICs). A lower hop rate in INT lowers it for that peer's QPs" },
 	{ "wire-start", 0, QP_OPT_RATE, "RATE", AT(wire_start_bps), .max = AGENT_MAX_LINK_BPS,
 	  .def = "0",
 	  .help = "their first rate, before any feedback: their frames until qpaced knows\n"
-		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = the line rate and\n"
-		  "the algorithm's own start; raised to the floor, cut to the line; below\n"
-		  "the algorithm's min_rate it is refused at start)" },
+		  "the flow, and the algorithm's init_rate (hpcc, dcqcn; 0 = a quarter of\n"
+		  "the line, so four flows starting together fit it; raised to the floor,\n"
+		  "cut to the line; below the algorithm's min_rate it is refused at start)" },
+	{ "wire-qdisc", 0, QP_OPT_CHOICE, "keep|replace", AT(wire_qdisc),
+	  .choices = qdisc_policies, .def = "keep",
+	  .help = "--enforce tc needs fq: under the device's mq, or in the place of the\n"
+		  "kernel's default root; an operator's classless root is kept and qpaced\n"
+		  "refuses (keep) or puts fq in its place and it back on exit (replace);\n"
+		  "a classful root is never replaced (see --wire-fq-parent)" },
+	{ "wire-fq-parent", 0, QP_OPT_FN, "MAJ:MIN|none", .fn = opt_fq_parent, .def = "none",
+	  .help = "fq as the leaf of this class of the device's qdisc tree (the class RoCE\n"
+		  "takes), the leaf there put back on exit" },
 	{ "wire-fq-maxrate", 0, QP_OPT_RATE, "RATE", AT(wire_fq_maxrate_bps),
 	  .max = AGENT_MAX_LINK_BPS, .def = "0",
 	  .help = "fq's per-flow maxrate (0 = none): caps the burst of frames a stalled\n"
@@ -231,8 +276,9 @@ static const struct qp_opt options[] = {
 		  "least --wire-start): a rate grows only as the flow uses it, as RFC 7661\n"
 		  "grows only a window a flow fills (0 = off, else 110..1000)" },
 	{ "wire-timeout", 0, QP_OPT_UINT, "EXP", AT(wire_timeout), .max = 31, .def = "14",
-	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u; 0 = none): no rate\n"
-		  "is set so low that rxe's 64 queued skbs outlast 75% of it" },
+	  .help = "their ACK timeout, 4.096us x 2^EXP (perftest -u, default 14; 0 = none;\n"
+		  "the kernel does not say it): the tc program asks their peer for an ACK\n"
+		  "every quarter of it, and no rate is so low that a frame takes longer" },
 	{ "ecn-mark", 0, QP_OPT_CHOICE, "off|on", AT(ecn_mark), .choices = off_on, .def = "off",
 	  .help = "with --enforce: RoCEv2 frames leave ECN-capable (ECT(0)), so an ECN switch\n"
 		  "marks them CE instead of dropping (the IPv4 checksum fixed; ICRC unaffected)" },
@@ -315,8 +361,8 @@ int qpaced_config_finish(struct qpaced_config *c, char *err, size_t errlen)
 				 (unsigned long long)AGENT_MIN_LINK_BPS,
 				 (unsigned long long)AGENT_MAX_LINK_BPS);
 	if (c->wire_start_bps && c->wire_start_bps < AGENT_MIN_LINK_BPS)
-		return qp_errmsg(-EINVAL, err, errlen, "wire-start: %llu bit/s: 0 (the line "
-				 "rate) or %llu..%llu", (unsigned long long)c->wire_start_bps,
+		return qp_errmsg(-EINVAL, err, errlen, "wire-start: %llu bit/s: 0 (a quarter of the "
+				 "line) or %llu..%llu", (unsigned long long)c->wire_start_bps,
 				 (unsigned long long)AGENT_MIN_LINK_BPS,
 				 (unsigned long long)AGENT_MAX_LINK_BPS);
 	if (c->wire_catchup_pct && c->wire_catchup_pct < WIRE_CATCHUP_MIN)

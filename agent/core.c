@@ -68,6 +68,8 @@ static const struct {
 	[AGENT_C_WIRE_SKIPPED] = { "wire_reports_skipped",
 				   "flows on the wire not made QPs (IPv6, ACK-only)" },
 	[AGENT_C_WIRE_IDLE] = { "wire_qps_idle", "QPs from the wire removed when quiet" },
+	[AGENT_C_WIRE_FLOORED] = { "wire_qps_floored", "times a QP from the wire was paced at "
+				   "the no-timeout floor, above its algorithm's rate" },
 	[AGENT_C_FB_SENDERS_EVICTED] = { "feedback_senders_evicted",
 					 "replay windows forgotten to make room for a sender" },
 	[AGENT_C_WANTS_SENT] = { "int_wants_sent", "INT wishes and withdrawals sent to the "

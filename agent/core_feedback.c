@@ -176,6 +176,39 @@ static void monitor_int(struct agent_qp *q, const struct qp_int_hop *hops, unsig
 	q->prev_nhops = nhops;
 }
 
+/* The slowest egress link the QP's data crossed, as its INT reports say, and the slowest of
+ * any QP's (agent_path_link_bps). */
+static void path_link(struct agent *a, struct agent_qp *q, const struct qp_int_hop *hops,
+		      unsigned nhops)
+{
+	for (unsigned i = 0; i < nhops; i++) {
+		qp_rate_bps b = hops[i].link_bps;
+
+		if (!b)
+			continue;
+		if (!q->path_link_bps || b < q->path_link_bps)
+			q->path_link_bps = b;
+		if (!a->path_link_bps || b < a->path_link_bps)
+			a->path_link_bps = b;
+	}
+}
+
+qp_rate_bps agent_path_link_bps(const struct agent *a, uint32_t peer_ip)
+{
+	qp_rate_bps m = 0;
+
+	if (!peer_ip)
+		return a->path_link_bps;
+	for (uint32_t i = 0; i < a->p.max_qps; i++) {
+		const struct agent_qp *q = &a->qps[i];
+
+		if (q->used && !(q->reg.flags & AGENT_QP_IPV6) && q->reg.peer_ip == peer_ip &&
+		    q->path_link_bps && (!m || q->path_link_bps < m))
+			m = q->path_link_bps;
+	}
+	return m;
+}
+
 /* 24-bit PSN -> 64 bits: the value nearest to the highest seen (within 2^23). */
 uint64_t agent_psn_extend(bool *valid, uint64_t *max, uint32_t psn)
 {
@@ -281,6 +314,7 @@ static unsigned int_to_cc(struct agent *a, const struct fb_msg *m, uint32_t idx,
 	ev.u.int_report.seq = psn64 * q->reg.mtu_bytes;
 	ev.u.int_report.snd_nxt = snd_nxt(a, q, r->psn, psn64, window);
 	monitor_int(q, r->hops, r->nhops);
+	path_link(a, q, r->hops, r->nhops);
 	return feed_cc(a, idx, &ev, now);
 }
 

@@ -73,6 +73,7 @@ struct agent_qp {
 	double utilization;
 	uint32_t queue_bytes;
 	qp_time_ns rtt_ns;
+	qp_rate_bps path_link_bps;   /* slowest hop link its INT reports showed (0: none) */
 	uint64_t tx_bytes, retransmissions, feedback;
 	struct agent_qp_wire wire;   /* what the shell measured on the wire */
 };
@@ -118,6 +119,7 @@ struct agent {
 	uint64_t counters[AGENT_C_COUNT];
 	uint64_t logged;             /* counters whose first event was logged */
 	struct credit_grant grants[64];
+	qp_rate_bps path_link_bps;   /* slowest hop link any INT report showed (0: none) */
 };
 
 /* core_map.c: indexes and the timer heap */

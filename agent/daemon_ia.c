@@ -68,7 +68,7 @@ static bool ia_register(struct qpaced *d, struct ia_flow *w, const struct qp_tci
 				    .flags = AGENT_QP_RECEIVER, .sport = f->sport,
 				    .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
 				    .link_bps = qpaced_tc_line_bps(d),
-				    .base_rtt_ns = d->cfg.wire_rtt_ns };
+				    .base_rtt_ns = qpaced_wire_rtt(d, qpaced_tc_line_bps(d)) };
 	char err[CTL_TEXT_MAX], a[QP_IPV4_STRLEN], b[QP_IPV4_STRLEN];
 
 	/* it sends no data of its own: no controller that would ask switches for INT */
@@ -231,7 +231,7 @@ int qpaced_ia_open(struct qpaced *d, struct qp_tci *prog, char *err, size_t errl
 		   (unsigned long long)(QPACED_IA_POLL_MIN_NS / 1000),
 		   (unsigned long long)(QPACED_IA_POLL_NS / 1000),
 		   (unsigned long long)d->cfg.wire_mtu,
-		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000));
+		   (unsigned long long)(qpaced_wire_rtt(d, qpaced_tc_line_bps(d)) / 1000));
 	return 0;
 }
 

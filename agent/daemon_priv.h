@@ -73,6 +73,8 @@ struct qpaced {
 	/* --enforce observe|tc: RTT samples and NAKs from the tc programs (daemon_rtt.c);
 	 * NULL when off */
 	struct qpaced_rtt *rtt;
+	/* --enforce tc: fq on the device and what puts it back (daemon_qdisc.c) */
+	struct qpaced_qdisc *qdisc;
 };
 
 /* daemon.c */
@@ -99,6 +101,23 @@ void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b);
 /* The --enforce device (after qpaced_tc_open), and the line rate QPs from the wire get. */
 const char *qpaced_tc_dev(const struct qpaced *d);
 qp_rate_bps qpaced_tc_line_bps(const struct qpaced *d);
+/* The base RTT of a QP found on the wire on a line of @line: --wire-rtt, or auto
+ * (wire_rate.h wire_rtt_auto). */
+qp_time_ns qpaced_wire_rtt(const struct qpaced *d, qp_rate_bps line);
+
+/* daemon_qdisc.c: fq where the departure times need it (qdisc_plan.h), the device put
+ * back on close. Open refuses (negative errno, the reason in @err) a device whose root is
+ * the operator's and --wire-qdisc / --wire-fq-parent do not allow; a kernel without
+ * sch_fq is logged and leaves the device as it was (installed false). */
+int qpaced_qdisc_open(struct qpaced *d, const char *dev, qp_rate_bps maxrate, char *err,
+		      size_t errlen);
+bool qpaced_qdisc_installed(const struct qpaced *d);
+qp_rate_bps qpaced_qdisc_maxrate(const struct qpaced *d);
+int qpaced_qdisc_set_maxrate(struct qpaced *d, qp_rate_bps maxrate, char *err, size_t errlen);
+void qpaced_qdisc_close(struct qpaced *d);
+/* --enforce off: put @dev back as the record a dead qpaced left says (what was done into
+ * @what); -ENOENT when there is no record. */
+int qpaced_qdisc_left(struct qpaced *d, const char *dev, char *what, size_t len);
 
 /* The egress program's RTT stamps (qp_tc_rtt_fd; -1 when off), and the agent's QP of
  * the flow with egress key @k (a QP found on the wire or one a program registered):

@@ -37,7 +37,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <net/if.h>
+#include <linux/pkt_sched.h>
+
 #include "bpf/tc_egress.h"
+#include "qdisc.h"
 #include "daemon_priv.h"
 #include "qpace/addr.h"
 #include "qpace/errmsg.h"
@@ -50,8 +54,10 @@
 #define QPACED_WIRE_QPN_BASE 0xf00000u
 #define QPACED_WIRE_SAMPLE_NS (250 * QP_NS_PER_MS)
 #define QPACED_WIRE_IDLE_NS (10 * QP_NS_PER_S)
-#define QPACED_WIRE_DEF_LINE (10 * QP_GBPS)
+#define QPACED_WIRE_DEF_LINE (10 * QP_GBPS)   /* --enforce observe on a device with no speed */
+#define QPACED_WIRE_START_DIV 4u   /* --wire-start 0: a quarter of the line */
 #define QPACED_WIRE_BEAT_NS (250 * QP_NS_PER_MS)   /* at most; and at most hold / 4 */
+#define QPACED_WIRE_FLOOR_LOG_NS (10 * QP_NS_PER_S)
 #define QPACED_WIRE_FQ_DOWN_NS (2 * QP_NS_PER_S)   /* --wire-catchup: lowered at most this
 						    * often (each change is a `tc` run, which
 						    * costs a TCG guest ~0.1 s of CPU) */
@@ -71,6 +77,7 @@ struct wire_flow {
 	qp_rate_bps held_bps;        /* taken over: the last rate, kept until the algorithm */
 	qp_rate_bps held_target;     /* moves from this target (or a manual rate is set) */
 	struct agent_qp_wire wire;   /* what the view shows */
+	qp_time_ns floored_log_ns;   /* when its being floored was last logged */
 	struct wire_credit credit;   /* IA credits granted to it, as written (wire_credit.h) */
 };
 
@@ -78,12 +85,11 @@ struct qpaced_tc {
 	struct qp_tc *prog;
 	unsigned mode;
 	char dev[16];
-	bool fq;                     /* fq is ours: remove it on close */
-	qp_rate_bps fq_maxrate;      /* fq's maxrate as last written (0: none) */
 	qp_time_ns fq_down_ns;       /* when it may next be lowered */
 	qp_rate_bps line_bps, floor_bps;
+	qp_time_ns timeout_ns;       /* --wire-timeout as a time (0: none) */
 	qp_rate_bps start_bps;       /* --wire-start, resolved: the program's conf.start_bps */
-	char wire_params[AGENT_PARAMS_MAX];  /* --cc-params with init_rate=start_bps */
+	struct qp_tc_conf conf;      /* as last written */
 	struct qp_tc_alive alive;    /* the heartbeat record written each beat */
 	uint32_t next_qpn;
 	ev_io reports_io;
@@ -135,27 +141,7 @@ static qp_rate_bps dev_speed(const char *dev)
 	return mbps > 0 ? (qp_rate_bps)mbps * QP_MBPS : 0;
 }
 
-/* `tc ARGS...`, its output discarded: its exit status (127: no tc). */
-static int run_tc(char *const argv[])
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st, rc;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, "tc", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
-		return 127;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* fq as the root qdisc: a 2 s horizon that caps instead of dropping (a drop is a send_err
+/* fq (daemon_qdisc.c): a 2 s horizon that caps instead of dropping (a drop is a send_err
  * to rxe), flow limits above rxe's 64 skbs in flight per QP (a socket per QP), and with
  * --wire-fq-maxrate a per-flow maxrate. fq holds a frame to its departure time but sends
  * one that is overdue at once: after the host held the sender up (a stalled guest,
@@ -165,29 +151,7 @@ static int run_tc(char *const argv[])
  * lateness to every frame of a flow paced near it (half of it at most, fq's drift
  * allowance): under QEMU's TCG a QP paced at a 10M line with maxrate 10M carried 5.4 Mb/s
  * of the 9.46 wanted (tests/vm/enforce-rxe.sh), where the departure times alone, which
- * do not accumulate lateness, gave 9.43. */
-static void fq_install(struct qpaced_tc *t, qp_rate_bps maxrate)
-{
-	char rate[32];
-	char *argv[] = { "tc", "qdisc", "replace", "dev", t->dev, "root", "fq", "horizon", "2s",
-			 "horizon_cap", "flow_limit", "1000", "limit", "100000",
-			 maxrate ? "maxrate" : NULL, rate, NULL };
-	int rc;
-
-	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)maxrate);
-	rc = run_tc(argv);
-	t->fq = rc == 0;
-	t->fq_maxrate = rc == 0 ? maxrate : 0;
-	if (rc == 0)
-		qpaced_log(AGENT_LOG_INFO, "tc egress: fq installed on %s (horizon 2s, capped; "
-			   "maxrate %s)", t->dev, maxrate ? rate : "none");
-	else
-		qpaced_log(AGENT_LOG_WARN, "tc egress: could not install fq on %s (`tc qdisc "
-			   "replace dev %s root fq` exit %d%s): frames get departure times but "
-			   "nothing holds them to those times, so QPs are NOT paced; counting "
-			   "and --enforce observe work", t->dev, t->dev, rc,
-			   rc == 127 ? ": no tc" : ": this kernel has no sch_fq?");
-}
+ * do not accumulate lateness, gave 9.43. A maxrate caps every flow in our fq, TCP too. */
 
 /* The most --wire-catchup lets fq's maxrate be: --wire-fq-maxrate, else the line. */
 static qp_rate_bps fq_cap(const struct qpaced *d)
@@ -204,13 +168,10 @@ static qp_rate_bps fq_cap(const struct qpaced *d)
 static void fq_follow(struct qpaced *d, qp_time_ns now)
 {
 	struct qpaced_tc *t = d->tc;
-	qp_rate_bps top = t->start_bps, want;
-	char rate[32];
-	char *argv[] = { "tc", "qdisc", "change", "dev", t->dev, "root", "fq", "maxrate", rate,
-			 NULL };
-	int rc;
+	qp_rate_bps top = t->start_bps, want, cur = qpaced_qdisc_maxrate(d);
+	char e[300];
 
-	if (!t->fq || !d->cfg.wire_catchup_pct)
+	if (!qpaced_qdisc_installed(d) || !d->cfg.wire_catchup_pct)
 		return;
 	for (uint32_t i = 0; i < t->cap; i++) {
 		struct wire_flow *w = &t->flows[i];
@@ -227,30 +188,17 @@ static void fq_follow(struct qpaced *d, qp_time_ns now)
 			top = r;
 	}
 	want = wire_fq_maxrate(top, (unsigned)d->cfg.wire_catchup_pct, fq_cap(d));
-	if (!wire_fq_maxrate_moved(t->fq_maxrate, want) ||
-	    (want < t->fq_maxrate && now < t->fq_down_ns))
+	if (!wire_fq_maxrate_moved(cur, want) || (want < cur && now < t->fq_down_ns))
 		return;
-	snprintf(rate, sizeof(rate), "%llubit", (unsigned long long)want);
-	if ((rc = run_tc(argv))) {
-		qpaced_log(AGENT_LOG_WARN, "tc egress: `tc qdisc change dev %s root fq maxrate %s` "
-			   "exit %d: fq's maxrate stays %llu bit/s", t->dev, rate, rc,
-			   (unsigned long long)t->fq_maxrate);
+	if (qpaced_qdisc_set_maxrate(d, want, e, sizeof(e))) {
+		qpaced_log(AGENT_LOG_WARN, "tc egress: fq maxrate on %s: %s: it stays %llu bit/s",
+			   t->dev, e, (unsigned long long)cur);
 		return;
 	}
 	qpaced_log(AGENT_LOG_INFO, "tc egress: fq maxrate %llu kb/s (%llu%% of the highest rate, "
 		   "%llu kb/s)", (unsigned long long)(want / 1000),
 		   (unsigned long long)d->cfg.wire_catchup_pct, (unsigned long long)(top / 1000));
-	t->fq_maxrate = want;
 	t->fq_down_ns = now + QPACED_WIRE_FQ_DOWN_NS;
-}
-
-static void fq_remove(struct qpaced_tc *t)
-{
-	char *argv[] = { "tc", "qdisc", "del", "dev", t->dev, "root", NULL };
-
-	if (t->fq && run_tc(argv) != 0)
-		qpaced_log(AGENT_LOG_WARN, "tc egress: could not remove fq from %s", t->dev);
-	t->fq = false;
 }
 
 /* ---- flows ---- */
@@ -308,13 +256,53 @@ static int free_qpn(struct qpaced *d, uint32_t *qpn)
 	return -ENOSPC;
 }
 
+/* A QP's first rate on a line of @line: --wire-start, else a quarter of the line; within
+ * floor..line. */
+static qp_rate_bps start_of(const struct qpaced *d, qp_rate_bps line)
+{
+	qp_rate_bps s = d->cfg.wire_start_bps ? d->cfg.wire_start_bps
+					      : line / QPACED_WIRE_START_DIV;
+
+	if (s < d->tc->floor_bps)
+		s = d->tc->floor_bps;
+	return s > line ? line : s;
+}
+
+/* The line of a new QP to @peer_ip (IPv4; 0: IPv6): the device's, or lower where INT from
+ * an earlier QP to that peer showed a slower hop: a flow's first rate does not bury a port
+ * qpaced knows is slow. */
+static qp_rate_bps line_of(const struct qpaced *d, uint32_t peer_ip)
+{
+	qp_rate_bps known = peer_ip ? agent_path_link_bps(d->agent, peer_ip) : 0;
+
+	return known && known < d->tc->line_bps ? known : d->tc->line_bps;
+}
+
+/* The program's start for flows it has no entry for yet (the frames before qpaced's first
+ * answer), lowered to the start on the slowest link INT has shown on any path. */
+static void start_follow(struct qpaced *d)
+{
+	struct qpaced_tc *t = d->tc;
+	qp_rate_bps slow = agent_path_link_bps(d->agent, 0), s;
+
+	if (!slow || d->cfg.wire_start_bps || t->mode != QPACED_ENFORCE_TC)
+		return;
+	s = start_of(d, slow < t->line_bps ? slow : t->line_bps);
+	if (s >= t->conf.start_bps)
+		return;
+	t->conf.start_bps = s;
+	qp_tc_set_conf(t->prog, &t->conf);
+	qpaced_log(AGENT_LOG_INFO, "tc egress: INT shows a %llu kb/s link: new flows start at "
+		   "%llu kb/s", (unsigned long long)(slow / 1000), (unsigned long long)(s / 1000));
+}
+
 static void on_report(void *ctx, const struct qp_tc_report *r)
 {
 	struct qpaced *d = ctx;
 	struct qpaced_tc *t = d->tc;
 	struct agent_qp_reg reg = { .peer_qpn = r->key.dqpn, .sport = r->sport,
 				    .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
-				    .link_bps = t->line_bps, .base_rtt_ns = d->cfg.wire_rtt_ns };
+				    .link_bps = t->line_bps };
 	qp_time_ns now = qp_now_ns();
 	char err[CTL_TEXT_MAX], a[QP_IPV6_STRLEN], b[QP_IPV6_STRLEN];
 	uint32_t qpn;
@@ -337,7 +325,14 @@ static void on_report(void *ctx, const struct qp_tc_report *r)
 		return;
 	}
 	snprintf(reg.algo, sizeof(reg.algo), "%s", d->cfg.cc);
-	snprintf(reg.params, sizeof(reg.params), "%s", t->wire_params);
+	reg.link_bps = line_of(d, r->ipv6 ? 0 : reg.peer_ip);
+	reg.base_rtt_ns = qpaced_wire_rtt(d, reg.link_bps);
+	if (wire_start_params(cc_find(d->cfg.cc), d->cfg.cc_params, start_of(d, reg.link_bps),
+			      reg.params, sizeof(reg.params))) {
+		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: --cc-params with init_rate "
+			   "added are longer than %u characters", AGENT_PARAMS_MAX - 1);
+		return;
+	}
 	if (free_qpn(d, &reg.qpn) || agent_register(d->agent, &reg, QPACED_WIRE_OWNER, 0, now,
 						    err, sizeof(err))) {
 		agent_note(d->agent, AGENT_C_WIRE_SKIPPED, "tc egress: flow to %s QPN 0x%06x "
@@ -366,6 +361,32 @@ static void on_reports(struct ev_loop *loop, ev_io *w, int revents)
 	qpaced_after(d);
 }
 
+/* A QP whose algorithm asks for less than the floor is paced at the floor: its fair share
+ * at the bottleneck is below what rxe's ACK timer allows (wire_rate.h). Said once when it
+ * begins (at most every QPACED_WIRE_FLOOR_LOG_NS per QP), counted, and shown per QP. */
+static void floored(struct qpaced *d, struct wire_flow *w, bool now_floored)
+{
+	struct qpaced_tc *t = d->tc;
+	qp_time_ns now;
+
+	if (now_floored == w->wire.floored)
+		return;
+	w->wire.floored = now_floored;
+	if (!now_floored)
+		return;
+	agent_count(d->agent, AGENT_C_WIRE_FLOORED, 1);
+	now = qp_now_ns();
+	if (w->floored_log_ns && now - w->floored_log_ns < QPACED_WIRE_FLOOR_LOG_NS)
+		return;
+	w->floored_log_ns = now;
+	qpaced_log(AGENT_LOG_WARN, "tc egress: QP 0x%06x: its algorithm asks for less than "
+		   "the floor, %llu kb/s (one frame per %u%% of ACK timeout %llu, "
+		   "--wire-timeout): paced at the floor, so the queue where its path is shared "
+		   "may grow (FLOOR in qpacectl list, qpace_qp_wire_floored)", w->qpn,
+		   (unsigned long long)(t->floor_bps / 1000), WIRE_ACK_SHARE,
+		   (unsigned long long)d->cfg.wire_timeout);
+}
+
 void qpaced_tc_sync(struct qpaced *d)
 {
 	struct qpaced_tc *t = d->tc;
@@ -391,6 +412,9 @@ void qpaced_tc_sync(struct qpaced *d)
 			       ? wire_rate(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns, t->floor_bps,
 					   v.reg.link_bps)
 			       : 0;
+		if (want)
+			floored(d, w, wire_rate_fold(v.rate_bps, v.cap_bytes, v.reg.base_rtt_ns) <
+					      t->floor_bps);
 		/* at most --wire-used of what it sends, at least the start rate (wire_rate.h):
 		 * with the default start, the line rate, this never binds */
 		if (want && !v.override)
@@ -455,6 +479,8 @@ static void sample_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_
 	w->wire.seen = true;
 	w->wire.bytes = s->bytes;
 	w->wire.pkts = s->pkts;
+	w->wire.resent = s->rtx;
+	w->wire.ackreqs = s->ackreq;
 	if (agent_qp_wire(c->d->agent, w->qpn, &w->wire))
 		flow_drop(t, w);         /* its QP went away */
 }
@@ -479,6 +505,7 @@ static void on_sample(struct ev_loop *loop, ev_timer *tm, int revents)
 	}
 	qpaced_tc_sync(d);
 	fq_follow(d, c.now);
+	start_follow(d);
 	qpaced_after(d);
 }
 
@@ -499,13 +526,14 @@ void qpaced_tc_metrics(struct qpaced *d, struct qp_strbuf *b)
 
 /* ---- safe failure: the heartbeat, the takeover, what a dead qpaced left ---- */
 
-static void beat(struct qpaced_tc *t)
+static void beat(struct qpaced *d)
 {
+	struct qpaced_tc *t = d->tc;
 	int rc;
 
 	t->alive.beat_ns = qp_now_ns();   /* CLOCK_MONOTONIC: bpf_ktime_get_ns()'s clock */
 	t->alive.flags = (qp_tc_made_clsact(t->prog) ? QP_TC_A_CLSACT : 0) |
-			 (t->fq ? QP_TC_A_FQ : 0);
+			 (qpaced_qdisc_installed(d) ? QP_TC_A_FQ : 0);
 	if ((rc = qp_tc_alive_set(t->prog, &t->alive)))
 		qpaced_log(AGENT_LOG_WARN, "tc egress: heartbeat: %s", strerror(-rc));
 }
@@ -514,7 +542,7 @@ static void on_beat(struct ev_loop *loop, ev_timer *tm, int revents)
 {
 	(void)loop;
 	(void)revents;
-	beat(((struct qpaced *)tm->data)->tc);
+	beat(tm->data);
 }
 
 /* The pid of a live qpaced (not a zombie) that beats into the maps pinned in @dir, or 0. */
@@ -547,7 +575,8 @@ static void take_one(void *ctx, const struct qp_tc_key *k, const struct qp_tc_ra
 	struct qpaced *d = to->d;
 	struct qpaced_tc *t = d->tc;
 	struct agent_qp_reg reg = { .peer_qpn = k->dqpn, .mtu_bytes = (uint32_t)d->cfg.wire_mtu,
-				    .link_bps = t->line_bps, .base_rtt_ns = d->cfg.wire_rtt_ns };
+				    .link_bps = t->line_bps,
+				    .base_rtt_ns = qpaced_wire_rtt(d, t->line_bps) };
 	struct agent_qp_view v;
 	struct qp_tc_state st;
 	struct wire_flow *w;
@@ -589,8 +618,8 @@ static void takeover(struct qpaced *d)
 
 	if (!to.del)
 		return;
-	if (qp_tc_alive_get(t->prog, &old) == 0 && (old.flags & QP_TC_A_FQ))
-		t->fq = true;            /* the dead qpaced installed it: ours to remove */
+	if (qp_tc_alive_get(t->prog, &old))
+		old = (struct qp_tc_alive){ 0 };
 	qp_tc_rates(t->prog, take_one, &to);
 	for (uint32_t i = 0; i < to.ndel; i++)
 		qp_tc_del_rate(t->prog, &to.del[i]);
@@ -606,10 +635,10 @@ static void takeover(struct qpaced *d)
 /* --enforce off --dev IFACE: remove what a qpaced left there (a crash leaves it all). */
 static int remove_left(struct qpaced *d, const char *pin_dir, char *err, size_t errlen)
 {
-	char msg[300];
+	char msg[300], what[300] = "";
 	unsigned rm;
 	pid_t pid = live_owner(pin_dir);
-	int rc;
+	int rc, qrc;
 
 	if (pid)
 		return qp_errmsg(-EBUSY, err, errlen, "--enforce off --dev %s: qpaced pid %d "
@@ -618,17 +647,19 @@ static int remove_left(struct qpaced *d, const char *pin_dir, char *err, size_t 
 	rc = qp_tc_remove(d->cfg.dev, pin_dir, &rm, msg, sizeof(msg));
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "--enforce off --dev %s: %s", d->cfg.dev, msg);
-	if (rm & QP_TC_REMOVED_FQ_OURS) {
-		char *argv[] = { "tc", "qdisc", "del", "dev", d->cfg.dev, "root", NULL };
-
-		if (run_tc(argv) != 0)
-			qpaced_log(AGENT_LOG_WARN, "tc egress: could not remove fq from %s",
-				   d->cfg.dev);
-	}
-	qpaced_log(AGENT_LOG_INFO, "tc egress: --enforce off on %s: %s%s%s%s%s", d->cfg.dev,
+	/* the qdiscs as the dead qpaced's record says they were */
+	qrc = qpaced_qdisc_left(d, d->cfg.dev, what, sizeof(what));
+	if (qrc == -ENOENT && (rm & QP_TC_REMOVED_FQ_OURS) &&   /* an older qpaced's root fq */
+	    qd_del((int)if_nametoindex(d->cfg.dev), TC_H_ROOT, 0, what, sizeof(what)) == 0)
+		qrc = 0, snprintf(what, sizeof(what), "the kernel's default root (fq removed)");
+	if (qrc && qrc != -ENOENT)
+		qpaced_log(AGENT_LOG_WARN, "tc egress: --enforce off on %s: putting its qdiscs "
+			   "back: %s", d->cfg.dev, qrc == -EPROTO ? "the record is not qpaced's"
+			   : what[0] ? what : strerror(-qrc));
+	qpaced_log(AGENT_LOG_INFO, "tc egress: --enforce off on %s: %s%s%s%s%s%s", d->cfg.dev,
 		   rm & QP_TC_REMOVED_FILTER ? "the filter removed" : "no qpace filter",
 		   rm & QP_TC_REMOVED_CLSACT ? ", clsact removed" : "",
-		   rm & QP_TC_REMOVED_FQ_OURS ? ", fq removed" : "",
+		   qrc == 0 ? ", the qdiscs put back: it had " : "", qrc == 0 ? what : "",
 		   rm & QP_TC_REMOVED_PINS ? ", the pinned maps removed" : "",
 		   rm & QP_TC_REMOVED_UNKNOWN ? " (no pinned record of what qpaced installed: "
 		   "clsact and the root qdisc are left as they are)" : "");
@@ -668,14 +699,20 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		return qp_errmsg(-ENODEV, err, errlen, "--enforce: no RDMA device with a RoCE "
 				 "netdev in /sys/class/infiniband: give --dev IFACE");
 	t->line_bps = d->cfg.wire_rate_bps ? d->cfg.wire_rate_bps : dev_speed(t->dev);
+	if (!t->line_bps && t->mode == QPACED_ENFORCE_TC)
+		return qp_errmsg(-EINVAL, err, errlen, "--enforce tc --dev %s: the device reports "
+				 "no speed (virtio and many cloud NICs do not): give --wire-rate "
+				 "RATE, the rate of the slowest link its RoCE flows cross; qpaced "
+				 "does not guess it (flows are paced below it and start at a "
+				 "quarter of it)", t->dev);
 	if (!t->line_bps) {
 		t->line_bps = QPACED_WIRE_DEF_LINE;
 		qpaced_log(AGENT_LOG_INFO, "tc egress: %s reports no speed: QPs from the wire get "
-			   "a 10 Gb/s line rate (--wire-rate sets it)", t->dev);
+			   "a 10 Gb/s line rate to observe (--wire-rate sets it)", t->dev);
 	}
-	t->floor_bps = wire_rate_floor(WIRE_RXE_INFLIGHT_SKBS, (uint32_t)d->cfg.wire_mtu,
-				       wire_ack_timeout_ns((unsigned)d->cfg.wire_timeout),
-				       WIRE_DEF_QUEUE_SHARE);
+	t->timeout_ns = wire_ack_timeout_ns((unsigned)d->cfg.wire_timeout);
+	t->floor_bps = wire_rate_floor(1, (uint32_t)d->cfg.wire_mtu, t->timeout_ns,
+				       WIRE_ACK_SHARE);
 	if (!pin_dir[0] && strcmp(d->cfg.bpf_pin, "none"))
 		snprintf(pin_dir, sizeof(pin_dir), "%.*s/%s", (int)(sizeof(pin_dir) - 18),
 			 d->cfg.bpf_pin, t->dev);
@@ -690,13 +727,11 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 		t->alive.safe_bps = t->floor_bps;
 	if (t->alive.safe_bps > t->line_bps)
 		t->alive.safe_bps = t->line_bps;
-	/* --wire-start 0: the line rate, and the algorithm's own start (hpcc's is the line):
-	 * a lower default would hold hpcc's flows there for good where no switch gives INT */
-	t->start_bps = d->cfg.wire_start_bps ? d->cfg.wire_start_bps : t->line_bps;
-	if (t->start_bps < t->floor_bps)
-		t->start_bps = t->floor_bps;
-	if (t->start_bps > t->line_bps)
-		t->start_bps = t->line_bps;
+	/* --wire-start 0: a quarter of the line, for the program's frames before qpaced's
+	 * answer and as the algorithm's init_rate: rxe hands over 64 frames of a new QP at
+	 * once, stamped before any feedback is back, and three flows starting at the line
+	 * filled a 128 KiB buffer (docs/enforce.md) */
+	t->start_bps = start_of(d, t->line_bps);
 	if (d->cfg.wire_start_bps && t->start_bps != d->cfg.wire_start_bps) {
 		char a[32], b[32];
 
@@ -705,21 +740,23 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 			   qp_fmt_rate(t->start_bps, b, sizeof(b)), t->start_bps == t->line_bps ?
 			   "the line rate" : "the floor, see --wire-timeout");
 	}
-	if (wire_start_params(cc_find(d->cfg.cc), d->cfg.cc_params,
-			      d->cfg.wire_start_bps ? t->start_bps : 0, t->wire_params,
-			      sizeof(t->wire_params)))
-		return qp_errmsg(-EINVAL, err, errlen, "--cc-params '%s': too long with "
-				 "init_rate=%llu added for QPs from the wire (%u characters at "
-				 "most)", d->cfg.cc_params, (unsigned long long)t->start_bps,
-				 AGENT_PARAMS_MAX - 1);
-	/* the algorithm's own checks of that start on this line (init_rate at least its
-	 * min_rate: refused, not raised unsaid), now rather than at each flow's registration */
 	{
-		struct cc_path path = { .line_bps = t->line_bps, .base_rtt_ns = d->cfg.wire_rtt_ns,
+		char p[AGENT_PARAMS_MAX];
+		struct cc_path path = { .line_bps = t->line_bps,
+					.base_rtt_ns = qpaced_wire_rtt(d, t->line_bps),
 					.mtu_bytes = (uint32_t)d->cfg.wire_mtu };
-		struct cc *probe = cc_create(d->cfg.cc, &path, t->wire_params, 0, msg,
-					     sizeof(msg));
+		struct cc *probe;
 
+		if (wire_start_params(cc_find(d->cfg.cc), d->cfg.cc_params, t->start_bps, p,
+				      sizeof(p)))
+			return qp_errmsg(-EINVAL, err, errlen, "--cc-params '%s': too long with "
+					 "init_rate=%llu added for QPs from the wire (%u "
+					 "characters at most)", d->cfg.cc_params,
+					 (unsigned long long)t->start_bps, AGENT_PARAMS_MAX - 1);
+		/* the algorithm's own checks of that start on this line (init_rate at least
+		 * its min_rate: refused, not raised unsaid), now rather than at each flow's
+		 * registration */
+		probe = cc_create(d->cfg.cc, &path, p, 0, msg, sizeof(msg));
 		if (!probe)
 			return qp_errmsg(-EINVAL, err, errlen, "--wire-start with --cc %s on %s's "
 					 "line rate: %s", d->cfg.cc, t->dev, msg);
@@ -736,18 +773,24 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	conf.ecn_mark = d->cfg.ecn_mark;
 	conf.start_bps = t->start_bps;
 	conf.rtt = 1;   /* AckReq frames stamped: the ingress program's RTT samples */
+	if (t->mode == QPACED_ENFORCE_TC)
+		conf.ack_gap_ns = wire_ack_gap(t->timeout_ns, WIRE_ACK_SHARE);
+	t->conf = conf;
 	qp_tc_set_conf(t->prog, &conf);
+	/* fq first: a device qpaced must leave as it is refuses here, before anything is
+	 * attached */
+	if (t->mode == QPACED_ENFORCE_TC &&
+	    (rc = qpaced_qdisc_open(d, t->dev, d->cfg.wire_catchup_pct
+				    ? wire_fq_maxrate(t->start_bps,
+						      (unsigned)d->cfg.wire_catchup_pct, fq_cap(d))
+				    : d->cfg.wire_fq_maxrate_bps, err, errlen)))
+		return rc;
 	rc = qp_tc_attach(t->prog, t->dev, msg, sizeof(msg));
 	if (rc)
 		return qp_errmsg(rc, err, errlen, "--dev %s: %s", t->dev, msg);
-	if (t->mode == QPACED_ENFORCE_TC)
-		fq_install(t, d->cfg.wire_catchup_pct
-				      ? wire_fq_maxrate(t->start_bps,
-							(unsigned)d->cfg.wire_catchup_pct, fq_cap(d))
-				      : d->cfg.wire_fq_maxrate_bps);
 	if (qp_tc_took_over(t->prog))
 		takeover(d);
-	beat(t);
+	beat(d);
 	ev_timer_init(&t->beat, on_beat, 0, (t->alive.hold_ns / 4 < QPACED_WIRE_BEAT_NS ?
 					      t->alive.hold_ns / 4 : QPACED_WIRE_BEAT_NS) / 1e9);
 	t->beat.data = d;
@@ -761,15 +804,16 @@ int qpaced_tc_open(struct qpaced *d, char *err, size_t errlen)
 	ev_timer_start(d->loop, &t->sample);
 	qpaced_log(AGENT_LOG_INFO, "tc egress: %s on %s: QPs from the wire get cc %s%s%s, "
 		   "line %llu Mb/s, start %llu kb/s, rtt %llu us, mtu %llu; rates at least "
-		   "%llu kb/s (rxe's 64 skbs within 75%% of ACK timeout %llu); if qpaced dies: "
+		   "%llu kb/s, an ACK asked at least every %u%% of ACK timeout %llu; if qpaced dies: "
 		   "rates held %llu ms, then "
 		   "at most %llu kb/s", t->mode == QPACED_ENFORCE_TC ? "pacing" :
-		   "observing", t->dev, d->cfg.cc, t->wire_params[0] ? " " : "", t->wire_params,
+		   "observing", t->dev, d->cfg.cc, d->cfg.cc_params[0] ? " " : "",
+		   d->cfg.cc_params,
 		   (unsigned long long)(t->line_bps / QP_MBPS),
 		   (unsigned long long)(t->start_bps / 1000),
-		   (unsigned long long)(d->cfg.wire_rtt_ns / 1000),
+		   (unsigned long long)(qpaced_wire_rtt(d, t->line_bps) / 1000),
 		   (unsigned long long)d->cfg.wire_mtu, (unsigned long long)(t->floor_bps / 1000),
-		   (unsigned long long)d->cfg.wire_timeout,
+		   WIRE_ACK_SHARE, (unsigned long long)d->cfg.wire_timeout,
 		   (unsigned long long)(t->alive.hold_ns / QP_NS_PER_MS),
 		   (unsigned long long)(t->alive.safe_bps / 1000));
 	return 0;
@@ -788,6 +832,12 @@ int qpaced_tc_flow_qpn(struct qpaced *d, const struct qp_tc_key *k, uint32_t *qp
 		return -ENOENT;
 	*qpn = w->qpn;
 	return 0;
+}
+
+qp_time_ns qpaced_wire_rtt(const struct qpaced *d, qp_rate_bps line)
+{
+	return d->cfg.wire_rtt_ns ? d->cfg.wire_rtt_ns
+				  : wire_rtt_auto(line, (uint32_t)d->cfg.wire_mtu);
 }
 
 const char *qpaced_tc_dev(const struct qpaced *d)
@@ -811,7 +861,7 @@ void qpaced_tc_close(struct qpaced *d)
 		ev_timer_stop(d->loop, &t->sample);
 		ev_timer_stop(d->loop, &t->beat);
 	}
-	fq_remove(t);
+	qpaced_qdisc_close(d);
 	qp_tc_unpin(t->prog);       /* a clean exit: nothing to take over */
 	qp_tc_close(t->prog);       /* detaches the filter, and clsact if it was ours */
 	free(t->flows);

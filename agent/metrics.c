@@ -123,6 +123,9 @@ VIEW_FN(v_wire, v->wire.measured_bps)
 VIEW_FN(v_wire_set, v->wire.set_bps)
 VIEW_FN(v_wire_bytes, v->wire.bytes)
 VIEW_FN(v_wire_pkts, v->wire.pkts)
+VIEW_FN(v_wire_floored, v->wire.floored)
+VIEW_FN(v_wire_resent, v->wire.resent)
+VIEW_FN(v_wire_ackreq, v->wire.ackreqs)
 
 static const struct {
 	const char *name, *type, *help;
@@ -157,6 +160,13 @@ static const struct {
 	  v_wire_bytes },
 	{ "qpace_qp_wire_packets_total", "counter", "frames seen on the wire (tc egress)",
 	  v_wire_pkts },
+	{ "qpace_qp_wire_floored", "gauge", "1 when the algorithm asks for less than the "
+	  "no-timeout floor and the QP is paced at the floor (its fair share is infeasible)",
+	  v_wire_floored },
+	{ "qpace_qp_wire_resent_total", "counter", "go-back-N resends seen on the wire "
+	  "(a PSN not beyond the highest sent)", v_wire_resent },
+	{ "qpace_qp_wire_ackreq_total", "counter", "data frames the tc program gave AckReq",
+	  v_wire_ackreq },
 };
 
 /* Integers as integers (1e10 would be valid, 10000000000 is kinder to a reader). */

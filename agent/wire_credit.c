@@ -44,8 +44,14 @@ bool wire_credit_fill(struct wire_credit *w, const struct agent_qp_credit *c, ui
 	uint64_t win, least;
 
 	r->flags &= ~(uint32_t)QP_TC_F_CREDIT;
-	r->credit_frames = r->credit_next_ns = r->credit_interval_ns = r->credit_until_ns = 0;
-	r->credit_win = r->credit_gen = 0;
+	/* Gating off: the last grant's fields stay, without the flag (the program reads them
+	 * only under it), so the entry still says what the flow had been granted. */
+	r->credit_frames = w->last.credit_frames;
+	r->credit_next_ns = w->last.credit_next_ns;
+	r->credit_interval_ns = w->last.credit_interval_ns;
+	r->credit_until_ns = w->last.credit_until_ns;
+	r->credit_win = w->last.credit_win;
+	r->credit_gen = w->last.credit_gen;
 	if (c->gated && mtu) {
 		if (c->gen != w->gen) {
 			w->gen = c->gen;

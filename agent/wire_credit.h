@@ -15,6 +15,7 @@
  *            least the floor's frames per interval
  *   expiry   credit_until_ns = the core's expiry: past it the program ignores the credits
  *            even if qpaced is gone; gating off in the core clears QP_TC_F_CREDIT
+ *            and leaves the last grant's fields (the program ignores them without it)
  * Exact to the grants within what EDT allows: a departure time, once given, stays, so a
  * frame stamped for the expected grant leaves then even if that grant comes late (or
  * sooner). */
@@ -39,7 +40,7 @@ struct wire_credit {
 /* Fill @r's credit fields and flag from @c (the QP's credits now, MTU @mtu > 0), keeping
  * the grant history in @w. @floor_bps (0: none): the schedule beyond the budget is never
  * slower than this (credit_win raised to it, frames of @mtu + WIRE_ROCE_OVERHEAD bytes),
- * so rxe's 64 queued skbs still drain within its ACK timeout (wire_rate.h's floor). True
+ * so the flow keeps the pace its ACK timer needs (wire_rate.h's floor). True
  * when the fields differ from the last ones written. */
 bool wire_credit_fill(struct wire_credit *w, const struct agent_qp_credit *c, uint32_t mtu,
 		      qp_rate_bps floor_bps, struct qp_tc_rate *r);

@@ -38,6 +38,23 @@ qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
 	return (qp_rate_bps)((bits * QP_NS_PER_S * 100u + window - 1) / window);
 }
 
+qp_time_ns wire_rtt_auto(qp_rate_bps line, uint32_t mtu)
+{
+	unsigned __int128 ns;
+
+	if (!line)
+		return WIRE_RTT_MIN_NS;
+	ns = (unsigned __int128)WIRE_RXE_INFLIGHT_SKBS * (mtu + WIRE_ROCE_OVERHEAD) * 8u *
+	     QP_NS_PER_S / line;
+	return ns < WIRE_RTT_MIN_NS ? WIRE_RTT_MIN_NS : ns > 10 * QP_NS_PER_S ? 10 * QP_NS_PER_S
+											 : (qp_time_ns)ns;
+}
+
+qp_time_ns wire_ack_gap(qp_time_ns timeout_ns, unsigned share_pct)
+{
+	return (qp_time_ns)((unsigned __int128)timeout_ns * share_pct / 100u);
+}
+
 qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,
 		      qp_rate_bps floor, qp_rate_bps line)
 {

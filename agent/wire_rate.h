@@ -3,12 +3,19 @@
  *
  *   fold    the algorithm's rate, no higher than its in-flight cap allows over the base
  *           RTT (cap x 8 / RTT): egress sees no ACKs, so a window can only act as a rate
- *   floor   no lower than the rate at which rxe's own backlog drains within the QP's ACK
- *           timeout: rxe keeps up to 64 skbs per QP in flight (RXE_INFLIGHT_SKBS_PER_QP_HIGH)
- *           and all of them may wait in the local queue, so at rate R the last one waits
- *           64 x frame x 8 / R. Above the timeout rxe retransmits although nothing was
- *           lost (measured in the guests: 35-40 go-back-N timeouts at perftest's default
- *           timeout 14 and 5 Mb/s). The floor keeps that wait within a share of the timeout.
+ *   acks    rxe asks its peer for an ACK once a message (or every 64 frames), and its ACK
+ *           timer runs from one ACK to the next, so paced at R a 64-frame message takes
+ *           64 x frame x 8 / R between ACKs: at perftest's timeout 14 (67 ms) three flows
+ *           sharing 20 Mb/s ran out of it every message although nothing was lost, and a
+ *           timeout's resends of messages the peer had acknowledged meanwhile ended QPs
+ *           (IBV_WC_REM_INV_REQ_ERR; docs/enforce.md). The tc program asks for an ACK on a
+ *           data frame that departs WIRE_ACK_SHARE of the timeout after the flow's last
+ *           one that asked (tc_abi.h, conf.ack_gap_ns): by time, since a flow may send
+ *           below its rate.
+ *   floor   no lower than the rate at which even one frame takes WIRE_ACK_SHARE of the
+ *           timeout: below it, an ACK asked of every frame no longer comes in time (the
+ *           old floor, rxe's 64 queued skbs within 75% of the timeout, 11.0 Mb/s at 14,
+ *           was the rate a message needs when rxe alone asks for ACKs).
  *   used    no more than PCT% (qpaced --wire-used, default WIRE_USED_DEF_PCT) of what the
  *           flow sent over the last sample (and at least the start rate): an algorithm fed
  *           by the switch's link figures (hpcc) raises the rate of a flow that does not use
@@ -43,7 +50,9 @@
 
 #define WIRE_RXE_INFLIGHT_SKBS 64u     /* RXE_INFLIGHT_SKBS_PER_QP_HIGH, Linux 6.1 */
 #define WIRE_ROCE_OVERHEAD 58u         /* Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 */
-#define WIRE_DEF_QUEUE_SHARE 75u       /* percent of the timeout the queue may take */
+#define WIRE_ACK_SHARE 25u             /* percent of the ACK timeout between two ACK requests:
+					* the rest is for the switch's queue, the way back and
+					* a sender or receiver the host held up */
 
 /* The rate with the cap folded in (cap 0 or RTT 0: the rate as it is). */
 qp_rate_bps wire_rate_fold(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns);
@@ -56,6 +65,17 @@ qp_time_ns wire_ack_timeout_ns(unsigned exp);
  * locally leave within @share_pct percent of @timeout_ns. 0 when there is no timeout. */
 qp_rate_bps wire_rate_floor(unsigned skbs, uint32_t mtu, qp_time_ns timeout_ns,
 			    unsigned share_pct);
+
+/* The ACK request interval (acks, above): @share_pct percent of @timeout_ns (0: none). */
+qp_time_ns wire_ack_gap(qp_time_ns timeout_ns, unsigned share_pct);
+
+/* --wire-rtt auto: the base RTT (hpcc's T) of a QP found on the wire, the time rxe's
+ * WIRE_RXE_INFLIGHT_SKBS frames of @mtu payload take at @line, at least WIRE_RTT_MIN_NS:
+ * the tc path's actuation delay, since a rate written reaches only the frames rxe hands
+ * over after it (at 20 Mb/s 28 ms, where T = 1 ms swung hpcc between its floor and the
+ * line and 30 ms held it; at 10 Gb/s 55 us). */
+#define WIRE_RTT_MIN_NS (100 * QP_NS_PER_US)
+qp_time_ns wire_rtt_auto(qp_rate_bps line, uint32_t mtu);
 
 /* What qpaced writes: fold, then at least @floor, and never above @line. */
 qp_rate_bps wire_rate(qp_rate_bps rate, uint64_t cap_bytes, qp_time_ns base_rtt_ns,

@@ -351,7 +351,8 @@ static void txstate_encode(struct wr *w, const struct ctl_msg *m)
 }
 
 enum { VIEW_OVERRIDE = 1, VIEW_CREDIT_GATED = 2 };
-enum { WIRE_SEEN = 1, WIRE_DISCOVERED = 2, WIRE_TAIL = 2 + 4 * 8, ENF_TAIL = 2 };
+enum { WIRE_SEEN = 1, WIRE_DISCOVERED = 2, WIRE_FLOORED = 4, WIRE_TAIL = 2 + 4 * 8,
+       ENF_TAIL = 2, GUARD_TAIL = 2 * 8 };
 /* Utilization travels in parts per million, below 2^53 so a double holds it exactly. */
 #define UTIL_PPM_MAX 1000000000000000ULL
 
@@ -400,6 +401,7 @@ static void qp_decode(struct ctl_msg *m, struct rd *r)
 
 		v->wire.seen = wf & WIRE_SEEN;
 		v->wire.discovered = wf & WIRE_DISCOVERED;
+		v->wire.floored = wf & WIRE_FLOORED;
 		v->wire.bytes = GET64(r, "wire bytes");
 		v->wire.pkts = GET64(r, "wire pkts");
 		v->wire.measured_bps = GET64(r, "wire measured_bps");
@@ -413,6 +415,11 @@ static void qp_decode(struct ctl_msg *m, struct rd *r)
 			r->bad = "enforce";
 	}
 	get_addr6(r, &v->reg);   /* and an IPv6 flow's addresses */
+	/* And what guards its ACK timer (absent: none known). */
+	if (r->left >= GUARD_TAIL) {
+		v->wire.resent = GET64(r, "wire resent");
+		v->wire.ackreqs = GET64(r, "wire ackreqs");
+	}
 }
 
 static void qp_encode(struct wr *w, const struct ctl_msg *m)
@@ -447,7 +454,8 @@ static void qp_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, v->psn64, 8);
 	put_str(w, v->reg.params, AGENT_PARAMS_MAX - 1);
 	put_n(w, v->cap_bytes, 8);
-	put_n(w, (v->wire.seen ? WIRE_SEEN : 0) | (v->wire.discovered ? WIRE_DISCOVERED : 0), 2);
+	put_n(w, (v->wire.seen ? WIRE_SEEN : 0) | (v->wire.discovered ? WIRE_DISCOVERED : 0) |
+		 (v->wire.floored ? WIRE_FLOORED : 0), 2);
 	put_n(w, v->wire.bytes, 8);
 	put_n(w, v->wire.pkts, 8);
 	put_n(w, v->wire.measured_bps, 8);
@@ -455,6 +463,8 @@ static void qp_encode(struct wr *w, const struct ctl_msg *m)
 	put_n(w, v->enforce, 1);
 	put_n(w, 0, 1);
 	put_addr6(w, &v->reg);
+	put_n(w, v->wire.resent, 8);
+	put_n(w, v->wire.ackreqs, 8);
 }
 
 static void agent_decode(struct ctl_msg *m, struct rd *r)

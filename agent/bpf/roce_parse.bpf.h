@@ -31,7 +31,8 @@ struct roce_parsed {
 	__u8 ackreq;                 /* BTH byte 8's AckReq bit */
 	__u32 psn;                   /* BTH, 24 bits */
 	__u32 bth_off;               /* where the BTH starts: a RETH or an ACK's AETH follows */
-	__u16 udp_len;               /* the UDP header's length field */
+	__u32 l4;                    /* offset of the UDP header */
+	__u32 ulen;                  /* UDP length (header, BTH, ..., ICRC) */
 };
 
 /* The RTT stamps' map (tc_abi.h, qp_rtt): the egress program's, which the ingress
@@ -137,14 +138,15 @@ static __always_inline __u32 roce_parse(struct __sk_buff *skb, struct roce_parse
 		    bpf_skb_load_bytes(skb, l4 + sizeof(udp), bth, sizeof(bth)) < 0)
 			return QP_TC_C_PASS_SHORT_BTH;
 	}
+	p->l4 = l4;
+	p->ulen = (__u32)udp[4] << 8 | udp[5];
+	p->ackreq = bth[8] >> 7;
+	p->psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
 	p->sport = (__u16)((__u32)udp[0] << 8 | udp[1]);
 	p->bth_off = l4 + sizeof(udp);
-	p->udp_len = (__u16)((__u32)udp[4] << 8 | udp[5]);
 	p->opcode = bth[0];
 	p->becn = (bth[4] >> 6) & 1;
 	p->key.dqpn = (__u32)bth[5] << 16 | (__u32)bth[6] << 8 | bth[7];
-	p->ackreq = bth[8] >> 7;
-	p->psn = (__u32)bth[9] << 16 | (__u32)bth[10] << 8 | bth[11];
 	return QP_TC_C_ROCE;
 }
 

@@ -89,6 +89,18 @@ struct qp_tc_state {
 	__u64 credit_held;           /* of which beyond the budget: held to the schedule */
 	__u32 credit_gen;
 	__u32 pad2;
+	/* Go-back-N resends: an RC request frame whose PSN is not beyond the highest the flow
+	 * sent is a resend; it departs on a schedule of its own at the flow's rate from now
+	 * (rtx_next_ns), not behind the originals still queued (the responder drops those
+	 * after a gap, and takes them as duplicates after a timeout) */
+	__u64 rtx_next_ns;
+	__u64 rtx_rem;
+	__u64 rtx;                   /* resent request frames */
+	__u64 ackreq;                /* data frames the program set AckReq on */
+	__u64 ack_ns;                /* when the flow's last data frame with AckReq came */
+	__u64 ack_dep_ns;            /* and when it departs */
+	__u32 psn_max;               /* the highest request PSN sent (24 bits); bit 31: seen */
+	__u32 pad3;
 };
 
 /* RTT stamps (qp_rtt): a data frame with AckReq, by its peer and PSN (RC ACKs carry the
@@ -138,6 +150,11 @@ enum qp_tc_counter {
 	QP_TC_C_RTT_RESENT,          /* ... one stamped already: sent again, no sample */
 	QP_TC_C_RTT_FULL,            /* ... could not stamp it */
 	QP_TC_C_READ_CHARGED,        /* a paced READ request charged its RETH's length */
+	QP_TC_C_ACKREQ,              /* data frame given AckReq (conf.ack_gap_ns) */
+	QP_TC_C_ACKREQ_SKIP,         /* AckReq was due but the frame could not take it (its
+				      * length beyond the ICRC table, UDP length not a
+				      * multiple of 4, a store failed) */
+	QP_TC_C_RTX,                 /* paced request frame that is a resend (own schedule) */
 	QP_TC_C_COUNT
 };
 
@@ -156,7 +173,34 @@ struct qp_tc_conf {
 	__u64 start_bps;
 	__u32 rtt;                   /* 1: stamp AckReq data frames in qp_rtt (any mode) */
 	__u32 pad;
+	/* enforce: a paced flow's new RC SEND/WRITE data frame without AckReq gets it (its
+	 * ICRC patched: qp_icrc_ackreq) when it comes, or departs, this long after the flow's
+	 * last one with it, so the responder ACKs about that often, not once a message: the
+	 * sender's ACK timer runs from one ACK to the next. 0: frames as rxe sends them. */
+	__u64 ack_gap_ns;
 };
+
+/* qp_icrc_ackreq[D] (the program's global table, written by the loader): what setting the
+ * BTH's AckReq bit changes in the frame's ICRC, as stored (the CRC-32 of the masked headers
+ * and payload, little-endian), when D bytes follow the AckReq byte up to the ICRC: CRC-32
+ * is linear, so the new ICRC is the old one XOR this, for every frame of that length. */
+#define QP_TC_ACKREQ_SPAN 4224u      /* D < this: an MTU of 4096 with RETH and pad */
+
+/* RC request opcodes (BTH opcode 0x00-0x1f is RC): SEND first/middle/last/only (with
+ * immediate or invalidate), RDMA WRITE first/middle/last/only (with immediate), RDMA READ
+ * request, compare&swap, fetch&add. Their PSNs grow by one a frame (a READ request by
+ * its responses). */
+static inline int qp_tc_rc_request(__u8 op)
+{
+	return op <= 0x0c || op == 0x13 || op == 0x14 || op == 0x16 || op == 0x17;
+}
+
+/* Of them, the ones that carry data the responder ACKs (not a READ or atomic request,
+ * whose responses are their answer): where AckReq may be asked. */
+static inline int qp_tc_rc_data(__u8 op)
+{
+	return op <= 0x0b || op == 0x16 || op == 0x17;
+}
 
 /* RoCEv2 opcodes whose flows are acknowledgements, not data: RC ACK, atomic ACK, CNP.
  * qpaced counts such flows but makes no QP of them, and the program does not pace them

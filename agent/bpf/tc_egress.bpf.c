@@ -43,6 +43,25 @@
  * flow's cumulative credits departs no earlier than the credit schedule allows
  * (credit_hold, tc_abi.h), and the EDT step then runs from that time; credits past their
  * expiry are ignored.
+ *
+ * Two things keep pacing from making rxe's ACK timer run out (docs/enforce.md, "No program
+ * fails because of qpaced"). rxe asks for an ACK once a message (or every 64 frames), and
+ * its timer runs from one ACK to the next: paced at R, a 64-frame message takes
+ * 64 x frame / R, and at perftest's timeout 14 (67 ms) three flows sharing 20 Mb/s time out
+ * every message although nothing is lost. So, with conf.ack_gap_ns, the program sets
+ * AckReq on a data frame that comes, or departs, that long after the flow's last one with
+ * it (ack_request: the bit, and the ICRC patched by XOR with qp_icrc_ackreq[D], CRC-32
+ * being linear). Both clocks, since neither alone is when frames leave: rxe hands over a
+ * new QP's first 64 frames at once, which only their departure times spread (by arrival
+ * alone, a start at 4.7 Mb/s asked for one ACK in 115 ms); once its window is full it
+ * hands over a frame when one has left, so arrivals follow the real departures, which
+ * lag the stamped ones where the sender cannot keep up (TCG guests: frames stamped at
+ * 4.7 Mb/s left at ~1 Mb/s, and by departure times alone ACKs were asked 60-90 ms
+ * apart). And a go-back-N resend (an RC request
+ * frame whose PSN is not beyond the highest sent) departs on a schedule of its own from
+ * now, at the flow's rate (rtx_next_ns): queued behind the originals it would wait out a
+ * whole backlog, and rxe 6.1 resending a message whose ACK comes meanwhile emits frames
+ * its peer refuses (IBV_WC_REM_INV_REQ_ERR, measured in the guests).
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -89,6 +108,7 @@ ROCE_RTT_MAP(qp_rtt);
 
 struct qp_tc_conf qp_conf;
 __u64 qp_last_report_ns;
+__u32 qp_icrc_ackreq[QP_TC_ACKREQ_SPAN];  /* tc_abi.h; written by the loader */
 
 #define NSEC_BITS 8000000000ull  /* bits per byte x ns per second */
 
@@ -198,18 +218,21 @@ static __always_inline __u64 stale_safe_bps(__u64 now)
 	return a->safe_bps;
 }
 
-/* The EDT step (see the top of the file), no earlier than @not_before (0: none, else the
- * credit schedule's time: a flow idle until then starts afresh there). */
-static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
-				 __u64 rate, __u64 now, __u64 not_before, __u64 len)
+/* The EDT step (see the top of the file) for a frame charged @len bytes, on the schedule
+ * @next / @rem (the flow's, or its resends'), no earlier than @not_before (0: none, else
+ * the credit schedule's time: a flow idle until then starts afresh there). Returns the
+ * frame's departure. */
+static __always_inline __u64 pace(struct __sk_buff *skb, struct qp_tc_state *st, __u64 *next,
+				 __u64 *rem_p, __u64 rate, __u64 now, __u64 not_before,
+				 __u64 len)
 {
 	__u64 t0 = skb->tstamp > now ? skb->tstamp : now;
 	__u64 t = not_before > t0 ? not_before : t0;
 	__u64 depart = t, rem = 0, num, delay;
 
-	if (st->next_ns > t) {
-		depart = st->next_ns;
-		rem = st->rem;
+	if (*next > t) {
+		depart = *next;
+		rem = *rem_p;
 	}
 	if (depart > t0) {
 		skb->tstamp = depart;
@@ -220,8 +243,89 @@ static __always_inline void pace(struct __sk_buff *skb, struct qp_tc_state *st,
 		count(QP_TC_C_HORIZON);
 	num = len * NSEC_BITS + rem;
 	delay = num / rate;
-	st->rem = num - delay * rate;
-	st->next_ns = depart + delay;
+	*rem_p = num - delay * rate;
+	*next = depart + delay;
+	return depart;
+}
+
+#define PSN_SEEN 0x80000000u
+#define PSN_MASK 0xffffffu
+#define PSN_IDLE_NS 1000000000ull    /* a flow quiet this long: its PSNs start afresh (a new
+				      * QP may have the old one's number) */
+
+/* An RC request frame whose PSN is not beyond the highest the flow sent: a resend. Tracks
+ * the highest. Read responses, ACKs and CNPs are no requests (a flow key may carry the
+ * responses of the peer's READs, in the peer's PSN space, beside our requests). */
+static __always_inline int resend(struct qp_tc_state *st, const struct roce_parsed *p,
+				  __u64 idle_ns)
+{
+	__u32 max = st->psn_max, d;
+
+	if (!qp_tc_rc_request(p->opcode))
+		return 0;
+	if (!(max & PSN_SEEN) || idle_ns > PSN_IDLE_NS) {
+		st->psn_max = p->psn | PSN_SEEN;
+		return 0;
+	}
+	d = (p->psn - max) & PSN_MASK;
+	if (d && d < 0x800000u) {   /* ahead, in 24-bit serial order */
+		st->psn_max = p->psn | PSN_SEEN;
+		return 0;
+	}
+	return 1;
+}
+
+/* Set AckReq on this data frame: the BTH bit, the ICRC XOR its table entry, and the UDP
+ * checksum where there is one (IPv6; rxe's IPv4 frames carry 0, which stays 0). 0, or -1
+ * when it cannot (the frame then goes as it came). */
+static __always_inline int ack_request(struct __sk_buff *skb, const struct roce_parsed *p)
+{
+	__u32 bth = p->l4 + 8, icrc_off = p->l4 + p->ulen - 4;
+	__u32 d = icrc_off - (bth + 9), delta, icrc, nicrc;
+	__u16 w, nw;
+	__u8 *b = (__u8 *)&nw;
+
+	if (p->ulen & 3 || d >= QP_TC_ACKREQ_SPAN)
+		return -1;
+	delta = qp_icrc_ackreq[d];
+	if (bpf_skb_load_bytes(skb, bth + 8, &w, 2) < 0 ||
+	    bpf_skb_load_bytes(skb, icrc_off, &icrc, 4) < 0)
+		return -1;
+	nw = w;
+	b[0] |= 0x80;
+	nicrc = icrc ^ delta;    /* both as stored: little-endian on the wire and here */
+	if (bpf_l4_csum_replace(skb, p->l4 + 6, w, nw, BPF_F_MARK_MANGLED_0 | 2) < 0 ||
+	    bpf_l4_csum_replace(skb, p->l4 + 6, icrc, nicrc, BPF_F_MARK_MANGLED_0 | 4) < 0 ||
+	    bpf_skb_store_bytes(skb, bth + 8, &nw, 2, 0) < 0 ||
+	    bpf_skb_store_bytes(skb, icrc_off, &nicrc, 4, 0) < 0)
+		return -1;
+	return 0;
+}
+
+/* A new data frame that comes at @now and departs at @depart asks for an ACK when the
+ * flow's last one that did came, or departs, conf.ack_gap_ns before it or more (tc_abi.h);
+ * one that asks already (a message's last) restarts both intervals. 1 when it set AckReq
+ * on this frame (the RTT stamp then takes it too), else 0. */
+static __always_inline int ack_gap(struct __sk_buff *skb, struct qp_tc_state *st,
+				    const struct roce_parsed *p, __u64 now, __u64 depart)
+{
+	__u64 gap = qp_conf.ack_gap_ns;
+
+	if (!qp_tc_rc_data(p->opcode))
+		return 0;
+	if (!p->ackreq && (!gap || (now < st->ack_ns + gap && depart < st->ack_dep_ns + gap)))
+		return 0;
+	st->ack_ns = now;
+	st->ack_dep_ns = depart;
+	if (p->ackreq)
+		return 0;
+	if (ack_request(skb, p)) {
+		count(QP_TC_C_ACKREQ_SKIP);
+		return 0;
+	}
+	__sync_fetch_and_add(&st->ackreq, 1);
+	count(QP_TC_C_ACKREQ);
+	return 1;
 }
 
 #define OP_READ_REQUEST 0x0c
@@ -236,7 +340,7 @@ static __always_inline __u64 charged_len(struct __sk_buff *skb, const struct roc
 	__u8 l[4];
 	__u64 n;
 
-	if (p->opcode != OP_READ_REQUEST || p->udp_len < 8 + RETH_DMA_LEN_OFF + 4 + 4 ||
+	if (p->opcode != OP_READ_REQUEST || p->ulen < 8 + RETH_DMA_LEN_OFF + 4 + 4 ||
 	    bpf_skb_load_bytes(skb, p->bth_off + RETH_DMA_LEN_OFF, l, 4) < 0)
 		return skb->len;
 	n = (__u64)l[0] << 24 | (__u64)l[1] << 16 | (__u64)l[2] << 8 | l[3];
@@ -317,7 +421,8 @@ static __always_inline int egress(struct __sk_buff *skb, struct roce_parsed *pp)
 	struct qp_tc_state *st;
 	struct qp_tc_rate *rt;
 	__u32 c = roce_parse(skb, &p);
-	__u64 now, rate = 0, safe, hold = 0;
+	__u64 now, rate = 0, safe, hold = 0, last, depart;
+	int rtx;
 
 	count(c);
 	if (c != QP_TC_C_ROCE)
@@ -333,7 +438,9 @@ static __always_inline int egress(struct __sk_buff *skb, struct roce_parsed *pp)
 	}
 	__sync_fetch_and_add(&st->bytes, skb->len);
 	__sync_fetch_and_add(&st->pkts, 1);
+	last = st->last_ns;
 	st->last_ns = now;
+	rtx = resend(st, &p, last && now > last ? now - last : 0);
 	rt = bpf_map_lookup_elem(&qp_rates, &p.key);
 	if (!rt) {
 		count(QP_TC_C_UNKNOWN);
@@ -364,9 +471,18 @@ static __always_inline int egress(struct __sk_buff *skb, struct roce_parsed *pp)
 		if (!rate || safe < rate)
 			rate = safe;
 	}
+	if (!rate)
+		return TC_ACT_OK;
+	if (rtx) {   /* a resend: its own schedule, no credits (its frame was counted) */
+		__sync_fetch_and_add(&st->rtx, 1);
+		count(QP_TC_C_RTX);
+		pace(skb, st, &st->rtx_next_ns, &st->rtx_rem, rate, now, 0, charged_len(skb, &p));
+		return TC_ACT_OK;
+	}
 	if (rt && (rt->flags & QP_TC_F_CREDIT))
 		hold = credit_hold(st, rt, &p, now);
-	if (rate)
-		pace(skb, st, rate, now, hold, charged_len(skb, &p));
+	depart = pace(skb, st, &st->next_ns, &st->rem, rate, now, hold, charged_len(skb, &p));
+	if (ack_gap(skb, st, &p, now, depart))
+		pp->ackreq = 1;
 	return TC_ACT_OK;
 }

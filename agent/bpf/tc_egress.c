@@ -3,6 +3,7 @@
 #include "tc_egress.h"
 #include "tc_hook.h"
 #include "qpace/addr.h"
+#include "qpace/frame.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -65,6 +66,9 @@ static const char *const counter_names[QP_TC_C_COUNT] = {
 	[QP_TC_C_RTT_RESENT] = "rtt_resent",
 	[QP_TC_C_RTT_FULL] = "rtt_full",
 	[QP_TC_C_READ_CHARGED] = "read_charged",
+	[QP_TC_C_ACKREQ] = "ackreq_set",
+	[QP_TC_C_ACKREQ_SKIP] = "ackreq_skipped",
+	[QP_TC_C_RTX] = "resent",
 };
 
 const char *qp_tc_counter_name(unsigned c)
@@ -80,6 +84,20 @@ struct qp_tc_conf qp_tc_conf_default(void)
 		.report_gap_ns = 100000ull,       /* 10,000 reports a second at most */
 		.report_retry_ns = 1000000000ull, /* a still-unknown flow again after 1 s */
 	};
+}
+
+void qp_tc_icrc_ackreq(uint32_t *t, unsigned n)
+{
+	static const uint8_t zero = 0, bit = 0x80;
+	uint32_t s;
+
+	/* zlib's crc32(c) is ~R(~c) for the raw register R, so two messages of one length
+	 * differ in CRC by R(0, their XOR): the AckReq bit, then D zero bytes */
+	s = ~frame_crc32(0xffffffffu, &bit, 1);
+	for (unsigned d = 0; d < n; d++) {
+		t[d] = s;
+		s = ~frame_crc32(~s, &zero, 1);
+	}
 }
 
 static int take_one(void *ctx, void *data, size_t size)
@@ -237,6 +255,7 @@ int qp_tc_open_pinned(struct qp_tc **out, const char *pin_dir, char *err, size_t
 		return rc;
 	}
 	t->skel->bss->qp_conf = qp_tc_conf_default();
+	qp_tc_icrc_ackreq(t->skel->bss->qp_icrc_ackreq, QP_TC_ACKREQ_SPAN);
 	snprintf(err, errlen, "%s", note);   /* a warning for the caller to log, or "" */
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.qp_reports), take_one, t, NULL);
 	if (!t->rb) {

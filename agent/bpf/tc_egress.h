@@ -67,6 +67,9 @@ int qp_tc_remove(const char *ifname, const char *pin_dir, unsigned *removed, cha
 		 size_t errlen);
 
 struct qp_tc_conf qp_tc_conf_default(void);
+/* The AckReq ICRC table (tc_abi.h, qp_icrc_ackreq): @n entries into @t (the loader fills
+ * the program's; tests check it against the CRC of the two frames). */
+void qp_tc_icrc_ackreq(uint32_t *t, unsigned n);
 void qp_tc_set_conf(struct qp_tc *t, const struct qp_tc_conf *c);
 
 /* The flow's key: an IPv4 destination (host order) as ::ffff:a.b.c.d, or 16 bytes. */

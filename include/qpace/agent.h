@@ -293,6 +293,9 @@ int agent_qp_txstate(struct agent *a, const struct ctl_txstate *t);
 
 /* What the wire says of the QP (the shell's tc egress counters): shown by monitoring. */
 int agent_qp_wire(struct agent *a, uint32_t qpn, const struct agent_qp_wire *w);
+/* The slowest egress link (INT's per-hop link rate) the data of a QP to IPv4 @peer_ip
+ * crossed, of all such QPs; with @peer_ip 0, of every QP. 0 when no INT report said. */
+qp_rate_bps agent_path_link_bps(const struct agent *a, uint32_t peer_ip);
 /* The QP that sends the flow (local IP, peer IP, peer QPN), as feedback finds it: 0 with
  * *@qpn, or -ENOENT. */
 int agent_qp_find_flow(const struct agent *a, uint32_t local_ip, uint32_t peer_ip,

@@ -134,6 +134,12 @@ struct agent_qp_wire {
 	uint64_t pkts;
 	qp_rate_bps measured_bps;    /* over the shell's last sample interval */
 	qp_rate_bps set_bps;         /* the rate the program enforces; 0 = none (observe) */
+	/* What guards rxe's ACK timer (docs/enforce.md, "No program fails because of qpaced"):
+	 * the algorithm wants less than the floor (one frame per WIRE_ACK_SHARE of the ACK
+	 * timeout), so the flow is paced at the floor instead; its go-back-N resends and the
+	 * frames given AckReq, as counted. */
+	bool floored;
+	uint64_t resent, ackreqs;
 };
 
 /* What monitoring shows of one QP. */
@@ -210,6 +216,8 @@ enum agent_counter {
 	AGENT_C_TP_NAKS,             /* NAK sequence errors */
 	AGENT_C_TP_TIMEOUTS,         /* retransmission timeouts */
 	AGENT_C_TP_UNKNOWN,          /* transport events for no registered QP */
+	AGENT_C_WIRE_FLOORED,        /* a QP from the wire whose algorithm asked for less than
+				      * the no-timeout floor: paced at the floor (shell) */
 	AGENT_C_COUNT
 };
 

@@ -13,9 +13,9 @@ sleep 0.1
 
 # list: a header and one row per QP, the columns the issue names
 ctl list >"$TMP/list" || fail "qpacectl list failed"
-head -n 1 "$TMP/list" | grep -q "^QPN *PEER *ALGO *RATE *TARGET *ENF *WIRE *CREDITS *UTIL *QUEUE *RTT *BYTES *RETX *OWNER$" ||
+head -n 1 "$TMP/list" | grep -q "^QPN *PEER *ALGO *RATE *TARGET *ENF *WIRE *FLOOR *CREDITS *UTIL *QUEUE *RTT *BYTES *RETX *OWNER$" ||
 	fail "list header: $(head -n 1 "$TMP/list")"
-grep -q "^0x000011 *10.0.0.2 *ffd *5G *5G *gate *0 *0 *0.00 *68K *10s *0 *0 *-$" "$TMP/list" || fail "list row: $(cat "$TMP/list")"
+grep -q "^0x000011 *10.0.0.2 *ffd *5G *5G *gate *0 *no *0 *0.00 *68K *10s *0 *0 *-$" "$TMP/list" || fail "list row: $(cat "$TMP/list")"
 [ "$(wc -l <"$TMP/list")" = 3 ] || fail "list: $(cat "$TMP/list")"
 ok "list: header and rows ($(sed -n 2p "$TMP/list" | tr -s ' '))"
 

@@ -7,7 +7,8 @@
 # rate; in tc mode the rate qpaced sets goes into the program's map (at least the floor),
 # and --wire-start sets a new flow's first rate (the program's and hpcc's);
 # on exit the filter and the clsact qdisc are gone. fq is absent on the CI host: the test
-# checks that qpaced says so.
+# checks that qpaced says so. --enforce tc refuses a device that reports no speed without
+# --wire-rate, and an operator's htb root, leaving the device as it was.
 set -u
 . "$(dirname "$0")/lib/agent.sh"
 . "$(dirname "$0")/lib/veth.sh"
@@ -114,22 +115,24 @@ q=$(qp_of 0x000125)
 	fail "tc: wire_set $(echo "$q" | jq .wire_set) is not the rate $(echo "$q" | jq .rate)"
 qpn=$(echo "$q" | jq -r .qpn)
 set_rate "$qpn" 50M 50000000
-# the floor: 64 skbs of 1024 + 58 bytes within 75% of ACK timeout 14 (67.1 ms): 11.0 Mb/s
-WHY="the floor" set_rate "$qpn" 5M 11006674
-ok "tc: the QP's rate goes into the map (50M as set; 5M raised to the 11.0M floor)"
+# the floor: one frame of 1024 + 58 bytes within a quarter of ACK timeout 14 (67.1 ms):
+# 0.516 Mb/s; 5M stands (the program asks for ACKs every 16.8 ms), 300k is raised
+WHY="5M, above the floor" set_rate "$qpn" 5M 5000000
+WHY="the floor" set_rate "$qpn" 300k 515938
+ok "tc: the QP's rate goes into the map (50M and 5M as set; 300k raised to the 0.52M floor)"
 stop_agent -TERM
 no_filter || fail "tc: after exit: $(ip netns exec "$NSA" tc qdisc show dev qta)"
 ! ip netns exec "$NSA" tc qdisc show dev qta | grep -q "qdisc fq" || fail "fq left on qta"
 ok "tc: on exit the filter, clsact and any fq are gone"
 
-# perftest -u 18: a 1.07 s ACK timeout, a 0.69 Mb/s floor, so 5M stands
+# perftest -u 18: a 1.07 s ACK timeout, a 0.032 Mb/s floor, so 300k stands
 start_tc tc --wire-timeout 18
 send 0x126 20M 0.3s >/dev/null
 sleep 0.4
 qpn=$(qp_of 0x000126 | jq -r .qpn)
 [ -n "$qpn" ] || fail "--wire-timeout 18: no QP for the flow"
-WHY="--wire-timeout 18" set_rate "$qpn" 5M 5000000
-ok "--wire-timeout 18 (perftest -u 18): 5M is enforced as set"
+WHY="--wire-timeout 18" set_rate "$qpn" 300k 300000
+ok "--wire-timeout 18 (perftest -u 18): 300k is enforced as set"
 stop_agent -TERM
 
 # --wire-start 30M: the flow's first frames are paced at 30M before qpaced knows the flow
@@ -148,3 +151,31 @@ start=$(ip netns exec "$NSA" curl -s "127.0.0.1:$MPORT/metrics" |
 [ "${start:-0}" -ge 1 ] || fail "--wire-start: the program paced no frame at the start rate ('$start')"
 ok "--wire-start 30M: hpcc starts at 30M (not the 1G line), $start frames paced at it before qpaced knew the flow"
 stop_agent -TERM
+
+# refusals, before anything is attached (docs/enforce.md, "What qpaced changes on a host"):
+# a device that reports no speed without --wire-rate; an operator's classful root
+refused() { # WHAT WORD [FLAG...]: qpaced --enforce tc exits non-zero naming WORD, qta as it was
+	what=$1 word=$2
+	shift 2
+	before=$(ip netns exec "$NSA" tc qdisc show dev qta)
+	ip netns exec "$NSA" timeout 10 "$BIN/qpaced" --socket "$SOCK" --rate-table "$TABLE" \
+		--feedback "127.0.0.1:$FBPORT" --metrics off --cc hpcc --enforce tc "$@" \
+		>"$TMP/refused.log" 2>&1 && fail "$what: qpaced started"
+	grep -q -- "$word" "$TMP/refused.log" || fail "$what: no '$word' in: $(cat "$TMP/refused.log")"
+	[ "$(ip netns exec "$NSA" tc qdisc show dev qta)" = "$before" ] ||
+		fail "$what: qta changed: $(ip netns exec "$NSA" tc qdisc show dev qta)"
+}
+# lo reports no speed (reading /sys/class/net/lo/speed fails), as virtio does
+if ! cat /sys/class/net/lo/speed >/dev/null 2>&1; then
+	refused "no speed" "--wire-rate" --dev lo
+	ok "a device that reports no speed (lo): --enforce tc refuses, naming --wire-rate"
+else
+	echo "skip: lo reports a speed here (the no-speed refusal)"
+fi
+if ip netns exec "$NSA" tc qdisc add dev qta root handle 1: htb default 10 2>/dev/null; then
+	refused "htb root" "--wire-fq-parent" --dev qta
+	ip netns exec "$NSA" tc qdisc del dev qta root
+	ok "an operator's htb root: --enforce tc refuses naming it and --wire-fq-parent, qta untouched"
+else
+	echo "skip: no sch_htb here (the classful-root refusal)"
+fi

@@ -74,7 +74,18 @@ cred() { # QPN: S's credits of the flow to QPN (from the snapshot when there is 
 	if [ -s "$TMP/s.list" ]; then cat "$TMP/s.list"; else ctls list -j; fi |
 		jq ".[] | select(.peer_qpn == \"$1\") | .credits"
 }
-mono() { python3 -c 'import time; print(time.monotonic_ns())'; }
+# until SECONDS CMD...: true once CMD succeeds, polled every 50 ms; false after SECONDS.
+# Every wait on qpaced's state is a bounded poll, never a fixed sleep: the test must not
+# depend on how fast this machine (and its sanitizer build) runs.
+until_ok() {
+	i=0 n=$(($1 * 20))
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -lt $n ] || return 1
+		sleep 0.05
+	done
+}
 [ "$(grep -c "IA credits for unmodified receivers" "$TMP/qpaced.log")" = 2 ] ||
 	fail "not both qpaced log IA credits for unmodified receivers"
 ip netns exec "$NSR" tc filter show dev "$DR" ingress | grep -q "qp_tc_ingress.*direct-action" ||
@@ -89,13 +100,16 @@ for q in 0x111 0x112 0x113; do
 	n=$(send $q 100k 0.1s)
 	sent1=$((sent1 + n))
 done
-sleep 0.5
+r_fed() { [ "$(metric "$NSR" qpace_ia_total arrived_frames)" = "$1" ]; }
+until_ok 5 r_fed "$sent1"
 [ "$(metric "$NSR" qpace_ia_total flows_created)" = 3 ] ||
 	fail "R: flows_created $(metric "$NSR" qpace_ia_total flows_created), want 3"
 arr=$(metric "$NSR" qpace_ia_total arrived_frames)
 [ "$arr" = "$sent1" ] || fail "R fed $arr frames to the pacer, S sent $sent1"
 nrx=$(ctlr list -j | jq '[.[] | select(.receiver == true and .peer == "10.79.0.2")] | length')
 [ "$nrx" = 3 ] || fail "R: $nrx receiving QPs from 10.79.0.2: $(ctlr list)"
+s_granted() { [ "$(ctls list -j | jq '[.[] | select(.discovered == true and .credits > 0)] | length')" = 3 ]; }
+until_ok 5 s_granted
 for q in 0x000111 0x000112 0x000113; do
 	c=$(ctls list -j | jq ".[] | select(.peer_qpn == \"$q\") | .credits")
 	[ -n "$c" ] && [ "$c" -gt 0 ] || fail "S: the flow to $q has credits '$c': $(ctls list)"
@@ -108,27 +122,36 @@ ok "phase 1: $sent1 frames of 3 senders; R made 3 receiving QPs and fed all $sen
 
 # Phase 2: the 3 senders at 8 Mb/s each for 1 s, 2.4x the 10 Mb/s R's pacer shares: the
 # credits fall short, so S's program holds frames to the schedule.
-# 3.3 s quiet: past the credit expiry (100 ms), so phase 2 is a generation of its own at
-# S, and past R's 3 s --ia-idle, so R's receiving QPs leave the pacer and come back
-sleep 3.3
-[ "$(metric "$NSR" qpace_ia_total flows_idle)" = 3 ] ||
-	fail "R: flows_idle $(metric "$NSR" qpace_ia_total flows_idle) after 3.3 s quiet, want 3"
+# A quiet spell past R's 3 s --ia-idle, so R's receiving QPs leave the pacer and come
+# back, and past S's credit expiry (100 ms), so phase 2 is a generation of its own at S
+s_ungated() { [ "$(ctls list -j | jq '[.[] | select(.discovered == true) | .credit_gated] | any')" = false ]; }
+r_idle() { [ "$(metric "$NSR" qpace_ia_total flows_idle)" = 3 ]; }
+sleep 3
+until_ok 5 r_idle ||
+	fail "R: flows_idle $(metric "$NSR" qpace_ia_total flows_idle) after 8 s quiet, want 3"
+until_ok 5 s_ungated || fail "S: credit gating still on after the quiet: $(ctls list -j)"
 for q in 0x111 0x112 0x113; do
 	send $q 8M 1s >"$TMP/sent.$q" &
 	eval "P$q=\$!"
 done
-sleep 0.5
-mid=$(ctls list -j | jq '[.[] | select(.discovered == true) | .credit_gated] | all')
-[ "$mid" = true ] || fail "S: credit gating not on for every flow mid-way: $(ctls list -j)"
+# while they send, every flow is gated, in the core and in S's map
+s_gated() {
+	[ "$(ctls list -j | jq '[.[] | select(.discovered == true) | .credit_gated] | all')" = true ] &&
+		[ "$(bpftool -j map dump pinned "$PIN/$DS/qp_rates" |
+			jq '[.[] | .formatted | select(.value.flags % 8 >= 4)] | length')" = 3 ]
+}
+until_ok 1 s_gated || fail "S: credit gating not on for every flow while they send: $(ctls list -j)"
 wait $P0x111 $P0x112 $P0x113
-sleep 0.02  # the grants of the last arrivals; then S's state at once (gating ends 100 ms on)
-# R's view first: its receiving QPs leave the pacer --ia-idle after their last frame
+# R's view first: its receiving QPs leave the pacer --ia-idle (3 s) after their last frame
+sent2=$(($(cat "$TMP/sent.0x111") + $(cat "$TMP/sent.0x112") + $(cat "$TMP/sent.0x113")))
+until_ok 2 r_fed $((sent1 + sent2))
 ctlr list -j >"$TMP/r.list"
+# S's state once the grants stopped: gating ends in the core 4 grant intervals (at least
+# 100 ms) after the last one; the entry keeps the last grant's fields without the flag
+until_ok 5 s_ungated || fail "S: credit gating still on 5 s after the last frame"
 bpftool -j map dump pinned "$PIN/$DS/qp_rates" >"$TMP/qp_rates.json"
 bpftool -j map dump pinned "$PIN/$DS/qp_state" >"$TMP/qp_state.json"
-now=$(mono)
 ctls list -j >"$TMP/s.list"
-sent2=$(($(cat "$TMP/sent.0x111") + $(cat "$TMP/sent.0x112") + $(cat "$TMP/sent.0x113")))
 arr=$(metric "$NSR" qpace_ia_total arrived_frames)
 [ "$arr" = $((sent1 + sent2)) ] || fail "R fed $arr frames to the pacer, S sent $((sent1 + sent2))"
 [ "$(metric "$NSR" qpace_ia_total flows_created)" = 6 ] ||
@@ -143,20 +166,20 @@ for q in 273 274 275; do
 	hq=$(printf "0x%06x" $q)
 	set -- $(map qp_rates $q flags credit_frames credit_gen credit_win credit_interval_ns credit_next_ns)
 	flags=$1 frames=$2 gen=$3 win=$4 ival=$5 cnext=$6
-	set -- $(map qp_state $q credit_used credit_held pkts next_ns credit_gen)
-	used=$1 held=$2 pkts=$3 next=$4 sgen=$5
+	set -- $(map qp_state $q credit_used credit_held pkts next_ns credit_gen last_ns)
+	used=$1 held=$2 pkts=$3 next=$4 sgen=$5 last=$6
 	cr=$(cred "$hq")
 	eval "c1q=\$C1$hq"
-	[ $((flags & 4)) = 4 ] || fail "flow $hq: no credit flag in S's map (flags $flags)"
+	[ $((flags & 4)) = 0 ] || fail "flow $hq: the credit flag still set after gating ended (flags $flags)"
 	[ "$gen" = "$sgen" ] && [ "$gen" -ge 2 ] || fail "flow $hq: generation $gen (state $sgen)"
 	# the map's budget is the core's credits of this generation: all but phase 1's
 	[ $((cr - c1q)) = $((frames * MTU)) ] ||
 		fail "flow $hq: S took $cr B ($c1q B in phase 1), the map's budget is $frames frames"
 	[ $((used - held)) -le "$frames" ] ||
 		fail "flow $hq: $((used - held)) frames within a budget of $frames"
-	[ "$held" -gt 0 ] && [ "$next" -gt "$now" ] ||
-		fail "flow $hq: $held frames held, next departure $((next - now)) ns from now"
-	echo "  flow $hq: $pkts frames, $used against credits: $((used - held)) within the budget of $frames, $held held; grant rate $win frame(s) per $ival ns; next departure $(((next - now) / 1000000)) ms ahead (debt $((used - frames)) frames = $(((used - frames) / win * ival / 1000000)) ms at the grant rate)"
+	[ "$held" -gt 0 ] && [ "$next" -gt "$last" ] ||
+		fail "flow $hq: $held frames held, next departure $((next - last)) ns after the last frame"
+	echo "  flow $hq: $pkts frames, $used against credits: $((used - held)) within the budget of $frames, $held held; grant rate $win frame(s) per $ival ns; next departure $(((next - last) / 1000000)) ms after the last frame (debt $((used - frames)) frames = $(((used - frames) / win * ival / 1000000)) ms at the grant rate)"
 	tot_frames=$((tot_frames + frames))
 	tot_held=$((tot_held + held))
 done
@@ -166,23 +189,15 @@ ok "phase 2: $sent2 frames sent, all fed to R's pacer (its 3 QPs back from idle)
 [ "$tot_frames" -ge $((cap / 5)) ] && [ "$tot_frames" -le $((cap * 3 / 2)) ] ||
 	fail "the 3 budgets add up to $gps frames over ~1 s: outside 0.2..1.5 x C's $cap"
 
-# No grant for the expiry interval (100 ms at least): gating ends, the rate alone paces.
+ok "no grant for the expiry interval: S's gating off, the credit flag gone from every map entry (the last grant's fields left)"
 rm -f "$TMP/qp_rates.json" "$TMP/qp_state.json" "$TMP/s.list"
-sleep 0.6
-for q in 273 274 275; do
-	flags=$(map qp_rates $q flags)
-	[ $((flags & 4)) = 0 ] || fail "flow $q: the credit flag still set 0.6 s after the last grant"
-done
-[ "$(ctls list -j | jq '[.[] | select(.discovered == true) | .credit_gated] | any')" = false ] ||
-	fail "S: credit gating still on"
-ok "0.6 s without grants: S's gating off and the credit flag gone from every map entry"
 
 # kill -9 of S's qpaced while gated: the program ignores the credits past their expiry
 # by itself (and the heartbeat's safe rate follows after --wire-hold).
-send 0x111 8M 0.3s >/dev/null &
+send 0x111 8M 1s >/dev/null &
 SP=$!
-sleep 0.2
-[ $(($(map qp_rates 273 flags) & 4)) = 4 ] || fail "flow 0x111 not gated before the kill"
+gated_111() { [ $(($(map qp_rates 273 flags) & 4)) = 4 ]; }
+until_ok 1 gated_111 || fail "flow 0x111 not gated before the kill"
 kill -9 "$S_PID"
 wait $SP
 set -- $(map qp_state 273 credit_used pkts)

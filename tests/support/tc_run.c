@@ -21,9 +21,11 @@ const struct frame_addr tc_host_b = { { 2, 0, 0, 0, 0, 2 }, 0x0a000002, 0 };
 int tc_run_roce(uint8_t *buf, size_t cap, uint8_t opcode, uint8_t tos, uint32_t dst_ip,
 		uint32_t qpn, size_t payload)
 {
+	static uint32_t psn;   /* a new PSN each frame, as a sender's: the program takes a
+			        * request frame whose PSN is not new for a resend */
 	struct frame_roce_spec s = {
 		.src = tc_host_a, .dst = tc_host_b, .ip = { .tos = tos },
-		.bth = { .opcode = opcode, .dest_qp = qpn, .psn = 1,
+		.bth = { .opcode = opcode, .dest_qp = qpn, .psn = ++psn & 0xffffff,
 			 .becn = opcode == FRAME_OP_CNP },
 		.payload_len = payload,
 	};
@@ -33,6 +35,33 @@ int tc_run_roce(uint8_t *buf, size_t cap, uint8_t opcode, uint8_t tos, uint32_t 
 	n = frame_build_roce(buf, cap, &s);
 	assert_true(n > 0);
 	return n;
+}
+
+void tc_run_next_psn(uint8_t *f, size_t len)
+{
+	struct frame_parsed p;
+	size_t bth;
+	uint32_t psn, icrc;
+
+	if (len < 14 + 40 + 8 + 12)
+		return;
+	if (f[12] == 0x86 && f[13] == 0xdd) {   /* IPv6 / UDP 4791: the PSN only */
+		if (f[20] != 17 || f[56] != 0x12 || f[57] != 0xb7)
+			return;
+		bth = 62;
+	} else if (frame_parse(&p, f, len) == 0 && (p.layers & FRAME_L_ROCE)) {
+		bth = p.bth_off;
+	} else {
+		return;
+	}
+	psn = ((uint32_t)f[bth + 9] << 16 | (uint32_t)f[bth + 10] << 8 | f[bth + 11]) + 1;
+	f[bth + 9] = (uint8_t)(psn >> 16);
+	f[bth + 10] = (uint8_t)(psn >> 8);
+	f[bth + 11] = (uint8_t)psn;
+	if (bth != 62 && frame_parse(&p, f, len) == 0) {   /* IPv4: the ICRC kept right */
+		icrc = frame_icrc(f, &p);
+		memcpy(f + p.udp_off + p.udp.len - FRAME_ICRC_LEN, &icrc, 4);
+	}
 }
 
 int tc_run_opened(const char *test, int rc, const char *why)

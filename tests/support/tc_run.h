@@ -12,10 +12,16 @@
 /* The tests' two hosts: A (10.0.0.1, UDP source port 49152) sends to B (10.0.0.2). */
 extern const struct frame_addr tc_host_a, tc_host_b;
 
-/* A RoCEv2 frame from A to @dst_ip, @opcode to @qpn (PSN 1; BECN set on a CNP), @payload
+/* A RoCEv2 frame from A to @dst_ip, @opcode to @qpn (a PSN one above the last call's;
+ * BECN set on a CNP), @payload
  * bytes, IPv4 TOS @tos, into @buf (@cap bytes); its length (asserted > 0). */
 int tc_run_roce(uint8_t *buf, size_t cap, uint8_t opcode, uint8_t tos, uint32_t dst_ip,
 		uint32_t qpn, size_t payload);
+
+/* The frame @f (@len bytes), if RoCEv2 over IPv4 or IPv6, made the flow's next: its PSN
+ * one more (the IPv4 ICRC recomputed). A request frame with a PSN the flow has sent is a
+ * resend to the egress program. */
+void tc_run_next_psn(uint8_t *f, size_t len);
 
 /* What a tc test's group set-up makes of opening its program: @rc is qp_tc_open's or
  * qp_tci_open's (which leave the handle NULL on failure), @why its message. The kernel

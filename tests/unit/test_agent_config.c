@@ -146,11 +146,11 @@ static void test_errors_name_file_line_key(void **state)
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
 	print_message("%s\n", err);
 	assert_non_null(strstr(err, "fallback-hold: 1500000 ns: whole milliseconds"));
-	/* --wire-start: 0 (the line rate) or a rate a link can have */
+	/* --wire-start: 0 (a quarter of the line) or a rate a link can have */
 	qpaced_config_init(&c);
 	assert_int_equal(qpaced_config_set(&c, "wire-start", "10", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "wire-start: 10 bit/s: 0 (the line rate) or"));
+	assert_non_null(strstr(err, "wire-start: 10 bit/s: 0 (a quarter of the line) or"));
 	qpaced_config_init(&c);
 	assert_int_equal(qpaced_config_set(&c, "wire-start", "6.7M", err, sizeof(err)), 0);
 	assert_int_equal(qpaced_config_finish(&c, err, sizeof(err)), 0);

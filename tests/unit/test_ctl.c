@@ -51,7 +51,8 @@ static void build_samples(void)
 		.queue_bytes = 65536, .rtt_ns = 20000, .tx_bytes = 1ULL << 33,
 		.retransmissions = 5, .feedback = 77, .psn64 = (1ULL << 24) + 5,
 		.wire = { .seen = true, .discovered = true, .bytes = 1ULL << 40, .pkts = 999,
-			  .measured_bps = 123456789, .set_bps = 5 * QP_GBPS },
+			  .measured_bps = 123456789, .set_bps = 5 * QP_GBPS, .floored = true,
+			  .resent = 77, .ackreqs = 1ULL << 33 },
 		.enforce = AGENT_ENF_TC,
 	};
 	m[CTL_T_TXSTATE] = (struct ctl_msg){ .type = CTL_T_TXSTATE, .id = 12,
@@ -100,17 +101,22 @@ static void test_roundtrip(void **state)
 				continue;
 			}
 			/* optional tails: AGENT's delay figures, QP's window, then its wire
-			 * figures (34 bytes), then its enforcer (2); without them, zeros */
+			 * figures (34 bytes), its enforcer (2), what guards its ACK timer
+			 * (16); without them, zeros */
 			if (t == CTL_T_AGENT && len >= n - 32 && untouched.u.agent.delay_samples == 0)
 				continue;
-			if (t == CTL_T_QP && len >= n - 2 && untouched.u.qp.wire.seen &&
-			    untouched.u.qp.enforce == AGENT_ENF_GATE)
+			if (t == CTL_T_QP && len >= n - 16 && untouched.u.qp.wire.seen &&
+			    untouched.u.qp.wire.floored && untouched.u.qp.wire.resent == 0 &&
+			    untouched.u.qp.wire.ackreqs == 0)
 				continue;
-			if (t == CTL_T_QP && len >= n - 36 && len < n - 2 &&
+			if (t == CTL_T_QP && len >= n - 18 && len < n - 16 &&
+			    untouched.u.qp.wire.seen && untouched.u.qp.enforce == AGENT_ENF_GATE)
+				continue;
+			if (t == CTL_T_QP && len >= n - 52 && len < n - 18 &&
 			    !untouched.u.qp.wire.seen && untouched.u.qp.wire.bytes == 0 &&
 			    untouched.u.qp.cap_bytes == 5119 && untouched.u.qp.enforce == 0)
 				continue;
-			if (t == CTL_T_QP && len >= n - 44 && len < n - 36 &&
+			if (t == CTL_T_QP && len >= n - 60 && len < n - 52 &&
 			    !untouched.u.qp.wire.seen && untouched.u.qp.cap_bytes == 0)
 				continue;
 			fail_msg("%s decoded at %d of %d bytes", ctl_type_name(t), len, n);

@@ -67,8 +67,10 @@ static int roce(uint8_t *buf, uint8_t opcode, uint8_t tos, uint32_t dst_ip, uint
 			   opcode == FRAME_OP_RC_ACK || opcode == FRAME_OP_CNP ? 0 : 1000);
 }
 
-static uint64_t egress(const uint8_t *f, int len, uint64_t ts)
+/* The flow's next frame (tc_run_next_psn: its PSN one up) through the egress program. */
+static uint64_t egress(uint8_t *f, int len, uint64_t ts)
 {
+	tc_run_next_psn(f, (size_t)len);
 	return tc_run(qp_tc_prog_fd(tc), f, (size_t)len, ts, NULL, 0);
 }
 

@@ -89,9 +89,11 @@ static size_t ipv6_frame(uint8_t *buf, uint8_t nexthdr, uint16_t dport, uint32_t
 static const uint8_t v6_dst[16] = { 0xfd, [15] = 2 };
 
 /* Run the program over one frame with skb->tstamp = @ts: TC_ACT_OK, the bytes unchanged;
- * the departure time it leaves with. */
-static uint64_t run(const uint8_t *frame, size_t len, uint64_t ts)
+ * the departure time it leaves with. A RoCEv2 @frame is made the flow's next first (its
+ * PSN one up: tc_run_next_psn), as a sender's frames are. */
+static uint64_t run(uint8_t *frame, size_t len, uint64_t ts)
 {
+	tc_run_next_psn(frame, len);
 	return tc_run(qp_tc_prog_fd(tc), frame, len, ts, NULL, 0);
 }
 
@@ -195,7 +197,9 @@ static void test_read_charged(void **state)
 	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
 		struct frame_roce_spec sp = {
 			.src = tc_host_a, .dst = tc_host_b,
-			.bth = { .opcode = FRAME_OP_RC_READ_REQUEST, .dest_qp = 0x1313, .psn = 2 },
+			/* PSNs ahead of each other: one not ahead is a resend, paced apart */
+			.bth = { .opcode = FRAME_OP_RC_READ_REQUEST, .dest_qp = 0x1313,
+				 .psn = 0x400000 + 300 * (uint32_t)i },
 			.reth = { .va = 0x1000, .rkey = 7, .dma_len = asks[i] },
 		};
 		int n, len0 = i ? 0 : roce4(f, sizeof(f), 0x0a000131u, 0x1313, 0);

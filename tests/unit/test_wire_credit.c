@@ -3,7 +3,8 @@
  * time injected: the budget in whole frames of the MTU, the next grant expected one
  * interval after the last, the grant rate (frames granted over the last interval: one
  * timer grant, or arrival-clocked grants that add up), a new generation afresh, gating
- * off clearing the flag, the rate fields untouched, and "changed" only when it is. */
+ * off clearing the flag (the last grant's fields left), the rate fields untouched, and
+ * "changed" only when it is. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,14 +84,23 @@ static void test_schedule(void **state)
 	r = base();
 	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	check(&r, 1, T + 402 * MS, 1, 2);
-	/* gating off: the flag and the fields go */
+	/* gating off: the flag goes, the last grant's fields stay (read only under it) */
 	c.gated = false;
 	r = base();
 	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
 	assert_int_equal(r.flags, QP_TC_F_PACE | QP_TC_F_DISCOVERED);
-	assert_int_equal(r.credit_frames, 0);
-	assert_int_equal(r.credit_until_ns, 0);
+	assert_int_equal(r.credit_frames, 1);
+	assert_int_equal(r.credit_next_ns, T + 402 * MS);
+	assert_int_equal(r.credit_until_ns, T + 500 * MS);
+	assert_int_equal(r.credit_gen, 2);
 	assert_false(wire_credit_fill(&w, &c, 1000, 0, &r));
+	/* and a new generation replaces them, with the flag */
+	c = (struct agent_qp_credit){ .gated = true, .gen = 3, .gen_bytes = 3000,
+				      .last_ns = T + 900 * MS, .interval_ns = MS,
+				      .expiry_ns = T + 1000 * MS };
+	r = base();
+	assert_true(wire_credit_fill(&w, &c, 1000, 0, &r));
+	check(&r, 3, T + 901 * MS, 3, 3);
 }
 
 /* More grants in one interval than the history holds: the rate counts the newest

@@ -55,6 +55,34 @@ static void test_floor(void **state)
 	assert_int_equal(wire_rate_floor(0, 1024, t14, 75), 0);
 }
 
+/* What qpaced uses with ACK requests (wire_rate.h "acks"): an ACK asked every quarter of
+ * the timeout (16.8 ms at 14), and a floor of one frame per quarter: 0.52 Mb/s at 14, 21x
+ * below the 11.0 Mb/s rxe's own once-a-message ACKs need; none without a timeout. */
+static void test_ack_floor(void **state)
+{
+	qp_time_ns t14 = wire_ack_timeout_ns(14);
+	qp_rate_bps f = wire_rate_floor(1, 1024, t14, WIRE_ACK_SHARE);
+
+	(void)state;
+	assert_int_equal(wire_ack_gap(t14, WIRE_ACK_SHARE), 16777216);
+	assert_int_equal(wire_ack_gap(0, WIRE_ACK_SHARE), 0);
+	assert_int_equal(f, 515938);
+	assert_true(1082.0 * 8 / (double)f * 1e9 <= 0.25 * (double)t14);
+	/* three flows sharing 20 Mb/s (6.7 each) stand above it at 14 and at 12 */
+	assert_true(f < 20 * QP_MBPS / 3);
+	assert_true(wire_rate_floor(1, 1024, wire_ack_timeout_ns(12), WIRE_ACK_SHARE) <
+		    20 * QP_MBPS / 4);
+}
+
+/* --wire-rtt auto: rxe's 64 frames at the line, at least 100 us. */
+static void test_rtt_auto(void **state)
+{
+	(void)state;
+	assert_int_equal(wire_rtt_auto(20 * QP_MBPS, 1024), 27699200);   /* 64 x 1082 B */
+	assert_int_equal(wire_rtt_auto(10 * QP_GBPS, 1024), 100000);     /* 55 us: the least */
+	assert_int_equal(wire_rtt_auto(0, 1024), 100000);
+}
+
 static void test_wire_rate(void **state)
 {
 	qp_rate_bps floor = wire_rate_floor(64, 1024, wire_ack_timeout_ns(14), 75);
@@ -170,6 +198,8 @@ int main(void)
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_ack_timeout),
 		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_ack_floor),
+		cmocka_unit_test(test_rtt_auto),
 		cmocka_unit_test(test_wire_rate),
 		cmocka_unit_test(test_rate_used),
 		cmocka_unit_test(test_fq_maxrate),

@@ -30,9 +30,10 @@ die() { echo "qpace-vm: error: $*" >&2; exit 1; }
 # the union (first occurrence wins) is the load order. crc32_generic is no symbol
 # dependency of rdma_rxe (rxe asks the crypto API for "crc32" at run time), so it is
 # listed before it explicitly.
-# sch_fq, cls_bpf and sch_ingress (clsact): qpaced --enforce tc (docs/enforce.md).
+# sch_fq, cls_bpf and sch_ingress (clsact): qpaced --enforce tc (docs/enforce.md); sch_htb
+# and sch_fq_codel: the operator's trees tests/vm/qdisc-rxe.sh starts from.
 TOP_MODULES="virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe rdma_ucm vxlan sch_fq cls_bpf \
-sch_ingress"
+sch_ingress sch_htb sch_fq_codel"
 
 # Userspace copied into the guest (absolute host paths; the guest gets the same paths).
 BINS="/usr/bin/ib_write_bw /usr/bin/ib_write_lat /usr/bin/ib_send_bw /usr/bin/ib_send_lat

@@ -137,10 +137,11 @@ INT_SAMPLE=${QPACE_VM_INT_SAMPLE:-interval=3ms}
 # runs at the defaults (docs/enforce-qemu.md).
 WIRE_USED=${QPACE_VM_WIRE_USED:-200}
 [ "$CC" = dcqcn ] && WIRE_USED=${QPACE_VM_WIRE_USED:-130}
-QPACED="qpaced --enforce tc --dev eth0 --cc $CC --cc-params $CC_PARAMS $ECN_MARK \
+QPACED=${QPACE_VM_QPACED:-"qpaced --enforce tc --dev eth0 --cc $CC --cc-params $CC_PARAMS $ECN_MARK \
 --wire-rate $RATE --wire-fq-maxrate $RATE --wire-rtt $WIRE_RTT --wire-timeout $ACKTO \
 --wire-start $WIRE_START --wire-catchup $CATCHUP --wire-used $WIRE_USED --int-sample $INT_SAMPLE \
---allow any --metrics 127.0.0.1:9477"
+--allow any"}
+QPACED="$QPACED --metrics 127.0.0.1:9477"
 T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 Mb/s)
 
 # job ROLE FILE [PORT]: both runs. The receiver (g1) runs one ib_write_bw server per sender
@@ -195,6 +196,9 @@ run() { # TAG BASEPORT
 	echo "exit rc=\$rc"
 	echo "QPACE-TEST: end \$1"
 	counters \$1
+	echo "QPACE-TEST: begin qdisc-\$1"
+	/usr/sbin/tc -s qdisc show dev eth0
+	echo "QPACE-TEST: end qdisc-\$1"
 	[ \$role = receiver ] && echo "QPACE-VM: done-\$1 \$QPACE_NAME"
 	return \$rc
 }
@@ -240,7 +244,8 @@ t_switch=$(vm_now)
 # shellcheck disable=SC2086
 vm_spawn switch "$VM_TOP/build/bin/qpace-switch" --star 4 --base-port "$VM_PORT" --spin 0 \
 	$SWITCH_ARGS \
-	--stats "$VM_RUN/switch.csv" --stats-interval 10ms --stats-json "$VM_RUN/switch.json"
+	--stats "$VM_RUN/switch.csv" --stats-interval 10ms --stats-json "$VM_RUN/switch.json" \
+	${QPACE_VM_PCAP:+--pcap "$VM_RUN/switch.pcap"}
 for i in 0 1 2 3; do
 	vm_star_ports $i
 	if [ $i = 0 ]; then j=receiver.sh; else j=sender$i.sh; fi
@@ -266,7 +271,7 @@ if [ $ok != 1 ]; then
 fi
 for g in g1 g2 g3 g4; do
 	echo "QPACE-VM: exit-code $g $(vm_exit_code $g)" >>"$VM_RUN/exit-codes"
-	for t in none tc list rxe-none rxe-tc metrics qpaced; do
+	for t in none tc list rxe-none rxe-tc metrics qpaced qdisc-none qdisc-tc; do
 		vm_section $g $t >"$VM_RUN/$g.$t"
 	done
 done

@@ -115,5 +115,15 @@ else
 			env QPACE_VM_GIDX=0 QPACE_VM_TC_CC=dcqcn sh tests/vm/incast-tc-rxe.sh
 fi
 
+# Scenario 8 boots 1 guest: qpaced --enforce tc on a device that starts with the kernel's
+# fq_codel, the kernel's mq (a multi-queue tap; root), an operator's htb tree and an
+# operator's fq_codel: tc qdisc/class show before, while it runs and after, compared.
+with_agent "scenario 8, leave the host as found: the qdiscs before, during and after qpaced" \
+	sh tests/vm/qdisc-rxe.sh
+# Scenario 9 boots 4 guests: the do-no-harm matrix's short set (make test-rxe-matrix runs
+# every case): each program that completes without qpaced completes with it, drops fall.
+with_agent "scenario 9, do no harm: unmodified perftest programs without and with qpaced" \
+	sh tests/vm/matrix-rxe.sh $short
+
 echo "test-rxe: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
