@@ -3,7 +3,7 @@
 # qpace's virtual time against htsim (the UEC's packet-level simulator) on the same
 # experiment files: htsim's own connection matrices, read by both unchanged, on the same
 # fabric (a k = 8 fat-tree of 128 hosts, 100 Gb/s, 1 us links), one process each on one
-# core (taskset -c 0), run alternately in the same sitting, COMPARE_REPS times (default 1).
+# core (taskset -c 0), run alternately in the same run, COMPARE_REPS times (default 1).
 #
 #   HTSIM_SRC=DIR bench/htsim_compare.sh [BUILD]    (make bench-htsim HTSIM_SRC=DIR)
 #
@@ -18,7 +18,7 @@
 #           lossless)
 #   hpcc    the same file: htsim_hpcc against --cc hpcc with PFC
 #   lossy   the same file, qpace --cc none without PFC (drops, timeouts) against qpace's
-#           roce row: the "within 2x of the PFC run's wall time"
+#           roce row: the target, within 2x of the PFC run's wall time
 #   perm    perm_128n_128c_2MB.cm (a permutation, 128 x 2 MB): htsim_roce against --cc none
 #           with PFC
 # htsim runs `-nodes 128 -strat ecmp_host -paths 1 -mtu 1000 -q 200 -end 30000`

@@ -80,5 +80,19 @@ else
 	echo "ok: another page may not"
 fi
 
+# The code's comments narrate no history either: no issue numbers, no sittings or
+# sessions by their order, no run dates, in the sources, scripts and Makefile (the
+# checks' own word lists excepted).
+src_history='issues? #?[0-9]+|(^|[ (])#[0-9]{1,2}([^0-9a-zA-Z_]|$)|[^a-z]sittings?[^a-z]|(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth) session|20[0-9][0-9]-[01][0-9]-[0-3][0-9]'
+hits=$(grep -rnIiE "$src_history" agent verbs switchsim include bench tests lib host sim scripts dist \
+	Makefile 2>/dev/null | grep -vE '^(scripts/(docs-words|help-check)\.sh|tests/docs/docs_words\.sh):' |
+	grep -vE '^tests/fuzz/corpus/|^tests/.*/testdata/')
+if [ -n "$hits" ]; then
+	echo "$hits"
+	fail "comments in the code narrate history (docs/contributing.md, \"Docs\")"
+else
+	echo "ok: no issue numbers, sittings or run dates in the code's comments"
+fi
+
 [ "$fails" = 0 ] && echo "docs_words: ok"
 [ "$fails" = 0 ]

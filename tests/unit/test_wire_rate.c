@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rate qpaced writes for a QP found on the wire (agent/wire_rate.h): a window folded
  * into a rate over the base RTT, IB's ACK timeout, and the floor that keeps rxe's 64
- * in-flight skbs from waiting locally longer than a share of the timeout (issue #14 item
- * 4: at perftest's default timeout 14 and 5 Mb/s the guests saw 35-40 spurious timeouts). */
+ * in-flight skbs from waiting locally longer than a share of the timeout (below it, rxe's
+ * ACK timer fires on frames still queued locally: spurious timeouts, docs/enforce.md). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

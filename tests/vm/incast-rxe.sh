@@ -17,14 +17,10 @@
 # saw the receiver's markers. QPACE_VM_SWITCH_ARGS replaces the link arguments (default
 # --rate 20M --buffer 128K --delay 10us --int-sample interval=100us: INT every 100 us
 # keeps the emulated guests' load down; --int-flows is the switch's default, wanted: INT
-# only for flows whose agent asked, WANT). Issue #16 ran it with --int-flows all, having
-# measured with wanted 3,379 of the receiver port's ~5,700 data frames without a wish,
-# and one sender's QPs never cut below their line rate. Those frames are the no-agent
-# run's: the --stats-json counters add up both runs, and that run sends no WANTs. Rerun
-# with the default and a --pcap of p0
-# (docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw): int_unwanted
-# 3,326 of 5,763 in the JSON; in the CSV over the hpcc run 0 of 2,403, and each of its 3
-# flows' first WANT reached p0 before its first data frame. So the default is back.
+# only for flows whose agent asked, WANT). The receiver port's data frames without a wish
+# in --stats-json are the no-agent run's: the counters add up both runs, and that run
+# sends no WANTs; a --pcap of p0 shows each hpcc flow's first WANT reaching p0 before its
+# first data frame (docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw).
 #
 # The QPs register the switch's rate as their line rate (qpace-bench --rate, taken from
 # the switch's --rate), not rxe's nominal 10G: HPCC starts a flow at its line rate and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Scenario 6, the issue #14 incast with unmodified programs: three guests each run
+# Scenario 6, the incast with unmodified programs: three guests each run
 # unmodified `ib_write_bw -s 65536 -n N -u 18` (see ACKTO below) to a fourth
 # through `qpace-switch --star 4 --rate 20M --buffer 128K`, twice in one boot: first with
 # no agent (the baseline), then with `qpaced --enforce tc --cc hpcc` in every guest (the
@@ -44,7 +44,7 @@ short=0
 vm_skip_unless_runnable
 vm_skip_unless_built qpace-switch qpaced qpacectl
 vm_setup || exit 1
-# QPACE_VM_TC_CC=dcqcn: issue #14's "DCQCN through qpace-switch --ecn (no INT)" (also
+# QPACE_VM_TC_CC=dcqcn: DCQCN through qpace-switch --ecn, no INT (also
 # asserts the mean queue at most Kmin, and that the loop closed): the
 # switch marks CE (RED at dequeue, --ecn KMIN,KMAX,PMAX), the senders' qpaced make their
 # frames ECT(0) (--ecn-mark on), the receiver's tc ingress answers CE with CNPs and the
@@ -146,12 +146,11 @@ T_BW=$((ITERS + 150))   # each ib_write_bw's limit, s (the baseline runs at ~8 M
 
 # job ROLE FILE [PORT]: both runs. The receiver (g1) runs one ib_write_bw server per sender
 # and marks each run's start and end on the console; a sender retries while its server
-# is not listening yet, for as long as one ib_write_bw may take (with 120 tries, a
-# receiver whose no-agent run took 6 minutes on a loaded host found its senders gone),
-# every 0.2 s: at 1 s the senders of one run started up to 1 s apart, and the one run of
-# 13 that failed at the fifth session's defaults was such a staggered join (80 KB: hpcc had
-# raised the first two, alone, to ~10.5 Mb/s; docs/enforce-qemu.md). The incast is meant
-# to start together; a join a second late is another scenario.
+# is not listening yet, for as long as one ib_write_bw may take (a no-agent run on a
+# loaded host can take minutes), every 0.2 s: at 1 s the senders of one run could start
+# up to 1 s apart, and a staggered join lets hpcc raise the first senders, alone, before
+# the last arrives (docs/enforce-qemu.md). The incast is meant to start together; a join
+# a second late is another scenario (tests/vm/matrix-rxe.sh).
 job() {
 	cat >"$2" <<EOF
 #!/bin/sh
@@ -436,16 +435,12 @@ if cc == "dcqcn":
              f"cnp_events {events}")
 
 n, c = res["none"], res["tc"]
-# hpcc: the issue's bound, a quarter of the buffer. dcqcn: the issue asks for the queue
-# "held near the marking threshold, drops cut as above" (checked below: the mean at most
-# Kmin, above Kmax in at most a tenth of the samples); its peak is bounded at three
-# quarters of the buffer, a guard against the buffer filling (the no-agent runs: 131 KB,
-# every time; with the switch's --gso on: 120-131 KB in 4 of 4), not the threshold's
-# test: the TCG guests' catch-up bursts after a stall (10 ms bins of 18-25 KB from one
-# sender, fq's maxrate at 150% of the top rate) put the peak at 6.5-46.5 KB in twelve runs
-# and at 44-82 KiB in the eighth session's runs, so half the buffer, the bound until
-# then, failed make test on a noisy host for a burst the mean and the Kmax share did not
-# notice (docs/enforce-qemu.md)
+# hpcc: a quarter of the buffer. dcqcn: the queue held near the marking threshold, drops
+# cut as above (checked below: the mean at most Kmin, above Kmax in at most a tenth of the
+# samples); its peak is bounded at three quarters of the buffer, a guard against the
+# buffer filling (the no-agent runs fill it), not the threshold's test: the TCG guests' catch-up bursts after a stall (10 ms
+# bins of a sender's overdue frames) can reach half the buffer on a loaded host, a burst
+# the mean and the Kmax share do not count (docs/enforce-qemu.md)
 peak_max = buf * 3 // 4 if cc == "dcqcn" else buf // 4
 print(f"RESULT incast-tc drops {n['drops']} -> {c['drops']} "
       f"({100 * (1 - c['drops'] / n['drops']) if n['drops'] else 0:.1f}% fewer; want >= 95%), "

@@ -11,7 +11,7 @@
 #               stays the root (one of qpaced's, 5150:, since the kernel's 0: names no
 #               class), fq under each queue tc shows, the kernel's tree back after
 #   htb         the operator's tree on eth0 (a 100 Mbit class 1:10 over an fq_codel leaf
-#               10:, the example): refused, nothing touched; with --wire-fq-parent
+#               10:, a common shaping tree): refused, nothing touched; with --wire-fq-parent
 #               1:10 fq is that class's leaf, the tree (classes too) as before after
 #   fq_codel    the operator's (handle 8001:, limit 5000): refused; with --wire-qdisc
 #               replace fq in its place, the same fq_codel 8001: limit 5000 back after

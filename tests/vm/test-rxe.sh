@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# `make test-rxe`: the Soft-RoCE scenarios (issue 7), on kernel rxe in QEMU guests.
+# `make test-rxe`: the Soft-RoCE scenarios, on kernel rxe in QEMU guests.
 #   tests/vm/test-rxe.sh [--short]
 # --short is the version `make test` runs (tests/integration/vm_rxe.sh): fewer iterations.
 # Each scenario prints its figures; the last line counts scenarios. Needs root for the
@@ -87,11 +87,10 @@ with_agent "scenario 5, unmodified programs: ib_write_bw alone, then paced by qp
 with_agent "scenario 5, over IPv6: ib_write_bw on GID 0 (fe80::), paced by qpaced --enforce tc" \
 	env QPACE_VM_GIDX=0 sh tests/vm/enforce-rxe.sh $short
 
-# Scenario 6 boots 4 guests (~1.5 min --short at a load average of 7-12 here): issue
-# #14's incast, unmodified ib_write_bw -u 18 3 -> 1 through a 20 Mb/s port, without and
-# with qpaced --enforce tc --cc hpcc. In the fifth session six --short runs in a row met
-# every target (0 drops, peak queue 5.4-24.9 KB of the 32 KiB allowed, Jain >= 0.993, no
-# retransmission timeout; docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw).
+# Scenario 6 boots 4 guests (~1.5 min --short): the incast of unmodified ib_write_bw,
+# 3 -> 1 through a 20 Mb/s port, without and with qpaced --enforce tc --cc hpcc; its
+# targets: drops cut, the peak queue bounded, Jain, no retransmission timeout
+# (docs/enforce-qemu.md#in-qemu-guests-the-incast-of-unmodified-ib_write_bw).
 # Scenario 7 boots 4 guests (~1.5 min --short): the same incast under DCQCN through
 # qpace-switch --ecn 4K,16K,0.2 (no INT): the switch marks, the receiver's qpaced answers
 # CE with CNPs, the senders' qpaced cut; drops cut as in 6, the queue's mean at most Kmin
