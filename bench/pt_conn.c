@@ -55,6 +55,10 @@ static int wait_fd(void *arg, int fd, short events, qp_time_ns deadline)
 		rc = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, ms);
 		if (rc < 0 && errno != EINTR)
 			return -errno;
+		/* a frame woke us: the soft host takes it now (its deadline need not be due),
+		 * as ep_idle does after a block */
+		if (rc > 0 && pfd[1].fd >= 0 && pfd[1].revents)
+			qp_ctx_progress(c->e->ctx, qp_now_ns());
 		ep_service(c->e);
 		if (rc > 0 && pfd[0].revents)
 			return 0;

@@ -9,26 +9,28 @@ command -v curl >/dev/null || sh scripts/deps.sh curl || fail "curl is needed (a
 start_agent --cc ffd
 register a local=127.0.0.1 peer=10.0.0.2 qpn=0x11 peer_qpn=0x21 count=2 link=10G rtt=10s
 probe send to=127.0.0.1:$FBPORT type=level level=3 src=127.0.0.1 dst=10.0.0.2 qp=0x21 qlen=70000 >/dev/null
-sleep 0.1
+# ffd halves the QP's window (2000 -> 1000 B: agent/cc/ffd.c), at the line rate
+[ "$(wait_window 0x11 1000)" = 1000 ] || fail "level 3: window $(window_of 0x11), want 1000"
 
 # list: a header and one row per QP, the columns the issue names
 ctl list >"$TMP/list" || fail "qpacectl list failed"
 head -n 1 "$TMP/list" | grep -q "^QPN *PEER *ALGO *RATE *TARGET *ENF *WIRE *FLOOR *CREDITS *UTIL *QUEUE *RTT *BYTES *RETX *OWNER$" ||
 	fail "list header: $(head -n 1 "$TMP/list")"
-grep -q "^0x000011 *10.0.0.2 *ffd *5G *5G *gate *0 *no *0 *0.00 *68K *10s *0 *0 *-$" "$TMP/list" || fail "list row: $(cat "$TMP/list")"
+grep -q "^0x000011 *10.0.0.2 *ffd *10G *10G *gate *0 *no *0 *0.00 *68K *10s *0 *0 *-$" "$TMP/list" || fail "list row: $(cat "$TMP/list")"
 [ "$(wc -l <"$TMP/list")" = 3 ] || fail "list: $(cat "$TMP/list")"
 ok "list: header and rows ($(sed -n 2p "$TMP/list" | tr -s ' '))"
 
 # show: every field, text and JSON agree
 ctl show 0x11 >"$TMP/show"
-for kv in "qpn 0x000011" "peer_qpn 0x000021" "rate 5G" "algo ffd" "queue 68K" "feedback 1" \
+for kv in "qpn 0x000011" "peer_qpn 0x000021" "rate 10G" "algo ffd" "queue 68K" "feedback 1" \
 	"override no" "receiver no"; do
 	k=${kv%% *}
 	v=${kv#* }
 	grep -q "^$k  *$v\$" "$TMP/show" || fail "show: no \"$k $v\" in $(cat "$TMP/show")"
 done
 ctl show 0x11 -j >"$TMP/show.json"
-grep -q '"qpn":"0x000011"' "$TMP/show.json" && grep -q '"rate":5000000000' "$TMP/show.json" &&
+grep -q '"qpn":"0x000011"' "$TMP/show.json" && grep -q '"rate":10000000000' "$TMP/show.json" &&
+	grep -q '"window":1000,' "$TMP/show.json" &&
 	grep -q '"queue":70000' "$TMP/show.json" || fail "show -j: $(cat "$TMP/show.json")"
 if command -v python3 >/dev/null; then
 	ctl list -j | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d)==2 and d[0]["algo"]=="ffd", d' ||
@@ -52,6 +54,7 @@ ok "set: rate override logged and cleared, algorithm switched, bad values refuse
 ctl frobnicate 2>"$TMP/err" && fail "unknown command succeeded"
 grep -q 'unknown command "frobnicate"' "$TMP/err" && grep -q "^usage: qpacectl" "$TMP/err" ||
 	fail "unknown command: $(cat "$TMP/err")"
+ctl set 0x11 rate 5G || fail "set 0x11's rate"   # so the two QPs' rates differ
 ctl top --sort rate >"$TMP/top" || fail "top snapshot"
 grep -q "^qpaced pid $AGENT " "$TMP/top" && grep -q "RATEv" "$TMP/top" || fail "top: $(cat "$TMP/top")"
 [ "$(sed -n 3p "$TMP/top" | cut -c1-8)" = 0x000012 ] || fail "top not sorted by rate: $(cat "$TMP/top")"

@@ -7,29 +7,35 @@ set -u
 . "$(dirname "$0")/lib/agent.sh"
 
 start_agent --cc ffd --peer-port "$PEERPORT"
-# rtt 10s: ffd cuts at most once per RTT (a deeper level within it cuts only what it cuts
-# beyond the last cut; a shallower one, nothing), so within the test the factors are exact
+# FFD steers a TCP window (agent/cc/ffd.c): 2 packets of the QP's MTU (1000 B) to start,
+# at the line rate. rtt 10s: ffd cuts at most once per RTT (a deeper level within it cuts
+# only what it cuts beyond the last cut; a shallower one, nothing), so within the test the
+# factors are exact
 register ffd local=127.0.0.1 peer=10.0.0.2 qpn=0x11 peer_qpn=0x21 link=10G rtt=10s
 [ "$(rate_of 0x11)" = 10000000000 ] || fail "initial rate $(rate_of 0x11)"
+[ "$(window_of 0x11)" = 2000 ] || fail "initial window $(window_of 0x11), want 2000"
 
 probe send to=127.0.0.1:$FBPORT type=level level=2 src=127.0.0.1 dst=10.0.0.2 qp=0x21 >/dev/null
-[ "$(rate_of 0x11)" = 7500000000 ] || fail "level 2: rate $(rate_of 0x11), want 7500000000"
-ok "level 2 x0.75 (10G -> 7.5G)"
+w=$(wait_window 0x11 1500)
+[ "$w" = 1500 ] || fail "level 2: window $w, want 1500"
+ok "level 2 x0.75 (window 2000 -> 1500 B)"
 
 out=$(probe send to=127.0.0.1:$FBPORT type=level level=3 src=127.0.0.1 dst=10.0.0.2 \
 	qp=0x21 seq=5 replies=300)
 # level 3 within the RTT of level 2's cut: only what it cuts beyond it, x0.5/0.75
-[ "$(rate_of 0x11)" = 5000000000 ] || fail "level 3: rate $(rate_of 0x11), want 5000000000"
+w=$(wait_window 0x11 1000)
+[ "$w" = 1000 ] || fail "level 3: window $w, want 1000"
 echo "$out" | grep -q "type=level src=127.0.0.1 dst=10.0.0.2 qp=0x000021 level=7 acked=3 seq=5" ||
 	fail "no level-7 ack for level 3 came back: $out"
-ok "level 3 deepens the cut to a half of the rate before it (5G) and is acknowledged to the switch"
+ok "level 3 deepens the cut to a half of the window before it (1000 B) and is acknowledged to the switch"
 
 probe send to=127.0.0.1:$FBPORT type=level level=2 src=127.0.0.1 dst=10.0.0.2 qp=0x21 >/dev/null
-[ "$(rate_of 0x11)" = 5000000000 ] || fail "level 2 after 3: rate $(rate_of 0x11), want 5000000000"
 probe send to=127.0.0.1:$FBPORT type=level level=0 src=127.0.0.1 dst=10.0.0.2 qp=0x21 >/dev/null
-# level 0: + rate_ai (line/100 = 100M)
-[ "$(rate_of 0x11)" = 5100000000 ] || fail "level 0: rate $(rate_of 0x11), want 5100000000"
-ok "level 2 after 3 within the RTT cuts nothing (5G), level 0 +100M (5.1G)"
+wait_eq 4 ctl_feedback_of 0x11 || fail "the four levels did not all reach the QP"
+# level 0: standard TCP, which grows the window per ACK; no ACK came, so it stays
+[ "$(window_of 0x11)" = 1000 ] || fail "level 2 after 3, then 0: window $(window_of 0x11), want 1000"
+[ "$(rate_of 0x11)" = 10000000000 ] || fail "ffd changed the rate: $(rate_of 0x11)"
+ok "level 2 after 3 within the RTT cuts nothing, level 0 grows only on ACKs (1000 B); the rate stays the line's"
 
 # HPCC: 5-hop INT with the last hop at 120% and a queue, one report per 20 us
 register hpcc local=127.0.0.1 peer=10.0.0.2 qpn=0x12 peer_qpn=0x22 link=10G rtt=10us algo=hpcc

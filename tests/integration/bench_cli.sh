@@ -32,7 +32,7 @@ expect "--rate '20G': above 10G in real time" incast --rate 20G
 expect "--clock 'later': one of: real, virtual" incast --clock later
 expect "--clock virtual builds its own switch" incast --clock virtual --switch 127.0.0.1:7000
 expect "--clock virtual runs every host in this process" incast --clock virtual --attach 127.0.0.1:7000 --ip 10.0.0.2 10.0.0.1
-expect "--cc" incast --cc tcp
+expect "--cc" incast --cc reno
 expect "--credits 'maybe': one of: off, ia" incast --credits maybe
 expect "try: qpace-bench incast --help" incast --bogus
 expect "'none' is written 'off'" incast --credits none

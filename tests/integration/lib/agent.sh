@@ -109,6 +109,25 @@ field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" | head -n 1; }
 
 rate_of() { probe rate table="$TABLE" qpn="$1" | field rate_bps; }
 
+# QP $1's window (bytes) from `qpacectl show -j`: what window algorithms (ffd, tcp,
+# dctcp, swift) steer.
+window_of() { ctl show "$1" -j 2>/dev/null | tr ',{}' '\n\n\n' | sed -n 's/^"window":\([0-9]*\)$/\1/p'; }
+
+# How many feedback messages QP $1 took (`qpacectl show -j`'s feedback).
+ctl_feedback_of() { ctl show "$1" -j 2>/dev/null | tr ',{}' '\n\n\n' | sed -n 's/^"feedback":\([0-9]*\)$/\1/p'; }
+
+# Wait up to 2 s for QP $1's window to be $2; prints the last window read.
+wait_window() {
+	i=0
+	w=$(window_of "$1")
+	while [ "$w" != "$2" ] && [ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.02
+		w=$(window_of "$1")
+	done
+	echo "$w"
+}
+
 # A counter from `qpacectl status -j`.
 counter() { ctl status -j | tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p"; }
 
