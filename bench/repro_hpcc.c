@@ -24,9 +24,9 @@
 #define SAMPLE_NS (1 * QP_NS_PER_US)
 
 static const struct repro_series series[] = {
-	{ "HPCC~hpcc", "hpcc", 0, 0 },
-	{ "DCQCN~dcqcn", "dcqcn", 0, 0 },
-	{ "none", "none", 0, 0 },
+	{ .label = "HPCC~hpcc", .algo = "hpcc" },
+	{ .label = "DCQCN~dcqcn", .algo = "dcqcn" },
+	{ .label = "none", .algo = "none" },
 };
 #define NSERIES (sizeof(series) / sizeof(series[0]))
 

@@ -38,9 +38,9 @@ enum { LS_SHORT, LS_MEDIUM, LS_LONG, LS_CLASSES };
 static const char *const class_names[LS_CLASSES] = { "short", "medium", "long" };
 
 static const struct repro_mix_series series[LS_SERIES] = {
-	{ "IDCC~idcc", "idcc", 0, NULL },
-	{ "DCTCP+BBR~dctcp", "dctcp", 0, NULL },
-	{ "none", "none", 0, NULL },
+	{ .label = "IDCC~idcc", .algo = "idcc" },
+	{ .label = "DCTCP+BBR~dctcp", .algo = "dctcp" },
+	{ .label = "none", .algo = "none" },
 };
 
 struct ls_cell {
