@@ -76,9 +76,9 @@
  *    that has had a notice gets another, whatever the queue, when n falls below the n it
  *    was last told. The announcement travels as its own message after the data it
  *    describes, not as a flag on the data (the RC's frames have no room for one).
- *  - Before this, ACC also jumped after a reference period whose INT showed idle capacity
- *    (Rc * eta / u_peak); that reacts after the fact, which the source's "in advance"
- *    is not, and HPCC at max_stage = 0 already does the same multiplicative increase.
+ *  - No jump after a reference period whose INT shows idle capacity (Rc * eta / u_peak):
+ *    that reacts after the fact, which the source's "in advance" is not, and HPCC at
+ *    max_stage = 0 already does the same multiplicative increase.
  *
  * Parameters: HPCC's (eta, max_stage, rate_ai, min_rate, fast_react, window; see hpcc.c)
  * plus
@@ -88,11 +88,9 @@
  *
  * Cost: every handler is O(hops) with no allocation.
  *
- * Measured against the source, on the real switch in virtual time (test_loop_acc.c,
- * 16 -> 1 at 10 Gb/s): the peak queue is 0.59 of HPCC's, as claimed, but the INT of the
- * RTTs after the notice's cut still shows the queue the notice reported and cuts the
- * flows again, to 0.035 G (6% of the fair share; HPCC's lowest 0.48 G), and the ramp-up
- * is HPCC's own, since qpace-switch sends no notice on a falling flow count.
+ * Tested on the real switch in virtual time (test_loop_acc.c, 16 -> 1 at 10 Gb/s, finite
+ * buffers): the peak queue against HPCC's, and how soon the others take a finished flow's
+ * share, with last_window = 1 and 0; the figures are in docs/algorithms.md.
  */
 #include "cc_algs.h"
 #include "hpcc_core.h"
